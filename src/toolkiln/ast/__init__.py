@@ -1,0 +1,1 @@
+"""The typed AST: frozen pydantic nodes with spans."""

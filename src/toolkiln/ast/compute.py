@@ -1,0 +1,223 @@
+"""The typed AST of the compute language.
+
+Both front ends (text and JSON) build these nodes; every pass consumes them. Nodes are frozen
+pydantic models with a `span`; unions are discriminated by `kind`, so passes dispatch with
+`match` and end with `assert_never`.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolkiln.ast.types import Type
+from toolkiln.syntax.spans import NO_SPAN, Span
+
+
+class Node(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    span: Span = NO_SPAN
+
+
+# --- expressions --------------------------------------------------------------------------
+
+class NumberLit(Node):
+    kind: Literal["number"] = "number"
+    value: Decimal
+
+
+class StringLit(Node):
+    kind: Literal["string"] = "string"
+    value: str
+
+
+class BoolLit(Node):
+    kind: Literal["boolean"] = "boolean"
+    value: bool
+
+
+class NullLit(Node):
+    kind: Literal["null"] = "null"
+
+
+class Name(Node):
+    kind: Literal["name"] = "name"
+    name: str
+
+
+UnaryOp = Literal["-", "+", "not"]
+BinaryOp = Literal["+", "-", "*", "/", "%", "**", "==", "!=", "<", "<=", ">", ">=",
+                   "and", "or", "in", "not in"]
+ARITHMETIC_OPS = ("+", "-", "*", "/", "%", "**")
+ORDER_OPS = ("<", "<=", ">", ">=")
+EQUALITY_OPS = ("==", "!=")
+LOGIC_OPS = ("and", "or")
+MEMBERSHIP_OPS = ("in", "not in")
+
+
+class Unary(Node):
+    kind: Literal["unary"] = "unary"
+    op: UnaryOp
+    operand: Expr
+
+
+class Binary(Node):
+    kind: Literal["binary"] = "binary"
+    op: BinaryOp
+    left: Expr
+    right: Expr
+
+
+class Conditional(Node):
+    """`then if test else otherwise`."""
+
+    kind: Literal["conditional"] = "conditional"
+    test: Expr
+    then: Expr
+    otherwise: Expr
+
+
+class Call(Node):
+    kind: Literal["call"] = "call"
+    function: str
+    args: tuple[Expr, ...]
+
+
+class Field_(Node):
+    kind: Literal["field"] = "field"
+    target: Expr
+    name: str
+
+
+class Index(Node):
+    kind: Literal["index"] = "index"
+    target: Expr
+    index: Expr
+
+
+class ListExpr(Node):
+    kind: Literal["list"] = "list"
+    items: tuple[Expr, ...]
+
+
+class Comprehension(Node):
+    """`[element for var in iterable if condition]`: the only iteration, over a finite list."""
+
+    kind: Literal["comprehension"] = "comprehension"
+    element: Expr
+    var: str
+    iterable: Expr
+    condition: Expr | None = None
+
+
+Expr = Annotated[
+    Union[NumberLit, StringLit, BoolLit, NullLit, Name, Unary, Binary, Conditional, Call,
+          Field_, Index, ListExpr, Comprehension],
+    Field(discriminator="kind"),
+]
+
+LITERALS = (NumberLit, StringLit, BoolLit, NullLit)
+
+
+# --- templates ----------------------------------------------------------------------------
+
+class TextPart(Node):
+    kind: Literal["text"] = "text"
+    text: str
+
+
+class Hole(Node):
+    """`{{expr}}` or `{{expr:spec}}` inside a template."""
+
+    kind: Literal["hole"] = "hole"
+    expr: Expr
+    spec: str | None = None
+
+
+TemplatePart = Annotated[Union[TextPart, Hole], Field(discriminator="kind")]
+
+
+class Template(Node):
+    parts: tuple[TemplatePart, ...]
+
+
+# --- steps --------------------------------------------------------------------------------
+
+class Assign(Node):
+    """JSON op `math`: `target = value`."""
+
+    kind: Literal["assign"] = "assign"
+    target: str
+    value: Expr
+
+
+class Lookup(Node):
+    kind: Literal["lookup"] = "lookup"
+    target: str
+    table: str
+    key: Expr
+    default: Expr | None = None
+
+
+class Format(Node):
+    kind: Literal["format"] = "format"
+    target: str
+    template: Template
+
+
+class If(Node):
+    """JSON op `condition`. An empty `otherwise` means there is no else branch."""
+
+    kind: Literal["if"] = "if"
+    condition: Expr
+    then: tuple[Step, ...]
+    otherwise: tuple[Step, ...] = ()
+
+
+class Return(Node):
+    kind: Literal["return"] = "return"
+    value: Expr
+
+
+Step = Annotated[Union[Assign, Lookup, Format, If, Return], Field(discriminator="kind")]
+
+
+# --- declarations and the program ---------------------------------------------------------
+
+RiskLevel = Literal["low", "medium", "high"]
+
+
+class Param(Node):
+    name: str
+    type: Type
+    description: str | None = None
+    default: Expr | None = None
+
+
+class TableDecl(Node):
+    name: str
+    type: Type
+    description: str | None = None
+
+
+class Program(Node):
+    """A whole compute tool. Bare logic has no name and `parameters is None` (inferred)."""
+
+    name: str | None = None
+    description: str | None = None
+    parameters: tuple[Param, ...] | None = None
+    tables: tuple[TableDecl, ...] | None = None
+    risk_level: RiskLevel | None = None
+    steps: tuple[Step, ...]
+
+    @property
+    def is_definition(self) -> bool:
+        return self.name is not None
+
+
+for _model in (Unary, Binary, Conditional, Call, Field_, Index, ListExpr, Comprehension,
+               Hole, Template, If, Param, Program):
+    _model.model_rebuild()

@@ -1,0 +1,82 @@
+"""Value types of the language, shared by declarations, the checker and the interpreter.
+
+The names are JSON Schema's, because parameters are published as JSON Schema:
+`number`, `integer`, `string`, `boolean`, `null`, `array` (with an item type), `object`
+and `any` (the gradual type: unknown until run time, checked there).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+TypeName = Literal["number", "integer", "string", "boolean", "null", "array", "object", "any"]
+DECLARABLE = ("number", "integer", "string", "boolean", "array", "object", "any")
+
+
+class Type(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: TypeName
+    items: Type | None = None
+
+    def __str__(self) -> str:
+        if self.name == "array" and self.items is not None and self.items.name != "any":
+            return f"array[{self.items}]"
+        return self.name
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.name in ("number", "integer")
+
+    def item_type(self) -> Type:
+        return self.items or ANY
+
+    def json_schema(self) -> dict:
+        if self.name == "any":
+            return {}
+        schema: dict = {"type": self.name}
+        if self.name == "array" and self.items is not None and self.items.name != "any":
+            schema["items"] = self.items.json_schema()
+        return schema
+
+
+NUMBER = Type(name="number")
+INTEGER = Type(name="integer")
+STRING = Type(name="string")
+BOOLEAN = Type(name="boolean")
+NULL = Type(name="null")
+OBJECT = Type(name="object")
+ANY = Type(name="any")
+ARRAY = Type(name="array", items=ANY)
+
+
+def array_of(items: Type) -> Type:
+    return Type(name="array", items=items)
+
+
+def fits(actual: Type, expected: Type) -> bool:
+    """Whether a value of type `actual` may stand where `expected` is required (statically)."""
+    if actual.name == "any" or expected.name == "any":
+        return True
+    if expected.name == "number":
+        return actual.is_numeric
+    if expected.name == "integer":
+        return actual.name == "integer"
+    if actual.name != expected.name:
+        return False
+    if actual.name == "array":
+        return fits(actual.item_type(), expected.item_type())
+    return True
+
+
+def join(a: Type, b: Type) -> Type:
+    """The type of a variable that holds `a` on one path and `b` on another."""
+    if a == b:
+        return a
+    if a.is_numeric and b.is_numeric:
+        return NUMBER
+    if a.name == "array" and b.name == "array":
+        return array_of(join(a.item_type(), b.item_type()))
+    return ANY

@@ -1,0 +1,95 @@
+"""Printing expressions with the fewest parentheses that keep their meaning.
+
+Shared by the text and JSON printers: the JSON DSL carries expressions as text too.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import assert_never
+
+from toolkiln.ast import compute as n
+from toolkiln.syntax.strings import quote
+
+# Binding strength, loosest first (mirrors grammar/compute.lark).
+CONDITIONAL, OR, AND, NOT, COMPARE, SUM, TERM, FACTOR, POWER, POSTFIX = range(10)
+_BINARY = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": TERM, "/": TERM, "%": TERM}
+_OPERANDS = {OR: (OR, AND), AND: (AND, NOT), SUM: (SUM, TERM), TERM: (TERM, FACTOR)}
+
+
+def number_text(value: Decimal) -> str:
+    return str(value)
+
+
+def single_quote(value: str) -> str:
+    """A literal for inside a template hole of the text DSL: single quotes, and `"` escaped
+    so the enclosing double-quoted template string stays intact."""
+    body = quote(value)[1:-1].replace('\\"', "\\u0022").replace("'", "\\'")
+    return f"'{body}'"
+
+
+class ExprPrinter:
+    def __init__(self, *, in_template: bool = False) -> None:
+        self.string = single_quote if in_template else quote
+
+    def print(self, expr: n.Expr, minimum: int = CONDITIONAL) -> str:
+        text, strength = self._print(expr)
+        return f"({text})" if strength < minimum else text
+
+    def _print(self, expr: n.Expr) -> tuple[str, int]:
+        p = self.print
+        match expr:
+            case n.NumberLit(value=value):
+                return number_text(value), FACTOR if value.is_signed() else POSTFIX
+            case n.StringLit(value=value):
+                return self.string(value), POSTFIX
+            case n.BoolLit(value=value):
+                return ("true" if value else "false"), POSTFIX
+            case n.NullLit():
+                return "null", POSTFIX
+            case n.Name(name=name):
+                return name, POSTFIX
+            case n.Unary(op="not", operand=operand):
+                return f"not {p(operand, NOT)}", NOT
+            case n.Unary(op=op, operand=operand):
+                return f"{op}{p(operand, FACTOR)}", FACTOR
+            case n.Binary(op="**", left=left, right=right):
+                return f"{p(left, POSTFIX)} ** {p(right, FACTOR)}", POWER
+            case n.Binary(op=op, left=left, right=right) if op in _BINARY:
+                strength = _BINARY[op]
+                left_min, right_min = _OPERANDS[strength]
+                return f"{p(left, left_min)} {op} {p(right, right_min)}", strength
+            case n.Binary(op=op, left=left, right=right):
+                return f"{p(left, SUM)} {op} {p(right, SUM)}", COMPARE
+            case n.Conditional(test=test, then=then, otherwise=otherwise):
+                return f"{p(then, OR)} if {p(test, OR)} else {p(otherwise)}", CONDITIONAL
+            case n.Call(function=function, args=(n.Comprehension() as only,)):
+                return f"{function}({self.comprehension(only)})", POSTFIX
+            case n.Call(function=function, args=args):
+                return f"{function}({', '.join(p(a) for a in args)})", POSTFIX
+            case n.Field_(target=target, name=name):
+                return f"{p(target, POSTFIX)}.{name}", POSTFIX
+            case n.Index(target=target, index=index):
+                return f"{p(target, POSTFIX)}[{p(index)}]", POSTFIX
+            case n.ListExpr(items=items):
+                return f"[{', '.join(p(item) for item in items)}]", POSTFIX
+            case n.Comprehension():
+                return f"[{self.comprehension(expr)}]", POSTFIX
+            case _:
+                assert_never(expr)
+
+    def comprehension(self, expr: n.Comprehension) -> str:
+        text = f"{self.print(expr.element)} for {expr.var} in {self.print(expr.iterable, OR)}"
+        if expr.condition is not None:
+            text += f" if {self.print(expr.condition, OR)}"
+        return text
+
+    def template(self, template: n.Template, escape_text) -> str:
+        out = []
+        for part in template.parts:
+            if isinstance(part, n.TextPart):
+                out.append(escape_text(part.text))
+            else:
+                spec = f":{part.spec}" if part.spec else ""
+                out.append("{{" + self.print(part.expr) + spec + "}}")
+        return "".join(out)

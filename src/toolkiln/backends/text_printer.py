@@ -1,0 +1,98 @@
+"""AST -> canonical text DSL. `toolkiln fmt` is this printer applied to a parsed file."""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from toolkiln.ast import compute as n
+from toolkiln.backends.expressions import ExprPrinter
+from toolkiln.syntax.strings import quote
+
+INDENT = "  "
+
+
+class TextPrinter:
+    def __init__(self) -> None:
+        self.expr = ExprPrinter()
+        self.hole = ExprPrinter(in_template=True)
+        self.lines: list[str] = []
+
+    def program(self, program: n.Program) -> str:
+        if program.name is None:
+            self.block(program.steps, 0)
+        else:
+            self.header(program)
+            self.lines.append("{")
+            self.block(program.steps, 1)
+            self.lines.append("}")
+        return "\n".join(self.lines) + "\n"
+
+    def header(self, program: n.Program) -> None:
+        params = program.parameters or ()
+        if not params:
+            self.lines.append(f"tool {program.name}()")
+        else:
+            self.lines.append(f"tool {program.name}(")
+            self.lines.extend(f"{INDENT}{self.param(param)}," for param in params)
+            self.lines.append(")")
+        if program.description is not None:
+            self.lines.append(f"description {quote(program.description)}")
+        if program.risk_level is not None:
+            self.lines.append(f"risk {program.risk_level}")
+        for table in program.tables or ():
+            described = f" {quote(table.description)}" if table.description is not None else ""
+            self.lines.append(f"table {table.name}: {table.type}{described}")
+
+    def param(self, param: n.Param) -> str:
+        text = f"{param.name}: {param.type}"
+        if param.default is not None:
+            text += f" = {self.expr.print(param.default)}"
+        if param.description is not None:
+            text += f" {quote(param.description)}"
+        return text
+
+    def block(self, steps: tuple[n.Step, ...], depth: int) -> None:
+        for step in steps:
+            self.step(step, depth)
+
+    def step(self, step: n.Step, depth: int, prefix: str = "") -> None:
+        pad = INDENT * depth
+        match step:
+            case n.Assign(target=target, value=value):
+                self.lines.append(f"{pad}{target} = {self.expr.print(value)}")
+            case n.Lookup(target=target, table=table, key=key, default=default):
+                text = f"{pad}{target} = lookup {table}[{self.expr.print(key)}]"
+                if default is not None:
+                    text += f" default {self.expr.print(default)}"
+                self.lines.append(text)
+            case n.Format(target=target, template=template):
+                body = self.hole.template(template, lambda text: quote(text)[1:-1])
+                self.lines.append(f'{pad}{target} = format "{body}"')
+            case n.If():
+                self.if_chain(step, depth, prefix)
+            case n.Return(value=value):
+                self.lines.append(f"{pad}return {self.expr.print(value)}")
+            case _:
+                assert_never(step)
+
+    def if_chain(self, step: n.If, depth: int, prefix: str) -> None:
+        pad = INDENT * depth
+        opening = f"if {self.expr.print(step.condition)} {{"
+        if prefix:
+            self.lines[-1] += f" {opening}"
+        else:
+            self.lines.append(f"{pad}{opening}")
+        self.block(step.then, depth + 1)
+        self.lines.append(f"{pad}}}")
+        otherwise = step.otherwise
+        if len(otherwise) == 1 and isinstance(otherwise[0], n.If):
+            self.lines[-1] += " else"
+            self.if_chain(otherwise[0], depth, prefix="else")
+        elif otherwise:
+            self.lines[-1] += " else {"
+            self.block(otherwise, depth + 1)
+            self.lines.append(f"{pad}}}")
+
+
+def print_text(program: n.Program) -> str:
+    return TextPrinter().program(program)

@@ -1,0 +1,444 @@
+"""The type checker and static validator. It reports; it never raises.
+
+It infers the parameters of bare logic (a name the logic reads but never assigns is a
+parameter, typed by how it is used), tracks definite assignment through branches, types
+every expression, and records those types for the interpreter's fast paths.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import assert_never
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.types import (ANY, ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Type, array_of,
+                                fits, join)
+from toolkiln.check.flow import FlowState
+from toolkiln.check.scope import assigned_names, free_names
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.syntax.spans import Span
+
+# Functions models reach for from other languages, and what to call instead.
+FUNCTION_ALIASES = {
+    "str": "text", "string": "text", "int": "floor or round", "float": "number",
+    "length": "len", "size": "len", "mean": "avg", "average": "avg", "pow": "the ** operator",
+    "lowercase": "lower", "uppercase": "upper", "strip": "trim", "startswith": "starts_with",
+    "endswith": "ends_with", "includes": "contains", "ifelse": "`x if condition else y`",
+    "if": "`x if condition else y`", "concat": "the + operator or a format template",
+}
+_VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "take the remainder of",
+          "**": "raise to a power"}
+
+
+@dataclass(frozen=True)
+class ParamInfo:
+    name: str
+    type: Type
+    required: bool
+    default: n.Expr | None = None
+    description: str | None = None
+    inferred: bool = False
+
+
+@dataclass
+class CheckResult:
+    diagnostics: list[Diagnostic]
+    parameters: tuple[ParamInfo, ...] = ()
+    types: dict[int, Type] = field(default_factory=dict)
+    result_type: Type = ANY
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+
+def check_program(program: n.Program) -> CheckResult:
+    if program.parameters is not None:
+        return Checker(program, {}).run()
+    # Bare logic: a first pass learns the parameter types from use; the second checks with them.
+    inferring = Checker(program, {name: ANY for name in _inferred_names(program)})
+    inferring.run()
+    return Checker(program, dict(inferring.inferred)).run()
+
+
+def _inferred_names(program: n.Program) -> list[str]:
+    assigned = assigned_names(program)
+    return [name for name in free_names(program) if name not in assigned and name not in BUILTINS]
+
+
+class Checker:
+    def __init__(self, program: n.Program, inferred: dict[str, Type]) -> None:
+        self.program = program
+        self.inferred = inferred                 # bare logic: parameter -> type learned so far
+        self.declared: dict[str, n.Param] = {p.name: p for p in program.parameters or ()}
+        self.tables = None if program.tables is None else {t.name: t.type for t in program.tables}
+        self.assigned = assigned_names(program)
+        self.diagnostics: list[Diagnostic] = []
+        self.types: dict[int, Type] = {}
+        self.scopes: list[dict[str, Type]] = []
+        self.returns: list[Type] = []
+        self.read: set[str] = set()
+        self.first_assignment: dict[str, Span] = {}
+        self.reported: set[tuple[str, str]] = set()
+
+    def report(self, code: codes.Code, message: str, span: Span, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic.of(code, message, span, hint))
+
+    # --- program --------------------------------------------------------------------------
+
+    def run(self) -> CheckResult:
+        state = FlowState()
+        self.declarations(state)
+        for name, type_ in self.inferred.items():
+            state.assign(name, type_)
+        self.block(self.program.steps, state)
+        if state.reachable:
+            last = self.program.steps[-1].span if self.program.steps else self.program.span
+            self.report(codes.MISSING_RETURN, "not every path ends with `return`", last,
+                        hint="add `return <value>` at the end, and in every branch that lacks one")
+        for name, span in self.first_assignment.items():
+            if name not in self.read:
+                self.report(codes.UNUSED_VARIABLE, f"`{name}` is assigned but never read", span,
+                            hint="return it, use it, or remove the step")
+        result = ANY
+        for index, type_ in enumerate(self.returns):
+            result = type_ if index == 0 else join(result, type_)
+        return CheckResult(self.diagnostics, self.parameter_info(), self.types, result)
+
+    def parameter_info(self) -> tuple[ParamInfo, ...]:
+        if self.program.parameters is not None:
+            return tuple(ParamInfo(p.name, p.type, p.default is None, p.default, p.description)
+                         for p in self.program.parameters)
+        return tuple(ParamInfo(name, type_, True, inferred=True) for name, type_ in self.inferred.items())
+
+    def declarations(self, state: FlowState) -> None:
+        seen: set[str] = set()
+        for param in self.program.parameters or ():
+            if param.name in seen:
+                self.report(codes.DUPLICATE_NAME, f"parameter `{param.name}` is declared twice", param.span)
+            seen.add(param.name)
+            state.assign(param.name, param.type)
+            if param.default is not None:
+                self.default(param)
+        tables: set[str] = set()
+        for table in self.program.tables or ():
+            if table.name in tables:
+                self.report(codes.DUPLICATE_NAME, f"table `{table.name}` is declared twice", table.span)
+            tables.add(table.name)
+
+    def default(self, param: n.Param) -> None:
+        if not _is_constant(param.default):
+            self.report(codes.DEFAULT_TYPE, f"the default of `{param.name}` must be a constant",
+                        param.default.span, hint="write a number, string, true, false, null or a list of those")
+            return
+        actual = self.expr(param.default)
+        if actual != NULL and not fits(actual, param.type):
+            self.report(codes.DEFAULT_TYPE,
+                        f"the default of `{param.name}` is {actual}, but the parameter is {param.type}",
+                        param.default.span)
+
+    # --- steps ----------------------------------------------------------------------------
+
+    def block(self, steps: tuple[n.Step, ...], state: FlowState) -> None:
+        warned = False
+        for step in steps:
+            if not state.reachable and not warned:
+                self.report(codes.UNREACHABLE_STEP, "this step comes after `return` and never runs", step.span)
+                warned = True
+            self.step(step, state)
+
+    def step(self, step: n.Step, state: FlowState) -> None:
+        match step:
+            case n.Assign(target=target, value=value):
+                self.assign(target, self.expr(value, state), step.span, state)
+            case n.Lookup():
+                self.assign(step.target, self.lookup(step, state), step.span, state)
+            case n.Format(template=template):
+                self.template(template, state)
+                self.assign(step.target, STRING, step.span, state)
+            case n.If(condition=condition, then=then, otherwise=otherwise):
+                self.require(condition, self.expr(condition, state), BOOLEAN, state, codes.CONDITION_TYPE,
+                             "the condition of `if`")
+                then_state, else_state = state.copy(), state.copy()
+                self.block(then, then_state)
+                self.block(otherwise, else_state)
+                merged = then_state.merge(else_state)
+                state.definite, state.maybe, state.reachable = merged.definite, merged.maybe, merged.reachable
+            case n.Return(value=value):
+                self.returns.append(self.expr(value, state))
+                state.reachable = False
+            case _:
+                assert_never(step)
+
+    def assign(self, target: str, type_: Type, span: Span, state: FlowState) -> None:
+        state.assign(target, type_)
+        self.first_assignment.setdefault(target, span)
+
+    def lookup(self, step: n.Lookup, state: FlowState) -> Type:
+        value_type = ANY
+        if self.tables is not None:
+            if step.table not in self.tables:
+                self.report(codes.UNKNOWN_TABLE, f"unknown table `{step.table}`", step.span,
+                            hint=_did_you_mean(step.table, list(self.tables)) or
+                            f"declared tables: {', '.join(self.tables) or 'none'}")
+            value_type = self.tables.get(step.table, ANY)
+        key_type = self.expr(step.key, state)
+        if key_type not in (ANY, STRING, NUMBER) and not key_type.is_numeric:
+            self.mismatch(step.key, key_type, codes.ARGUMENT_TYPE,
+                          f"a lookup key must be a string or number, not {key_type}")
+        if step.default is None:
+            return value_type
+        default_type = self.expr(step.default, state)
+        if default_type != NULL and not fits(default_type, value_type):
+            self.report(codes.DEFAULT_TYPE,
+                        f"the default is {default_type}, but table `{step.table}` holds {value_type}",
+                        step.default.span)
+        return join(value_type, default_type) if default_type != NULL else value_type
+
+    def template(self, template: n.Template, state: FlowState) -> None:
+        for part in template.parts:
+            if isinstance(part, n.Hole):
+                type_ = self.expr(part.expr, state)
+                if part.spec is not None:
+                    self.require(part.expr, type_, NUMBER, state, codes.FORMAT_SPEC_TYPE,
+                                 f"the format spec `{part.spec}`")
+
+    # --- expressions ----------------------------------------------------------------------
+
+    def expr(self, expr: n.Expr, state: FlowState | None = None) -> Type:
+        type_ = self._expr(expr, state or FlowState())
+        self.types[id(expr)] = type_
+        return type_
+
+    def _expr(self, expr: n.Expr, state: FlowState) -> Type:
+        match expr:
+            case n.NumberLit():
+                return NUMBER
+            case n.StringLit():
+                return STRING
+            case n.BoolLit():
+                return BOOLEAN
+            case n.NullLit():
+                return NULL
+            case n.Name(name=name):
+                return self.name(expr, name, state)
+            case n.Unary(op=op, operand=operand):
+                expected = BOOLEAN if op == "not" else NUMBER
+                self.require(operand, self.expr(operand, state), expected, state, codes.OPERAND_TYPE, f"`{op}`")
+                return expected
+            case n.Binary():
+                return self.binary(expr, state)
+            case n.Conditional(test=test, then=then, otherwise=otherwise):
+                self.require(test, self.expr(test, state), BOOLEAN, state, codes.CONDITION_TYPE,
+                             "the condition of `... if ... else ...`")
+                return join(self.expr(then, state), self.expr(otherwise, state))
+            case n.Call():
+                return self.call(expr, state)
+            case n.Field_(target=target, name=field_name):
+                type_ = self.expr(target, state)
+                if type_ == ANY:
+                    self.bind(target, OBJECT)
+                elif type_ != OBJECT:
+                    self.mismatch(target, type_, codes.NO_FIELD,
+                                  f"cannot read field `{field_name}` of a {type_}")
+                return ANY
+            case n.Index(target=target, index=index):
+                return self.index(target, index, state)
+            case n.ListExpr(items=items):
+                item_type: Type | None = None
+                for item in items:
+                    type_ = self.expr(item, state)
+                    item_type = type_ if item_type is None else join(item_type, type_)
+                return array_of(item_type or ANY)
+            case n.Comprehension():
+                return self.comprehension(expr, state)
+            case _:
+                assert_never(expr)
+
+    def name(self, expr: n.Name, name: str, state: FlowState) -> Type:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if name in self.inferred:
+            return self.inferred[name]
+        self.read.add(name)
+        if name in state.definite:
+            return state.definite[name]
+        if name in state.maybe:
+            self.report_once(codes.POSSIBLY_UNASSIGNED, name,
+                             f"`{name}` may be unassigned here: not every path before this assigns it",
+                             expr.span, hint=f"assign `{name}` on every branch, or before the `if`")
+        elif name in self.assigned:
+            self.report_once(codes.UNASSIGNED_VARIABLE, name, f"`{name}` is read before it is assigned",
+                             expr.span, hint=f"move the step that assigns `{name}` before this one")
+        else:
+            known = list(state.definite) + [v for scope in self.scopes for v in scope]
+            self.report_once(codes.UNKNOWN_VARIABLE, name, f"unknown variable `{name}`", expr.span,
+                             hint=_did_you_mean(name, known) or
+                             ("declare it as a parameter" if self.program.parameters is not None else None))
+        return ANY
+
+    def report_once(self, code: codes.Code, name: str, message: str, span: Span, hint: str | None) -> None:
+        if (code.code, name) not in self.reported:
+            self.reported.add((code.code, name))
+            self.report(code, message, span, hint)
+
+    def binary(self, expr: n.Binary, state: FlowState) -> Type:
+        op, left, right = expr.op, expr.left, expr.right
+        lt, rt = self.expr(left, state), self.expr(right, state)
+        if op == "+" and STRING in (lt, rt):
+            for side, type_ in ((left, lt), (right, rt)):
+                self.require(side, type_, STRING, state, codes.OPERAND_TYPE, "`+` on text",
+                             hint="to build text from numbers use a format template or text(x)")
+            return STRING
+        if op in n.ARITHMETIC_OPS:
+            verb = _VERBS[op]
+            hint = "build text with a format template" if STRING in (lt, rt) else None
+            for side, type_ in ((left, lt), (right, rt)):
+                self.require(side, type_, NUMBER, state, codes.OPERAND_TYPE, f"`{op}` ({verb})", hint=hint)
+            return NUMBER
+        if op in n.ORDER_OPS:
+            want = STRING if STRING in (lt, rt) else NUMBER
+            for side, type_ in ((left, lt), (right, rt)):
+                self.require(side, type_, want, state, codes.OPERAND_TYPE, f"`{op}` comparing {want}s")
+            return BOOLEAN
+        if op in n.EQUALITY_OPS:
+            if lt == ANY and rt not in (ANY, NULL):
+                self.bind(left, rt)
+            elif rt == ANY and lt not in (ANY, NULL):
+                self.bind(right, lt)
+            elif ANY not in (lt, rt) and NULL not in (lt, rt) and not (fits(lt, rt) or fits(rt, lt)):
+                self.report(codes.OPERAND_TYPE, f"comparing {lt} with {rt} is always {op == '!='}".lower(),
+                            expr.span, hint="convert one side with number(...) or text(...)")
+            return BOOLEAN
+        if op in n.LOGIC_OPS:
+            for side, type_ in ((left, lt), (right, rt)):
+                self.require(side, type_, BOOLEAN, state, codes.OPERAND_TYPE, f"`{op}`")
+            return BOOLEAN
+        # membership: `in`, `not in`
+        if rt == STRING:
+            self.require(left, lt, STRING, state, codes.OPERAND_TYPE, f"`{op}` on text")
+        elif rt.name == "array":
+            item = rt.item_type()
+            if lt == ANY:
+                self.bind(left, item)
+            elif item != ANY and not (fits(lt, item) or fits(item, lt)):
+                self.report(codes.OPERAND_TYPE, f"a {lt} is never in a list of {item}", expr.span)
+        elif rt == OBJECT:
+            self.require(left, lt, STRING, state, codes.OPERAND_TYPE, f"`{op}` on an object's keys")
+        elif rt == ANY:
+            self.bind(right, ARRAY)
+        else:
+            self.mismatch(right, rt, codes.OPERAND_TYPE, f"`{op}` needs a list, string or object on its right, not {rt}")
+        return BOOLEAN
+
+    def call(self, expr: n.Call, state: FlowState) -> Type:
+        function = BUILTINS.get(expr.function)
+        if function is None:
+            for arg in expr.args:
+                self.expr(arg, state)
+            alias = FUNCTION_ALIASES.get(expr.function)
+            hint = f"use {alias}" if alias else _did_you_mean(expr.function, list(BUILTINS))
+            self.report(codes.UNKNOWN_FUNCTION, f"unknown function `{expr.function}`", expr.span,
+                        hint=hint or "see the list of built-in functions in the language reference")
+            return ANY
+        types = [self.expr(arg, state) for arg in expr.args]
+        if not function.arity_ok(len(expr.args)):
+            self.report(codes.WRONG_ARITY, f"{expr.function} cannot take {len(expr.args)} argument(s)",
+                        expr.span, hint=f"call it as {function.signature}")
+            return function.result(types)
+        for position, (arg, type_) in enumerate(zip(expr.args, types)):
+            spec = function.arg_for(position)
+            if ANY in spec.accepts:
+                continue
+            if type_ == ANY:
+                if len(spec.accepts) == 1:
+                    self.bind(arg, spec.accepts[0])
+            elif not any(fits(type_, option) for option in spec.accepts):
+                wanted = " or ".join(str(t) for t in spec.accepts)
+                self.mismatch(arg, type_, codes.ARGUMENT_TYPE,
+                              f"argument `{spec.name}` of {expr.function} must be {wanted}, not {type_}")
+        return function.result([self.types[id(arg)] for arg in expr.args])
+
+    def index(self, target: n.Expr, index: n.Expr, state: FlowState) -> Type:
+        target_type, index_type = self.expr(target, state), self.expr(index, state)
+        if target_type.name == "array":
+            self.require(index, index_type, NUMBER, state, codes.NOT_INDEXABLE, "a list index")
+            return target_type.item_type()
+        if target_type == OBJECT:
+            self.require(index, index_type, STRING, state, codes.NOT_INDEXABLE, "an object key")
+            return ANY
+        if target_type == STRING:
+            self.require(index, index_type, NUMBER, state, codes.NOT_INDEXABLE, "a string index")
+            return STRING
+        if target_type != ANY:
+            self.mismatch(target, target_type, codes.NOT_INDEXABLE, f"a {target_type} cannot be indexed")
+        return ANY
+
+    def comprehension(self, expr: n.Comprehension, state: FlowState) -> Type:
+        iterable_type = self.expr(expr.iterable, state)
+        if iterable_type == ANY:
+            self.bind(expr.iterable, ARRAY)
+        elif iterable_type.name != "array":
+            self.mismatch(expr.iterable, iterable_type, codes.NOT_ITERABLE,
+                          f"`for {expr.var} in ...` needs a list, not {iterable_type}")
+        self.scopes.append({expr.var: iterable_type.item_type()})
+        element = self.expr(expr.element, state)
+        if expr.condition is not None:
+            self.require(expr.condition, self.expr(expr.condition, state), BOOLEAN, state,
+                         codes.CONDITION_TYPE, "the `if` filter of a comprehension")
+        self.scopes.pop()
+        return array_of(element)
+
+    # --- type expectations ----------------------------------------------------------------
+
+    def require(self, expr: n.Expr, actual: Type, expected: Type, state: FlowState, code: codes.Code,
+                what: str, hint: str | None = None) -> None:
+        if actual == ANY:
+            self.bind(expr, expected)
+        elif not fits(actual, expected):
+            self.mismatch(expr, actual, code, f"{what} needs {expected}, but this is {actual}", hint)
+
+    def bind(self, expr: n.Expr, expected: Type) -> None:
+        """Learn an inferred parameter's type from how it is used."""
+        if isinstance(expr, n.Name) and expr.name in self.inferred and not self._in_scope(expr.name):
+            if self.inferred[expr.name] == ANY:
+                self.inferred[expr.name] = expected
+                self.types[id(expr)] = expected
+
+    def _in_scope(self, name: str) -> bool:
+        return any(name in scope for scope in self.scopes)
+
+    def mismatch(self, expr: n.Expr, actual: Type, code: codes.Code, message: str,
+                 hint: str | None = None) -> None:
+        if isinstance(expr, n.Name) and not self._in_scope(expr.name):
+            if expr.name in self.inferred:
+                message = f"parameter `{expr.name}` is used as {actual} elsewhere; here: {message}"
+                self.report(codes.PARAMETER_TYPE, message, expr.span,
+                            hint="a parameter has one type: convert with number(...) or text(...)")
+                return
+            param = self.declared.get(expr.name)
+            if param is not None and expr.name not in self.assigned:
+                self.report(codes.PARAMETER_TYPE, f"parameter `{expr.name}` is declared {param.type}; {message}",
+                            expr.span, hint=hint or "change the declared type or how it is used")
+                return
+        self.report(code, message, expr.span, hint)
+
+
+def _is_constant(expr: n.Expr) -> bool:
+    match expr:
+        case n.NumberLit() | n.StringLit() | n.BoolLit() | n.NullLit():
+            return True
+        case n.Unary(op="-", operand=n.NumberLit()):
+            return True
+        case n.ListExpr(items=items):
+            return all(_is_constant(item) for item in items)
+    return False
+
+
+def _did_you_mean(name: str, options: list[str]) -> str | None:
+    close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None

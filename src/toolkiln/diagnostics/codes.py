@@ -1,0 +1,323 @@
+"""Every diagnostic code, registered once.
+
+A code is stable: once released it keeps its number and meaning. Each has a title (one line),
+an explanation (shown by `toolkiln explain CODE` and on the docs' error-code page) with an
+example of the mistake and its fix. Messages themselves are built by the pass that reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str
+    severity: Severity
+    title: str
+    explanation: str
+
+
+CODES: dict[str, Code] = {}
+
+
+def _register(code: str, name: str, title: str, explanation: str) -> Code:
+    severity: Severity = "warning" if code.startswith("W") else "error"
+    entry = Code(code, name, severity, title, explanation.strip())
+    assert code not in CODES, code
+    CODES[code] = entry
+    return entry
+
+
+def lookup_code(text: str) -> Code | None:
+    """Find a code by number (`E0201`, `e201`, `201`) or by name (`unknown-variable`)."""
+    key = text.strip().upper()
+    for entry in CODES.values():
+        if key in (entry.code, entry.name.upper()) or (key.isdigit() and entry.code[1:] == key.zfill(4)):
+            return entry
+    return None
+
+
+# --- input and syntax ---------------------------------------------------------------------
+
+UNREADABLE_FILE = _register("E0100", "unreadable-file", "File cannot be read", """
+The file does not exist, is not a regular file, or is not valid UTF-8 text.
+Check the path; toolkiln reads `.tk` (text DSL) and `.json` (JSON DSL) files as UTF-8.
+""")
+
+SYNTAX_ERROR = _register("E0101", "syntax-error", "Syntax error", """
+The text does not follow the grammar: a token appears where it cannot stand.
+The message names what was found and what could have come instead.
+
+    total = price * * 2      # error: unexpected `*`
+    total = price * 2        # fixed
+""")
+
+UNTERMINATED_STRING = _register("E0102", "unterminated-string", "Unterminated string", """
+A string literal opened with `"` or `'` is not closed on the same line.
+
+    name = "Ada              # error
+    name = "Ada"             # fixed
+""")
+
+INVALID_ESCAPE = _register("E0103", "invalid-escape", "Invalid escape in a string", """
+Inside a string only these escapes are allowed: `\\\\`, `\\"`, `\\'`, `\\n`, `\\r`, `\\t` and
+`\\uXXXX` (four hex digits).
+""")
+
+INVALID_TEMPLATE = _register("E0104", "invalid-template", "Invalid template", """
+A `format` template has holes written `{{expression}}` or `{{expression:spec}}`.
+This error means a hole is not closed, is empty, or its format spec is not understood.
+A spec is `[,][.N](f|%)`: `,` groups thousands, `.N` gives N decimals, `%` multiplies by
+100 and appends `%`.
+
+    "Total: {{total:.2}}"     # error: spec needs a type
+    "Total: {{total:.2f}}"    # fixed -> Total: 31.50
+""")
+
+INVALID_JSON = _register("E0105", "invalid-json", "Invalid JSON", """
+The input is not valid JSON. The message gives the line and column where the JSON parser
+stopped. A common cause is a trailing comma or a comment, which JSON does not allow.
+""")
+
+WRONG_JSON_TYPE = _register("E0106", "wrong-json-type", "Wrong JSON type", """
+A JSON value has the wrong type for its place: for example `steps` must be a list of step
+objects, `expression` must be a string, the whole document must be an object.
+""")
+
+UNKNOWN_OP = _register("E0107", "unknown-op", "Unknown step op", """
+Every step has an `op`, one of `math`, `lookup`, `format`, `condition`, `return`.
+
+    {"op": "calc", "expression": "a + b", "output": "c"}   # error
+    {"op": "math", "expression": "a + b", "output": "c"}   # fixed
+""")
+
+MISSING_FIELD = _register("E0108", "missing-field", "Missing field", """
+A required field is missing from a step or definition: for example a `math` step needs
+`expression` and `output`, a `condition` step needs `if` and `then`.
+""")
+
+UNKNOWN_FIELD = _register("E0109", "unknown-field", "Unknown field", """
+A step or definition has a field its op does not take. Each op takes exactly its listed
+fields; remove the extra one or check its spelling.
+
+    {"op": "math", "expr": "a + b", "output": "c"}         # error: `expr`
+""")
+
+INVALID_NAME = _register("E0110", "invalid-name", "Invalid name", """
+Names of tools, parameters, variables and tables start with a letter or `_`, continue with
+letters, digits and `_`, and are not one of the reserved words (`and`, `or`, `not`, `in`,
+`if`, `else`, `for`, `return`, `true`, `false`, `null`, `lookup`, `format`, `tool`).
+Tool names are lower case: `^[a-z][a-z0-9_]{0,63}$`.
+""")
+
+INVALID_DECLARATION = _register("E0111", "invalid-declaration", "Invalid declaration", """
+A parameter or table declaration names a type that does not exist, or the risk level is not
+one of `low`, `medium`, `high`. Types are `number`, `integer`, `string`, `boolean`, `array`,
+`object`, `any`, and `array[T]` for a list of T.
+""")
+
+# --- names and control flow ---------------------------------------------------------------
+
+UNKNOWN_VARIABLE = _register("E0201", "unknown-variable", "Unknown variable", """
+The expression reads a name that is neither a parameter nor assigned by any step.
+When a definition declares its parameters, those are all of them: every other name must
+be assigned before it is read.
+
+    return totl          # error: did you mean `total`?
+""")
+
+UNASSIGNED_VARIABLE = _register("E0202", "unassigned-variable", "Variable read before assignment", """
+A local variable is read before any step assigns it. Steps run in order, so move the
+assignment up or compute the value first.
+
+    total = subtotal + tax
+    subtotal = price * qty     # assigned too late
+""")
+
+POSSIBLY_UNASSIGNED = _register("E0203", "possibly-unassigned", "Variable may be unassigned", """
+The variable is assigned on some paths only (for example in `then` but not in `else`) and
+read after the branches join. Assign it on every branch, or before the condition.
+
+    if vip { discount = 0.1 }
+    return price * (1 - discount)          # error: not assigned when vip is false
+
+    discount = 0
+    if vip { discount = 0.1 }              # fixed
+""")
+
+UNKNOWN_FUNCTION = _register("E0204", "unknown-function", "Unknown function", """
+Only the built-in functions can be called (see the language reference). There is no way
+to call anything else: no methods, no imports.
+""")
+
+WRONG_ARITY = _register("E0205", "wrong-arity", "Wrong number of arguments", """
+The function was called with too few or too many arguments. The message shows its
+signature, for example `round(x, digits=0)`.
+""")
+
+UNKNOWN_TABLE = _register("E0206", "unknown-table", "Unknown table", """
+A lookup names a table that the definition does not declare. When a definition declares
+tables, lookups may only read those.
+""")
+
+MISSING_RETURN = _register("E0207", "missing-return", "Missing return", """
+Some path through the steps ends without a `return`. Every path must return a value; add
+a `return` at the end, or in the branch that lacks one.
+""")
+
+UNREACHABLE_STEP = _register("W0208", "unreachable-step", "Unreachable step", """
+A step follows a `return` in the same block, so it never runs. Remove it or move the
+`return` after it.
+""")
+
+UNUSED_VARIABLE = _register("W0209", "unused-variable", "Assigned value is never read", """
+A step assigns a variable whose value is never read afterwards and is not returned.
+It is harmless, but often a sign of a typo or a forgotten step. The optimizer removes it.
+""")
+
+DUPLICATE_NAME = _register("E0210", "duplicate-name", "Duplicate name", """
+Two parameters or two tables have the same name.
+""")
+
+# --- types --------------------------------------------------------------------------------
+
+OPERAND_TYPE = _register("E0301", "operand-type", "Operator applied to the wrong types", """
+The operator cannot combine these types. Arithmetic (`+ - * / % **`) needs numbers (`+` also
+joins two strings), ordering comparisons need two numbers or two strings, `and`/`or`/`not`
+need booleans, `in` needs a list or a string on its right.
+
+    label = name * 4                    # error: cannot multiply string by number
+    label = format "{{name}} x4"        # build text with a template instead
+""")
+
+CONDITION_TYPE = _register("E0302", "condition-type", "Condition is not boolean", """
+The condition of an `if` (or of `x if c else y`, or a comprehension filter) must be a
+boolean. There is no truthiness: write the comparison out.
+
+    if items { ... }            # error
+    if len(items) > 0 { ... }   # fixed
+""")
+
+ARGUMENT_TYPE = _register("E0303", "argument-type", "Argument of the wrong type", """
+A function received an argument of a type it does not take, for example `upper(3)` or
+`round("2.5")`. The message shows the expected type.
+""")
+
+NO_FIELD = _register("E0304", "no-field", "Field access on a value that is not an object", """
+`a.b` reads field `b` of the object `a`. The value on the left is not an object (a record
+from an argument or a table).
+""")
+
+NOT_INDEXABLE = _register("E0305", "not-indexable", "Value cannot be indexed", """
+`a[i]` needs a list with a number index, or an object with a string key.
+""")
+
+PARAMETER_TYPE = _register("E0306", "parameter-type", "Parameter used against its type", """
+A parameter is used in a way its type does not allow: it is declared as one type and used as
+another, or (when inferred) used as two different types.
+
+    param qty: string
+    total = qty * price         # error: qty is declared string
+""")
+
+DEFAULT_TYPE = _register("E0307", "default-type", "Default of the wrong type", """
+The default value of a parameter, or of a lookup, does not match the declared type.
+""")
+
+NOT_ITERABLE = _register("E0308", "not-iterable", "Value cannot be iterated", """
+`for x in xs` inside `[...]`, `sum(...)`, `count(...)` etc. needs a list.
+""")
+
+FORMAT_SPEC_TYPE = _register("E0309", "format-spec-type", "Format spec does not fit the value", """
+The number format specs (`.2f`, `,`, `%`) apply to numbers only.
+""")
+
+# --- static limits ------------------------------------------------------------------------
+
+SOURCE_TOO_LARGE = _register("E0401", "source-too-large", "Source too large", """
+The source is larger than the limit (1 MiB of text, 256 KiB for one expression, 100,000
+steps by default). Split the logic into smaller tools.
+""")
+
+TOO_DEEP = _register("E0402", "too-deep", "Nesting too deep", """
+Expressions or blocks are nested deeper than the limit (200 levels). Such input is not
+written by people; flatten it with intermediate variables.
+""")
+
+LITERAL_TOO_LARGE = _register("E0403", "literal-too-large", "Number literal too large", """
+A number literal has more digits than the maximum (100 by default).
+""")
+
+# --- run time -----------------------------------------------------------------------------
+
+DIVISION_BY_ZERO = _register("E0501", "division-by-zero", "Division by zero", """
+The right side of `/` or `%` was zero at run time. Guard it:
+
+    avg_price = total / count if count != 0 else 0
+""")
+
+KEY_NOT_FOUND = _register("E0502", "key-not-found", "Lookup key not found", """
+A lookup's key is not in its table and the lookup has no `default`. Add a default:
+
+    rate = lookup rates[zone] default 0
+""")
+
+OPERATION_BUDGET = _register("E0503", "operation-budget", "Operation budget exceeded", """
+The run needed more operations than its budget (`max_operations`, 1,000,000 by default).
+Comprehensions over large lists are the usual cause. Raise the limit per call if it is
+legitimate: `tool.run(args, limits=Limits(max_operations=...))`.
+""")
+
+STRING_TOO_LONG = _register("E0504", "string-too-long", "String too long", """
+A string built at run time, or given as an argument, exceeds `max_string_length`
+(100,000 characters by default).
+""")
+
+LIST_TOO_LONG = _register("E0505", "list-too-long", "List too long", """
+A list given as an argument or table, or built at run time, exceeds `max_list_length`
+(100,000 items by default).
+""")
+
+NUMBER_TOO_LARGE = _register("E0506", "number-too-large", "Number too large", """
+A number reached more than `max_number_digits` digits before the decimal point (100 by
+default), for example `10 ** 1000`.
+""")
+
+TIME_LIMIT = _register("E0507", "time-limit", "Time limit exceeded", """
+The run took longer than `max_seconds` (1 second by default).
+""")
+
+INVALID_ARGUMENT = _register("E0508", "invalid-argument", "Invalid argument", """
+An argument does not match the tool's parameters: it is missing, unexpected, or of the
+wrong type. `tool.parameters` is the JSON Schema the arguments must satisfy.
+""")
+
+RUNTIME_TYPE = _register("E0509", "runtime-type", "Value of the wrong type at run time", """
+A value from an argument or a table that has no declared type turned out to be of a type
+the operation does not take (for example a record field holding text used in arithmetic).
+Declare the parameter's type so the checker can catch it before run time.
+""")
+
+MISSING_ITEM = _register("E0510", "missing-item", "Missing field or index out of range", """
+An object has no such field, or a list index is outside the list.
+""")
+
+INVALID_OPERATION = _register("E0511", "invalid-operation", "Invalid numeric operation", """
+The operation has no defined result: a power with an exponent over the cap (1,000) or a
+fractional power of a negative number, the square root of a negative number, `null` in
+arithmetic, and similar.
+""")
+
+MISSING_TABLE = _register("E0512", "missing-table", "Table not supplied", """
+A lookup reads a table that was not passed to `run` (`tables=`) or `--tables`.
+""")
+
+INVALID_TABLE = _register("E0513", "invalid-table", "Invalid table", """
+A table file cannot be loaded (not JSON or CSV, not an object of key -> value, a CSV
+without a header), or a table value does not have the table's declared type.
+""")

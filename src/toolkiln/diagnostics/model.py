@@ -1,0 +1,68 @@
+"""The Diagnostic: one problem, with its stable code, location and a hint to fix it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from toolkiln.diagnostics.codes import CODES, Code, Severity
+from toolkiln.syntax.spans import Source, Span
+
+
+class Diagnostic(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str
+    severity: Severity
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+    file: str | None = None
+    snippet: str | None = None
+
+    @classmethod
+    def of(cls, code: Code, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
+        return cls(code=code.code, severity=code.severity, message=message, span=span, hint=hint)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    @property
+    def name(self) -> str:
+        return CODES[self.code].name
+
+    def located(self, source: Source) -> Diagnostic:
+        """Attach the file name and the source line, so the diagnostic renders on its own."""
+        snippet = source.snippet(self.span) if self.span is not None else None
+        return self.model_copy(update={"file": source.name, "snippet": snippet})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The machine-readable form (stable keys), the one fed back to models and CI."""
+        span = self.span
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.file,
+            "path": span.path if span else None,
+            "line": span.line if span else None,
+            "column": span.column if span else None,
+            "end_line": span.end_line if span else None,
+            "end_column": span.end_column if span else None,
+            "hint": self.hint,
+            "source": self.snippet,
+        }
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.is_error for d in diagnostics)
+
+
+def sort_key(diagnostic: Diagnostic) -> tuple:
+    span = diagnostic.span
+    if span is None:
+        return (diagnostic.file or "", "", 0, 0, diagnostic.code)
+    return (diagnostic.file or "", span.path or "", span.line, span.column, diagnostic.code)

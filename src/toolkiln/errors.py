@@ -1,0 +1,48 @@
+"""The public exceptions. Every error toolkiln raises on purpose derives from `Error`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolkiln.diagnostics.model import Diagnostic
+    from toolkiln.syntax.spans import Span
+
+
+class Error(Exception):
+    """Base of every toolkiln error."""
+
+
+class CompileError(Error):
+    """The source does not parse or check; `.diagnostics` says where and why."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        errors = [d for d in diagnostics if d.is_error]
+        first = errors[0] if errors else None
+        summary = f"{len(errors)} error(s)" + (f"; first: [{first.code}] {first.message}" if first else "")
+        super().__init__(summary)
+
+
+class RunError(Error):
+    """A failure while running a compiled tool, with a stable code and the span it came from."""
+
+    def __init__(self, code: str, message: str, span: Span | None = None, hint: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.span = span
+        self.hint = hint
+        super().__init__(f"[{code}] {message}")
+
+    def at(self, span: Span) -> RunError:
+        """This error, located at `span` unless it already has a location."""
+        if self.span is None:
+            self.span = span
+        return self
+
+    def to_dict(self) -> dict:
+        span = self.span
+        return {"code": self.code, "message": self.message, "hint": self.hint,
+                "path": span.path if span else None,
+                "line": span.line if span and span.line else None,
+                "column": span.column if span and span.column else None}

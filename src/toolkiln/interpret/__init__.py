@@ -1,0 +1,5 @@
+"""The interpreter: checked AST -> closures, run with limits. No eval, exec or compile()."""
+
+from toolkiln.interpret.program import CompiledProgram
+
+__all__ = ["CompiledProgram"]

@@ -1,0 +1,135 @@
+"""Argument checks compiled once from the parameters, run on every call.
+
+They enforce exactly the published JSON Schema (`Tool.parameters`) and convert arguments into
+run-time values: int, float (by its shortest repr) and Decimal become exact decimals.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.ast.types import Type
+from toolkiln.check import ParamInfo
+from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
+from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.numbers import from_float
+from toolkiln.semantics.values import to_value
+
+Converter = Callable[[Any], Any]
+_MISSING = object()
+
+
+class ArgumentError(RunError):
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(codes.INVALID_ARGUMENT.code, message, hint=hint)
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def converter(type_: Type, name: str, limits: Limits) -> Converter:
+    """A function that checks one argument against `type_` and converts it."""
+    max_digits, max_len = limits.max_number_digits, limits.max_list_length
+    max_text = limits.max_string_length
+
+    def number(value: Any) -> Decimal:
+        kind = type(value)
+        if kind is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
+            result = from_float(value)
+        elif kind is int:
+            result = Decimal(value)
+        elif kind is Decimal:
+            if not value.is_finite():
+                raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
+            result = value
+        else:
+            raise ArgumentError(f"argument `{name}` must be a number, not {_describe(value)}")
+        if result and result.adjusted() >= max_digits:
+            raise ArgumentError(f"argument `{name}` has more than {max_digits} digits")
+        if type_.name == "integer" and result != result.to_integral_value():
+            raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
+        return result
+
+    def string(value: Any) -> str:
+        if type(value) is not str:
+            raise ArgumentError(f"argument `{name}` must be a string, not {_describe(value)}")
+        if len(value) > max_text:
+            raise ArgumentError(f"argument `{name}` is longer than {max_text:,} characters")
+        return value
+
+    def boolean(value: Any) -> bool:
+        if type(value) is not bool:
+            raise ArgumentError(f"argument `{name}` must be true or false, not {_describe(value)}")
+        return value
+
+    def array(value: Any) -> list:
+        if type(value) not in (list, tuple):
+            raise ArgumentError(f"argument `{name}` must be a list, not {_describe(value)}")
+        if len(value) > max_len:
+            raise ArgumentError(f"argument `{name}` has more than {max_len:,} items")
+        return [item_converter(item) for item in value]
+
+    def obj(value: Any) -> dict:
+        if not isinstance(value, Mapping):
+            raise ArgumentError(f"argument `{name}` must be an object, not {_describe(value)}")
+        return to_value(dict(value))
+
+    def anything(value: Any) -> Any:
+        return to_value(value)
+
+    match type_.name:
+        case "number" | "integer":
+            return number
+        case "string":
+            return string
+        case "boolean":
+            return boolean
+        case "array":
+            item_converter = converter(type_.item_type(), f"{name}[]", limits)
+            return array
+        case "object":
+            return obj
+        case _:
+            return anything
+
+
+def compile_binder(params: tuple[ParamInfo, ...], slots: dict[str, int], limits: Limits,
+                   defaults: dict[str, Any]) -> Callable[[Mapping[str, Any] | None, list], None]:
+    """A function that checks `args`, converts them and stores them into the frame."""
+    plan = tuple((p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING))
+                 for p in params)
+    names = frozenset(p.name for p in params)
+
+    def bind(args: Mapping[str, Any] | None, frame: list) -> None:
+        if args is None:
+            args = {}
+        elif not isinstance(args, Mapping):
+            raise ArgumentError(f"arguments must be an object of name -> value, not {_describe(args)}")
+        for name, slot, convert, default in plan:
+            value = args.get(name, _MISSING)
+            if value is _MISSING:
+                if default is _MISSING:
+                    raise ArgumentError(f"missing argument `{name}`")
+                frame[slot] = default
+            else:
+                try:
+                    frame[slot] = convert(value)
+                except ArgumentError:
+                    raise
+                except RunError as error:
+                    raise ArgumentError(f"argument `{name}`: {error.message}") from None
+        if not names.issuperset(args):
+            extra = sorted(str(key) for key in args if key not in names)[0]
+            close = difflib.get_close_matches(extra, list(names), n=1)
+            raise ArgumentError(f"unexpected argument `{extra}`",
+                                hint=f"did you mean `{close[0]}`?" if close else
+                                f"parameters: {', '.join(sorted(names)) or 'none'}")
+    return bind

@@ -1,0 +1,371 @@
+"""Expressions -> Python closures `fn(frame) -> value`.
+
+The frame is a list: slot 0 holds the Runtime, the other slots hold variables. Where the
+checker proved an operand's type, the closure skips the run-time type test; where it could
+not (values of type `any` from untyped data), the closure tests and reports E0509.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any, assert_never
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.types import ANY, Type
+from toolkiln.ast.visitor import walk
+from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
+from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
+from toolkiln.semantics.builtins import BUILTINS, contains
+from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.numbers import format_number, parse_spec
+from toolkiln.semantics.values import equal, to_text, type_name
+from toolkiln.syntax.spans import Span
+
+Fn = Callable[[list], Any]
+MAX_EXPONENT = 1000
+_TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict}
+
+
+class ExprCompiler:
+    def __init__(self, types: dict[int, Type], limits: Limits, slots: dict[str, int]) -> None:
+        self.types = types
+        self.limits = limits
+        self.ctx = limits.context
+        self.slots = slots                        # variable name -> frame slot
+        self.scopes: list[dict[str, int]] = []    # comprehension variables -> slot
+        self.frame_size = len(slots) + 1          # grows with each comprehension variable
+
+    def static(self, expr: n.Expr) -> str:
+        type_ = self.types.get(id(expr), ANY)
+        return "number" if type_.is_numeric else type_.name
+
+    def slot_for(self, name: str) -> int:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return self.slots[name]
+
+    def new_slot(self) -> int:
+        self.frame_size += 1
+        return self.frame_size - 1
+
+    # --- dispatch -------------------------------------------------------------------------
+
+    def compile(self, expr: n.Expr) -> Fn:
+        match expr:
+            case n.NumberLit(value=value) | n.StringLit(value=value) | n.BoolLit(value=value):
+                return lambda f, v=value: v
+            case n.NullLit():
+                return lambda f: None
+            case n.Name(name=name):
+                slot = self.slot_for(name)
+                return lambda f: f[slot]
+            case n.Unary():
+                return self.unary(expr)
+            case n.Binary():
+                return self.binary(expr)
+            case n.Conditional(test=test, then=then, otherwise=otherwise):
+                t, a, b = self.boolean(test, "a condition needs a boolean"), self.compile(then), self.compile(otherwise)
+                return lambda f: a(f) if t(f) else b(f)
+            case n.Call():
+                return self.call(expr)
+            case n.Field_(target=target, name=name):
+                return self.field(self.compile(target), name, expr.span)
+            case n.Index(target=target, index=index):
+                return self.index(self.compile(target), self.compile(index), expr.span)
+            case n.ListExpr(items=items):
+                parts = tuple(self.compile(item) for item in items)
+                return lambda f: [p(f) for p in parts]
+            case n.Comprehension():
+                return self.comprehension(expr)
+            case _:
+                assert_never(expr)
+
+    # --- typed operands -------------------------------------------------------------------
+
+    def typed(self, expr: n.Expr, wanted: str, what: str) -> Fn:
+        """The operand's closure, with a run-time type test unless the checker proved it."""
+        fn = self.compile(expr)
+        if self.static(expr) == wanted:
+            return fn
+        kind, span = _TYPES[wanted], expr.span
+
+        def checked(f: list) -> Any:
+            value = fn(f)
+            if type(value) is not kind:
+                raise type_fault(what, value, span)
+            return value
+        return checked
+
+    def number(self, expr: n.Expr) -> Fn:
+        return self.typed(expr, "number", "arithmetic needs a number")
+
+    def boolean(self, expr: n.Expr, what: str) -> Fn:
+        return self.typed(expr, "boolean", what)
+
+    # --- operators ------------------------------------------------------------------------
+
+    def unary(self, expr: n.Unary) -> Fn:
+        if expr.op == "not":
+            operand = self.boolean(expr.operand, "`not` needs a boolean")
+            return lambda f: not operand(f)
+        operand = self.number(expr.operand)
+        if expr.op == "+":
+            return operand
+        minus = self.ctx.minus
+        return self.guard(lambda f: minus(operand(f)), expr.span)
+
+    def guard(self, fn: Fn, span: Span) -> Fn:
+        """Turn decimal signals (overflow, invalid operation) into located RunErrors."""
+        digits = self.limits.max_number_digits
+
+        def guarded(f: list) -> Any:
+            try:
+                return fn(f)
+            except ArithmeticError as error:
+                raise arithmetic_fault(error, span, digits) from None
+        return guarded
+
+    def binary(self, expr: n.Binary) -> Fn:
+        op = expr.op
+        if op in ("and", "or"):
+            left = self.boolean(expr.left, f"`{op}` needs booleans")
+            right = self.boolean(expr.right, f"`{op}` needs booleans")
+            if op == "and":
+                return lambda f: left(f) and right(f)
+            return lambda f: left(f) or right(f)
+        if op in n.EQUALITY_OPS:
+            return self.equality(expr)
+        if op in n.ORDER_OPS:
+            return self.order(expr)
+        if op in n.MEMBERSHIP_OPS:
+            container, item, span = self.compile(expr.right), self.compile(expr.left), expr.span
+
+            def member(f: list) -> bool:
+                element = item(f)
+                try:
+                    return contains(container(f), element)
+                except RunError as error:
+                    raise error.at(span) from None
+            return member if op == "in" else (lambda f: not member(f))
+        if op == "+" and "number" not in (self.static(expr.left), self.static(expr.right)):
+            return self.plus(expr)
+        return self.arithmetic(expr)
+
+    def arithmetic(self, expr: n.Binary) -> Fn:
+        left, right, span = self.number(expr.left), self.number(expr.right), expr.span
+        ctx = self.ctx
+        match expr.op:
+            case "+":
+                add = ctx.add
+                return self.guard(lambda f: add(left(f), right(f)), span)
+            case "-":
+                subtract = ctx.subtract
+                return self.guard(lambda f: subtract(left(f), right(f)), span)
+            case "*":
+                multiply = ctx.multiply
+                return self.guard(lambda f: multiply(left(f), right(f)), span)
+            case "/" | "%":
+                operation = ctx.divide if expr.op == "/" else ctx.remainder
+
+                def divide(f: list) -> Decimal:
+                    a, b = left(f), right(f)
+                    if not b:
+                        raise fault(codes.DIVISION_BY_ZERO, "division by zero", span,
+                                    hint="guard it: `x / y if y != 0 else 0`")
+                    return operation(a, b)
+                return self.guard(divide, span)
+            case "**":
+                power = ctx.power
+
+                def raise_to(f: list) -> Decimal:
+                    a, b = left(f), right(f)
+                    if abs(b) > MAX_EXPONENT:
+                        raise fault(codes.INVALID_OPERATION,
+                                    f"exponent {b} is larger than the cap of {MAX_EXPONENT}", span)
+                    return power(a, b)
+                return self.guard(raise_to, span)
+        raise AssertionError(expr.op)
+
+    def plus(self, expr: n.Binary) -> Fn:
+        """`+` where the operands may be text: joins strings, adds numbers, refuses a mix."""
+        left, right, span = self.compile(expr.left), self.compile(expr.right), expr.span
+        add, limit, digits = self.ctx.add, self.limits.max_string_length, self.limits.max_number_digits
+
+        def plus(f: list) -> Any:
+            a, b = left(f), right(f)
+            if type(a) is str and type(b) is str:
+                if len(a) + len(b) > limit:
+                    raise fault(codes.STRING_TOO_LONG, f"string longer than {limit:,} characters", span)
+                return a + b
+            if type(a) is Decimal and type(b) is Decimal:
+                try:
+                    return add(a, b)
+                except ArithmeticError as error:
+                    raise arithmetic_fault(error, span, digits) from None
+            raise fault(codes.RUNTIME_TYPE, f"cannot add {type_name(a)} and {type_name(b)}", span)
+        return plus
+
+    def equality(self, expr: n.Binary) -> Fn:
+        left, right = self.compile(expr.left), self.compile(expr.right)
+        same_simple = self.static(expr.left) == self.static(expr.right) in ("number", "string", "boolean")
+        if same_simple:
+            if expr.op == "==":
+                return lambda f: left(f) == right(f)
+            return lambda f: left(f) != right(f)
+        if expr.op == "==":
+            return lambda f: equal(left(f), right(f))
+        return lambda f: not equal(left(f), right(f))
+
+    def order(self, expr: n.Binary) -> Fn:
+        left, right, span = self.compile(expr.left), self.compile(expr.right), expr.span
+        compare = {"<": Decimal.__lt__, "<=": Decimal.__le__, ">": Decimal.__gt__, ">=": Decimal.__ge__}[expr.op]
+        if self.static(expr.left) == self.static(expr.right) == "number":
+            return lambda f: compare(left(f), right(f))
+        text_compare = {"<": str.__lt__, "<=": str.__le__, ">": str.__gt__, ">=": str.__ge__}[expr.op]
+
+        def ordered(f: list) -> bool:
+            a, b = left(f), right(f)
+            if type(a) is Decimal and type(b) is Decimal:
+                return compare(a, b)
+            if type(a) is str and type(b) is str:
+                return text_compare(a, b)
+            raise fault(codes.RUNTIME_TYPE, f"cannot order {type_name(a)} and {type_name(b)}", span)
+        return ordered
+
+    # --- calls, fields, indexes -----------------------------------------------------------
+
+    def call(self, expr: n.Call) -> Fn:
+        function = BUILTINS[expr.function]
+        args = []
+        for position, arg in enumerate(expr.args):
+            accepts = function.arg_for(position).accepts
+            fn = self.compile(arg)
+            if ANY not in accepts and self.static(arg) == "any":
+                fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
+            args.append(fn)
+        impl, limits, span, digits = function.impl, self.limits, expr.span, self.limits.max_number_digits
+
+        if len(args) == 1:
+            only = args[0]
+
+            def call(f: list) -> Any:
+                try:
+                    return impl(limits, only(f))
+                except RunError as error:
+                    raise error.at(span) from None
+                except ArithmeticError as error:
+                    raise arithmetic_fault(error, span, digits) from None
+            return call
+
+        def call_many(f: list) -> Any:
+            try:
+                return impl(limits, *[a(f) for a in args])
+            except RunError as error:
+                raise error.at(span) from None
+            except ArithmeticError as error:
+                raise arithmetic_fault(error, span, digits) from None
+        return call_many
+
+    def checked_arg(self, fn: Fn, accepts: tuple[Type, ...], what: str, span: Span) -> Fn:
+        kinds = tuple({_TYPES[t.name] for t in accepts if t.name in _TYPES})
+        wanted = " or ".join(str(t) for t in accepts)
+
+        def checked(f: list) -> Any:
+            value = fn(f)
+            if type(value) not in kinds:
+                raise type_fault(f"{what} must be {wanted}", value, span)
+            return value
+        return checked
+
+    def field(self, target: Fn, name: str, span: Span) -> Fn:
+        def read(f: list) -> Any:
+            record = target(f)
+            if type(record) is not dict:
+                raise type_fault(f"field `{name}` needs an object", record, span)
+            try:
+                return record[name]
+            except KeyError:
+                fields = ", ".join(list(record)[:10])
+                raise fault(codes.MISSING_ITEM, f"the object has no field `{name}`", span,
+                            hint=f"its fields: {fields}" if fields else "the object is empty") from None
+        return read
+
+    def index(self, target: Fn, index: Fn, span: Span) -> Fn:
+        def read(f: list) -> Any:
+            container, key = target(f), index(f)
+            kind = type(container)
+            if kind is dict:
+                if type(key) is not str:
+                    raise type_fault("an object key must be a string", key, span)
+                if key not in container:
+                    raise fault(codes.MISSING_ITEM, f"the object has no field {key!r}", span)
+                return container[key]
+            if kind is list or kind is str:
+                if type(key) is not Decimal or key != key.to_integral_value():
+                    raise type_fault("an index must be a whole number", key, span)
+                position = int(key)
+                if not -len(container) <= position < len(container):
+                    raise fault(codes.MISSING_ITEM, f"index {position} is outside a {type_name(container)} "
+                                f"of length {len(container)}", span)
+                return container[position]
+            raise type_fault("indexing needs a list, string or object", container, span)
+        return read
+
+    def comprehension(self, expr: n.Comprehension) -> Fn:
+        iterable = self.typed(expr.iterable, "array", "`for ... in` needs a list")
+        slot = self.new_slot()
+        self.scopes.append({expr.var: slot})
+        element = self.compile(expr.element)
+        condition = None if expr.condition is None else self.boolean(expr.condition, "a filter needs a boolean")
+        self.scopes.pop()
+        cost = 1 + _size(expr.element) + (_size(expr.condition) if expr.condition is not None else 0)
+        span = expr.span
+
+        def build(f: list) -> list:
+            items = iterable(f)
+            runtime = f[0]
+            runtime.operations += cost * len(items)
+            limits = runtime.limits
+            if runtime.operations > limits.max_operations:
+                raise fault(codes.OPERATION_BUDGET,
+                            f"more than {limits.max_operations:,} operations", span,
+                            hint="raise Limits(max_operations=...) if this is expected")
+            if time.monotonic() > runtime.deadline:
+                raise fault(codes.TIME_LIMIT, f"the run took more than {limits.max_seconds} s", span)
+            out = []
+            for item in items:
+                f[slot] = item
+                if condition is None or condition(f):
+                    out.append(element(f))
+            return out
+        return build
+
+    # --- templates ------------------------------------------------------------------------
+
+    def template(self, template: n.Template, span: Span) -> Fn:
+        parts: list[Fn] = []
+        for part in template.parts:
+            if isinstance(part, n.TextPart):
+                parts.append(lambda f, t=part.text: t)
+            elif part.spec is None:
+                value = self.compile(part.expr)
+                parts.append(lambda f, v=value: to_text(v(f)))
+            else:
+                spec, value = parse_spec(part.spec), self.number(part.expr)
+                parts.append(lambda f, v=value, s=spec: format_number(v(f), s))
+        limit = self.limits.max_string_length
+
+        def render(f: list) -> str:
+            text = "".join([p(f) for p in parts])
+            if len(text) > limit:
+                raise fault(codes.STRING_TOO_LONG, f"formatted text longer than {limit:,} characters", span)
+            return text
+        return render
+
+
+def _size(expr: n.Node) -> int:
+    return sum(1 for _ in walk(expr))

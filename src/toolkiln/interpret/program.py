@@ -1,0 +1,151 @@
+"""Steps and whole programs -> one closure `run(frame) -> value`."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any, assert_never
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.visitor import walk
+from toolkiln.check import CheckResult
+from toolkiln.diagnostics import codes
+from toolkiln.interpret.arguments import compile_binder
+from toolkiln.interpret.expressions import ExprCompiler, Fn
+from toolkiln.interpret.faults import fault, type_fault
+from toolkiln.interpret.runtime import Runtime
+from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.numbers import render_number
+from toolkiln.semantics.values import to_value, type_name
+
+_NEXT = object()          # a block finished without returning
+_ABSENT = object()
+_PLAIN, _RETURN, _BRANCH = 0, 1, 2
+
+
+class CompiledProgram:
+    """A checked program turned into closures for one set of limits."""
+
+    def __init__(self, program: n.Program, checked: CheckResult, limits: Limits) -> None:
+        slots: dict[str, int] = {}
+        for param in checked.parameters:
+            slots.setdefault(param.name, len(slots) + 1)
+        for node in walk(program):
+            if isinstance(node, (n.Assign, n.Lookup, n.Format)):
+                slots.setdefault(node.target, len(slots) + 1)
+        self.limits = limits
+        self.exprs = ExprCompiler(checked.types, limits, slots)
+        self.tables = {t.name: t.type for t in program.tables or ()}
+        defaults = {p.name: _constant(self.exprs.compile(p.default)) for p in checked.parameters
+                    if p.default is not None}
+        self.bind = compile_binder(checked.parameters, slots, limits, defaults)
+        self.body = self.block(program.steps)
+        self.frame_size = self.exprs.frame_size
+        self.cost = sum(1 for _ in walk(program))
+        self.timed = any(isinstance(node, n.Comprehension) for node in walk(program))
+
+    def run(self, args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+        limits = self.limits
+        if self.cost > limits.max_operations:
+            raise fault(codes.OPERATION_BUDGET,
+                        f"the program has {self.cost:,} operations; the budget is {limits.max_operations:,}")
+        frame: list[Any] = [None] * self.frame_size
+        deadline = time.monotonic() + limits.max_seconds if self.timed else math.inf
+        frame[0] = Runtime(limits, tables, self.cost, deadline)
+        self.bind(args, frame)
+        return self.body(frame)
+
+    # --- blocks ---------------------------------------------------------------------------
+
+    def block(self, steps: tuple[n.Step, ...]) -> Callable[[list], Any]:
+        compiled: list[tuple[Fn, int]] = []
+        for step in steps:
+            kind = _RETURN if isinstance(step, n.Return) else _BRANCH if isinstance(step, n.If) else _PLAIN
+            compiled.append((self.step(step), kind))
+            if kind == _RETURN:
+                break                       # the rest is unreachable (the checker warned)
+        if compiled and compiled[-1][1] == _RETURN and all(k == _PLAIN for _, k in compiled[:-1]):
+            plain, result = tuple(fn for fn, _ in compiled[:-1]), compiled[-1][0]
+
+            def straight(f: list) -> Any:
+                for step in plain:
+                    step(f)
+                return result(f)
+            return straight
+        items = tuple(compiled)
+
+        def general(f: list) -> Any:
+            for step, kind in items:
+                if kind == _PLAIN:
+                    step(f)
+                elif kind == _RETURN:
+                    return step(f)
+                else:
+                    value = step(f)
+                    if value is not _NEXT:
+                        return value
+            return _NEXT
+        return general
+
+    def step(self, step: n.Step) -> Fn:
+        exprs = self.exprs
+        match step:
+            case n.Assign(target=target, value=value):
+                return _store(exprs.slots[target], exprs.compile(value))
+            case n.Format(target=target, template=template):
+                return _store(exprs.slots[target], exprs.template(template, step.span))
+            case n.Lookup():
+                return _store(exprs.slots[step.target], self.lookup(step))
+            case n.If(condition=condition, then=then, otherwise=otherwise):
+                test = exprs.boolean(condition, "the condition of `if` needs a boolean")
+                yes = self.block(then)
+                no = self.block(otherwise) if otherwise else (lambda f: _NEXT)
+                return lambda f: yes(f) if test(f) else no(f)
+            case n.Return(value=value):
+                return exprs.compile(value)
+            case _:
+                assert_never(step)
+
+    def lookup(self, step: n.Lookup) -> Fn:
+        key_fn = self.exprs.compile(step.key)
+        default = None if step.default is None else self.exprs.compile(step.default)
+        name, span = step.table, step.span
+        declared = self.tables.get(name)
+        expected = None if declared is None or declared.name == "any" else declared.name
+
+        def lookup(f: list) -> Any:
+            table = f[0].tables.get(name)
+            if table is None:
+                raise fault(codes.MISSING_TABLE, f"table `{name}` was not supplied", span,
+                            hint="pass tables={...} to run, or --tables FILE on the command line")
+            key = key_fn(f)
+            if type(key) is Decimal:
+                key = render_number(key)
+            elif type(key) is not str:
+                raise type_fault("a lookup key must be a string or number", key, span)
+            value = table.get(key, _ABSENT)
+            if value is _ABSENT:
+                if default is None:
+                    sample = ", ".join(list(table)[:5])
+                    raise fault(codes.KEY_NOT_FOUND, f"key {key!r} is not in table `{name}`", span,
+                                hint=f"add a default; some keys: {sample}" if sample else "the table is empty")
+                return default(f)
+            value = to_value(value)
+            if expected is not None and type_name(value) != expected and not (
+                    expected == "integer" and type(value) is Decimal):
+                raise fault(codes.INVALID_TABLE,
+                            f"table `{name}` holds {type_name(value)} at key {key!r}, declared {expected}", span)
+            return value
+        return lookup
+
+
+def _store(slot: int, value: Fn) -> Fn:
+    def store(f: list) -> None:
+        f[slot] = value(f)
+    return store
+
+
+def _constant(fn: Fn) -> Any:
+    return fn([None])

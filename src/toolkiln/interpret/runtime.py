@@ -1,0 +1,17 @@
+"""The state of one run, kept in slot 0 of the frame."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkiln.semantics.limits import Limits
+
+
+class Runtime:
+    __slots__ = ("limits", "tables", "operations", "deadline")
+
+    def __init__(self, limits: Limits, tables: dict[str, Any], operations: int, deadline: float) -> None:
+        self.limits = limits
+        self.tables = tables
+        self.operations = operations
+        self.deadline = deadline

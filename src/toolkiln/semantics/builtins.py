@@ -1,0 +1,306 @@
+"""The built-in functions: the only things an expression can call.
+
+Each has a signature (checked statically by the checker) and an implementation on run-time
+values. Implementations take the run's `Limits` first, for their decimal context and caps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, OBJECT, STRING, Type, array_of, join
+from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
+from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.values import equal, to_text, type_name
+
+NUMBERS = array_of(NUMBER)
+_NUMERAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,6})?")
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    accepts: tuple[Type, ...]
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    args: tuple[Arg, ...]
+    result: Callable[[list[Type]], Type]
+    impl: Callable[..., Any]
+    doc: str
+    variadic: bool = False
+
+    @property
+    def signature(self) -> str:
+        parts = [f"{a.name}?" if a.optional else a.name for a in self.args]
+        if self.variadic:
+            parts[-1] = f"...{parts[-1]}"
+        return f"{self.name}({', '.join(parts)})"
+
+    def arity_ok(self, count: int) -> bool:
+        required = sum(1 for a in self.args if not a.optional)
+        return count >= required and (self.variadic or count <= len(self.args))
+
+    def arg_for(self, position: int) -> Arg:
+        return self.args[min(position, len(self.args) - 1)]
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def builtin(name: str, args: tuple[Arg, ...], result: Type | Callable[[list[Type]], Type], doc: str,
+            variadic: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    result_fn = result if callable(result) else (lambda _types, _r=result: _r)
+
+    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
+        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic)
+        return impl
+    return register
+
+
+def fault(code: codes.Code, message: str, hint: str | None = None) -> RunError:
+    return RunError(code.code, message, hint=hint)
+
+
+def _integer(value: Decimal, what: str, low: int, high: int) -> int:
+    if value != value.to_integral_value() or not low <= value <= high:
+        raise fault(codes.INVALID_OPERATION, f"{what} must be a whole number from {low} to {high}, not {value}")
+    return int(value)
+
+
+def _checked_text(limits: Limits, text: str) -> str:
+    if len(text) > limits.max_string_length:
+        raise fault(codes.STRING_TOO_LONG,
+                    f"string of {len(text):,} characters exceeds the limit of {limits.max_string_length:,}")
+    return text
+
+
+def _numbers(values: list[Any], what: str) -> list[Decimal]:
+    for value in values:
+        if type(value) is not Decimal:
+            raise fault(codes.RUNTIME_TYPE, f"{what} needs numbers, got {type_name(value)}")
+    return values
+
+
+def _item_type(types: list[Type]) -> Type:
+    return types[0].item_type() if types and types[0].name == "array" else NUMBER
+
+
+N = Arg("x", (NUMBER,))
+
+
+# --- numbers ------------------------------------------------------------------------------
+
+@builtin("abs", (N,), NUMBER, "Absolute value.")
+def _abs(limits: Limits, x: Decimal) -> Decimal:
+    return limits.context.abs(x)
+
+
+@builtin("round", (N, Arg("digits", (NUMBER,), optional=True)), NUMBER,
+         "Round half away from zero (commercial rounding): round(2.5) = 3, round(-2.5) = -3, "
+         "round(2.675, 2) = 2.68. Negative digits round to tens, hundreds, ...")
+def _round(limits: Limits, x: Decimal, digits: Decimal = Decimal(0)) -> Decimal:
+    places = _integer(digits, "round's digits", -limits.max_number_digits, 28)
+    try:
+        return x.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=limits.context)
+    except InvalidOperation:
+        raise fault(codes.INVALID_OPERATION, f"cannot round {x} to {places} digits") from None
+
+
+@builtin("floor", (N,), NUMBER, "Largest whole number not above x.")
+def _floor(limits: Limits, x: Decimal) -> Decimal:
+    return x.to_integral_value(rounding=ROUND_FLOOR, context=limits.context)
+
+
+@builtin("ceil", (N,), NUMBER, "Smallest whole number not below x.")
+def _ceil(limits: Limits, x: Decimal) -> Decimal:
+    return x.to_integral_value(rounding=ROUND_CEILING, context=limits.context)
+
+
+@builtin("sqrt", (N,), NUMBER, "Square root (28 significant digits).")
+def _sqrt(limits: Limits, x: Decimal) -> Decimal:
+    if x < 0:
+        raise fault(codes.INVALID_OPERATION, f"square root of a negative number ({x})")
+    return limits.context.sqrt(x)
+
+
+@builtin("clamp", (N, Arg("low", (NUMBER,)), Arg("high", (NUMBER,))), NUMBER,
+         "x limited to the range low..high.")
+def _clamp(limits: Limits, x: Decimal, low: Decimal, high: Decimal) -> Decimal:
+    return min(max(x, low), high)
+
+
+def _extreme(pick: Callable[..., Decimal], name: str) -> Callable[..., Decimal]:
+    def impl(limits: Limits, first: Any, *rest: Any) -> Decimal:
+        values = first if type(first) is list and not rest else [first, *rest]
+        if not values:
+            raise fault(codes.INVALID_OPERATION, f"{name} of an empty list")
+        return pick(_numbers(values, name))
+    return impl
+
+
+_MINMAX_ARGS = (Arg("values", (NUMBER, NUMBERS)),)
+BUILTINS["min"] = Builtin("min", _MINMAX_ARGS, lambda t: NUMBER, _extreme(min, "min"),
+                          "Smallest of several numbers, or of a list: min(a, b), min(prices).", True)
+BUILTINS["max"] = Builtin("max", _MINMAX_ARGS, lambda t: NUMBER, _extreme(max, "max"),
+                          "Largest of several numbers, or of a list.", True)
+
+
+@builtin("sum", (Arg("values", (NUMBERS,)),), NUMBER,
+         "Sum of a list of numbers; 0 for an empty list. sum(i.price * i.qty for i in items).")
+def _sum(limits: Limits, values: list[Any]) -> Decimal:
+    add = limits.context.add
+    total = Decimal(0)
+    for value in _numbers(values, "sum"):
+        total = add(total, value)
+    return total
+
+
+@builtin("avg", (Arg("values", (NUMBERS,)),), NUMBER, "Average of a non-empty list of numbers.")
+def _avg(limits: Limits, values: list[Any]) -> Decimal:
+    if not values:
+        raise fault(codes.INVALID_OPERATION, "avg of an empty list")
+    return limits.context.divide(_sum(limits, values), Decimal(len(values)))
+
+
+@builtin("number", (Arg("value", (STRING, NUMBER)),), NUMBER,
+         'Parse text as a number: number("12.50") = 12.5.')
+def _number(limits: Limits, value: Any) -> Decimal:
+    if type(value) is Decimal:
+        return value
+    text = value.strip()
+    parsed = Decimal(text) if _NUMERAL.fullmatch(text) else None
+    if parsed is None or parsed.adjusted() >= limits.max_number_digits:
+        raise fault(codes.RUNTIME_TYPE, f"{value[:40]!r} is not a number")
+    return parsed
+
+
+# --- lists --------------------------------------------------------------------------------
+
+@builtin("len", (Arg("value", (STRING, ARRAY, OBJECT)),), NUMBER,
+         "Number of characters of a string, items of a list or fields of an object.")
+def _len(limits: Limits, value: Any) -> Decimal:
+    return Decimal(len(value))
+
+
+@builtin("count", (Arg("values", (ARRAY,)),), NUMBER,
+         "Number of items: count(i for i in items if i.paid).")
+def _count(limits: Limits, values: list[Any]) -> Decimal:
+    return Decimal(len(values))
+
+
+@builtin("any", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN, "Whether any item is true.")
+def _any(limits: Limits, values: list[Any]) -> bool:
+    return any(_booleans(values, "any"))
+
+
+@builtin("all", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN,
+         "Whether every item is true (true for an empty list).")
+def _all(limits: Limits, values: list[Any]) -> bool:
+    return all(_booleans(values, "all"))
+
+
+def _booleans(values: list[Any], what: str) -> list[bool]:
+    for value in values:
+        if type(value) is not bool:
+            raise fault(codes.RUNTIME_TYPE, f"{what} needs booleans, got {type_name(value)}")
+    return values
+
+
+@builtin("contains", (Arg("container", (STRING, ARRAY, OBJECT)), Arg("item", (ANY,))), BOOLEAN,
+         "Whether a string contains a substring, a list an item, or an object a key.")
+def _contains(limits: Limits, container: Any, item: Any) -> bool:
+    return contains(container, item)
+
+
+def contains(container: Any, item: Any) -> bool:
+    kind = type(container)
+    if kind is str:
+        if type(item) is not str:
+            raise fault(codes.RUNTIME_TYPE, f"a string can only contain strings, not {type_name(item)}")
+        return item in container
+    if kind is list:
+        return any(equal(element, item) for element in container)
+    if kind is dict:
+        return type(item) is str and item in container
+    raise fault(codes.RUNTIME_TYPE, f"cannot look inside {type_name(container)}")
+
+
+@builtin("get", (Arg("object", (OBJECT,)), Arg("field", (STRING,)), Arg("default", (ANY,), optional=True)),
+         lambda types: ANY, "A field of an object, or the default (null) when it is missing.")
+def _get(limits: Limits, obj: dict, field: str, default: Any = None) -> Any:
+    return obj.get(field, default)
+
+
+@builtin("coalesce", (Arg("values", (ANY,)),), lambda types: _join_all(types),
+         "The first argument that is not null (null if all are).", variadic=True)
+def _coalesce(limits: Limits, *values: Any) -> Any:
+    return next((value for value in values if value is not None), None)
+
+
+def _join_all(types: list[Type]) -> Type:
+    result = types[0] if types else ANY
+    for other in types[1:]:
+        result = join(result, other) if other.name != "null" else result
+    return result
+
+
+# --- text ---------------------------------------------------------------------------------
+
+S = Arg("text", (STRING,))
+
+
+@builtin("lower", (S,), STRING, "Lower-case text.")
+def _lower(limits: Limits, text: str) -> str:
+    return _checked_text(limits, text.lower())
+
+
+@builtin("upper", (S,), STRING, "Upper-case text.")
+def _upper(limits: Limits, text: str) -> str:
+    return _checked_text(limits, text.upper())
+
+
+@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.")
+def _trim(limits: Limits, text: str) -> str:
+    return text.strip()
+
+
+@builtin("starts_with", (S, Arg("prefix", (STRING,))), BOOLEAN, "Whether text starts with prefix.")
+def _starts_with(limits: Limits, text: str, prefix: str) -> bool:
+    return text.startswith(prefix)
+
+
+@builtin("ends_with", (S, Arg("suffix", (STRING,))), BOOLEAN, "Whether text ends with suffix.")
+def _ends_with(limits: Limits, text: str, suffix: str) -> bool:
+    return text.endswith(suffix)
+
+
+@builtin("replace", (S, Arg("old", (STRING,)), Arg("new", (STRING,))), STRING,
+         "Text with every occurrence of old replaced by new.")
+def _replace(limits: Limits, text: str, old: str, new: str) -> str:
+    if not old:
+        raise fault(codes.INVALID_OPERATION, "replace needs a non-empty string to replace")
+    growth = (len(new) - len(old)) * text.count(old)
+    if len(text) + growth > limits.max_string_length:
+        raise fault(codes.STRING_TOO_LONG, f"replace would exceed the limit of {limits.max_string_length:,} characters")
+    return text.replace(old, new)
+
+
+@builtin("join", (Arg("values", (ARRAY,)), Arg("separator", (STRING,), optional=True)), STRING,
+         'Items as text, joined by separator: join(names, ", ").')
+def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
+    return _checked_text(limits, separator.join(to_text(value) for value in values))
+
+
+@builtin("text", (Arg("value", (ANY,)),), STRING,
+         "Any value as text, as a template would print it: text(31.500) = \"31.5\".")
+def _text(limits: Limits, value: Any) -> str:
+    return _checked_text(limits, to_text(value))

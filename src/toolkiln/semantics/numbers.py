@@ -1,0 +1,68 @@
+"""Numbers are exact decimals: 28 significant digits, commercial rounding where asked."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, InvalidOperation, Overflow
+
+PRECISION = 28
+
+
+def make_context(max_digits: int) -> Context:
+    """The arithmetic context: a number may have at most `max_digits` integer digits."""
+    return Context(prec=PRECISION, rounding=ROUND_HALF_EVEN, Emax=max_digits - 1,
+                   Emin=-(max_digits + PRECISION), traps=[InvalidOperation, DivisionByZero, Overflow])
+
+
+def from_float(value: float) -> Decimal:
+    """A float means what it prints as: 0.1 is 0.1, not 0.1000000000000000055511151231257827."""
+    return Decimal(repr(value))
+
+
+def render_number(value: Decimal) -> str:
+    """Plain notation without trailing zeros or exponent: 31.500 -> 31.5, 1E+3 -> 1000."""
+    if not value:
+        return "0"
+    text = format(value, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """`[,][.N](f|%)`, our own small subset of Python's format spec (see the docs)."""
+
+    grouping: bool
+    decimals: int | None
+    percent: bool
+
+
+_SPEC = re.compile(r"(?P<group>,)?(?:\.(?P<decimals>\d{1,2})(?P<type>[f%])|(?P<bare>[f%])?)")
+
+
+def parse_spec(spec: str) -> FormatSpec | None:
+    match = _SPEC.fullmatch(spec)
+    if match is None or not spec:
+        return None
+    decimals = match.group("decimals")
+    kind = match.group("type") or match.group("bare")
+    return FormatSpec(grouping=bool(match.group("group")),
+                      decimals=None if decimals is None else int(decimals),
+                      percent=kind == "%")
+
+
+def format_number(value: Decimal, spec: FormatSpec) -> str:
+    if spec.percent:
+        value = value.scaleb(2)
+    if spec.decimals is not None:
+        value = value.quantize(Decimal(1).scaleb(-spec.decimals), rounding="ROUND_HALF_UP",
+                               context=Context(prec=PRECISION + 100, Emax=10**6, Emin=-10**6))
+        text = format(value, ",f" if spec.grouping else "f")
+    else:
+        text = render_number(value)
+        if spec.grouping:
+            whole, dot, fraction = text.partition(".")
+            text = f"{int(whole):,}" + dot + fraction if whole != "-0" else text
+    return text + ("%" if spec.percent else "")

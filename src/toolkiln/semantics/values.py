@@ -1,0 +1,116 @@
+"""Run-time values: what they are, how they compare, how they print.
+
+Values are `Decimal` (numbers), `str`, `bool`, `None` (null), `list` and `dict` (objects).
+Arguments and table data are converted into this form once, at the boundary.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
+from toolkiln.semantics.numbers import from_float, render_number
+
+MAX_NESTING = 64
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    kind = type(value)
+    if kind is Decimal:
+        return "number"
+    if kind is str:
+        return "string"
+    if kind is bool:
+        return "boolean"
+    if kind is list:
+        return "array"
+    if kind is dict:
+        return "object"
+    return kind.__name__
+
+
+def to_value(data: Any, depth: int = 0) -> Any:
+    """Plain Python / JSON data -> a run-time value (floats by their shortest repr)."""
+    kind = type(data)
+    if kind is Decimal or kind is str or kind is bool or data is None:
+        if kind is Decimal and not data.is_finite():
+            raise RunError(codes.INVALID_ARGUMENT.code, f"{data} is not a finite number")
+        return data
+    if kind is int:
+        return Decimal(data)
+    if kind is float:
+        if data != data or data in (float("inf"), float("-inf")):
+            raise RunError(codes.INVALID_ARGUMENT.code, f"{data} is not a finite number")
+        return from_float(data)
+    if depth >= MAX_NESTING:
+        raise RunError(codes.INVALID_ARGUMENT.code, f"data nested deeper than {MAX_NESTING} levels")
+    if kind is list or kind is tuple:
+        return [to_value(item, depth + 1) for item in data]
+    if kind is dict:
+        out = {}
+        for key, item in data.items():
+            if type(key) is not str:
+                raise RunError(codes.INVALID_ARGUMENT.code, f"object keys must be strings, not {key!r}")
+            out[key] = to_value(item, depth + 1)
+        return out
+    if isinstance(data, (int, float, str, list, tuple, dict)):  # subclasses: normalise
+        base = next(t for t in (bool, int, float, str, list, dict) if isinstance(data, t))
+        return to_value(base(data), depth)
+    raise RunError(codes.INVALID_ARGUMENT.code, f"unsupported value of type {kind.__name__}")
+
+
+def equal(a: Any, b: Any) -> bool:
+    """Equality without Python's coercions: `1 == true` is false, `[1] == [1.0]` is true."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is list:
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+    if type(a) is dict:
+        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def to_text(value: Any) -> str:
+    """How a value prints inside a template or through `text(...)`."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is Decimal:
+        return render_number(value)
+    return to_json(value)
+
+
+def to_json(value: Any) -> str:
+    """Canonical JSON text for a value, numbers in plain notation (31.5, not "31.500")."""
+    if value is None:
+        return "null"
+    kind = type(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is Decimal:
+        return render_number(value)
+    if kind is str:
+        return json.dumps(value, ensure_ascii=False)
+    if kind is list:
+        return "[" + ", ".join(to_json(item) for item in value) + "]"
+    if kind is dict:
+        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {to_json(v)}"
+                               for k, v in value.items()) + "}"
+    raise TypeError(f"not a toolkiln value: {value!r}")
+
+
+def to_plain(value: Any) -> Any:
+    """A value as plain JSON-compatible Python: integral numbers as int, others as float."""
+    kind = type(value)
+    if kind is Decimal:
+        return int(value) if value == value.to_integral_value() else float(value)
+    if kind is list:
+        return [to_plain(item) for item in value]
+    if kind is dict:
+        return {k: to_plain(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,288 @@
+"""Lark tree -> typed AST. Nothing outside `syntax/` ever sees a Lark tree."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from lark import Token, Transformer, v_args
+from lark.tree import Meta
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.types import ANY, DECLARABLE, Type
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.syntax.lark_front import parse_tree
+from toolkiln.syntax.spans import LineIndex, Span
+from toolkiln.syntax.strings import EscapeError, unescape
+from toolkiln.syntax.templates import HolePiece, TemplateError, split_template
+
+MAX_LITERAL_DIGITS = 100
+RISK_LEVELS = ("low", "medium", "high")
+
+
+class ParseContext:
+    """Where parsed text sits: the line index of the whole source, an offset and a JSON path."""
+
+    def __init__(self, index: LineIndex, base: int = 0, path: str | None = None) -> None:
+        self.index = index
+        self.base = base
+        self.path = path
+        self.diagnostics: list[Diagnostic] = []
+
+    def span(self, start: int, end: int) -> Span:
+        return self.index.span(self.base + start, self.base + end, self.path)
+
+    def report(self, code: codes.Code, message: str, span: Span, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic.of(code, message, span, hint))
+
+
+def parse_expression(text: str, ctx: ParseContext) -> n.Expr | None:
+    """Parse one expression; newlines inside it are plain spaces (offsets are kept)."""
+    flat = text.replace("\r", " ").replace("\n", " ")
+    tree, error = parse_tree(flat, "expr_start", ctx.index, ctx.base, ctx.path)
+    if error is not None:
+        ctx.diagnostics.append(error)
+        return None
+    return AstBuilder(ctx).transform(tree)
+
+
+def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template | None:
+    """Parse a template whose characters sit at `ctx.base`; `escaped` text still has its
+    backslash escapes (text DSL), else it is already decoded (JSON DSL)."""
+    try:
+        pieces = split_template(raw)
+    except TemplateError as error:
+        ctx.report(codes.INVALID_TEMPLATE, str(error), ctx.span(error.start, error.end),
+                   hint="write holes as {{expression}} or {{expression:.2f}}")
+        return None
+    parts: list[n.TemplatePart] = []
+    for piece in pieces:
+        span = ctx.span(piece.start, piece.end)
+        if isinstance(piece, HolePiece):
+            hole_ctx = ParseContext(ctx.index, ctx.base + piece.start, ctx.path)
+            expr = parse_expression(raw[piece.start:piece.end], hole_ctx)
+            ctx.diagnostics.extend(hole_ctx.diagnostics)
+            if expr is not None:
+                parts.append(n.Hole(expr=expr, spec=piece.spec, span=span))
+            continue
+        text = raw[piece.start:piece.end]
+        if escaped:
+            try:
+                text = unescape(text)
+            except EscapeError as error:
+                start = piece.start + error.offset
+                ctx.report(codes.INVALID_ESCAPE, f"invalid escape `{error.escape}` in a string",
+                           ctx.span(start, start + len(error.escape)))
+                continue
+        parts.append(n.TextPart(text=text, span=span))
+    if len(ctx.diagnostics):
+        return None
+    return n.Template(parts=tuple(parts), span=ctx.span(0, len(raw)))
+
+
+@v_args(meta=True)
+class AstBuilder(Transformer):
+    def __init__(self, ctx: ParseContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _span(self, meta: Meta) -> Span:
+        if getattr(meta, "empty", True):
+            return self.ctx.span(0, 0)
+        return self.ctx.span(meta.start_pos, meta.end_pos)
+
+    def _token_span(self, token: Token) -> Span:
+        return self.ctx.span(token.start_pos, token.end_pos)
+
+    def _string(self, token: Token) -> str:
+        try:
+            return unescape(token.value[1:-1])
+        except EscapeError as error:
+            start = token.start_pos + 1 + error.offset
+            self.ctx.report(codes.INVALID_ESCAPE, f"invalid escape `{error.escape}` in a string",
+                            self.ctx.span(start, start + len(error.escape)),
+                            hint="allowed escapes: \\\\ \\\" \\' \\n \\r \\t \\uXXXX")
+            return token.value[1:-1]
+
+    # --- program and header ---------------------------------------------------------------
+
+    def start(self, meta: Meta, children: list[Any]) -> n.Program:
+        if len(children) == 1 and isinstance(children[0], n.Program):
+            return children[0]
+        return n.Program(steps=tuple(children), span=self._span(meta))
+
+    def tool(self, meta: Meta, children: list[Any]) -> n.Program:
+        name, params, *clauses, body = children
+        fields: dict[str, Any] = {"parameters": tuple(params or ()), "steps": body}
+        tables: list[n.TableDecl] = []
+        for key, value in clauses:
+            if key == "table":
+                tables.append(value)
+            else:
+                fields[key] = value
+        if tables:
+            fields["tables"] = tuple(tables)
+        return n.Program(name=name.value, span=self._span(meta), **fields)
+
+    def params(self, meta: Meta, children: list[Any]) -> list[n.Param]:
+        return [c for c in children if c is not None]
+
+    def param(self, meta: Meta, children: list[Any]) -> n.Param:
+        name, type_, default, description = children
+        return n.Param(name=name.value, type=type_, default=default,
+                       description=None if description is None else self._string(description),
+                       span=self._span(meta))
+
+    def type_ref(self, meta: Meta, children: list[Any]) -> Type:
+        name, items = children
+        if name.value not in DECLARABLE:
+            self.ctx.report(codes.INVALID_DECLARATION, f"unknown type `{name.value}`",
+                            self._token_span(name), hint=f"types are: {', '.join(DECLARABLE)}")
+            return ANY
+        if items is not None and name.value != "array":
+            self.ctx.report(codes.INVALID_DECLARATION, f"type `{name.value}` takes no item type",
+                            self._span(meta), hint="only `array[T]` has an item type")
+        if name.value == "array":
+            return Type(name="array", items=items or ANY)
+        return Type(name=name.value)
+
+    def description(self, meta: Meta, children: list[Any]) -> tuple[str, str]:
+        return "description", self._string(children[0])
+
+    def risk(self, meta: Meta, children: list[Any]) -> tuple[str, str | None]:
+        level = children[0].value
+        if level not in RISK_LEVELS:
+            self.ctx.report(codes.INVALID_DECLARATION, f"unknown risk level `{level}`",
+                            self._token_span(children[0]), hint="use low, medium or high")
+            return "risk_level", None
+        return "risk_level", level
+
+    def table(self, meta: Meta, children: list[Any]) -> tuple[str, n.TableDecl]:
+        name, type_, description = children
+        return "table", n.TableDecl(
+            name=name.value, type=type_, span=self._span(meta),
+            description=None if description is None else self._string(description))
+
+    # --- steps ----------------------------------------------------------------------------
+
+    def assign(self, meta: Meta, children: list[Any]) -> n.Assign:
+        return n.Assign(target=children[0].value, value=children[1], span=self._span(meta))
+
+    def lookup(self, meta: Meta, children: list[Any]) -> n.Lookup:
+        target, table, key, default = children
+        return n.Lookup(target=target.value, table=table.value, key=key, default=default,
+                        span=self._span(meta))
+
+    def format(self, meta: Meta, children: list[Any]) -> n.Format | None:
+        target, string = children
+        ctx = ParseContext(self.ctx.index, self.ctx.base + string.start_pos + 1, self.ctx.path)
+        template = parse_template(string.value[1:-1], ctx, escaped=True)
+        self.ctx.diagnostics.extend(ctx.diagnostics)
+        if template is None:
+            template = n.Template(parts=(), span=self._token_span(string))
+        return n.Format(target=target.value, template=template, span=self._span(meta))
+
+    def return_(self, meta: Meta, children: list[Any]) -> n.Return:
+        return n.Return(value=children[0], span=self._span(meta))
+
+    def if_step(self, meta: Meta, children: list[Any]) -> n.If:
+        condition, then, otherwise = children
+        return n.If(condition=condition, then=then, otherwise=otherwise or (), span=self._span(meta))
+
+    def else_if(self, meta: Meta, children: list[Any]) -> tuple[n.Step, ...]:
+        return (children[0],)
+
+    def block(self, meta: Meta, children: list[Any]) -> tuple[n.Step, ...]:
+        return tuple(children)
+
+    # --- expressions ----------------------------------------------------------------------
+
+    def expr_start(self, meta: Meta, children: list[Any]) -> n.Expr:
+        return children[0]
+
+    def conditional(self, meta: Meta, children: list[Any]) -> n.Conditional:
+        then, test, otherwise = children
+        return n.Conditional(test=test, then=then, otherwise=otherwise, span=self._span(meta))
+
+    def _binary(self, op: str, meta: Meta, children: list[Any]) -> n.Binary:
+        left, right = children[0], children[-1]
+        return n.Binary(op=op, left=left, right=right, span=self._span(meta))
+
+    def or_(self, meta, children): return self._binary("or", meta, children)
+    def and_(self, meta, children): return self._binary("and", meta, children)
+    def in_(self, meta, children): return self._binary("in", meta, children)
+    def not_in(self, meta, children): return self._binary("not in", meta, children)
+    def add(self, meta, children): return self._binary("+", meta, children)
+    def sub(self, meta, children): return self._binary("-", meta, children)
+    def mul(self, meta, children): return self._binary("*", meta, children)
+    def div(self, meta, children): return self._binary("/", meta, children)
+    def mod(self, meta, children): return self._binary("%", meta, children)
+    def pow(self, meta, children): return self._binary("**", meta, children)
+
+    def compare(self, meta: Meta, children: list[Any]) -> n.Binary:
+        return self._binary(children[1].value, meta, children)
+
+    def not_(self, meta: Meta, children: list[Any]) -> n.Unary:
+        return n.Unary(op="not", operand=children[0], span=self._span(meta))
+
+    def neg(self, meta: Meta, children: list[Any]) -> n.Unary:
+        return n.Unary(op="-", operand=children[0], span=self._span(meta))
+
+    def pos(self, meta: Meta, children: list[Any]) -> n.Unary:
+        return n.Unary(op="+", operand=children[0], span=self._span(meta))
+
+    def field(self, meta: Meta, children: list[Any]) -> n.Field_:
+        return n.Field_(target=children[0], name=children[1].value, span=self._span(meta))
+
+    def index(self, meta: Meta, children: list[Any]) -> n.Index:
+        return n.Index(target=children[0], index=children[1], span=self._span(meta))
+
+    def number(self, meta: Meta, children: list[Any]) -> n.NumberLit:
+        token = children[0]
+        value = Decimal(token.value)
+        if len(value.as_tuple().digits) > MAX_LITERAL_DIGITS or value.adjusted() >= MAX_LITERAL_DIGITS:
+            self.ctx.report(codes.LITERAL_TOO_LARGE,
+                            f"number literal has more than {MAX_LITERAL_DIGITS} digits",
+                            self._token_span(token))
+            value = Decimal(0)
+        return n.NumberLit(value=value, span=self._span(meta))
+
+    def string(self, meta: Meta, children: list[Any]) -> n.StringLit:
+        return n.StringLit(value=self._string(children[0]), span=self._span(meta))
+
+    def true(self, meta: Meta, children: list[Any]) -> n.BoolLit:
+        return n.BoolLit(value=True, span=self._span(meta))
+
+    def false(self, meta: Meta, children: list[Any]) -> n.BoolLit:
+        return n.BoolLit(value=False, span=self._span(meta))
+
+    def null(self, meta: Meta, children: list[Any]) -> n.NullLit:
+        return n.NullLit(span=self._span(meta))
+
+    def name(self, meta: Meta, children: list[Any]) -> n.Name:
+        return n.Name(name=children[0].value, span=self._span(meta))
+
+    def call(self, meta: Meta, children: list[Any]) -> n.Call:
+        name, args = children
+        return n.Call(function=name.value, args=tuple(args or ()), span=self._span(meta))
+
+    def items(self, meta: Meta, children: list[Any]) -> list[n.Expr]:
+        return [c for c in children if c is not None]
+
+    def list(self, meta: Meta, children: list[Any]) -> n.ListExpr:
+        return n.ListExpr(items=tuple(children[0] or ()), span=self._span(meta))
+
+    def comp_for(self, meta: Meta, children: list[Any]) -> tuple[str, n.Expr, n.Expr | None]:
+        var, iterable, condition = children
+        return var.value, iterable, condition
+
+    def comprehension(self, meta: Meta, children: list[Any]) -> n.Comprehension:
+        element, (var, iterable, condition) = children
+        return n.Comprehension(element=element, var=var, iterable=iterable, condition=condition,
+                               span=self._span(meta))
+
+    def generator(self, meta: Meta, children: list[Any]) -> list[n.Comprehension]:
+        return [self.comprehension(meta, children)]

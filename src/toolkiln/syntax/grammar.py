@@ -1,0 +1,77 @@
+"""Loading the grammar and building the Lark parser, once per process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token
+
+_OPENERS = {"LPAR", "LSQB"}
+_CLOSERS = {"RPAR", "RSQB"}
+
+
+def grammar_text(name: str) -> str:
+    """The text of `grammar/<name>`, from the installed package (wheel or editable)."""
+    packaged = resources.files("toolkiln") / "grammar" / name
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    # An editable install runs from the source tree, where the grammar is at the top level.
+    return (Path(__file__).resolve().parents[3] / "grammar" / name).read_text(encoding="utf-8")
+
+
+class NewlinePostLexer:
+    """Keeps only the newlines that end a step (see the comment at the top of compute.lark)."""
+
+    # A newline is held back until the next token shows whether an `else` follows, so that
+    # token is lexed in the state before the newline: accept every token a step line can
+    # start with everywhere (all of them are reserved words or punctuation anyway).
+    always_accept = ("_NL", "NAME", "IF", "RETURN", "ELSE", "RBRACE")
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        depth = 0
+        in_header = False
+        pending: Token | None = None
+        last: str | None = None
+        last_token: Token | None = None
+        for token in stream:
+            kind = token.type
+            if kind == "_NL":
+                if depth == 0 and not in_header and last not in (None, "_NL", "LBRACE"):
+                    pending = token
+                continue
+            if pending is not None:
+                if kind != "ELSE":
+                    yield pending
+                    last = "_NL"
+                pending = None
+            if kind == "RBRACE" and last not in ("_NL", "LBRACE"):
+                yield Token.new_borrow_pos("_NL", "", token)
+            if kind in _OPENERS:
+                depth += 1
+            elif kind in _CLOSERS:
+                depth = max(0, depth - 1)
+            elif kind == "TOOL" and last is None:
+                in_header = True
+            elif kind == "LBRACE":
+                in_header = False
+            last, last_token = kind, token
+            yield token
+        if pending is not None:
+            yield pending
+        elif last_token is not None and last != "_NL":
+            yield Token.new_borrow_pos("_NL", "", last_token)
+
+
+@cache
+def compute_parser() -> Lark:
+    return Lark(
+        grammar_text("compute.lark"),
+        parser="lalr",
+        start=["start", "expr_start"],
+        propagate_positions=True,
+        maybe_placeholders=True,
+        postlex=NewlinePostLexer(),
+    )

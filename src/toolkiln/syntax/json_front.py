@@ -1,0 +1,352 @@
+"""The JSON front end: the ComputeLogic format LLMs are prompted with -> Program.
+
+    {"steps": [{"op": "math", "expression": E, "output": NAME}, ...]}
+    {"name", "description", "parameters": {p: {type, description?, default?}}, "logic", ...}
+
+Every problem is reported with its JSON path (`steps[1].then[0].expression`), and all of
+them are collected: one pass finds every missing field, unknown op and bad expression.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.types import ANY, DECLARABLE, Type
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.semantics.numbers import from_float
+from toolkiln.syntax.builder import RISK_LEVELS, ParseContext, parse_expression, parse_template
+from toolkiln.syntax.lark_front import MAX_DEPTH, MAX_SOURCE_CHARS
+from toolkiln.syntax.spans import LineIndex, Source, Span, json_path
+
+MAX_STEPS = 100_000
+NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+TOOL_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
+RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
+                      "null", "lookup", "format", "tool"})
+
+STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # op: (required fields, optional fields), besides "op" itself
+    "math": (frozenset({"expression", "output"}), frozenset()),
+    "lookup": (frozenset({"table", "key", "output"}), frozenset({"default"})),
+    "format": (frozenset({"template", "output"}), frozenset()),
+    "condition": (frozenset({"if", "then"}), frozenset({"else"})),
+    "return": (frozenset({"value"}), frozenset()),
+}
+DEFINITION_FIELDS = (frozenset({"name", "description", "logic"}),
+                     frozenset({"parameters", "riskLevel", "tables"}))
+PARAMETER_FIELDS = (frozenset({"type"}), frozenset({"description", "default", "items"}))
+TABLE_FIELDS = (frozenset({"type"}), frozenset({"description"}))
+
+Path = tuple[str | int, ...]
+
+
+def load_json(text: str) -> tuple[Any, list[Diagnostic]]:
+    """Parse JSON text, keeping every number exact."""
+    if len(text) > MAX_SOURCE_CHARS:
+        return None, [Diagnostic.of(codes.SOURCE_TOO_LARGE,
+                                    f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
+                                    None)]
+    try:
+        return json.loads(text, parse_float=Decimal), []
+    except json.JSONDecodeError as error:
+        span = LineIndex(text).span(error.pos, min(error.pos + 1, len(text)))
+        return None, [Diagnostic.of(codes.INVALID_JSON, f"invalid JSON: {error.msg}", span,
+                                    hint="JSON allows no comments, trailing commas or single quotes")]
+    except RecursionError:
+        return None, [Diagnostic.of(codes.TOO_DEEP, "JSON nested too deeply", None)]
+
+
+class JsonFrontEnd:
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.source = Source()
+        self.step_count = 0
+
+    # --- reporting ------------------------------------------------------------------------
+
+    def report(self, code: codes.Code, message: str, path: Path, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic.of(code, message, structural_span(path), hint))
+
+    def fields(self, obj: Any, path: Path, spec: tuple[frozenset[str], frozenset[str]],
+               what: str) -> dict[str, Any] | None:
+        """Check an object's fields against (required, optional); report every problem."""
+        if not isinstance(obj, dict):
+            self.report(codes.WRONG_JSON_TYPE, f"{what} must be an object, not {json_type(obj)}", path)
+            return None
+        required, optional = spec
+        ok = True
+        for key in sorted(required - obj.keys()):
+            self.report(codes.MISSING_FIELD, f"{what} is missing the field `{key}`", path)
+            ok = False
+        for key in obj.keys() - required - optional - {"op"}:
+            allowed = sorted(required | optional)
+            self.report(codes.UNKNOWN_FIELD, f"{what} has an unknown field `{key}`", path + (key,),
+                        hint=_suggest(key, allowed) or f"allowed fields: {', '.join(allowed)}")
+            ok = False
+        return obj if ok else None
+
+    # --- values ---------------------------------------------------------------------------
+
+    def name(self, value: Any, path: Path, *, tool: bool = False) -> str | None:
+        if not isinstance(value, str):
+            self.report(codes.WRONG_JSON_TYPE, f"a name must be a string, not {json_type(value)}", path)
+            return None
+        pattern = TOOL_NAME_PATTERN if tool else NAME_PATTERN
+        if not pattern.fullmatch(value) or value in RESERVED:
+            reason = "is a reserved word" if value in RESERVED else "is not a valid name"
+            rule = "^[a-z][a-z0-9_]{0,63}$" if tool else "letters, digits and _, not starting with a digit"
+            self.report(codes.INVALID_NAME, f"`{_shorten(value)}` {reason}", path, hint=f"use {rule}")
+            return None
+        return value
+
+    def string(self, value: Any, path: Path, what: str) -> str | None:
+        if not isinstance(value, str):
+            self.report(codes.WRONG_JSON_TYPE, f"{what} must be a string, not {json_type(value)}", path)
+            return None
+        return value
+
+    def expression(self, value: Any, path: Path) -> n.Expr | None:
+        """An expression string; a bare JSON number, boolean or null stands for itself."""
+        if not isinstance(value, str):
+            literal = self.literal(value, path)
+            if literal is None:
+                self.report(codes.WRONG_JSON_TYPE,
+                            f"an expression must be a string, not {json_type(value)}", path)
+            return literal
+        where = json_path(path)
+        self.source.fragments[where] = value
+        ctx = ParseContext(LineIndex(value), 0, where)
+        expr = parse_expression(value, ctx)
+        self.diagnostics.extend(ctx.diagnostics)
+        return None if ctx.diagnostics else expr
+
+    def literal(self, value: Any, path: Path) -> n.Expr | None:
+        """A JSON constant as a literal node (parameter defaults, bare numbers)."""
+        span = structural_span(path)
+        if value is None:
+            return n.NullLit(span=span)
+        if isinstance(value, bool):
+            return n.BoolLit(value=value, span=span)
+        if isinstance(value, (int, Decimal)):
+            return n.NumberLit(value=Decimal(value), span=span)
+        if isinstance(value, float):
+            return n.NumberLit(value=from_float(value), span=span)
+        if isinstance(value, str):
+            return n.StringLit(value=value, span=span)
+        if isinstance(value, list):
+            items = [self.literal(item, path + (i,)) for i, item in enumerate(value)]
+            return None if None in items else n.ListExpr(items=tuple(items), span=span)
+        return None
+
+    def type_(self, value: Any, items: Any, path: Path) -> Type:
+        if value not in DECLARABLE:
+            self.report(codes.INVALID_DECLARATION, f"unknown type {json.dumps(value, default=str)}",
+                        path + ("type",), hint=f"types are: {', '.join(DECLARABLE)}")
+            return ANY
+        if value == "array":
+            item_type = ANY
+            if isinstance(items, dict) and "type" in items:
+                item_type = self.type_(items["type"], items.get("items"), path + ("items",))
+            elif items is not None:
+                self.report(codes.INVALID_DECLARATION, "`items` must be an object with a `type`",
+                            path + ("items",))
+            return Type(name="array", items=item_type)
+        if items is not None:
+            self.report(codes.INVALID_DECLARATION, f"type `{value}` takes no `items`", path + ("items",))
+        return Type(name=value)
+
+    # --- steps ----------------------------------------------------------------------------
+
+    def steps(self, value: Any, path: Path, depth: int) -> tuple[n.Step, ...]:
+        if not isinstance(value, list):
+            self.report(codes.WRONG_JSON_TYPE, f"steps must be a list, not {json_type(value)}", path)
+            return ()
+        if depth > MAX_DEPTH:
+            self.report(codes.TOO_DEEP, f"conditions nested deeper than {MAX_DEPTH} levels", path)
+            return ()
+        self.step_count += len(value)
+        if self.step_count > MAX_STEPS:
+            self.report(codes.SOURCE_TOO_LARGE, f"more than {MAX_STEPS:,} steps", path)
+            return ()
+        built = (self.step(item, path + (i,), depth) for i, item in enumerate(value))
+        return tuple(step for step in built if step is not None)
+
+    def step(self, obj: Any, path: Path, depth: int) -> n.Step | None:
+        if not isinstance(obj, dict):
+            self.report(codes.WRONG_JSON_TYPE, f"a step must be an object, not {json_type(obj)}", path)
+            return None
+        op = obj.get("op")
+        if op not in STEP_FIELDS:
+            if "op" not in obj:
+                self.report(codes.MISSING_FIELD, "step is missing the field `op`", path,
+                            hint=f"op is one of: {', '.join(STEP_FIELDS)}")
+            else:
+                shown = json.dumps(op, default=str)
+                self.report(codes.UNKNOWN_OP, f"unknown op {_shorten(shown)}", path + ("op",),
+                            hint=_suggest(str(op), list(STEP_FIELDS))
+                            or f"op is one of: {', '.join(STEP_FIELDS)}")
+            return None
+        fields = self.fields(obj, path, STEP_FIELDS[op], f"`{op}` step")
+        if fields is None:
+            return None
+        span = structural_span(path)
+        match op:
+            case "math":
+                return self._built(n.Assign, span, target=self.name(obj["output"], path + ("output",)),
+                                   value=self.expression(obj["expression"], path + ("expression",)))
+            case "lookup":
+                default = obj.get("default")
+                return self._built(
+                    n.Lookup, span, target=self.name(obj["output"], path + ("output",)),
+                    table=self.name(obj["table"], path + ("table",)),
+                    key=self.expression(obj["key"], path + ("key",)),
+                    default=None if "default" not in obj else self.expression(default, path + ("default",)),
+                    optional={"default"})
+            case "format":
+                return self._built(n.Format, span, target=self.name(obj["output"], path + ("output",)),
+                                   template=self.template(obj["template"], path + ("template",)))
+            case "condition":
+                return self._built(
+                    n.If, span, condition=self.expression(obj["if"], path + ("if",)),
+                    then=self.steps(obj["then"], path + ("then",), depth + 1),
+                    otherwise=self.steps(obj.get("else", []), path + ("else",), depth + 1))
+            case "return":
+                return self._built(n.Return, span, value=self.expression(obj["value"], path + ("value",)))
+        raise AssertionError(op)
+
+    def _built(self, node: type[n.Node], span: Span, optional: frozenset[str] | set[str] = frozenset(),
+               **parts: Any) -> n.Step | None:
+        """The node, or None when a required part failed (its diagnostic is already out)."""
+        if any(value is None and key not in optional for key, value in parts.items()):
+            return None
+        return node(span=span, **parts)  # type: ignore[return-value]
+
+    def template(self, value: Any, path: Path) -> n.Template | None:
+        text = self.string(value, path, "a template")
+        if text is None:
+            return None
+        where = json_path(path)
+        self.source.fragments[where] = text
+        ctx = ParseContext(LineIndex(text), 0, where)
+        template = parse_template(text, ctx, escaped=False)
+        self.diagnostics.extend(ctx.diagnostics)
+        return template
+
+    # --- documents ------------------------------------------------------------------------
+
+    def logic(self, obj: Any, path: Path) -> tuple[n.Step, ...] | None:
+        fields = self.fields(obj, path, (frozenset({"steps"}), frozenset()), "logic")
+        return None if fields is None else self.steps(fields["steps"], path + ("steps",), 0)
+
+    def document(self, obj: Any) -> n.Program | None:
+        if not isinstance(obj, dict):
+            self.report(codes.WRONG_JSON_TYPE, f"the document must be a JSON object, not {json_type(obj)}",
+                        (), hint='write {"steps": [...]} or a tool definition with "name" and "logic"')
+            return None
+        if "steps" in obj and "logic" not in obj:
+            steps = self.logic(obj, ())
+            return None if steps is None else n.Program(steps=steps, span=structural_span(()))
+        return self.definition(obj)
+
+    def definition(self, obj: dict[str, Any]) -> n.Program | None:
+        fields = self.fields(obj, (), DEFINITION_FIELDS, "tool definition")
+        name = self.name(obj.get("name"), ("name",), tool=True) if "name" in obj else None
+        description = self.string(obj["description"], ("description",), "description") \
+            if "description" in obj else None
+        steps = self.logic(obj["logic"], ("logic",)) if "logic" in obj else None
+        parameters = self.parameters(obj.get("parameters", {}))
+        tables = self.tables(obj["tables"]) if "tables" in obj else None
+        risk = obj.get("riskLevel")
+        if risk is not None and risk not in RISK_LEVELS:
+            self.report(codes.INVALID_DECLARATION, f"unknown risk level {json.dumps(risk, default=str)}",
+                        ("riskLevel",), hint="use low, medium or high")
+            risk = None
+        if fields is None or name is None or description is None or steps is None:
+            return None
+        return n.Program(name=name, description=description, parameters=parameters, tables=tables,
+                         risk_level=risk, steps=steps, span=structural_span(()))
+
+    def parameters(self, obj: Any) -> tuple[n.Param, ...]:
+        if not isinstance(obj, dict):
+            self.report(codes.WRONG_JSON_TYPE, f"parameters must be an object, not {json_type(obj)}",
+                        ("parameters",))
+            return ()
+        params = []
+        for key, spec in obj.items():
+            path: Path = ("parameters", key)
+            name = self.name(key, path)
+            fields = self.fields(spec, path, PARAMETER_FIELDS, f"parameter `{_shorten(str(key))}`")
+            if name is None or fields is None:
+                continue
+            default = None
+            if "default" in spec:
+                default = self.literal(spec["default"], path + ("default",))
+                if default is None:
+                    self.report(codes.DEFAULT_TYPE, "a default must be a number, string, boolean, null or list",
+                                path + ("default",))
+            description = self.string(spec["description"], path + ("description",), "description") \
+                if "description" in spec else None
+            params.append(n.Param(name=name, type=self.type_(spec["type"], spec.get("items"), path),
+                                  description=description, default=default, span=structural_span(path)))
+        return tuple(params)
+
+    def tables(self, obj: Any) -> tuple[n.TableDecl, ...]:
+        if not isinstance(obj, dict):
+            self.report(codes.WRONG_JSON_TYPE, f"tables must be an object, not {json_type(obj)}", ("tables",))
+            return ()
+        tables = []
+        for key, spec in obj.items():
+            path: Path = ("tables", key)
+            name = self.name(key, path)
+            fields = self.fields(spec, path, TABLE_FIELDS, f"table `{_shorten(str(key))}`")
+            if name is None or fields is None:
+                continue
+            description = self.string(spec["description"], path + ("description",), "description") \
+                if "description" in spec else None
+            tables.append(n.TableDecl(name=name, type=self.type_(spec["type"], None, path),
+                                      description=description, span=structural_span(path)))
+        return tuple(tables)
+
+
+def parse_json_document(obj: Any) -> tuple[n.Program | None, list[Diagnostic], Source]:
+    front = JsonFrontEnd()
+    program = front.document(obj)
+    if front.diagnostics:
+        program = None
+    return program, front.diagnostics, front.source
+
+
+def structural_span(path: Path) -> Span:
+    """A span for a JSON value that is not itself parsed text: only its path is known."""
+    return Span(line=0, column=0, end_line=0, end_column=0, path=json_path(path))
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float, Decimal)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _suggest(word: str, options: list[str]) -> str | None:
+    close = difflib.get_close_matches(word, options, n=1)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."

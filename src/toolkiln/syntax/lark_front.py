@@ -1,0 +1,119 @@
+"""Running the Lark parser and turning its failures into diagnostics.
+
+This and `builder.py` are the only modules that see Lark's trees and exceptions.
+"""
+
+from __future__ import annotations
+
+from lark import Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.syntax.grammar import compute_parser
+from toolkiln.syntax.spans import LineIndex
+
+MAX_SOURCE_CHARS = 1 << 20
+MAX_DEPTH = 200
+
+_TOKEN_WORDS = {
+    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "_NL": "end of line",
+    "$END": "end of input", "__ANON_0": "`**`",
+}
+# Operators from other languages that models often write, and what to write instead.
+_FOREIGN_OPERATORS = {
+    "^": "use `**` for powers", "&&": "use `and`", "||": "use `or`", "!": "use `not` (or `!=`)",
+    "?": "use `x if condition else y`", ";": "put each step on its own line",
+    "===": "use `==`", "!==": "use `!=`",
+}
+
+
+def describe_token(kind: str, value: str | None = None) -> str:
+    if kind in _TOKEN_WORDS:
+        return _TOKEN_WORDS[kind]
+    if value:
+        return f"`{value}`"
+    return f"`{kind.lower()}`"
+
+
+def _expected(terminals: set[str]) -> str:
+    words = sorted(describe_token(t, _literal(t)) for t in terminals if not t.startswith("__IGNORE"))
+    if len(words) > 8:
+        words = words[:8] + ["..."]
+    return ", ".join(words)
+
+
+def _literal(terminal: str) -> str | None:
+    for term in compute_parser().terminals:
+        if term.name == terminal and term.pattern.type == "str":
+            return term.pattern.value
+    return None
+
+
+def parse_tree(text: str, start: str, index: LineIndex, base: int = 0,
+               path: str | None = None) -> tuple[Tree | None, Diagnostic | None]:
+    """Parse `text` (which sits at `base` in the text `index` covers) with the start rule."""
+    try:
+        tree = compute_parser().parse(text, start=start)
+    except UnexpectedInput as error:
+        return None, _syntax_diagnostic(error, text, index, base, path)
+    if _depth_exceeds(tree, MAX_DEPTH):
+        return None, Diagnostic.of(codes.TOO_DEEP, f"nesting deeper than {MAX_DEPTH} levels",
+                                   index.span(base, base + len(text), path),
+                                   hint="flatten the expression with intermediate steps")
+    return tree, None
+
+
+def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base: int,
+                       path: str | None) -> Diagnostic:
+    if isinstance(error, UnexpectedCharacters):
+        offset = error.pos_in_stream
+        ch = text[offset]
+        span = index.span(base + offset, base + offset + 1, path)
+        if ch in "\"'":
+            return Diagnostic.of(codes.UNTERMINATED_STRING, "string is not closed on this line", span,
+                                 hint=f"end the string with {ch}")
+        foreign = next((op for op in sorted(_FOREIGN_OPERATORS, key=len, reverse=True)
+                        if text.startswith(op, offset)), None)
+        if foreign is not None:
+            span = index.span(base + offset, base + offset + len(foreign), path)
+            return Diagnostic.of(codes.SYNTAX_ERROR, f"`{foreign}` is not an operator here", span,
+                                 hint=_FOREIGN_OPERATORS[foreign])
+        shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
+        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span,
+                             hint=f"expected {_expected(error.allowed)}" if error.allowed else None)
+    if isinstance(error, UnexpectedToken):
+        token = error.token
+        if token.type == "$END" or token.start_pos is None or (token.type == "_NL" and not token.value):
+            offset, width = len(text), 0
+            token = Token("$END", "")
+        else:
+            offset, width = token.start_pos, max(len(token.value), 1)
+        span = index.span(base + offset, base + offset + width, path)
+        found = describe_token(token.type, token.value)
+        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span,
+                             hint=_token_hint(token.type, token.value, error.expected))
+    assert isinstance(error, UnexpectedEOF)
+    return Diagnostic.of(codes.SYNTAX_ERROR, "unexpected end of input",
+                         index.span(base + len(text), base + len(text), path),
+                         hint=f"expected {_expected(set(error.expected))}")
+
+
+def _token_hint(kind: str, value: str, expected: set[str]) -> str:
+    if kind == "COMPARE" and "COMPARE" not in expected:
+        return "comparisons do not chain: write `a < b and b < c`"
+    if kind == "EQUAL" and "COMPARE" in expected:
+        return "use `==` to compare"
+    if kind == "_NL" and "RBRACE" in expected:
+        return "a block needs its closing `}`"
+    return f"expected {_expected(expected)}"
+
+
+def _depth_exceeds(tree: Tree, limit: int) -> bool:
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+    return False

@@ -1,0 +1,43 @@
+"""String literals: decoding the escapes the grammar allows, and quoting for the printers."""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+_SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
+
+
+class EscapeError(ValueError):
+    def __init__(self, offset: int, escape: str) -> None:
+        super().__init__(f"invalid escape `{escape}`")
+        self.offset = offset
+        self.escape = escape
+
+
+def unescape(body: str) -> str:
+    """Decode the body of a string literal (without its quotes)."""
+    def replace(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code in _SIMPLE:
+            return _SIMPLE[code]
+        if code.startswith("u") and len(code) == 5:
+            return chr(int(code[1:], 16))
+        raise EscapeError(match.start(), match.group(0))
+
+    return _ESCAPE.sub(replace, body) if "\\" in body else body
+
+
+_NEEDS_ESCAPE = re.compile(r'[\\"\n\r\t\x00-\x1f\x7f]')
+
+
+def quote(value: str) -> str:
+    """The canonical double-quoted literal for `value`; `unescape` inverts it."""
+    def replace(match: re.Match[str]) -> str:
+        ch = match.group(0)
+        for code, decoded in _SIMPLE.items():
+            if decoded == ch and code != "'":
+                return "\\" + code
+        return f"\\u{ord(ch):04x}"
+
+    return '"' + _NEEDS_ESCAPE.sub(replace, value) + '"'

@@ -1,0 +1,24 @@
+"""The text front end: `.tk` source -> Program."""
+
+from __future__ import annotations
+
+from toolkiln.ast import compute as n
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.syntax.builder import AstBuilder, ParseContext
+from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, parse_tree
+from toolkiln.syntax.spans import LineIndex
+
+
+def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
+    index = LineIndex(text)
+    if len(text) > MAX_SOURCE_CHARS:
+        return None, [Diagnostic.of(codes.SOURCE_TOO_LARGE,
+                                    f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
+                                    index.span(0, 0))]
+    tree, error = parse_tree(text, "start", index)
+    if error is not None:
+        return None, [error]
+    ctx = ParseContext(index)
+    program = AstBuilder(ctx).transform(tree)
+    return (None if ctx.diagnostics else program), ctx.diagnostics

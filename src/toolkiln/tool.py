@@ -1,0 +1,93 @@
+"""A compiled tool: checked once, run many times."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolkiln.ast import compute as n
+from toolkiln.check import CheckResult
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import RunError
+from toolkiln.interpret import CompiledProgram
+from toolkiln.interpret.tables import normalize_tables
+from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
+from toolkiln.semantics.values import to_plain
+
+
+class Tool:
+    def __init__(self, program: n.Program, checked: CheckResult, *, tables: Mapping[str, Any] | None = None,
+                 limits: Limits | None = None) -> None:
+        self.program = program
+        self.checked = checked
+        self.limits = limits or DEFAULT_LIMITS
+        self.tables = normalize_tables(tables)
+        self._compiled: dict[Limits, CompiledProgram] = {self.limits: CompiledProgram(program, checked, self.limits)}
+
+    @property
+    def name(self) -> str | None:
+        return self.program.name
+
+    @property
+    def description(self) -> str | None:
+        return self.program.description
+
+    @property
+    def risk_level(self) -> str | None:
+        return self.program.risk_level
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.checked.diagnostics if not d.is_error]
+
+    @property
+    def result_type(self) -> str:
+        return str(self.checked.result_type)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The JSON Schema that arguments must satisfy (inferred where not declared)."""
+        properties: dict[str, Any] = {}
+        required = []
+        for param in self.checked.parameters:
+            schema = param.type.json_schema()
+            if param.description is not None:
+                schema["description"] = param.description
+            if param.default is not None:
+                schema["default"] = to_plain(self._compiled[self.limits].exprs.compile(param.default)([None]))
+            properties[param.name] = schema
+            if param.required:
+                required.append(param.name)
+        return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+    def _program_for(self, limits: Limits | None) -> CompiledProgram:
+        if limits is None:
+            return self._compiled[self.limits]
+        compiled = self._compiled.get(limits)
+        if compiled is None:
+            compiled = self._compiled[limits] = CompiledProgram(self.program, self.checked, limits)
+        return compiled
+
+    def run(self, args: Mapping[str, Any] | None = None, *, tables: Mapping[str, Any] | None = None,
+            limits: Limits | None = None) -> Any:
+        """Check the arguments, run, and return the value (numbers as exact `Decimal`).
+        Raises RunError (with `.code`) on bad arguments or a run-time failure."""
+        run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
+        return self._program_for(limits).run(args, run_tables)
+
+    def run_many(self, rows: Iterable[Mapping[str, Any] | None], *, tables: Mapping[str, Any] | None = None,
+                 limits: Limits | None = None) -> list[Any | RunError]:
+        """Run once per row; a failing row yields its RunError instead of stopping the batch."""
+        program = self._program_for(limits)
+        run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
+        results: list[Any] = []
+        for row in rows:
+            try:
+                results.append(program.run(row, run_tables))
+            except RunError as error:
+                results.append(error)
+        return results
+
+    def __repr__(self) -> str:
+        params = ", ".join(p.name for p in self.checked.parameters)
+        return f"<Tool {self.name or '(logic)'}({params}) -> {self.result_type}>"
