@@ -36,8 +36,9 @@ def _register(code: str, name: str, title: str, explanation: str) -> Code:
 def lookup_code(text: str) -> Code | None:
     """Find a code by number (`E0201`, `e201`, `201`) or by name (`unknown-variable`)."""
     key = text.strip().upper()
+    digits = key.lstrip("EW")
     for entry in CODES.values():
-        if key in (entry.code, entry.name.upper()) or (key.isdigit() and entry.code[1:] == key.zfill(4)):
+        if key == entry.name.upper() or (digits.isdigit() and entry.code[1:] == digits.zfill(4)):
             return entry
     return None
 

@@ -1,0 +1,200 @@
+"""The `toolkiln` command: thin argument handling over the library.
+
+Exit codes: 0 ok, 1 diagnostics or a run error, 2 usage. No Python traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from toolkiln import api
+from toolkiln.backends.json_printer import print_json
+from toolkiln.backends.text_printer import print_text
+from toolkiln.diagnostics.codes import CODES, lookup_code
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.render import render_github, render_json, render_text
+from toolkiln.errors import CompileError, RunError
+from toolkiln.interpret.tables import load_table_file
+from toolkiln.semantics.values import to_json
+from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except UsageError as error:
+        print(f"toolkiln: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # noqa: BLE001 - the last line of defence: never a traceback
+        print(f"toolkiln: internal error: {type(error).__name__}: {error}\n"
+              "This is a bug in toolkiln; please report it with the input that caused it.", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolkiln", description="Compile, check and run toolkiln tools.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check tool files (folders are walked)")
+    check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    check.set_defaults(handler=cmd_check)
+
+    run = commands.add_parser("run", help="run a tool file with arguments")
+    run.add_argument("file", type=Path)
+    run.add_argument("--args", default="{}", help="the arguments as a JSON object")
+    run.add_argument("--tables", type=Path, action="append", default=[], metavar="FILE",
+                     help="a JSON or CSV table file (repeatable)")
+    run.set_defaults(handler=cmd_run)
+
+    fmt = commands.add_parser("fmt", help="rewrite tool files in canonical form")
+    fmt.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    fmt.add_argument("--check", action="store_true", help="only report files that would change")
+    fmt.set_defaults(handler=cmd_fmt)
+
+    explain = commands.add_parser("explain", help="explain a diagnostic code")
+    explain.add_argument("code")
+    explain.set_defaults(handler=cmd_explain)
+    return parser
+
+
+def source_files(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
+        else:
+            yield path
+
+
+# --- check --------------------------------------------------------------------------------
+
+def cmd_check(args: argparse.Namespace) -> int:
+    diagnostics: list[Diagnostic] = []
+    files = list(source_files(args.paths))
+    for path in files:
+        diagnostics.extend(api.check(path))
+    if args.format == "json":
+        print(render_json(diagnostics))
+    elif args.format == "github":
+        for diagnostic in diagnostics:
+            print(render_github(diagnostic))
+    else:
+        for diagnostic in diagnostics:
+            print(render_text(diagnostic) + "\n")
+        errors = sum(d.is_error for d in diagnostics)
+        warnings = len(diagnostics) - errors
+        print(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s)")
+    return EXIT_FAILED if any(d.is_error for d in diagnostics) else EXIT_OK
+
+
+# --- run ----------------------------------------------------------------------------------
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        arguments = json.loads(args.args, parse_float=Decimal)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
+    try:
+        tool = api.compile(args.file)
+        tables: dict[str, Any] = {}
+        for table_file in args.tables:
+            tables.update(load_table_file(table_file))
+        result = tool.run(arguments, tables=tables)
+    except CompileError as error:
+        for diagnostic in error.diagnostics:
+            print(render_text(diagnostic) + "\n", file=sys.stderr)
+        return EXIT_FAILED
+    except RunError as error:
+        print(render_run_error(error, args.file), file=sys.stderr)
+        return EXIT_FAILED
+    print(to_json(result))
+    return EXIT_OK
+
+
+def render_run_error(error: RunError, file: Path) -> str:
+    lines = [f"error[{error.code}]: {error.message}"]
+    span = error.span
+    if span is not None and span.line:
+        where = f"{file}: {span.path}:{span.line}:{span.column}" if span.path else f"{file}:{span.line}:{span.column}"
+        lines.append(f" --> {where}")
+    if error.hint:
+        lines.append(f"  = hint: {error.hint}")
+    return "\n".join(lines)
+
+
+# --- fmt ----------------------------------------------------------------------------------
+
+def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
+    parsed = parse_file(path)
+    if parsed.program is None:
+        return None, parsed.diagnostics
+    if parsed.format == "json":
+        return json.dumps(print_json(parsed.program), indent=2, ensure_ascii=False) + "\n", []
+    return print_text(parsed.program), []
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    failed = changed = 0
+    for path in source_files(args.paths):
+        text, diagnostics = canonical(path)
+        if text is None:
+            for diagnostic in diagnostics:
+                print(render_text(diagnostic) + "\n", file=sys.stderr)
+            failed += 1
+            continue
+        if path.read_text(encoding="utf-8") == text:
+            continue
+        changed += 1
+        if args.check:
+            print(f"would reformat {path}")
+        else:
+            write_atomically(path, text)
+            print(f"reformatted {path}")
+    if failed or (args.check and changed):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def write_atomically(path: Path, text: str) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+# --- explain ------------------------------------------------------------------------------
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    entry = lookup_code(args.code)
+    if entry is None:
+        raise UsageError(f"unknown code {args.code!r}; codes are {', '.join(CODES)}")
+    print(f"{entry.code} ({entry.name}, {entry.severity}): {entry.title}\n\n{entry.explanation}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
