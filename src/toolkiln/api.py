@@ -44,18 +44,20 @@ def compile(source: Any, *, tables: Mapping[str, Any] | None = None, limits: Lim
     return Tool(parsed.program, checked, tables=tables, limits=limits)
 
 
-def _parsed_program(source: Any):
+def _parsed(source: Any) -> Parsed:
     parsed = parse_source(source)
     if parsed.program is None:
         raise CompileError(_located(parsed, parsed.diagnostics))
-    return parsed.program
+    return parsed
 
 
 def to_text(source: Any) -> str:
-    """The canonical text DSL for `source` (it must parse; it need not type-check)."""
-    return print_text(_parsed_program(source))
+    """The canonical text DSL for `source` (it must parse; it need not type-check).
+    Comments of a text source are kept."""
+    parsed = _parsed(source)
+    return print_text(parsed.program, parsed.comments)
 
 
 def to_json(source: Any) -> dict[str, Any]:
     """The canonical JSON DSL for `source`, as a dict."""
-    return print_json(_parsed_program(source))
+    return print_json(_parsed(source).program)

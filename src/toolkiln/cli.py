@@ -148,7 +148,7 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
         return None, parsed.diagnostics
     if parsed.format == "json":
         return json.dumps(print_json(parsed.program), indent=2, ensure_ascii=False) + "\n", []
-    return print_text(parsed.program), []
+    return print_text(parsed.program, parsed.comments), []
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:

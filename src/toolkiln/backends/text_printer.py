@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from typing import assert_never
 
 from toolkiln.ast import compute as n
@@ -12,20 +13,35 @@ INDENT = "  "
 
 
 class TextPrinter:
-    def __init__(self) -> None:
+    """Prints a program; given the comments of the text it was parsed from (line, text), it
+    keeps each one before the step that follows it, or at the end of the line it ended."""
+
+    def __init__(self, comments: list[tuple[int, str]] | None = None) -> None:
         self.expr = ExprPrinter()
         self.hole = ExprPrinter(in_template=True)
         self.lines: list[str] = []
+        self.comments = deque(sorted(comments or ()))
 
     def program(self, program: n.Program) -> str:
         if program.name is None:
             self.block(program.steps, 0)
         else:
+            self.flush_before(program.span.line, "")
             self.header(program)
             self.lines.append("{")
             self.block(program.steps, 1)
+            self.flush_before(program.span.end_line, INDENT)
             self.lines.append("}")
+        self.flush_before(None, "")
         return "\n".join(self.lines) + "\n"
+
+    def flush_before(self, line: int | None, pad: str) -> None:
+        while self.comments and (line is None or self.comments[0][0] < line):
+            self.lines.append(pad + self.comments.popleft()[1])
+
+    def trailing(self, line: int) -> None:
+        if self.comments and self.comments[0][0] == line:
+            self.lines[-1] += "  " + self.comments.popleft()[1]
 
     def header(self, program: n.Program) -> None:
         params = program.parameters or ()
@@ -57,6 +73,8 @@ class TextPrinter:
 
     def step(self, step: n.Step, depth: int, prefix: str = "") -> None:
         pad = INDENT * depth
+        if not prefix:
+            self.flush_before(step.span.line, pad)
         match step:
             case n.Assign(target=target, value=value):
                 self.lines.append(f"{pad}{target} = {self.expr.print(value)}")
@@ -74,6 +92,8 @@ class TextPrinter:
                 self.lines.append(f"{pad}return {self.expr.print(value)}")
             case _:
                 assert_never(step)
+        if not isinstance(step, n.If):
+            self.trailing(step.span.line)
 
     def if_chain(self, step: n.If, depth: int, prefix: str) -> None:
         pad = INDENT * depth
@@ -82,17 +102,21 @@ class TextPrinter:
             self.lines[-1] += f" {opening}"
         else:
             self.lines.append(f"{pad}{opening}")
+        self.trailing(step.span.line)
         self.block(step.then, depth + 1)
-        self.lines.append(f"{pad}}}")
         otherwise = step.otherwise
+        end_of_then = otherwise[0].span.line if otherwise else step.span.end_line
+        self.flush_before(end_of_then, pad + INDENT)
+        self.lines.append(f"{pad}}}")
         if len(otherwise) == 1 and isinstance(otherwise[0], n.If):
             self.lines[-1] += " else"
             self.if_chain(otherwise[0], depth, prefix="else")
         elif otherwise:
             self.lines[-1] += " else {"
             self.block(otherwise, depth + 1)
+            self.flush_before(step.span.end_line, pad + INDENT)
             self.lines.append(f"{pad}}}")
 
 
-def print_text(program: n.Program) -> str:
-    return TextPrinter().program(program)
+def print_text(program: n.Program, comments: list[tuple[int, str]] | None = None) -> str:
+    return TextPrinter(comments).program(program)

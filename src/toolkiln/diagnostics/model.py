@@ -35,8 +35,10 @@ class Diagnostic(BaseModel):
 
     def located(self, source: Source) -> Diagnostic:
         """Attach the file name and the source line, so the diagnostic renders on its own."""
-        snippet = source.snippet(self.span) if self.span is not None else None
-        return self.model_copy(update={"file": source.name, "snippet": snippet})
+        if self.span is None:
+            return self.model_copy(update={"file": source.name})
+        span, snippet = source.resolve(self.span)
+        return self.model_copy(update={"file": source.name, "span": span, "snippet": snippet})
 
     def to_dict(self) -> dict[str, Any]:
         """The machine-readable form (stable keys), the one fed back to models and CI."""
@@ -48,10 +50,11 @@ class Diagnostic(BaseModel):
             "message": self.message,
             "file": self.file,
             "path": span.path if span else None,
-            "line": span.line if span else None,
-            "column": span.column if span else None,
-            "end_line": span.end_line if span else None,
-            "end_column": span.end_column if span else None,
+            "line": span.line if span and span.line else None,
+            "column": span.column if span and span.line else None,
+            "end_line": span.end_line if span and span.line else None,
+            "end_column": span.end_column if span and span.line else None,
+            "in_file": span.in_file or span.path is None if span else None,
             "hint": self.hint,
             "source": self.snippet,
         }

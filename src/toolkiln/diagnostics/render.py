@@ -9,20 +9,23 @@ from toolkiln.diagnostics.model import Diagnostic
 
 def location(d: Diagnostic) -> str:
     """`file:line:col`, with the JSON path when the source was JSON."""
-    parts = [d.file or "<input>"]
+    file = d.file or "<input>"
     span = d.span
     if span is None:
-        return parts[0]
-    if span.path is not None:
-        return f"{parts[0]}: {span.path}:{span.line}:{span.column}"
-    return f"{parts[0]}:{span.line}:{span.column}"
+        return file
+    at = f" (at {span.path})" if span.path else ""
+    if span.path is None or span.in_file:
+        return f"{file}:{span.line}:{span.column}{at}"
+    if span.line == 0:
+        return f"{file}{at}"
+    return f"{file}: {span.path}:{span.line}:{span.column}"
 
 
 def render_text(d: Diagnostic) -> str:
     lines = [f"{d.severity}[{d.code}]: {d.message}", f" --> {location(d)}"]
     span = d.span
     if d.snippet is not None and span is not None:
-        gutter = str(span.line) if span.path is None else "|"
+        gutter = str(span.line) if span.path is None or span.in_file else "|"
         pad = " " * len(gutter)
         width = span.end_column - span.column if span.end_line == span.line else len(d.snippet) - span.column + 1
         lines += [
@@ -47,10 +50,10 @@ def render_github(d: Diagnostic) -> str:
     """A GitHub Actions workflow command, which turns into an annotation on the file."""
     kind = "error" if d.is_error else "warning"
     props = [f"file={d.file or '<input>'}"]
-    if d.span is not None:
+    if d.span is not None and (d.span.path is None or d.span.in_file):
         props += [f"line={d.span.line}", f"col={d.span.column}"]
     props.append(f"title={d.code}")
-    where = f" (at {d.span.path})" if d.span is not None and d.span.path else ""
+    where = f" (at {d.span.path})" if d.span is not None and d.span.path else ""  # "" is the root
     message = f"{d.message}{where}" + (f" — hint: {d.hint}" if d.hint else "")
     message = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return f"::{kind} {','.join(props)}::{message}"

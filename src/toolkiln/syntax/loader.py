@@ -12,7 +12,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.json_front import load_json, parse_json_document
 from toolkiln.syntax.spans import Source
-from toolkiln.syntax.text import parse_text
+from toolkiln.syntax.text import comments, parse_text
 
 SOURCE_SUFFIXES = (".tk", ".json")
 
@@ -23,6 +23,7 @@ class Parsed:
     diagnostics: list[Diagnostic]
     source: Source = field(default_factory=Source)
     format: str = "text"          # "text" or "json": what the source was written in
+    comments: list[tuple[int, str]] = field(default_factory=list)   # text sources: (line, comment)
 
 
 def parse_source(source: Any, name: str | None = None) -> Parsed:
@@ -53,10 +54,10 @@ def parse_string(text: str, name: str | None = None) -> Parsed:
         if diagnostics:
             return Parsed(None, diagnostics, Source(name=name, text=text), "json")
         program, diagnostics, src = parse_json_document(data)
-        src.name, src.text = name, None
+        src.name, src.text, src.json_text = name, text, True
         return Parsed(program, diagnostics, src, "json")
     program, diagnostics = parse_text(text)
-    return Parsed(program, diagnostics, Source(name=name, text=text), "text")
+    return Parsed(program, diagnostics, Source(name=name, text=text), "text", comments(text))
 
 
 def read_source_file(path: Path) -> tuple[str | None, Diagnostic | None]:
@@ -73,5 +74,5 @@ def parse_file(path: Path) -> Parsed:
     if problem is not None:
         return Parsed(None, [problem.model_copy(update={"file": str(path)})], Source(name=str(path)))
     parsed = parse_string(text, str(path))
-    return Parsed(parsed.program, [d.located(parsed.source) for d in parsed.diagnostics],
-                  parsed.source, parsed.format)
+    parsed.diagnostics = [d.located(parsed.source) for d in parsed.diagnostics]
+    return parsed

@@ -24,6 +24,9 @@ class Span(BaseModel):
     end_line: int = 1
     end_column: int = 1
     path: str | None = None
+    # With a `path`, line and column count inside the JSON string at that path, unless
+    # `in_file` says they were mapped onto the JSON file itself. Line 0: no position known.
+    in_file: bool = False
 
     def shifted(self, path: str | None) -> Span:
         """The same span, placed inside the JSON string at `path`."""
@@ -79,10 +82,39 @@ class Source:
     name: str | None = None
     text: str | None = None
     fragments: dict[str, str] = field(default_factory=dict)
+    json_text: bool = False
+    _offsets: dict | None = field(default=None, repr=False)
 
-    def snippet(self, span: Span) -> str | None:
-        """The source line a span starts on, for the caret display."""
-        if span.path is not None:
-            fragment = self.fragments.get(span.path)
-            return None if fragment is None else LineIndex(fragment).line_text(span.line)
-        return None if self.text is None else LineIndex(self.text).line_text(span.line)
+    def resolve(self, span: Span) -> tuple[Span, str | None]:
+        """The span in file coordinates where they can be known, and its source line."""
+        if span.path is None:
+            if self.text is None:
+                return span, None
+            return span, LineIndex(self.text).line_text(span.line)
+        if self.text is not None and self.json_text:
+            located = self._in_json_file(span)
+            if located is not None:
+                return located, LineIndex(self.text).line_text(located.line)
+        fragment = self.fragments.get(span.path)
+        if fragment is None or span.line == 0:
+            return span, None
+        return span, LineIndex(fragment).line_text(span.line)
+
+    def _in_json_file(self, span: Span) -> Span | None:
+        from toolkiln.syntax.json_positions import raw_offset, value_offsets  # only on the error path
+
+        if self._offsets is None:
+            self._offsets = value_offsets(self.text)
+        found = self._offsets.get(span.path)
+        if found is None:
+            return None
+        offset, raw = found
+        index = LineIndex(self.text)
+        if raw is None or span.line == 0:
+            width = len(raw) if raw is not None else 1
+            return index.span(offset, offset + width, span.path).model_copy(update={"in_file": True})
+        fragment_index = LineIndex(self.fragments.get(span.path, ""))
+        start = fragment_index.starts[span.line - 1] + span.column - 1 if span.line else 0
+        end = fragment_index.starts[span.end_line - 1] + span.end_column - 1 if span.end_line else start
+        located = index.span(offset + raw_offset(raw, start), offset + raw_offset(raw, end), span.path)
+        return located.model_copy(update={"in_file": True})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from toolkiln.ast import compute as n
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -22,3 +24,14 @@ def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
     ctx = ParseContext(index)
     program = AstBuilder(ctx).transform(tree)
     return (None if ctx.diagnostics else program), ctx.diagnostics
+
+
+# Strings first, so that a `#` inside a string literal is not taken for a comment.
+_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*')
+
+
+def comments(text: str) -> list[tuple[int, str]]:
+    """Every `# comment` with its 1-based line, for printers that keep them."""
+    index = LineIndex(text)
+    return [(index.position(m.start())[0], m.group(0).rstrip())
+            for m in _COMMENT_OR_STRING.finditer(text) if m.group(0).startswith("#")]

@@ -1,0 +1,56 @@
+"""Where each value of a JSON document sits in its file, so that diagnostics of JSON sources
+point at a real line and column (and CI annotations land on the right line)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+from lark import Lark, Token, Tree
+from lark.exceptions import LarkError
+
+from toolkiln.syntax.grammar import grammar_text
+from toolkiln.syntax.spans import json_path
+
+
+@cache
+def _parser() -> Lark:
+    return Lark(grammar_text("json.lark"), parser="lalr", lexer="basic", propagate_positions=True)
+
+
+def value_offsets(text: str) -> dict[str, tuple[int, str | None]]:
+    """JSON path -> (offset of the value in `text`, raw string token if the value is a string)."""
+    try:
+        tree = _parser().parse(text)
+    except (LarkError, RecursionError):
+        return {}
+    found: dict[str, tuple[int, str | None]] = {}
+    stack: list[tuple[Tree, tuple]] = [(tree.children[0], ())]
+    while stack:
+        node, path = stack.pop()
+        inner = node.children[0]
+        if isinstance(inner, Token):
+            found[json_path(path)] = (inner.start_pos, inner.value if inner.type == "STRING" else None)
+            continue
+        found[json_path(path)] = (inner.meta.start_pos, None)
+        if inner.data == "object":
+            for pair in inner.children:
+                if isinstance(pair, Tree):
+                    key_token, value = pair.children
+                    stack.append((value, path + (json.loads(key_token.value),)))
+        else:
+            values = [child for child in inner.children if isinstance(child, Tree)]
+            stack.extend((value, path + (index,)) for index, value in enumerate(values))
+    return found
+
+
+def raw_offset(raw: str, decoded_offset: int) -> int:
+    """Offset in a raw JSON string token (quotes included) of the `decoded_offset`-th char."""
+    position, count = 1, 0
+    while count < decoded_offset and position < len(raw) - 1:
+        if raw[position] == "\\":
+            position += 6 if raw[position + 1] == "u" else 2
+        else:
+            position += 1
+        count += 1
+    return position
