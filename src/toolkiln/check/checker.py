@@ -423,7 +423,7 @@ class Checker:
             param = self.declared.get(expr.name)
             if param is not None and expr.name not in self.assigned:
                 self.report(codes.PARAMETER_TYPE, f"parameter `{expr.name}` is declared {param.type}; {message}",
-                            expr.span, hint=hint or "change the declared type or how it is used")
+                            expr.span, hint="change the declared type, or convert with number(...) or text(...)")
                 return
         self.report(code, message, expr.span, hint)
 

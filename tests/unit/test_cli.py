@@ -1,0 +1,89 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def toolkiln(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "toolkiln.cli", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, timeout=60)
+
+
+def test_run_prints_the_result_as_json():
+    result = toolkiln("run", EXAMPLES / "shipping_cost.json", "--args", '{"weight_kg": 12}')
+    assert (result.returncode, result.stdout) == (0, "31.5\n")
+
+
+def test_run_error_exit_1_with_code_and_location(tmp_path):
+    source = tmp_path / "div.tk"
+    source.write_text("return 10 / x\n")
+    result = toolkiln("run", source, "--args", '{"x": 0}')
+    assert result.returncode == 1
+    assert "error[E0501]: division by zero" in result.stderr and f"{source}:1:8" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_run_with_csv_and_json_tables(tmp_path):
+    source = tmp_path / "rate.tk"
+    source.write_text("a = lookup zones[zone]\nb = lookup extra[zone] default 0\nreturn a + b\n")
+    (tmp_path / "zones.csv").write_text("zone,rate\nnorth,4.50\nsouth,7\n")
+    (tmp_path / "extra.json").write_text('{"extra": {"north": 0.5}}')
+    result = toolkiln("run", source, "--args", '{"zone": "north"}', "--tables", tmp_path / "zones.csv",
+                      "--tables", tmp_path / "extra.json")
+    assert (result.returncode, result.stdout) == (0, "5\n")
+
+
+def test_usage_errors_exit_2():
+    assert toolkiln("run", EXAMPLES / "shipping_cost.json", "--args", "{nope").returncode == 2
+    assert toolkiln("frobnicate").returncode == 2
+    assert toolkiln("explain", "E9999").returncode == 2
+
+
+def test_check_folder_exit_codes_and_formats(tmp_path):
+    (tmp_path / "good.tk").write_text("return 1\n")
+    assert toolkiln("check", tmp_path).returncode == 0
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "bad.json").write_text('{"steps": [{"op": "return", "value": "1 +"}]}')
+    text = toolkiln("check", tmp_path)
+    assert text.returncode == 1 and "error[E0101]" in text.stdout and "2 file(s) checked: 1 error(s)" in text.stdout
+    as_json = json.loads(toolkiln("check", tmp_path, "--format", "json").stdout)
+    assert [(d["code"], d["line"], d["column"], d["severity"]) for d in as_json] == [("E0101", 1, 42, "error")]
+    assert as_json[0]["file"].endswith("bad.json") and as_json[0]["path"] == "steps[0].value"
+    github = toolkiln("check", tmp_path, "--format", "github").stdout
+    assert github.startswith("::error file=") and "line=1,col=42,title=E0101" in github
+
+
+def test_check_reports_unreadable_files(tmp_path):
+    (tmp_path / "bin.tk").write_bytes(b"\xff\xfe\x00")
+    result = toolkiln("check", tmp_path / "bin.tk", tmp_path / "missing.tk")
+    assert result.returncode == 1 and result.stdout.count("E0100") == 2
+
+
+def test_fmt_rewrites_and_check_mode(tmp_path):
+    source = tmp_path / "a.tk"
+    source.write_text("x=1 # one\nreturn x\n")
+    assert toolkiln("fmt", "--check", source).returncode == 1
+    assert source.read_text() == "x=1 # one\nreturn x\n"
+    assert toolkiln("fmt", source).returncode == 0
+    assert source.read_text() == "x = 1  # one\nreturn x\n"
+    assert toolkiln("fmt", "--check", source).returncode == 0
+    broken = tmp_path / "b.tk"
+    broken.write_text("x = (")
+    result = toolkiln("fmt", broken)
+    assert result.returncode == 1 and "E0101" in result.stderr and broken.read_text() == "x = ("
+
+
+def test_explain_prints_the_explanation():
+    result = toolkiln("explain", "e203")
+    assert result.returncode == 0 and result.stdout.startswith("E0203 (possibly-unassigned, error)")
+    assert "discount = 0" in result.stdout
+
+
+@pytest.mark.parametrize("args", [["check", "/dev/null/x.tk"], ["run", "/nonexistent.tk"]])
+def test_no_traceback_on_bad_paths(args):
+    result = toolkiln(*args)
+    assert result.returncode == 1 and "Traceback" not in result.stderr + result.stdout

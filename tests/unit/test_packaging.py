@@ -1,0 +1,25 @@
+"""The wheel ships the grammars as package data, and the installed package finds them."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wheel_contains_the_grammars(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                   check=True, capture_output=True, timeout=300)
+    [wheel] = tmp_path.glob("toolkiln-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for grammar in (ROOT / "grammar").glob("*.lark"):
+        assert f"toolkiln/grammar/{grammar.name}" in names
+    assert "toolkiln/cli.py" in names
+    installed = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(installed)
+    probe = ("from toolkiln.syntax.grammar import grammar_text, compute_parser; import toolkiln.syntax.grammar as g;"
+             "assert g.__file__.startswith(%r); compute_parser(); print('ok')" % str(installed))
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            env={"PYTHONPATH": str(installed), "PATH": ""}, cwd=tmp_path, timeout=60)
+    assert result.stdout.strip() == "ok", result.stderr
