@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.types import (ANY, ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Type, array_of,
+from toolkiln.ast.types import (ANY, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING, Type, array_of,
                                 fits, join)
 from toolkiln.check.flow import FlowState
 from toolkiln.check.scope import assigned_names, free_names
@@ -215,8 +215,8 @@ class Checker:
 
     def _expr(self, expr: n.Expr, state: FlowState) -> Type:
         match expr:
-            case n.NumberLit():
-                return NUMBER
+            case n.NumberLit(value=value):
+                return INTEGER if value == value.to_integral_value() else NUMBER
             case n.StringLit():
                 return STRING
             case n.BoolLit():
@@ -227,8 +227,9 @@ class Checker:
                 return self.name(expr, name, state)
             case n.Unary(op=op, operand=operand):
                 expected = BOOLEAN if op == "not" else NUMBER
-                self.require(operand, self.expr(operand, state), expected, state, codes.OPERAND_TYPE, f"`{op}`")
-                return expected
+                operand_type = self.expr(operand, state)
+                self.require(operand, operand_type, expected, state, codes.OPERAND_TYPE, f"`{op}`")
+                return INTEGER if operand_type == INTEGER and op != "not" else expected
             case n.Binary():
                 return self.binary(expr, state)
             case n.Conditional(test=test, then=then, otherwise=otherwise):
@@ -404,6 +405,8 @@ class Checker:
 
     def bind(self, expr: n.Expr, expected: Type) -> None:
         """Learn an inferred parameter's type from how it is used."""
+        if expected.is_numeric:
+            expected = NUMBER               # a literal `1` does not make a parameter integer-only
         if isinstance(expr, n.Name) and expr.name in self.inferred and not self._in_scope(expr.name):
             if self.inferred[expr.name] == ANY:
                 self.inferred[expr.name] = expected

@@ -7,7 +7,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token
+from lark import Lark, Token, Transformer, Tree
 
 _OPENERS = {"LPAR", "LSQB"}
 _CLOSERS = {"RPAR", "RSQB"}
@@ -65,6 +65,44 @@ class NewlinePostLexer:
             yield Token.new_borrow_pos("_NL", "", last_token)
 
 
+MAX_DEPTH = 200
+
+
+class TooDeep(Exception):
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"nesting deeper than {MAX_DEPTH} levels")
+        self.offset = offset
+
+
+class DepthTree(Tree):
+    __slots__ = ("depth",)
+
+
+class DepthGuard(Transformer):
+    """Builds the parse tree, giving up as soon as it nests deeper than MAX_DEPTH: a 1 MB
+    `1+1+...` is refused after a few hundred tokens instead of after seconds of parsing."""
+
+    def __default__(self, data: str, children: list, meta: object) -> DepthTree:
+        depth = 1
+        for child in children:
+            if type(child) is DepthTree and child.depth >= depth:
+                depth = child.depth + 1
+        if depth > MAX_DEPTH:
+            raise TooDeep(_first_offset(children))
+        tree = DepthTree(data, children)
+        tree.depth = depth
+        return tree
+
+
+def _first_offset(children: list) -> int:
+    for child in children:
+        if isinstance(child, Token) and child.start_pos is not None:
+            return child.start_pos
+        if isinstance(child, Tree) and not child.meta.empty:
+            return child.meta.start_pos
+    return 0
+
+
 @cache
 def compute_parser() -> Lark:
     return Lark(
@@ -74,4 +112,5 @@ def compute_parser() -> Lark:
         propagate_positions=True,
         maybe_placeholders=True,
         postlex=NewlinePostLexer(),
+        transformer=DepthGuard(),
     )

@@ -21,7 +21,8 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.numbers import from_float
 from toolkiln.syntax.builder import RISK_LEVELS, ParseContext, parse_expression, parse_template
-from toolkiln.syntax.lark_front import MAX_DEPTH, MAX_SOURCE_CHARS
+from toolkiln.syntax.grammar import MAX_DEPTH
+from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS
 from toolkiln.syntax.spans import LineIndex, Source, Span, json_path
 
 MAX_STEPS = 100_000

@@ -10,11 +10,10 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.grammar import compute_parser
+from toolkiln.syntax.grammar import TooDeep, compute_parser
 from toolkiln.syntax.spans import LineIndex
 
 MAX_SOURCE_CHARS = 1 << 20
-MAX_DEPTH = 200
 
 _TOKEN_WORDS = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "_NL": "end of line",
@@ -54,14 +53,13 @@ def parse_tree(text: str, start: str, index: LineIndex, base: int = 0,
                path: str | None = None) -> tuple[Tree | None, Diagnostic | None]:
     """Parse `text` (which sits at `base` in the text `index` covers) with the start rule."""
     try:
-        tree = compute_parser().parse(text, start=start)
+        return compute_parser().parse(text, start=start), None
     except UnexpectedInput as error:
         return None, _syntax_diagnostic(error, text, index, base, path)
-    if _depth_exceeds(tree, MAX_DEPTH):
-        return None, Diagnostic.of(codes.TOO_DEEP, f"nesting deeper than {MAX_DEPTH} levels",
-                                   index.span(base, base + len(text), path),
+    except TooDeep as error:
+        return None, Diagnostic.of(codes.TOO_DEEP, str(error),
+                                   index.span(base + error.offset, base + error.offset + 1, path),
                                    hint="flatten the expression with intermediate steps")
-    return tree, None
 
 
 def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base: int,
@@ -107,13 +105,3 @@ def _token_hint(kind: str, value: str, expected: set[str]) -> str:
     if kind == "_NL" and "RBRACE" in expected:
         return "a block needs its closing `}`"
     return f"expected {_expected(expected)}"
-
-
-def _depth_exceeds(tree: Tree, limit: int) -> bool:
-    stack = [(tree, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
-    return False
