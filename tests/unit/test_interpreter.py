@@ -85,6 +85,10 @@ def test_templates_render_numbers_plainly_and_with_specs():
     assert result == "Cost: $31.5 / 31.50 / 1,234,567.89 / 12.5% / null true"
 
 
+def test_fixed_decimals_never_show_negative_zero():
+    assert run('m = format "{{x:.2f}}"\nreturn m', {"x": Decimal("-0.001")}) == "0.00"
+
+
 def test_lookup_tables_default_and_errors():
     source = "rate = lookup zones[zone] default 0\nreturn rate"
     tables = {"zones": {"north": 4.5, "7": 9}}

@@ -59,6 +59,8 @@ def format_number(value: Decimal, spec: FormatSpec) -> str:
     if spec.decimals is not None:
         value = value.quantize(Decimal(1).scaleb(-spec.decimals), rounding="ROUND_HALF_UP",
                                context=Context(prec=PRECISION + 100, Emax=10**6, Emin=-10**6))
+        if not value:
+            value = value.copy_abs()          # -0.001 shows as 0.00, never -0.00
         text = format(value, ",f" if spec.grouping else "f")
     else:
         text = render_number(value)
