@@ -147,7 +147,7 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
     if parsed.program is None:
         return None, parsed.diagnostics
     if parsed.format == "json":
-        return json.dumps(print_json(parsed.program), indent=2, ensure_ascii=False) + "\n", []
+        return to_json(print_json(parsed.program), indent=2) + "\n", []
     return print_text(parsed.program, parsed.comments), []
 
 

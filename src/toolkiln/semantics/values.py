@@ -85,8 +85,9 @@ def to_text(value: Any) -> str:
     return to_json(value)
 
 
-def to_json(value: Any) -> str:
-    """Canonical JSON text for a value, numbers in plain notation (31.5, not "31.500")."""
+def to_json(value: Any, indent: int | None = None, _level: int = 0) -> str:
+    """JSON text for a value or plain data, exact numbers in plain notation (31.5, not
+    "31.500"); `indent` lays it out like json.dumps(indent=...)."""
     if value is None:
         return "null"
     kind = type(value)
@@ -94,21 +95,32 @@ def to_json(value: Any) -> str:
         return "true" if value else "false"
     if kind is Decimal:
         return render_number(value)
+    if kind is int or kind is float:
+        return json.dumps(value)
     if kind is str:
         return json.dumps(value, ensure_ascii=False)
-    if kind is list:
-        return "[" + ", ".join(to_json(item) for item in value) + "]"
-    if kind is dict:
-        return "{" + ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {to_json(v)}"
-                               for k, v in value.items()) + "}"
+    if kind is list or kind is dict:
+        items = [to_json(v, indent, _level + 1) for v in value] if kind is list else [
+            f"{json.dumps(k, ensure_ascii=False)}: {to_json(v, indent, _level + 1)}" for k, v in value.items()]
+        opening, closing = ("[", "]") if kind is list else ("{", "}")
+        if not items:
+            return opening + closing
+        if indent is None:
+            return opening + ", ".join(items) + closing
+        pad = " " * (indent * (_level + 1))
+        return f"{opening}\n{pad}" + f",\n{pad}".join(items) + f"\n{' ' * (indent * _level)}{closing}"
     raise TypeError(f"not a toolkiln value: {value!r}")
 
 
 def to_plain(value: Any) -> Any:
-    """A value as plain JSON-compatible Python: integral numbers as int, others as float."""
+    """A value as plain Python data: whole numbers as int, others as float when the float means
+    exactly the same number, else they stay Decimal (never a silent loss of digits)."""
     kind = type(value)
     if kind is Decimal:
-        return int(value) if value == value.to_integral_value() else float(value)
+        if value == value.to_integral_value():
+            return int(value)
+        as_float = float(value)
+        return as_float if from_float(as_float) == value else value
     if kind is list:
         return [to_plain(item) for item in value]
     if kind is dict:

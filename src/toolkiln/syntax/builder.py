@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -19,6 +20,11 @@ from toolkiln.syntax.templates import HolePiece, TemplateError, split_template
 
 MAX_LITERAL_DIGITS = 100
 RISK_LEVELS = ("low", "medium", "high")
+TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+def literal_too_large(value: Decimal) -> bool:
+    return len(value.as_tuple().digits) > MAX_LITERAL_DIGITS or abs(value.adjusted()) >= MAX_LITERAL_DIGITS
 
 
 class ParseContext:
@@ -116,6 +122,9 @@ class AstBuilder(Transformer):
 
     def tool(self, meta: Meta, children: list[Any]) -> n.Program:
         name, params, *clauses, body = children
+        if not TOOL_NAME.fullmatch(name.value):
+            self.ctx.report(codes.INVALID_NAME, f"`{name.value}` is not a valid tool name",
+                            self._token_span(name), hint="use ^[a-z][a-z0-9_]{0,63}$")
         fields: dict[str, Any] = {"parameters": tuple(params or ()), "steps": body}
         tables: list[n.TableDecl] = []
         for key, value in clauses:
@@ -228,8 +237,12 @@ class AstBuilder(Transformer):
     def not_(self, meta: Meta, children: list[Any]) -> n.Unary:
         return n.Unary(op="not", operand=children[0], span=self._span(meta))
 
-    def neg(self, meta: Meta, children: list[Any]) -> n.Unary:
-        return n.Unary(op="-", operand=children[0], span=self._span(meta))
+    def neg(self, meta: Meta, children: list[Any]) -> n.Unary | n.NumberLit:
+        operand = children[0]
+        if isinstance(operand, n.NumberLit) and not operand.value.is_signed():
+            # `-3` is the literal -3, as it is in the JSON DSL, so both front ends agree.
+            return n.NumberLit(value=-operand.value, span=self._span(meta))
+        return n.Unary(op="-", operand=operand, span=self._span(meta))
 
     def pos(self, meta: Meta, children: list[Any]) -> n.Unary:
         return n.Unary(op="+", operand=children[0], span=self._span(meta))
@@ -243,7 +256,7 @@ class AstBuilder(Transformer):
     def number(self, meta: Meta, children: list[Any]) -> n.NumberLit:
         token = children[0]
         value = Decimal(token.value)
-        if len(value.as_tuple().digits) > MAX_LITERAL_DIGITS or value.adjusted() >= MAX_LITERAL_DIGITS:
+        if literal_too_large(value):
             self.ctx.report(codes.LITERAL_TOO_LARGE,
                             f"number literal has more than {MAX_LITERAL_DIGITS} digits",
                             self._token_span(token))

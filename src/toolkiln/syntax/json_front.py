@@ -20,14 +20,14 @@ from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.numbers import from_float
-from toolkiln.syntax.builder import RISK_LEVELS, ParseContext, parse_expression, parse_template
+from toolkiln.syntax.builder import (MAX_LITERAL_DIGITS, RISK_LEVELS, TOOL_NAME, ParseContext,
+                                     literal_too_large, parse_expression, parse_template)
 from toolkiln.syntax.grammar import MAX_DEPTH
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS
 from toolkiln.syntax.spans import LineIndex, Source, Span, json_path
 
 MAX_STEPS = 100_000
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-TOOL_NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
 RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
                       "null", "lookup", "format", "tool"})
 
@@ -98,7 +98,7 @@ class JsonFrontEnd:
         if not isinstance(value, str):
             self.report(codes.WRONG_JSON_TYPE, f"a name must be a string, not {json_type(value)}", path)
             return None
-        pattern = TOOL_NAME_PATTERN if tool else NAME_PATTERN
+        pattern = TOOL_NAME if tool else NAME_PATTERN
         if not pattern.fullmatch(value) or value in RESERVED:
             reason = "is a reserved word" if value in RESERVED else "is not a valid name"
             rule = "^[a-z][a-z0-9_]{0,63}$" if tool else "letters, digits and _, not starting with a digit"
@@ -134,10 +134,13 @@ class JsonFrontEnd:
             return n.NullLit(span=span)
         if isinstance(value, bool):
             return n.BoolLit(value=value, span=span)
-        if isinstance(value, (int, Decimal)):
-            return n.NumberLit(value=Decimal(value), span=span)
-        if isinstance(value, float):
-            return n.NumberLit(value=from_float(value), span=span)
+        if isinstance(value, (int, Decimal, float)):
+            number = from_float(value) if isinstance(value, float) else Decimal(value)
+            if not number.is_finite() or literal_too_large(number):
+                self.report(codes.LITERAL_TOO_LARGE,
+                            f"number has more than {MAX_LITERAL_DIGITS} digits or is not finite", path)
+                return n.NumberLit(value=Decimal(0), span=span)
+            return n.NumberLit(value=number, span=span)
         if isinstance(value, str):
             return n.StringLit(value=value, span=span)
         if isinstance(value, list):
