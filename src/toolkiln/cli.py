@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader (`| head`) went away: stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception as error:  # noqa: BLE001 - the last line of defence: never a traceback
         print(f"toolkiln: internal error: {type(error).__name__}: {error}\n"
               "This is a bug in toolkiln; please report it with the input that caused it.", file=sys.stderr)
@@ -89,6 +93,8 @@ def source_files(paths: list[Path]) -> Iterator[Path]:
 def cmd_check(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
     files = list(source_files(args.paths))
+    if not files:
+        raise UsageError(f"no tool files (*.tk, *.json) under {', '.join(map(str, args.paths))}")
     for path in files:
         diagnostics.extend(api.check(path))
     if args.format == "json":

@@ -29,18 +29,18 @@ def test_inferred_parameter_used_as_two_types_is_e0306():
 
 
 def test_declared_parameter_contradicted_by_use_is_e0306():
-    source = 'tool t(qty: string)\n{\n  return qty * 2\n}'
-    assert diagnostics_of(source) == [("E0306", 3)]
+    source = 'tool t(qty: string)\ndescription \"t\"\n{\n  return qty * 2\n}'
+    assert diagnostics_of(source) == [("E0306", 4)]
 
 
 def test_declared_parameters_are_all_of_them():
-    source = "tool t(a: number)\n{\n  return a + b\n}"
+    source = "tool t(a: number)\ndescription \"t\"\n{\n  return a + b\n}"
     [diagnostic] = toolkiln.check(source)
     assert diagnostic.code == "E0201" and "declare it" in diagnostic.hint
 
 
 def test_unknown_variable_suggests_a_close_name():
-    [diagnostic] = toolkiln.check("tool t(total: number)\n{\n  return totl\n}")
+    [diagnostic] = toolkiln.check("tool t(total: number)\ndescription \"t\"\n{\n  return totl\n}")
     assert diagnostic.code == "E0201" and diagnostic.hint == "did you mean `total`?"
 
 
@@ -72,7 +72,7 @@ def test_checks(source, expected):
 
 
 def test_duplicate_parameters_tables_and_bad_defaults():
-    source = ('tool t(a: number, a: number, b: string = 3, c: number = 1 + 1)\n'
+    source = ('tool t(a: number, a: number, b: string = 3, c: number = 1 + 1)\ndescription \"t\"\n'
               'table r: number\ntable r: string\n{\n  return a\n}')
     found = codes_of(source)
     assert found.count("E0210") == 2
@@ -81,13 +81,13 @@ def test_duplicate_parameters_tables_and_bad_defaults():
 
 def test_unknown_table_only_when_tables_are_declared():
     assert codes_of("x = lookup rates[k] default 0\nreturn x") == []
-    declared = "tool t(k: string)\ntable zones: number\n{\n  x = lookup rates[k]\n  return x\n}"
+    declared = "tool t(k: string)\ndescription \"t\"\ntable zones: number\n{\n  x = lookup rates[k]\n  return x\n}"
     [diagnostic] = toolkiln.check(declared)
     assert diagnostic.code == "E0206"
 
 
 def test_lookup_default_must_match_the_table_type():
-    source = 'tool t(k: string)\ntable zones: number\n{\n  x = lookup zones[k] default "none"\n  return x\n}'
+    source = 'tool t(k: string)\ndescription \"t\"\ntable zones: number\n{\n  x = lookup zones[k] default "none"\n  return x\n}'
     assert codes_of(source) == ["E0307"]
 
 

@@ -102,12 +102,12 @@ def test_lookup_tables_default_and_errors():
 
 
 def test_declared_table_type_is_checked_at_run_time():
-    source = "tool t(k: string)\ntable zones: number\n{\n  v = lookup zones[k]\n  return v\n}"
+    source = "tool t(k: string)\ndescription \"t\"\ntable zones: number\n{\n  v = lookup zones[k]\n  return v\n}"
     assert run_error(source, {"k": "a"}, tables={"zones": {"a": "cheap"}}).code == "E0513"
 
 
 def test_argument_validation():
-    tool = toolkiln.compile("tool t(n: integer, tags: array[string], opt: boolean = false)\n{\n  return n\n}")
+    tool = toolkiln.compile("tool t(n: integer, tags: array[string], opt: boolean = false)\ndescription \"t\"\n{\n  return n\n}")
     assert tool.run({"n": 2, "tags": ["a"]}) == 2
     for bad in [{"n": 2.5, "tags": []}, {"n": "2", "tags": []}, {"tags": []}, {"n": 1, "tags": [1]},
                 {"n": 1, "tags": [], "extra": 1}, {"n": True, "tags": []}, {"n": float("nan"), "tags": []}]:
@@ -166,3 +166,31 @@ def test_compile_error_carries_diagnostics():
         toolkiln.compile("return 1 +")
     assert info.value.diagnostics[0].code == "E0101"
     assert isinstance(info.value, toolkiln.Error)
+
+
+def test_zero_to_a_negative_power_is_division_by_zero():
+    assert run_error("return x ** -1", {"x": 0}).code == "E0501"
+
+
+def test_table_keys_are_numbers_by_their_plain_text_and_integer_tables_hold_whole_numbers():
+    tables = {"sizes": {Decimal("2.50"): "medium", 3: "large", 1.5: "small"}}
+    source = 'v = lookup sizes[w] default "none"\nreturn v'
+    assert [run(source, {"w": w}, tables=tables) for w in (2.5, 3, 1.5, 4)] == ["medium", "large", "small", "none"]
+    integer_table = 'tool t(k: string)\ndescription "t"\ntable counts: integer\n{\n  v = lookup counts[k]\n  return v\n}'
+    assert run(integer_table, {"k": "a"}, tables={"counts": {"a": 2}}) == 2
+    assert run_error(integer_table, {"k": "a"}, tables={"counts": {"a": 1.5}}).code == "E0513"
+
+
+def test_lists_from_tables_respect_the_list_limit():
+    source = "v = lookup t[k]\nreturn len(v)"
+    error = run_error(source, {"k": "a"}, tables={"t": {"a": list(range(20))}}, limits=Limits(max_list_length=10))
+    assert error.code == "E0505"
+
+
+def test_clamp_refuses_an_empty_range():
+    assert run_error("return clamp(5, 10, 0)").code == "E0511"
+
+
+def test_bad_limits_are_toolkiln_errors():
+    with pytest.raises(toolkiln.Error):
+        Limits(max_seconds=0)

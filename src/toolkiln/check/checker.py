@@ -277,9 +277,13 @@ class Checker:
                              expr.span, hint=f"move the step that assigns `{name}` before this one")
         else:
             known = list(state.definite) + [v for scope in self.scopes for v in scope]
-            self.report_once(codes.UNKNOWN_VARIABLE, name, f"unknown variable `{name}`", expr.span,
-                             hint=_did_you_mean(name, known) or
-                             ("declare it as a parameter" if self.program.parameters is not None else None))
+            if name in BUILTINS:
+                hint = f"`{name}` is a built-in function: call it as {BUILTINS[name].signature}, " \
+                       "or name the parameter differently"
+            else:
+                hint = _did_you_mean(name, known) or (
+                    "declare it as a parameter" if self.program.parameters is not None else None)
+            self.report_once(codes.UNKNOWN_VARIABLE, name, f"unknown variable `{name}`", expr.span, hint=hint)
         return ANY
 
     def report_once(self, code: codes.Code, name: str, message: str, span: Span, hint: str | None) -> None:

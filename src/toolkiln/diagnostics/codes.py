@@ -157,8 +157,8 @@ to call anything else: no methods, no imports.
 """)
 
 WRONG_ARITY = _register("E0205", "wrong-arity", "Wrong number of arguments", """
-The function was called with too few or too many arguments. The message shows its
-signature, for example `round(x, digits=0)`.
+The function was called with too few or too many arguments. The hint shows its
+signature, for example `round(x, digits?)` (`?` marks an optional argument, `...` a repeated one).
 """)
 
 UNKNOWN_TABLE = _register("E0206", "unknown-table", "Unknown table", """
@@ -177,8 +177,8 @@ A step follows a `return` in the same block, so it never runs. Remove it or move
 """)
 
 UNUSED_VARIABLE = _register("W0209", "unused-variable", "Assigned value is never read", """
-A step assigns a variable whose value is never read afterwards and is not returned.
-It is harmless, but often a sign of a typo or a forgotten step. The optimizer removes it.
+A step assigns a variable whose value is never read and is not returned. The step still
+runs (and can still fail), but its result is lost: often a sign of a typo or a forgotten step.
 """)
 
 DUPLICATE_NAME = _register("E0210", "duplicate-name", "Duplicate name", """
@@ -192,16 +192,28 @@ The operator cannot combine these types. Arithmetic (`+ - * / % **`) needs numbe
 joins two strings), ordering comparisons need two numbers or two strings, `and`/`or`/`not`
 need booleans, `in` needs a list or a string on its right.
 
-    label = name * 4                    # error: cannot multiply string by number
-    label = format "{{name}} x4"        # build text with a template instead
+    tool badge(name: string)
+    description "A badge"
+    {
+      label = name * 4                  # error: `*` needs numbers; name is a string
+      return label
+    }
+
+Build text with a template instead: `label = format "{{name}} x4"`.
 """)
 
 CONDITION_TYPE = _register("E0302", "condition-type", "Condition is not boolean", """
 The condition of an `if` (or of `x if c else y`, or a comprehension filter) must be a
 boolean. There is no truthiness: write the comparison out.
 
-    if items { ... }            # error
-    if len(items) > 0 { ... }   # fixed
+    tool has_items(items: array)
+    description "Whether there are items"
+    {
+      if items { return true }          # error: a list is not a boolean
+      return false
+    }
+
+Fixed: `if len(items) > 0 { return true }`.
 """)
 
 ARGUMENT_TYPE = _register("E0303", "argument-type", "Argument of the wrong type", """
@@ -222,8 +234,11 @@ PARAMETER_TYPE = _register("E0306", "parameter-type", "Parameter used against it
 A parameter is used in a way its type does not allow: it is declared as one type and used as
 another, or (when inferred) used as two different types.
 
-    param qty: string
-    total = qty * price         # error: qty is declared string
+    tool total(qty: string, price: number)
+    description "Line total"
+    {
+      return qty * price        # error: qty is declared string
+    }
 """)
 
 DEFAULT_TYPE = _register("E0307", "default-type", "Default of the wrong type", """
@@ -275,13 +290,15 @@ legitimate: `tool.run(args, limits=Limits(max_operations=...))`.
 """)
 
 STRING_TOO_LONG = _register("E0504", "string-too-long", "String too long", """
-A string built at run time, or given as an argument, exceeds `max_string_length`
-(100,000 characters by default).
+A string built at run time (by `+`, `format`, `replace`, `join`, `upper`, `text`, ...) exceeds
+`max_string_length` (100,000 characters by default). A string argument that is too long is
+refused before the run as E0508.
 """)
 
 LIST_TOO_LONG = _register("E0505", "list-too-long", "List too long", """
-A list given as an argument or table, or built at run time, exceeds `max_list_length`
-(100,000 items by default).
+A list read from a lookup table exceeds `max_list_length` (100,000 items by default). A list
+argument that is too long is refused before the run as E0508; lists built at run time are
+never longer than the lists they come from.
 """)
 
 NUMBER_TOO_LARGE = _register("E0506", "number-too-large", "Number too large", """

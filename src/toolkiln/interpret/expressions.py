@@ -186,6 +186,8 @@ class ExprCompiler:
                     if abs(b) > MAX_EXPONENT:
                         raise fault(codes.INVALID_OPERATION,
                                     f"exponent {b} is larger than the cap of {MAX_EXPONENT}", span)
+                    if not a and b < 0:
+                        raise fault(codes.DIVISION_BY_ZERO, "zero raised to a negative power", span)
                     return power(a, b)
                 return self.guard(raise_to, span)
         raise AssertionError(expr.op)
@@ -306,10 +308,10 @@ class ExprCompiler:
                 return container[key]
             if kind is list or kind is str:
                 if type(key) is not Decimal or key != key.to_integral_value():
-                    raise type_fault("an index must be a whole number", key, span)
+                    raise fault(codes.RUNTIME_TYPE, f"an index must be a whole number, not {key!r}", span)
                 position = int(key)
                 if not -len(container) <= position < len(container):
-                    raise fault(codes.MISSING_ITEM, f"index {position} is outside a {type_name(container)} "
+                    raise fault(codes.MISSING_ITEM, f"index {position} is outside the {type_name(container)} "
                                 f"of length {len(container)}", span)
                 return container[position]
             raise type_fault("indexing needs a list, string or object", container, span)

@@ -133,12 +133,21 @@ class CompiledProgram:
                                 hint=f"add a default; some keys: {sample}" if sample else "the table is empty")
                 return default(f)
             value = to_value(value)
-            if expected is not None and type_name(value) != expected and not (
-                    expected == "integer" and type(value) is Decimal):
+            if expected is not None and not _has_type(value, expected):
                 raise fault(codes.INVALID_TABLE,
-                            f"table `{name}` holds {type_name(value)} at key {key!r}, declared {expected}", span)
+                            f"table `{name}` holds {type_name(value)} {value!r} at key {key!r}, declared {expected}",
+                            span)
+            if type(value) is list and len(value) > f[0].limits.max_list_length:
+                raise fault(codes.LIST_TOO_LONG, f"table `{name}` holds a list longer than "
+                            f"{f[0].limits.max_list_length:,} items at key {key!r}", span)
             return value
         return lookup
+
+
+def _has_type(value: Any, expected: str) -> bool:
+    if expected == "integer":
+        return type(value) is Decimal and value == value.to_integral_value()
+    return type_name(value) == expected
 
 
 def _store(slot: int, value: Fn) -> Fn:

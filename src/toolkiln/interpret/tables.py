@@ -11,6 +11,7 @@ from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
+from toolkiln.semantics.numbers import from_float, render_number
 
 Tables = dict[str, dict[str, Any]]
 
@@ -34,9 +35,12 @@ def normalize_tables(tables: Mapping[str, Any] | None) -> Tables:
 
 
 def _key(key: Any) -> str:
-    if isinstance(key, bool) or not isinstance(key, (str, int, Decimal)):
-        raise _invalid(f"table keys must be strings or whole numbers, not {key!r}")
-    return str(key)
+    """Keys are text; a number key is stored as its plain text, the form a lookup uses."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool) or not isinstance(key, (int, Decimal, float)):
+        raise _invalid(f"table keys must be strings or numbers, not {key!r}")
+    return render_number(from_float(key) if isinstance(key, float) else Decimal(key))
 
 
 def load_table_file(path: str | Path) -> Tables:

@@ -135,6 +135,8 @@ def _sqrt(limits: Limits, x: Decimal) -> Decimal:
 @builtin("clamp", (N, Arg("low", (NUMBER,)), Arg("high", (NUMBER,))), NUMBER,
          "x limited to the range low..high.")
 def _clamp(limits: Limits, x: Decimal, low: Decimal, high: Decimal) -> Decimal:
+    if low > high:
+        raise fault(codes.INVALID_OPERATION, f"clamp's low ({low}) is above its high ({high})")
     return min(max(x, low), high)
 
 

@@ -6,7 +6,12 @@ from dataclasses import dataclass
 from decimal import Context
 from functools import cached_property
 
+from toolkiln.errors import Error
 from toolkiln.semantics.numbers import make_context
+
+
+class LimitsError(Error, ValueError):
+    """A Limits field out of range."""
 
 
 @dataclass(frozen=True)
@@ -20,9 +25,9 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("max_operations", "max_string_length", "max_list_length", "max_number_digits"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1")
+                raise LimitsError(f"{name} must be at least 1")
         if not self.max_seconds > 0:
-            raise ValueError("max_seconds must be positive")
+            raise LimitsError("max_seconds must be positive")
 
     @cached_property
     def context(self) -> Context:

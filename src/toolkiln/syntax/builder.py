@@ -21,6 +21,10 @@ from toolkiln.syntax.templates import HolePiece, TemplateError, split_template
 MAX_LITERAL_DIGITS = 100
 RISK_LEVELS = ("low", "medium", "high")
 TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+# Words that cannot name a variable, parameter or table in either front end. The contextual
+# lexer lets some of them through as names where no keyword fits; the builder refuses them.
+RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
+                      "null", "lookup", "format", "tool"})
 
 
 def literal_too_large(value: Decimal) -> bool:
@@ -103,6 +107,13 @@ class AstBuilder(Transformer):
     def _token_span(self, token: Token) -> Span:
         return self.ctx.span(token.start_pos, token.end_pos)
 
+    def _name(self, token: Token) -> str:
+        """A variable, parameter or table name: any NAME but a reserved word."""
+        if token.value in RESERVED:
+            self.ctx.report(codes.INVALID_NAME, f"`{token.value}` is a reserved word", self._token_span(token),
+                            hint="choose another name")
+        return token.value
+
     def _string(self, token: Token) -> str:
         try:
             return unescape(token.value[1:-1])
@@ -134,6 +145,9 @@ class AstBuilder(Transformer):
                 fields[key] = value
         if tables:
             fields["tables"] = tuple(tables)
+        if "description" not in fields:
+            self.ctx.report(codes.MISSING_FIELD, f"tool `{name.value}` has no description", self._token_span(name),
+                            hint='add a line `description "what the tool does"` before `{`')
         return n.Program(name=name.value, span=self._span(meta), **fields)
 
     def params(self, meta: Meta, children: list[Any]) -> list[n.Param]:
@@ -141,7 +155,7 @@ class AstBuilder(Transformer):
 
     def param(self, meta: Meta, children: list[Any]) -> n.Param:
         name, type_, default, description = children
-        return n.Param(name=name.value, type=type_, default=default,
+        return n.Param(name=self._name(name), type=type_, default=default,
                        description=None if description is None else self._string(description),
                        span=self._span(meta))
 
@@ -172,17 +186,17 @@ class AstBuilder(Transformer):
     def table(self, meta: Meta, children: list[Any]) -> tuple[str, n.TableDecl]:
         name, type_, description = children
         return "table", n.TableDecl(
-            name=name.value, type=type_, span=self._span(meta),
+            name=self._name(name), type=type_, span=self._span(meta),
             description=None if description is None else self._string(description))
 
     # --- steps ----------------------------------------------------------------------------
 
     def assign(self, meta: Meta, children: list[Any]) -> n.Assign:
-        return n.Assign(target=children[0].value, value=children[1], span=self._span(meta))
+        return n.Assign(target=self._name(children[0]), value=children[1], span=self._span(meta))
 
     def lookup(self, meta: Meta, children: list[Any]) -> n.Lookup:
         target, table, key, default = children
-        return n.Lookup(target=target.value, table=table.value, key=key, default=default,
+        return n.Lookup(target=self._name(target), table=self._name(table), key=key, default=default,
                         span=self._span(meta))
 
     def format(self, meta: Meta, children: list[Any]) -> n.Format | None:
@@ -192,7 +206,7 @@ class AstBuilder(Transformer):
         self.ctx.diagnostics.extend(ctx.diagnostics)
         if template is None:
             template = n.Template(parts=(), span=self._token_span(string))
-        return n.Format(target=target.value, template=template, span=self._span(meta))
+        return n.Format(target=self._name(target), template=template, span=self._span(meta))
 
     def return_(self, meta: Meta, children: list[Any]) -> n.Return:
         return n.Return(value=children[0], span=self._span(meta))
@@ -276,7 +290,7 @@ class AstBuilder(Transformer):
         return n.NullLit(span=self._span(meta))
 
     def name(self, meta: Meta, children: list[Any]) -> n.Name:
-        return n.Name(name=children[0].value, span=self._span(meta))
+        return n.Name(name=self._name(children[0]), span=self._span(meta))
 
     def call(self, meta: Meta, children: list[Any]) -> n.Call:
         name, args = children
@@ -290,7 +304,7 @@ class AstBuilder(Transformer):
 
     def comp_for(self, meta: Meta, children: list[Any]) -> tuple[str, n.Expr, n.Expr | None]:
         var, iterable, condition = children
-        return var.value, iterable, condition
+        return self._name(var), iterable, condition
 
     def comprehension(self, meta: Meta, children: list[Any]) -> n.Comprehension:
         element, (var, iterable, condition) = children

@@ -20,7 +20,7 @@ from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.numbers import from_float
-from toolkiln.syntax.builder import (MAX_LITERAL_DIGITS, RISK_LEVELS, TOOL_NAME, ParseContext,
+from toolkiln.syntax.builder import (MAX_LITERAL_DIGITS, RESERVED, RISK_LEVELS, TOOL_NAME, ParseContext,
                                      literal_too_large, parse_expression, parse_template)
 from toolkiln.syntax.grammar import MAX_DEPTH
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS
@@ -28,8 +28,6 @@ from toolkiln.syntax.spans import LineIndex, Source, Span, json_path
 
 MAX_STEPS = 100_000
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
-                      "null", "lookup", "format", "tool"})
 
 STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # op: (required fields, optional fields), besides "op" itself

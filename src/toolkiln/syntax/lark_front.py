@@ -28,10 +28,11 @@ _FOREIGN_OPERATORS = {
 
 
 def describe_token(kind: str, value: str | None = None) -> str:
+    """How a token reads in a message: `total` for a found name, "a name" for an expected one."""
+    if value and kind not in ("_NL", "$END"):
+        return f"`{value}`"
     if kind in _TOKEN_WORDS:
         return _TOKEN_WORDS[kind]
-    if value:
-        return f"`{value}`"
     return f"`{kind.lower()}`"
 
 
@@ -89,19 +90,31 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base
             offset, width = token.start_pos, max(len(token.value), 1)
         span = index.span(base + offset, base + offset + width, path)
         found = describe_token(token.type, token.value)
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span,
-                             hint=_token_hint(token.type, token.value, error.expected))
+        doubled = next((op for op in ("===", "!==") if op in text[max(0, offset - 2):offset + 1]), None)
+        hint = _FOREIGN_OPERATORS[doubled] if doubled else _token_hint(token.type, _parser_expects(error))
+        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=hint)
     assert isinstance(error, UnexpectedEOF)
     return Diagnostic.of(codes.SYNTAX_ERROR, "unexpected end of input",
                          index.span(base + len(text), base + len(text), path),
                          hint=f"expected {_expected(set(error.expected))}")
 
 
-def _token_hint(kind: str, value: str, expected: set[str]) -> str:
+def _parser_expects(error: UnexpectedToken) -> set[str]:
+    """The terminals the parser could take here (the lexer's own list may be wider)."""
+    parser = getattr(error, "interactive_parser", None)
+    if parser is None:
+        return set(error.expected)
+    terminals = {t.name for t in compute_parser().terminals}
+    return {choice for choice in parser.choices() if choice in terminals} or set(error.expected)
+
+
+def _token_hint(kind: str, expected: set[str]) -> str:
     if kind == "COMPARE" and "COMPARE" not in expected:
         return "comparisons do not chain: write `a < b and b < c`"
     if kind == "EQUAL" and "COMPARE" in expected:
         return "use `==` to compare"
     if kind == "_NL" and "RBRACE" in expected:
         return "a block needs its closing `}`"
+    if kind in ("NAME", "NUMBER", "STRING") and "_NL" in expected:
+        return "an operator is missing before it, or it should start a new line"
     return f"expected {_expected(expected)}"
