@@ -1,0 +1,189 @@
+"""MkDocs hook: reference sections generated from the code, so the docs never drift from it.
+
+Registered in mkdocs.yml under `hooks:`. On every page, these placeholders are replaced:
+
+    <!-- builtins -->      the built-in functions   (toolkiln.semantics.builtins.BUILTINS)
+    <!-- error-codes -->   every diagnostic code    (toolkiln.diagnostics.codes.CODES)
+    <!-- limits -->        the fields of Limits     (toolkiln.Limits, with their defaults)
+    <!-- reserved -->      the reserved words       (toolkiln.syntax.json_front.RESERVED)
+
+A new Limits field without a description below, or a code whose group is unknown, is
+logged as a warning, which fails `mkdocs build --strict`: document it here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+
+log = logging.getLogger("mkdocs.plugins.toolkiln")
+
+# The groups of codes: the second and third characters of a code (E0201 -> "02").
+CODE_GROUPS = {
+    "01": "Input and syntax",
+    "02": "Names and control flow",
+    "03": "Types",
+    "04": "Static limits",
+    "05": "Run time",
+}
+
+LIMIT_DESCRIPTIONS = {
+    "max_operations": "Operations one run may perform: every node of the program counts once, and each "
+                      "comprehension adds (size of its body) x (length of its list). Exceeding it is "
+                      "[E0503](errors.md#e0503-operation-budget).",
+    "max_string_length": "Characters in a `string` argument (a longer one is "
+                         "[E0508](errors.md#e0508-invalid-argument)) and in a string built at run time by "
+                         "`+`, `format`, `join`, `replace`, `upper`, `lower` or `text` "
+                         "([E0504](errors.md#e0504-string-too-long)).",
+    "max_list_length": "Items in an argument of an `array` type, declared or inferred (a longer one is "
+                       "[E0508](errors.md#e0508-invalid-argument)).",
+    "max_number_digits": "Digits before the decimal point of a number argument "
+                         "([E0508](errors.md#e0508-invalid-argument)) and of any result computed at run time "
+                         "([E0506](errors.md#e0506-number-too-large)).",
+    "max_seconds": "Wall-clock seconds of one run, checked each time a comprehension starts "
+                   "([E0507](errors.md#e0507-time-limit)).",
+}
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\*_|<>\[\]])")
+
+
+def _escape(text: str) -> str:
+    """Escape Markdown outside `code spans`, so prose from docstrings renders as written."""
+    parts = text.split("`")
+    for i in range(0, len(parts), 2):          # even parts are outside backticks
+        parts[i] = _MARKDOWN_SPECIAL.sub(r"\\\1", parts[i])
+    return "`".join(parts)
+
+
+def anchor(code) -> str:
+    """The anchor of a code's heading, as MkDocs' toc extension makes it from the heading."""
+    return f"{code.code.lower()}-{code.name}"
+
+
+# --- built-in functions -------------------------------------------------------------------
+
+def builtins_table() -> str:
+    from toolkiln.semantics.builtins import BUILTINS
+
+    rows = ["| Function | Arguments | Description |", "| --- | --- | --- |"]
+    for name in sorted(BUILTINS):
+        builtin = BUILTINS[name]
+        args = []
+        for arg in builtin.args:
+            types = " or ".join(str(t) for t in arg.accepts)
+            label = f"{arg.name}: {types}"
+            if arg.optional:
+                label += " (optional)"
+            args.append(f"`{label}`")
+        if builtin.variadic:
+            args[-1] += " (one or more)"
+        rows.append(f"| `{builtin.signature}` | {'<br>'.join(args) or '-'} | {_escape(builtin.doc)} |")
+    return "\n".join(rows)
+
+
+# --- diagnostic codes ---------------------------------------------------------------------
+
+def _explanation(text: str) -> str:
+    """An explanation: prose (escaped), and its 4-space indented examples as code blocks."""
+    out: list[str] = []
+    prose: list[str] = []
+    code: list[str] = []
+
+    def flush_prose() -> None:
+        if prose:
+            out.extend(["", _escape("\n".join(prose)).strip("\n"), ""])
+            prose.clear()
+
+    def flush_code() -> None:
+        while code and not code[-1].strip():
+            code.pop()
+        if code:
+            out.extend(["", "```text", *code, "```", ""])
+            code.clear()
+
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("    "):
+            flush_prose()
+            code.append(line[4:])
+        elif not line.strip() and code and _next_is_indented(lines, index):
+            code.append("")
+        else:
+            flush_code()
+            prose.append(line)
+    flush_prose()
+    flush_code()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
+def _next_is_indented(lines: list[str], index: int) -> bool:
+    for line in lines[index + 1:]:
+        if line.strip():
+            return line.startswith("    ")
+    return False
+
+
+def error_codes() -> str:
+    from toolkiln.diagnostics.codes import CODES
+
+    entries = list(CODES.values())
+    out = ["| Code | Name | Severity | Title |", "| --- | --- | --- | --- |"]
+    out += [f"| [{c.code}](#{anchor(c)}) | `{c.name}` | {c.severity} | {_escape(c.title)} |" for c in entries]
+    current = None
+    for entry in entries:
+        group = CODE_GROUPS.get(entry.code[1:3])
+        if group is None:
+            log.warning("docs/hooks.py: code %s has no group in CODE_GROUPS", entry.code)
+            group = "Other"
+        if group != current:
+            out += ["", f"## {group}"]
+            current = group
+        out += [
+            "",
+            f"### {entry.code} {entry.name}",
+            "",
+            f"**{entry.severity.capitalize()}**: {_escape(entry.title)}. "
+            f"Explain on the command line: `toolkiln explain {entry.code}`.",
+            "",
+            _explanation(entry.explanation),
+        ]
+    return "\n".join(out)
+
+
+# --- limits and reserved words ------------------------------------------------------------
+
+def limits_table() -> str:
+    from toolkiln import Limits
+
+    rows = ["| Field | Default | What it bounds |", "| --- | --- | --- |"]
+    for field in dataclasses.fields(Limits):
+        description = LIMIT_DESCRIPTIONS.get(field.name)
+        if description is None:
+            log.warning("docs/hooks.py: Limits.%s has no description in LIMIT_DESCRIPTIONS", field.name)
+            description = ""
+        default = field.default
+        shown = f"{default:_}" if isinstance(default, int) else repr(default)
+        rows.append(f"| `{field.name}` | `{shown}` | {description} |")
+    return "\n".join(rows)
+
+
+def reserved_words() -> str:
+    from toolkiln.syntax.json_front import RESERVED
+
+    return ", ".join(f"`{word}`" for word in sorted(RESERVED))
+
+
+GENERATORS = {
+    "<!-- builtins -->": builtins_table,
+    "<!-- error-codes -->": error_codes,
+    "<!-- limits -->": limits_table,
+    "<!-- reserved -->": reserved_words,
+}
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    for placeholder, generate in GENERATORS.items():
+        if placeholder in markdown:
+            markdown = markdown.replace(placeholder, generate())
+    return markdown
