@@ -22,7 +22,9 @@ class Tool:
         self.checked = checked
         self.limits = limits or DEFAULT_LIMITS
         self.tables = normalize_tables(tables)
-        self._compiled: dict[Limits, CompiledProgram] = {self.limits: CompiledProgram(program, checked, self.limits)}
+        self._default = CompiledProgram(program, checked, self.limits)
+        self._run_default, self._tables = self._default.run, self.tables
+        self._compiled: dict[Limits, CompiledProgram] = {self.limits: self._default}
 
     @property
     def name(self) -> str | None:
@@ -54,7 +56,7 @@ class Tool:
             if param.description is not None:
                 schema["description"] = param.description
             if param.default is not None:
-                schema["default"] = to_plain(self._compiled[self.limits].exprs.compile(param.default)([None]))
+                schema["default"] = to_plain(self._default.exprs.compile(param.default)([None]))
             properties[param.name] = schema
             if param.required:
                 required.append(param.name)
@@ -72,6 +74,8 @@ class Tool:
             limits: Limits | None = None) -> Any:
         """Check the arguments, run, and return the value (numbers as exact `Decimal`).
         Raises RunError (with `.code`) on bad arguments or a run-time failure."""
+        if limits is None and tables is None:
+            return self._run_default(args, self._tables)        # the hot path
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run(args, run_tables)
 

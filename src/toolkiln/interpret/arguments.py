@@ -21,6 +21,8 @@ from toolkiln.semantics.values import to_value
 
 Converter = Callable[[Any], Any]
 _MISSING = object()
+_INF = float("inf")
+_EXACT_INT = 2.0 ** 53
 
 
 class ArgumentError(RunError):
@@ -37,13 +39,22 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
     """A function that checks one argument against `type_` and converts it."""
     max_digits, max_len = limits.max_number_digits, limits.max_list_length
     max_text = limits.max_string_length
+    integer_only = type_.name == "integer"
+    float_bound = 10.0 ** min(max_digits, 308)      # |x| below it: fewer digits than the limit
 
     def number(value: Any) -> Decimal:
         kind = type(value)
         if kind is float:
-            if value != value or value in (float("inf"), float("-inf")):
+            if value.is_integer() and -_EXACT_INT <= value <= _EXACT_INT:
+                result = Decimal(int(value))      # fast and exact: 12.0 is 12
+            elif value != value or value in (_INF, -_INF):
                 raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
-            result = from_float(value)
+            elif integer_only:
+                raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
+            else:
+                result = from_float(value)        # by its shortest repr: 0.1 is 0.1
+            if -float_bound < value < float_bound:
+                return result
         elif kind is int:
             result = Decimal(value)
         elif kind is Decimal:
@@ -54,7 +65,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             raise ArgumentError(f"argument `{name}` must be a number, not {_describe(value)}")
         if result and result.adjusted() >= max_digits:
             raise ArgumentError(f"argument `{name}` has more than {max_digits} digits")
-        if type_.name == "integer" and result != result.to_integral_value():
+        if integer_only and result != result.to_integral_value():
             raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
         return result
 
@@ -109,24 +120,27 @@ def compile_binder(params: tuple[ParamInfo, ...], slots: dict[str, int], limits:
     names = frozenset(p.name for p in params)
 
     def bind(args: Mapping[str, Any] | None, frame: list) -> None:
-        if args is None:
-            args = {}
-        elif not isinstance(args, Mapping):
-            raise ArgumentError(f"arguments must be an object of name -> value, not {_describe(args)}")
+        if type(args) is not dict:
+            if args is None:
+                args = {}
+            elif not isinstance(args, Mapping):
+                raise ArgumentError(f"arguments must be an object of name -> value, not {_describe(args)}")
+        given = 0
         for name, slot, convert, default in plan:
             value = args.get(name, _MISSING)
             if value is _MISSING:
                 if default is _MISSING:
                     raise ArgumentError(f"missing argument `{name}`")
                 frame[slot] = default
-            else:
-                try:
-                    frame[slot] = convert(value)
-                except ArgumentError:
-                    raise
-                except RunError as error:
-                    raise ArgumentError(f"argument `{name}`: {error.message}") from None
-        if not names.issuperset(args):
+                continue
+            given += 1
+            try:
+                frame[slot] = convert(value)
+            except ArgumentError:
+                raise
+            except RunError as error:
+                raise ArgumentError(f"argument `{name}`: {error.message}") from None
+        if len(args) > given:           # some key is not a parameter
             extra = sorted(str(key) for key in args if key not in names)[0]
             close = difflib.get_close_matches(extra, list(names), n=1)
             raise ArgumentError(f"unexpected argument `{extra}`",

@@ -7,6 +7,7 @@ not (values of type `any` from untyped data), the closure tests and reports E050
 
 from __future__ import annotations
 
+import operator
 import time
 from collections.abc import Callable
 from decimal import Decimal
@@ -18,6 +19,7 @@ from toolkiln.ast.visitor import walk
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
+from toolkiln.interpret.specialize import Operand, arithmetic_binary, pure_binary
 from toolkiln.semantics.builtins import BUILTINS, contains
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import format_number, parse_spec
@@ -27,9 +29,14 @@ from toolkiln.syntax.spans import Span
 Fn = Callable[[list], Any]
 MAX_EXPONENT = 1000
 _TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict}
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+            "==": operator.eq, "!=": operator.ne}
 
 
 class ExprCompiler:
+    """Arithmetic calls the methods of `limits.context` rather than Decimal's operators, which
+    would read the caller's thread context (switching contexts per run costs more than it saves)."""
+
     def __init__(self, types: dict[int, Type], limits: Limits, slots: dict[str, int]) -> None:
         self.types = types
         self.limits = limits
@@ -61,15 +68,13 @@ class ExprCompiler:
             case n.NullLit():
                 return lambda f: None
             case n.Name(name=name):
-                slot = self.slot_for(name)
-                return lambda f: f[slot]
+                return operator.itemgetter(self.slot_for(name))
             case n.Unary():
                 return self.unary(expr)
             case n.Binary():
                 return self.binary(expr)
             case n.Conditional(test=test, then=then, otherwise=otherwise):
-                t, a, b = self.boolean(test, "a condition needs a boolean"), self.compile(then), self.compile(otherwise)
-                return lambda f: a(f) if t(f) else b(f)
+                return self.conditional(test, self.compile(then), self.compile(otherwise))
             case n.Call():
                 return self.call(expr)
             case n.Field_(target=target, name=name):
@@ -83,6 +88,17 @@ class ExprCompiler:
                 return self.comprehension(expr)
             case _:
                 assert_never(expr)
+
+    def conditional(self, test: n.Expr, a: Fn, b: Fn) -> Fn:
+        """`a if test else b`; a comparison of a variable with a constant is tested in place."""
+        if isinstance(test, n.Binary) and test.op in n.ORDER_OPS + n.EQUALITY_OPS:
+            kinds = {self.static(test.left), self.static(test.right)}
+            left, right = self.operand(test.left), self.operand(test.right)
+            if len(kinds) == 1 and kinds <= {"number", "string"} and left[0] == "slot" and right[0] == "const":
+                compare, slot, constant = _COMPARE[test.op], left[1], right[1]
+                return lambda f: a(f) if compare(f[slot], constant) else b(f)
+        t = self.boolean(test, "a condition needs a boolean")
+        return lambda f: a(f) if t(f) else b(f)
 
     # --- typed operands -------------------------------------------------------------------
 
@@ -102,6 +118,18 @@ class ExprCompiler:
 
     def number(self, expr: n.Expr) -> Fn:
         return self.typed(expr, "number", "arithmetic needs a number")
+
+    def operand(self, expr: n.Expr, wanted: str | None = None) -> Operand:
+        """A variable or constant as itself (for specialised closures), anything else as a closure;
+        with `wanted`, a run-time type test is added unless the checker proved the type."""
+        if wanted is None or self.static(expr) == wanted:
+            if isinstance(expr, n.Name):
+                return ("slot", self.slot_for(expr.name))
+            if isinstance(expr, n.LITERALS):
+                return ("const", getattr(expr, "value", None))
+        if wanted is None:
+            return ("fn", self.compile(expr))
+        return ("fn", self.typed(expr, wanted, "arithmetic needs a number"))
 
     def boolean(self, expr: n.Expr, what: str) -> Fn:
         return self.typed(expr, "boolean", what)
@@ -156,18 +184,17 @@ class ExprCompiler:
         return self.arithmetic(expr)
 
     def arithmetic(self, expr: n.Binary) -> Fn:
-        left, right, span = self.number(expr.left), self.number(expr.right), expr.span
-        ctx = self.ctx
+        span, ctx, digits = expr.span, self.ctx, self.limits.max_number_digits
+        if expr.op in ("+", "-", "*"):
+            operation = {"+": ctx.add, "-": ctx.subtract, "*": ctx.multiply}[expr.op]
+            return arithmetic_binary(operation, self.operand(expr.left, "number"),
+                                     self.operand(expr.right, "number"), span, digits)
+        right_operand = self.operand(expr.right, "number")
+        if expr.op in ("/", "%") and right_operand[0] == "const" and right_operand[1]:
+            operation = ctx.divide if expr.op == "/" else ctx.remainder    # a non-zero constant divisor
+            return arithmetic_binary(operation, self.operand(expr.left, "number"), right_operand, span, digits)
+        left, right = self.number(expr.left), self.number(expr.right)
         match expr.op:
-            case "+":
-                add = ctx.add
-                return self.guard(lambda f: add(left(f), right(f)), span)
-            case "-":
-                subtract = ctx.subtract
-                return self.guard(lambda f: subtract(left(f), right(f)), span)
-            case "*":
-                multiply = ctx.multiply
-                return self.guard(lambda f: multiply(left(f), right(f)), span)
             case "/" | "%":
                 operation = ctx.divide if expr.op == "/" else ctx.remainder
 
@@ -215,19 +242,19 @@ class ExprCompiler:
         left, right = self.compile(expr.left), self.compile(expr.right)
         same_simple = self.static(expr.left) == self.static(expr.right) in ("number", "string", "boolean")
         if same_simple:
-            if expr.op == "==":
-                return lambda f: left(f) == right(f)
-            return lambda f: left(f) != right(f)
+            return pure_binary(operator.eq if expr.op == "==" else operator.ne,
+                               self.operand(expr.left), self.operand(expr.right))
         if expr.op == "==":
             return lambda f: equal(left(f), right(f))
         return lambda f: not equal(left(f), right(f))
 
     def order(self, expr: n.Binary) -> Fn:
+        compare = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[expr.op]
+        if self.static(expr.left) == self.static(expr.right) and self.static(expr.left) in ("number", "string"):
+            return pure_binary(compare, self.operand(expr.left), self.operand(expr.right))
         left, right, span = self.compile(expr.left), self.compile(expr.right), expr.span
-        compare = {"<": Decimal.__lt__, "<=": Decimal.__le__, ">": Decimal.__gt__, ">=": Decimal.__ge__}[expr.op]
-        if self.static(expr.left) == self.static(expr.right) == "number":
-            return lambda f: compare(left(f), right(f))
         text_compare = {"<": str.__lt__, "<=": str.__le__, ">": str.__gt__, ">=": str.__ge__}[expr.op]
+        compare = {"<": Decimal.__lt__, "<=": Decimal.__le__, ">": Decimal.__gt__, ">=": Decimal.__ge__}[expr.op]
 
         def ordered(f: list) -> bool:
             a, b = left(f), right(f)

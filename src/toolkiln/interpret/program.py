@@ -43,19 +43,39 @@ class CompiledProgram:
         self.bind = compile_binder(checked.parameters, slots, limits, defaults)
         self.body = self.block(program.steps)
         self.frame_size = self.exprs.frame_size
-        self.cost = sum(1 for _ in walk(program))
-        self.timed = any(isinstance(node, n.Comprehension) for node in walk(program))
+        nodes = list(walk(program))
+        self.cost = len(nodes)
+        self.over_budget = self.cost > limits.max_operations
+        self.timed = any(isinstance(node, n.Comprehension) for node in nodes)
+        # Slot 0 holds the run's state; only comprehensions and lookups read it.
+        self.stateful = self.timed or any(isinstance(node, n.Lookup) for node in nodes)
 
-    def run(self, args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
-        limits = self.limits
-        if self.cost > limits.max_operations:
-            raise fault(codes.OPERATION_BUDGET,
-                        f"the program has {self.cost:,} operations; the budget is {limits.max_operations:,}")
-        frame: list[Any] = [None] * self.frame_size
-        deadline = time.monotonic() + limits.max_seconds if self.timed else math.inf
-        frame[0] = Runtime(limits, tables, self.cost, deadline)
-        self.bind(args, frame)
-        return self.body(frame)
+        self.run = self.runner()
+
+    def runner(self) -> Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Any]:
+        """`run(args, tables) -> value`, as one closure over what it needs (no attribute lookups)."""
+        if self.over_budget:
+            message = f"the program has {self.cost:,} operations; the budget is {self.limits.max_operations:,}"
+
+            def refuse(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+                raise fault(codes.OPERATION_BUDGET, message)
+            return refuse
+        size, bind, body, limits, cost = self.frame_size, self.bind, self.body, self.limits, self.cost
+        if not self.stateful:
+            def run(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+                frame = [None] * size
+                bind(args, frame)
+                return body(frame)
+            return run
+        timed = self.timed
+
+        def run_with_state(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+            frame: list[Any] = [None] * size
+            deadline = time.monotonic() + limits.max_seconds if timed else math.inf
+            frame[0] = Runtime(limits, tables, cost, deadline)
+            bind(args, frame)
+            return body(frame)
+        return run_with_state
 
     # --- blocks ---------------------------------------------------------------------------
 
@@ -66,6 +86,8 @@ class CompiledProgram:
             compiled.append((self.step(step), kind))
             if kind == _RETURN:
                 break                       # the rest is unreachable (the checker warned)
+        if len(compiled) == 1 and compiled[0][1] == _RETURN:
+            return compiled[0][0]               # a lone `return`: its expression is the block
         if compiled and compiled[-1][1] == _RETURN and all(k == _PLAIN for _, k in compiled[:-1]):
             plain, result = tuple(fn for fn, _ in compiled[:-1]), compiled[-1][0]
 
