@@ -10,6 +10,7 @@ from toolkiln.backends.text_printer import print_text
 from toolkiln.check import check_program
 from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.errors import CompileError
+from toolkiln.optimize import optimize as optimize_program
 from toolkiln.semantics.limits import Limits
 from toolkiln.syntax.loader import Parsed, parse_source
 from toolkiln.tool import Tool
@@ -35,13 +36,27 @@ def check(source: Any, *, name: str | None = None) -> list[Diagnostic]:
 
 
 def compile(source: Any, *, tables: Mapping[str, Any] | None = None, limits: Limits | None = None,
-            name: str | None = None) -> Tool:  # noqa: A001 - the public name the issue asks for
-    """Parse, check and compile `source` into a Tool; raises CompileError with the diagnostics."""
+            name: str | None = None, optimize: bool = True) -> Tool:  # noqa: A001 - the issue's name
+    """Parse, check, optimize and compile `source` into a Tool; raises CompileError with the
+    diagnostics. `optimize=False` runs the program exactly as written."""
     parsed, diagnostics, checked = _diagnose(source, name)
     if checked is None or any(d.is_error for d in diagnostics):
         raise CompileError(diagnostics)
     checked.diagnostics = diagnostics
-    return Tool(parsed.program, checked, tables=tables, limits=limits)
+    runnable, runnable_checked = parsed.program, checked
+    if optimize:
+        runnable = optimize_program(parsed.program)
+        runnable_checked = checked if runnable is parsed.program else check_program(runnable, checked.parameters)
+    return Tool(parsed.program, checked, tables=tables, limits=limits,
+                runnable=(runnable, runnable_checked))
+
+
+def optimized_text(source: Any) -> str:
+    """The canonical text of the optimized program (`toolkiln optimize`); it must check."""
+    parsed, diagnostics, checked = _diagnose(source, None)
+    if checked is None or any(d.is_error for d in diagnostics):
+        raise CompileError(diagnostics)
+    return print_text(optimize_program(parsed.program))
 
 
 def _parsed(source: Any) -> Parsed:

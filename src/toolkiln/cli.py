@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--check", action="store_true", help="only report files that would change")
     fmt.set_defaults(handler=cmd_fmt)
 
+    optimize = commands.add_parser("optimize", help="print the optimized program in canonical text")
+    optimize.add_argument("file", type=Path)
+    optimize.set_defaults(handler=cmd_optimize)
+
     explain = commands.add_parser("explain", help="explain a diagnostic code")
     explain.add_argument("code")
     explain.set_defaults(handler=cmd_explain)
@@ -190,6 +194,18 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+# --- optimize -----------------------------------------------------------------------------
+
+def cmd_optimize(args: argparse.Namespace) -> int:
+    try:
+        print(api.optimized_text(args.file), end="")
+    except CompileError as error:
+        for diagnostic in error.diagnostics:
+            print(render_text(diagnostic) + "\n", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 # --- explain ------------------------------------------------------------------------------

@@ -17,12 +17,15 @@ from toolkiln.semantics.values import to_plain
 
 class Tool:
     def __init__(self, program: n.Program, checked: CheckResult, *, tables: Mapping[str, Any] | None = None,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None,
+                 runnable: tuple[n.Program, CheckResult] | None = None) -> None:
+        """`program` is the tool as written; `runnable` what runs (its optimized form)."""
         self.program = program
         self.checked = checked
         self.limits = limits or DEFAULT_LIMITS
         self.tables = normalize_tables(tables)
-        self._default = CompiledProgram(program, checked, self.limits)
+        self._runnable = runnable or (program, checked)
+        self._default = CompiledProgram(*self._runnable, self.limits)
         self._run_default, self._tables = self._default.run, self.tables
         self._compiled: dict[Limits, CompiledProgram] = {self.limits: self._default}
 
@@ -67,7 +70,7 @@ class Tool:
             return self._compiled[self.limits]
         compiled = self._compiled.get(limits)
         if compiled is None:
-            compiled = self._compiled[limits] = CompiledProgram(self.program, self.checked, limits)
+            compiled = self._compiled[limits] = CompiledProgram(*self._runnable, limits)
         return compiled
 
     def run(self, args: Mapping[str, Any] | None = None, *, tables: Mapping[str, Any] | None = None,

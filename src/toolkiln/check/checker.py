@@ -55,7 +55,11 @@ class CheckResult:
         return not any(d.is_error for d in self.diagnostics)
 
 
-def check_program(program: n.Program) -> CheckResult:
+def check_program(program: n.Program, parameters: tuple[ParamInfo, ...] | None = None) -> CheckResult:
+    """Check `program`. With `parameters` (those of an earlier check of the same tool, as for an
+    optimized program) they are taken as given instead of declared or inferred."""
+    if parameters is not None:
+        return Checker(program, {}, given=parameters).run()
     if program.parameters is not None:
         return Checker(program, {}).run()
     # Bare logic: a first pass learns the parameter types from use; the second checks with them.
@@ -70,8 +74,10 @@ def _inferred_names(program: n.Program) -> list[str]:
 
 
 class Checker:
-    def __init__(self, program: n.Program, inferred: dict[str, Type]) -> None:
+    def __init__(self, program: n.Program, inferred: dict[str, Type],
+                 given: tuple[ParamInfo, ...] | None = None) -> None:
         self.program = program
+        self.given = given
         self.inferred = inferred                 # bare logic: parameter -> type learned so far
         self.declared: dict[str, n.Param] = {p.name: p for p in program.parameters or ()}
         self.tables = None if program.tables is None else {t.name: t.type for t in program.tables}
@@ -109,12 +115,16 @@ class Checker:
         return CheckResult(self.diagnostics, self.parameter_info(), self.types, result)
 
     def parameter_info(self) -> tuple[ParamInfo, ...]:
+        if self.given is not None:
+            return self.given
         if self.program.parameters is not None:
             return tuple(ParamInfo(p.name, p.type, p.default is None, p.default, p.description)
                          for p in self.program.parameters)
         return tuple(ParamInfo(name, type_, True, inferred=True) for name, type_ in self.inferred.items())
 
     def declarations(self, state: FlowState) -> None:
+        for info in self.given or ():
+            state.assign(info.name, info.type)
         seen: set[str] = set()
         for param in self.program.parameters or ():
             if param.name in seen:

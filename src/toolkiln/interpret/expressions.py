@@ -23,11 +23,11 @@ from toolkiln.interpret.specialize import Operand, arithmetic_binary, pure_binar
 from toolkiln.semantics.builtins import BUILTINS, contains
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import format_number, parse_spec
+from toolkiln.semantics.operators import MAX_EXPONENT
 from toolkiln.semantics.values import equal, to_text, type_name
 from toolkiln.syntax.spans import Span
 
 Fn = Callable[[list], Any]
-MAX_EXPONENT = 1000
 _TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict}
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
             "==": operator.eq, "!=": operator.ne}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from decimal import DivisionByZero, Overflow
 from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
+from toolkiln.semantics.operators import signal_fault
 from toolkiln.semantics.values import type_name
 from toolkiln.syntax.spans import Span
 
@@ -16,11 +16,7 @@ def fault(code: codes.Code, message: str, span: Span | None = None, hint: str | 
 
 
 def arithmetic_fault(error: ArithmeticError, span: Span, max_digits: int) -> RunError:
-    if isinstance(error, Overflow):
-        return fault(codes.NUMBER_TOO_LARGE, f"result has more than {max_digits} digits", span)
-    if isinstance(error, DivisionByZero):
-        return fault(codes.DIVISION_BY_ZERO, "division by zero", span)
-    return fault(codes.INVALID_OPERATION, "invalid numeric operation", span)
+    return signal_fault(error, max_digits).at(span)
 
 
 def type_fault(what: str, value: Any, span: Span) -> RunError:

@@ -1,0 +1,20 @@
+"""An `if` whose condition is a constant becomes the branch it always takes."""
+
+from __future__ import annotations
+
+from toolkiln.ast import compute as n
+from toolkiln.optimize.rewrite import map_blocks, with_steps
+
+
+def eliminate_dead_branches(program: n.Program) -> n.Program:
+    return with_steps(program, map_blocks(program.steps, _inline_constant_ifs))
+
+
+def _inline_constant_ifs(steps: tuple[n.Step, ...]) -> tuple[n.Step, ...]:
+    out: list[n.Step] = []
+    for step in steps:
+        if isinstance(step, n.If) and isinstance(step.condition, n.BoolLit):
+            out.extend(step.then if step.condition.value else step.otherwise)
+        else:
+            out.append(step)
+    return tuple(out)

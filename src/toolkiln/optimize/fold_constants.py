@@ -1,0 +1,100 @@
+"""Constant folding, in exact decimal arithmetic with the interpreter's own operators.
+
+A fold that would fail (1 / 0, a limit, a type error) is left in place, so the run reports it
+with its location: folding never changes what a program does, only when the work is done.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.ast import compute as n
+from toolkiln.errors import RunError
+from toolkiln.optimize.rewrite import every_expr
+from toolkiln.semantics import operators
+from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.semantics.limits import DEFAULT_LIMITS
+
+MAX_FOLDED_TEXT = 1000        # longer strings stay computed at run time
+MAX_FOLDED_ITEMS = 100
+
+
+class Impossible(Exception):
+    """This expression is not a constant (or folding it would fail): leave it."""
+
+
+def fold_constants(program: n.Program) -> n.Program:
+    return every_expr(program, fold)
+
+
+def fold(expr: n.Expr) -> n.Expr:
+    try:
+        return _fold(expr)
+    except Impossible:
+        return expr
+
+
+def _fold(expr: n.Expr) -> n.Expr:
+    match expr:
+        case n.Conditional(test=n.BoolLit(value=value), then=then, otherwise=otherwise):
+            return then if value else otherwise
+        case n.Binary(op="and", left=n.BoolLit(value=False)) | n.Binary(op="or", left=n.BoolLit(value=True)):
+            return expr.left                      # the right side is never evaluated
+        case n.Unary(op=op, operand=operand):
+            return literal(_evaluate(lambda: operators.unary(op, value_of(operand), DEFAULT_LIMITS)), expr)
+        case n.Binary(op=op, left=left, right=right):
+            a, b = value_of(left), value_of(right)
+            if op in n.ARITHMETIC_OPS:
+                return literal(_evaluate(lambda: operators.arithmetic(op, a, b, DEFAULT_LIMITS)), expr)
+            if op in n.MEMBERSHIP_OPS:
+                return literal(_evaluate(lambda: operators.member(op, a, b)), expr)
+            if op in n.LOGIC_OPS:
+                if type(a) is not bool or type(b) is not bool:
+                    raise Impossible
+                return literal(a and b if op == "and" else a or b, expr)
+            return literal(_evaluate(lambda: operators.compare(op, a, b)), expr)
+        case n.Call(function=function, args=args):
+            values = [value_of(arg) for arg in args]
+            builtin = BUILTINS[function]
+            return literal(_evaluate(lambda: builtin.impl(DEFAULT_LIMITS, *values)), expr)
+        case n.Index(target=n.ListExpr() as target, index=n.NumberLit(value=index)):
+            if index != index.to_integral_value() or not -len(target.items) <= index < len(target.items):
+                raise Impossible
+            return target.items[int(index)]
+    raise Impossible
+
+
+def _evaluate(compute: Any) -> Any:
+    try:
+        return compute()
+    except RunError:
+        raise Impossible from None
+
+
+def value_of(expr: n.Expr) -> Any:
+    match expr:
+        case n.NumberLit(value=value) | n.StringLit(value=value) | n.BoolLit(value=value):
+            return value
+        case n.NullLit():
+            return None
+        case n.ListExpr(items=items):
+            return [value_of(item) for item in items]
+    raise Impossible
+
+
+def literal(value: Any, replaced: n.Expr) -> n.Expr:
+    """The literal node for a folded value, in the place (and span) of `replaced`."""
+    span = replaced.span
+    kind = type(value)
+    if value is None:
+        return n.NullLit(span=span)
+    if kind is bool:
+        return n.BoolLit(value=value, span=span)
+    if kind is Decimal:
+        return n.NumberLit(value=value, span=span)
+    if kind is str and len(value) <= MAX_FOLDED_TEXT:
+        return n.StringLit(value=value, span=span)
+    if kind is list and len(value) <= MAX_FOLDED_ITEMS:
+        return n.ListExpr(items=tuple(literal(item, replaced) for item in value), span=span)
+    raise Impossible

@@ -1,0 +1,70 @@
+"""Copy and constant propagation: after `rate = 0.1` or `w = weight_kg`, later reads of the
+variable use the value itself, until either side is assigned again. The copies left unread
+are then removed by `remove_unused_assignments`, and constants reach the folder."""
+
+from __future__ import annotations
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.visitor import walk
+from toolkiln.optimize.rewrite import map_children, map_step_exprs, with_steps
+
+MAX_COPIED_TEXT = 100          # longer string constants are not duplicated into every use
+
+
+def propagate_copies(program: n.Program) -> n.Program:
+    return with_steps(program, _block(program.steps, {}))
+
+
+def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[n.Step, ...]:
+    known = dict(known)
+    out: list[n.Step] = []
+    for step in steps:
+        step = map_step_exprs(step, lambda e: _substitute(e, known))
+        if isinstance(step, n.If):
+            step = step.model_copy(update={"then": _block(step.then, known),
+                                           "otherwise": _block(step.otherwise, known)})
+            for name in _assigned_in(step):
+                _forget(known, name)
+        elif isinstance(step, (n.Assign, n.Lookup, n.Format)):
+            _forget(known, step.target)
+            if isinstance(step, n.Assign) and _copyable(step.value) and not _reads(step.value, step.target):
+                known[step.target] = step.value
+        out.append(step)
+    return tuple(out)
+
+
+def _copyable(expr: n.Expr) -> bool:
+    if isinstance(expr, n.StringLit):
+        return len(expr.value) <= MAX_COPIED_TEXT
+    return isinstance(expr, (n.Name, n.NumberLit, n.BoolLit, n.NullLit))
+
+
+def _reads(expr: n.Expr, name: str) -> bool:
+    return isinstance(expr, n.Name) and expr.name == name
+
+
+def _forget(known: dict[str, n.Expr], name: str) -> None:
+    known.pop(name, None)
+    for key in [k for k, v in known.items() if isinstance(v, n.Name) and v.name == name]:
+        del known[key]
+
+
+def _assigned_in(step: n.Step) -> set[str]:
+    return {node.target for node in walk(step) if isinstance(node, (n.Assign, n.Lookup, n.Format))}
+
+
+def _substitute(expr: n.Expr, known: dict[str, n.Expr]) -> n.Expr:
+    if not known:
+        return expr
+    if isinstance(expr, n.Comprehension):
+        # The loop variable hides an outer variable of the same name inside the comprehension.
+        inner = {k: v for k, v in known.items()
+                 if k != expr.var and not (isinstance(v, n.Name) and v.name == expr.var)}
+        return expr.model_copy(update={
+            "iterable": _substitute(expr.iterable, known),
+            "element": _substitute(expr.element, inner),
+            "condition": None if expr.condition is None else _substitute(expr.condition, inner)})
+    if isinstance(expr, n.Name):
+        value = known.get(expr.name)
+        return expr if value is None else value.model_copy(update={"span": expr.span})
+    return map_children(expr, lambda child: _substitute(child, known))

@@ -1,0 +1,49 @@
+"""Removal of assignments whose value is never read (the checker warns about them, W0209).
+
+Liveness runs backwards through each block; a dead assignment is removed only when
+computing its value cannot fail, so removing it cannot turn a failing run into a passing one.
+"""
+
+from __future__ import annotations
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.visitor import walk
+from toolkiln.optimize.rewrite import with_steps
+
+
+def remove_unused_assignments(program: n.Program) -> n.Program:
+    steps, _ = _block(program.steps, frozenset())
+    return with_steps(program, steps)
+
+
+def _block(steps: tuple[n.Step, ...], live_after: frozenset[str]) -> tuple[tuple[n.Step, ...], frozenset[str]]:
+    """The block without dead assignments, and the names live at its start."""
+    live = live_after
+    kept: list[n.Step] = []
+    for step in reversed(steps):
+        match step:
+            case n.Return(value=value):
+                live = _reads(value)
+            case n.If(condition=condition, then=then, otherwise=otherwise):
+                then, then_live = _block(then, live)
+                otherwise, else_live = _block(otherwise, live)
+                step = step.model_copy(update={"then": then, "otherwise": otherwise}) \
+                    if (then, otherwise) != (step.then, step.otherwise) else step
+                live = then_live | else_live | _reads(condition)
+            case n.Assign(target=target, value=value) if target not in live and _cannot_fail(value):
+                continue
+            case n.Assign() | n.Lookup() | n.Format():
+                live = (live - {step.target}) | _reads(step)
+        kept.append(step)
+    return tuple(reversed(kept)), live
+
+
+def _reads(node: n.Node) -> frozenset[str]:
+    return frozenset(x.name for x in walk(node) if isinstance(x, n.Name))
+
+
+def _cannot_fail(expr: n.Expr) -> bool:
+    """Literals, variables (checked to be assigned) and lists of them."""
+    if isinstance(expr, n.ListExpr):
+        return all(_cannot_fail(item) for item in expr.items)
+    return isinstance(expr, (n.Name, *n.LITERALS))

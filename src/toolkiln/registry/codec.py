@@ -1,0 +1,107 @@
+"""Record files and log lines: JSON text <-> models, exact numbers, every problem a diagnostic.
+
+A tool file is the record as indented JSON (numbers exact, as the JSON DSL writes them),
+without the usage fields. Decoding never raises: what does not decode comes back as
+diagnostics with the file and JSON path, for `Registry.problems`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from pydantic import ValidationError
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.registry.models import USAGE_FIELDS, AuditEntry, ToolRecord
+from toolkiln.semantics.values import to_json
+from toolkiln.syntax.json_front import load_json
+from toolkiln.syntax.spans import Source, Span, json_path
+
+
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+def encode_record(record: ToolRecord) -> str:
+    data = record.model_dump(exclude=set(USAGE_FIELDS))
+    data["created_at"] = iso(record.created_at)
+    data["updated_at"] = iso(record.updated_at)
+    return to_json(data, indent=2) + "\n"
+
+
+def encode_audit(entry: AuditEntry) -> str:
+    data = entry.model_dump(exclude_none=True)
+    data["at"] = iso(entry.at)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_audit(line: str) -> AuditEntry | None:
+    """An audit line, or None for one that is not (a hand edit, a foreign line)."""
+    try:
+        return AuditEntry.model_validate_json(line)
+    except ValidationError:
+        return None
+
+
+def file_digest(data: bytes, version: str) -> str:
+    """What the check cache remembers of a file: its bytes, under one toolkiln version."""
+    return hashlib.sha256(version.encode() + b"\0" + data).hexdigest()
+
+
+def decode_record(data: bytes, file: str) -> tuple[ToolRecord | None, list[Diagnostic]]:
+    """The record in a tool file, or None and the diagnostics that say why not."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, [Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None)
+                      .model_copy(update={"file": file})]
+    source = Source(name=file, text=text)
+    if not text.strip():
+        return None, [Diagnostic.of(codes.INVALID_JSON, "the file is empty", None,
+                                    hint="restore it from version control, or delete it")
+                      .model_copy(update={"file": file})]
+    obj, diagnostics = load_json(text)
+    if diagnostics:
+        return None, [d.located(source) for d in diagnostics]
+    if not isinstance(obj, dict):
+        return None, [_at(codes.WRONG_JSON_TYPE, "a tool file must hold a JSON object", (), file)]
+    try:
+        return ToolRecord.model_validate(obj), []
+    except ValidationError as error:
+        return None, [_validation_diagnostic(e, file) for e in error.errors()]
+
+
+def _validation_diagnostic(error: dict[str, Any], file: str) -> Diagnostic:
+    loc = tuple(part for part in error["loc"] if isinstance(part, str | int))
+    kind = error["type"]
+    field = str(loc[-1]) if loc else "?"
+    if kind == "missing":
+        return _at(codes.MISSING_FIELD, f"the record is missing the field `{field}`", loc, file)
+    if kind == "extra_forbidden":
+        allowed = ", ".join(name for name in ToolRecord.model_fields if name not in USAGE_FIELDS)
+        return _at(codes.UNKNOWN_FIELD, f"the record has an unknown field `{field}`", loc, file,
+                   hint=f"a record's fields are: {allowed}")
+    shown = error.get("input")
+    shown_text = json.dumps(shown, default=str)[:60] if not isinstance(shown, dict | list) else type(shown).__name__
+    return _at(codes.WRONG_JSON_TYPE, f"`{json_path(loc) or field}`: {error['msg']} (found {shown_text})", loc, file)
+
+
+def _at(code: codes.Code, message: str, loc: tuple, file: str, hint: str | None = None) -> Diagnostic:
+    span = Span(line=0, column=0, end_line=0, end_column=0, path=json_path(loc)) if loc else None
+    return Diagnostic.of(code, message, span, hint).model_copy(update={"file": file})
+
+
+def plain_json(value: Any) -> Any:
+    """Data any JSON encoder takes: exact Decimals become int or float (for exports and models)."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(v) for v in value]
+    return value

@@ -1,0 +1,207 @@
+"""From what a person or a model wrote to a checked definition the registry may store.
+
+Nothing reaches the disk without going through `compile_definition`: the size limit, the
+compiler (parse + type check), the name rules. Every problem is a `CompileError` whose
+diagnostics say where and how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.api import compile as compile_source
+from toolkiln.backends.json_printer import print_json
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import CompileError
+from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
+from toolkiln.semantics.numbers import from_float
+from toolkiln.semantics.values import to_json
+from toolkiln.syntax.spans import Span
+from toolkiln.tool import Tool
+
+MAX_DEFINITION_BYTES = 256 * 1024
+# The fields of a tool definition (the JSON DSL) that `update` may change.
+CHANGEABLE = ("description", "parameters", "logic", "riskLevel", "tables")
+_ALIASES = {"risk_level": "riskLevel", "risk": "riskLevel"}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A definition that compiled: the Tool, and the canonical JSON form that is stored."""
+
+    tool: Tool
+    definition: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        assert self.tool.name is not None
+        return self.tool.name
+
+    @property
+    def description(self) -> str:
+        return self.tool.description or ""
+
+    @property
+    def risk_level(self) -> str:
+        return self.tool.risk_level or "low"
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.tool.parameters
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return self.tool.warnings
+
+
+def _diagnostic(code: codes.Code, message: str, path: str | None = None, hint: str | None = None) -> Diagnostic:
+    span = None if path is None else Span(line=0, column=0, end_line=0, end_column=0, path=path)
+    return Diagnostic.of(code, message, span, hint)
+
+
+def refuse(code: codes.Code, message: str, path: str | None = None, hint: str | None = None) -> CompileError:
+    return CompileError([_diagnostic(code, message, path, hint)])
+
+
+def definition_size(source: Any) -> int:
+    """The size of a definition in bytes (UTF-8 text, or its JSON text for a dict)."""
+    if isinstance(source, str):
+        return len(source.encode("utf-8", errors="surrogatepass"))
+    if isinstance(source, bytes):
+        return len(source)
+    if isinstance(source, os.PathLike):
+        try:
+            return os.stat(source).st_size
+        except OSError:
+            return 0          # the compiler reports the unreadable file
+    try:
+        return len(to_json(source).encode("utf-8", errors="surrogatepass"))
+    except (TypeError, ValueError, RecursionError):
+        return 0              # the compiler reports what is not JSON data
+
+
+def compile_definition(source: Any) -> Compiled:
+    """Check a tool definition for the registry; CompileError with every diagnostic if it fails."""
+    size = definition_size(source)
+    if size > MAX_DEFINITION_BYTES:
+        raise refuse(codes.SOURCE_TOO_LARGE,
+                     f"the definition is {size:,} bytes; a registered tool may have at most "
+                     f"{MAX_DEFINITION_BYTES:,} (256 KB)",
+                     hint="split the logic into smaller tools, or move data into a lookup table")
+    if isinstance(source, Mapping) and not isinstance(source, dict):
+        source = dict(source)
+    tool = compile_source(source)
+    if tool.name is None:
+        raise refuse(codes.MISSING_FIELD,
+                     "a registered tool needs a name and a description; this is bare logic",
+                     hint='write a tool definition: {"name": "...", "description": "...", '
+                          '"parameters": {...}, "logic": {"steps": [...]}}')
+    if tool.name in META_TOOL_NAMES:
+        raise refuse(codes.INVALID_NAME, f"`{tool.name}` is the name of a meta-tool", "name",
+                     hint=f"choose another name ({NAME_RULE}, not one of {', '.join(META_TOOL_NAMES)})")
+    return Compiled(tool, print_json(tool.program))
+
+
+def apply_changes(current: dict[str, Any], changes: Any) -> Any:
+    """The definition `update` should compile: `changes` merged into the current definition.
+
+    `changes` is a mapping of definition fields (description, parameters, logic, riskLevel,
+    tables; `None` removes an optional one), or `{"definition": ...}`, or a whole new
+    definition (text DSL, JSON text, a path). The name cannot change."""
+    name = current.get("name")
+    if not isinstance(changes, Mapping):
+        new = changes
+    elif "definition" in changes:
+        extra = sorted(set(changes) - {"definition"})
+        if extra:
+            raise refuse(codes.UNKNOWN_FIELD, f"`definition` replaces the whole tool; drop {', '.join(extra)}",
+                         extra[0])
+        new = changes["definition"]
+    else:
+        new = dict(current)
+        problems = []
+        for key, value in changes.items():
+            field = _ALIASES.get(key, key) if isinstance(key, str) else key
+            if field == "name":
+                if value != name:
+                    problems.append(_diagnostic(codes.INVALID_NAME, f"a tool cannot be renamed (from `{name}`)",
+                                                "name", hint="create a tool under the new name and delete the old one"))
+                continue
+            if field not in CHANGEABLE:
+                close = difflib.get_close_matches(str(key), list(CHANGEABLE), n=1)
+                hint = f"did you mean `{close[0]}`?" if close else f"changeable fields: {', '.join(CHANGEABLE)}"
+                problems.append(_diagnostic(codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in the changes",
+                                            str(key)[:64], hint))
+                continue
+            if value is None and field in ("riskLevel", "tables", "parameters"):
+                new.pop(field, None)
+            else:
+                new[field] = value
+        if problems:
+            raise CompileError(problems)
+        return new
+    if isinstance(new, Mapping) and "name" in new and new["name"] != name:
+        raise refuse(codes.INVALID_NAME, f"a tool cannot be renamed (from `{name}` to `{str(new['name'])[:64]}`)",
+                     "name", hint="create a tool under the new name and delete the old one")
+    return new
+
+
+def only_description_changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether two definitions differ in nothing but the tool's description (no new version then)."""
+    strip = {"description"}
+    return same_data({k: v for k, v in old.items() if k not in strip},
+                     {k: v for k, v in new.items() if k not in strip})
+
+
+def same_data(a: Any, b: Any) -> bool:
+    """JSON data equality with numbers compared by value (0.10 == 0.1, 2 == 2.0), bools apart."""
+    return _norm(a) == _norm(b)
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return (type(value).__name__, value)
+    if isinstance(value, float):
+        return ("number", from_float(value))
+    if isinstance(value, int | Decimal):
+        return ("number", Decimal(value))
+    if isinstance(value, Mapping):
+        return {k: _norm(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_norm(v) for v in value]
+    return ("other", repr(value))
+
+
+def verify_stored(record_definition: dict[str, Any], *, name: str, description: str, parameters: dict[str, Any],
+                  risk_level: str) -> tuple[Compiled | None, list[Diagnostic]]:
+    """Recheck a stored definition, and that the record's copies of its name, description,
+    parameters and risk level agree with it. Diagnostics' paths are prefixed `definition.`."""
+    try:
+        compiled = compile_definition(record_definition)
+    except CompileError as error:
+        return None, [_under_definition(d) for d in error.diagnostics if d.is_error]
+    problems = []
+    for field, stored, derived in (("name", name, compiled.name), ("description", description, compiled.description),
+                                   ("parameters", parameters, compiled.parameters),
+                                   ("risk_level", risk_level, compiled.risk_level)):
+        if not same_data(stored, derived):
+            problems.append(_diagnostic(codes.WRONG_JSON_TYPE,
+                                        f"the record's `{field}` does not match its definition",
+                                        field, hint="edit the definition only and save the tool again with "
+                                                    "`toolkiln tools update`, or restore the file"))
+    return (None if problems else compiled), problems
+
+
+def _under_definition(d: Diagnostic) -> Diagnostic:
+    span = d.span
+    if span is None:
+        return d.model_copy(update={"span": Span(line=0, column=0, end_line=0, end_column=0, path="definition")})
+    path = "definition" if not span.path else f"definition.{span.path}"
+    return d.model_copy(update={"span": span.model_copy(update={"path": path})})
+

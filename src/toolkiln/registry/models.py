@@ -1,0 +1,90 @@
+"""The registry's data: a tool's record, an audit entry, a problem found while loading.
+
+All are frozen pydantic models that refuse unknown fields, so a hand-edited file with a
+misspelt field is reported instead of half-understood.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolkiln.diagnostics.model import Diagnostic
+
+Status = Literal["active", "disabled", "pending_approval", "rejected"]
+Actor = Literal["user", "llm"]
+Kind = Literal["compute"]          # "workflow" and "executable" will come
+RiskLevel = Literal["low", "medium", "high"]
+Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback"]
+
+STATUSES: tuple[Status, ...] = ("active", "disabled", "pending_approval", "rejected")
+ACTORS: tuple[Actor, ...] = ("user", "llm")
+
+# The fields a record file does not hold: usage lives in usage.json, so that running a tool
+# never rewrites (or dirties in git) the tool's own file.
+USAGE_FIELDS = frozenset({"usage_count", "last_used_at"})
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class ToolRecord(BaseModel):
+    """A registered tool: its definition and what the registry knows about it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")
+    description: str
+    kind: Kind = "compute"
+    parameters: dict[str, Any]
+    risk_level: RiskLevel = "low"
+    status: Status
+    created_by: Actor
+    created_at: datetime
+    updated_at: datetime
+    version: int = Field(ge=1)
+    usage_count: int = Field(default=0, ge=0)
+    last_used_at: datetime | None = None
+    definition: dict[str, Any]
+
+    def summary(self) -> dict[str, Any]:
+        """The short form shown in listings (and to models by list_custom_tools)."""
+        return {"name": self.name, "description": self.description, "status": self.status,
+                "version": self.version, "created_by": self.created_by, "risk_level": self.risk_level,
+                "usage_count": self.usage_count}
+
+
+class AuditEntry(BaseModel):
+    """One line of audit.jsonl: who did what to which tool, when, from which version to which."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    at: datetime
+    by: Actor
+    action: Action
+    tool: str
+    old_version: int | None = None
+    new_version: int | None = None
+    old_status: Status | None = None
+    new_status: Status | None = None
+    note: str | None = None
+
+
+class Problem(BaseModel):
+    """A file the registry could not load (and skipped), with every diagnostic found in it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file: str
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def message(self) -> str:
+        first = self.diagnostics[0] if self.diagnostics else None
+        return f"{self.file}: " + (f"[{first.code}] {first.message}" if first else "cannot be loaded")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "diagnostics": [d.to_dict() for d in self.diagnostics]}

@@ -1,0 +1,99 @@
+"""The lifecycle of a tool and the policy that decides statuses and permissions.
+
+    create ──> active <──enable── disabled
+      │          └──────disable──────^
+      └──> pending_approval ──approve──> active
+                  └─────────reject───> rejected
+
+`TRANSITIONS` is the whole state machine of explicit actions. Creating and changing a tool
+are decided by a `Policy`: what status a new tool starts in, what status a changed one goes
+to, and who may do what. A policy is a plain frozen value; pass your own to `Registry`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from toolkiln.registry.errors import InvalidTransition, PermissionDenied
+from toolkiln.registry.models import Actor, Status, ToolRecord
+
+Transition = Literal["enable", "disable", "approve", "reject"]
+
+TRANSITIONS: dict[tuple[Status, Transition], Status] = {
+    ("active", "disable"): "disabled",
+    ("disabled", "enable"): "active",
+    ("pending_approval", "approve"): "active",
+    ("pending_approval", "reject"): "rejected",
+}
+
+_WHAT_NEXT: dict[Status, str] = {
+    "active": "an active tool can be disabled, updated or deleted",
+    "disabled": "a disabled tool can be enabled, updated or deleted",
+    "pending_approval": "a tool waiting for approval can be approved or rejected (by a person), updated or deleted",
+    "rejected": "a rejected tool can be updated (it is then reviewed again) or deleted",
+}
+
+
+def transition(record: ToolRecord, action: Transition) -> Status:
+    """The status `action` leads to from the record's status; InvalidTransition if none."""
+    target = TRANSITIONS.get((record.status, action))
+    if target is None:
+        raise InvalidTransition(f"cannot {action} `{record.name}`: it is {record.status.replace('_', ' ')}",
+                                hint=_WHAT_NEXT[record.status])
+    return target
+
+
+def next_actions(status: Status) -> list[str]:
+    """The explicit actions allowed from `status` (besides update and delete)."""
+    return [action for (source, action) in TRANSITIONS if source == status]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Decides the status of new and changed tools, and who may do what.
+
+    - A tool a person (`"user"`) creates is active.
+    - A tool a model (`"llm"`) creates is active when it is a pure compute tool of a risk level
+      not in `llm_approval_risks`; otherwise (side effects, which later kinds have, or high
+      risk) it waits in pending_approval.
+    - Only a person approves or rejects.
+    - When `protect_user_tools` is on, a model may not update, roll back, enable, disable or
+      delete a tool a person created.
+    """
+
+    llm_approval_risks: frozenset[str] = frozenset({"high"})
+    side_effect_kinds: frozenset[str] = field(default_factory=lambda: frozenset({"workflow", "executable"}))
+    protect_user_tools: bool = True
+
+    def initial_status(self, created_by: Actor, kind: str, risk_level: str) -> Status:
+        if created_by == "user":
+            return "active"
+        if kind in self.side_effect_kinds or risk_level in self.llm_approval_risks:
+            return "pending_approval"
+        return "active"
+
+    def status_after_change(self, record: ToolRecord, by: Actor, kind: str, risk_level: str) -> Status:
+        """The status of a tool after a new version (update or rollback) by `by`.
+
+        A version that would need approval waits for it. A person's new version of a pending or
+        rejected tool is taken as approved; a model's is reviewed again. Otherwise an active tool
+        stays active and a disabled one disabled."""
+        needed = self.initial_status(by, kind, risk_level)
+        if needed == "pending_approval":
+            return "pending_approval"
+        if record.status in ("pending_approval", "rejected"):
+            return "pending_approval" if by == "llm" else needed
+        return record.status
+
+    def check(self, action: str, by: Actor, record: ToolRecord) -> None:
+        """PermissionDenied unless `by` may do `action` to `record`."""
+        if action in ("approve", "reject") and by != "user":
+            raise PermissionDenied(f"only a person can {action} `{record.name}`",
+                                   hint="approval is the human check on tools a model created; ask the user")
+        if self.protect_user_tools and by == "llm" and record.created_by == "user":
+            raise PermissionDenied(f"a model cannot {action} `{record.name}`: it was created by a person",
+                                   hint="ask the user to do it, or create a tool of your own under another name")
+
+
+DEFAULT_POLICY = Policy()

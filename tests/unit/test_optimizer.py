@@ -1,0 +1,49 @@
+"""Each optimizer pass on its golden cases (tests/golden/optimize/<pass>.txt: input `=>`
+expected, cases separated by `---`), and the passes together on the shipped examples."""
+
+from pathlib import Path
+
+import pytest
+
+import toolkiln
+from toolkiln.backends.text_printer import print_text
+from toolkiln.optimize import PASSES, optimize
+from toolkiln.syntax.loader import parse_source
+
+GOLDEN = Path(__file__).parent.parent / "golden" / "optimize"
+
+
+def cases():
+    for rule in PASSES:
+        text = (GOLDEN / f"{rule.__name__}.txt").read_text(encoding="utf-8")
+        for number, case in enumerate(text.split("\n---\n")):
+            source, expected = case.split("\n=>\n")
+            yield pytest.param(rule, source + "\n", expected.strip("\n") + "\n", id=f"{rule.__name__}-{number}")
+
+
+@pytest.mark.parametrize("rule, source, expected", cases())
+def test_pass_golden(rule, source, expected):
+    assert not [d for d in toolkiln.check(source) if d.is_error]
+    program = parse_source(source).program
+    assert print_text(rule(program)) == expected
+
+
+def test_every_pass_has_golden_cases():
+    assert {p.stem for p in GOLDEN.glob("*.txt")} == {rule.__name__ for rule in PASSES}
+
+
+def test_rewritten_nodes_keep_the_span_of_what_they_replace():
+    program = parse_source("rate = 2\nreturn 1 / (rate - 2)").program
+    optimized = optimize(program)
+    division = optimized.steps[-1].value
+    assert division.right.span.line == 2 and division.right.span.column == 13
+    with pytest.raises(toolkiln.RunError) as info:
+        toolkiln.compile("rate = 2\nreturn 1 / (rate - 2)").run()
+    assert info.value.code == "E0501" and info.value.span.column == 8
+
+
+def test_optimize_is_a_fixed_point_and_idempotent():
+    source = "a = 1\nb = a + 1\nif b > 1 { c = b * x } else { c = 0 }\nreturn c"
+    once = optimize(parse_source(source).program)
+    assert optimize(once) is once
+    assert print_text(once) == "c = 2 * x\nreturn c\n"
