@@ -20,11 +20,11 @@ from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
 from toolkiln.interpret.specialize import Operand, arithmetic_binary, pure_binary
-from toolkiln.semantics.builtins import BUILTINS, contains
+from toolkiln.semantics.builtins import BUILTINS
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import format_number, parse_spec
-from toolkiln.semantics.operators import MAX_EXPONENT
-from toolkiln.semantics.values import equal, to_text, type_name
+from toolkiln.semantics import operators
+from toolkiln.semantics.values import to_text, type_name
 from toolkiln.syntax.spans import Span
 
 Fn = Callable[[list], Any]
@@ -158,112 +158,51 @@ class ExprCompiler:
         return guarded
 
     def binary(self, expr: n.Binary) -> Fn:
-        op = expr.op
+        op, limits = expr.op, self.limits
         if op in ("and", "or"):
             left = self.boolean(expr.left, f"`{op}` needs booleans")
             right = self.boolean(expr.right, f"`{op}` needs booleans")
             if op == "and":
                 return lambda f: left(f) and right(f)
             return lambda f: left(f) or right(f)
-        if op in n.EQUALITY_OPS:
-            return self.equality(expr)
-        if op in n.ORDER_OPS:
-            return self.order(expr)
         if op in n.MEMBERSHIP_OPS:
-            container, item, span = self.compile(expr.right), self.compile(expr.left), expr.span
+            return self.semantic(lambda a, b: operators.member(op, a, b), expr)
+        kinds = {self.static(expr.left), self.static(expr.right)}
+        if op in n.EQUALITY_OPS + n.ORDER_OPS:
+            if len(kinds) == 1 and kinds <= ({"number", "string"} | ({"boolean"} if op in n.EQUALITY_OPS else set())):
+                return pure_binary(_COMPARE[op], self.operand(expr.left), self.operand(expr.right))
+            return self.semantic(lambda a, b: operators.compare(op, a, b), expr)
+        if kinds == {"number"}:
+            fast = self.arithmetic(expr)
+            if fast is not None:
+                return fast
+        return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr)
 
-            def member(f: list) -> bool:
-                element = item(f)
-                try:
-                    return contains(container(f), element)
-                except RunError as error:
-                    raise error.at(span) from None
-            return member if op == "in" else (lambda f: not member(f))
-        if op == "+" and "number" not in (self.static(expr.left), self.static(expr.right)):
-            return self.plus(expr)
-        return self.arithmetic(expr)
+    def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary) -> Fn:
+        """The general case: the operator's one definition (semantics/operators.py), with
+        every type and limit check, located at the expression."""
+        left, right, span = self.compile(expr.left), self.compile(expr.right), expr.span
 
-    def arithmetic(self, expr: n.Binary) -> Fn:
+        def run(f: list) -> Any:
+            a = left(f)               # left before right: errors come in reading order
+            try:
+                return evaluate(a, right(f))
+            except RunError as error:
+                raise error.at(span) from None
+        return run
+
+    def arithmetic(self, expr: n.Binary) -> Fn | None:
+        """Specialised closures for numbers the checker proved: + - * and division by a
+        non-zero constant. None for the rest (they take the general path)."""
         span, ctx, digits = expr.span, self.ctx, self.limits.max_number_digits
+        left, right = self.operand(expr.left), self.operand(expr.right)
         if expr.op in ("+", "-", "*"):
             operation = {"+": ctx.add, "-": ctx.subtract, "*": ctx.multiply}[expr.op]
-            return arithmetic_binary(operation, self.operand(expr.left, "number"),
-                                     self.operand(expr.right, "number"), span, digits)
-        right_operand = self.operand(expr.right, "number")
-        if expr.op in ("/", "%") and right_operand[0] == "const" and right_operand[1]:
-            operation = ctx.divide if expr.op == "/" else ctx.remainder    # a non-zero constant divisor
-            return arithmetic_binary(operation, self.operand(expr.left, "number"), right_operand, span, digits)
-        left, right = self.number(expr.left), self.number(expr.right)
-        match expr.op:
-            case "/" | "%":
-                operation = ctx.divide if expr.op == "/" else ctx.remainder
-
-                def divide(f: list) -> Decimal:
-                    a, b = left(f), right(f)
-                    if not b:
-                        raise fault(codes.DIVISION_BY_ZERO, "division by zero", span,
-                                    hint="guard it: `x / y if y != 0 else 0`")
-                    return operation(a, b)
-                return self.guard(divide, span)
-            case "**":
-                power = ctx.power
-
-                def raise_to(f: list) -> Decimal:
-                    a, b = left(f), right(f)
-                    if abs(b) > MAX_EXPONENT:
-                        raise fault(codes.INVALID_OPERATION,
-                                    f"exponent {b} is larger than the cap of {MAX_EXPONENT}", span)
-                    if not a and b < 0:
-                        raise fault(codes.DIVISION_BY_ZERO, "zero raised to a negative power", span)
-                    return power(a, b)
-                return self.guard(raise_to, span)
-        raise AssertionError(expr.op)
-
-    def plus(self, expr: n.Binary) -> Fn:
-        """`+` where the operands may be text: joins strings, adds numbers, refuses a mix."""
-        left, right, span = self.compile(expr.left), self.compile(expr.right), expr.span
-        add, limit, digits = self.ctx.add, self.limits.max_string_length, self.limits.max_number_digits
-
-        def plus(f: list) -> Any:
-            a, b = left(f), right(f)
-            if type(a) is str and type(b) is str:
-                if len(a) + len(b) > limit:
-                    raise fault(codes.STRING_TOO_LONG, f"string longer than {limit:,} characters", span)
-                return a + b
-            if type(a) is Decimal and type(b) is Decimal:
-                try:
-                    return add(a, b)
-                except ArithmeticError as error:
-                    raise arithmetic_fault(error, span, digits) from None
-            raise fault(codes.RUNTIME_TYPE, f"cannot add {type_name(a)} and {type_name(b)}", span)
-        return plus
-
-    def equality(self, expr: n.Binary) -> Fn:
-        left, right = self.compile(expr.left), self.compile(expr.right)
-        same_simple = self.static(expr.left) == self.static(expr.right) in ("number", "string", "boolean")
-        if same_simple:
-            return pure_binary(operator.eq if expr.op == "==" else operator.ne,
-                               self.operand(expr.left), self.operand(expr.right))
-        if expr.op == "==":
-            return lambda f: equal(left(f), right(f))
-        return lambda f: not equal(left(f), right(f))
-
-    def order(self, expr: n.Binary) -> Fn:
-        compare = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[expr.op]
-        if self.static(expr.left) == self.static(expr.right) and self.static(expr.left) in ("number", "string"):
-            return pure_binary(compare, self.operand(expr.left), self.operand(expr.right))
-        left, right, span = self.compile(expr.left), self.compile(expr.right), expr.span
-        text_compare = {"<": str.__lt__, "<=": str.__le__, ">": str.__gt__, ">=": str.__ge__}[expr.op]
-        compare = {"<": Decimal.__lt__, "<=": Decimal.__le__, ">": Decimal.__gt__, ">=": Decimal.__ge__}[expr.op]
-
-        def ordered(f: list) -> bool:
-            a, b = left(f), right(f)
-            if type(a) is Decimal and type(b) is Decimal:
-                return compare(a, b)
-            if type(a) is str and type(b) is str:
-                return text_compare(a, b)
-            raise fault(codes.RUNTIME_TYPE, f"cannot order {type_name(a)} and {type_name(b)}", span)
-        return ordered
+            return arithmetic_binary(operation, left, right, span, digits)
+        if expr.op in ("/", "%") and right[0] == "const" and right[1]:
+            operation = ctx.divide if expr.op == "/" else ctx.remainder
+            return arithmetic_binary(operation, left, right, span, digits)
+        return None
 
     # --- calls, fields, indexes -----------------------------------------------------------
 

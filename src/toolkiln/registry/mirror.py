@@ -1,0 +1,334 @@
+"""What one process knows of the store, kept up to date cheaply before every operation.
+
+At start every tool file is read and checked; a file that does not decode or check becomes a
+`Problem` (file + diagnostics) and is skipped. Afterwards `refresh()` costs four `stat`
+calls when nothing changed. Changes made through the registry (in any process) append to
+the audit log, which names the tools to reload; any other change to tools/ (a hand edit, a
+`git checkout`) changes the folder and triggers a scan of file signatures; in-place edits
+that leave the folder alone are found by a periodic scan (every `rescan_seconds`).
+
+Checking a definition costs about a millisecond, so a file whose exact bytes were already
+checked by this toolkiln version (its digest is in .cache/checked) is not checked again;
+a hand edit changes the bytes, so it is.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import CompileError, RunError
+from toolkiln.interpret.tables import load_table_file
+from toolkiln.registry.codec import decode_audit, decode_record, file_digest
+from toolkiln.registry.definitions import Compiled, compile_definition, verify_stored
+from toolkiln.registry.errors import BrokenTool
+from toolkiln.registry.models import Problem, ToolRecord
+from toolkiln.registry.names import NAME_PATTERN
+from toolkiln.registry.store import Sig, Store, sig_of
+
+Usage = dict[str, tuple[int, datetime | None]]
+
+
+class Mirror:
+    def __init__(self, store: Store, *, version_tag: str, trust_cache: bool = True,
+                 rescan_seconds: float = 2.0) -> None:
+        self.store = store
+        self.version_tag = version_tag
+        self.trust_cache = trust_cache
+        self.rescan_seconds = rescan_seconds
+        self.records: dict[str, ToolRecord] = {}
+        self.problems: dict[str, Problem] = {}          # by file, relative to the root
+        self.tables: dict[str, dict[str, Any]] = {}
+        self.usage: Usage = {}
+        self._compiled: dict[str, tuple[Sig | None, Compiled]] = {}
+        self._sigs: dict[str, Sig] = {}                 # tool name -> sig of its file when read
+        self._table_sigs: dict[str, Sig] = {}
+        self._usage_sig: Sig | None = None
+        self._checked: set[str] = set()
+        self._checked_offset = 0
+        self._audit_offset = 0
+        self._watch: tuple = ()
+        self._last_scan = 0.0
+
+    # --- refreshing -----------------------------------------------------------------------
+
+    def _watched(self) -> tuple:
+        store = self.store
+        return (sig_of(store.tools_dir), sig_of(store.audit_path), sig_of(store.usage_path),
+                sig_of(store.tables_dir))
+
+    def load(self) -> None:
+        """Read everything (at start, and on `Registry.refresh()`)."""
+        self._watch = self._watched()
+        self._audit_offset = self._audit_size()
+        self._read_checked()
+        self._scan_tools()
+        self._load_usage()
+        self._scan_tables()
+        self._last_scan = time.monotonic()
+        self._compact_checked()
+
+    def refresh(self) -> None:
+        """Catch up with changes made since the last call, by this or any other process."""
+        watch = self._watched()
+        now = time.monotonic()
+        periodic = now - self._last_scan >= self.rescan_seconds
+        if watch == self._watch and not periodic:
+            return
+        old = self._watch
+        self._watch = watch
+        named: set[str] | None = set()
+        if not old or watch[1] != old[1]:
+            named = self._read_audit()
+        tools_changed = not old or watch[0] != old[0]
+        self._read_checked()
+        if periodic or named is None or (tools_changed and not named):
+            self._scan_tools()
+            self._last_scan = now
+        else:
+            for name in named:
+                self._reload_tool(name)
+        if periodic or not old or watch[2] != old[2]:
+            self._load_usage()
+        if periodic or not old or watch[3] != old[3]:
+            self._scan_tables()
+
+    def _audit_size(self) -> int:
+        sig = sig_of(self.store.audit_path)
+        return 0 if sig is None else sig[1]
+
+    def _read_audit(self) -> set[str] | None:
+        """The tools named by audit lines added since the last read; None when the log
+        shrank (rewritten by hand): then only a full scan can tell."""
+        if self._audit_size() < self._audit_offset:
+            self._audit_offset = self._audit_size()
+            return None
+        lines, self._audit_offset = self.store.read_lines(self.store.audit_path, self._audit_offset)
+        names = set()
+        for line in lines:
+            entry = decode_audit(line)
+            if entry is None:
+                return None
+            names.add(entry.tool)
+        return names
+
+    def note_own_write(self, name: str, record: ToolRecord | None, compiled: Compiled | None) -> None:
+        """After this process wrote a tool (holding the lock): remember it without rereading."""
+        path = self.store.tool_path(name)
+        self._forget(name, path)
+        if record is not None:
+            sig = sig_of(path)
+            self.records[name] = record
+            if sig is not None:
+                self._sigs[name] = sig
+            if compiled is not None:
+                self._compiled[name] = (sig, compiled)
+        self._audit_offset = self._audit_size()
+        self._watch = self._watched()
+
+    def note_checked(self, data: bytes) -> None:
+        """A file this process wrote has been checked: record its digest for every process."""
+        digest = file_digest(data, self.version_tag)
+        if digest not in self._checked:
+            self._checked.add(digest)
+            self.store.append_line(self.store.cache_path, digest, durable=False)
+
+    # --- tools ----------------------------------------------------------------------------
+
+    def _scan_tools(self) -> None:
+        found = self.store.scan(self.store.tools_dir, (".json",))
+        seen = set()
+        for filename, (path, sig) in found.items():
+            name = filename[:-5]
+            rel = self.store.relative(path)
+            if not NAME_PATTERN.fullmatch(name):
+                self._drop_record_for(rel)
+                self.problems[rel] = Problem(file=rel, diagnostics=(Diagnostic.of(
+                    codes.INVALID_NAME, f"`{filename}` is not a tool file name", None,
+                    hint="tool files are named <name>.json with a name matching ^[a-z][a-z0-9_]{0,63}$")
+                    .model_copy(update={"file": rel}),))
+                continue
+            seen.add(name)
+            if self._sigs.get(name) != sig or (name not in self.records and rel not in self.problems):
+                self._load_tool_file(name, path, sig)
+        for name in list(self.records):
+            if name not in seen:
+                self._forget(name, self.store.tool_path(name))
+        tools_prefix = self.store.relative(self.store.tools_dir)
+        for rel in list(self.problems):
+            if rel.startswith(tools_prefix) and Path(rel).name not in found:
+                del self.problems[rel]
+
+    def _reload_tool(self, name: str) -> None:
+        if not NAME_PATTERN.fullmatch(name):
+            return
+        path = self.store.tool_path(name)
+        sig = sig_of(path)
+        if sig is None:
+            self._forget(name, path)
+        elif sig != self._sigs.get(name) or name not in self.records:
+            self._load_tool_file(name, path, sig)
+
+    def _forget(self, name: str, path: Path) -> None:
+        self.records.pop(name, None)
+        self._sigs.pop(name, None)
+        self._compiled.pop(name, None)
+        self.problems.pop(self.store.relative(path), None)
+
+    def _drop_record_for(self, rel: str) -> None:
+        name = Path(rel).stem
+        if NAME_PATTERN.fullmatch(name):
+            self.records.pop(name, None)
+
+    def _load_tool_file(self, name: str, path: Path, sig: Sig) -> None:
+        rel = self.store.relative(path)
+        data = self.store.read_bytes(path)
+        if data is None:
+            self._forget(name, path)
+            return
+        self._sigs[name] = sig
+        self._compiled.pop(name, None)
+        record, diagnostics = decode_record(data, rel)
+        compiled = None
+        if record is not None and record.name != name:
+            diagnostics = [Diagnostic.of(codes.INVALID_NAME, f"the file {rel} holds the tool `{record.name}`",
+                                         None, hint=f"rename the file to {record.name}.json or fix its name")
+                           .model_copy(update={"file": rel})]
+        elif record is not None:
+            digest = file_digest(data, self.version_tag)
+            if not (self.trust_cache and digest in self._checked):
+                compiled, diagnostics = verify_stored(record.definition, name=record.name,
+                                                      description=record.description,
+                                                      parameters=record.parameters, risk_level=record.risk_level)
+                diagnostics = [d.model_copy(update={"file": rel}) for d in diagnostics]
+                if compiled is not None:
+                    self._checked.add(digest)
+                    self.store.append_line(self.store.cache_path, digest, durable=False)
+        if diagnostics or record is None:
+            self.records.pop(name, None)
+            self.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
+            return
+        self.problems.pop(rel, None)
+        self.records[name] = record
+        if compiled is not None:
+            self._compiled[name] = (sig, compiled)
+
+    def compiled(self, name: str) -> Compiled:
+        """The compiled tool for a loaded record (compiled on first use)."""
+        cached = self._compiled.get(name)
+        sig = self._sigs.get(name)
+        if cached is not None and cached[0] == sig:
+            return cached[1]
+        record = self.records[name]
+        try:
+            compiled = compile_definition(record.definition)
+        except CompileError as error:
+            diagnostics = list(error.diagnostics)
+            rel = self.store.relative(self.store.tool_path(name))
+            self.records.pop(name, None)
+            self.problems[rel] = Problem(file=rel, diagnostics=tuple(d.model_copy(update={"file": rel})
+                                                                     for d in diagnostics))
+            raise BrokenTool(f"the stored tool `{name}` no longer compiles", hint=f"see the problems of {rel}",
+                             diagnostics=diagnostics) from None
+        self._compiled[name] = (sig, compiled)
+        return compiled
+
+    # --- the check cache ------------------------------------------------------------------
+
+    def _read_checked(self) -> None:
+        sig = sig_of(self.store.cache_path)
+        size = 0 if sig is None else sig[1]
+        if size < self._checked_offset:
+            self._checked, self._checked_offset = set(), 0
+        if size == self._checked_offset:
+            return
+        lines, self._checked_offset = self.store.read_lines(self.store.cache_path, self._checked_offset)
+        self._checked.update(line.strip() for line in lines if len(line.strip()) == 64)
+
+    def _compact_checked(self) -> None:
+        """Keep the cache from growing without end: rewrite it with the live digests only."""
+        if len(self._checked) <= 2 * len(self.records) + 1000:
+            return
+        live = set()
+        for name in self.records:
+            data = self.store.read_bytes(self.store.tool_path(name))
+            if data is not None:
+                live.add(file_digest(data, self.version_tag))
+        with self.store.lock():
+            self.store.write_text(self.store.cache_path, "".join(f"{d}\n" for d in sorted(live)))
+        self._checked = live
+        self._checked_offset = sig_of(self.store.cache_path)[1]  # type: ignore[index]
+
+    # --- usage and tables -----------------------------------------------------------------
+
+    def _load_usage(self) -> None:
+        path = self.store.usage_path
+        sig = sig_of(path)
+        if sig == self._usage_sig and sig is not None:
+            return
+        self._usage_sig = sig
+        rel = self.store.relative(path)
+        self.problems.pop(rel, None)
+        data = self.store.read_bytes(path)
+        usage, problem = decode_usage(data, rel)
+        self.usage = usage
+        if problem is not None:
+            self.problems[rel] = problem
+
+    def _scan_tables(self) -> None:
+        found = self.store.scan(self.store.tables_dir, (".json", ".csv", ".JSON", ".CSV"))
+        sigs = {filename: sig for filename, (_, sig) in found.items()}
+        if sigs == self._table_sigs and self._table_sigs:
+            return
+        self._table_sigs = sigs
+        prefix = self.store.relative(self.store.tables_dir)
+        for rel in [r for r in self.problems if r.startswith(prefix)]:
+            del self.problems[rel]
+        tables: dict[str, dict[str, Any]] = {}
+        origin: dict[str, str] = {}
+        for filename in sorted(found):
+            path = found[filename][0]
+            rel = self.store.relative(path)
+            try:
+                loaded = load_table_file(path)
+            except RunError as error:
+                self.problems[rel] = Problem(file=rel, diagnostics=(
+                    Diagnostic.of(codes.INVALID_TABLE, error.message, None, error.hint)
+                    .model_copy(update={"file": rel}),))
+                continue
+            clash = sorted(set(loaded) & set(tables))
+            if clash:
+                self.problems[rel] = Problem(file=rel, diagnostics=(Diagnostic.of(
+                    codes.INVALID_TABLE, f"table `{clash[0]}` is also defined in {origin[clash[0]]}", None,
+                    hint="each table name may come from one file only; this file is skipped")
+                    .model_copy(update={"file": rel}),))
+                continue
+            tables.update(loaded)
+            origin.update({table: rel for table in loaded})
+        self.tables = tables
+
+
+def decode_usage(data: bytes | None, rel: str) -> tuple[Usage, Problem | None]:
+    """usage.json -> {tool: (count, last used)}; a broken file is a problem and counts as empty."""
+    if data is None:
+        return {}, None
+    try:
+        raw = json.loads(data.decode("utf-8"), parse_float=Decimal)
+        usage: Usage = {}
+        for name, entry in raw.items():
+            count = entry["count"]
+            last = entry.get("last_used_at")
+            if not isinstance(count, int) or count < 0:
+                raise ValueError(f"bad count for {name}")
+            usage[name] = (count, datetime.fromisoformat(last) if last else None)
+        return usage, None
+    except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as error:
+        diagnostic = Diagnostic.of(codes.INVALID_JSON, f"usage counts cannot be read: {error}", None,
+                                   hint="the file is rewritten at the next run; its old counts are lost")
+        return {}, Problem(file=rel, diagnostics=(diagnostic.model_copy(update={"file": rel}),))

@@ -1,0 +1,88 @@
+"""Run counts: counted in memory, added to usage.json under the lock every `flush_seconds`.
+
+Writing a file on every run would cost a locked, fsynced write per call (a tool runs in a
+few microseconds), and would rewrite the tool's file, dirtying it in git. So each process
+keeps its pending counts and adds them to usage.json (read fresh under the lock, so no
+process's counts are lost) when `flush_seconds` have passed since its last flush, before
+any change it makes, on `Registry.flush()` / `close()`, and when the registry is garbage
+collected or the interpreter exits. `flush_seconds=0` writes on every run.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+
+from toolkiln.registry.codec import iso
+from toolkiln.registry.mirror import Usage, decode_usage
+from toolkiln.registry.store import Store
+from toolkiln.semantics.values import to_json
+
+
+class UsageBook:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.pending: dict[str, tuple[int, datetime]] = {}
+        self._lock = threading.Lock()
+
+    def count(self, name: str, when: datetime) -> None:
+        with self._lock:
+            count, _ = self.pending.get(name, (0, when))
+            self.pending[name] = (count + 1, when)
+
+    def drop(self, name: str) -> None:
+        with self._lock:
+            self.pending.pop(name, None)
+
+    def merged(self, usage: Usage, name: str) -> tuple[int, datetime | None]:
+        """A tool's count and last use: what is on disk plus what this process has not flushed."""
+        count, last = usage.get(name, (0, None))
+        extra = self.pending.get(name)
+        if extra is not None:
+            count += extra[0]
+            last = extra[1] if last is None or extra[1] > last else last
+        return count, last
+
+    def flush(self, exists=None, *, forget: tuple[str, ...] = ()) -> bool:
+        """Add the pending counts to usage.json (and drop the entries of `forget`). Takes the
+        lock; `exists(name)` says whether a tool still exists (counts of deleted ones are dropped).
+        Returns whether the file was written."""
+        with self._lock:
+            pending, self.pending = self.pending, {}
+        if not pending and not forget:
+            return False
+        try:
+            with self.store.lock():
+                usage, _ = decode_usage(self.store.read_bytes(self.store.usage_path),
+                                        self.store.relative(self.store.usage_path))
+                changed = False
+                for name in forget:
+                    changed |= usage.pop(name, None) is not None
+                for name, (count, last) in pending.items():
+                    if exists is not None and not exists(name):
+                        continue
+                    old_count, old_last = usage.get(name, (0, None))
+                    usage[name] = (old_count + count, last if old_last is None or last > old_last else old_last)
+                    changed = True
+                if changed:
+                    self.store.write_text(self.store.usage_path, encode_usage(usage))
+                return changed
+        except BaseException:
+            with self._lock:          # keep the counts for the next try
+                for name, (count, last) in pending.items():
+                    old = self.pending.get(name)
+                    self.pending[name] = (count + (old[0] if old else 0), max(last, old[1]) if old else last)
+            raise
+
+
+def encode_usage(usage: Usage) -> str:
+    data = {name: {"count": count, "last_used_at": iso(last)} for name, (count, last) in sorted(usage.items())}
+    return to_json(data, indent=1) + "\n"
+
+
+def flush_quietly(book: UsageBook) -> None:
+    """For the finalizer: flush at exit or collection, never raising out of it."""
+    try:
+        book.flush(lambda name: book.store.tool_path(name).exists())
+    except Exception:  # noqa: BLE001 - at interpreter exit there is no one to report to
+        pass
