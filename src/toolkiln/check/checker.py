@@ -12,8 +12,20 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.types import (ANY, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING, Type, array_of,
-                                fits, join)
+from toolkiln.ast.types import (
+    ANY,
+    ARRAY,
+    BOOLEAN,
+    INTEGER,
+    NULL,
+    NUMBER,
+    OBJECT,
+    STRING,
+    Type,
+    array_of,
+    fits,
+    join,
+)
 from toolkiln.check.flow import FlowState
 from toolkiln.check.scope import assigned_names, free_names
 from toolkiln.diagnostics import codes

@@ -20,10 +20,10 @@ from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
 from toolkiln.interpret.specialize import Operand, arithmetic_binary, pure_binary
+from toolkiln.semantics import operators
 from toolkiln.semantics.builtins import BUILTINS
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import format_number, parse_spec
-from toolkiln.semantics import operators
 from toolkiln.semantics.values import to_text, type_name
 from toolkiln.syntax.spans import Span
 

@@ -12,7 +12,17 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, OBJECT, STRING, Type, array_of, join
+from toolkiln.ast.types import (
+    ANY,
+    ARRAY,
+    BOOLEAN,
+    NUMBER,
+    OBJECT,
+    STRING,
+    Type,
+    array_of,
+    join,
+)
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.limits import Limits

@@ -20,8 +20,16 @@ from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.numbers import from_float
-from toolkiln.syntax.builder import (MAX_LITERAL_DIGITS, RESERVED, RISK_LEVELS, TOOL_NAME, ParseContext,
-                                     literal_too_large, parse_expression, parse_template)
+from toolkiln.syntax.builder import (
+    MAX_LITERAL_DIGITS,
+    RESERVED,
+    RISK_LEVELS,
+    TOOL_NAME,
+    ParseContext,
+    literal_too_large,
+    parse_expression,
+    parse_template,
+)
 from toolkiln.syntax.grammar import MAX_DEPTH
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS
 from toolkiln.syntax.spans import LineIndex, Source, Span, json_path

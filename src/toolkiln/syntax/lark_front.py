@@ -6,7 +6,12 @@ This and `builder.py` are the only modules that see Lark's trees and exceptions.
 from __future__ import annotations
 
 from lark import Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+)
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic

@@ -101,7 +101,10 @@ class Source:
         return span, LineIndex(fragment).line_text(span.line)
 
     def _in_json_file(self, span: Span) -> Span | None:
-        from toolkiln.syntax.json_positions import raw_offset, value_offsets  # only on the error path
+        from toolkiln.syntax.json_positions import (  # only on the error path
+            raw_offset,
+            value_offsets,
+        )
 
         if self._offsets is None:
             self._offsets = value_offsets(self.text)
