@@ -7,16 +7,17 @@ and `any` (the gradual type: unknown until run time, checked there).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 TypeName = Literal["number", "integer", "string", "boolean", "null", "array", "object", "any"]
 DECLARABLE = ("number", "integer", "string", "boolean", "array", "object", "any")
 
 
-class Type(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True, slots=True)
+class Type:
+    """A plain frozen dataclass, not a pydantic model: the checker compares types constantly,
+    and dataclass equality is several times cheaper."""
 
     name: TypeName
     items: Type | None = None

@@ -5,32 +5,36 @@ are then removed by `remove_unused_assignments`, and constants reach the folder.
 from __future__ import annotations
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.visitor import walk
 from toolkiln.optimize.rewrite import map_children, map_step_exprs, with_steps
 
 MAX_COPIED_TEXT = 100          # longer string constants are not duplicated into every use
 
 
 def propagate_copies(program: n.Program) -> n.Program:
-    return with_steps(program, _block(program.steps, {}))
+    return with_steps(program, _block(program.steps, {})[0])
 
 
-def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[n.Step, ...]:
+def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[tuple[n.Step, ...], set[str]]:
+    """The block with copies substituted, and the names it assigns (at any depth)."""
     known = dict(known)
+    assigned: set[str] = set()
     out: list[n.Step] = []
     for step in steps:
         step = map_step_exprs(step, lambda e: _substitute(e, known))
         if isinstance(step, n.If):
-            step = step.model_copy(update={"then": _block(step.then, known),
-                                           "otherwise": _block(step.otherwise, known)})
-            for name in _assigned_in(step):
+            (then, then_assigned), (otherwise, else_assigned) = _block(step.then, known), _block(step.otherwise, known)
+            if then is not step.then or otherwise is not step.otherwise:
+                step = step.model_copy(update={"then": then, "otherwise": otherwise})
+            for name in then_assigned | else_assigned:
                 _forget(known, name)
+            assigned |= then_assigned | else_assigned
         elif isinstance(step, (n.Assign, n.Lookup, n.Format)):
             _forget(known, step.target)
+            assigned.add(step.target)
             if isinstance(step, n.Assign) and _copyable(step.value) and not _reads(step.value, step.target):
                 known[step.target] = step.value
         out.append(step)
-    return tuple(out)
+    return (steps if all(a is b for a, b in zip(out, steps)) else tuple(out)), assigned
 
 
 def _copyable(expr: n.Expr) -> bool:
@@ -47,10 +51,6 @@ def _forget(known: dict[str, n.Expr], name: str) -> None:
     known.pop(name, None)
     for key in [k for k, v in known.items() if isinstance(v, n.Name) and v.name == name]:
         del known[key]
-
-
-def _assigned_in(step: n.Step) -> set[str]:
-    return {node.target for node in walk(step) if isinstance(node, (n.Assign, n.Lookup, n.Format))}
 
 
 def _substitute(expr: n.Expr, known: dict[str, n.Expr]) -> n.Expr:

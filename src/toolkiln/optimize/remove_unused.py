@@ -27,15 +27,17 @@ def _block(steps: tuple[n.Step, ...], live_after: frozenset[str]) -> tuple[tuple
             case n.If(condition=condition, then=then, otherwise=otherwise):
                 then, then_live = _block(then, live)
                 otherwise, else_live = _block(otherwise, live)
-                step = step.model_copy(update={"then": then, "otherwise": otherwise}) \
-                    if (then, otherwise) != (step.then, step.otherwise) else step
+                if then is not step.then or otherwise is not step.otherwise:
+                    step = step.model_copy(update={"then": then, "otherwise": otherwise})
                 live = then_live | else_live | _reads(condition)
             case n.Assign(target=target, value=value) if target not in live and _cannot_fail(value):
                 continue
             case n.Assign() | n.Lookup() | n.Format():
                 live = (live - {step.target}) | _reads(step)
         kept.append(step)
-    return tuple(reversed(kept)), live
+    kept.reverse()
+    unchanged = len(kept) == len(steps) and all(a is b for a, b in zip(kept, steps))
+    return (steps if unchanged else tuple(kept)), live
 
 
 def _reads(node: n.Node) -> frozenset[str]:

@@ -44,9 +44,15 @@ def map_children(expr: n.Expr, fn: ExprFn) -> n.Expr:
 
 def _copy(node: n.Node, **parts: object) -> n.Node:
     """The node with new children, or the node itself when nothing changed."""
-    if all(getattr(node, key) is value for key, value in parts.items()):
+    if all(_identical(getattr(node, key), value) for key, value in parts.items()):
         return node
     return node.model_copy(update=parts)
+
+
+def _identical(old: object, new: object) -> bool:
+    if isinstance(old, tuple) and isinstance(new, tuple):
+        return _same(old, new)
+    return old is new
 
 
 def map_step_exprs(step: n.Step, fn: ExprFn) -> n.Step:

@@ -17,6 +17,7 @@ without properties, an array without an item type). Nothing is ever sent broken.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -160,6 +161,4 @@ def gemini_schema(schema: dict[str, Any], where: str, notes: list[str]) -> dict[
 
 
 def _shown(value: Any) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False)

@@ -26,7 +26,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
 from toolkiln.registry.codec import decode_audit, decode_record, file_digest
-from toolkiln.registry.definitions import Compiled, compile_definition, verify_stored
+from toolkiln.registry.definitions import Compiled, compile_definition, same_data, verify_stored
 from toolkiln.registry.errors import BrokenTool
 from toolkiln.registry.models import Problem, ToolRecord
 from toolkiln.registry.names import NAME_PATTERN
@@ -45,6 +45,7 @@ class Mirror:
         self.records: dict[str, ToolRecord] = {}
         self.problems: dict[str, Problem] = {}          # by file, relative to the root
         self.tables: dict[str, dict[str, Any]] = {}
+        self.tables_generation = 0                      # +1 whenever the tables are reloaded
         self.usage: Usage = {}
         self._compiled: dict[str, tuple[Sig | None, Compiled]] = {}
         self._sigs: dict[str, Sig] = {}                 # tool name -> sig of its file when read
@@ -239,6 +240,16 @@ class Mirror:
         self._compiled[name] = (sig, compiled)
         return compiled
 
+    def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
+        """The compiled form of `record` if it is the loaded (so checked) version of the tool."""
+        loaded = self.records.get(name)
+        if loaded is None or not same_data(loaded.definition, record.definition):
+            return None
+        try:
+            return self.compiled(name)
+        except BrokenTool:
+            return None
+
     # --- the check cache ------------------------------------------------------------------
 
     def _read_checked(self) -> None:
@@ -312,6 +323,7 @@ class Mirror:
             tables.update(loaded)
             origin.update({table: rel for table in loaded})
         self.tables = tables
+        self.tables_generation += 1
 
 
 def decode_usage(data: bytes | None, rel: str) -> tuple[Usage, Problem | None]:

@@ -1,0 +1,417 @@
+"""`toolkiln.Registry`: checked tools persisted in a folder, with a lifecycle, versions,
+usage counts, exports to every tool-calling format, and meta-tools for models.
+
+Every change holds the store's cross-process lock, rereads what it changes from disk, writes
+atomically and appends one audit line; every call first catches up with changes made by
+other processes (see mirror.py). Only what compiled is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+import time
+import weakref
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.errors import CompileError
+from toolkiln.registry import exports
+from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, encode_record
+from toolkiln.registry.definitions import (Compiled, apply_changes, compile_definition, only_description_changed,
+                                           refuse, same_data)
+from toolkiln.registry.errors import BrokenTool, DuplicateTool, InvalidRequest, ToolNotActive, ToolNotFound
+from toolkiln.registry.mirror import Mirror
+from toolkiln.registry.models import (ACTORS, STATUSES, Actor, AuditEntry, Problem, ToolRecord, utc_now)
+from toolkiln.registry.names import check_name
+from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
+from toolkiln.registry.runs import Runner
+from toolkiln.registry.store import Store
+from toolkiln.registry.usage import UsageBook, flush_quietly
+from toolkiln.semantics.limits import Limits
+
+
+def _version_tag() -> str:
+    from toolkiln import __version__
+
+    return f"toolkiln {__version__}"
+
+
+def _actor(value: Any, what: str = "created_by") -> Actor:
+    if value not in ACTORS:
+        raise InvalidRequest(f"{what} must be \"user\" or \"llm\", not {value!r}",
+                             hint="\"user\" is a person, \"llm\" a model acting through tools")
+    return value
+
+
+class Registry:
+    """A folder of persisted, checked tools. See docs/registry.md.
+
+    `policy` decides statuses and permissions; `limits` bound every run (a run's own `limits=`
+    wins); `usage_flush_seconds` is how often run counts reach usage.json (0: on every run);
+    `rescan_seconds` how often files changed outside toolkiln are looked for;
+    `trust_check_cache=False` rechecks every file at start instead of trusting .cache/checked.
+    """
+
+    def __init__(self, path: str | Path, *, policy: Policy | None = None, limits: Limits | None = None,
+                 lock_timeout: float = 30.0, usage_flush_seconds: float = 1.0, rescan_seconds: float = 2.0,
+                 trust_check_cache: bool = True) -> None:
+        self.policy = policy or DEFAULT_POLICY
+        self.limits = limits
+        self._store = Store(path, lock_timeout=lock_timeout)
+        self.path = self._store.root
+        self._mirror = Mirror(self._store, version_tag=_version_tag(), trust_cache=trust_check_cache,
+                              rescan_seconds=rescan_seconds)
+        self._usage = UsageBook(self._store)
+        self._runner = Runner()
+        self._mutex = threading.RLock()
+        self._flush_seconds = usage_flush_seconds
+        self._last_flush = time.monotonic()
+        self._mirror.load()
+        self._finalizer = weakref.finalize(self, flush_quietly, self._usage)
+
+    def __repr__(self) -> str:
+        return f"<Registry {self.path} ({len(self._mirror.records)} tools)>"
+
+    def __enter__(self) -> Registry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Write pending usage counts. The registry stays usable."""
+        self.flush()
+
+    def flush(self) -> None:
+        """Add this process's pending run counts to usage.json."""
+        with self._mutex:
+            self._usage.flush(lambda name: self._store.tool_path(name).exists())
+            self._last_flush = time.monotonic()
+
+    def refresh(self) -> None:
+        """Reread every file now (changes are otherwise picked up before each call)."""
+        with self._mutex:
+            self._mirror.load()
+
+    # --- reading ----------------------------------------------------------------------------
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Files that could not be loaded and were skipped, each with its diagnostics."""
+        with self._mutex:
+            self._mirror.refresh()
+            return [self._mirror.problems[f] for f in sorted(self._mirror.problems)]
+
+    @property
+    def tables(self) -> dict[str, dict[str, Any]]:
+        """The tables lookups read: tables/*.json and *.csv, by table name."""
+        with self._mutex:
+            self._mirror.refresh()
+            return dict(self._mirror.tables)
+
+    def get(self, name: str) -> ToolRecord:
+        with self._mutex:
+            self._mirror.refresh()
+            return self._with_usage(self._loaded(check_name(name)))
+
+    def list(self, status: str | None = None, created_by: str | None = None) -> list[ToolRecord]:
+        """The tools, by name; optionally only those of one status or creator."""
+        if status is not None and status not in STATUSES:
+            raise InvalidRequest(f"unknown status {status!r}", hint=f"statuses are: {', '.join(STATUSES)}")
+        if created_by is not None:
+            _actor(created_by)
+        with self._mutex:
+            self._mirror.refresh()
+            records = [r for _, r in sorted(self._mirror.records.items())
+                       if (status is None or r.status == status) and (created_by is None or r.created_by == created_by)]
+            return [self._with_usage(r) for r in records]
+
+    def __contains__(self, name: object) -> bool:
+        with self._mutex:
+            self._mirror.refresh()
+            return name in self._mirror.records
+
+    def __len__(self) -> int:
+        with self._mutex:
+            self._mirror.refresh()
+            return len(self._mirror.records)
+
+    def history(self, name: str) -> list[ToolRecord]:
+        """Every version of a tool, oldest first; the last is the current one."""
+        with self._mutex:
+            self._mirror.refresh()
+            current = self._loaded(check_name(name))
+            versions = []
+            for number in self._store.past_versions(name):
+                if number >= current.version:
+                    continue          # left by an update that died before its record was written
+                past = self._past_version(name, number)
+                if past is not None:
+                    versions.append(past)
+            return versions + [self._with_usage(current)]
+
+    def audit_log(self, tool: str | None = None) -> list[AuditEntry]:
+        """The audit entries, oldest first; only one tool's when `tool` is given."""
+        lines, _ = self._store.read_lines(self._store.audit_path)
+        entries = (decode_audit(line) for line in lines)
+        return [e for e in entries if e is not None and (tool is None or e.tool == tool)]
+
+    # --- creating and changing ----------------------------------------------------------------
+
+    def create(self, definition: Any, created_by: str = "user") -> ToolRecord:
+        """Compile `definition` (JSON DSL dict or text, text DSL, or a path) and save it as a new
+        tool. Raises CompileError, and writes nothing, if it does not check."""
+        actor = _actor(created_by)
+        compiled = compile_definition(definition)
+        name = compiled.name
+        with self._writing():
+            existing = self._read_locked(name, missing_ok=True)
+            if existing is not None:
+                raise DuplicateTool(f"a tool named `{name}` exists already (version {existing.version}, "
+                                    f"{existing.status.replace('_', ' ')})",
+                                    hint="choose another name, or update the existing tool")
+            self._store.remove_tree(self._store.version_dir(name))    # what a deleted tool left behind
+            if name in self._mirror.usage:
+                self._usage.flush(forget=(name,))
+            now = utc_now()
+            status = self.policy.initial_status(actor, "compute", compiled.risk_level)
+            record = ToolRecord(name=name, description=compiled.description, kind="compute",
+                                parameters=compiled.parameters, risk_level=compiled.risk_level, status=status,
+                                created_by=actor, created_at=now, updated_at=now, version=1,
+                                definition=compiled.definition)
+            self._commit(record, compiled, AuditEntry(at=now, by=actor, action="create", tool=name, new_version=1,
+                                                      new_status=status))
+        return record
+
+    def update(self, name: str, changes: Any, by: str = "user") -> ToolRecord:
+        """Change a tool. `changes` maps definition fields (description, parameters, logic,
+        riskLevel, tables) to new values, or is a whole new definition. A change of anything but
+        the description makes a new version (the old one is kept); the policy may then send the
+        tool back to approval. Raises CompileError, and writes nothing, if the result does not check."""
+        actor = _actor(by, "by")
+        check_name(name)
+        with self._writing():
+            old = self._read_locked(name)
+            self.policy.check("update", actor, old)
+            compiled = compile_definition(apply_changes(old.definition, changes))
+            if compiled.name != name:
+                raise refuse_rename(name, compiled.name)
+            now = utc_now()
+            if same_data(old.definition, compiled.definition):
+                return self._with_usage(old)          # nothing changed: nothing written
+            if only_description_changed(old.definition, compiled.definition):
+                record = old.model_copy(update={"description": compiled.description, "updated_at": now,
+                                                "definition": compiled.definition})
+                note = "description only"
+            else:
+                record = self._new_version(old, compiled, actor, now)
+                note = None
+            self._commit(record, compiled, AuditEntry(
+                at=now, by=actor, action="update", tool=name, old_version=old.version, new_version=record.version,
+                old_status=old.status, new_status=record.status, note=note))
+        return self._with_usage(record)
+
+    def rollback(self, name: str, version: int, by: str = "user") -> ToolRecord:
+        """Make a past version current again, as a new version (history is never rewritten)."""
+        actor = _actor(by, "by")
+        check_name(name)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise InvalidRequest(f"a version is a whole number, not {version!r}")
+        with self._writing():
+            old = self._read_locked(name)
+            self.policy.check("rollback", actor, old)
+            if version == old.version:
+                raise InvalidRequest(f"`{name}` is at version {version} already")
+            past = self._past_version(name, version) if 1 <= version < old.version else None
+            if past is None:
+                raise ToolNotFound(f"`{name}` has no version {version}",
+                                   hint=f"its versions are 1 to {old.version}; see history")
+            try:
+                compiled = compile_definition(past.definition)
+            except CompileError as error:
+                raise BrokenTool(f"version {version} of `{name}` no longer compiles",
+                                 diagnostics=error.diagnostics) from None
+            now = utc_now()
+            record = self._new_version(old, compiled, actor, now)
+            self._commit(record, compiled, AuditEntry(
+                at=now, by=actor, action="rollback", tool=name, old_version=old.version, new_version=record.version,
+                old_status=old.status, new_status=record.status, note=f"to version {version}"))
+        return self._with_usage(record)
+
+    def delete(self, name: str, by: str = "user") -> None:
+        """Delete a tool and its past versions (the audit log keeps the record of it)."""
+        actor = _actor(by, "by")
+        check_name(name)
+        with self._writing():
+            path = self._store.tool_path(name)
+            data = self._store.read_bytes(path)
+            if data is None:
+                raise self._not_found(name)
+            old, _ = decode_record(data, self._store.relative(path))
+            if old is None and actor != "user":
+                raise BrokenTool(f"`{name}` cannot be loaded, so a model cannot delete it", hint="ask the user")
+            if old is not None:
+                self.policy.check("delete", actor, old)
+            self._store.remove(path)
+            self._store.remove_tree(self._store.version_dir(name))
+            self._usage.drop(name)
+            self._usage.flush(forget=(name,))
+            self._runner.forget(name)
+            self._commit(None, None, AuditEntry(
+                at=utc_now(), by=actor, action="delete", tool=name, old_version=old.version if old else None,
+                old_status=old.status if old else None), name=name)
+
+    def enable(self, name: str, by: str = "user") -> ToolRecord:
+        return self._transition(name, "enable", by)
+
+    def disable(self, name: str, by: str = "user") -> ToolRecord:
+        return self._transition(name, "disable", by)
+
+    def approve(self, name: str, by: str = "user") -> ToolRecord:
+        return self._transition(name, "approve", by)
+
+    def reject(self, name: str, by: str = "user") -> ToolRecord:
+        return self._transition(name, "reject", by)
+
+    # --- running and exporting ----------------------------------------------------------------
+
+    def run(self, name: str, args: Mapping[str, Any] | None = None, *, tables: Mapping[str, Any] | None = None,
+            limits: Limits | None = None) -> Any:
+        """Run an active tool with the registry's tables (plus `tables`); counts the use.
+        Raises ToolNotActive, RunError (bad arguments, run-time failures) and the like."""
+        with self._mutex:
+            self._mirror.refresh()
+            record = self._loaded(check_name(name))
+            if record.status != "active":
+                raise ToolNotActive(f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
+                                    hint={"disabled": "enable it first",
+                                          "pending_approval": "a person must approve it first",
+                                          "rejected": "it was rejected; update it to have it reviewed again"}
+                                    .get(record.status))
+            tool = self._runner.tool(name, self._mirror.compiled(name), self._mirror.tables,
+                                     self._mirror.tables_generation)
+        try:
+            return tool.run(args, tables=tables, limits=limits or self.limits)
+        finally:
+            self._usage.count(name, utc_now())
+            if time.monotonic() - self._last_flush >= self._flush_seconds:
+                self.flush()
+
+    def export(self, format: str) -> exports.Export:  # noqa: A002 - the public parameter name
+        """The active tools in `format`, with the tools left out and the adaptations made."""
+        exports.check_format(format)
+        specs = [exports.ToolSpec(r.name, r.description, r.parameters) for r in self.list(status="active")]
+        return exports.export(specs, format)
+
+    def definitions(self, format: str) -> list[dict[str, Any]]:  # noqa: A002
+        """The active tools as `format` ("openai", "anthropic", "mcp", "gemini") expects them.
+        Tools the format cannot express are left out: `export(format).skipped` says which."""
+        return self.export(format).definitions
+
+    def meta_definitions(self, format: str) -> list[dict[str, Any]]:  # noqa: A002
+        """The meta-tools (create_compute_tool, ...) in `format`."""
+        from toolkiln.registry import meta
+
+        return meta.meta_definitions(format)
+
+    def call_meta(self, name: str, args: Any, created_by: str = "llm") -> dict[str, Any]:
+        """Carry out a meta-tool call; never raises on bad input: {"ok": false, "errors": [...]}."""
+        from toolkiln.registry import meta
+
+        return meta.call_meta(self, name, args, created_by)
+
+    # --- internals ------------------------------------------------------------------------------
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        with self._mutex, self._store.lock():
+            self._mirror.refresh()
+            yield
+
+    def _transition(self, name: str, action: Transition, by: str) -> ToolRecord:
+        actor = _actor(by, "by")
+        check_name(name)
+        with self._writing():
+            old = self._read_locked(name)
+            self.policy.check(action, actor, old)
+            status = transition(old, action)
+            now = utc_now()
+            record = old.model_copy(update={"status": status, "updated_at": now})
+            self._commit(record, self._mirror.cached_compiled(name, old), AuditEntry(
+                at=now, by=actor, action=action, tool=name, old_version=old.version, new_version=old.version,
+                old_status=old.status, new_status=status))
+        return self._with_usage(record)
+
+    def _new_version(self, old: ToolRecord, compiled: Compiled, actor: Actor, now: Any) -> ToolRecord:
+        """Keep `old` as a past version; the record of the next version."""
+        self._store.write_text(self._store.version_path(old.name, old.version), encode_record(old))
+        status = self.policy.status_after_change(old, actor, "compute", compiled.risk_level)
+        return old.model_copy(update={
+            "description": compiled.description, "parameters": compiled.parameters,
+            "risk_level": compiled.risk_level, "status": status, "updated_at": now, "version": old.version + 1,
+            "definition": compiled.definition})
+
+    def _commit(self, record: ToolRecord | None, compiled: Compiled | None, entry: AuditEntry,
+                name: str | None = None) -> None:
+        """Write the tool file (already removed for a delete), mark it checked, append the audit line."""
+        name = record.name if record is not None else name
+        assert name is not None
+        if record is not None:
+            data = encode_record(record).encode("utf-8")
+            self._store.write_bytes(self._store.tool_path(name), data)
+            if compiled is not None:
+                self._mirror.note_checked(data)
+        self._store.append_line(self._store.audit_path, encode_audit(entry))
+        self._mirror.note_own_write(name, record, compiled)
+
+    def _read_locked(self, name: str, *, missing_ok: bool = False) -> ToolRecord | None:
+        """The tool's record as it is on disk now (the caller holds the lock)."""
+        path = self._store.tool_path(name)
+        data = self._store.read_bytes(path)
+        if data is None:
+            if missing_ok:
+                return None
+            raise self._not_found(name)
+        record, diagnostics = decode_record(data, self._store.relative(path))
+        if record is None:
+            raise BrokenTool(f"the file of `{name}` cannot be loaded", hint="fix or delete it; see problems",
+                             diagnostics=diagnostics)
+        return record
+
+    def _loaded(self, name: str) -> ToolRecord:
+        record = self._mirror.records.get(name)
+        if record is not None:
+            return record
+        problem = self._mirror.problems.get(self._store.relative(self._store.tool_path(name)))
+        if problem is not None:
+            raise BrokenTool(f"`{name}` cannot be loaded: {problem.message}", hint="fix or delete its file",
+                             diagnostics=list(problem.diagnostics))
+        raise self._not_found(name)
+
+    def _not_found(self, name: str) -> ToolNotFound:
+        close = difflib.get_close_matches(name, list(self._mirror.records), n=1)
+        hint = f"did you mean `{close[0]}`?" if close else "list the tools to see their names"
+        return ToolNotFound(f"no tool named `{name}`", hint=hint)
+
+    def _past_version(self, name: str, version: int) -> ToolRecord | None:
+        path = self._store.version_path(name, version)
+        data = self._store.read_bytes(path)
+        if data is None:
+            return None
+        record, _ = decode_record(data, self._store.relative(path))
+        return record
+
+    def _with_usage(self, record: ToolRecord) -> ToolRecord:
+        count, last = self._usage.merged(self._mirror.usage, record.name)
+        if count == record.usage_count and last == record.last_used_at:
+            return record
+        return record.model_copy(update={"usage_count": count, "last_used_at": last})
+
+
+def refuse_rename(old: str, new: str) -> CompileError:
+    return refuse(codes.INVALID_NAME, f"a tool cannot be renamed (from `{old}` to `{new}`)", "name",
+                  hint="create a tool under the new name and delete the old one")

@@ -1,0 +1,51 @@
+"""Runnable tools: a stored tool's compiled program with the registry's tables it reads.
+
+The registry's tables (tables/*.json, *.csv) are given to each tool once, when it is first
+run or the tables change, and only the tables the tool reads: so a run costs what the tool
+costs, not a copy of every table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolkiln.ast import compute as n
+from toolkiln.registry.definitions import Compiled
+from toolkiln.tool import Tool
+
+
+def tables_used(program: n.Program) -> frozenset[str]:
+    """The tables a program reads: its declared ones, or those its lookup steps name."""
+    if program.tables is not None:
+        return frozenset(table.name for table in program.tables)
+    return frozenset(_lookups(program.steps))
+
+
+def _lookups(steps: Iterable[n.Step]) -> Iterable[str]:
+    for step in steps:
+        if isinstance(step, n.Lookup):
+            yield step.table
+        elif isinstance(step, n.If):
+            yield from _lookups(step.then)
+            yield from _lookups(step.otherwise)
+
+
+class Runner:
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[Compiled, int, Tool]] = {}
+
+    def tool(self, name: str, compiled: Compiled, tables: Mapping[str, Any], generation: int) -> Tool:
+        hit = self._cache.get(name)
+        if hit is not None and hit[0] is compiled and hit[1] == generation:
+            return hit[2]
+        used = tables_used(compiled.tool.program)
+        tool = compiled.tool
+        if used:
+            tool = Tool(tool.program, tool.checked, tables={t: tables[t] for t in sorted(used) if t in tables},
+                        limits=tool.limits)
+        self._cache[name] = (compiled, generation, tool)
+        return tool
+
+    def forget(self, name: str) -> None:
+        self._cache.pop(name, None)
