@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="explain a diagnostic code")
     explain.add_argument("code")
     explain.set_defaults(handler=cmd_explain)
+
+    from toolkiln.registry.cli import add_tools_command  # noqa: PLC0415 - the registry itself loads on use
+    add_tools_command(commands)
     return parser
 
 

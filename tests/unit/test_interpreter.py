@@ -194,3 +194,17 @@ def test_clamp_refuses_an_empty_range():
 def test_bad_limits_are_toolkiln_errors():
     with pytest.raises(toolkiln.Error):
         Limits(max_seconds=0)
+
+
+def test_enum_members_are_taken_as_their_values():
+    import enum
+
+    class Size(enum.StrEnum):
+        SMALL = "s"
+
+    class Count(enum.IntEnum):
+        TWO = 2
+
+    tool = toolkiln.compile('tool t(size: string, n: integer)\ndescription "t"\n{\n  return format_size\n}'
+                            .replace("format_size", "size + text(n)"))
+    assert tool.run({"size": Size.SMALL, "n": Count.TWO}) == "s2"

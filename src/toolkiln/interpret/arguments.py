@@ -49,7 +49,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
                 result = Decimal(int(value))      # fast and exact: 12.0 is 12
             elif value != value or value in (_INF, -_INF):
                 raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
-            elif integer_only:
+            elif integer_only and not value.is_integer():
                 raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
             else:
                 result = from_float(value)        # by its shortest repr: 0.1 is 0.1
@@ -61,6 +61,8 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             if not value.is_finite():
                 raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
             result = value
+        elif isinstance(value, int) and not isinstance(value, bool):
+            result = Decimal(int(value))          # an int subclass such as an IntEnum member
         else:
             raise ArgumentError(f"argument `{name}` must be a number, not {_describe(value)}")
         if result and result.adjusted() >= max_digits:
@@ -71,7 +73,9 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
 
     def string(value: Any) -> str:
         if type(value) is not str:
-            raise ArgumentError(f"argument `{name}` must be a string, not {_describe(value)}")
+            if not isinstance(value, str):
+                raise ArgumentError(f"argument `{name}` must be a string, not {_describe(value)}")
+            value = str.__str__(value)            # a str subclass such as a StrEnum member
         if len(value) > max_text:
             raise ArgumentError(f"argument `{name}` is longer than {max_text:,} characters")
         return value

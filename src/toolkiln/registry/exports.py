@@ -142,6 +142,9 @@ def gemini_schema(schema: dict[str, Any], where: str, notes: list[str]) -> dict[
         notes.append(f"{where}: default moved into the description (Gemini's schema has no `default`)")
     if description:
         out["description"] = description
+    if "enum" in schema and kind == "string":
+        out["format"] = "enum"
+        out["enum"] = list(schema["enum"])
     if kind == "object":
         properties = schema.get("properties")
         if not properties:

@@ -6,7 +6,7 @@ misspelt field is reported instead of half-understood.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,7 +28,7 @@ USAGE_FIELDS = frozenset({"usage_count", "last_used_at"})
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class ToolRecord(BaseModel):

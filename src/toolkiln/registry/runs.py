@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from toolkiln.api import compile as compile_source
 from toolkiln.ast import compute as n
 from toolkiln.registry.definitions import Compiled
 from toolkiln.tool import Tool
@@ -41,9 +42,8 @@ class Runner:
             return hit[2]
         used = tables_used(compiled.tool.program)
         tool = compiled.tool
-        if used:
-            tool = Tool(tool.program, tool.checked, tables={t: tables[t] for t in sorted(used) if t in tables},
-                        limits=tool.limits)
+        if used:      # compiled again, once per change of the tables, with the tables it reads
+            tool = compile_source(compiled.definition, tables={t: tables[t] for t in sorted(used) if t in tables})
         self._cache[name] = (compiled, generation, tool)
         return tool
 

@@ -1,0 +1,339 @@
+"""`toolkiln tools ...`: the registry from the command line.
+
+    toolkiln tools list [--status S] [--created-by user|llm] [--json]
+    toolkiln tools show NAME [--json]
+    toolkiln tools create FILE [--created-by user|llm]
+    toolkiln tools update NAME (FILE | --description TEXT) [--by user|llm]
+    toolkiln tools delete|enable|disable|approve|reject NAME [--by user|llm]
+    toolkiln tools history NAME [--json]
+    toolkiln tools rollback NAME VERSION [--by user|llm]
+    toolkiln tools run NAME [--args JSON] [--tables FILE]
+    toolkiln tools export --format openai|anthropic|mcp|gemini [--meta] [--output FILE]
+    toolkiln tools check
+
+Every command takes `--registry DIR` (default: $TOOLKILN_HOME, else ./.toolkiln). Exit codes
+as for the other commands: 0 ok, 1 an error (diagnostics, a registry or run error), 2 usage.
+The registry is imported when a `tools` command runs, not when the parser is built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.errors import CompileError, Error, RunError
+
+if TYPE_CHECKING:
+    from toolkiln.registry.models import ToolRecord
+    from toolkiln.registry.registry import Registry
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEFAULT_REGISTRY = ".toolkiln"
+ACTORS = ("user", "llm")
+STATUSES = ("active", "disabled", "pending_approval", "rejected")
+FORMATS = ("openai", "anthropic", "mcp", "gemini")
+
+
+def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add `tools` and its subcommands to the `toolkiln` parser's subparsers."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--registry", metavar="DIR", type=Path, default=argparse.SUPPRESS,
+                        help="the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)")
+    tools = subparsers.add_parser("tools", help="manage the tool registry", parents=[common],
+                                  description="Create, change, run and export registered tools.")
+    commands = tools.add_subparsers(dest="tools_command", required=True, metavar="TOOLS_COMMAND")
+
+    def command(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:  # noqa: A002
+        parser = commands.add_parser(name, help=help, parents=[common], description=help)
+        parser.set_defaults(handler=_guarded(handler))
+        return parser
+
+    listing = command("list", cmd_list, "list the tools")
+    listing.add_argument("--status", choices=STATUSES)
+    listing.add_argument("--created-by", choices=ACTORS)
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    show = command("show", cmd_show, "show one tool: its record and definition")
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+
+    create = command("create", cmd_create, "check a definition file (.tk or .json) and register it")
+    create.add_argument("file", type=Path)
+    create.add_argument("--created-by", choices=ACTORS, default="user")
+
+    update = command("update", cmd_update, "change a tool: a new definition file, or a new description")
+    update.add_argument("name")
+    update.add_argument("file", type=Path, nargs="?")
+    update.add_argument("--description", help="change only the description (no new version)")
+    update.add_argument("--by", choices=ACTORS, default="user")
+
+    for name, verb in (("delete", "delete a tool and its past versions"), ("enable", "enable a disabled tool"),
+                       ("disable", "disable an active tool"), ("approve", "approve a tool waiting for approval"),
+                       ("reject", "reject a tool waiting for approval")):
+        action = command(name, cmd_action, verb)
+        action.add_argument("name")
+        action.add_argument("--by", choices=ACTORS, default="user")
+
+    history = command("history", cmd_history, "list the versions of a tool")
+    history.add_argument("name")
+    history.add_argument("--json", action="store_true")
+
+    rollback = command("rollback", cmd_rollback, "make a past version current again (as a new version)")
+    rollback.add_argument("name")
+    rollback.add_argument("version", type=int)
+    rollback.add_argument("--by", choices=ACTORS, default="user")
+
+    run = command("run", cmd_run, "run an active tool")
+    run.add_argument("name")
+    run.add_argument("--args", default="{}", help="the arguments as a JSON object")
+    run.add_argument("--tables", type=Path, action="append", default=[], metavar="FILE",
+                     help="a JSON or CSV table file, added to the registry's tables (repeatable)")
+
+    export = command("export", cmd_export, "print the active tools' definitions for a tool-calling API")
+    export.add_argument("--format", choices=FORMATS, required=True)
+    export.add_argument("--meta", action="store_true", help="include the meta-tools (create_compute_tool, ...)")
+    export.add_argument("--output", "-o", type=Path, help="write to FILE instead of standard output")
+
+    command("check", cmd_check, "report the files that cannot be loaded (exit 1 if any)")
+    return tools
+
+
+# --- plumbing ---------------------------------------------------------------------------------
+
+def _usage_error(message: str) -> Exception:
+    from toolkiln.cli import UsageError
+
+    return UsageError(message)
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Registry, compile and run errors are printed for people (exit 1), never as tracebacks."""
+    def run(args: argparse.Namespace) -> int:
+        from toolkiln.diagnostics.render import render_text
+        from toolkiln.registry.errors import RegistryError
+
+        try:
+            return handler(args)
+        except CompileError as error:
+            for diagnostic in error.diagnostics:
+                print(render_text(diagnostic) + "\n", file=sys.stderr)
+            return EXIT_FAILED
+        except RunError as error:
+            print(_render_problem(error.code, error.message, error.hint), file=sys.stderr)
+            return EXIT_FAILED
+        except RegistryError as error:
+            print(_render_problem(error.code, error.message, error.hint), file=sys.stderr)
+            for diagnostic in getattr(error, "diagnostics", []):
+                print(render_text(diagnostic), file=sys.stderr)
+            return EXIT_FAILED
+        except Error as error:
+            print(f"toolkiln: error: {error}", file=sys.stderr)
+            return EXIT_FAILED
+    return run
+
+
+def _render_problem(code: str, message: str, hint: str | None) -> str:
+    return f"error[{code}]: {message}" + (f"\n  = hint: {hint}" if hint else "")
+
+
+def registry_path(args: argparse.Namespace) -> Path:
+    given = getattr(args, "registry", None)
+    if given is not None:
+        return given
+    home = os.environ.get("TOOLKILN_HOME")
+    return Path(home) if home else Path(DEFAULT_REGISTRY)
+
+
+def open_registry(args: argparse.Namespace) -> Registry:
+    from toolkiln.registry.registry import Registry
+
+    path = registry_path(args)
+    if path.exists() and not path.is_dir():
+        raise _usage_error(f"--registry {path} is not a folder")
+    return Registry(path)
+
+
+def _warn_problems(reg: Registry) -> None:
+    problems = reg.problems
+    if problems:
+        print(f"warning: {len(problems)} file(s) in {reg.path} cannot be loaded and were skipped; "
+              "see `toolkiln tools check`", file=sys.stderr)
+
+
+def _print_json(data: Any) -> None:
+    from toolkiln.semantics.values import to_json
+
+    print(to_json(data, indent=2))
+
+
+def record_json(record: ToolRecord) -> dict[str, Any]:
+    from toolkiln.registry.codec import iso
+
+    data = record.model_dump()
+    for key in ("created_at", "updated_at", "last_used_at"):
+        data[key] = iso(getattr(record, key))
+    return data
+
+
+def _when(record_time: Any) -> str:
+    return "never" if record_time is None else record_time.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _read_file(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise _usage_error(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with open_registry(args) as reg:
+        records = reg.list(status=args.status, created_by=args.created_by)
+        if args.json:
+            _print_json([record_json(r) for r in records])
+        elif not records:
+            print(f"no tools in {reg.path}" + (" with these filters" if args.status or args.created_by else ""))
+        else:
+            rows = [["NAME", "STATUS", "VERSION", "BY", "RISK", "RUNS", "DESCRIPTION"]]
+            for r in records:
+                description = r.description if len(r.description) <= 50 else r.description[:47] + "..."
+                rows.append([r.name, r.status, str(r.version), r.created_by, r.risk_level, str(r.usage_count),
+                             description])
+            print(_table(rows))
+        _warn_problems(reg)
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from toolkiln.api import to_text
+
+    with open_registry(args) as reg:
+        record = reg.get(args.name)
+    if args.json:
+        _print_json(record_json(record))
+        return EXIT_OK
+    lines = [f"{record.name}  (version {record.version}, {record.status})", f"  {record.description}",
+             f"  created by {record.created_by} {_when(record.created_at)}; updated {_when(record.updated_at)}",
+             f"  risk {record.risk_level}; runs {record.usage_count}; last used {_when(record.last_used_at)}",
+             "", to_text(record.definition).rstrip()]
+    print("\n".join(lines))
+    return EXIT_OK
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    source = _read_file(args.file)
+    with open_registry(args) as reg:
+        record = reg.create(source, created_by=args.created_by)
+    print(f"created {record.name} (version {record.version}, {record.status})")
+    return EXIT_OK
+
+
+def cmd_update(args: argparse.Namespace) -> int:
+    if (args.file is None) == (args.description is None):
+        raise _usage_error("give a definition FILE or --description TEXT (one of them)")
+    changes: Any = {"description": args.description} if args.file is None else {"definition": _read_file(args.file)}
+    with open_registry(args) as reg:
+        before = reg.get(args.name)
+        record = reg.update(args.name, changes, by=args.by)
+    if record.version == before.version and record.updated_at == before.updated_at:
+        print(f"{record.name} unchanged (version {record.version})")
+    else:
+        print(f"updated {record.name} (version {record.version}, {record.status})")
+    return EXIT_OK
+
+
+def cmd_action(args: argparse.Namespace) -> int:
+    with open_registry(args) as reg:
+        action = args.tools_command
+        if action == "delete":
+            reg.delete(args.name, by=args.by)
+            print(f"deleted {args.name}")
+            return EXIT_OK
+        record = getattr(reg, action)(args.name, by=args.by)
+    print(f"{record.name} is {record.status}")
+    return EXIT_OK
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    with open_registry(args) as reg:
+        versions = reg.history(args.name)
+        changes = {(e.new_version, e.action) for e in reg.audit_log(args.name)}
+    if args.json:
+        _print_json([record_json(v) for v in versions])
+        return EXIT_OK
+    rows = [["VERSION", "SAVED", "STATUS", "DESCRIPTION"]]
+    for v in versions:
+        current = " (current)" if v is versions[-1] else ""
+        how = " rollback" if (v.version, "rollback") in changes else ""
+        rows.append([f"{v.version}{current}", _when(v.updated_at) + how, v.status,
+                     v.description if len(v.description) <= 50 else v.description[:47] + "..."])
+    print(_table(rows))
+    return EXIT_OK
+
+
+def cmd_rollback(args: argparse.Namespace) -> int:
+    with open_registry(args) as reg:
+        record = reg.rollback(args.name, args.version, by=args.by)
+    print(f"rolled {record.name} back to version {args.version}: now version {record.version} ({record.status})")
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from toolkiln.interpret.tables import load_table_file
+    from toolkiln.semantics.values import to_json
+
+    try:
+        arguments = json.loads(args.args, parse_float=Decimal)
+    except json.JSONDecodeError as error:
+        raise _usage_error(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
+    tables: dict[str, Any] = {}
+    for table_file in args.tables:
+        tables.update(load_table_file(table_file))
+    with open_registry(args) as reg:
+        result = reg.run(args.name, arguments, tables=tables or None)
+    print(to_json(result))
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with open_registry(args) as reg:
+        exported = reg.export(args.format)
+        definitions = (reg.meta_definitions(args.format) if args.meta else []) + exported.definitions
+    for issue in exported.skipped:
+        print(f"warning: {issue.tool} left out of the {args.format} export: {issue.message}", file=sys.stderr)
+    text = json.dumps(definitions, indent=2, ensure_ascii=False) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        from toolkiln.cli import write_atomically
+
+        write_atomically(args.output, text)
+        print(f"wrote {len(definitions)} tool definition(s) to {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from toolkiln.diagnostics.render import render_text
+
+    with open_registry(args) as reg:
+        problems = reg.problems
+        count = len(reg)
+    for problem in problems:
+        for diagnostic in problem.diagnostics:
+            print(render_text(diagnostic) + "\n")
+    print(f"{count} tool(s) loaded; {len(problems)} file(s) with problems")
+    return EXIT_FAILED if problems else EXIT_OK

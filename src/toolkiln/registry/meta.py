@@ -1,0 +1,330 @@
+"""Meta-tools: the model's interface to the registry.
+
+    create_compute_tool   check a definition and save it (or, with update: true, a new version)
+    list_custom_tools     the registered tools, optionally of one status
+    test_custom_tool      compile and run a definition without saving anything
+    delete_custom_tool    delete a tool (needs confirm: true)
+    toggle_custom_tool    enable or disable a tool
+
+`call_meta` never raises on what a model sends: every failure is a reply
+`{"ok": false, "errors": [...], "message": ...}` whose errors have the keys of
+`Diagnostic.to_dict()` (code, name, severity, message, path, line, column, hint, ...).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.diagnostics.codes import CODES
+from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.registry import exports
+from toolkiln.registry.codec import plain_json
+from toolkiln.registry.definitions import compile_definition
+from toolkiln.registry.errors import DuplicateTool, InvalidRequest, RegistryError
+from toolkiln.registry.names import META_TOOL_NAMES
+
+if TYPE_CHECKING:
+    from toolkiln.registry.registry import Registry
+
+log = logging.getLogger(__name__)
+
+_LANGUAGE = (
+    'A definition is JSON: {"name": "snake_case_name", "description": "what it computes", '
+    '"parameters": {"qty": {"type": "integer", "description": "..."}, "price": {"type": "number", "default": 0}}, '
+    '"logic": {"steps": [...]}, "riskLevel": "low"}. Parameter types: number, integer, string, boolean, '
+    'array (with "items": {"type": ...}), object, any. Steps run in order: '
+    '{"op": "math", "expression": "qty * price", "output": "total"}; '
+    '{"op": "lookup", "table": "rates", "key": "zone", "output": "rate", "default": "0"}; '
+    '{"op": "format", "template": "Total: {{total:,.2f}}", "output": "label"}; '
+    '{"op": "condition", "if": "total > 100", "then": [steps], "else": [steps]}; '
+    '{"op": "return", "value": "round(total, 2)"}. Every path must end in a return. Expressions: '
+    "+ - * / % **, == != < <= > >=, and or not, in, x if cond else y, [e for v in list if cond], "
+    "obj.field, list[i], and the functions abs all any avg ceil clamp coalesce contains count ends_with floor "
+    "get join len lower max min number replace round sqrt starts_with sum text trim upper. "
+    "Numbers are exact decimals. There are no loops, imports or other functions.")
+
+_FIX = ("If it fails, the reply lists every problem with its code, location (JSON path, line, column) and a "
+        "hint: fix them all and call again.")
+
+_DEFINITION_OBJECT = {
+    "type": "object",
+    "description": _LANGUAGE,
+    "properties": {
+        "name": {"type": "string", "description": "Lower-case name: ^[a-z][a-z0-9_]{0,63}$"},
+        "description": {"type": "string", "description": "What the tool computes, for whoever calls it."},
+        "parameters": {"type": "object", "description": "Parameter name -> {type, description?, default?}."},
+        "logic": {"type": "object", "description": "{\"steps\": [step, ...]}",
+                  "properties": {"steps": {"type": "array", "items": {"type": "object"}}}, "required": ["steps"]},
+        "riskLevel": {"type": "string", "enum": ["low", "medium", "high"]},
+        "tables": {"type": "object", "description": "Optional: table name -> {type, description?}."},
+    },
+    "required": ["name", "description", "logic"],
+}
+_DEFINITION_TEXT = {"type": "string", "description": "The definition as JSON text. " + _LANGUAGE}
+_ARGS_OBJECT = {"type": "object", "description": "Arguments to run the definition with, by parameter name."}
+_ARGS_TEXT = {"type": "string", "description": "Arguments to run the definition with, as a JSON object text."}
+_NAME = {"type": "string", "description": "The tool's name."}
+_STATUS = {"type": "string", "enum": ["active", "disabled", "pending_approval", "rejected"],
+           "description": "Only tools of this status (default: all)."}
+
+
+def _specs(gemini: bool) -> list[exports.ToolSpec]:
+    definition = _DEFINITION_TEXT if gemini else _DEFINITION_OBJECT
+    args = _ARGS_TEXT if gemini else _ARGS_OBJECT
+
+    def obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+        return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+    hints = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+    return [
+        exports.ToolSpec("create_compute_tool",
+                         "Create a new tool that computes a result from its arguments; it is checked before it "
+                         "is saved and then appears in your tool list. The `definition` argument describes the "
+                         "language. " + _FIX +
+                         " A tool of that name you created can be replaced with update: true (the old version "
+                         "is kept). Try a definition with test_custom_tool first.",
+                         obj({"definition": definition,
+                              "update": {"type": "boolean",
+                                         "description": "Replace the existing tool of that name (default: false)."}},
+                             ["definition"]), hints),
+        exports.ToolSpec("list_custom_tools",
+                         "List the custom tools: name, description, status (active, disabled, pending_approval, "
+                         "rejected), version, who created it, risk level and how often it ran.",
+                         obj({"status": _STATUS}, []), {**hints, "readOnlyHint": True, "idempotentHint": True}),
+        exports.ToolSpec("test_custom_tool",
+                         "Check a tool definition and, with args, run it once, without saving anything. Replies "
+                         "with the result (or every problem found, with its location and a hint) and the "
+                         "parameters' JSON Schema. Takes the same definition as create_compute_tool.",
+                         obj({"definition": definition, "args": args}, ["definition"]),
+                         {**hints, "readOnlyHint": True, "idempotentHint": True}),
+        exports.ToolSpec("delete_custom_tool",
+                         "Delete a custom tool you created, with all its versions. This cannot be undone, so it "
+                         "needs confirm: true. Tools a person created cannot be deleted this way.",
+                         obj({"name": _NAME, "confirm": {"type": "boolean",
+                                                         "description": "Must be true to delete."}},
+                             ["name", "confirm"]), {**hints, "destructiveHint": True, "idempotentHint": True}),
+        exports.ToolSpec("toggle_custom_tool",
+                         "Enable (enabled: true) or disable (enabled: false) a custom tool you created. A disabled "
+                         "tool stays saved but cannot be called. A tool waiting for approval needs a person.",
+                         obj({"name": _NAME, "enabled": {"type": "boolean"}}, ["name", "enabled"]),
+                         {**hints, "idempotentHint": True}),
+    ]
+
+
+def meta_definitions(format: str) -> list[dict[str, Any]]:  # noqa: A002 - the public parameter name
+    exports.check_format(format)
+    result = exports.export(_specs(gemini=format == "gemini"), format)
+    assert not result.skipped, result.skipped          # our own definitions fit every format
+    return result.definitions
+
+
+# --- calling --------------------------------------------------------------------------------
+
+class _BadArguments(Exception):
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        self.errors = errors
+
+
+def _error(message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:
+    return InvalidRequest(message, hint, path=path).to_dict()
+
+
+def failure(errors: list[dict[str, Any]], tool: str) -> dict[str, Any]:
+    count = sum(e.get("severity") == "error" for e in errors)
+    return {"ok": False, "errors": errors,
+            "message": f"{tool} failed with {count} error(s); fix every one of them and call {tool} again"
+            if tool in META_TOOL_NAMES else f"there is no meta-tool `{tool[:64]}`"}
+
+
+def call_meta(reg: Registry, name: Any, args: Any, created_by: str = "llm") -> dict[str, Any]:
+    tool = name if isinstance(name, str) else repr(name)
+    try:
+        handler = _HANDLERS.get(name) if isinstance(name, str) else None
+        if handler is None:
+            close = difflib.get_close_matches(tool, list(_HANDLERS), n=1)
+            return failure([_error(f"there is no meta-tool `{tool[:64]}`",
+                                   f"did you mean `{close[0]}`?" if close else
+                                   f"the meta-tools are: {', '.join(META_TOOL_NAMES)}")], tool)
+        return handler(reg, _arguments(args, tool), created_by)
+    except _BadArguments as bad:
+        return failure(bad.errors, tool)
+    except CompileError as error:
+        return failure([d.to_dict() for d in error.diagnostics], tool)
+    except RunError as error:
+        return failure([run_error_dict(error)], tool)
+    except RegistryError as error:
+        extra = [d.to_dict() for d in getattr(error, "diagnostics", [])]
+        return failure([error.to_dict(), *extra], tool)
+    except Error as error:
+        return failure([_error(str(error))], tool)
+    except Exception as error:  # noqa: BLE001 - a model's call must never crash its host
+        log.exception("meta-tool %s failed", tool)
+        return failure([{**_error(f"internal error: {type(error).__name__}: {error}",
+                                  "this is a bug in toolkiln, not in your call; try again differently"),
+                         "code": "R0000", "name": "internal-error"}], tool)
+
+
+def _arguments(args: Any, tool: str) -> dict[str, Any]:
+    if args is None:
+        return {}
+    if isinstance(args, str | bytes):
+        try:
+            args = json.loads(args, parse_float=Decimal)
+        except (ValueError, RecursionError) as error:
+            raise _BadArguments([_error(f"the arguments are not valid JSON: {error}",
+                                        "send the arguments as a JSON object")]) from None
+    if not isinstance(args, Mapping):
+        raise _BadArguments([_error(f"the arguments must be a JSON object, not {type(args).__name__}",
+                                    f"call {tool} with an object of named arguments")])
+    return dict(args)
+
+
+def _check(args: dict[str, Any], spec: dict[str, tuple[type | tuple[type, ...], bool, str]]) -> None:
+    """Every problem with the arguments at once: unknown, missing, of the wrong type."""
+    errors = []
+    for key in args:
+        if key not in spec:
+            close = difflib.get_close_matches(str(key), list(spec), n=1)
+            errors.append(_error(f"unknown argument `{str(key)[:40]}`",
+                                 f"did you mean `{close[0]}`?" if close else f"arguments: {', '.join(spec)}",
+                                 str(key)[:64]))
+    for key, (kinds, required, what) in spec.items():
+        if key not in args or args[key] is None:
+            if required:
+                errors.append(_error(f"missing argument `{key}` ({what})", f"add `{key}`", key))
+            continue
+        value = args[key]
+        if not isinstance(value, kinds) or (bool not in _tuple(kinds) and isinstance(value, bool)):
+            errors.append(_error(f"argument `{key}` must be {what}, not {_json_type(value)}", path=key))
+    if errors:
+        raise _BadArguments(errors)
+
+
+def _tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kinds if isinstance(kinds, tuple) else (kinds,)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float | Decimal):
+        return "a number"
+    names = {str: "a string", list: "a list", dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _definition(args: dict[str, Any]) -> Any:
+    """The definition argument (an object or JSON/DSL text); a model that put the definition's
+    fields directly into the arguments is understood too."""
+    if "definition" not in args and "logic" in args:
+        extra = {k: args.pop(k) for k in list(args) if k in ("name", "description", "parameters", "logic",
+                                                              "riskLevel", "tables")}
+        args["definition"] = extra
+    return args.get("definition")
+
+
+def _parsed_args(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value, parse_float=Decimal)
+        except ValueError as error:
+            raise _BadArguments([_error(f"`args` is not valid JSON: {error}", "send args as a JSON object",
+                                        "args")]) from None
+    return value
+
+
+def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+    _definition(args)
+    _check(args, {"definition": ((dict, str), True, "the tool definition, an object"),
+                  "update": (bool, False, "true or false")})
+    definition = args["definition"]
+    compiled = compile_definition(definition)          # reports every problem before anything else
+    if args.get("update") and compiled.name in reg:
+        record = reg.update(compiled.name, {"definition": definition}, by=created_by)
+        done = f"updated `{record.name}` to version {record.version}"
+    else:
+        try:
+            record = reg.create(definition, created_by=created_by)
+        except DuplicateTool as error:
+            raise DuplicateTool(error.message, hint="choose another name, or set update: true to replace your "
+                                                    "tool of that name (its old version is kept)") from None
+        done = f"created `{record.name}`"
+    state = {"active": "it is active: call it by its name",
+             "pending_approval": "it waits for a person to approve it before it can be called",
+             "disabled": "it is disabled", "rejected": "it is rejected"}[record.status]
+    return {"ok": True, "message": f"{done}; {state}", "tool": _shown(record),
+            "warnings": [d.to_dict() for d in compiled.warnings]}
+
+
+def _list(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+    _check(args, {"status": (str, False, "one of active, disabled, pending_approval, rejected")})
+    tools = [record.summary() for record in reg.list(status=args.get("status"))]
+    return {"ok": True, "count": len(tools), "tools": tools}
+
+
+def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+    _definition(args)
+    _check(args, {"definition": ((dict, str), True, "the tool definition, an object"),
+                  "args": ((dict, str), False, "an object of arguments")})
+    compiled = compile_definition(args["definition"])
+    reply: dict[str, Any] = {"ok": True, "name": compiled.name, "parameters": plain_json(compiled.parameters),
+                             "result_type": compiled.tool.result_type,
+                             "warnings": [d.to_dict() for d in compiled.warnings]}
+    if "args" not in args or args["args"] is None:
+        reply["message"] = "the definition checks; pass args to run it once"
+        return reply
+    run_args = _parsed_args(args["args"])
+    if not isinstance(run_args, Mapping):
+        raise _BadArguments([_error("`args` must be an object of arguments", path="args")])
+    result = compiled.tool.run(run_args, tables=reg.tables)
+    reply["result"] = plain_json(result)
+    reply["message"] = "the definition checks and ran; nothing was saved"
+    return reply
+
+
+def _delete(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+    _check(args, {"name": (str, True, "the tool's name, a string"), "confirm": (bool, True, "true")})
+    if args["confirm"] is not True:
+        raise _BadArguments([_error(f"deleting `{args['name'][:64]}` needs confirm: true",
+                                    "deleting cannot be undone; set confirm to true if that is what you want",
+                                    "confirm")])
+    reg.delete(args["name"], by=created_by)
+    return {"ok": True, "message": f"deleted `{args['name']}`"}
+
+
+def _toggle(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+    _check(args, {"name": (str, True, "the tool's name, a string"), "enabled": (bool, True, "true or false")})
+    name, enabled = args["name"], args["enabled"]
+    record = reg.get(name)
+    wanted = "active" if enabled else "disabled"
+    if record.status != wanted:
+        record = reg.enable(name, by=created_by) if enabled else reg.disable(name, by=created_by)
+        message = f"{'enabled' if enabled else 'disabled'} `{name}`"
+    else:
+        message = f"`{name}` is {wanted} already"
+    return {"ok": True, "message": message, "tool": _shown(record)}
+
+
+def _shown(record: Any) -> dict[str, Any]:
+    return {**record.summary(), "parameters": plain_json(record.parameters)}
+
+
+def run_error_dict(error: RunError) -> dict[str, Any]:
+    entry = CODES.get(error.code)
+    return {"code": error.code, "name": entry.name if entry else None, "severity": "error", "file": None,
+            **error.to_dict(), "end_line": None, "end_column": None, "in_file": None, "source": None}
+
+
+_HANDLERS: dict[str, Callable[[Registry, dict[str, Any], str], dict[str, Any]]] = {
+    "create_compute_tool": _create,
+    "list_custom_tools": _list,
+    "test_custom_tool": _test,
+    "delete_custom_tool": _delete,
+    "toggle_custom_tool": _toggle,
+}
+assert tuple(_HANDLERS) == META_TOOL_NAMES
