@@ -184,11 +184,10 @@ class Checker:
             case n.If(condition=condition, then=then, otherwise=otherwise):
                 self.require(condition, self.expr(condition, state), BOOLEAN, state, codes.CONDITION_TYPE,
                              "the condition of `if`")
-                then_state, else_state = state.copy(), state.copy()
+                then_state, else_state = state.branch(), state.branch()
                 self.block(then, then_state)
                 self.block(otherwise, else_state)
-                merged = then_state.merge(else_state)
-                state.definite, state.maybe, state.reachable = merged.definite, merged.maybe, merged.reachable
+                state.join_branches(then_state, else_state)
             case n.Return(value=value):
                 self.returns.append(self.expr(value, state))
                 state.reachable = False

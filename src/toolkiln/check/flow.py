@@ -1,7 +1,12 @@
-"""What the checker knows at one point of the steps: which variables are assigned, and as what."""
+"""What the checker knows at one point of the steps: which variables are assigned, and as what.
+
+A branch records only what it changes, on top of the state before the `if`, so checking an
+`if` costs the size of its branches, not the number of variables assigned so far.
+"""
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 from toolkiln.ast.types import Type, join
@@ -9,24 +14,33 @@ from toolkiln.ast.types import Type, join
 
 @dataclass
 class FlowState:
-    definite: dict[str, Type] = field(default_factory=dict)   # assigned on every path so far
-    maybe: set[str] = field(default_factory=set)              # assigned on some path only
+    definite: ChainMap[str, Type] = field(default_factory=ChainMap)   # assigned on every path so far
+    maybe: set[str] = field(default_factory=set)                       # assigned on some path only
     reachable: bool = True
-
-    def copy(self) -> FlowState:
-        return FlowState(dict(self.definite), set(self.maybe), self.reachable)
 
     def assign(self, name: str, type_: Type) -> None:
         self.definite[name] = type_
         self.maybe.discard(name)
 
-    def merge(self, other: FlowState) -> FlowState:
-        """The state after two branches join; a branch that returned contributes nothing."""
-        if not self.reachable:
-            return other.copy()
-        if not other.reachable:
-            return self.copy()
-        definite = {name: join(t, other.definite[name])
-                    for name, t in self.definite.items() if name in other.definite}
-        maybe = (self.maybe | other.maybe | self.definite.keys() | other.definite.keys()) - definite.keys()
-        return FlowState(definite, maybe, True)
+    def branch(self) -> FlowState:
+        """The state at the start of a branch: writes go to a layer of its own."""
+        return FlowState(self.definite.new_child(), set(), self.reachable)
+
+    def join_branches(self, then: FlowState, otherwise: FlowState) -> None:
+        """Become the state after `if` joins its two branches (both made by `branch`)."""
+        if not then.reachable or not otherwise.reachable:
+            survivor = otherwise if not then.reachable else then
+            if survivor.reachable:
+                self.definite.update(survivor.definite.maps[0])
+                self.maybe |= survivor.maybe
+                self.maybe -= survivor.definite.maps[0].keys()
+            self.reachable = survivor.reachable
+            return
+        then_layer, else_layer = then.definite.maps[0], otherwise.definite.maps[0]
+        for name in then_layer.keys() | else_layer.keys():
+            if name in then.definite and name in otherwise.definite:
+                self.definite[name] = join(then.definite[name], otherwise.definite[name])
+                self.maybe.discard(name)
+            else:
+                self.maybe.add(name)
+        self.maybe |= (then.maybe | otherwise.maybe) - self.definite.keys()

@@ -82,7 +82,11 @@ class DepthGuard(Transformer):
     """Builds the parse tree, giving up as soon as it nests deeper than MAX_DEPTH: a 1 MB
     `1+1+...` is refused after a few hundred tokens instead of after seconds of parsing."""
 
-    def __default__(self, data: str, children: list, meta: object) -> DepthTree:
+    def __default__(self, data: str, children: list, meta: object) -> Tree:
+        if data.startswith("__"):
+            # A repetition helper (`step*`): Lark splices its children into the parent rule,
+            # whose own call measures them once; measuring here would be quadratic.
+            return Tree(data, children)
         depth = 1
         for child in children:
             if type(child) is DepthTree and child.depth >= depth:
