@@ -36,6 +36,7 @@ def test_numbers_are_exact_decimals():
     assert run("return 2 ** 10") == Decimal(1024)
     assert run("return -7 % 3") == Decimal(-1)            # sign of the left operand, like JS
     assert run("return x", {"x": Decimal("1.10")}) == Decimal("1.10")
+    assert run("return +x", {"x": Decimal("1.234567890123456789012345678901")}) == Decimal("1.234567890123456789012345679")
 
 
 @pytest.mark.parametrize("expression, expected", [

@@ -141,10 +141,8 @@ class ExprCompiler:
             operand = self.boolean(expr.operand, "`not` needs a boolean")
             return lambda f: not operand(f)
         operand = self.number(expr.operand)
-        if expr.op == "+":
-            return operand
-        minus = self.ctx.minus
-        return self.guard(lambda f: minus(operand(f)), expr.span)
+        sign = self.ctx.minus if expr.op == "-" else self.ctx.plus     # `+x` rounds, as in decimal
+        return self.guard(lambda f: sign(operand(f)), expr.span)
 
     def guard(self, fn: Fn, span: Span) -> Fn:
         """Turn decimal signals (overflow, invalid operation) into located RunErrors."""

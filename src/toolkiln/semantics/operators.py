@@ -88,6 +88,7 @@ def unary(op: str, value: Any, limits: Limits) -> Any:
     if type(value) is not Decimal:
         raise _fault(codes.RUNTIME_TYPE, f"`{op}` needs a number, got {type_name(value)}")
     try:
-        return limits.context.minus(value) if op == "-" else value
+        # Unary plus rounds to the precision, as in Python's decimal module.
+        return limits.context.minus(value) if op == "-" else limits.context.plus(value)
     except ArithmeticError as error:
         raise signal_fault(error, limits.max_number_digits) from None
