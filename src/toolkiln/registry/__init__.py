@@ -1,13 +1,33 @@
 """The tool registry: checked tools persisted in a folder, with a lifecycle, versions, usage
-counts, exports to every tool-calling format and meta-tools for models. See docs/registry.md."""
+counts, exports to every tool-calling format and meta-tools for models. See docs/registry.md.
 
-from toolkiln.registry.errors import (BrokenTool, DuplicateTool, InvalidName, InvalidRequest, InvalidTransition,
-                                      PermissionDenied, RegistryError, StoreError, ToolNotActive, ToolNotFound)
-from toolkiln.registry.exports import FORMATS, Export, ExportIssue
-from toolkiln.registry.models import AuditEntry, Problem, ToolRecord
-from toolkiln.registry.policy import TRANSITIONS, Policy
-from toolkiln.registry.registry import Registry
+The names below load on first use, so that `toolkiln.registry.cli` (imported whenever the
+`toolkiln` command builds its parser) does not bring in the registry and filelock.
+"""
 
-__all__ = ["FORMATS", "TRANSITIONS", "AuditEntry", "BrokenTool", "DuplicateTool", "Export", "ExportIssue",
-           "InvalidName", "InvalidRequest", "InvalidTransition", "PermissionDenied", "Policy", "Problem", "Registry",
-           "RegistryError", "StoreError", "ToolNotActive", "ToolNotFound", "ToolRecord"]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Registry": "registry", "ToolRecord": "models", "AuditEntry": "models", "Problem": "models",
+    "Policy": "policy", "TRANSITIONS": "policy", "FORMATS": "exports", "Export": "exports", "ExportIssue": "exports",
+    "RegistryError": "errors", "BrokenTool": "errors", "DuplicateTool": "errors", "InvalidName": "errors",
+    "InvalidRequest": "errors", "InvalidTransition": "errors", "PermissionDenied": "errors", "StoreError": "errors",
+    "ToolNotActive": "errors", "ToolNotFound": "errors",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolkiln.registry' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"toolkiln.registry.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -100,16 +100,19 @@ def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
     export.add_argument("--meta", action="store_true", help="include the meta-tools (create_compute_tool, ...)")
     export.add_argument("--output", "-o", type=Path, help="write to FILE instead of standard output")
 
-    command("check", cmd_check, "report the files that cannot be loaded (exit 1 if any)")
+    command("check", cmd_check, "report the files (tools and past versions) that cannot be loaded (exit 1 if any)")
     return tools
 
 
 # --- plumbing ---------------------------------------------------------------------------------
 
-def _usage_error(message: str) -> Exception:
-    from toolkiln.cli import UsageError
+class _UsageProblem(Exception):
+    """A bad command line: printed like the other commands' usage errors, exit 2. (Its own class:
+    under `python -m toolkiln.cli` the main module's UsageError is not toolkiln.cli's.)"""
 
-    return UsageError(message)
+
+def _usage_error(message: str) -> Exception:
+    return _UsageProblem(message)
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -120,6 +123,9 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
         try:
             return handler(args)
+        except _UsageProblem as error:
+            print(f"toolkiln: {error}", file=sys.stderr)
+            return EXIT_USAGE
         except CompileError as error:
             for diagnostic in error.diagnostics:
                 print(render_text(diagnostic) + "\n", file=sys.stderr)
@@ -191,13 +197,6 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _read_file(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise _usage_error(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-
-
 # --- commands ---------------------------------------------------------------------------------
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -235,9 +234,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    source = _read_file(args.file)
-    with open_registry(args) as reg:
-        record = reg.create(source, created_by=args.created_by)
+    with open_registry(args) as reg:            # a Path, so that diagnostics name the file
+        record = reg.create(args.file, created_by=args.created_by)
     print(f"created {record.name} (version {record.version}, {record.status})")
     return EXIT_OK
 
@@ -245,7 +243,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_update(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.description is None):
         raise _usage_error("give a definition FILE or --description TEXT (one of them)")
-    changes: Any = {"description": args.description} if args.file is None else {"definition": _read_file(args.file)}
+    changes: Any = {"description": args.description} if args.file is None else {"definition": args.file}
     with open_registry(args) as reg:
         before = reg.get(args.name)
         record = reg.update(args.name, changes, by=args.by)
@@ -321,7 +319,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         from toolkiln.cli import write_atomically
 
-        write_atomically(args.output, text)
+        try:
+            write_atomically(args.output, text)
+        except OSError as error:
+            raise _usage_error(f"cannot write {args.output}: {error.strerror or error}") from None
         print(f"wrote {len(definitions)} tool definition(s) to {args.output}", file=sys.stderr)
     return EXIT_OK
 
@@ -330,6 +331,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from toolkiln.diagnostics.render import render_text
 
     with open_registry(args) as reg:
+        for record in reg.list():
+            reg.history(record.name)          # reads every past version, so broken ones are reported too
         problems = reg.problems
         count = len(reg)
     for problem in problems:

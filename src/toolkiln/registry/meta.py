@@ -144,6 +144,8 @@ def failure(errors: list[dict[str, Any]], tool: str) -> dict[str, Any]:
 def call_meta(reg: Registry, name: Any, args: Any, created_by: str = "llm") -> dict[str, Any]:
     tool = name if isinstance(name, str) else repr(name)
     try:
+        if created_by not in ("user", "llm"):
+            raise InvalidRequest(f"created_by must be \"user\" or \"llm\", not {created_by!r}")
         handler = _HANDLERS.get(name) if isinstance(name, str) else None
         if handler is None:
             close = difflib.get_close_matches(tool, list(_HANDLERS), n=1)
@@ -154,11 +156,11 @@ def call_meta(reg: Registry, name: Any, args: Any, created_by: str = "llm") -> d
     except _BadArguments as bad:
         return failure(bad.errors, tool)
     except CompileError as error:
-        return failure([d.to_dict() for d in error.diagnostics], tool)
+        return failure([with_hint(d.to_dict()) for d in error.diagnostics], tool)
     except RunError as error:
         return failure([run_error_dict(error)], tool)
     except RegistryError as error:
-        extra = [d.to_dict() for d in getattr(error, "diagnostics", [])]
+        extra = [with_hint(d.to_dict()) for d in getattr(error, "diagnostics", [])]
         return failure([error.to_dict(), *extra], tool)
     except Error as error:
         return failure([_error(str(error))], tool)
@@ -258,7 +260,7 @@ def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, A
              "pending_approval": "it waits for a person to approve it before it can be called",
              "disabled": "it is disabled", "rejected": "it is rejected"}[record.status]
     return {"ok": True, "message": f"{done}; {state}", "tool": _shown(record),
-            "warnings": [d.to_dict() for d in compiled.warnings]}
+            "warnings": [with_hint(d.to_dict()) for d in compiled.warnings]}
 
 
 def _list(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
@@ -274,7 +276,7 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
     compiled = compile_definition(args["definition"])
     reply: dict[str, Any] = {"ok": True, "name": compiled.name, "parameters": plain_json(compiled.parameters),
                              "result_type": compiled.tool.result_type,
-                             "warnings": [d.to_dict() for d in compiled.warnings]}
+                             "warnings": [with_hint(d.to_dict()) for d in compiled.warnings]}
     if "args" not in args or args["args"] is None:
         reply["message"] = "the definition checks; pass args to run it once"
         return reply
@@ -316,8 +318,18 @@ def _shown(record: Any) -> dict[str, Any]:
 
 def run_error_dict(error: RunError) -> dict[str, Any]:
     entry = CODES.get(error.code)
-    return {"code": error.code, "name": entry.name if entry else None, "severity": "error", "file": None,
-            **error.to_dict(), "end_line": None, "end_column": None, "in_file": None, "source": None}
+    return with_hint({"code": error.code, "name": entry.name if entry else None, "severity": "error", "file": None,
+                      **error.to_dict(), "end_line": None, "end_column": None, "in_file": None, "source": None})
+
+
+def with_hint(error: dict[str, Any]) -> dict[str, Any]:
+    """A model repairs best with a hint; where a diagnostic has none, the first paragraph of
+    its code's explanation (`toolkiln explain CODE`) stands in."""
+    entry = CODES.get(error.get("code") or "")
+    if error.get("hint") or entry is None:
+        return error
+    first = entry.explanation.split("\n\n")[0]
+    return {**error, "hint": " ".join(first.split())}
 
 
 _HANDLERS: dict[str, Callable[[Registry, dict[str, Any], str], dict[str, Any]]] = {

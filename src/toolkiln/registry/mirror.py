@@ -15,6 +15,7 @@ a hand edit changes the bytes, so it is.
 from __future__ import annotations
 
 import json
+import os
 import time
 from datetime import datetime
 from decimal import Decimal
@@ -27,7 +28,7 @@ from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
 from toolkiln.registry.codec import decode_audit, decode_record, file_digest
 from toolkiln.registry.definitions import Compiled, compile_definition, same_data, verify_stored
-from toolkiln.registry.errors import BrokenTool
+from toolkiln.registry.errors import BrokenTool, StoreError
 from toolkiln.registry.models import Problem, ToolRecord
 from toolkiln.registry.names import NAME_PATTERN
 from toolkiln.registry.store import Sig, Store, sig_of
@@ -56,13 +57,14 @@ class Mirror:
         self._audit_offset = 0
         self._watch: tuple = ()
         self._last_scan = 0.0
+        self._tools_dir, self._audit_path = str(store.tools_dir), str(store.audit_path)
 
     # --- refreshing -----------------------------------------------------------------------
 
     def _watched(self) -> tuple:
-        store = self.store
-        return (sig_of(store.tools_dir), sig_of(store.audit_path), sig_of(store.usage_path),
-                sig_of(store.tables_dir))
+        """What is looked at before every call: two stat calls. Registry changes always touch
+        both; usage counts and tables are looked at by the periodic scan (and `load`)."""
+        return sig_of(self._tools_dir), sig_of(self._audit_path)
 
     def load(self) -> None:
         """Read everything (at start, and on `Registry.refresh()`)."""
@@ -72,6 +74,7 @@ class Mirror:
         self._scan_tools()
         self._load_usage()
         self._scan_tables()
+        self.store.scan(self.store.root, ())          # only removes temporaries a dead writer left there
         self._last_scan = time.monotonic()
         self._compact_checked()
 
@@ -91,14 +94,13 @@ class Mirror:
         self._read_checked()
         if periodic or named is None or (tools_changed and not named):
             self._scan_tools()
-            self._last_scan = now
         else:
             for name in named:
                 self._reload_tool(name)
-        if periodic or not old or watch[2] != old[2]:
+        if periodic:
             self._load_usage()
-        if periodic or not old or watch[3] != old[3]:
             self._scan_tables()
+            self._last_scan = now
 
     def _audit_size(self) -> int:
         sig = sig_of(self.store.audit_path)
@@ -135,10 +137,16 @@ class Mirror:
 
     def note_checked(self, data: bytes) -> None:
         """A file this process wrote has been checked: record its digest for every process."""
-        digest = file_digest(data, self.version_tag)
-        if digest not in self._checked:
-            self._checked.add(digest)
+        self._remember_checked(file_digest(data, self.version_tag))
+
+    def _remember_checked(self, digest: str) -> None:
+        if digest in self._checked:
+            return
+        self._checked.add(digest)
+        try:
             self.store.append_line(self.store.cache_path, digest, durable=False)
+        except StoreError:
+            pass                # only a cache: a read-only registry checks again next time
 
     # --- tools ----------------------------------------------------------------------------
 
@@ -161,7 +169,7 @@ class Mirror:
         for name in list(self.records):
             if name not in seen:
                 self._forget(name, self.store.tool_path(name))
-        tools_prefix = self.store.relative(self.store.tools_dir)
+        tools_prefix = self.store.relative(self.store.tools_dir) + os.sep
         for rel in list(self.problems):
             if rel.startswith(tools_prefix) and Path(rel).name not in found:
                 del self.problems[rel]
@@ -209,8 +217,7 @@ class Mirror:
                                                       parameters=record.parameters, risk_level=record.risk_level)
                 diagnostics = [d.model_copy(update={"file": rel}) for d in diagnostics]
                 if compiled is not None:
-                    self._checked.add(digest)
-                    self.store.append_line(self.store.cache_path, digest, durable=False)
+                    self._remember_checked(digest)
         if diagnostics or record is None:
             self.records.pop(name, None)
             self.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
@@ -271,12 +278,21 @@ class Mirror:
             data = self.store.read_bytes(self.store.tool_path(name))
             if data is not None:
                 live.add(file_digest(data, self.version_tag))
-        with self.store.lock():
-            self.store.write_text(self.store.cache_path, "".join(f"{d}\n" for d in sorted(live)))
+        try:
+            with self.store.lock():
+                self.store.write_text(self.store.cache_path, "".join(f"{d}\n" for d in sorted(live)))
+        except StoreError:
+            return
         self._checked = live
         self._checked_offset = sig_of(self.store.cache_path)[1]  # type: ignore[index]
 
     # --- usage and tables -----------------------------------------------------------------
+
+    def note_usage(self, usage: Usage) -> None:
+        """The counts this process just wrote to usage.json (holding the lock)."""
+        self.usage = usage
+        self._usage_sig = sig_of(self.store.usage_path)
+        self.problems.pop(self.store.relative(self.store.usage_path), None)
 
     def _load_usage(self) -> None:
         path = self.store.usage_path
@@ -292,13 +308,17 @@ class Mirror:
         if problem is not None:
             self.problems[rel] = problem
 
+    def rescan_tables(self) -> None:
+        """Look at tables/ now (a tool reads a table not loaded yet: it may just have been added)."""
+        self._scan_tables()
+
     def _scan_tables(self) -> None:
         found = self.store.scan(self.store.tables_dir, (".json", ".csv", ".JSON", ".CSV"))
         sigs = {filename: sig for filename, (_, sig) in found.items()}
         if sigs == self._table_sigs and self._table_sigs:
             return
         self._table_sigs = sigs
-        prefix = self.store.relative(self.store.tables_dir)
+        prefix = self.store.relative(self.store.tables_dir) + os.sep
         for rel in [r for r in self.problems if r.startswith(prefix)]:
             del self.problems[rel]
         tables: dict[str, dict[str, Any]] = {}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.registry import exports
 from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, encode_record
@@ -53,15 +54,17 @@ class Registry:
     `policy` decides statuses and permissions; `limits` bound every run (a run's own `limits=`
     wins); `usage_flush_seconds` is how often run counts reach usage.json (0: on every run);
     `rescan_seconds` how often files changed outside toolkiln are looked for;
-    `trust_check_cache=False` rechecks every file at start instead of trusting .cache/checked.
+    `trust_check_cache=False` rechecks every file at start instead of trusting .cache/checked;
+    `durable=False` skips fsync (writes stay atomic and safe from killed processes, but a power
+    cut may lose the last ones: for tests and throw-away registries).
     """
 
     def __init__(self, path: str | Path, *, policy: Policy | None = None, limits: Limits | None = None,
                  lock_timeout: float = 30.0, usage_flush_seconds: float = 1.0, rescan_seconds: float = 2.0,
-                 trust_check_cache: bool = True) -> None:
+                 trust_check_cache: bool = True, durable: bool = True) -> None:
         self.policy = policy or DEFAULT_POLICY
         self.limits = limits
-        self._store = Store(path, lock_timeout=lock_timeout)
+        self._store = Store(path, lock_timeout=lock_timeout, durable=durable)
         self.path = self._store.root
         self._mirror = Mirror(self._store, version_tag=_version_tag(), trust_cache=trust_check_cache,
                               rescan_seconds=rescan_seconds)
@@ -89,7 +92,9 @@ class Registry:
     def flush(self) -> None:
         """Add this process's pending run counts to usage.json."""
         with self._mutex:
-            self._usage.flush(lambda name: self._store.tool_path(name).exists())
+            usage = self._usage.flush(lambda name: self._store.tool_path(name).exists())
+            if usage is not None:
+                self._mirror.note_usage(usage)
             self._last_flush = time.monotonic()
 
     def refresh(self) -> None:
@@ -176,7 +181,7 @@ class Registry:
                                     hint="choose another name, or update the existing tool")
             self._store.remove_tree(self._store.version_dir(name))    # what a deleted tool left behind
             if name in self._mirror.usage:
-                self._usage.flush(forget=(name,))
+                self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
             now = utc_now()
             status = self.policy.initial_status(actor, "compute", compiled.risk_level)
             record = ToolRecord(name=name, description=compiled.description, kind="compute",
@@ -227,6 +232,10 @@ class Registry:
             if version == old.version:
                 raise InvalidRequest(f"`{name}` is at version {version} already")
             past = self._past_version(name, version) if 1 <= version < old.version else None
+            problem = self._mirror.problems.get(self._store.relative(self._store.version_path(name, version)))
+            if past is None and problem is not None:
+                raise BrokenTool(f"version {version} of `{name}` cannot be loaded", hint="see problems",
+                                 diagnostics=list(problem.diagnostics))
             if past is None:
                 raise ToolNotFound(f"`{name}` has no version {version}",
                                    hint=f"its versions are 1 to {old.version}; see history")
@@ -259,7 +268,9 @@ class Registry:
             self._store.remove(path)
             self._store.remove_tree(self._store.version_dir(name))
             self._usage.drop(name)
-            self._usage.flush(forget=(name,))
+            usage = self._usage.flush(forget=(name,))
+            if usage is not None:
+                self._mirror.note_usage(usage)
             self._runner.forget(name)
             self._commit(None, None, AuditEntry(
                 at=utc_now(), by=actor, action="delete", tool=name, old_version=old.version if old else None,
@@ -292,12 +303,14 @@ class Registry:
                                           "pending_approval": "a person must approve it first",
                                           "rejected": "it was rejected; update it to have it reviewed again"}
                                     .get(record.status))
-            tool = self._runner.tool(name, self._mirror.compiled(name), self._mirror.tables,
-                                     self._mirror.tables_generation)
+            compiled = self._mirror.compiled(name)
+            if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
+                self._mirror.rescan_tables()
+            tool = self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
         try:
             return tool.run(args, tables=tables, limits=limits or self.limits)
         finally:
-            self._usage.count(name, utc_now())
+            self._usage.count(name)
             if time.monotonic() - self._last_flush >= self._flush_seconds:
                 self.flush()
 
@@ -398,11 +411,21 @@ class Registry:
         return ToolNotFound(f"no tool named `{name}`", hint=hint)
 
     def _past_version(self, name: str, version: int) -> ToolRecord | None:
+        """A past version's record; a file that does not decode is added to the problems."""
         path = self._store.version_path(name, version)
         data = self._store.read_bytes(path)
         if data is None:
             return None
-        record, _ = decode_record(data, self._store.relative(path))
+        rel = self._store.relative(path)
+        record, diagnostics = decode_record(data, rel)
+        if record is not None and (record.name, record.version) != (name, version):
+            record, diagnostics = None, [Diagnostic.of(
+                codes.INVALID_NAME, f"{rel} holds version {record.version} of `{record.name}`", None,
+                hint="restore the file from version control").model_copy(update={"file": rel})]
+        if record is None:
+            self._mirror.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
+        else:
+            self._mirror.problems.pop(rel, None)
         return record
 
     def _with_usage(self, record: ToolRecord) -> ToolRecord:

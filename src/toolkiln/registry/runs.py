@@ -35,6 +35,14 @@ def _lookups(steps: Iterable[n.Step]) -> Iterable[str]:
 class Runner:
     def __init__(self) -> None:
         self._cache: dict[str, tuple[Compiled, int, Tool]] = {}
+        self._used: dict[str, tuple[Compiled, frozenset[str]]] = {}
+
+    def needs_missing_table(self, name: str, compiled: Compiled, tables: Mapping[str, Any]) -> bool:
+        """Whether the tool reads a table that is not (yet) among `tables`."""
+        hit = self._used.get(name)
+        if hit is None or hit[0] is not compiled:
+            hit = self._used[name] = (compiled, tables_used(compiled.tool.program))
+        return not hit[1] <= tables.keys()
 
     def tool(self, name: str, compiled: Compiled, tables: Mapping[str, Any], generation: int) -> Tool:
         hit = self._cache.get(name)
@@ -49,3 +57,4 @@ class Runner:
 
     def forget(self, name: str) -> None:
         self._cache.pop(name, None)
+        self._used.pop(name, None)

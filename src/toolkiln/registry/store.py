@@ -47,8 +47,9 @@ def sig_of(path: Path | str) -> Sig | None:
 
 
 class Store:
-    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0, durable: bool = True) -> None:
         self.root = Path(os.path.abspath(root))
+        self.durable = durable           # fsync files and folders (off: atomic still, but a power cut may lose writes)
         self.tools_dir = self.root / "tools"
         self.versions_dir = self.root / "versions"
         self.tables_dir = self.root / "tables"
@@ -66,9 +67,12 @@ class Store:
         self._lock = FileLock(str(self.root / ".lock"), timeout=lock_timeout, thread_local=False,
                               poll_interval=0.002)
         if not (self.root / ".gitignore").exists():
-            with self.lock():
-                if not (self.root / ".gitignore").exists():
-                    self.write_text(self.root / ".gitignore", GITIGNORE)
+            try:
+                with self.lock():
+                    if not (self.root / ".gitignore").exists():
+                        self.write_text(self.root / ".gitignore", GITIGNORE)
+            except StoreError:
+                pass                     # a read-only registry can still be read
 
     # --- the lock -------------------------------------------------------------------------
 
@@ -80,14 +84,13 @@ class Store:
         except Timeout:
             raise StoreError(f"the registry at {self.root} stayed locked for {self.lock_timeout:g} s",
                              hint="another process is writing to it; try again, or raise lock_timeout") from None
+        except OSError as error:
+            raise StoreError(f"cannot lock the registry at {self.root}: {error.strerror or error}",
+                             hint="writing needs a registry folder you may write to") from None
         try:
             yield
         finally:
             self._lock.release()
-
-    @property
-    def locked(self) -> bool:
-        return self._lock.is_locked
 
     # --- paths ----------------------------------------------------------------------------
 
@@ -122,11 +125,13 @@ class Store:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
-                os.fsync(fd)
+                if self.durable:
+                    os.fsync(fd)
             finally:
                 os.close(fd)
             os.replace(temp, path)
-            _fsync_dir(folder)
+            if self.durable:
+                _fsync_dir(folder)
         except OSError as error:
             try:
                 temp.unlink(missing_ok=True)
@@ -147,7 +152,8 @@ class Store:
     def remove(self, path: Path) -> None:
         try:
             path.unlink(missing_ok=True)
-            _fsync_dir(path.parent)
+            if self.durable:
+                _fsync_dir(path.parent)
         except OSError as error:
             raise StoreError(f"cannot remove {self.relative(path)}: {error.strerror or error}") from None
 
@@ -170,7 +176,7 @@ class Store:
                 written = os.write(fd, data)
                 if written != len(data):  # never seen on a local file system; do not leave half a line
                     raise OSError(f"short write ({written} of {len(data)} bytes)")
-                if durable:
+                if durable and self.durable:
                     os.fsync(fd)
                 return os.fstat(fd).st_size
             finally:

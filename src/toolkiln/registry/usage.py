@@ -11,7 +11,8 @@ collected or the interpreter exits. `flush_seconds=0` writes on every run.
 from __future__ import annotations
 
 import threading
-from datetime import datetime
+import time
+from datetime import UTC, datetime
 
 from toolkiln.registry.codec import iso
 from toolkiln.registry.mirror import Usage, decode_usage
@@ -22,10 +23,11 @@ from toolkiln.semantics.values import to_json
 class UsageBook:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.pending: dict[str, tuple[int, datetime]] = {}
+        self.pending: dict[str, tuple[int, float]] = {}      # name -> (runs, time of the last, as time.time())
         self._lock = threading.Lock()
 
-    def count(self, name: str, when: datetime) -> None:
+    def count(self, name: str) -> None:
+        when = time.time()
         with self._lock:
             count, _ = self.pending.get(name, (0, when))
             self.pending[name] = (count + 1, when)
@@ -40,17 +42,18 @@ class UsageBook:
         extra = self.pending.get(name)
         if extra is not None:
             count += extra[0]
-            last = extra[1] if last is None or extra[1] > last else last
+            when = _moment(extra[1])
+            last = when if last is None or when > last else last
         return count, last
 
-    def flush(self, exists=None, *, forget: tuple[str, ...] = ()) -> bool:
+    def flush(self, exists=None, *, forget: tuple[str, ...] = ()) -> Usage | None:
         """Add the pending counts to usage.json (and drop the entries of `forget`). Takes the
         lock; `exists(name)` says whether a tool still exists (counts of deleted ones are dropped).
-        Returns whether the file was written."""
+        Returns the counts now in the file, or None when there was nothing to do."""
         with self._lock:
             pending, self.pending = self.pending, {}
         if not pending and not forget:
-            return False
+            return None
         try:
             with self.store.lock():
                 usage, _ = decode_usage(self.store.read_bytes(self.store.usage_path),
@@ -58,21 +61,26 @@ class UsageBook:
                 changed = False
                 for name in forget:
                     changed |= usage.pop(name, None) is not None
-                for name, (count, last) in pending.items():
+                for name, (count, stamp) in pending.items():
                     if exists is not None and not exists(name):
                         continue
+                    last = _moment(stamp)
                     old_count, old_last = usage.get(name, (0, None))
                     usage[name] = (old_count + count, last if old_last is None or last > old_last else old_last)
                     changed = True
                 if changed:
                     self.store.write_text(self.store.usage_path, encode_usage(usage))
-                return changed
+                return usage
         except BaseException:
             with self._lock:          # keep the counts for the next try
                 for name, (count, last) in pending.items():
                     old = self.pending.get(name)
                     self.pending[name] = (count + (old[0] if old else 0), max(last, old[1]) if old else last)
             raise
+
+
+def _moment(stamp: float) -> datetime:
+    return datetime.fromtimestamp(stamp, UTC)
 
 
 def encode_usage(usage: Usage) -> str:

@@ -1,0 +1,150 @@
+"""Cost of the tool registry: start-up with 10,000 tools, writes, and runs through the registry.
+
+    python benchmarks/bench_registry.py [--tools N] [--writes N] [--dir DIR]
+
+Measures
+  * start-up: `Registry(path)` over N tool files (default 10,000), cold (a first start: every
+    definition is checked, as with `trust_check_cache=False`) and warm (files whose exact bytes
+    were checked before are trusted through .cache/checked), and `list()` of all of them;
+  * writes: `create` and `update` (a logic change, so a new version) per second, durable (three
+    to five fsyncs each, the default) and with `durable=False`;
+  * runs: `reg.run(name, args)` per second against `tool.run(args)` on the same compiled tool,
+    in a registry holding the N tools (the per-call cost of noticing other processes' changes);
+and prints a markdown table. The tool files are generated from the examples (not timed). It is
+a script, not a test; with the defaults it takes one to two minutes, most of it the cold start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+import toolkiln
+from toolkiln.registry.codec import encode_record
+from toolkiln.registry.models import ToolRecord, utc_now
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+TEMPLATES = ("shipping_cost.json", "invoice_total.json", "late_fee.tk", "customer_message.json")
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine() or "unknown CPU"
+    return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} CPUs"
+
+
+def generate(root: Path, count: int) -> None:
+    """Write `count` tool files straight to tools/ (as the registry would), from the examples."""
+    templates = []
+    for name in TEMPLATES:
+        tool = toolkiln.compile(EXAMPLES / name)
+        templates.append((tool, toolkiln.to_json(EXAMPLES / name)))
+    (root / "tools").mkdir(parents=True, exist_ok=True)
+    now = utc_now()
+    for i in range(count):
+        tool, definition = templates[i % len(templates)]
+        name = f"{tool.name}_{i}"
+        record = ToolRecord(name=name, description=tool.description or "", parameters=tool.parameters,
+                            risk_level=tool.risk_level or "low", status="active", created_by="user",
+                            created_at=now, updated_at=now, version=1, definition={**definition, "name": name})
+        (root / "tools" / f"{name}.json").write_text(encode_record(record), encoding="utf-8")
+
+
+def timed(fn, repeat: int = 3) -> float:
+    """Best of `repeat` wall-clock seconds."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bench_startup(root: Path, count: int) -> list[tuple[str, str, str]]:
+    generate(root, count)
+    shutil.rmtree(root / ".cache", ignore_errors=True)
+    start = time.perf_counter()
+    cold = toolkiln.Registry(root)               # first start: checks every file, fills the cache
+    first = time.perf_counter() - start
+    assert len(cold) == count and not cold.problems, cold.problems[:3]
+    warm = timed(lambda: toolkiln.Registry(root))
+    reg = toolkiln.Registry(root)
+    listing = timed(reg.list)
+    refresh = min(timeit.repeat(reg._mirror.refresh, number=2000, repeat=3)) / 2000
+    return [
+        (f"start-up, {count:,} tools, cold (every file checked)", f"{first:.2f} s",
+         f"{first / count * 1e3:.3f} ms per tool"),
+        (f"start-up, {count:,} tools, warm (check cache)", f"{warm:.2f} s", f"{warm / count * 1e3:.3f} ms per tool"),
+        (f"list() of {count:,} tools", f"{listing * 1e3:.0f} ms", ""),
+        ("per-call change check, nothing changed", f"{refresh * 1e6:.1f} us", "2 stat calls"),
+    ]
+
+
+def definition(name: str, expression: str) -> dict:
+    return {"name": name, "description": "Benchmark tool", "parameters": {"x": {"type": "number"}},
+            "logic": {"steps": [{"op": "math", "expression": expression, "output": "y"},
+                                {"op": "return", "value": "round(y, 2)"}]}}
+
+
+def bench_writes(root: Path, writes: int, durable: bool) -> list[tuple[str, str, str]]:
+    reg = toolkiln.Registry(root, durable=durable)
+    start = time.perf_counter()
+    for i in range(writes):
+        reg.create(definition(f"bench_{i}", "x * 2 + 1"))
+    create = time.perf_counter() - start
+    start = time.perf_counter()
+    for i in range(writes):
+        reg.update(f"bench_{i}", {"logic": definition("x", f"x * 3 + {i}")["logic"]})
+    update = time.perf_counter() - start
+    label = "durable (fsync)" if durable else "durable=False"
+    return [(f"create, {label}", f"{writes / create:,.0f} /s", f"{create / writes * 1e3:.2f} ms each"),
+            (f"update (new version), {label}", f"{writes / update:,.0f} /s", f"{update / writes * 1e3:.2f} ms each")]
+
+
+def bench_runs(root: Path) -> list[tuple[str, str, str]]:
+    reg = toolkiln.Registry(root, usage_flush_seconds=1.0)
+    name = next(r.name for r in reg.list() if r.name.startswith("shipping_cost"))
+    args = {"weight_kg": 12}
+    tool = toolkiln.compile(EXAMPLES / "shipping_cost.json")
+    assert reg.run(name, args) == tool.run(args)
+    rows = []
+    for label, fn in (("tool.run(args), no registry", lambda: tool.run(args)),
+                      ("reg.run(name, args)", lambda: reg.run(name, args))):
+        number = 20_000
+        best = min(timeit.repeat(fn, number=number, repeat=5)) / number
+        rows.append((label, f"{1 / best:,.0f} runs/s", f"{best * 1e6:.2f} us per run"))
+    reg.flush()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=int, default=10_000, help="tools for the start-up and run benchmarks")
+    parser.add_argument("--writes", type=int, default=300, help="creates (and as many updates) per write benchmark")
+    parser.add_argument("--dir", type=Path, help="where to build the registries (default: a temporary folder)")
+    args = parser.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="toolkiln-bench-", dir=args.dir))
+    try:
+        rows = bench_startup(base / "big", args.tools)
+        rows += bench_runs(base / "big")
+        rows += bench_writes(base / "durable", args.writes, durable=True)
+        rows += bench_writes(base / "fast", args.writes * 3, durable=False)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(f"{datetime.date.today().isoformat()}, Python {platform.python_version()}, {machine()}")
+    print()
+    print("| measure | result | detail |")
+    print("|---|---:|---|")
+    for measure, result, detail in rows:
+        print(f"| {measure} | {result} | {detail} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
