@@ -26,6 +26,9 @@ CODE_GROUPS = {
     "03": "Types",
     "04": "Static limits",
     "05": "Run time",
+    "R01": "Registry: names and requests",
+    "R02": "Registry: permissions and lifecycle",
+    "R03": "Registry: storage",
 }
 
 LIMIT_DESCRIPTIONS = {
@@ -132,7 +135,7 @@ def error_codes() -> str:
     out += [f"| [{c.code}](#{anchor(c)}) | `{c.name}` | {c.severity} | {_escape(c.title)} |" for c in entries]
     current = None
     for entry in entries:
-        group = CODE_GROUPS.get(entry.code[1:3])
+        group = CODE_GROUPS.get(entry.code[1:3] if entry.code[0] in "EW" else entry.code[:3])
         if group is None:
             log.warning("docs/hooks.py: code %s has no group in CODE_GROUPS", entry.code)
             group = "Other"

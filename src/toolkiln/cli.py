@@ -219,7 +219,3 @@ def cmd_explain(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown code {args.code!r}; codes are {', '.join(CODES)}")
     print(f"{entry.code} ({entry.name}, {entry.severity}): {entry.title}\n\n{entry.explanation}")
     return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

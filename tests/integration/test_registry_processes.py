@@ -119,7 +119,7 @@ def test_changes_of_another_process_are_seen_without_restart(tmp_path):
             " 'logic': {'steps': [{'op': 'return', 'value': 'x * 7'}]}})")
     subprocess.run([sys.executable, "-c", code, str(root)], check=True, timeout=60)
     assert reg.run("made_elsewhere", {"x": 2}) == 14
-    subprocess.run([sys.executable, "-m", "toolkiln.cli", "tools", "disable", "made_elsewhere", "--registry",
+    subprocess.run([sys.executable, "-m", "toolkiln", "tools", "disable", "made_elsewhere", "--registry",
                     str(root)], check=True, timeout=60, capture_output=True)
     assert reg.get("made_elsewhere").status == "disabled"
 
@@ -131,7 +131,7 @@ def test_a_broken_file_is_reported_by_a_fresh_process_and_the_rest_load(tmp_path
             reg.create(definition(name, "x"))
     path = root / "tools" / "two.json"
     path.write_bytes(path.read_bytes()[:100])                              # truncated
-    result = subprocess.run([sys.executable, "-m", "toolkiln.cli", "tools", "list", "--json", "--registry",
+    result = subprocess.run([sys.executable, "-m", "toolkiln", "tools", "list", "--json", "--registry",
                              str(root)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "Traceback" not in result.stderr
     assert [t["name"] for t in json.loads(result.stdout)] == ["one", "three"]

@@ -9,7 +9,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def toolkiln(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "toolkiln.cli", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "toolkiln", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd, timeout=60)
 
 

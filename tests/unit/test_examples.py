@@ -45,7 +45,7 @@ def run_error(tool: toolkiln.Tool, args: dict, **kwargs) -> RunError:
 
 
 def cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolkiln.cli", *argv], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "toolkiln", *argv], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
 
 

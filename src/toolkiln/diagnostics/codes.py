@@ -34,12 +34,16 @@ def _register(code: str, name: str, title: str, explanation: str) -> Code:
 
 
 def lookup_code(text: str) -> Code | None:
-    """Find a code by number (`E0201`, `e201`, `201`) or by name (`unknown-variable`)."""
+    """Find a code by number (`E0201`, `e201`, `201`, `R201`) or by name (`unknown-variable`)."""
     key = text.strip().upper()
-    digits = key.lstrip("EW")
     for entry in CODES.values():
-        if key == entry.name.upper() or (digits.isdigit() and entry.code[1:] == digits.zfill(4)):
+        if key in (entry.code, entry.name.upper()):
             return entry
+    letter, digits = (key[0], key[1:]) if key[:1].isalpha() else (None, key)
+    if digits.isdigit():
+        for entry in CODES.values():
+            if entry.code[1:] == digits.zfill(4) and letter in (None, entry.code[0]):
+                return entry
     return None
 
 
@@ -338,4 +342,59 @@ A lookup reads a table that was not passed to `run` (`tables=`) or `--tables`.
 INVALID_TABLE = _register("E0513", "invalid-table", "Invalid table", """
 A table file cannot be loaded (not JSON or CSV, not an object of key -> value, a CSV
 without a header), or a table value does not have the table's declared type.
+""")
+
+# --- registry -----------------------------------------------------------------------------
+# Raised as exceptions by toolkiln.Registry (registry/errors.py), and returned in the same
+# shape as diagnostics by its meta-tools.
+
+REGISTRY_ERROR = _register("R0100", "registry-error", "Registry error", """
+A registry operation failed; the more specific codes below say how.
+""")
+
+TOOL_NAME_INVALID = _register("R0101", "invalid-tool-name", "Invalid tool name", """
+A tool name must match `^[a-z][a-z0-9_]{0,63}$` and must not be the name of a meta-tool
+(`create_compute_tool`, `list_custom_tools`, `test_custom_tool`, `delete_custom_tool`,
+`toggle_custom_tool`). Path tricks such as `../x`, `a/b` or a NUL byte are refused here too.
+""")
+
+TOOL_NOT_FOUND = _register("R0102", "tool-not-found", "Tool not found", """
+No tool, or no such version of a tool, has that name. `toolkiln tools list` shows them.
+""")
+
+DUPLICATE_TOOL = _register("R0103", "duplicate-tool", "Tool exists already", """
+A tool of that name exists already. Change it with `update` (a new version), or choose
+another name.
+""")
+
+INVALID_REQUEST = _register("R0104", "invalid-request", "Invalid request", """
+An argument the registry cannot act on: an unknown actor (use "user" or "llm"), an unknown
+export format, a version that does not exist, a field a tool definition does not have, or a
+definition larger than 256 KB.
+""")
+
+PERMISSION_DENIED = _register("R0201", "permission-denied", "Permission denied", """
+The actor may not do this. A model (`by="llm"`) may not delete or change a tool a person
+created, and only a person approves or rejects a tool waiting for approval.
+""")
+
+INVALID_TRANSITION = _register("R0202", "invalid-transition", "Invalid lifecycle transition", """
+The lifecycle does not allow this action from the tool's status: `approve` and `reject` act
+only on a tool in `pending_approval`; `enable` and `disable` only on an approved tool.
+""")
+
+TOOL_NOT_ACTIVE = _register("R0203", "tool-not-active", "Tool not active", """
+Only active tools run. A disabled tool can be enabled; a tool waiting for approval must be
+approved first.
+""")
+
+BROKEN_TOOL = _register("R0301", "broken-tool", "Stored tool does not compile", """
+A stored tool file no longer parses or checks (it was edited by hand, truncated, or the
+language changed). It is skipped at start-up and listed in `Registry.problems` with its
+diagnostics; fix the file or roll back to a good version.
+""")
+
+STORE_ERROR = _register("R0302", "store-error", "Store cannot be read or written", """
+A file system error, or the registry's lock could not be taken in time (another process
+holds it). Check the folder's permissions and free space, then retry.
 """)

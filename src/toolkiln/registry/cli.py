@@ -27,13 +27,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkiln.cli import UsageError
 from toolkiln.errors import CompileError, Error, RunError
 
 if TYPE_CHECKING:
     from toolkiln.registry.models import ToolRecord
     from toolkiln.registry.registry import Registry
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED = 0, 1
 DEFAULT_REGISTRY = ".toolkiln"
 ACTORS = ("user", "llm")
 STATUSES = ("active", "disabled", "pending_approval", "rejected")
@@ -106,15 +107,6 @@ def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
 
 # --- plumbing ---------------------------------------------------------------------------------
 
-class _UsageProblem(Exception):
-    """A bad command line: printed like the other commands' usage errors, exit 2. (Its own class:
-    under `python -m toolkiln.cli` the main module's UsageError is not toolkiln.cli's.)"""
-
-
-def _usage_error(message: str) -> Exception:
-    return _UsageProblem(message)
-
-
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """Registry, compile and run errors are printed for people (exit 1), never as tracebacks."""
     def run(args: argparse.Namespace) -> int:
@@ -123,9 +115,6 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
         try:
             return handler(args)
-        except _UsageProblem as error:
-            print(f"toolkiln: {error}", file=sys.stderr)
-            return EXIT_USAGE
         except CompileError as error:
             for diagnostic in error.diagnostics:
                 print(render_text(diagnostic) + "\n", file=sys.stderr)
@@ -161,7 +150,7 @@ def open_registry(args: argparse.Namespace) -> Registry:
 
     path = registry_path(args)
     if path.exists() and not path.is_dir():
-        raise _usage_error(f"--registry {path} is not a folder")
+        raise UsageError(f"--registry {path} is not a folder")
     return Registry(path)
 
 
@@ -242,7 +231,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 def cmd_update(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.description is None):
-        raise _usage_error("give a definition FILE or --description TEXT (one of them)")
+        raise UsageError("give a definition FILE or --description TEXT (one of them)")
     changes: Any = {"description": args.description} if args.file is None else {"definition": args.file}
     with open_registry(args) as reg:
         before = reg.get(args.name)
@@ -297,7 +286,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.args, parse_float=Decimal)
     except json.JSONDecodeError as error:
-        raise _usage_error(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
+        raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
     tables: dict[str, Any] = {}
     for table_file in args.tables:
         tables.update(load_table_file(table_file))
@@ -322,7 +311,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         try:
             write_atomically(args.output, text)
         except OSError as error:
-            raise _usage_error(f"cannot write {args.output}: {error.strerror or error}") from None
+            raise UsageError(f"cannot write {args.output}: {error.strerror or error}") from None
         print(f"wrote {len(definitions)} tool definition(s) to {args.output}", file=sys.stderr)
     return EXIT_OK
 

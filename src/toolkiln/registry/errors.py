@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
 
 
 class RegistryError(Error):
     """Base of the registry's errors."""
 
-    code = "R0100"
-    name = "registry-error"
+    code = codes.REGISTRY_ERROR.code
+    name = codes.REGISTRY_ERROR.name
 
     def __init__(self, message: str, hint: str | None = None, *, path: str | None = None) -> None:
         self.message = message
@@ -33,57 +34,57 @@ class RegistryError(Error):
 class InvalidName(RegistryError):
     """A tool name that does not match ^[a-z][a-z0-9_]{0,63}$ or names a meta-tool."""
 
-    code = "R0101"
-    name = "invalid-name"
+    code = codes.TOOL_NAME_INVALID.code
+    name = codes.TOOL_NAME_INVALID.name
 
 
 class ToolNotFound(RegistryError):
     """No tool (or no such version of a tool) by that name."""
 
-    code = "R0102"
-    name = "tool-not-found"
+    code = codes.TOOL_NOT_FOUND.code
+    name = codes.TOOL_NOT_FOUND.name
 
 
 class DuplicateTool(RegistryError):
     """A tool of that name exists already; `update` changes it."""
 
-    code = "R0103"
-    name = "duplicate-tool"
+    code = codes.DUPLICATE_TOOL.code
+    name = codes.DUPLICATE_TOOL.name
 
 
 class InvalidRequest(RegistryError):
     """An argument the registry cannot act on: an unknown actor, format, version or field."""
 
-    code = "R0104"
-    name = "invalid-request"
+    code = codes.INVALID_REQUEST.code
+    name = codes.INVALID_REQUEST.name
 
 
 class PermissionDenied(RegistryError):
     """The actor may not do this (for example a model deleting a tool a person created)."""
 
-    code = "R0201"
-    name = "permission-denied"
+    code = codes.PERMISSION_DENIED.code
+    name = codes.PERMISSION_DENIED.name
 
 
 class InvalidTransition(RegistryError):
     """The lifecycle does not allow this action from the tool's status."""
 
-    code = "R0202"
-    name = "invalid-transition"
+    code = codes.INVALID_TRANSITION.code
+    name = codes.INVALID_TRANSITION.name
 
 
 class ToolNotActive(RegistryError):
     """Only active tools run."""
 
-    code = "R0203"
-    name = "tool-not-active"
+    code = codes.TOOL_NOT_ACTIVE.code
+    name = codes.TOOL_NOT_ACTIVE.name
 
 
 class BrokenTool(RegistryError):
     """A stored tool no longer compiles (its file was changed by hand, or the language changed)."""
 
-    code = "R0301"
-    name = "broken-tool"
+    code = codes.BROKEN_TOOL.code
+    name = codes.BROKEN_TOOL.name
 
     def __init__(self, message: str, hint: str | None = None, *, diagnostics: list | None = None) -> None:
         super().__init__(message, hint)
@@ -93,8 +94,8 @@ class BrokenTool(RegistryError):
 class StoreError(RegistryError):
     """The store cannot be read or written: a file system error, or the lock timed out."""
 
-    code = "R0302"
-    name = "store-error"
+    code = codes.STORE_ERROR.code
+    name = codes.STORE_ERROR.name
 
 
 __all__ = ["BrokenTool", "DuplicateTool", "InvalidName", "InvalidRequest", "InvalidTransition", "PermissionDenied",

@@ -27,7 +27,12 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
 from toolkiln.registry.codec import decode_audit, decode_record, file_digest
-from toolkiln.registry.definitions import Compiled, compile_definition, same_data, verify_stored
+from toolkiln.registry.definitions import (
+    Compiled,
+    compile_definition,
+    same_data,
+    verify_stored,
+)
 from toolkiln.registry.errors import BrokenTool, StoreError
 from toolkiln.registry.models import Problem, ToolRecord
 from toolkiln.registry.names import NAME_PATTERN

@@ -21,12 +21,37 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.registry import exports
-from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, encode_record
-from toolkiln.registry.definitions import (Compiled, apply_changes, compile_definition, only_description_changed,
-                                           refuse, same_data)
-from toolkiln.registry.errors import BrokenTool, DuplicateTool, InvalidRequest, ToolNotActive, ToolNotFound
+from toolkiln.registry.codec import (
+    decode_audit,
+    decode_record,
+    encode_audit,
+    encode_record,
+)
+from toolkiln.registry.definitions import (
+    Compiled,
+    apply_changes,
+    compile_definition,
+    only_description_changed,
+    refuse,
+    same_data,
+)
+from toolkiln.registry.errors import (
+    BrokenTool,
+    DuplicateTool,
+    InvalidRequest,
+    ToolNotActive,
+    ToolNotFound,
+)
 from toolkiln.registry.mirror import Mirror
-from toolkiln.registry.models import (ACTORS, STATUSES, Actor, AuditEntry, Problem, ToolRecord, utc_now)
+from toolkiln.registry.models import (
+    ACTORS,
+    STATUSES,
+    Actor,
+    AuditEntry,
+    Problem,
+    ToolRecord,
+    utc_now,
+)
 from toolkiln.registry.names import check_name
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
 from toolkiln.registry.runs import Runner

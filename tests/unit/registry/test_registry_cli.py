@@ -18,7 +18,7 @@ def subprocess_tools(*args, home=None, cwd=None):
     env = {k: v for k, v in os.environ.items() if k != "TOOLKILN_HOME"}
     if home is not None:
         env["TOOLKILN_HOME"] = str(home)
-    result = subprocess.run([sys.executable, "-m", "toolkiln.cli", "tools", *map(str, args)], capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "toolkiln", "tools", *map(str, args)], capture_output=True,
                             text=True, env=env, cwd=cwd, timeout=60)
     assert "Traceback" not in result.stderr, result.stderr
     return result
