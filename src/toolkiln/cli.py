@@ -34,6 +34,8 @@ class UsageError(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(errors="backslashreplace")    # a lone surrogate in a value must not crash
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -80,5 +80,14 @@ def test_quotes_and_escapes_survive_round_trips():
     logic = {"steps": [{"op": "format", "template": 'He said "{{q}}" \\ {{"x\'y"}}\n', "output": "m"},
                        {"op": "return", "value": "m"}]}
     text = toolkiln.to_text(logic)
-    assert toolkiln.to_json(text) == logic
+    canonical = toolkiln.to_json(logic)          # a constant hole is literal text
+    assert canonical["steps"][0]["template"] == 'He said "{{q}}" \\ x\'y\n'
+    assert toolkiln.to_json(text) == canonical
     assert toolkiln.compile(text).run({"q": "hi"}) == 'He said "hi" \\ x\'y\n'
+
+
+def test_a_literal_double_brace_survives_both_forms():
+    source = 'm = format "\\u007b\\u007bx}} is {{x}}"\nreturn m'
+    assert toolkiln.compile(source).run({"x": 1}) == "{{x}} is 1"
+    for printed in (toolkiln.to_text(source), toolkiln.to_json(source)):
+        assert toolkiln.compile(printed).run({"x": 1}) == "{{x}} is 1"

@@ -85,10 +85,13 @@ class ExprPrinter:
         return text
 
     def template(self, template: n.Template, escape_text) -> str:
+        """A template's source. A literal `{{` in its text is written as the hole `{{"{{"}}`,
+        the only way to write it (the front ends read such a hole back as text)."""
+        literal_braces = "{{" + self.string("{{") + "}}"
         out = []
         for part in template.parts:
             if isinstance(part, n.TextPart):
-                out.append(escape_text(part.text))
+                out.append(literal_braces.join(escape_text(piece) for piece in part.text.split("{{")))
             else:
                 spec = f":{part.spec}" if part.spec else ""
                 out.append("{{" + self.print(part.expr) + spec + "}}")

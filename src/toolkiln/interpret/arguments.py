@@ -121,6 +121,8 @@ def compile_binder(params: tuple[ParamInfo, ...], slots: dict[str, int], limits:
     """A function that checks `args`, converts them and stores them into the frame."""
     plan = tuple((p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING))
                  for p in params)
+    wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "")
+              for p in params}
     names = frozenset(p.name for p in params)
 
     def bind(args: Mapping[str, Any] | None, frame: list) -> None:
@@ -134,7 +136,7 @@ def compile_binder(params: tuple[ParamInfo, ...], slots: dict[str, int], limits:
             value = args.get(name, _MISSING)
             if value is _MISSING:
                 if default is _MISSING:
-                    raise ArgumentError(f"missing argument `{name}`")
+                    raise ArgumentError(f"missing argument `{name}`", hint=wanted[name])
                 frame[slot] = default
                 continue
             given += 1

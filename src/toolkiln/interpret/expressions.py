@@ -170,10 +170,9 @@ class ExprCompiler:
             if len(kinds) == 1 and kinds <= ({"number", "string"} | ({"boolean"} if op in n.EQUALITY_OPS else set())):
                 return pure_binary(_COMPARE[op], self.operand(expr.left), self.operand(expr.right))
             return self.semantic(lambda a, b: operators.compare(op, a, b), expr)
-        if kinds == {"number"}:
-            fast = self.arithmetic(expr)
-            if fast is not None:
-                return fast
+        if kinds == {"number"} and (op in ("+", "-", "*") or (
+                op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)):
+            return self.arithmetic(expr)
         return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr)
 
     def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary) -> Fn:
@@ -189,18 +188,13 @@ class ExprCompiler:
                 raise error.at(span) from None
         return run
 
-    def arithmetic(self, expr: n.Binary) -> Fn | None:
+    def arithmetic(self, expr: n.Binary) -> Fn:
         """Specialised closures for numbers the checker proved: + - * and division by a
-        non-zero constant. None for the rest (they take the general path)."""
-        span, ctx, digits = expr.span, self.ctx, self.limits.max_number_digits
-        left, right = self.operand(expr.left), self.operand(expr.right)
-        if expr.op in ("+", "-", "*"):
-            operation = {"+": ctx.add, "-": ctx.subtract, "*": ctx.multiply}[expr.op]
-            return arithmetic_binary(operation, left, right, span, digits)
-        if expr.op in ("/", "%") and right[0] == "const" and right[1]:
-            operation = ctx.divide if expr.op == "/" else ctx.remainder
-            return arithmetic_binary(operation, left, right, span, digits)
-        return None
+        non-zero constant (the caller sends everything else down the general path)."""
+        ctx = self.ctx
+        operation = {"+": ctx.add, "-": ctx.subtract, "*": ctx.multiply, "/": ctx.divide, "%": ctx.remainder}[expr.op]
+        return arithmetic_binary(operation, self.operand(expr.left), self.operand(expr.right), expr.span,
+                                 self.limits.max_number_digits)
 
     # --- calls, fields, indexes -----------------------------------------------------------
 

@@ -14,12 +14,15 @@ from decimal import (
 )
 
 PRECISION = 28
+MIN_EXPONENT = -999_999
 
 
 def make_context(max_digits: int) -> Context:
     """The arithmetic context: a number may have at most `max_digits` integer digits."""
+    # Only large numbers are limited; tiny ones keep their value down to the decimal module's
+    # own floor (1E-999999), below which they round to zero.
     return Context(prec=PRECISION, rounding=ROUND_HALF_EVEN, Emax=max_digits - 1,
-                   Emin=-(max_digits + PRECISION), traps=[InvalidOperation, DivisionByZero, Overflow])
+                   Emin=MIN_EXPONENT, traps=[InvalidOperation, DivisionByZero, Overflow])
 
 
 def from_float(value: float) -> Decimal:

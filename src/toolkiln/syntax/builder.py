@@ -73,7 +73,9 @@ def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template 
             hole_ctx = ParseContext(ctx.index, ctx.base + piece.start, ctx.path)
             expr = parse_expression(raw[piece.start:piece.end], hole_ctx)
             ctx.diagnostics.extend(hole_ctx.diagnostics)
-            if expr is not None:
+            if isinstance(expr, n.StringLit) and piece.spec is None:
+                _add_text(parts, expr.value, span)      # `{{"{{"}}`: a constant is text
+            elif expr is not None:
                 parts.append(n.Hole(expr=expr, spec=piece.spec, span=span))
             continue
         text = raw[piece.start:piece.end]
@@ -85,10 +87,21 @@ def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template 
                 ctx.report(codes.INVALID_ESCAPE, f"invalid escape `{error.escape}` in a string",
                            ctx.span(start, start + len(error.escape)))
                 continue
-        parts.append(n.TextPart(text=text, span=span))
+        _add_text(parts, text, span)
     if len(ctx.diagnostics):
         return None
     return n.Template(parts=tuple(parts), span=ctx.span(0, len(raw)))
+
+
+def _add_text(parts: list[n.TemplatePart], text: str, span: Span) -> None:
+    """Append literal text, joined to the text before it, so one template has one AST."""
+    if parts and isinstance(parts[-1], n.TextPart):
+        previous = parts[-1]
+        merged = previous.span.model_copy(update={"end": span.end, "end_line": span.end_line,
+                                                  "end_column": span.end_column})
+        parts[-1] = n.TextPart(text=previous.text + text, span=merged)
+    elif text:
+        parts.append(n.TextPart(text=text, span=span))
 
 
 @v_args(meta=True)
@@ -133,7 +146,7 @@ class AstBuilder(Transformer):
 
     def tool(self, meta: Meta, children: list[Any]) -> n.Program:
         name, params, *clauses, body = children
-        if not TOOL_NAME.fullmatch(name.value):
+        if not TOOL_NAME.fullmatch(name.value) or name.value in RESERVED:
             self.ctx.report(codes.INVALID_NAME, f"`{name.value}` is not a valid tool name",
                             self._token_span(name), hint="use ^[a-z][a-z0-9_]{0,63}$")
         fields: dict[str, Any] = {"parameters": tuple(params or ()), "steps": body}
@@ -255,7 +268,7 @@ class AstBuilder(Transformer):
         operand = children[0]
         if isinstance(operand, n.NumberLit) and not operand.value.is_signed():
             # `-3` is the literal -3, as it is in the JSON DSL, so both front ends agree.
-            return n.NumberLit(value=-operand.value, span=self._span(meta))
+            return n.NumberLit(value=operand.value.copy_negate(), span=self._span(meta))
         return n.Unary(op="-", operand=operand, span=self._span(meta))
 
     def pos(self, meta: Meta, children: list[Any]) -> n.Unary:

@@ -67,6 +67,9 @@ def load_json(text: str) -> tuple[Any, list[Diagnostic]]:
                                     hint="JSON allows no comments, trailing commas or single quotes")]
     except RecursionError:
         return None, [Diagnostic.of(codes.TOO_DEEP, "JSON nested too deeply", None)]
+    except ValueError:          # Python refuses to convert an integer of more than 4,300 digits
+        return None, [Diagnostic.of(codes.LITERAL_TOO_LARGE,
+                                    f"a JSON number has more than {MAX_LITERAL_DIGITS} digits", None)]
 
 
 class JsonFrontEnd:
@@ -89,7 +92,9 @@ class JsonFrontEnd:
         required, optional = spec
         ok = True
         for key in sorted(required - obj.keys()):
-            self.report(codes.MISSING_FIELD, f"{what} is missing the field `{key}`", path)
+            fields = ", ".join([*sorted(required), *(f"{o} (optional)" for o in sorted(optional))])
+            self.report(codes.MISSING_FIELD, f"{what} is missing the field `{key}`", path,
+                        hint=f"{what} has the fields: {fields}")
             ok = False
         for key in obj.keys() - required - optional - {"op"}:
             allowed = sorted(required | optional)

@@ -8,6 +8,9 @@ _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class EscapeError(ValueError):
     def __init__(self, offset: int, escape: str) -> None:
         super().__init__(f"invalid escape `{escape}`")
@@ -25,7 +28,16 @@ def unescape(body: str) -> str:
             return chr(int(code[1:], 16))
         raise EscapeError(match.start(), match.group(0))
 
-    return _ESCAPE.sub(replace, body) if "\\" in body else body
+    if "\\" not in body:
+        return body
+    text = _ESCAPE.sub(replace, body)
+    if _SURROGATE.search(text):
+        # \ud83d\ude42 is one character (a pair of UTF-16 halves); a lone half is no character.
+        try:
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16")
+        except UnicodeDecodeError:
+            raise EscapeError(body.find("\\u"), "\\u" + f"{ord(_SURROGATE.search(text).group()):04x}") from None
+    return text
 
 
 _NEEDS_ESCAPE = re.compile(r'[\\"\n\r\t\x00-\x1f\x7f]')
