@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+from toolkiln.ast import compute as n
+from toolkiln.ast.visitor import walk
 from toolkiln.backends.json_printer import print_json
 from toolkiln.backends.text_printer import print_text
-from toolkiln.check import check_program
+from toolkiln.check import ToolSignature, check_program
 from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.errors import CompileError
 from toolkiln.optimize import optimize as optimize_program
@@ -16,11 +18,28 @@ from toolkiln.syntax.loader import Parsed, parse_source
 from toolkiln.tool import Tool
 
 
-def _diagnose(source: Any, name: str | None) -> tuple[Parsed, list[Diagnostic], Any]:
+class _Signatures(Mapping[str, ToolSignature]):
+    """The signatures of `tools`, each read only when a `call` step names it."""
+
+    def __init__(self, tools: Mapping[str, Tool]) -> None:
+        self.tools = tools
+
+    def __getitem__(self, name: str) -> ToolSignature:
+        return self.tools[name].signature
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tools)
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+
+def _diagnose(source: Any, name: str | None, tools: Mapping[str, Tool] | None = None
+              ) -> tuple[Parsed, list[Diagnostic], Any]:
     parsed = parse_source(source, name)
     if parsed.program is None:
         return parsed, _located(parsed, parsed.diagnostics), None
-    checked = check_program(parsed.program)
+    checked = check_program(parsed.program, tools=None if tools is None else _Signatures(tools))
     return parsed, _located(parsed, parsed.diagnostics + checked.diagnostics), checked
 
 
@@ -30,25 +49,31 @@ def _located(parsed: Parsed, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(located, key=sort_key)
 
 
-def check(source: Any, *, name: str | None = None) -> list[Diagnostic]:
-    """Every diagnostic for `source` (text DSL, JSON text, dict or path); empty when clean."""
-    return _diagnose(source, name)[1]
+def check(source: Any, *, name: str | None = None, tools: Mapping[str, Tool] | None = None) -> list[Diagnostic]:
+    """Every diagnostic for `source` (text DSL, JSON text, dict or path); empty when clean.
+    `tools` are the tools its `call` steps may call, by name."""
+    return _diagnose(source, name, tools)[1]
 
 
-def compile(source: Any, *, tables: Mapping[str, Any] | None = None, limits: Limits | None = None,
-            name: str | None = None, optimize: bool = True) -> Tool:  # noqa: A001 - the issue's name
+def compile(source: Any, *, tools: Mapping[str, Tool] | None = None, tables: Mapping[str, Any] | None = None,
+            limits: Limits | None = None, name: str | None = None,
+            optimize: bool = True) -> Tool:  # noqa: A001 - the issue's name
     """Parse, check, optimize and compile `source` into a Tool; raises CompileError with the
-    diagnostics. `optimize=False` runs the program exactly as written."""
-    parsed, diagnostics, checked = _diagnose(source, name)
+    diagnostics. `tools` are the compiled tools its `call` steps may call, by name.
+    `optimize=False` runs the program exactly as written."""
+    parsed, diagnostics, checked = _diagnose(source, name, tools)
     if checked is None or any(d.is_error for d in diagnostics):
         raise CompileError(diagnostics)
     checked.diagnostics = diagnostics
+    callees = {} if tools is None else {
+        node.tool: tools[node.tool] for node in walk(parsed.program) if isinstance(node, n.CallTool)}
     runnable, runnable_checked = parsed.program, checked
     if optimize:
         runnable = optimize_program(parsed.program)
-        runnable_checked = checked if runnable is parsed.program else check_program(runnable, checked.parameters)
+        runnable_checked = checked if runnable is parsed.program else \
+            check_program(runnable, checked.parameters, tools=None if tools is None else _Signatures(callees))
     return Tool(parsed.program, checked, tables=tables, limits=limits,
-                runnable=(runnable, runnable_checked))
+                runnable=(runnable, runnable_checked), tools=callees)
 
 
 def optimized_text(source: Any) -> str:

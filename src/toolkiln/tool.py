@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolkiln.ast import compute as n
-from toolkiln.check import CheckResult
+from toolkiln.check import CheckResult, ToolSignature
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError
 from toolkiln.interpret import CompiledProgram
@@ -18,16 +18,24 @@ from toolkiln.semantics.values import to_plain
 class Tool:
     def __init__(self, program: n.Program, checked: CheckResult, *, tables: Mapping[str, Any] | None = None,
                  limits: Limits | None = None,
-                 runnable: tuple[n.Program, CheckResult] | None = None) -> None:
-        """`program` is the tool as written; `runnable` what runs (its optimized form)."""
+                 runnable: tuple[n.Program, CheckResult] | None = None,
+                 tools: Mapping[str, Any] | None = None) -> None:
+        """`program` is the tool as written; `runnable` what runs (its optimized form); `tools`
+        the tools its `call` steps call, by name (anything with `run_call`, see `Callee`)."""
         self.program = program
         self.checked = checked
         self.limits = limits or DEFAULT_LIMITS
         self.tables = normalize_tables(tables)
+        self.tools: dict[str, Any] = dict(tools or {})
         self._runnable = runnable or (program, checked)
-        self._default = CompiledProgram(*self._runnable, self.limits)
+        self._default = CompiledProgram(*self._runnable, self.limits, self.tools)
         self._run_default, self._tables = self._default.run, self.tables
         self._compiled: dict[Limits, CompiledProgram] = {self.limits: self._default}
+
+    def with_tables(self, tables: Mapping[str, Any] | None) -> Tool:
+        """The same checked tool with other tables bound (nothing is checked again)."""
+        return Tool(self.program, self.checked, tables=tables, limits=self.limits, runnable=self._runnable,
+                    tools=self.tools)
 
     @property
     def name(self) -> str | None:
@@ -50,6 +58,11 @@ class Tool:
         return str(self.checked.result_type)
 
     @property
+    def signature(self) -> ToolSignature:
+        """What another tool's `call` step is checked against: parameters and result type."""
+        return ToolSignature(self.checked.parameters, self.checked.result_type)
+
+    @property
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema that arguments must satisfy (inferred where not declared)."""
         properties: dict[str, Any] = {}
@@ -70,7 +83,7 @@ class Tool:
             return self._compiled[self.limits]
         compiled = self._compiled.get(limits)
         if compiled is None:
-            compiled = self._compiled[limits] = CompiledProgram(*self._runnable, limits)
+            compiled = self._compiled[limits] = CompiledProgram(*self._runnable, limits, self.tools)
         return compiled
 
     def run(self, args: Mapping[str, Any] | None = None, *, tables: Mapping[str, Any] | None = None,
@@ -81,6 +94,11 @@ class Tool:
             return self._run_default(args, self._tables)        # the hot path
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run(args, run_tables)
+
+    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits) -> Any:
+        """Run as the callee of another tool's `call` step: with the caller's run-time tables
+        (over this tool's own) and limits. `args` hold run-time values already."""
+        return self._program_for(limits).run(args, {**self.tables, **tables} if self.tables else tables)
 
     def run_many(self, rows: Iterable[Mapping[str, Any] | None], *, tables: Mapping[str, Any] | None = None,
                  limits: Limits | None = None) -> list[Any | RunError]:

@@ -168,6 +168,22 @@ class Format(Node):
     template: Template
 
 
+class ToolArg(Node):
+    """`name = value`: one argument of a `call` step."""
+
+    name: str
+    value: Expr
+
+
+class CallTool(Node):
+    """JSON op `call`: `target = call tool(name = value, ...)`, a call of another tool."""
+
+    kind: Literal["call_tool"] = "call_tool"
+    target: str
+    tool: str
+    args: tuple[ToolArg, ...] = ()
+
+
 class If(Node):
     """JSON op `condition`. An empty `otherwise` means there is no else branch."""
 
@@ -182,7 +198,9 @@ class Return(Node):
     value: Expr
 
 
-Step = Annotated[Union[Assign, Lookup, Format, If, Return], Field(discriminator="kind")]
+Step = Annotated[Union[Assign, Lookup, Format, CallTool, If, Return], Field(discriminator="kind")]
+# The steps that assign their `target`.
+ASSIGNING_STEPS = (Assign, Lookup, Format, CallTool)
 
 
 # --- declarations and the program ---------------------------------------------------------
@@ -219,5 +237,5 @@ class Program(Node):
 
 
 for _model in (Unary, Binary, Conditional, Call, Field_, Index, ListExpr, Comprehension,
-               Hole, Template, If, Param, Program):
+               Hole, Template, ToolArg, CallTool, If, Param, Program):
     _model.model_rebuild()

@@ -46,6 +46,10 @@ def children(node: n.Node) -> Iterator[n.Node]:
                 yield default
         case n.Format(template=template):
             yield template
+        case n.CallTool(args=args):
+            yield from args
+        case n.ToolArg(value=value):
+            yield value
         case n.If(condition=condition, then=then, otherwise=otherwise):
             yield condition
             yield from then

@@ -43,6 +43,9 @@ def step_json(step: n.Step) -> dict[str, Any]:
             return out
         case n.Format(target=target, template=template):
             return {"op": "format", "template": _EXPR.template(template, lambda t: t), "output": target}
+        case n.CallTool(target=target, tool=tool, args=args):
+            return {"op": "call", "tool": tool, "args": {a.name: _EXPR.print(a.value) for a in args},
+                    "output": target}
         case n.If(condition=condition, then=then, otherwise=otherwise):
             out = {"op": "condition", "if": _EXPR.print(condition), "then": [step_json(s) for s in then]}
             if otherwise:

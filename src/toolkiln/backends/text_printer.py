@@ -86,6 +86,9 @@ class TextPrinter:
             case n.Format(target=target, template=template):
                 body = self.hole.template(template, lambda text: quote(text)[1:-1])
                 self.lines.append(f'{pad}{target} = format "{body}"')
+            case n.CallTool(target=target, tool=tool, args=args):
+                listed = ", ".join(f"{a.name} = {self.expr.print(a.value)}" for a in args)
+                self.lines.append(f"{pad}{target} = call {tool}({listed})")
             case n.If():
                 self.if_chain(step, depth, prefix)
             case n.Return(value=value):

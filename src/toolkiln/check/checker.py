@@ -8,6 +8,7 @@ every expression, and records those types for the interpreter's fast paths.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
@@ -55,6 +56,14 @@ class ParamInfo:
     inferred: bool = False
 
 
+@dataclass(frozen=True)
+class ToolSignature:
+    """What a `call` step is checked against: the callee's parameters and result type."""
+
+    parameters: tuple[ParamInfo, ...]
+    result_type: Type
+
+
 @dataclass
 class CheckResult:
     diagnostics: list[Diagnostic]
@@ -67,17 +76,19 @@ class CheckResult:
         return not any(d.is_error for d in self.diagnostics)
 
 
-def check_program(program: n.Program, parameters: tuple[ParamInfo, ...] | None = None) -> CheckResult:
+def check_program(program: n.Program, parameters: tuple[ParamInfo, ...] | None = None,
+                  tools: Mapping[str, ToolSignature] | None = None) -> CheckResult:
     """Check `program`. With `parameters` (those of an earlier check of the same tool, as for an
-    optimized program) they are taken as given instead of declared or inferred."""
+    optimized program) they are taken as given instead of declared or inferred. `tools` are
+    the tools its `call` steps may call, by name."""
     if parameters is not None:
-        return Checker(program, {}, given=parameters).run()
+        return Checker(program, {}, given=parameters, tools=tools).run()
     if program.parameters is not None:
-        return Checker(program, {}).run()
+        return Checker(program, {}, tools=tools).run()
     # Bare logic: a first pass learns the parameter types from use; the second checks with them.
-    inferring = Checker(program, {name: ANY for name in _inferred_names(program)})
+    inferring = Checker(program, {name: ANY for name in _inferred_names(program)}, tools=tools)
     inferring.run()
-    return Checker(program, dict(inferring.inferred)).run()
+    return Checker(program, dict(inferring.inferred), tools=tools).run()
 
 
 def _inferred_names(program: n.Program) -> list[str]:
@@ -87,9 +98,11 @@ def _inferred_names(program: n.Program) -> list[str]:
 
 class Checker:
     def __init__(self, program: n.Program, inferred: dict[str, Type],
-                 given: tuple[ParamInfo, ...] | None = None) -> None:
+                 given: tuple[ParamInfo, ...] | None = None,
+                 tools: Mapping[str, ToolSignature] | None = None) -> None:
         self.program = program
         self.given = given
+        self.tools = tools
         self.inferred = inferred                 # bare logic: parameter -> type learned so far
         self.declared: dict[str, n.Param] = {p.name: p for p in program.parameters or ()}
         self.tables = None if program.tables is None else {t.name: t.type for t in program.tables}
@@ -181,6 +194,8 @@ class Checker:
             case n.Format(template=template):
                 self.template(template, state)
                 self.assign(step.target, STRING, step.span, state)
+            case n.CallTool():
+                self.assign(step.target, self.call_tool(step, state), step.span, state)
             case n.If(condition=condition, then=then, otherwise=otherwise):
                 self.require(condition, self.expr(condition, state), BOOLEAN, state, codes.CONDITION_TYPE,
                              "the condition of `if`")
@@ -218,6 +233,41 @@ class Checker:
                         f"the default is {default_type}, but table `{step.table}` holds {value_type}",
                         step.default.span)
         return join(value_type, default_type) if default_type != NULL else value_type
+
+    def call_tool(self, step: n.CallTool, state: FlowState) -> Type:
+        """A call of another tool: its arguments against the callee's parameters; its result type."""
+        types = [self.expr(arg.value, state) for arg in step.args]
+        signature = None if self.tools is None else self.tools.get(step.tool)
+        if signature is None:
+            known = list(self.tools or ())
+            hint = _did_you_mean(step.tool, known) or (
+                f"known tools: {', '.join(sorted(known)[:10])}" if known else
+                "pass tools={...} to compile (or check), or register the tool first")
+            self.report(codes.UNKNOWN_TOOL, f"unknown tool `{step.tool}`", step.span, hint=hint)
+            return ANY
+        params = {p.name: p for p in signature.parameters}
+        listed = ", ".join(f"{p.name}: {p.type}" + ("" if p.required else " (optional)")
+                           for p in signature.parameters) or "none"
+        given: set[str] = set()
+        for arg, type_ in zip(step.args, types):
+            if arg.name in given:
+                self.report(codes.TOOL_ARGUMENTS, f"argument `{arg.name}` of tool `{step.tool}` is passed twice",
+                            arg.span, hint="pass each argument once")
+                continue
+            given.add(arg.name)
+            param = params.get(arg.name)
+            if param is None:
+                self.report(codes.TOOL_ARGUMENTS, f"tool `{step.tool}` has no parameter `{arg.name}`", arg.span,
+                            hint=_did_you_mean(arg.name, list(params)) or f"its parameters: {listed}")
+            elif param.type != ANY:
+                self.require(arg.value, type_, param.type, state, codes.ARGUMENT_TYPE,
+                             f"argument `{arg.name}` of tool `{step.tool}`")
+        missing = [p.name for p in signature.parameters if p.required and p.name not in given]
+        if missing:
+            names = ", ".join(f"`{name}`" for name in missing)
+            self.report(codes.TOOL_ARGUMENTS, f"the call of tool `{step.tool}` is missing the argument(s) {names}",
+                        step.span, hint=f"its parameters: {listed}")
+        return signature.result_type
 
     def template(self, template: n.Template, state: FlowState) -> None:
         for part in template.parts:

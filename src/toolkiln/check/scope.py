@@ -7,7 +7,7 @@ from toolkiln.ast.visitor import children, walk
 
 
 def assigned_names(program: n.Program) -> set[str]:
-    return {node.target for node in walk(program) if isinstance(node, (n.Assign, n.Lookup, n.Format))}
+    return {node.target for node in walk(program) if isinstance(node, n.ASSIGNING_STEPS)}
 
 
 def free_names(program: n.Program) -> list[str]:

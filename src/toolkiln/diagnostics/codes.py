@@ -95,7 +95,7 @@ objects, `expression` must be a string, the whole document must be an object.
 """)
 
 UNKNOWN_OP = _register("E0107", "unknown-op", "Unknown step op", """
-Every step has an `op`, one of `math`, `lookup`, `format`, `condition`, `return`.
+Every step has an `op`, one of `math`, `lookup`, `format`, `call`, `condition`, `return`.
 
     {"op": "calc", "expression": "a + b", "output": "c"}   # error
     {"op": "math", "expression": "a + b", "output": "c"}   # fixed
@@ -116,7 +116,7 @@ fields; remove the extra one or check its spelling.
 INVALID_NAME = _register("E0110", "invalid-name", "Invalid name", """
 Names of tools, parameters, variables and tables start with a letter or `_`, continue with
 letters, digits and `_`, and are not one of the reserved words (`and`, `or`, `not`, `in`,
-`if`, `else`, `for`, `return`, `true`, `false`, `null`, `lookup`, `format`, `tool`).
+`if`, `else`, `for`, `return`, `true`, `false`, `null`, `lookup`, `format`, `tool`, `call`).
 Tool names are lower case: `^[a-z][a-z0-9_]{0,63}$`.
 """)
 
@@ -189,6 +189,26 @@ DUPLICATE_NAME = _register("E0210", "duplicate-name", "Duplicate name", """
 Two parameters or two tables have the same name.
 """)
 
+UNKNOWN_TOOL = _register("E0211", "unknown-tool", "Unknown tool", """
+A `call` step names a tool that is not known. A program may call only the tools it is
+compiled with: `toolkiln.compile(source, tools={"shipping_cost": tool})` in Python, or the
+tools of the registry it is saved in. Register the callee first, or check the spelling.
+
+    cost = call shiping_cost(weight_kg = 2)    # error: did you mean `shipping_cost`?
+    cost = call shipping_cost(weight_kg = 2)   # fixed
+""")
+
+TOOL_ARGUMENTS = _register("E0212", "tool-arguments", "Wrong arguments for a tool", """
+A `call` step passes an argument the called tool does not have, leaves out one it requires
+(a parameter without a default), or passes the same argument twice. Arguments are passed by
+name, exactly as the callee's parameters are named.
+
+    tool shipping_cost(weight_kg: number, express: boolean = false) ...
+
+    cost = call shipping_cost(weight = 2)       # error: no parameter `weight`; `weight_kg` is missing
+    cost = call shipping_cost(weight_kg = 2)    # fixed
+""")
+
 # --- types --------------------------------------------------------------------------------
 
 OPERAND_TYPE = _register("E0301", "operand-type", "Operator applied to the wrong types", """
@@ -222,7 +242,8 @@ Fixed: `if len(items) > 0 { return true }`.
 
 ARGUMENT_TYPE = _register("E0303", "argument-type", "Argument of the wrong type", """
 A function received an argument of a type it does not take, for example `upper(3)` or
-`round("2.5")`. The message shows the expected type.
+`round("2.5")`, or a `call` step passes a value of another type than the called tool's
+parameter declares. The message shows the expected type.
 """)
 
 NO_FIELD = _register("E0304", "no-field", "Field access on a value that is not an object", """
@@ -371,6 +392,23 @@ INVALID_REQUEST = _register("R0104", "invalid-request", "Invalid request", """
 An argument the registry cannot act on: an unknown actor (use "user" or "llm"), an unknown
 export format, a version that does not exist, a field a tool definition does not have, or a
 definition larger than 256 KB.
+""")
+
+DEPENDENCY_CYCLE = _register("R0105", "dependency-cycle", "Tools would call each other in a cycle", """
+Saving the tool would make a cycle of `call` steps: the tool calls, directly or through other
+tools, a tool that calls it back (or it calls itself). A cycle could never finish, so it is
+refused when the tool is saved. The message lists the cycle; break it by removing one call.
+
+    tool a(...) { r = call b(...) ... }      # registered
+    tool b(...) { r = call a(...) ... }      # refused: b -> a -> b
+""")
+
+TOOL_IN_USE = _register("R0106", "tool-in-use", "Tool is called by other tools", """
+The tool cannot be deleted because other registered tools call it; the message lists them.
+Change those tools first, or delete with `force=True` (`--force` on the command line): the
+callers then no longer compile. They refuse to run (R0301) and are listed in the registry's
+problems (E0211) until a tool of that name is created again and the registry is reloaded
+(`reg.refresh()`), or until they are updated not to call it.
 """)
 
 PERMISSION_DENIED = _register("R0201", "permission-denied", "Permission denied", """

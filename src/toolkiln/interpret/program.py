@@ -6,12 +6,13 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any, assert_never
+from typing import Any, Protocol, assert_never
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import walk
 from toolkiln.check import CheckResult
 from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
 from toolkiln.interpret.arguments import compile_binder
 from toolkiln.interpret.expressions import ExprCompiler, Fn
 from toolkiln.interpret.faults import fault, type_fault
@@ -19,23 +20,33 @@ from toolkiln.interpret.runtime import Runtime
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import render_number
 from toolkiln.semantics.values import to_value, type_name
+from toolkiln.syntax.spans import NO_SPAN
 
 _NEXT = object()          # a block finished without returning
 _ABSENT = object()
 _PLAIN, _RETURN, _BRANCH = 0, 1, 2
 
 
-class CompiledProgram:
-    """A checked program turned into closures for one set of limits."""
+class Callee(Protocol):
+    """A tool that a `call` step runs (a `toolkiln.Tool`, or a registry's stand-in for one)."""
 
-    def __init__(self, program: n.Program, checked: CheckResult, limits: Limits) -> None:
+    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits) -> Any: ...
+
+
+class CompiledProgram:
+    """A checked program turned into closures for one set of limits; `tools` are the callees
+    of its `call` steps, by name."""
+
+    def __init__(self, program: n.Program, checked: CheckResult, limits: Limits,
+                 tools: Mapping[str, Callee] | None = None) -> None:
         slots: dict[str, int] = {}
         for param in checked.parameters:
             slots.setdefault(param.name, len(slots) + 1)
         for node in walk(program):
-            if isinstance(node, (n.Assign, n.Lookup, n.Format)):
+            if isinstance(node, n.ASSIGNING_STEPS):
                 slots.setdefault(node.target, len(slots) + 1)
         self.limits = limits
+        self.tools = tools or {}
         self.exprs = ExprCompiler(checked.types, limits, slots)
         self.tables = {t.name: t.type for t in program.tables or ()}
         defaults = {p.name: _constant(self.exprs.compile(p.default)) for p in checked.parameters
@@ -47,8 +58,8 @@ class CompiledProgram:
         self.cost = len(nodes)
         self.over_budget = self.cost > limits.max_operations
         self.timed = any(isinstance(node, n.Comprehension) for node in nodes)
-        # Slot 0 holds the run's state; only comprehensions and lookups read it.
-        self.stateful = self.timed or any(isinstance(node, n.Lookup) for node in nodes)
+        # Slot 0 holds the run's state; only comprehensions, lookups and calls read it.
+        self.stateful = self.timed or any(isinstance(node, (n.Lookup, n.CallTool)) for node in nodes)
 
         self.run = self.runner()
 
@@ -120,6 +131,8 @@ class CompiledProgram:
                 return _store(exprs.slots[target], exprs.template(template, step.span))
             case n.Lookup():
                 return _store(exprs.slots[step.target], self.lookup(step))
+            case n.CallTool():
+                return _store(exprs.slots[step.target], self.call_tool(step))
             case n.If(condition=condition, then=then, otherwise=otherwise):
                 test = exprs.boolean(condition, "the condition of `if` needs a boolean")
                 yes = self.block(then)
@@ -164,6 +177,31 @@ class CompiledProgram:
                             f"{f[0].limits.max_list_length:,} items at key {key!r}", span)
             return value
         return lookup
+
+
+    def call_tool(self, step: n.CallTool) -> Fn:
+        """Build the arguments, run the callee with this run's tables and limits; a failure in
+        the callee keeps its code and is located at the call step."""
+        name = step.tool
+        span = None if step.span == NO_SPAN else step.span
+        callee = self.tools.get(name)
+        if callee is None:              # the checker refuses this; a hand-built program may not
+            def missing(f: list) -> Any:
+                raise fault(codes.UNKNOWN_TOOL, f"unknown tool `{name}`", span,
+                            hint="pass tools={...} to compile")
+            return missing
+        args = tuple((arg.name, self.exprs.compile(arg.value)) for arg in step.args)
+        run_call = callee.run_call
+
+        def call(f: list) -> Any:
+            values = {arg: value(f) for arg, value in args}
+            state = f[0]
+            try:
+                return run_call(values, state.tables, state.limits)
+            except RunError as error:
+                raise RunError(error.code, f"in tool `{name}`: {error.message}", span or error.span,
+                               error.hint) from error
+        return call
 
 
 def _has_type(value: Any, expected: str) -> bool:

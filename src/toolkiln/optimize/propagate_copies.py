@@ -28,7 +28,7 @@ def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[tuple[n
             for name in then_assigned | else_assigned:
                 _forget(known, name)
             assigned |= then_assigned | else_assigned
-        elif isinstance(step, (n.Assign, n.Lookup, n.Format)):
+        elif isinstance(step, n.ASSIGNING_STEPS):
             _forget(known, step.target)
             assigned.add(step.target)
             if isinstance(step, n.Assign) and _copyable(step.value) and not _reads(step.value, step.target):

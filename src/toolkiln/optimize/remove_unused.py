@@ -32,7 +32,7 @@ def _block(steps: tuple[n.Step, ...], live_after: frozenset[str]) -> tuple[tuple
                 live = then_live | else_live | _reads(condition)
             case n.Assign(target=target, value=value) if target not in live and _cannot_fail(value):
                 continue
-            case n.Assign() | n.Lookup() | n.Format():
+            case n.Assign() | n.Lookup() | n.Format() | n.CallTool():     # a call can fail: always kept
                 live = (live - {step.target}) | _reads(step)
         kept.append(step)
     kept.reverse()

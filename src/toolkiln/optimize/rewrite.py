@@ -65,6 +65,8 @@ def map_step_exprs(step: n.Step, fn: ExprFn) -> n.Step:
         case n.Format(template=template):
             parts = tuple(_copy(p, expr=fn(p.expr)) if isinstance(p, n.Hole) else p for p in template.parts)
             return _copy(step, template=_copy(template, parts=parts))
+        case n.CallTool(args=args):
+            return _copy(step, args=tuple(_copy(arg, value=fn(arg.value)) for arg in args))
         case n.If(condition=condition):
             return _copy(step, condition=fn(condition))
     raise AssertionError(step)

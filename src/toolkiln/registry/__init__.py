@@ -15,7 +15,7 @@ _EXPORTS = {
     "Policy": "policy", "TRANSITIONS": "policy", "FORMATS": "exports", "Export": "exports", "ExportIssue": "exports",
     "RegistryError": "errors", "BrokenTool": "errors", "DuplicateTool": "errors", "InvalidName": "errors",
     "InvalidRequest": "errors", "InvalidTransition": "errors", "PermissionDenied": "errors", "StoreError": "errors",
-    "ToolNotActive": "errors", "ToolNotFound": "errors",
+    "ToolNotActive": "errors", "ToolNotFound": "errors", "DependencyCycle": "errors", "ToolInUse": "errors",
 }
 __all__ = sorted(_EXPORTS)
 

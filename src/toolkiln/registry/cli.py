@@ -4,7 +4,8 @@
     toolkiln tools show NAME [--json]
     toolkiln tools create FILE [--created-by user|llm]
     toolkiln tools update NAME (FILE | --description TEXT) [--by user|llm]
-    toolkiln tools delete|enable|disable|approve|reject NAME [--by user|llm]
+    toolkiln tools delete NAME [--by user|llm] [--force]
+    toolkiln tools enable|disable|approve|reject NAME [--by user|llm]
     toolkiln tools history NAME [--json]
     toolkiln tools rollback NAME VERSION [--by user|llm]
     toolkiln tools run NAME [--args JSON] [--tables FILE]
@@ -80,6 +81,9 @@ def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
         action = command(name, cmd_action, verb)
         action.add_argument("name")
         action.add_argument("--by", choices=ACTORS, default="user")
+        if name == "delete":
+            action.add_argument("--force", action="store_true",
+                                help="delete even if other tools call it (they then fail when they call it)")
 
     history = command("history", cmd_history, "list the versions of a tool")
     history.add_argument("name")
@@ -247,7 +251,7 @@ def cmd_action(args: argparse.Namespace) -> int:
     with open_registry(args) as reg:
         action = args.tools_command
         if action == "delete":
-            reg.delete(args.name, by=args.by)
+            reg.delete(args.name, by=args.by, force=args.force)
             print(f"deleted {args.name}")
             return EXIT_OK
         record = getattr(reg, action)(args.name, by=args.by)

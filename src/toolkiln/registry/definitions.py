@@ -86,8 +86,9 @@ def definition_size(source: Any) -> int:
         return 0              # the compiler reports what is not JSON data
 
 
-def compile_definition(source: Any) -> Compiled:
-    """Check a tool definition for the registry; CompileError with every diagnostic if it fails."""
+def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> Compiled:
+    """Check a tool definition for the registry; CompileError with every diagnostic if it fails.
+    `tools` are the tools its `call` steps may call (the registry's `Callees`)."""
     size = definition_size(source)
     if size > MAX_DEFINITION_BYTES:
         raise refuse(codes.SOURCE_TOO_LARGE,
@@ -96,7 +97,7 @@ def compile_definition(source: Any) -> Compiled:
                      hint="split the logic into smaller tools, or move data into a lookup table")
     if isinstance(source, Mapping) and not isinstance(source, dict):
         source = dict(source)
-    tool = compile_source(source)
+    tool = compile_source(source, tools=tools)
     if tool.name is None:
         raise refuse(codes.MISSING_FIELD,
                      "a registered tool needs a name and a description; this is bare logic",
@@ -179,11 +180,11 @@ def _norm(value: Any) -> Any:
 
 
 def verify_stored(record_definition: dict[str, Any], *, name: str, description: str, parameters: dict[str, Any],
-                  risk_level: str) -> tuple[Compiled | None, list[Diagnostic]]:
+                  risk_level: str, tools: Mapping[str, Any] | None = None) -> tuple[Compiled | None, list[Diagnostic]]:
     """Recheck a stored definition, and that the record's copies of its name, description,
     parameters and risk level agree with it. Diagnostics' paths are prefixed `definition.`."""
     try:
-        compiled = compile_definition(record_definition)
+        compiled = compile_definition(record_definition, tools)
     except CompileError as error:
         return None, [_under_definition(d) for d in error.diagnostics if d.is_error]
     problems = []

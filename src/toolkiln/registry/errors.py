@@ -59,6 +59,28 @@ class InvalidRequest(RegistryError):
     name = codes.INVALID_REQUEST.name
 
 
+class DependencyCycle(RegistryError):
+    """Saving the tool would make tools call each other in a cycle; `.cycle` lists it."""
+
+    code = codes.DEPENDENCY_CYCLE.code
+    name = codes.DEPENDENCY_CYCLE.name
+
+    def __init__(self, message: str, hint: str | None = None, *, cycle: list[str] | None = None) -> None:
+        super().__init__(message, hint)
+        self.cycle = cycle or []
+
+
+class ToolInUse(RegistryError):
+    """The tool cannot be deleted: other tools call it (`.callers`); `force=True` deletes anyway."""
+
+    code = codes.TOOL_IN_USE.code
+    name = codes.TOOL_IN_USE.name
+
+    def __init__(self, message: str, hint: str | None = None, *, callers: list[str] | None = None) -> None:
+        super().__init__(message, hint)
+        self.callers = callers or []
+
+
 class PermissionDenied(RegistryError):
     """The actor may not do this (for example a model deleting a tool a person created)."""
 
@@ -98,5 +120,5 @@ class StoreError(RegistryError):
     name = codes.STORE_ERROR.name
 
 
-__all__ = ["BrokenTool", "DuplicateTool", "InvalidName", "InvalidRequest", "InvalidTransition", "PermissionDenied",
-           "RegistryError", "StoreError", "ToolNotActive", "ToolNotFound"]
+__all__ = ["BrokenTool", "DependencyCycle", "DuplicateTool", "InvalidName", "InvalidRequest", "InvalidTransition", "PermissionDenied",
+           "RegistryError", "StoreError", "ToolInUse", "ToolNotActive", "ToolNotFound"]

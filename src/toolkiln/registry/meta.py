@@ -24,7 +24,6 @@ from toolkiln.diagnostics.codes import CODES
 from toolkiln.errors import CompileError, Error, RunError
 from toolkiln.registry import exports
 from toolkiln.registry.codec import plain_json
-from toolkiln.registry.definitions import compile_definition
 from toolkiln.registry.errors import DuplicateTool, InvalidRequest, RegistryError
 from toolkiln.registry.names import META_TOOL_NAMES
 
@@ -41,6 +40,7 @@ _LANGUAGE = (
     '{"op": "math", "expression": "qty * price", "output": "total"}; '
     '{"op": "lookup", "table": "rates", "key": "zone", "output": "rate", "default": "0"}; '
     '{"op": "format", "template": "Total: {{total:,.2f}}", "output": "label"}; '
+    '{"op": "call", "tool": "another_registered_tool", "args": {"its_parameter": "qty * 2"}, "output": "r"}; '
     '{"op": "condition", "if": "total > 100", "then": [steps], "else": [steps]}; '
     '{"op": "return", "value": "round(total, 2)"}. Every path must end in a return. Expressions: '
     "+ - * / % **, == != < <= > >=, and or not, in, x if cond else y, [e for v in list if cond], "
@@ -245,7 +245,7 @@ def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, A
     _check(args, {"definition": ((dict, str), True, "the tool definition, an object"),
                   "update": (bool, False, "true or false")})
     definition = args["definition"]
-    compiled = compile_definition(definition)          # reports every problem before anything else
+    compiled = reg._check_definition(definition)      # reports every problem before anything else
     if args.get("update") and compiled.name in reg:
         record = reg.update(compiled.name, {"definition": definition}, by=created_by)
         done = f"updated `{record.name}` to version {record.version}"
@@ -273,7 +273,7 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
     _definition(args)
     _check(args, {"definition": ((dict, str), True, "the tool definition, an object"),
                   "args": ((dict, str), False, "an object of arguments")})
-    compiled = compile_definition(args["definition"])
+    compiled = reg._check_definition(args["definition"])
     reply: dict[str, Any] = {"ok": True, "name": compiled.name, "parameters": plain_json(compiled.parameters),
                              "result_type": compiled.tool.result_type,
                              "warnings": [with_hint(d.to_dict()) for d in compiled.warnings]}

@@ -26,6 +26,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
+from toolkiln.registry.callees import Callees, calls_of
 from toolkiln.registry.codec import decode_audit, decode_record, file_digest
 from toolkiln.registry.definitions import (
     Compiled,
@@ -53,6 +54,10 @@ class Mirror:
         self.tables: dict[str, dict[str, Any]] = {}
         self.tables_generation = 0                      # +1 whenever the tables are reloaded
         self.usage: Usage = {}
+        self.tools: Callees | None = None               # what `call` steps are checked against (set by Registry)
+        self.calls: dict[str, frozenset[str]] = {}      # tool -> the tools it calls
+        self._callers: dict[str, set[str]] = {}         # tool -> the tools that call it
+        self._compiling: set[str] = set()
         self._compiled: dict[str, tuple[Sig | None, Compiled]] = {}
         self._sigs: dict[str, Sig] = {}                 # tool name -> sig of its file when read
         self._table_sigs: dict[str, Sig] = {}
@@ -76,6 +81,7 @@ class Mirror:
         self._watch = self._watched()
         self._audit_offset = self._audit_size()
         self._read_checked()
+        self._sigs.clear()              # every tool file is read again (checked ones are not rechecked)
         self._scan_tools()
         self._load_usage()
         self._scan_tables()
@@ -132,13 +138,38 @@ class Mirror:
         self._forget(name, path)
         if record is not None:
             sig = sig_of(path)
-            self.records[name] = record
+            self._set_record(name, record)
             if sig is not None:
                 self._sigs[name] = sig
             if compiled is not None:
                 self._compiled[name] = (sig, compiled)
         self._audit_offset = self._audit_size()
         self._watch = self._watched()
+
+    def _set_record(self, name: str, record: ToolRecord) -> None:
+        self._unset_record(name)
+        self.records[name] = record
+        calls = self.calls[name] = calls_of(record.definition)
+        for callee in calls:
+            self._callers.setdefault(callee, set()).add(name)
+
+    def _unset_record(self, name: str) -> None:
+        """Forget a tool's record, and the compiled forms of the tools that call it (directly or
+        not): they were checked against it, and compile again on their next use."""
+        self.records.pop(name, None)
+        for callee in self.calls.pop(name, ()):
+            self._callers.get(callee, set()).discard(name)
+        stack, seen = list(self._callers.get(name, ())), set()
+        while stack:
+            caller = stack.pop()
+            if caller not in seen:
+                seen.add(caller)
+                self._compiled.pop(caller, None)
+                stack.extend(self._callers.get(caller, ()))
+
+    def callers(self, name: str) -> list[str]:
+        """The loaded tools that call `name` directly (not `name` itself)."""
+        return sorted(c for c in self._callers.get(name, ()) if c != name and c in self.records)
 
     def note_checked(self, data: bytes) -> None:
         """A file this process wrote has been checked: record its digest for every process."""
@@ -158,6 +189,7 @@ class Mirror:
     def _scan_tools(self) -> None:
         found = self.store.scan(self.store.tools_dir, (".json",))
         seen = set()
+        pending: list[tuple[str, Path, bytes, ToolRecord]] = []
         for filename, (path, sig) in found.items():
             name = filename[:-5]
             rel = self.store.relative(path)
@@ -170,7 +202,13 @@ class Mirror:
                 continue
             seen.add(name)
             if self._sigs.get(name) != sig or (name not in self.records and rel not in self.problems):
-                self._load_tool_file(name, path, sig)
+                loaded = self._read_tool_file(name, path, sig)
+                if loaded is not None:
+                    pending.append(loaded)
+        # Checked only once every record is read: a caller's check compiles the tools it calls.
+        for name, path, data, record in pending:
+            if self.records.get(name) is record:
+                self._verify_tool(name, path, data, record)
         for name in list(self.records):
             if name not in seen:
                 self._forget(name, self.store.tool_path(name))
@@ -190,7 +228,7 @@ class Mirror:
             self._load_tool_file(name, path, sig)
 
     def _forget(self, name: str, path: Path) -> None:
-        self.records.pop(name, None)
+        self._unset_record(name)
         self._sigs.pop(name, None)
         self._compiled.pop(name, None)
         self.problems.pop(self.store.relative(path), None)
@@ -198,39 +236,55 @@ class Mirror:
     def _drop_record_for(self, rel: str) -> None:
         name = Path(rel).stem
         if NAME_PATTERN.fullmatch(name):
-            self.records.pop(name, None)
+            self._unset_record(name)
 
     def _load_tool_file(self, name: str, path: Path, sig: Sig) -> None:
+        loaded = self._read_tool_file(name, path, sig)
+        if loaded is not None:
+            self._verify_tool(*loaded)
+
+    def _read_tool_file(self, name: str, path: Path, sig: Sig) -> tuple[str, Path, bytes, ToolRecord] | None:
+        """Read and decode a tool file; its record is loaded (to be verified), or it is a problem."""
         rel = self.store.relative(path)
         data = self.store.read_bytes(path)
         if data is None:
             self._forget(name, path)
-            return
+            return None
         self._sigs[name] = sig
         self._compiled.pop(name, None)
         record, diagnostics = decode_record(data, rel)
-        compiled = None
         if record is not None and record.name != name:
             diagnostics = [Diagnostic.of(codes.INVALID_NAME, f"the file {rel} holds the tool `{record.name}`",
                                          None, hint=f"rename the file to {record.name}.json or fix its name")
                            .model_copy(update={"file": rel})]
-        elif record is not None:
-            digest = file_digest(data, self.version_tag)
-            if not (self.trust_cache and digest in self._checked):
-                compiled, diagnostics = verify_stored(record.definition, name=record.name,
-                                                      description=record.description,
-                                                      parameters=record.parameters, risk_level=record.risk_level)
-                diagnostics = [d.model_copy(update={"file": rel}) for d in diagnostics]
-                if compiled is not None:
-                    self._remember_checked(digest)
         if diagnostics or record is None:
-            self.records.pop(name, None)
+            self._unset_record(name)
             self.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
-            return
+            return None
         self.problems.pop(rel, None)
-        self.records[name] = record
-        if compiled is not None:
-            self._compiled[name] = (sig, compiled)
+        self._set_record(name, record)
+        return name, path, data, record
+
+    def _verify_tool(self, name: str, path: Path, data: bytes, record: ToolRecord) -> None:
+        """Check a loaded record (unless the check cache knows its bytes); a failure makes it a problem."""
+        digest = file_digest(data, self.version_tag)
+        if self.trust_cache and digest in self._checked:
+            return
+        rel = self.store.relative(path)
+        self._compiling.add(name)
+        try:
+            compiled, diagnostics = verify_stored(record.definition, name=record.name, description=record.description,
+                                                  parameters=record.parameters, risk_level=record.risk_level,
+                                                  tools=self.tools)
+        finally:
+            self._compiling.discard(name)
+        if diagnostics or compiled is None:
+            self._unset_record(name)
+            self.problems[rel] = Problem(file=rel, diagnostics=tuple(d.model_copy(update={"file": rel})
+                                                                     for d in diagnostics))
+            return
+        self._remember_checked(digest)
+        self._compiled[name] = (self._sigs.get(name), compiled)
 
     def compiled(self, name: str) -> Compiled:
         """The compiled tool for a loaded record (compiled on first use)."""
@@ -239,16 +293,21 @@ class Mirror:
         if cached is not None and cached[0] == sig:
             return cached[1]
         record = self.records[name]
+        if name in self._compiling:          # tools calling each other in a cycle (files edited by hand)
+            raise BrokenTool(f"`{name}` calls itself through other tools", hint="break the cycle")
+        self._compiling.add(name)
         try:
-            compiled = compile_definition(record.definition)
+            compiled = compile_definition(record.definition, self.tools)
         except CompileError as error:
             diagnostics = list(error.diagnostics)
             rel = self.store.relative(self.store.tool_path(name))
-            self.records.pop(name, None)
+            self._unset_record(name)
             self.problems[rel] = Problem(file=rel, diagnostics=tuple(d.model_copy(update={"file": rel})
                                                                      for d in diagnostics))
             raise BrokenTool(f"the stored tool `{name}` no longer compiles", hint=f"see the problems of {rel}",
                              diagnostics=diagnostics) from None
+        finally:
+            self._compiling.discard(name)
         self._compiled[name] = (sig, compiled)
         return compiled
 

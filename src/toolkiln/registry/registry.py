@@ -19,8 +19,9 @@ from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.errors import CompileError
+from toolkiln.errors import CompileError, RunError
 from toolkiln.registry import exports
+from toolkiln.registry.callees import Callees, calls_of
 from toolkiln.registry.codec import (
     decode_audit,
     decode_record,
@@ -37,8 +38,11 @@ from toolkiln.registry.definitions import (
 )
 from toolkiln.registry.errors import (
     BrokenTool,
+    DependencyCycle,
     DuplicateTool,
     InvalidRequest,
+    RegistryError,
+    ToolInUse,
     ToolNotActive,
     ToolNotFound,
 )
@@ -58,6 +62,7 @@ from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
 from toolkiln.semantics.limits import Limits
+from toolkiln.tool import Tool
 
 
 def _version_tag() -> str:
@@ -98,6 +103,8 @@ class Registry:
         self._mutex = threading.RLock()
         self._flush_seconds = usage_flush_seconds
         self._last_flush = time.monotonic()
+        resolve = weakref.WeakMethod(self._callee_tool)
+        self._mirror.tools = Callees(self._mirror, lambda name: resolve()(name))   # type: ignore[misc]
         self._mirror.load()
         self._finalizer = weakref.finalize(self, flush_quietly, self._usage)
 
@@ -196,14 +203,15 @@ class Registry:
         """Compile `definition` (JSON DSL dict or text, text DSL, or a path) and save it as a new
         tool. Raises CompileError, and writes nothing, if it does not check."""
         actor = _actor(created_by)
-        compiled = compile_definition(definition)
-        name = compiled.name
         with self._writing():
+            compiled = compile_definition(definition, self._mirror.tools)
+            name = compiled.name
             existing = self._read_locked(name, missing_ok=True)
             if existing is not None:
                 raise DuplicateTool(f"a tool named `{name}` exists already (version {existing.version}, "
                                     f"{existing.status.replace('_', ' ')})",
                                     hint="choose another name, or update the existing tool")
+            self._refuse_cycle(name, compiled)
             self._store.remove_tree(self._store.version_dir(name))    # what a deleted tool left behind
             if name in self._mirror.usage:
                 self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
@@ -227,12 +235,14 @@ class Registry:
         with self._writing():
             old = self._read_locked(name)
             self.policy.check("update", actor, old)
-            compiled = compile_definition(apply_changes(old.definition, changes))
+            compiled = compile_definition(apply_changes(old.definition, changes), self._mirror.tools)
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
             now = utc_now()
             if same_data(old.definition, compiled.definition):
                 return self._with_usage(old)          # nothing changed: nothing written
+            self._refuse_cycle(name, compiled)
+            self._recheck_callers(name, compiled)
             if only_description_changed(old.definition, compiled.definition):
                 record = old.model_copy(update={"description": compiled.description, "updated_at": now,
                                                 "definition": compiled.definition})
@@ -265,10 +275,12 @@ class Registry:
                 raise ToolNotFound(f"`{name}` has no version {version}",
                                    hint=f"its versions are 1 to {old.version}; see history")
             try:
-                compiled = compile_definition(past.definition)
+                compiled = compile_definition(past.definition, self._mirror.tools)
             except CompileError as error:
                 raise BrokenTool(f"version {version} of `{name}` no longer compiles",
                                  diagnostics=error.diagnostics) from None
+            self._refuse_cycle(name, compiled)
+            self._recheck_callers(name, compiled)
             now = utc_now()
             record = self._new_version(old, compiled, actor, now)
             self._commit(record, compiled, AuditEntry(
@@ -276,8 +288,10 @@ class Registry:
                 old_status=old.status, new_status=record.status, note=f"to version {version}"))
         return self._with_usage(record)
 
-    def delete(self, name: str, by: str = "user") -> None:
-        """Delete a tool and its past versions (the audit log keeps the record of it)."""
+    def delete(self, name: str, by: str = "user", *, force: bool = False) -> None:
+        """Delete a tool and its past versions (the audit log keeps the record of it). A tool that
+        other tools call is not deleted (ToolInUse) unless `force`: its callers then fail when
+        they call it, until a tool of that name exists again."""
         actor = _actor(by, "by")
         check_name(name)
         with self._writing():
@@ -290,6 +304,12 @@ class Registry:
                 raise BrokenTool(f"`{name}` cannot be loaded, so a model cannot delete it", hint="ask the user")
             if old is not None:
                 self.policy.check("delete", actor, old)
+            callers = self._mirror.callers(name)
+            if callers and not force:
+                listed = ", ".join(f"`{c}`" for c in callers)
+                raise ToolInUse(f"`{name}` is called by {listed}", callers=callers,
+                                hint="change those tools first, or delete with force=True (they then fail "
+                                     "when they call it)")
             self._store.remove(path)
             self._store.remove_tree(self._store.version_dir(name))
             self._usage.drop(name)
@@ -319,19 +339,7 @@ class Registry:
             limits: Limits | None = None) -> Any:
         """Run an active tool with the registry's tables (plus `tables`); counts the use.
         Raises ToolNotActive, RunError (bad arguments, run-time failures) and the like."""
-        with self._mutex:
-            self._mirror.refresh()
-            record = self._loaded(check_name(name))
-            if record.status != "active":
-                raise ToolNotActive(f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
-                                    hint={"disabled": "enable it first",
-                                          "pending_approval": "a person must approve it first",
-                                          "rejected": "it was rejected; update it to have it reviewed again"}
-                                    .get(record.status))
-            compiled = self._mirror.compiled(name)
-            if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
-                self._mirror.rescan_tables()
-            tool = self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
+        tool = self._runnable(check_name(name))
         try:
             return tool.run(args, tables=tables, limits=limits or self.limits)
         finally:
@@ -363,6 +371,73 @@ class Registry:
         return meta.call_meta(self, name, args, created_by)
 
     # --- internals ------------------------------------------------------------------------------
+
+    def _runnable(self, name: str) -> Tool:
+        """The active tool `name`, with the tables it reads; ToolNotActive and the like."""
+        with self._mutex:
+            self._mirror.refresh()
+            record = self._loaded(name)
+            if record.status != "active":
+                raise ToolNotActive(f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
+                                    hint={"disabled": "enable it first",
+                                          "pending_approval": "a person must approve it first",
+                                          "rejected": "it was rejected; update it to have it reviewed again"}
+                                    .get(record.status))
+            compiled = self._mirror.compiled(name)
+            if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
+                self._mirror.rescan_tables()
+            return self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
+
+    def _callee_tool(self, name: str) -> Tool:
+        """The tool a `call` step runs: as `run` would find it, its refusal as a RunError."""
+        try:
+            return self._runnable(name)
+        except RegistryError as error:
+            raise RunError(error.code, error.message, hint=error.hint) from error
+
+    def _check_definition(self, definition: Any) -> Compiled:
+        """Compile a definition against the registry's tools, saving nothing (for the meta-tools)."""
+        with self._mutex:
+            self._mirror.refresh()
+            return compile_definition(definition, self._mirror.tools)
+
+    def _refuse_cycle(self, name: str, compiled: Compiled) -> None:
+        """DependencyCycle if saving `compiled` as `name` would make tools call each other in a cycle."""
+        calls = calls_of(compiled.definition)
+        if not calls:
+            return
+        from toolkiln.registry import dependencies
+
+        cycle = dependencies.cycle_through(self._mirror.calls, name, calls)
+        if cycle is not None:
+            shown = " -> ".join(cycle)
+            raise DependencyCycle(f"`{name}` would call itself: {shown}", cycle=cycle,
+                                  hint="a tool may not call, directly or through others, a tool that calls it; "
+                                       "remove one of these calls")
+
+    def _recheck_callers(self, name: str, compiled: Compiled) -> None:
+        """Check every tool that calls `name` (directly or not) against its new version; when any
+        would no longer check, CompileError with their diagnostics (prefixed with the caller)."""
+        if not self._mirror.callers(name):
+            return
+        old = self._mirror.cached_compiled(name, self._mirror.records[name]) if name in self._mirror.records else None
+        if old is not None and _shape(old.tool) == _shape(compiled.tool):
+            return                                  # same parameters and result: callers are unaffected
+        from toolkiln.registry import dependencies
+
+        overrides: dict[str, Compiled] = {name: compiled}
+        problems: list[Diagnostic] = []
+        for caller in dependencies.callers_in_order(self._mirror.calls, name):
+            record = self._mirror.records.get(caller)
+            if record is None or caller == name:
+                continue
+            try:
+                overrides[caller] = compile_definition(record.definition, self._mirror.tools.with_overrides(overrides))
+            except CompileError as error:
+                problems.extend(d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})
+                                for d in error.diagnostics if d.is_error)
+        if problems:
+            raise CompileError(problems)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -458,6 +533,12 @@ class Registry:
         if count == record.usage_count and last == record.last_used_at:
             return record
         return record.model_copy(update={"usage_count": count, "last_used_at": last})
+
+
+def _shape(tool: Tool) -> tuple:
+    """What a caller's check depends on: the callee's parameters (name, type, required) and result."""
+    signature = tool.signature
+    return tuple((p.name, p.type, p.required) for p in signature.parameters), signature.result_type
 
 
 def refuse_rename(old: str, new: str) -> CompileError:

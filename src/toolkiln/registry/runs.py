@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolkiln.api import compile as compile_source
 from toolkiln.ast import compute as n
 from toolkiln.registry.definitions import Compiled
 from toolkiln.tool import Tool
@@ -51,7 +50,7 @@ class Runner:
         used = tables_used(compiled.tool.program)
         tool = compiled.tool
         if used:      # compiled again, once per change of the tables, with the tables it reads
-            tool = compile_source(compiled.definition, tables={t: tables[t] for t in sorted(used) if t in tables})
+            tool = tool.with_tables({t: tables[t] for t in sorted(used) if t in tables})
         self._cache[name] = (compiled, generation, tool)
         return tool
 

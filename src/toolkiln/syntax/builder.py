@@ -24,7 +24,7 @@ TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 # Words that cannot name a variable, parameter or table in either front end. The contextual
 # lexer lets some of them through as names where no keyword fits; the builder refuses them.
 RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
-                      "null", "lookup", "format", "tool"})
+                      "null", "lookup", "format", "tool", "call"})
 
 
 def literal_too_large(value: Decimal) -> bool:
@@ -220,6 +220,21 @@ class AstBuilder(Transformer):
         if template is None:
             template = n.Template(parts=(), span=self._token_span(string))
         return n.Format(target=self._name(target), template=template, span=self._span(meta))
+
+    def call_tool(self, meta: Meta, children: list[Any]) -> n.CallTool:
+        target, tool, args = children
+        if not TOOL_NAME.fullmatch(tool.value) or tool.value in RESERVED:
+            self.ctx.report(codes.INVALID_NAME, f"`{tool.value}` is not a valid tool name",
+                            self._token_span(tool), hint="use ^[a-z][a-z0-9_]{0,63}$")
+        return n.CallTool(target=self._name(target), tool=tool.value, args=tuple(args or ()),
+                          span=self._span(meta))
+
+    def tool_args(self, meta: Meta, children: list[Any]) -> list[n.ToolArg]:
+        return [c for c in children if c is not None]
+
+    def tool_arg(self, meta: Meta, children: list[Any]) -> n.ToolArg:
+        name, value = children
+        return n.ToolArg(name=self._name(name), value=value, span=self._span(meta))
 
     def return_(self, meta: Meta, children: list[Any]) -> n.Return:
         return n.Return(value=children[0], span=self._span(meta))

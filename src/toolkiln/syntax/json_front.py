@@ -42,6 +42,7 @@ STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "math": (frozenset({"expression", "output"}), frozenset()),
     "lookup": (frozenset({"table", "key", "output"}), frozenset({"default"})),
     "format": (frozenset({"template", "output"}), frozenset()),
+    "call": (frozenset({"tool", "output"}), frozenset({"args"})),
     "condition": (frozenset({"if", "then"}), frozenset({"else"})),
     "return": (frozenset({"value"}), frozenset()),
 }
@@ -203,9 +204,10 @@ class JsonFrontEnd:
                             hint=f"op is one of: {', '.join(STEP_FIELDS)}")
             else:
                 shown = json.dumps(op, default=str)
+                guess = _op_alias(op) or _suggest(str(op), list(STEP_FIELDS))
+                ops = f"op is one of: {', '.join(STEP_FIELDS)}"
                 self.report(codes.UNKNOWN_OP, f"unknown op {_shorten(shown)}", path + ("op",),
-                            hint=_suggest(str(op), list(STEP_FIELDS))
-                            or f"op is one of: {', '.join(STEP_FIELDS)}")
+                            hint=f"{guess} ({ops})" if guess else ops)
             return None
         fields = self.fields(obj, path, STEP_FIELDS[op], f"`{op}` step")
         if fields is None:
@@ -226,6 +228,10 @@ class JsonFrontEnd:
             case "format":
                 return self._built(n.Format, span, target=self.name(obj["output"], path + ("output",)),
                                    template=self.template(obj["template"], path + ("template",)))
+            case "call":
+                return self._built(n.CallTool, span, target=self.name(obj["output"], path + ("output",)),
+                                   tool=self.name(obj["tool"], path + ("tool",), tool=True),
+                                   args=self.tool_args(obj.get("args", {}), path + ("args",)))
             case "condition":
                 return self._built(
                     n.If, span, condition=self.expression(obj["if"], path + ("if",)),
@@ -241,6 +247,20 @@ class JsonFrontEnd:
         if any(value is None and key not in optional for key, value in parts.items()):
             return None
         return node(span=span, **parts)  # type: ignore[return-value]
+
+    def tool_args(self, obj: Any, path: Path) -> tuple[n.ToolArg, ...] | None:
+        """The `args` of a call step: an object of argument name -> expression."""
+        if not isinstance(obj, dict):
+            self.report(codes.WRONG_JSON_TYPE, f"args must be an object of name -> expression, not {json_type(obj)}",
+                        path, hint='write "args": {"weight_kg": "w * 2"}')
+            return None
+        args = []
+        for key, value in obj.items():
+            name = self.name(key, path + (key,))
+            expr = self.expression(value, path + (key,))
+            if name is not None and expr is not None:
+                args.append(n.ToolArg(name=name, value=expr, span=structural_span(path + (key,))))
+        return tuple(args) if len(args) == len(obj) else None
 
     def template(self, value: Any, path: Path) -> n.Template | None:
         text = self.string(value, path, "a template")
@@ -356,6 +376,16 @@ def json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+# Ops models write that difflib would match to the wrong op (`calculate` is not `call`).
+OP_ALIASES = {"calc": "math", "calculate": "math", "compute": "math", "assign": "math", "set": "math",
+              "if": "condition", "invoke": "call", "call_tool": "call"}
+
+
+def _op_alias(op: Any) -> str | None:
+    alias = OP_ALIASES.get(op) if isinstance(op, str) else None
+    return f"did you mean `{alias}`?" if alias else None
 
 
 def _suggest(word: str, options: list[str]) -> str | None:
