@@ -17,7 +17,7 @@ from toolkiln.syntax.spans import NO_SPAN, Span
 
 
 class Node(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     span: Span = NO_SPAN
 
@@ -236,6 +236,5 @@ class Program(Node):
         return self.name is not None
 
 
-for _model in (Unary, Binary, Conditional, Call, Field_, Index, ListExpr, Comprehension,
-               Hole, Template, ToolArg, CallTool, If, Param, Program):
-    _model.model_rebuild()
+# Forward references (Expr, Step) resolve on first use: with defer_build, no schema is built
+# at import (building them all cost more than the rest of `import toolkiln`).

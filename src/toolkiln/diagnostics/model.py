@@ -11,7 +11,7 @@ from toolkiln.syntax.spans import Source, Span
 
 
 class Diagnostic(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     code: str
     severity: Severity

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class Span(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     start: int = 0
     end: int = 0
