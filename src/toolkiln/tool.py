@@ -71,8 +71,8 @@ class Tool:
             schema = param.type.json_schema()
             if param.description is not None:
                 schema["description"] = param.description
-            if param.default is not None:
-                schema["default"] = to_plain(self._default.exprs.compile(param.default)([None]))
+            if param.name in self._default.defaults:
+                schema["default"] = to_plain(self._default.defaults[param.name])
             properties[param.name] = schema
             if param.required:
                 required.append(param.name)

@@ -1,4 +1,4 @@
-"""The interpreter: checked AST -> closures, run with limits. No eval, exec or compile()."""
+"""The interpreter: checked AST -> closures, run with limits. Source text is never run as code."""
 
 from toolkiln.interpret.program import CompiledProgram
 

@@ -61,7 +61,7 @@ class ExprCompiler:
 
     # --- dispatch -------------------------------------------------------------------------
 
-    def compile(self, expr: n.Expr) -> Fn:
+    def closure(self, expr: n.Expr) -> Fn:
         match expr:
             case n.NumberLit(value=value) | n.StringLit(value=value) | n.BoolLit(value=value):
                 return lambda f, v=value: v
@@ -74,15 +74,15 @@ class ExprCompiler:
             case n.Binary():
                 return self.binary(expr)
             case n.Conditional(test=test, then=then, otherwise=otherwise):
-                return self.conditional(test, self.compile(then), self.compile(otherwise))
+                return self.conditional(test, self.closure(then), self.closure(otherwise))
             case n.Call():
                 return self.call(expr)
             case n.Field_(target=target, name=name):
-                return self.field(self.compile(target), name, expr.span)
+                return self.field(self.closure(target), name, expr.span)
             case n.Index(target=target, index=index):
-                return self.index(self.compile(target), self.compile(index), expr.span)
+                return self.index(self.closure(target), self.closure(index), expr.span)
             case n.ListExpr(items=items):
-                parts = tuple(self.compile(item) for item in items)
+                parts = tuple(self.closure(item) for item in items)
                 return lambda f: [p(f) for p in parts]
             case n.Comprehension():
                 return self.comprehension(expr)
@@ -104,7 +104,7 @@ class ExprCompiler:
 
     def typed(self, expr: n.Expr, wanted: str, what: str) -> Fn:
         """The operand's closure, with a run-time type test unless the checker proved it."""
-        fn = self.compile(expr)
+        fn = self.closure(expr)
         if self.static(expr) == wanted:
             return fn
         kind, span = _TYPES[wanted], expr.span
@@ -128,7 +128,7 @@ class ExprCompiler:
             if isinstance(expr, n.LITERALS):
                 return ("const", getattr(expr, "value", None))
         if wanted is None:
-            return ("fn", self.compile(expr))
+            return ("fn", self.closure(expr))
         return ("fn", self.typed(expr, wanted, "arithmetic needs a number"))
 
     def boolean(self, expr: n.Expr, what: str) -> Fn:
@@ -178,7 +178,7 @@ class ExprCompiler:
     def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary) -> Fn:
         """The general case: the operator's one definition (semantics/operators.py), with
         every type and limit check, located at the expression."""
-        left, right, span = self.compile(expr.left), self.compile(expr.right), expr.span
+        left, right, span = self.closure(expr.left), self.closure(expr.right), expr.span
 
         def run(f: list) -> Any:
             a = left(f)               # left before right: errors come in reading order
@@ -203,7 +203,7 @@ class ExprCompiler:
         args = []
         for position, arg in enumerate(expr.args):
             accepts = function.arg_for(position).accepts
-            fn = self.compile(arg)
+            fn = self.closure(arg)
             if ANY not in accepts and self.static(arg) == "any":
                 fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
             args.append(fn)
@@ -279,7 +279,7 @@ class ExprCompiler:
         iterable = self.typed(expr.iterable, "array", "`for ... in` needs a list")
         slot = self.new_slot()
         self.scopes.append({expr.var: slot})
-        element = self.compile(expr.element)
+        element = self.closure(expr.element)
         condition = None if expr.condition is None else self.boolean(expr.condition, "a filter needs a boolean")
         self.scopes.pop()
         cost = 1 + _size(expr.element) + (_size(expr.condition) if expr.condition is not None else 0)
@@ -312,7 +312,7 @@ class ExprCompiler:
             if isinstance(part, n.TextPart):
                 parts.append(lambda f, t=part.text: t)
             elif part.spec is None:
-                value = self.compile(part.expr)
+                value = self.closure(part.expr)
                 parts.append(lambda f, v=value: to_text(v(f)))
             else:
                 spec, value = parse_spec(part.spec), self.number(part.expr)

@@ -49,9 +49,9 @@ class CompiledProgram:
         self.tools = tools or {}
         self.exprs = ExprCompiler(checked.types, limits, slots)
         self.tables = {t.name: t.type for t in program.tables or ()}
-        defaults = {p.name: _constant(self.exprs.compile(p.default)) for p in checked.parameters
-                    if p.default is not None}
-        self.bind = compile_binder(checked.parameters, slots, limits, defaults)
+        self.defaults = {p.name: _constant(self.exprs.closure(p.default)) for p in checked.parameters
+                         if p.default is not None}
+        self.bind = compile_binder(checked.parameters, slots, limits, self.defaults)
         self.body = self.block(program.steps)
         self.frame_size = self.exprs.frame_size
         nodes = list(walk(program))
@@ -126,7 +126,7 @@ class CompiledProgram:
         exprs = self.exprs
         match step:
             case n.Assign(target=target, value=value):
-                return _store(exprs.slots[target], exprs.compile(value))
+                return _store(exprs.slots[target], exprs.closure(value))
             case n.Format(target=target, template=template):
                 return _store(exprs.slots[target], exprs.template(template, step.span))
             case n.Lookup():
@@ -139,13 +139,13 @@ class CompiledProgram:
                 no = self.block(otherwise) if otherwise else (lambda f: _NEXT)
                 return lambda f: yes(f) if test(f) else no(f)
             case n.Return(value=value):
-                return exprs.compile(value)
+                return exprs.closure(value)
             case _:
                 assert_never(step)
 
     def lookup(self, step: n.Lookup) -> Fn:
-        key_fn = self.exprs.compile(step.key)
-        default = None if step.default is None else self.exprs.compile(step.default)
+        key_fn = self.exprs.closure(step.key)
+        default = None if step.default is None else self.exprs.closure(step.default)
         name, span = step.table, step.span
         declared = self.tables.get(name)
         expected = None if declared is None or declared.name == "any" else declared.name
@@ -190,7 +190,7 @@ class CompiledProgram:
                 raise fault(codes.UNKNOWN_TOOL, f"unknown tool `{name}`", span,
                             hint="pass tools={...} to compile")
             return missing
-        args = tuple((arg.name, self.exprs.compile(arg.value)) for arg in step.args)
+        args = tuple((arg.name, self.exprs.closure(arg.value)) for arg in step.args)
         run_call = callee.run_call
 
         def call(f: list) -> Any:
