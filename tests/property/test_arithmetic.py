@@ -9,8 +9,15 @@ invalid operation (0 ** 0, a remainder whose quotient needs more than 28 digits)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import (ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal, DivisionByZero, InvalidOperation,
-                     localcontext)
+from decimal import (
+    ROUND_HALF_EVEN,
+    ROUND_HALF_UP,
+    Context,
+    Decimal,
+    DivisionByZero,
+    InvalidOperation,
+    localcontext,
+)
 
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st

@@ -16,10 +16,10 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+import strategies as S
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import strategies as S
 import toolkiln
 from toolkiln.diagnostics.codes import CODES
 from toolkiln.diagnostics.render import render_json, render_text

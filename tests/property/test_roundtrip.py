@@ -12,13 +12,12 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import strategies as S
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import toolkiln
 from toolkiln.syntax.loader import parse_source
-
-import strategies as S
 
 # Programs are large inputs by design; generation time is not what these tests measure.
 LARGE_INPUTS = [HealthCheck.too_slow, HealthCheck.data_too_large]

@@ -5,8 +5,16 @@ from decimal import Decimal
 import pytest
 
 import toolkiln
-from toolkiln.registry import (TRANSITIONS, DuplicateTool, InvalidRequest, InvalidTransition, Policy, Registry,
-                               ToolNotActive, ToolNotFound)
+from toolkiln.registry import (
+    TRANSITIONS,
+    DuplicateTool,
+    InvalidRequest,
+    InvalidTransition,
+    Policy,
+    Registry,
+    ToolNotActive,
+    ToolNotFound,
+)
 from toolkiln.registry.policy import next_actions
 
 ACTIONS = ("enable", "disable", "approve", "reject")

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Install n8n 1.123.50 into a cache folder, the way that is known to work on Node 20.
+#
+#   bash scripts/n8n-install.sh            # installs into ~/.cache/toolkiln/n8n-1.123.50
+#   TOOLKILN_N8N_HOME=/some/dir bash scripts/n8n-install.sh
+#
+# Why these steps (see docs/n8n-client.md):
+#   - 1.123.50 exactly: later 1.123.x releases need isolated-vm ^6.2, which does not build on Node 20.
+#   - an npm "overrides" entry pins xlsx to 0.18.5 from the registry (n8n-nodes-base asks for a
+#     CDN tarball that cannot be reached).
+#   - --ignore-scripts, then `npm rebuild sqlite3` (no prebuilt binary can be downloaded; it
+#     compiles from source).
+# Idempotent: a marker file is written last; when it is present and matches, the script exits at once.
+# A failed or interrupted install leaves no marker, so the next run starts that folder over.
+set -euo pipefail
+
+N8N_VERSION="1.123.50"
+XLSX_VERSION="0.18.5"
+HOME_DIR="${TOOLKILN_N8N_HOME:-${HOME}/.cache/toolkiln/n8n-${N8N_VERSION}}"
+MARKER="${HOME_DIR}/.toolkiln-install-complete"
+MARKER_TEXT="n8n@${N8N_VERSION} xlsx@${XLSX_VERSION}"
+
+log() { printf 'n8n-install: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+if [[ -f "${MARKER}" ]] && [[ "$(cat "${MARKER}")" == "${MARKER_TEXT}" ]] \
+   && [[ -x "${HOME_DIR}/node_modules/.bin/n8n" ]]; then
+  log "already installed in ${HOME_DIR}"
+  printf '%s\n' "${HOME_DIR}"
+  exit 0
+fi
+
+command -v node >/dev/null || die "node is not on PATH (Node 20 is required)"
+command -v npm >/dev/null || die "npm is not on PATH"
+NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
+[[ "${NODE_MAJOR}" == "20" ]] || log "warning: Node ${NODE_MAJOR} found; n8n ${N8N_VERSION} was verified on Node 20"
+
+# Serialise concurrent installs into the same folder.
+mkdir -p "$(dirname "${HOME_DIR}")"
+LOCK="${HOME_DIR}.lock"
+exec 9>"${LOCK}"
+if command -v flock >/dev/null; then
+  flock 9
+  if [[ -f "${MARKER}" ]] && [[ "$(cat "${MARKER}")" == "${MARKER_TEXT}" ]]; then
+    log "already installed in ${HOME_DIR} (by a concurrent run)"
+    printf '%s\n' "${HOME_DIR}"
+    exit 0
+  fi
+fi
+
+# No marker: whatever is there is incomplete. Start over.
+if [[ -e "${HOME_DIR}" ]]; then
+  log "removing incomplete install in ${HOME_DIR}"
+  rm -rf "${HOME_DIR}"
+fi
+mkdir -p "${HOME_DIR}"
+cd "${HOME_DIR}"
+
+cat > package.json <<EOF
+{
+  "name": "toolkiln-n8n-runtime",
+  "private": true,
+  "version": "0.0.0",
+  "description": "n8n ${N8N_VERSION} for toolkiln integration tests (written by scripts/n8n-install.sh)",
+  "overrides": {
+    "xlsx": "${XLSX_VERSION}"
+  }
+}
+EOF
+
+start=$(date +%s)
+log "installing n8n@${N8N_VERSION} into ${HOME_DIR} (several minutes on a cold cache)"
+# One retry: a registry hiccup during a 1.7 GB install should not fail a CI run.
+npm install --no-audit --no-fund --ignore-scripts --loglevel=error "n8n@${N8N_VERSION}" \
+  || { log "npm install failed; retrying once"; sleep 10;
+       npm install --no-audit --no-fund --ignore-scripts --loglevel=error "n8n@${N8N_VERSION}"; } \
+  || die "npm install n8n@${N8N_VERSION} failed (see the npm output above)"
+log "building sqlite3 from source"
+npm rebuild sqlite3 --loglevel=error || die "npm rebuild sqlite3 failed (needs python3, make and a C++ compiler)"
+
+[[ -x node_modules/.bin/n8n ]] || die "node_modules/.bin/n8n is missing after install"
+INSTALLED="$(node -p 'require("./node_modules/n8n/package.json").version')"
+[[ "${INSTALLED}" == "${N8N_VERSION}" ]] || die "installed n8n is ${INSTALLED}, expected ${N8N_VERSION}"
+node -e 'require("sqlite3")' 2>/dev/null \
+  || (cd node_modules/n8n && node -e 'require("sqlite3")') \
+  || die "sqlite3 native module does not load"
+
+printf '%s' "${MARKER_TEXT}" > "${MARKER}.tmp"
+mv "${MARKER}.tmp" "${MARKER}"
+log "done in $(( $(date +%s) - start )) s"
+printf '%s\n' "${HOME_DIR}"

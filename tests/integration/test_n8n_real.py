@@ -1,0 +1,223 @@
+"""The n8n client against a real n8n 1.123.50 on 127.0.0.1.
+
+The module fixture installs n8n with scripts/n8n-install.sh (cached; CI runs the script before
+the tests), starts it with a throwaway user folder, creates an API key through the REST API,
+and at the end deletes what the tests deployed and stops n8n with SIGTERM. The workflows in
+fixtures/ are the ones captured from a real n8n; each test gives its copy a unique name and
+webhook path (n8n 1.x lets two workflows share a path, and deleting one unregisters the other).
+
+When n8n cannot be installed the tests are skipped with the reason, except under CI (CI=true),
+where that is a failure.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from n8n_server import N8nServer, N8nServerError, free_port, install
+
+from toolkiln.backends.n8n import errors
+from toolkiln.backends.n8n.client import N8nClient
+
+FIXTURES = Path(__file__).with_name("fixtures")
+WAIT = 30.0  # seconds, for anything n8n does in the background (saving executions, schedules)
+
+
+class Deployed:
+    """The running server, a client with a key, and the ids to delete at the end."""
+
+    def __init__(self, server: N8nServer, client: N8nClient, key: str) -> None:
+        self.server = server
+        self.client = client
+        self.key = key
+        self.created: list[str] = []
+
+    def deploy(self, fixture: str, *, activate: bool = False) -> tuple[dict, str | None]:
+        """Create a uniquely named copy of a fixture; its workflow and its webhook path (if any)."""
+        workflow = load(fixture)
+        tag = uuid.uuid4().hex[:8]
+        workflow["name"] = f"{workflow['name']} {tag}"
+        path = None
+        for node in workflow["nodes"]:
+            if node["type"] == "n8n-nodes-base.webhook":
+                path = f"{node['parameters']['path']}-{tag}"
+                node["parameters"]["path"] = path
+                node["webhookId"] = str(uuid.uuid4())
+        created = self.client.create_workflow(workflow)
+        self.created.append(created["id"])
+        if activate:
+            created = self.client.activate_workflow(created["id"])
+        return created, path
+
+
+def load(name: str) -> dict:
+    return json.loads((FIXTURES / name).read_text())
+
+
+def wait_for(what: str, probe, timeout: float = WAIT):
+    deadline = time.monotonic() + timeout
+    while True:
+        result = probe()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def n8n():
+    try:
+        home = install()
+    except N8nServerError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"n8n could not be installed under CI: {exc}")
+        pytest.skip(f"n8n could not be installed: {exc}")
+    server = N8nServer(home)
+    try:
+        server.start()
+        key = server.create_api_key()
+    except BaseException as exc:
+        log = server.log_tail()
+        server.cleanup()  # never leave an n8n running, whatever went wrong
+        if isinstance(exc, N8nServerError):
+            pytest.fail(str(exc))
+        pytest.fail(f"setting up n8n failed: {type(exc).__name__}: {exc}\nlog:\n{log}")
+    client = N8nClient(server.url, key, timeout=30.0)
+    deployed = Deployed(server, client, key)
+    try:
+        yield deployed
+    finally:
+        leftovers = []
+        for workflow_id in deployed.created:
+            try:
+                client.delete_workflow(workflow_id)
+            except errors.N8nNotFound:
+                pass  # a test deleted it
+            except errors.N8nError as exc:
+                leftovers.append(f"{workflow_id}: {exc}")
+        client.close()
+        code = server.stop()
+        log = server.log_tail()
+        server.cleanup()
+        assert not leftovers, f"could not delete: {leftovers}"
+        assert code is not None, f"n8n did not stop on SIGTERM; log:\n{log}"
+
+
+def executions(client: N8nClient, workflow_id: str, count: int) -> list[dict]:
+    def probe():
+        runs = client.list_executions(workflow_id=workflow_id, include_data=True)
+        return runs if len(runs) >= count and all(r.get("finished") for r in runs) else None
+
+    return wait_for(f"{count} finished execution(s) of workflow {workflow_id}", probe)
+
+
+def test_webhook_set_if_respond_both_branches_and_executions(n8n):
+    workflow, path = n8n.deploy("webhook_set_if_respond.json", activate=True)
+    assert workflow["active"] is True
+
+    big = n8n.client.trigger_webhook(path, {"n": 7})
+    assert (big.status, big.data) == (200, {"branch": "big", "doubled": 14, "label": "n=7"})
+
+    small = n8n.client.trigger_webhook(path, {"n": 2})
+    assert (small.status, small.data) == (202, {"doubled": 4, "label": "n=2"})
+
+    runs = executions(n8n.client, workflow["id"], 2)
+    assert len(runs) == 2
+    assert {run["status"] for run in runs} == {"success"}
+    assert {run["workflowId"] for run in runs} == {workflow["id"]}
+    one = n8n.client.get_execution(runs[0]["id"], include_data=True)
+    assert one["id"] == runs[0]["id"] and "resultData" in one["data"]
+    assert n8n.client.list_executions(workflow_id=workflow["id"], limit=1)[0]["id"] == runs[0]["id"]
+
+
+def test_webhook_code_http_last_node(n8n):
+    _, path = n8n.deploy("webhook_code_http_lastnode.json", activate=True)
+    reply = n8n.client.trigger_webhook(path, {"n": 3})
+    assert (reply.status, reply.data) == (200, {"squared": 9, "health": "ok"})
+
+
+def test_schedule_runs_on_its_own_until_deactivated(n8n):
+    workflow, _ = n8n.deploy("schedule_noop.json", activate=True)
+    runs = executions(n8n.client, workflow["id"], 1)  # the schedule fires every 5 s
+    assert runs[0]["status"] == "success" and runs[0]["mode"] == "trigger"
+    assert n8n.client.deactivate_workflow(workflow["id"])["active"] is False
+
+
+def test_an_editor_export_deploys_and_a_manual_workflow_cannot_be_activated(n8n):
+    export = load("manual_set_if_cli.json")
+    assert {"id", "active", "pinData", "tags"} <= export.keys()  # fields the public API refuses
+    workflow, _ = n8n.deploy("manual_set_if_cli.json")
+    assert workflow["id"] != export["id"] and len(workflow["nodes"]) == 5
+    with pytest.raises(errors.N8nBadRequest) as info:
+        n8n.client.activate_workflow(workflow["id"])
+    assert info.value.status == 400
+    assert "has no node to start the workflow" in info.value.message
+
+
+def test_update_get_list_deactivate_delete(n8n):
+    workflow, path = n8n.deploy("webhook_set_if_respond.json", activate=True)
+    changed = copy.deepcopy(workflow)
+    changed["name"] = workflow["name"] + " renamed"
+    assert n8n.client.update_workflow(workflow["id"], changed)["name"] == changed["name"]
+    assert n8n.client.get_workflow(workflow["id"])["name"] == changed["name"]
+    listed = {w["id"]: w for w in n8n.client.list_workflows()}
+    assert workflow["id"] in listed
+    assert workflow["id"] in {w["id"] for w in n8n.client.list_workflows(active=True)}
+
+    n8n.client.deactivate_workflow(workflow["id"])
+    with pytest.raises(errors.WebhookNotRegistered, match="not registered"):
+        n8n.client.trigger_webhook(path, {"n": 1})
+    n8n.client.delete_workflow(workflow["id"])
+    with pytest.raises(errors.N8nNotFound):
+        n8n.client.get_workflow(workflow["id"])
+
+
+def test_server_errors_become_toolkiln_errors(n8n):
+    with pytest.raises(errors.N8nNotFound) as info:
+        n8n.client.get_workflow("doesNotExist0001")
+    assert info.value.status == 404
+
+    with N8nClient(n8n.server.url, "not-a-key") as wrong, pytest.raises(errors.N8nUnauthorized) as info:
+        wrong.list_workflows()
+    assert info.value.status == 401 and info.value.message == "unauthorized"
+    assert "not-a-key" not in str(info.value)
+
+    with pytest.raises(errors.WebhookNotRegistered) as info:
+        n8n.client.trigger_webhook(f"nothing-here-{uuid.uuid4().hex[:8]}", {})
+    assert "is not registered" in info.value.message and info.value.hint  # n8n's own hint
+
+    with pytest.raises(errors.N8nBadRequest) as info:
+        n8n.client.create_workflow({"name": "bad", "nodes": [], "connections": {},
+                                    "settings": {"noSuchSetting": 1}})
+    assert info.value.message == "request/body/settings must NOT have additional properties"
+
+
+def test_test_url_without_a_listener_is_not_registered(n8n):
+    _, path = n8n.deploy("webhook_set_if_respond.json", activate=True)
+    assert n8n.client.trigger_webhook(path, {"n": 9}).status == 200
+    with pytest.raises(errors.WebhookNotRegistered) as info:
+        n8n.client.trigger_webhook(path, {"n": 9}, test=True)
+    assert "/webhook-test/" in info.value.url
+
+
+def test_unknown_node_type_fails_at_activation_with_the_servers_message(n8n):
+    workflow = load("webhook_set_if_respond.json")
+    workflow["nodes"][1]["type"] = "n8n-nodes-base.noSuchNode"
+    created = n8n.client.create_workflow(dict(workflow, name=f"unknown {uuid.uuid4().hex[:8]}"))
+    n8n.created.append(created["id"])
+    with pytest.raises(errors.N8nBadRequest) as info:
+        n8n.client.activate_workflow(created["id"])
+    assert info.value.message == "Unrecognized node type: n8n-nodes-base.noSuchNode"
+
+
+def test_unreachable_server_is_a_connection_error():
+    down = N8nClient(f"http://127.0.0.1:{free_port()}", "k", retries=1, backoff=0.01)
+    with down, pytest.raises(errors.N8nConnectionError, match="2 attempt"):
+        down.list_workflows()
