@@ -87,7 +87,9 @@ def check_program(program: n.Program, parameters: tuple[ParamInfo, ...] | None =
         return Checker(program, {}, tools=tools).run()
     # Bare logic: a first pass learns the parameter types from use; the second checks with them.
     inferring = Checker(program, {name: ANY for name in _inferred_names(program)}, tools=tools)
-    inferring.run()
+    first = inferring.run()
+    if not inferring.read_before_learned():
+        return first            # every parameter's type was known wherever it was read
     return Checker(program, dict(inferring.inferred), tools=tools).run()
 
 
@@ -104,6 +106,7 @@ class Checker:
         self.given = given
         self.tools = tools
         self.inferred = inferred                 # bare logic: parameter -> type learned so far
+        self.untyped_reads: dict[str, set[int]] = {}   # parameter -> reads made while it was `any`
         self.declared: dict[str, n.Param] = {p.name: p for p in program.parameters or ()}
         self.tables = None if program.tables is None else {t.name: t.type for t in program.tables}
         self.assigned = assigned_names(program)
@@ -335,6 +338,8 @@ class Checker:
             if name in scope:
                 return scope[name]
         if name in self.inferred:
+            if self.inferred[name] == ANY:
+                self.untyped_reads.setdefault(name, set()).add(id(expr))
             return self.inferred[name]
         self.read.add(name)
         if name in state.definite:
@@ -486,6 +491,12 @@ class Checker:
             if self.inferred[expr.name] == ANY:
                 self.inferred[expr.name] = expected
                 self.types[id(expr)] = expected
+                self.untyped_reads.get(expr.name, set()).discard(id(expr))
+
+    def read_before_learned(self) -> bool:
+        """Whether a parameter was read as `any` somewhere other than where its type was
+        learned: then that read's type (and what followed from it) needs a second pass."""
+        return any(reads and self.inferred[name] != ANY for name, reads in self.untyped_reads.items())
 
     def _in_scope(self, name: str) -> bool:
         return any(name in scope for scope in self.scopes)
