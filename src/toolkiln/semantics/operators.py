@@ -7,7 +7,7 @@ optimizer's property test) where it could.
 
 from __future__ import annotations
 
-from decimal import Decimal, DivisionByZero, Overflow
+from decimal import Context, Decimal, DivisionByZero, Overflow
 from typing import Any
 
 from toolkiln.diagnostics import codes
@@ -17,6 +17,8 @@ from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.values import equal, type_name
 
 MAX_EXPONENT = 1000
+_OPERATIONS = {"+": Context.add, "-": Context.subtract, "*": Context.multiply, "/": Context.divide,
+               "%": Context.remainder, "**": Context.power}
 
 
 def _fault(code: codes.Code, message: str, hint: str | None = None) -> RunError:
@@ -51,10 +53,8 @@ def arithmetic(op: str, a: Any, b: Any, limits: Limits) -> Any:
             raise _fault(codes.INVALID_OPERATION, f"exponent {b} is larger than the cap of {MAX_EXPONENT}")
         if not a and b < 0:
             raise _fault(codes.DIVISION_BY_ZERO, "zero raised to a negative power")
-    operation = {"+": ctx.add, "-": ctx.subtract, "*": ctx.multiply, "/": ctx.divide, "%": ctx.remainder,
-                 "**": ctx.power}[op]
     try:
-        return operation(a, b)
+        return _OPERATIONS[op](ctx, a, b)
     except ArithmeticError as error:
         raise signal_fault(error, limits.max_number_digits) from None
 
