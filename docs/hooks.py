@@ -26,6 +26,7 @@ CODE_GROUPS = {
     "03": "Types",
     "04": "Static limits",
     "05": "Run time",
+    "07": "Workflows",
     "R01": "Registry: names and requests",
     "R02": "Registry: permissions and lifecycle",
     "R03": "Registry: storage",

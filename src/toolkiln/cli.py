@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from toolkiln.registry.cli import add_tools_command  # noqa: PLC0415 - the registry itself loads on use
     add_tools_command(commands)
+    from toolkiln.workflow.cli import add_workflow_command  # noqa: PLC0415 - loads on use
+    add_workflow_command(commands)
     return parser
 
 

@@ -436,3 +436,73 @@ STORE_ERROR = _register("R0302", "store-error", "Store cannot be read or written
 A file system error, or the registry's lock could not be taken in time (another process
 holds it). Check the folder's permissions and free space, then retry.
 """)
+
+# --- workflows ----------------------------------------------------------------------------
+
+DUPLICATE_STEP = _register("E0701", "duplicate-step", "Duplicate step name", """
+Every step of a workflow has its own name: it becomes the n8n node's name and is how later
+steps read its output. The trigger's node name (`Webhook`, `Manual Trigger`) and the names of
+the trigger's data (`body`, `query`, `headers`) are taken too.
+
+    set total { x = 1 }
+    set total { y = 2 }        # error: `total` is already a step
+    set total2 { y = 2 }       # fixed
+""")
+
+UNKNOWN_STEP = _register("E0702", "unknown-step", "Unknown step", """
+An expression reads a name that is neither a step of the workflow nor the trigger's data.
+With a webhook trigger, the request is `body`, `query` and `headers`; an earlier step's output
+fields are `step_name.field`.
+
+    set priced { total = order.qty * 2 }   # error: no step `order`
+    set priced { total = body.qty * 2 }    # fixed: the posted JSON body
+""")
+
+NOT_UPSTREAM = _register("E0703", "not-upstream", "Step is not upstream", """
+An expression reads a step that does not run before it on every path from the trigger: a
+later step, a step in the other branch of an `if`, or a step inside a branch read after the
+branches join. Only steps that always ran before can be read.
+
+    if big body.n > 10 { set a { x = 1 } } else { set b { x = 2 } }
+    set after { x = a.x }      # error: `a` ran only when `big` was true
+""")
+
+RESPOND_WITHOUT_WEBHOOK = _register("E0704", "respond-without-webhook",
+                                    "Respond step without a responding webhook", """
+A `respond` step answers the webhook request, so the trigger must be a webhook in "respond
+with node" mode; otherwise n8n has already answered (or there is no request at all).
+
+    on webhook POST "/orders"                     # error at `respond`
+    on webhook POST "/orders" respond with node   # fixed
+""")
+
+MISSING_RESPOND = _register("E0705", "missing-respond", "Webhook waits for a respond step that is missing", """
+The webhook trigger is in "respond with node" mode but no `respond` step exists, so every
+request would wait until it times out. Add a `respond` step, or drop `respond with node` to
+have n8n answer as soon as the request is received.
+""")
+
+UNTRANSLATABLE = _register("E0706", "untranslatable", "Expression cannot be translated to n8n", """
+The expression is valid compute DSL, but the n8n backend has no translation for it that keeps
+its meaning: for example `%` (the sign of the result differs in JavaScript), `in`, indexing,
+lists, comprehensions, `round` (JavaScript rounds halves differently) and most built-in
+functions. docs/workflows.md lists what translates. Compute it another way, or with a
+compute tool.
+""")
+
+INVALID_TRIGGER = _register("E0707", "invalid-trigger", "Invalid trigger", """
+A webhook trigger needs an HTTP method (`GET`, `POST`, `PUT`, `PATCH`, `DELETE`, `HEAD`) and
+a path of letters, digits, `-`, `_`, `/` and `:name` parameters.
+
+    on webhook SEND "/orders"      # error: unknown method
+    on webhook POST "/orders"      # fixed
+""")
+
+NO_OUTPUT = _register("E0708", "no-output", "Step has no output of its own", """
+Only a `set` step (and the trigger) produce fields; an `if` passes its input through and a
+`respond` step answers the request. Read the step that produced the data instead.
+
+    if big priced.total > 100 { ... }
+    set label { text = big.total }      # error: `big` is an if
+    set label { text = priced.total }   # fixed
+""")

@@ -1,0 +1,25 @@
+"""Node positions for the n8n editor: a layered layout of the workflow graph.
+
+Layer = topological generation (the trigger is layer 0); x grows by layer, and the nodes of
+one layer are stacked around y = 0 in source order. Deterministic, so golden files are stable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import networkx as nx
+
+X_STEP = 220
+Y_STEP = 200
+
+
+def layered_positions(graph: nx.MultiDiGraph, order: Sequence[str]) -> dict[str, list[int]]:
+    rank = {name: i for i, name in enumerate(order)}
+    positions: dict[str, list[int]] = {}
+    for layer, nodes in enumerate(nx.topological_generations(graph)):
+        ordered = sorted(nodes, key=rank.__getitem__)
+        for i, name in enumerate(ordered):
+            offset = i * 2 - (len(ordered) - 1)          # ..., -2, 0, 2, ... or -1, 1, ...
+            positions[name] = [layer * X_STEP, offset * Y_STEP // 2]
+    return positions

@@ -1,0 +1,67 @@
+"""The workflow pipeline: text -> AST -> validation -> n8n workflow JSON."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from toolkiln.ast import workflow as w
+from toolkiln.diagnostics.model import Diagnostic, has_errors, sort_key
+from toolkiln.errors import CompileError
+from toolkiln.syntax.spans import Source
+from toolkiln.syntax.workflow_text import parse_workflow
+from toolkiln.workflow.validate import Validation, validate
+
+
+@dataclass(frozen=True)
+class CompiledWorkflow:
+    """A workflow that parsed, validated and translated; `to_n8n()` is its n8n JSON."""
+
+    ast: w.Workflow
+    validation: Validation
+    n8n: dict[str, Any]
+    diagnostics: tuple[Diagnostic, ...] = ()      # warnings, if any
+
+    @property
+    def name(self) -> str:
+        return self.ast.name
+
+    def to_n8n(self) -> dict[str, Any]:
+        """The n8n workflow JSON (a fresh copy: name, nodes, connections, settings)."""
+        return copy.deepcopy(self.n8n)
+
+
+def _compile(text: str) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
+    from toolkiln.backends.n8n.emit import (
+        emit_workflow,  # backends sit above this package
+    )
+
+    workflow, diagnostics = parse_workflow(text)
+    if workflow is None:
+        return None, diagnostics
+    validation = validate(workflow)
+    diagnostics = diagnostics + validation.diagnostics
+    if has_errors(diagnostics):
+        return None, diagnostics
+    n8n, emitted = emit_workflow(validation)
+    diagnostics += emitted
+    if n8n is None or has_errors(diagnostics):
+        return None, diagnostics
+    return CompiledWorkflow(workflow, validation, n8n, tuple(diagnostics)), diagnostics
+
+
+def check_workflow(text: str, file: str | None = None) -> list[Diagnostic]:
+    """Every diagnostic for workflow DSL text (located in `file`, sorted); empty when it compiles."""
+    _, diagnostics = _compile(text)
+    source = Source(name=file, text=text)
+    return sorted((d.located(source) for d in diagnostics), key=sort_key)
+
+
+def compile_workflow(text: str, file: str | None = None) -> CompiledWorkflow:
+    """Compile workflow DSL text; raises CompileError (with located diagnostics) if it is wrong."""
+    compiled, diagnostics = _compile(text)
+    if compiled is None:
+        source = Source(name=file, text=text)
+        raise CompileError(sorted((d.located(source) for d in diagnostics), key=sort_key))
+    return compiled

@@ -1,0 +1,184 @@
+"""Static validation of a workflow: names, data flow over the graph, respond wiring, and the
+types of its expressions (with the compute checker). It reports; it never raises."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import assert_never
+
+import networkx as nx
+
+from toolkiln.ast import compute as n
+from toolkiln.ast import workflow as w
+from toolkiln.ast.types import ANY, BOOLEAN, OBJECT, Type, fits
+from toolkiln.check.checker import check_program
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.syntax.spans import Span
+from toolkiln.workflow.graph import WorkflowGraph, build_graph
+
+
+@dataclass
+class Validation:
+    graph: WorkflowGraph
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # The static type of each `set` field, by (step name, field name): the emitter's n8n type.
+    field_types: dict[tuple[str, str], Type] = field(default_factory=dict)
+    # The type of each respond body, by step name.
+    respond_types: dict[str, Type] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    def report(self, code: codes.Code, message: str, span: Span, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic.of(code, message, span, hint))
+
+
+def validate(workflow: w.Workflow) -> Validation:
+    result = Validation(build_graph(workflow))
+    _names(workflow, result)
+    _respond_wiring(workflow, result)
+    for step in w.walk_steps(workflow.steps):
+        if result.graph.steps.get(step.name) is not step:
+            continue                # a duplicate: reported once, not checked twice
+        for label, expr in _expressions(step):
+            if _references(step, expr, result):
+                _types(step, label, expr, result)
+    return result
+
+
+def _names(workflow: w.Workflow, result: Validation) -> None:
+    taken = {result.graph.trigger: "the trigger's node"}
+    taken.update({root: "the trigger's data" for root in result.graph.roots})
+    for step in w.walk_steps(workflow.steps):
+        if step.name in taken:
+            result.report(codes.DUPLICATE_STEP, f"`{step.name}` is already {taken[step.name]}", step.span,
+                          hint="give every step its own name")
+        else:
+            taken[step.name] = "a step"
+
+
+def _respond_wiring(workflow: w.Workflow, result: Validation) -> None:
+    trigger = workflow.trigger
+    responding = isinstance(trigger, w.WebhookTrigger) and trigger.respond_with_node
+    responds = [s for s in w.walk_steps(workflow.steps) if isinstance(s, w.RespondStep)]
+    if not responding:
+        for step in responds:
+            hint = ("add `respond with node` to the webhook trigger" if isinstance(trigger, w.WebhookTrigger)
+                    else "only a webhook trigger has a request to answer")
+            result.report(codes.RESPOND_WITHOUT_WEBHOOK,
+                          f"`{step.name}` responds, but the trigger is not a webhook that responds with a node",
+                          step.span, hint=hint)
+    elif not responds:
+        result.report(codes.MISSING_RESPOND, "the webhook responds with a node, but no step responds",
+                      trigger.span, hint="add a `respond NAME expression` step, or drop `respond with node`")
+
+
+def _expressions(step: w.Step) -> Iterator[tuple[str, n.Expr]]:
+    match step:
+        case w.SetStep():
+            for f in step.fields:
+                yield f.name, f.value
+        case w.IfStep():
+            yield "condition", step.condition
+        case w.RespondStep():
+            yield "body", step.body
+        case _:
+            assert_never(step)
+
+
+def root_names(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterator[n.Name]:
+    """The names an expression reads from outside (comprehension variables excluded)."""
+    match expr:
+        case n.Name():
+            if expr.name not in bound:
+                yield expr
+        case n.NumberLit() | n.StringLit() | n.BoolLit() | n.NullLit():
+            pass
+        case n.Unary():
+            yield from root_names(expr.operand, bound)
+        case n.Binary():
+            yield from root_names(expr.left, bound)
+            yield from root_names(expr.right, bound)
+        case n.Conditional():
+            for part in (expr.test, expr.then, expr.otherwise):
+                yield from root_names(part, bound)
+        case n.Call():
+            for arg in expr.args:
+                yield from root_names(arg, bound)
+        case n.Field_():
+            yield from root_names(expr.target, bound)
+        case n.Index():
+            yield from root_names(expr.target, bound)
+            yield from root_names(expr.index, bound)
+        case n.ListExpr():
+            for item in expr.items:
+                yield from root_names(item, bound)
+        case n.Comprehension():
+            yield from root_names(expr.iterable, bound)
+            inner = bound | {expr.var}
+            yield from root_names(expr.element, inner)
+            if expr.condition is not None:
+                yield from root_names(expr.condition, inner)
+        case _:
+            assert_never(expr)
+
+
+def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
+    graph = result.graph
+    ok = True
+    for name in root_names(expr):
+        if name.name in graph.roots:
+            continue
+        target = graph.steps.get(name.name)
+        if target is None:
+            ok = False
+            options = sorted(set(graph.steps) | set(graph.roots))
+            close = difflib.get_close_matches(name.name, options, n=1)
+            hint = f"did you mean `{close[0]}`?" if close else (
+                f"readable here: {', '.join(f'`{o}`' for o in options)}" if options else None)
+            result.report(codes.UNKNOWN_STEP, f"no step or trigger data named `{name.name}`", name.span, hint=hint)
+        elif not graph.produces_fields(name.name):
+            ok = False
+            result.report(codes.NO_OUTPUT, f"`{name.name}` is {'an if' if target.kind == 'if' else 'a respond'} "
+                          "step and produces no fields", name.span,
+                          hint="read the `set` step (or trigger data) before it instead")
+        elif name.name == step.name:
+            ok = False
+            result.report(codes.NOT_UPSTREAM, f"`{step.name}` cannot read its own output", name.span,
+                          hint="read the fields of an earlier step")
+        elif not graph.dominates(name.name, step.name):
+            ok = False
+            upstream = name.name in nx.ancestors(graph.graph, step.name)
+            message = (f"`{name.name}` does not run on every path to `{step.name}`" if upstream
+                       else f"`{name.name}` is not upstream of `{step.name}`")
+            result.report(codes.NOT_UPSTREAM, message, name.span,
+                          hint="read only steps that always run before this one")
+    return ok
+
+
+def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
+    """Type the expression with the compute checker: each name it reads is an object."""
+    names = sorted({name.name for name in root_names(expr)})
+    program = n.Program(parameters=tuple(n.Param(name=name, type=OBJECT) for name in names),
+                        steps=(n.Return(value=expr, span=expr.span),), span=expr.span)
+    checked = check_program(program)
+    result.diagnostics.extend(checked.diagnostics)
+    type_ = checked.result_type if checked.ok else ANY
+    if type_ == ANY and isinstance(expr, n.Field_) and isinstance(expr.target, n.Name):
+        # `step.field` of an earlier set step: the type that field was given there.
+        type_ = result.field_types.get((expr.target.name, expr.name), ANY)
+    match step:
+        case w.SetStep():
+            result.field_types[(step.name, label)] = type_
+        case w.IfStep():
+            if not fits(type_, BOOLEAN):
+                result.report(codes.CONDITION_TYPE, f"the condition of `{step.name}` is {type_}, not boolean",
+                              expr.span, hint="compare it, e.g. `x > 0` or `x == \"yes\"`")
+        case w.RespondStep():
+            result.respond_types[step.name] = type_
+        case _:
+            assert_never(step)
