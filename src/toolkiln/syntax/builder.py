@@ -104,13 +104,13 @@ def _add_text(parts: list[n.TemplatePart], text: str, span: Span) -> None:
         parts.append(n.TextPart(text=text, span=span))
 
 
-@v_args(meta=True)
-class AstBuilder(Transformer):
+class SourceBuilder(Transformer):
+    """What every tree -> AST builder needs: spans in its ParseContext, and names and string
+    literals checked the same way (used by this module and by the workflow front end)."""
+
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__()
         self.ctx = ctx
-
-    # --- helpers --------------------------------------------------------------------------
 
     def _span(self, meta: Meta) -> Span:
         if getattr(meta, "empty", True):
@@ -137,6 +137,9 @@ class AstBuilder(Transformer):
                             hint="allowed escapes: \\\\ \\\" \\' \\n \\r \\t \\uXXXX")
             return token.value[1:-1]
 
+
+@v_args(meta=True)
+class AstBuilder(SourceBuilder):
     # --- program and header ---------------------------------------------------------------
 
     def start(self, meta: Meta, children: list[Any]) -> n.Program:

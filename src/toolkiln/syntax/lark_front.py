@@ -5,7 +5,7 @@ This and `builder.py` are the only modules that see Lark's trees and exceptions.
 
 from __future__ import annotations
 
-from lark import Token, Tree
+from lark import Lark, Token, Tree
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -41,18 +41,19 @@ def describe_token(kind: str, value: str | None = None) -> str:
     return f"`{kind.lower()}`"
 
 
+def expected_tokens(terminals: set[str], parser: Lark, words: dict[str, str] | None = None) -> str:
+    """The tokens a parser could take, as a message reads them: "`(`, `+`, a name, ..."."""
+    literals = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
+    words = {**_TOKEN_WORDS, **(words or {})}
+    shown = sorted({words.get(t) or (f"`{literals[t]}`" if t in literals else f"`{t.lower()}`")
+                    for t in terminals if not t.startswith("__IGNORE")})
+    if len(shown) > 8:
+        shown = shown[:8] + ["..."]
+    return ", ".join(shown)
+
+
 def _expected(terminals: set[str]) -> str:
-    words = sorted(describe_token(t, _literal(t)) for t in terminals if not t.startswith("__IGNORE"))
-    if len(words) > 8:
-        words = words[:8] + ["..."]
-    return ", ".join(words)
-
-
-def _literal(terminal: str) -> str | None:
-    for term in compute_parser().terminals:
-        if term.name == terminal and term.pattern.type == "str":
-            return term.pattern.value
-    return None
+    return expected_tokens(terminals, compute_parser())
 
 
 def parse_tree(text: str, start: str, index: LineIndex, base: int = 0,

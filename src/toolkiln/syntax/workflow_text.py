@@ -12,7 +12,7 @@ import re
 from functools import cache
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -25,19 +25,18 @@ from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.builder import RESERVED, ParseContext, parse_expression
+from toolkiln.syntax.builder import (
+    ParseContext,
+    SourceBuilder,
+    parse_expression,
+)
 from toolkiln.syntax.grammar import grammar_text
-from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token
-from toolkiln.syntax.spans import LineIndex, Span
-from toolkiln.syntax.strings import EscapeError, unescape
+from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
+from toolkiln.syntax.spans import LineIndex
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 WEBHOOK_PATH = re.compile(r"/?(?::?[A-Za-z0-9_-]+)(?:/:?[A-Za-z0-9_-]+)*/?")
-_TERMINAL_WORDS = {
-    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "$END": "end of input",
-    "LBRACE": "`{`", "RBRACE": "`}`", "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`",
-    "COMMA": "`,`", "EQUAL": "`=`", "OP": "an operator", "RESPOND_WITH_NODE": "`respond with node`",
-}
+_TERMINAL_WORDS = {"OP": "an operator", "RESPOND_WITH_NODE": "`respond with node`"}
 
 
 @cache
@@ -93,43 +92,14 @@ def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagno
 def _expected(terminals: set[str] | None) -> str | None:
     if not terminals:
         return None
-    literals = {t.name: t.pattern.value for t in workflow_parser().terminals if t.pattern.type == "str"}
-    words = sorted({_TERMINAL_WORDS.get(t) or (f"`{literals[t]}`" if t in literals else f"`{t.lower()}`")
-                    for t in terminals if not t.startswith("__IGNORE")})
-    if len(words) > 8:
-        words = words[:8] + ["..."]
-    return "expected " + ", ".join(words)
+    return "expected " + expected_tokens(terminals, workflow_parser(), _TERMINAL_WORDS)
 
 
 @v_args(meta=True)
-class _Builder(Transformer):
+class _Builder(SourceBuilder):
     def __init__(self, ctx: ParseContext, text: str) -> None:
-        super().__init__()
-        self.ctx = ctx
+        super().__init__(ctx)
         self.text = text
-
-    def _span(self, meta: Meta) -> Span:
-        if getattr(meta, "empty", True):
-            return self.ctx.span(0, 0)
-        return self.ctx.span(meta.start_pos, meta.end_pos)
-
-    def _token_span(self, token: Token) -> Span:
-        return self.ctx.span(token.start_pos, token.end_pos)
-
-    def _name(self, token: Token) -> str:
-        if token.value in RESERVED:
-            self.ctx.report(codes.INVALID_NAME, f"`{token.value}` is a reserved word", self._token_span(token),
-                            hint="choose another name")
-        return token.value
-
-    def _string(self, token: Token) -> str:
-        try:
-            return unescape(token.value[1:-1])
-        except EscapeError as error:
-            start = token.start_pos + 1 + error.offset
-            self.ctx.report(codes.INVALID_ESCAPE, f"invalid escape `{error.escape}` in a string",
-                            self.ctx.span(start, start + len(error.escape)))
-            return token.value[1:-1]
 
     # --- the workflow and its trigger -------------------------------------------------------
 
