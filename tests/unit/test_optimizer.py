@@ -21,7 +21,7 @@ def cases():
             yield pytest.param(rule, source + "\n", expected.strip("\n") + "\n", id=f"{rule.__name__}-{number}")
 
 
-@pytest.mark.parametrize("rule, source, expected", cases())
+@pytest.mark.parametrize("rule, source, expected", list(cases()))
 def test_pass_golden(rule, source, expected):
     assert not [d for d in toolkiln.check(source) if d.is_error]
     program = parse_source(source).program
