@@ -104,3 +104,10 @@ def test_comprehension_variable_is_scoped():
 def test_every_type_of_result_is_known():
     parsed = parse_source('if a > 1 { return "big" }\nreturn "small"')
     assert str(check_program(parsed.program).result_type) == "string"
+
+
+def test_a_string_in_an_untyped_parameter_leaves_its_type_open():
+    source = 'x = "vip" in customer\ny = customer.tier\nreturn x'
+    assert [d.code for d in toolkiln.check(source) if d.is_error] == []
+    assert inferred(source)["customer"] == "object"
+    assert inferred("return 3 in xs") == {"xs": "array"}
