@@ -769,3 +769,12 @@ def program_like(draw) -> dict:
         else:
             doc[key] = draw(json_values)
     return doc
+
+
+def strip_spans(value: Any) -> Any:
+    """A model_dump without any `span`, to compare ASTs built from different sources."""
+    if isinstance(value, dict):
+        return {k: strip_spans(v) for k, v in value.items() if k != "span"}
+    if isinstance(value, (list, tuple)):
+        return [strip_spans(v) for v in value]
+    return value

@@ -65,18 +65,12 @@ def assert_handled(source: Any) -> list[toolkiln.Diagnostic]:
     if text is not None:
         # whatever parses, prints as text that parses back to the same program
         assert toolkiln.to_text(text) == text
-        assert strip_spans(parse_source(text).program.model_dump()) == \
-            strip_spans(parse_source(source).program.model_dump())
+        assert S.strip_spans(parse_source(text).program.model_dump()) == \
+            S.strip_spans(parse_source(source).program.model_dump())
         assert toolkiln.to_json(text) == doc
     return diagnostics
 
 
-def strip_spans(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: strip_spans(v) for k, v in value.items() if k != "span"}
-    if isinstance(value, (list, tuple)):
-        return [strip_spans(v) for v in value]
-    return value
 
 
 def codes_of(source: Any) -> list[str]:

@@ -28,19 +28,12 @@ SLOW = settings(max_examples=40, deadline=None, suppress_health_check=LARGE_INPU
 
 # --- helpers --------------------------------------------------------------------------------
 
-def strip_spans(value: Any) -> Any:
-    """A model_dump without any `span` (or the span-only fields of nested nodes)."""
-    if isinstance(value, dict):
-        return {k: strip_spans(v) for k, v in value.items() if k != "span"}
-    if isinstance(value, (list, tuple)):
-        return [strip_spans(v) for v in value]
-    return value
 
 
 def ast_of(source: Any) -> dict:
     parsed = parse_source(source)
     assert parsed.program is not None, [d.message for d in parsed.diagnostics]
-    return strip_spans(parsed.program.model_dump())
+    return S.strip_spans(parsed.program.model_dump())
 
 
 def errors(source: Any) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import children, walk
 
@@ -12,13 +14,18 @@ def assigned_names(program: n.Program) -> set[str]:
 
 def free_names(program: n.Program) -> list[str]:
     """Names read outside the comprehensions that bind them, in order of first appearance."""
-    seen: dict[str, None] = {}
-    stack: list[tuple[n.Node, frozenset[str]]] = [(step, frozenset()) for step in reversed(program.steps)]
+    return list(dict.fromkeys(name.name for step in program.steps for name in free_reads(step)))
+
+
+def free_reads(node: n.Node) -> Iterator[n.Name]:
+    """The Name nodes under `node` that read from outside (comprehension variables excluded),
+    in source order."""
+    stack: list[tuple[n.Node, frozenset[str]]] = [(node, frozenset())]
     while stack:
         node, bound = stack.pop()
         if isinstance(node, n.Name):
             if node.name not in bound:
-                seen.setdefault(node.name, None)
+                yield node
             continue
         if isinstance(node, n.Comprehension):
             inner = bound | {node.var}
@@ -28,4 +35,3 @@ def free_names(program: n.Program) -> list[str]:
             stack.extend(reversed(parts))
             continue
         stack.extend((child, bound) for child in reversed(list(children(node))))
-    return list(seen)

@@ -14,6 +14,7 @@ from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.ast.types import ANY, BOOLEAN, OBJECT, Type, fits
 from toolkiln.check.checker import check_program
+from toolkiln.check.scope import free_reads
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.spans import Span
@@ -90,47 +91,10 @@ def _expressions(step: w.Step) -> Iterator[tuple[str, n.Expr]]:
             assert_never(step)
 
 
-def root_names(expr: n.Expr, bound: frozenset[str] = frozenset()) -> Iterator[n.Name]:
-    """The names an expression reads from outside (comprehension variables excluded)."""
-    match expr:
-        case n.Name():
-            if expr.name not in bound:
-                yield expr
-        case n.NumberLit() | n.StringLit() | n.BoolLit() | n.NullLit():
-            pass
-        case n.Unary():
-            yield from root_names(expr.operand, bound)
-        case n.Binary():
-            yield from root_names(expr.left, bound)
-            yield from root_names(expr.right, bound)
-        case n.Conditional():
-            for part in (expr.test, expr.then, expr.otherwise):
-                yield from root_names(part, bound)
-        case n.Call():
-            for arg in expr.args:
-                yield from root_names(arg, bound)
-        case n.Field_():
-            yield from root_names(expr.target, bound)
-        case n.Index():
-            yield from root_names(expr.target, bound)
-            yield from root_names(expr.index, bound)
-        case n.ListExpr():
-            for item in expr.items:
-                yield from root_names(item, bound)
-        case n.Comprehension():
-            yield from root_names(expr.iterable, bound)
-            inner = bound | {expr.var}
-            yield from root_names(expr.element, inner)
-            if expr.condition is not None:
-                yield from root_names(expr.condition, inner)
-        case _:
-            assert_never(expr)
-
-
 def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
     graph = result.graph
     ok = True
-    for name in root_names(expr):
+    for name in free_reads(expr):
         if name.name in graph.roots:
             continue
         target = graph.steps.get(name.name)
@@ -162,7 +126,7 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
 
 def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
     """Type the expression with the compute checker: each name it reads is an object."""
-    names = sorted({name.name for name in root_names(expr)})
+    names = sorted({name.name for name in free_reads(expr)})
     program = n.Program(parameters=tuple(n.Param(name=name, type=OBJECT) for name in names),
                         steps=(n.Return(value=expr, span=expr.span),), span=expr.span)
     checked = check_program(program)
