@@ -7,19 +7,58 @@ unions discriminated by `kind`. Expressions inside a workflow are compute expres
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from toolkiln.ast.compute import Expr, Node
+from toolkiln.ast.compute import Expr, Node, Template
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
 HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")
+ScheduleRule = Literal["daily", "every", "cron"]
+ScheduleUnit = Literal["minutes", "hours", "days"]
+SCHEDULE_UNITS: tuple[str, ...] = ("minutes", "hours", "days")
+WaitUnit = Literal["seconds", "minutes", "hours", "days"]
+WAIT_UNITS: tuple[str, ...] = ("seconds", "minutes", "hours", "days")
+
+
+# --- wiring and raw n8n properties ------------------------------------------------------
+
+class Wire(Node):
+    """`after source[output] -> input`: output `output` of node `source` feeds input `input`."""
+
+    source: str
+    output: int = 0
+    input: int = 0
+
+
+class Credentials(Node):
+    """`credentials TYPE "name"`: the n8n credential of type TYPE with that name."""
+
+    type: str
+    name: str
+
+
+class NodeSpec(Node):
+    """`node LABEL type "n8n-nodes-base.x" version N {parameters} [credentials TYPE "name"]`:
+    any n8n node, its parameters kept as written. `name` is the n8n node name (any text)."""
+
+    name: str
+    type: str
+    version: int | float
+    parameters: dict[str, Any]
+    credentials: Credentials | None = None
 
 
 # --- triggers -----------------------------------------------------------------------------
 
-class WebhookTrigger(Node):
+class TriggerNode(Node):
+    """What every trigger has: raw n8n node properties (`with {...}` after it)."""
+
+    extra: dict[str, Any] = {}
+
+
+class WebhookTrigger(TriggerNode):
     """`on webhook POST "/orders" [respond with node]`. `path` is stored as written."""
 
     kind: Literal["webhook"] = "webhook"
@@ -28,52 +67,130 @@ class WebhookTrigger(Node):
     respond_with_node: bool = False
 
 
-class ManualTrigger(Node):
+class ManualTrigger(TriggerNode):
     """`on manual`: run from the n8n editor or `n8n execute`; it cannot be activated."""
 
     kind: Literal["manual"] = "manual"
 
 
-Trigger = Annotated[WebhookTrigger | ManualTrigger, Field(discriminator="kind")]
+class ScheduleTrigger(TriggerNode):
+    """`on schedule daily at "09:00" | every 15 minutes | cron "0 9 * * 1-5" [timezone "…"]`.
+    `every` is (interval, unit) for `every`, `at` is "HH:MM" for `daily`; the timezone
+    becomes the workflow's timezone setting."""
+
+    kind: Literal["schedule"] = "schedule"
+    rule: ScheduleRule
+    at: str | None = None
+    interval: int | None = None
+    unit: ScheduleUnit | None = None
+    cron: str | None = None
+    timezone: str | None = None
+
+
+class NodeTrigger(TriggerNode):
+    """`on node ...`: any other n8n trigger node (a form, an app event, a sub-workflow call)."""
+
+    kind: Literal["node"] = "node"
+    node: NodeSpec
+
+
+Trigger = Annotated[WebhookTrigger | ManualTrigger | ScheduleTrigger | NodeTrigger, Field(discriminator="kind")]
 
 
 # --- steps --------------------------------------------------------------------------------
 
+class StepNode(Node):
+    """What every step has: a name, where its input comes from and raw n8n node properties.
+    `after` None means "the step before it" (or the branch it starts); () means no input."""
+
+    name: str
+    after: tuple[Wire, ...] | None = None
+    extra: dict[str, Any] = {}
+
+
 class SetField(Node):
-    """`name = expression`: one output field of a `set` step."""
+    """`name = expression`: one output field of a `set` step (or a query/header/body entry)."""
 
     name: str
     value: Expr
 
 
-class SetStep(Node):
+class SetStep(StepNode):
     """`set NAME { field = expr, ... }`: its output item has exactly these fields."""
 
     kind: Literal["set"] = "set"
-    name: str
     fields: tuple[SetField, ...]
 
 
-class IfStep(Node):
+class IfStep(StepNode):
     """`if NAME condition { ... } else { ... }`: items pass through unchanged. An empty
     `otherwise` means there is no else branch."""
 
     kind: Literal["if"] = "if"
-    name: str
     condition: Expr
     then: tuple[Step, ...]
     otherwise: tuple[Step, ...] = ()
 
 
-class RespondStep(Node):
+class SwitchCase(Node):
+    condition: Expr
+    steps: tuple[Step, ...]
+
+
+class SwitchStep(StepNode):
+    """`switch NAME { case cond { ... } ... else { ... } }`: each item goes to the first case
+    whose condition holds (output i), or to `else` (the last output) if there is one."""
+
+    kind: Literal["switch"] = "switch"
+    cases: tuple[SwitchCase, ...]
+    otherwise: tuple[Step, ...] | None = None
+
+
+class RespondStep(StepNode):
     """`respond NAME expression`: answers the webhook request with the expression's value."""
 
     kind: Literal["respond"] = "respond"
-    name: str
     body: Expr
 
 
-Step = Annotated[SetStep | IfStep | RespondStep, Field(discriminator="kind")]
+class HttpStep(StepNode):
+    """`http NAME METHOD "url {{template}}" [query {...}] [headers {...}] [body {...}]
+    [credentials TYPE "name"]`: its output item is the response's JSON."""
+
+    kind: Literal["http"] = "http"
+    method: HttpMethod
+    url: Template
+    query: tuple[SetField, ...] = ()
+    headers: tuple[SetField, ...] = ()
+    body: tuple[SetField, ...] | None = None
+    credentials: Credentials | None = None
+
+
+class MergeStep(StepNode):
+    """`merge NAME [by position]` after an `if` or `switch`: waits for its branches (input i is
+    branch i) and appends their items, or pairs them by position."""
+
+    kind: Literal["merge"] = "merge"
+    mode: Literal["append", "position"] = "append"
+
+
+class WaitStep(StepNode):
+    """`wait NAME 5 minutes`: pauses, then passes its items on."""
+
+    kind: Literal["wait"] = "wait"
+    amount: int
+    unit: WaitUnit
+
+
+class NodeStep(StepNode):
+    """`node ...`: any other n8n node; its output is not typed."""
+
+    kind: Literal["node"] = "node"
+    node: NodeSpec
+
+
+Step = Annotated[SetStep | IfStep | SwitchStep | RespondStep | HttpStep | MergeStep | WaitStep | NodeStep,
+                 Field(discriminator="kind")]
 
 
 class Workflow(Node):
@@ -81,12 +198,22 @@ class Workflow(Node):
     description: str | None = None
     trigger: Trigger
     steps: tuple[Step, ...]
+    extra: dict[str, Any] = {}      # raw top-level n8n workflow properties (settings, pinData, ...)
+
+
+def branches(step: Step) -> tuple[tuple[Step, ...], ...]:
+    """The blocks a step holds, by output index (an if: then, else; a switch: its cases, else)."""
+    if isinstance(step, IfStep):
+        return (step.then, step.otherwise)
+    if isinstance(step, SwitchStep):
+        cases = tuple(case.steps for case in step.cases)
+        return cases if step.otherwise is None else (*cases, step.otherwise)
+    return ()
 
 
 def walk_steps(steps: tuple[Step, ...]):
     """Every step, branches included, in source order (depth first)."""
     for step in steps:
         yield step
-        if isinstance(step, IfStep):
-            yield from walk_steps(step.then)
-            yield from walk_steps(step.otherwise)
+        for block in branches(step):
+            yield from walk_steps(block)

@@ -8,11 +8,13 @@ Like `toolkiln/syntax/`, this is the only workflow module that sees Lark's trees
 
 from __future__ import annotations
 
+import json
 import re
+import zoneinfo
 from functools import cache
 from typing import Any
 
-from lark import Lark, v_args
+from lark import Lark, Token, v_args
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -29,14 +31,19 @@ from toolkiln.syntax.builder import (
     ParseContext,
     SourceBuilder,
     parse_expression,
+    parse_template,
 )
 from toolkiln.syntax.grammar import grammar_text
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
 from toolkiln.syntax.spans import LineIndex
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+CLOCK_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+CRON = re.compile(r"\S+( \S+){4,5}")        # five fields (six with seconds); n8n checks the values
+TIMEZONE_SHAPE = re.compile(r"UTC|[A-Za-z_]+(/[A-Za-z0-9_+-]+)+")
 WEBHOOK_PATH = re.compile(r"/?(?::?[A-Za-z0-9_-]+)(?:/:?[A-Za-z0-9_-]+)*/?")
-_TERMINAL_WORDS = {"OP": "an operator", "RESPOND_WITH_NODE": "`respond with node`"}
+_TERMINAL_WORDS = {"OP": "an operator", "RESPOND_WITH_NODE": "`respond with node`", "MERGE_MODE": "`by position`",
+                   "NOTHING": "`nothing`", "LBRACE": "`{`", "RBRACE": "`}`", "COLON": "`:`"}
 
 
 @cache
@@ -104,21 +111,30 @@ class _Builder(SourceBuilder):
     # --- the workflow and its trigger -------------------------------------------------------
 
     def start(self, meta: Meta, children: list[Any]) -> w.Workflow | None:
-        (name, description), trigger, *steps = children
+        (name, description, extra), trigger, trigger_extra, *steps = children
         if trigger is None:         # reported already
             return None
-        return w.Workflow(name=name, description=description, trigger=trigger, steps=tuple(steps),
-                          span=self._span(meta))
+        if trigger_extra is not None:
+            trigger = trigger.model_copy(update={"extra": trigger_extra})
+        return w.Workflow(name=name, description=description, trigger=trigger,
+                          steps=tuple(step for step in steps if step is not None),
+                          extra=extra or {}, span=self._span(meta))
 
-    def header(self, meta: Meta, children: list[Any]) -> tuple[str, str | None]:
-        name, description = children
-        if not WORKFLOW_NAME.fullmatch(name.value):
-            self.ctx.report(codes.INVALID_NAME, f"`{name.value}` is not a valid workflow name",
-                            self._token_span(name), hint="use ^[a-z][a-z0-9_]{0,63}$")
-        if description is None:
-            self.ctx.report(codes.MISSING_FIELD, f"workflow `{name.value}` has no description",
-                            self._token_span(name), hint='add `description "what it does"` after the name')
-        return name.value, None if description is None else self._string(description)
+    def header(self, meta: Meta, children: list[Any]) -> tuple[str, str | None, dict | None]:
+        (name, token), description, extra = children
+        if token.type == "NAME" and not WORKFLOW_NAME.fullmatch(name):
+            self.ctx.report(codes.INVALID_NAME, f"`{name}` is not a valid workflow name",
+                            self._token_span(token), hint='use ^[a-z][a-z0-9_]{0,63}$, or quote any name: "Order sync"')
+        if token.type == "STRING" and not name.strip():
+            self.ctx.report(codes.INVALID_NAME, "the workflow name is empty", self._token_span(token))
+        if description is None and extra is None:
+            self.ctx.report(codes.MISSING_FIELD, f"workflow `{name}` has no description",
+                            self._token_span(token), hint='add `description "what it does"` after the name')
+        return name, None if description is None else self._string(description), extra
+
+    def label(self, meta: Meta, children: list[Any]) -> tuple[str, Token]:
+        (token,) = children
+        return (self._string(token) if token.type == "STRING" else token.value), token
 
     def webhook(self, meta: Meta, children: list[Any]) -> w.WebhookTrigger | None:
         method, path, respond = children
@@ -136,37 +152,214 @@ class _Builder(SourceBuilder):
     def manual(self, meta: Meta, children: list[Any]) -> w.ManualTrigger:
         return w.ManualTrigger(span=self._span(meta))
 
+    def schedule(self, meta: Meta, children: list[Any]) -> w.ScheduleTrigger | None:
+        rule, timezone = children
+        if rule is None:
+            return None
+        zone = None
+        if timezone is not None:
+            zone = self._string(timezone)
+            if not is_timezone(zone):
+                self.ctx.report(codes.INVALID_TRIGGER, f"unknown timezone {timezone.value}",
+                                self._token_span(timezone), hint='use an IANA name such as "Europe/Berlin" or "UTC"')
+        return w.ScheduleTrigger(**rule, timezone=zone, span=self._span(meta))
+
+    def daily(self, meta: Meta, children: list[Any]) -> dict[str, Any] | None:
+        (at,) = children
+        text = self._string(at)
+        if not CLOCK_TIME.fullmatch(text):
+            self.ctx.report(codes.INVALID_TRIGGER, f"{at.value} is not a time of day", self._token_span(at),
+                            hint='write it as "HH:MM" on a 24-hour clock, e.g. "09:00" or "17:30"')
+            return None
+        return {"rule": "daily", "at": text}
+
+    def every(self, meta: Meta, children: list[Any]) -> dict[str, Any] | None:
+        count, unit = children
+        interval = self._count(count)
+        if unit.value not in w.SCHEDULE_UNITS:
+            self.ctx.report(codes.INVALID_TRIGGER, f"unknown schedule unit `{unit.value}`", self._token_span(unit),
+                            hint=f"use one of {', '.join(w.SCHEDULE_UNITS)}")
+            return None
+        return None if interval is None else {"rule": "every", "interval": interval, "unit": unit.value}
+
+    def cron(self, meta: Meta, children: list[Any]) -> dict[str, Any] | None:
+        (expression,) = children
+        text = self._string(expression)
+        if not CRON.fullmatch(text.strip()):
+            self.ctx.report(codes.INVALID_TRIGGER, f"{expression.value} is not a cron expression",
+                            self._token_span(expression),
+                            hint='five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"')
+            return None
+        return {"rule": "cron", "cron": text.strip()}
+
+    def node_trigger(self, meta: Meta, children: list[Any]) -> w.NodeTrigger | None:
+        (node,) = children
+        return None if node is None else w.NodeTrigger(node=node, span=self._span(meta))
+
+    # --- steps: common parts ----------------------------------------------------------------
+
+    def step(self, meta: Meta, children: list[Any]) -> w.Step:
+        after, step, extra = children
+        if step is None or (after is None and extra is None):
+            return step
+        return step.model_copy(update={"after": after, "extra": extra or {}, "span": self._span(meta)})
+
+    def wiring(self, meta: Meta, children: list[Any]) -> tuple[w.Wire, ...]:
+        return tuple(wire for wire in children if isinstance(wire, w.Wire))    # () for `after nothing`
+
+    def wire(self, meta: Meta, children: list[Any]) -> w.Wire:
+        (source, _), output, input_ = children
+        return w.Wire(source=source, output=0 if output is None else self._index(output),
+                      input=0 if input_ is None else self._index(input_), span=self._span(meta))
+
+    def extra(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
+        (value,) = children
+        return value
+
+    def json(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
+        text = self.text[meta.start_pos:meta.end_pos]
+        try:
+            return json.loads(text)
+        except ValueError as error:
+            offset = meta.start_pos + getattr(error, "pos", 0)
+            self.ctx.report(codes.INVALID_JSON, f"invalid JSON: {getattr(error, 'msg', error)}",
+                            self.ctx.span(offset, offset + 1), hint='JSON needs double quotes: {"key": "value"}')
+            return {}
+
+    def node_spec(self, meta: Meta, children: list[Any]) -> w.NodeSpec | None:
+        (name, token), type_, version, parameters, credentials = children
+        if not name.strip():
+            self.ctx.report(codes.INVALID_NAME, "the node name is empty", self._token_span(token))
+        number = float(version.value)
+        return w.NodeSpec(name=name, type=self._string(type_), version=int(number) if number.is_integer() else number,
+                          parameters=parameters, credentials=credentials, span=self._span(meta))
+
+    def credentials(self, meta: Meta, children: list[Any]) -> w.Credentials:
+        type_, name = children
+        return w.Credentials(type=type_.value, name=self._string(name), span=self._span(meta))
+
     # --- steps ----------------------------------------------------------------------------
 
     def set_step(self, meta: Meta, children: list[Any]) -> w.SetStep:
         name, *fields = children
-        seen: set[str] = set()
-        kept = []
-        for field in fields:
-            if field is None:
-                continue
-            if field.name in seen:
-                self.ctx.report(codes.DUPLICATE_NAME, f"field `{field.name}` is set twice in `{name.value}`",
-                                field.span)
-            seen.add(field.name)
-            kept.append(field)
-        return w.SetStep(name=self._name(name), fields=tuple(kept), span=self._span(meta))
+        return w.SetStep(name=self._name(name), fields=self._fields(name.value, fields), span=self._span(meta))
 
     def field(self, meta: Meta, children: list[Any]) -> w.SetField:
         name, value = children
         return w.SetField(name=self._name(name), value=value, span=self._span(meta))
+
+    def pair(self, meta: Meta, children: list[Any]) -> w.SetField:
+        name, value = children
+        text = self._string(name) if name.type == "STRING" else name.value
+        return w.SetField(name=text, value=value, span=self._span(meta))
 
     def if_step(self, meta: Meta, children: list[Any]) -> w.IfStep:
         name, condition, then, otherwise = children
         return w.IfStep(name=self._name(name), condition=condition, then=then, otherwise=otherwise or (),
                         span=self._span(meta))
 
+    def switch_step(self, meta: Meta, children: list[Any]) -> w.SwitchStep:
+        name, *cases, otherwise = children
+        return w.SwitchStep(name=self._name(name), cases=tuple(cases), otherwise=otherwise, span=self._span(meta))
+
+    def case(self, meta: Meta, children: list[Any]) -> w.SwitchCase:
+        condition, steps = children
+        return w.SwitchCase(condition=condition, steps=steps, span=self._span(meta))
+
+    def default(self, meta: Meta, children: list[Any]) -> tuple[w.Step, ...]:
+        (steps,) = children
+        return steps
+
     def respond_step(self, meta: Meta, children: list[Any]) -> w.RespondStep:
         name, body = children
         return w.RespondStep(name=self._name(name), body=body, span=self._span(meta))
 
+    def http_step(self, meta: Meta, children: list[Any]) -> w.HttpStep | None:
+        name, method, url, *clauses = children
+        if method.value not in w.HTTP_METHODS:
+            self.ctx.report(codes.INVALID_STEP, f"unknown HTTP method `{method.value}`", self._token_span(method),
+                            hint=f"use one of {', '.join(w.HTTP_METHODS)}")
+        parts: dict[str, Any] = {}
+        for clause, value, span in clauses:
+            if clause in parts:
+                self.ctx.report(codes.INVALID_STEP, f"`{clause}` is given twice in `{name.value}`", span,
+                                hint="merge the two clauses into one")
+            parts[clause] = self._fields(name.value, value) if clause != "credentials" else value
+        if url is None or method.value not in w.HTTP_METHODS:
+            return None
+        return w.HttpStep(name=self._name(name), method=method.value, url=url, span=self._span(meta), **parts)
+
+    def http_query(self, meta: Meta, children: list[Any]) -> tuple[str, list, Any]:
+        return "query", children, self._span(meta)
+
+    def http_headers(self, meta: Meta, children: list[Any]) -> tuple[str, list, Any]:
+        return "headers", children, self._span(meta)
+
+    def http_body(self, meta: Meta, children: list[Any]) -> tuple[str, list, Any]:
+        return "body", children, self._span(meta)
+
+    def http_clause(self, meta: Meta, children: list[Any]) -> tuple[str, w.Credentials, Any]:
+        (credentials,) = children
+        return "credentials", credentials, credentials.span
+
+    def template(self, meta: Meta, children: list[Any]) -> n.Template | None:
+        (token,) = children
+        ctx = ParseContext(self.ctx.index, token.start_pos + 1)
+        template = parse_template(token.value[1:-1], ctx, escaped=True)
+        self.ctx.diagnostics.extend(ctx.diagnostics)
+        return template
+
+    def merge_step(self, meta: Meta, children: list[Any]) -> w.MergeStep:
+        name, mode = children
+        return w.MergeStep(name=self._name(name), mode="append" if mode is None else "position",
+                           span=self._span(meta))
+
+    def wait_step(self, meta: Meta, children: list[Any]) -> w.WaitStep | None:
+        name, amount, unit = children
+        count = self._count(amount)
+        if unit.value not in w.WAIT_UNITS:
+            self.ctx.report(codes.INVALID_STEP, f"unknown wait unit `{unit.value}`", self._token_span(unit),
+                            hint=f"use one of {', '.join(w.WAIT_UNITS)}")
+            return None
+        if count is None:
+            return None
+        return w.WaitStep(name=self._name(name), amount=count, unit=unit.value, span=self._span(meta))
+
+    def node_step(self, meta: Meta, children: list[Any]) -> w.NodeStep | None:
+        (node,) = children
+        return None if node is None else w.NodeStep(name=node.name, node=node, span=self._span(meta))
+
     def block(self, meta: Meta, children: list[Any]) -> tuple[w.Step, ...]:
-        return tuple(children)
+        return tuple(step for step in children if step is not None)
+
+    # --- small pieces -----------------------------------------------------------------------
+
+    def _fields(self, owner: str, fields: list[w.SetField | None]) -> tuple[w.SetField, ...]:
+        seen: set[str] = set()
+        kept = []
+        for field in fields:
+            if field is None:
+                continue
+            if field.name in seen:
+                self.ctx.report(codes.DUPLICATE_NAME, f"field `{field.name}` is set twice in `{owner}`", field.span)
+            seen.add(field.name)
+            kept.append(field)
+        return tuple(kept)
+
+    def _count(self, token: Token) -> int | None:
+        """A positive whole number (an interval, a wait)."""
+        if not token.value.isdigit() or int(token.value) == 0:
+            self.ctx.report(codes.INVALID_STEP, f"`{token.value}` is not a positive whole number",
+                            self._token_span(token), hint="write a count such as 5")
+            return None
+        return int(token.value)
+
+    def _index(self, token: Token) -> int:
+        if not token.value.isdigit():
+            self.ctx.report(codes.INVALID_WIRING, f"`{token.value}` is not an output or input index",
+                            self._token_span(token), hint="outputs and inputs are numbered 0, 1, 2, ...")
+            return 0
+        return int(token.value)
 
     # --- expressions: the compute parser, at their offset in the file ---------------------
 
@@ -181,3 +374,9 @@ class _Builder(SourceBuilder):
 
     def rexpr(self, meta: Meta, children: list[Any]) -> n.Expr:
         return self._expression(meta)
+
+
+def is_timezone(name: str) -> bool:
+    """An IANA timezone name. Where the system has no timezone database, any Area/City name."""
+    known = zoneinfo.available_timezones()
+    return name in known if known else bool(TIMEZONE_SHAPE.fullmatch(name))

@@ -19,6 +19,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.spans import Span
 from toolkiln.workflow.graph import WorkflowGraph, build_graph
+from toolkiln.workflow.wiring import check_nodes, check_wiring
 
 
 @dataclass
@@ -42,6 +43,8 @@ def validate(workflow: w.Workflow) -> Validation:
     result = Validation(build_graph(workflow))
     _names(workflow, result)
     _respond_wiring(workflow, result)
+    check_wiring(result)
+    check_nodes(workflow, result)
     for step in w.walk_steps(workflow.steps):
         if result.graph.steps.get(step.name) is not step:
             continue                # a duplicate: reported once, not checked twice
@@ -85,8 +88,19 @@ def _expressions(step: w.Step) -> Iterator[tuple[str, n.Expr]]:
                 yield f.name, f.value
         case w.IfStep():
             yield "condition", step.condition
+        case w.SwitchStep():
+            for case in step.cases:
+                yield "condition", case.condition
         case w.RespondStep():
             yield "body", step.body
+        case w.HttpStep():
+            for part in step.url.parts:
+                if isinstance(part, n.Hole):
+                    yield "url", part.expr
+            for f in (*step.query, *step.headers, *(step.body or ())):
+                yield f.name, f.value
+        case w.MergeStep() | w.WaitStep() | w.NodeStep():
+            return
         case _:
             assert_never(step)
 
@@ -107,9 +121,9 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
             result.report(codes.UNKNOWN_STEP, f"no step or trigger data named `{name.name}`", name.span, hint=hint)
         elif not graph.produces_fields(name.name):
             ok = False
-            result.report(codes.NO_OUTPUT, f"`{name.name}` is {'an if' if target.kind == 'if' else 'a respond'} "
-                          "step and produces no fields", name.span,
-                          hint="read the `set` step (or trigger data) before it instead")
+            article = "an" if target.kind == "if" else "a"
+            result.report(codes.NO_OUTPUT, f"`{name.name}` is {article} {target.kind} step and produces no fields "
+                          "of its own", name.span, hint="read the step (or trigger data) before it instead")
         elif name.name == step.name:
             ok = False
             result.report(codes.NOT_UPSTREAM, f"`{step.name}` cannot read its own output", name.span,
@@ -138,11 +152,13 @@ def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
     match step:
         case w.SetStep():
             result.field_types[(step.name, label)] = type_
-        case w.IfStep():
+        case w.IfStep() | w.SwitchStep():
             if not fits(type_, BOOLEAN):
                 result.report(codes.CONDITION_TYPE, f"the condition of `{step.name}` is {type_}, not boolean",
                               expr.span, hint="compare it, e.g. `x > 0` or `x == \"yes\"`")
         case w.RespondStep():
             result.respond_types[step.name] = type_
+        case w.HttpStep() | w.MergeStep() | w.WaitStep() | w.NodeStep():
+            return
         case _:
             assert_never(step)

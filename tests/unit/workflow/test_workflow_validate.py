@@ -26,7 +26,7 @@ def test_a_valid_workflow_has_no_diagnostics():
      "E0703", "`t` does not run on every path to `after`"),
     ("if c body.n > 1 { set t { x = 1 } respond r t } else { respond s f }\nset f { x = 1 }",
      "E0703", "`f` is not upstream of `s`"),
-    ("if c body.n > 1 { respond r body }\nset a { x = c.n }", "E0708", "`c` is an if step and produces no fields"),
+    ("if c body.n > 1 { respond r body }\nset a { x = c.n }", "E0708", "`c` is an if step and produces no fields of its own"),
     ("set a { x = \"s\" * 2 }\nrespond r a", "E0301", "`*` (multiply) needs number, but this is string"),
     ("set a { x = nope(1) }\nrespond r a", "E0204", "unknown function `nope`"),
     ("if c body.n + 1 { respond r body }", "E0302", "the condition of `c` is number, not boolean"),

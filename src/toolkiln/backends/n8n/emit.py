@@ -11,13 +11,14 @@ translated are returned as E0706 diagnostics (and no workflow).
 
 from __future__ import annotations
 
+import copy
 import uuid
 from typing import Any, assert_never
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.ast.types import Type
-from toolkiln.backends.n8n.expressions import Untranslatable, n8n_expression
+from toolkiln.backends.n8n.expressions import Untranslatable, js_string, to_js
 from toolkiln.backends.n8n.layout import layered_positions
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -29,10 +30,20 @@ NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://toolkiln.dev/n8n")
 NODE_TYPES: dict[str, tuple[str, float | int]] = {
     "webhook": ("n8n-nodes-base.webhook", 2),
     "manual": ("n8n-nodes-base.manualTrigger", 1),
+    "schedule": ("n8n-nodes-base.scheduleTrigger", 1.2),
     "set": ("n8n-nodes-base.set", 3.4),
     "if": ("n8n-nodes-base.if", 2.2),
+    "switch": ("n8n-nodes-base.switch", 3.2),
     "respond": ("n8n-nodes-base.respondToWebhook", 1.1),
+    "http": ("n8n-nodes-base.httpRequest", 4.2),
+    "merge": ("n8n-nodes-base.merge", 3),
+    "wait": ("n8n-nodes-base.wait", 1.1),
 }
+# Credential types the HTTP Request node takes as "generic" auth; any other type is one of
+# n8n's predefined service credentials (hubspotApi, ...).
+GENERIC_AUTH = frozenset({"httpBasicAuth", "httpHeaderAuth", "httpQueryAuth", "httpDigestAuth", "httpCustomAuth",
+                          "oAuth1Api", "oAuth2Api"})
+CONDITION_OPTIONS = {"caseSensitive": True, "leftValue": "", "typeValidation": "strict", "version": 2}
 # Compute types -> the types of n8n Set assignments. `any` becomes "string": without
 # "parseStrings" n8n keeps a string field's value as it is, whatever its JavaScript type.
 SET_TYPES = {"number": "number", "integer": "number", "string": "string", "boolean": "boolean",
@@ -50,34 +61,55 @@ def emit_workflow(validation: Validation) -> tuple[dict[str, Any] | None, list[D
     if emitter.diagnostics:
         return None, emitter.diagnostics
     graph = validation.graph
-    positions = layered_positions(graph.graph, graph.order)
-    for node in nodes:
-        node["position"] = positions[node["name"]]
     connections = {}
     for name in graph.order:
         outputs = graph.outputs(name)
         if any(outputs):
-            connections[name] = {"main": [[{"node": target, "type": "main", "index": 0} for target in targets]
+            connections[name] = {"main": [[{"node": target, "type": "main", "index": index} for target, index in targets]
                                           for targets in outputs]}
-    workflow = {"name": graph.workflow.name, "nodes": nodes, "connections": connections,
-                "settings": {"executionOrder": "v1"}}
-    return workflow, []
+    return _workflow(graph.workflow, nodes, connections), []
+
+
+def _workflow(workflow: w.Workflow, nodes: list[dict[str, Any]], connections: dict[str, Any]) -> dict[str, Any]:
+    """The top level: `with {...}` on the header adds properties and settings (pinData, tags...)."""
+    settings: dict[str, Any] = {"executionOrder": "v1"}
+    trigger = workflow.trigger
+    if isinstance(trigger, w.ScheduleTrigger) and trigger.timezone is not None:
+        settings["timezone"] = trigger.timezone
+    extra = dict(workflow.extra)
+    settings.update(extra.pop("settings", None) or {})
+    return {"name": workflow.name, "nodes": nodes, "connections": connections, "settings": settings, **extra}
 
 
 class _Emitter:
     def __init__(self, validation: Validation) -> None:
         self.validation = validation
         self.graph: WorkflowGraph = validation.graph
+        self.positions = layered_positions(self.graph.graph, self.graph.order)
         self.name = self.graph.workflow.name
         self.diagnostics: list[Diagnostic] = []
 
     def node(self, name: str, kind: str, parameters: dict[str, Any]) -> dict[str, Any]:
         type_, version = NODE_TYPES[kind]
+        return self.n8n_node(name, type_, version, parameters)
+
+    def n8n_node(self, name: str, type_: str, version: float | int, parameters: dict[str, Any]) -> dict[str, Any]:
         return {"id": stable_id(self.name, name), "name": name, "type": type_, "typeVersion": version,
-                "position": [0, 0], "parameters": parameters}
+                "position": self.positions[name], "parameters": parameters}
+
+    def generic(self, spec: w.NodeSpec) -> dict[str, Any]:
+        node = self.n8n_node(spec.name, spec.type, spec.version, copy.deepcopy(spec.parameters))
+        if spec.credentials is not None:
+            node["credentials"] = {spec.credentials.type: {"name": spec.credentials.name}}
+        return node
 
     def trigger(self) -> dict[str, Any]:
         trigger = self.graph.workflow.trigger
+        node = self.trigger_node(trigger)
+        node.update(copy.deepcopy(trigger.extra))
+        return node
+
+    def trigger_node(self, trigger: w.Trigger) -> dict[str, Any]:
         match trigger:
             case w.WebhookTrigger():
                 node = self.node(self.graph.trigger, "webhook", {
@@ -90,10 +122,19 @@ class _Emitter:
                 return node
             case w.ManualTrigger():
                 return self.node(self.graph.trigger, "manual", {})
+            case w.ScheduleTrigger():
+                return self.node(self.graph.trigger, "schedule", {"rule": {"interval": [_schedule_rule(trigger)]}})
+            case w.NodeTrigger():
+                return self.generic(trigger.node)
             case _:
                 assert_never(trigger)
 
     def step(self, step: w.Step) -> dict[str, Any]:
+        node = self.step_node(step)
+        node.update(copy.deepcopy(step.extra))
+        return node
+
+    def step_node(self, step: w.Step) -> dict[str, Any]:
         match step:
             case w.SetStep():
                 assignments = [{
@@ -106,26 +147,94 @@ class _Emitter:
                                                     "assignments": {"assignments": assignments},
                                                     "includeOtherFields": False, "options": {}})
             case w.IfStep():
-                condition = {"id": stable_id(self.name, step.name, "condition"),
-                             "leftValue": self.expression(step, step.condition), "rightValue": "",
-                             "operator": {"type": "boolean", "operation": "true", "singleValue": True}}
-                return self.node(step.name, "if", {"conditions": {
-                    "options": {"caseSensitive": True, "leftValue": "", "typeValidation": "strict", "version": 2},
-                    "conditions": [condition], "combinator": "and"}, "options": {}})
+                return self.node(step.name, "if", {"conditions": self.condition(step, step.condition, "condition"),
+                                                   "options": {}})
+            case w.SwitchStep():
+                rules = [{"conditions": self.condition(step, case.condition, f"case{index}"), "renameOutput": False}
+                         for index, case in enumerate(step.cases)]
+                options = {} if step.otherwise is None else {"fallbackOutput": "extra"}
+                return self.node(step.name, "switch", {"rules": {"values": rules}, "options": options})
             case w.RespondStep():
                 type_ = self.validation.respond_types.get(step.name)
                 text = type_ is not None and type_.name == "string"
                 return self.node(step.name, "respond", {"respondWith": "text" if text else "json",
                                                         "responseBody": self.expression(step, step.body),
                                                         "options": {}})
+            case w.HttpStep():
+                return self.http(step)
+            case w.MergeStep():
+                inputs = self.merge_inputs(step.name)
+                parameters: dict[str, Any] = {} if step.mode == "append" else {
+                    "mode": "combine", "combineBy": "combineByPosition"}
+                if inputs > 2:
+                    parameters["numberInputs"] = inputs
+                parameters["options"] = {}
+                return self.node(step.name, "merge", parameters)
+            case w.WaitStep():
+                node = self.node(step.name, "wait", {"amount": step.amount, "unit": step.unit})
+                node["webhookId"] = stable_id(self.name, step.name, "webhook")
+                return node
+            case w.NodeStep():
+                return self.generic(step.node)
             case _:
                 assert_never(step)
+
+    def merge_inputs(self, name: str) -> int:
+        return 1 + max(data["input"] for _, _, data in self.graph.graph.in_edges(name, data=True))
+
+    def condition(self, step: w.Step, expr: n.Expr, label: str) -> dict[str, Any]:
+        """An n8n filter that holds when the (boolean) expression is true."""
+        condition = {"id": stable_id(self.name, step.name, label), "leftValue": self.expression(step, expr),
+                     "rightValue": "", "operator": {"type": "boolean", "operation": "true", "singleValue": True}}
+        return {"options": dict(CONDITION_OPTIONS), "conditions": [condition], "combinator": "and"}
+
+    def http(self, step: w.HttpStep) -> dict[str, Any]:
+        parameters: dict[str, Any] = {"method": step.method, "url": self.template(step, step.url)}
+        credentials = step.credentials
+        if credentials is not None:
+            if credentials.type in GENERIC_AUTH:
+                parameters.update(authentication="genericCredentialType", genericAuthType=credentials.type)
+            else:
+                parameters.update(authentication="predefinedCredentialType", nodeCredentialType=credentials.type)
+        for flag, key, fields in (("sendQuery", "queryParameters", step.query),
+                                  ("sendHeaders", "headerParameters", step.headers)):
+            if fields:
+                parameters[flag] = True
+                parameters[key] = {"parameters": [{"name": f.name, "value": self.expression(step, f.value)}
+                                                  for f in fields]}
+        if step.body is not None:
+            members = ", ".join(f"{js_string(f.name)}: {self.javascript(step, f.value)}" for f in step.body)
+            parameters.update(sendBody=True, specifyBody="json",
+                              jsonBody="={{ JSON.stringify({ " + members + " }) }}")
+        parameters["options"] = {}
+        node = self.node(step.name, "http", parameters)
+        if credentials is not None:
+            node["credentials"] = {credentials.type: {"name": credentials.name}}
+        return node
+
+    def template(self, step: w.Step, template: n.Template) -> str:
+        """A URL template as an n8n string with embedded `{{ }}` holes."""
+        pieces = []
+        for part in template.parts:
+            if isinstance(part, n.TextPart):
+                pieces.append(part.text)
+            elif part.spec is not None:
+                self.diagnostics.append(Diagnostic.of(codes.UNTRANSLATABLE, "a format spec has no n8n translation",
+                                                      part.span, "compute the formatted text in a `set` step"))
+            else:
+                pieces.append("{{ " + self.javascript(step, part.expr) + " }}")
+        if not any(isinstance(part, n.Hole) for part in template.parts):
+            return "".join(pieces)
+        return "=" + "".join(pieces)
 
     @staticmethod
     def set_type(type_: Type | None) -> str:
         return SET_TYPES[type_.name] if type_ is not None else "string"
 
     def expression(self, step: w.Step, expr: n.Expr) -> str:
+        return "={{ " + self.javascript(step, expr) + " }}"
+
+    def javascript(self, step: w.Step, expr: n.Expr) -> str:
         source = self.graph.input_source(step.name)
 
         def root(name: n.Name) -> str:
@@ -135,10 +244,24 @@ class _Emitter:
             return "$json" if source == name.name else f"$({_js_quote(name.name)}).item.json"
 
         try:
-            return n8n_expression(expr, root)
+            return to_js(expr, root)
         except Untranslatable as error:
             self.diagnostics.append(Diagnostic.of(codes.UNTRANSLATABLE, error.message, error.span, error.hint))
             return ""
+
+
+def _schedule_rule(trigger: w.ScheduleTrigger) -> dict[str, Any]:
+    match trigger.rule:
+        case "daily":
+            hour, minute = (int(part) for part in (trigger.at or "00:00").split(":"))
+            return {"field": "days", "triggerAtHour": hour, "triggerAtMinute": minute}
+        case "every":
+            unit = trigger.unit or "minutes"
+            return {"field": unit, f"{unit}Interval": trigger.interval}
+        case "cron":
+            return {"field": "cronExpression", "expression": trigger.cron}
+        case _:
+            assert_never(trigger.rule)
 
 
 def _js_quote(name: str) -> str:

@@ -47,11 +47,6 @@ def js_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("{", "\\u007b").replace("}", "\\u007d")
 
 
-def n8n_expression(expr: n.Expr, root: Callable[[n.Name], str]) -> str:
-    """`={{ js }}`; `root(name)` gives the JavaScript for a name the expression reads."""
-    return "={{ " + to_js(expr, root) + " }}"
-
-
 def to_js(expr: n.Expr, root: Callable[[n.Name], str]) -> str:
     match expr:
         case n.NumberLit():

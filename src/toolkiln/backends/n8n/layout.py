@@ -1,7 +1,8 @@
 """Node positions for the n8n editor: a layered layout of the workflow graph.
 
 Layer = topological generation (the trigger is layer 0); x grows by layer, and the nodes of
-one layer are stacked around y = 0 in source order. Deterministic, so golden files are stable.
+one layer are stacked around y = 0 in source order. A loop (through Loop Over Items) is laid
+out as one layer. Deterministic, so golden files are stable.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ Y_STEP = 200
 def layered_positions(graph: nx.MultiDiGraph, order: Sequence[str]) -> dict[str, list[int]]:
     rank = {name: i for i, name in enumerate(order)}
     positions: dict[str, list[int]] = {}
-    for layer, nodes in enumerate(nx.topological_generations(graph)):
+    condensed = nx.condensation(graph)
+    for layer, components in enumerate(nx.topological_generations(condensed)):
+        nodes = [name for component in components for name in condensed.nodes[component]["members"]]
         ordered = sorted(nodes, key=rank.__getitem__)
         for i, name in enumerate(ordered):
             offset = i * 2 - (len(ordered) - 1)          # ..., -2, 0, 2, ... or -1, 1, ...
