@@ -8,20 +8,25 @@ from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
 
 __all__ = ["CompileError", "Diagnostic", "Error", "Limits", "PermissionDenied", "Registry", "RunError", "Tool",
-           "ToolRecord", "check", "compile", "load_table_file", "to_json", "to_text"]
+           "ToolRecord", "check", "check_workflow", "compile", "compile_workflow", "load_table_file", "to_json",
+           "to_text"]
 __version__ = "0.1.0"
 
-# The registry (and filelock with it) loads on first use, so `import toolkiln` stays light.
-_REGISTRY_EXPORTS = frozenset({"Registry", "ToolRecord", "PermissionDenied"})
+# The registry (and filelock with it) and the workflow compiler (and networkx with it) load on
+# first use, so `import toolkiln` stays light. Name -> the module that defines it.
+_LAZY_EXPORTS = {"Registry": "toolkiln.registry", "ToolRecord": "toolkiln.registry",
+                 "PermissionDenied": "toolkiln.registry", "compile_workflow": "toolkiln.workflow",
+                 "check_workflow": "toolkiln.workflow"}
 
 
 def __getattr__(name: str):
-    if name in _REGISTRY_EXPORTS:
-        from toolkiln import registry
+    module = _LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolkiln' has no attribute {name!r}")
+    import importlib
 
-        return getattr(registry, name)
-    raise AttributeError(f"module 'toolkiln' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _REGISTRY_EXPORTS)
+    return sorted(set(globals()) | set(_LAZY_EXPORTS))
