@@ -44,10 +44,11 @@ NODE_TYPES: dict[str, tuple[str, float | int]] = {
 GENERIC_AUTH = frozenset({"httpBasicAuth", "httpHeaderAuth", "httpQueryAuth", "httpDigestAuth", "httpCustomAuth",
                           "oAuth1Api", "oAuth2Api"})
 CONDITION_OPTIONS = {"caseSensitive": True, "leftValue": "", "typeValidation": "strict", "version": 2}
-# Compute types -> the types of n8n Set assignments. `any` becomes "string": without
-# "parseStrings" n8n keeps a string field's value as it is, whatever its JavaScript type.
+# Compute types -> the types of n8n Set assignments. A field of unknown type (read from an HTTP
+# answer or a generic node) is "any": Set 3.4 turns every "string" field into a string
+# (String(7) is "7"), but a type it does not validate is passed through as it is.
 SET_TYPES = {"number": "number", "integer": "number", "string": "string", "boolean": "boolean",
-             "array": "array", "object": "object", "null": "string", "any": "string"}
+             "array": "array", "object": "object", "null": "any", "any": "any"}
 
 
 def stable_id(*parts: str) -> str:
@@ -229,7 +230,7 @@ class _Emitter:
 
     @staticmethod
     def set_type(type_: Type | None) -> str:
-        return SET_TYPES[type_.name] if type_ is not None else "string"
+        return SET_TYPES[type_.name] if type_ is not None else "any"
 
     def expression(self, step: w.Step, expr: n.Expr) -> str:
         return "={{ " + self.javascript(step, expr) + " }}"

@@ -1,0 +1,133 @@
+"""The workflow DSL's http, switch, merge, wait, generic node and schedule constructs, compiled
+and run in a real n8n 1.123.50 (the module-scoped server of test_n8n_real.py).
+
+The http steps call a small JSON API served by this test on 127.0.0.1, which records what it
+received, so both directions are checked: what n8n sent and what it did with the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from test_n8n_real import n8n  # noqa: F401 - the module-scoped n8n server fixture
+from test_workflow_deploy import deploy
+
+from toolkiln.workflow import compile_workflow
+
+
+class FakeApi:
+    """Answers every request with JSON about the request; keeps them in `received`."""
+
+    def __init__(self) -> None:
+        self.received: list[dict] = []
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:            # noqa: N802 - http.server's naming
+                self.answer(None)
+
+            def do_POST(self) -> None:           # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                self.answer(json.loads(self.rfile.read(length) or b"null"))
+
+            def answer(self, body: object) -> None:
+                url = urlsplit(self.path)
+                request = {"method": self.command, "path": url.path,
+                           "query": {k: v[0] for k, v in parse_qs(url.query).items()},
+                           "token": self.headers.get("X-Token"), "body": body}
+                api.received.append(request)
+                reply = json.dumps({"echo": request, "count": 7}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[FakeApi]:
+    fake = FakeApi()
+    yield fake
+    fake.server.shutdown()
+
+
+def test_http_step_sends_query_headers_and_json_body_and_reads_the_answer(n8n, api):  # noqa: F811
+    source = f"""
+workflow http_probe
+description "Posts to the fake API and answers with what came back"
+on webhook POST "/http-probe" respond with node
+http crm POST "{api.url}/leads/{{{{body.id}}}}" query {{ since = body.days }} headers {{ "X-Token" = "t-" + body.id }} body {{ n = body.n * 2, name = upper(body.name) }}
+set out {{ count = crm.count, path = crm.echo.path }}
+respond reply out
+"""
+    _, path = deploy(n8n, source)
+    reply = n8n.client.trigger_webhook(path, {"id": "L7", "days": 3, "n": 21, "name": "ada"})
+    assert (reply.status, reply.data) == (200, {"count": 7, "path": "/leads/L7"})
+    sent = api.received[-1]
+    assert sent == {"method": "POST", "path": "/leads/L7", "query": {"since": "3"}, "token": "t-L7",
+                    "body": {"n": 42, "name": "ADA"}}
+
+
+SWITCH = """
+workflow switch_probe
+description "Sizes a number through a switch and merges the branches"
+on webhook POST "/switch-probe" respond with node
+switch size {
+  case body.n > 10 { set big { label = "big" } }
+  case body.n > 5 { set mid { label = "mid" } }
+  else { set small { label = "small" } }
+}
+merge joined
+respond reply joined
+"""
+
+
+def test_switch_routes_each_value_and_merge_passes_the_one_branch_on(n8n):  # noqa: F811
+    _, path = deploy(n8n, SWITCH)
+    answers = {n: n8n.client.trigger_webhook(path, {"n": n}).data for n in (20, 7, 1)}
+    assert answers == {20: {"label": "big"}, 7: {"label": "mid"}, 1: {"label": "small"}}
+
+
+def test_wait_then_generic_node_pass_the_item_through(n8n):  # noqa: F811
+    source = """
+workflow wait_probe
+description "Waits a second, passes through a No Op node, answers"
+on webhook POST "/wait-probe" respond with node
+wait pause 1 seconds
+node "Pass" type "n8n-nodes-base.noOp" version 1 {} with {"notes": "kept"}
+set out { n = body.n + 1 }
+respond reply out
+"""
+    workflow, path = deploy(n8n, source)
+    assert n8n.client.trigger_webhook(path, {"n": 41}).data == {"n": 42}
+    stored = n8n.client.get_workflow(workflow["id"])
+    assert next(node for node in stored["nodes"] if node["name"] == "Pass")["notes"] == "kept"
+
+
+@pytest.mark.parametrize("rule", ['daily at "09:00" timezone "Europe/Berlin"', "every 2 hours",
+                                  'cron "30 8 * * 1-5"'])
+def test_schedule_workflows_activate(n8n, rule):  # noqa: F811
+    workflow = compile_workflow(f"""
+workflow schedule_probe
+description "Stamps a field on a schedule"
+on schedule {rule}
+set stamp {{ ok = true }}
+""").to_n8n()
+    created = n8n.client.create_workflow(workflow)
+    n8n.created.append(created["id"])
+    activated = n8n.client.activate_workflow(created["id"])
+    assert activated["active"] is True
+    assert n8n.client.get_workflow(created["id"])["settings"].get("timezone") == (
+        "Europe/Berlin" if "Berlin" in rule else None)
