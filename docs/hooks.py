@@ -30,6 +30,7 @@ CODE_GROUPS = {
     "R01": "Registry: names and requests",
     "R02": "Registry: permissions and lifecycle",
     "R03": "Registry: storage",
+    "R04": "Registry: workflow tools on n8n",
 }
 
 LIMIT_DESCRIPTIONS = {

@@ -16,6 +16,8 @@ _EXPORTS = {
     "RegistryError": "errors", "BrokenTool": "errors", "DuplicateTool": "errors", "InvalidName": "errors",
     "InvalidRequest": "errors", "InvalidTransition": "errors", "PermissionDenied": "errors", "StoreError": "errors",
     "ToolNotActive": "errors", "ToolNotFound": "errors", "DependencyCycle": "errors", "ToolInUse": "errors",
+    "N8nNotConfigured": "errors", "WorkflowDeployFailed": "errors", "WorkflowNotDeployed": "errors",
+    "WorkflowRunFailed": "errors", "Deployment": "models",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -59,6 +59,8 @@ class Callees(Mapping[str, RegistryCallee]):
                 compiled = self.mirror.compiled(name)
             except BrokenTool:
                 raise KeyError(name) from None
+        if compiled.kind != "compute":
+            raise KeyError(name)       # a `call` step is pure computation: workflows have side effects
         return RegistryCallee(name, compiled.tool.signature, self.resolve)
 
     def __iter__(self) -> Iterator[str]:

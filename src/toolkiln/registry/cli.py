@@ -83,7 +83,11 @@ def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
         action.add_argument("--by", choices=ACTORS, default="user")
         if name == "delete":
             action.add_argument("--force", action="store_true",
-                                help="delete even if other tools call it (they then fail when they call it)")
+                                help="delete even if other tools call it (they then fail when they call it), "
+                                     "or its n8n workflow cannot be removed")
+
+    deploy = command("deploy", cmd_deploy, "deploy an active workflow tool to n8n again")
+    deploy.add_argument("name")
 
     history = command("history", cmd_history, "list the versions of a tool")
     history.add_argument("name")
@@ -211,8 +215,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from toolkiln.api import to_text
-
     with open_registry(args) as reg:
         record = reg.get(args.name)
     if args.json:
@@ -221,8 +223,29 @@ def cmd_show(args: argparse.Namespace) -> int:
     lines = [f"{record.name}  (version {record.version}, {record.status})", f"  {record.description}",
              f"  created by {record.created_by} {_when(record.created_at)}; updated {_when(record.updated_at)}",
              f"  risk {record.risk_level}; runs {record.usage_count}; last used {_when(record.last_used_at)}",
-             "", to_text(record.definition).rstrip()]
+             "", _definition_text(record)]
     print("\n".join(lines))
+    return EXIT_OK
+
+
+def _definition_text(record: ToolRecord) -> str:
+    """A compute tool in the text DSL; a workflow tool as its parameters, deployment and workflow."""
+    if record.kind != "workflow":
+        from toolkiln.api import to_text
+
+        return to_text(record.definition).rstrip()
+    deployment = record.deployment
+    where = (f"deployed: version {deployment.version} as n8n workflow {deployment.workflow_id}, "
+             f"webhook {deployment.method} /{deployment.path} on {deployment.url}" if deployment else "not deployed")
+    parameters = json.dumps(record.definition.get("parameters", {}), ensure_ascii=False, default=str)
+    return f"  {where}\n  parameters: {parameters}\n\n{record.definition['workflow'].rstrip()}"
+
+
+def cmd_deploy(args: argparse.Namespace) -> int:
+    with open_registry(args) as reg:
+        record = reg.deploy(args.name)
+    assert record.deployment is not None
+    print(f"deployed {record.name} (version {record.version}) as n8n workflow {record.deployment.workflow_id}")
     return EXIT_OK
 
 

@@ -12,7 +12,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.api import compile as compile_source
 from toolkiln.backends.json_printer import print_json
@@ -22,21 +23,31 @@ from toolkiln.errors import CompileError
 from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
 from toolkiln.semantics.numbers import from_float
 from toolkiln.semantics.values import to_json
+from toolkiln.syntax.json_front import load_json
 from toolkiln.syntax.spans import Span
 from toolkiln.tool import Tool
+
+if TYPE_CHECKING:
+    from toolkiln.registry.workflows import WorkflowTarget
 
 MAX_DEFINITION_BYTES = 256 * 1024
 # The fields of a tool definition (the JSON DSL) that `update` may change.
 CHANGEABLE = ("description", "parameters", "logic", "riskLevel", "tables")
+WORKFLOW_CHANGEABLE = ("description", "parameters", "workflow", "riskLevel", "n8n")
+_OPTIONAL = ("riskLevel", "tables", "parameters", "n8n")
+KINDS = ("compute", "workflow")
 _ALIASES = {"risk_level": "riskLevel", "risk": "riskLevel"}
 
 
 @dataclass(frozen=True)
 class Compiled:
-    """A definition that compiled: the Tool, and the canonical JSON form that is stored."""
+    """A definition that compiled: the Tool, and the canonical JSON form that is stored. For a
+    workflow tool, `tool` checks its arguments and `target` is the compiled workflow."""
 
     tool: Tool
     definition: dict[str, Any]
+    kind: str = "compute"
+    target: WorkflowTarget | None = None
 
     @property
     def name(self) -> str:
@@ -97,16 +108,57 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> C
                      hint="split the logic into smaller tools, or move data into a lookup table")
     if isinstance(source, Mapping) and not isinstance(source, dict):
         source = dict(source)
-    tool = compile_source(source, tools=tools)
-    if tool.name is None:
-        raise refuse(codes.MISSING_FIELD,
-                     "a registered tool needs a name and a description; this is bare logic",
-                     hint='write a tool definition: {"name": "...", "description": "...", '
-                          '"parameters": {...}, "logic": {"steps": [...]}}')
-    if tool.name in META_TOOL_NAMES:
-        raise refuse(codes.INVALID_NAME, f"`{tool.name}` is the name of a meta-tool", "name",
+    kind, source = definition_kind(source)
+    if kind == "workflow":
+        from toolkiln.registry.workflows import compile_workflow_tool
+
+        compiled = compile_workflow_tool(source)
+    else:
+        tool = compile_source(source, tools=tools)
+        if tool.name is None:
+            raise refuse(codes.MISSING_FIELD,
+                         "a registered tool needs a name and a description; this is bare logic",
+                         hint='write a tool definition: {"name": "...", "description": "...", '
+                              '"parameters": {...}, "logic": {"steps": [...]}}')
+        compiled = Compiled(tool, print_json(tool.program))
+    if compiled.name in META_TOOL_NAMES:
+        raise refuse(codes.INVALID_NAME, f"`{compiled.name}` is the name of a meta-tool", "name",
                      hint=f"choose another name ({NAME_RULE}, not one of {', '.join(META_TOOL_NAMES)})")
-    return Compiled(tool, print_json(tool.program))
+    return compiled
+
+
+def definition_kind(source: Any) -> tuple[str, Any]:
+    """The kind of a definition and what to compile: a JSON object (or its text, or a .json
+    file) with `"kind": "workflow"` is a workflow tool; anything else is compute (an explicit
+    `"kind": "compute"` is dropped, the compute format has no such field)."""
+    obj = source
+    if isinstance(source, str | os.PathLike):
+        text = _json_text(source)
+        if text is None or '"kind"' not in text:
+            return "compute", source          # the cheap common case: no kind, nothing parsed twice
+        obj, diagnostics = load_json(text)
+        if diagnostics:
+            return "compute", source          # the compiler reports what is wrong with it
+    if not isinstance(obj, dict) or "kind" not in obj:
+        return "compute", source
+    kind = obj["kind"]
+    if kind == "workflow":
+        return kind, obj
+    if kind == "compute":
+        return kind, {key: value for key, value in obj.items() if key != "kind"}
+    raise refuse(codes.INVALID_DECLARATION, f"unknown tool kind {str(kind)[:40]!r}", "kind",
+                 hint=f"kinds are: {', '.join(KINDS)} (compute when absent)")
+
+
+def _json_text(source: str | os.PathLike) -> str | None:
+    if isinstance(source, str):
+        return source if source.lstrip().startswith("{") else None
+    if not str(source).lower().endswith(".json"):
+        return None
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None                               # the compiler reports the unreadable file
 
 
 def apply_changes(current: dict[str, Any], changes: Any) -> Any:
@@ -116,6 +168,7 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
     tables; `None` removes an optional one), or `{"definition": ...}`, or a whole new
     definition (text DSL, JSON text, a path). The name cannot change."""
     name = current.get("name")
+    changeable = WORKFLOW_CHANGEABLE if current.get("kind") == "workflow" else CHANGEABLE
     if not isinstance(changes, Mapping):
         new = changes
     elif "definition" in changes:
@@ -134,13 +187,13 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
                     problems.append(_diagnostic(codes.INVALID_NAME, f"a tool cannot be renamed (from `{name}`)",
                                                 "name", hint="create a tool under the new name and delete the old one"))
                 continue
-            if field not in CHANGEABLE:
-                close = difflib.get_close_matches(str(key), list(CHANGEABLE), n=1)
-                hint = f"did you mean `{close[0]}`?" if close else f"changeable fields: {', '.join(CHANGEABLE)}"
+            if field not in changeable:
+                close = difflib.get_close_matches(str(key), list(changeable), n=1)
+                hint = f"did you mean `{close[0]}`?" if close else f"changeable fields: {', '.join(changeable)}"
                 problems.append(_diagnostic(codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in the changes",
                                             str(key)[:64], hint))
                 continue
-            if value is None and field in ("riskLevel", "tables", "parameters"):
+            if value is None and field in _OPTIONAL:
                 new.pop(field, None)
             else:
                 new[field] = value
@@ -180,9 +233,10 @@ def _norm(value: Any) -> Any:
 
 
 def verify_stored(record_definition: dict[str, Any], *, name: str, description: str, parameters: dict[str, Any],
-                  risk_level: str, tools: Mapping[str, Any] | None = None) -> tuple[Compiled | None, list[Diagnostic]]:
+                  risk_level: str, kind: str = "compute",
+                  tools: Mapping[str, Any] | None = None) -> tuple[Compiled | None, list[Diagnostic]]:
     """Recheck a stored definition, and that the record's copies of its name, description,
-    parameters and risk level agree with it. Diagnostics' paths are prefixed `definition.`."""
+    parameters, risk level and kind agree with it. Diagnostics' paths are prefixed `definition.`."""
     try:
         compiled = compile_definition(record_definition, tools)
     except CompileError as error:
@@ -190,7 +244,7 @@ def verify_stored(record_definition: dict[str, Any], *, name: str, description: 
     problems = []
     for field, stored, derived in (("name", name, compiled.name), ("description", description, compiled.description),
                                    ("parameters", parameters, compiled.parameters),
-                                   ("risk_level", risk_level, compiled.risk_level)):
+                                   ("risk_level", risk_level, compiled.risk_level), ("kind", kind, compiled.kind)):
         if not same_data(stored, derived):
             problems.append(_diagnostic(codes.WRONG_JSON_TYPE,
                                         f"the record's `{field}` does not match its definition",

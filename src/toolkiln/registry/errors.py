@@ -120,5 +120,43 @@ class StoreError(RegistryError):
     name = codes.STORE_ERROR.name
 
 
-__all__ = ["BrokenTool", "DependencyCycle", "DuplicateTool", "InvalidName", "InvalidRequest", "InvalidTransition", "PermissionDenied",
-           "RegistryError", "StoreError", "ToolInUse", "ToolNotActive", "ToolNotFound"]
+class N8nNotConfigured(RegistryError):
+    """A workflow tool is to be deployed or run, but no n8n server (or API key) is known."""
+
+    code = codes.N8N_NOT_CONFIGURED.code
+    name = codes.N8N_NOT_CONFIGURED.name
+
+
+class WorkflowDeployFailed(RegistryError):
+    """n8n refused or could not be reached while deploying or taking down a workflow tool;
+    `status` is n8n's HTTP status (None when there was no answer)."""
+
+    code = codes.WORKFLOW_DEPLOY_FAILED.code
+    name = codes.WORKFLOW_DEPLOY_FAILED.name
+
+    def __init__(self, message: str, hint: str | None = None, *, status: int | None = None) -> None:
+        super().__init__(message, hint)
+        self.status = status
+
+
+class WorkflowNotDeployed(RegistryError):
+    """An active workflow tool whose current version has no deployment on record."""
+
+    code = codes.WORKFLOW_NOT_DEPLOYED.code
+    name = codes.WORKFLOW_NOT_DEPLOYED.name
+
+
+class WorkflowRunFailed(RegistryError):
+    """Calling a workflow tool's webhook failed; `status` is the HTTP status of n8n's answer."""
+
+    code = codes.WORKFLOW_RUN_FAILED.code
+    name = codes.WORKFLOW_RUN_FAILED.name
+
+    def __init__(self, message: str, hint: str | None = None, *, status: int | None = None) -> None:
+        super().__init__(message, hint)
+        self.status = status
+
+
+__all__ = ["BrokenTool", "DependencyCycle", "DuplicateTool", "InvalidName", "InvalidRequest", "InvalidTransition",
+           "N8nNotConfigured", "PermissionDenied", "RegistryError", "StoreError", "ToolInUse", "ToolNotActive",
+           "ToolNotFound", "WorkflowDeployFailed", "WorkflowNotDeployed", "WorkflowRunFailed"]

@@ -45,6 +45,11 @@ GEMINI_TYPES = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "b
 # tables, changes nothing, and gives the same answer to the same call.
 COMPUTE_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
                        "openWorldHint": False}
+# A workflow may send messages, write to other systems, and answer differently each time: the
+# cautious values (MCP's defaults for a tool that is not read-only).
+WORKFLOW_ANNOTATIONS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
+                        "openWorldHint": True}
+ANNOTATIONS = {"compute": COMPUTE_ANNOTATIONS, "workflow": WORKFLOW_ANNOTATIONS}
 
 
 @dataclass(frozen=True)

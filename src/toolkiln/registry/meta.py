@@ -280,6 +280,9 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
     if "args" not in args or args["args"] is None:
         reply["message"] = "the definition checks; pass args to run it once"
         return reply
+    if compiled.kind == "workflow":
+        reply["message"] = "the definition checks; a workflow tool is not run here (a run would act in n8n)"
+        return reply
     run_args = _parsed_args(args["args"])
     if not isinstance(run_args, Mapping):
         raise _BadArguments([_error("`args` must be an object of arguments", path="args")])

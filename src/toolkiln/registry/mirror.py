@@ -275,7 +275,7 @@ class Mirror:
         try:
             compiled, diagnostics = verify_stored(record.definition, name=record.name, description=record.description,
                                                   parameters=record.parameters, risk_level=record.risk_level,
-                                                  tools=self.tools)
+                                                  kind=record.kind, tools=self.tools)
         finally:
             self._compiling.discard(name)
         if diagnostics or compiled is None:

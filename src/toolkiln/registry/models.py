@@ -15,9 +15,9 @@ from toolkiln.diagnostics.model import Diagnostic
 
 Status = Literal["active", "disabled", "pending_approval", "rejected"]
 Actor = Literal["user", "llm"]
-Kind = Literal["compute"]          # "workflow" and "executable" will come
+Kind = Literal["compute", "workflow"]          # "executable" will come
 RiskLevel = Literal["low", "medium", "high"]
-Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback"]
+Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy"]
 
 STATUSES: tuple[Status, ...] = ("active", "disabled", "pending_approval", "rejected")
 ACTORS: tuple[Actor, ...] = ("user", "llm")
@@ -29,6 +29,18 @@ USAGE_FIELDS = frozenset({"usage_count", "last_used_at"})
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+class Deployment(BaseModel):
+    """Where a workflow tool's version runs: the n8n server, the workflow's id, its webhook."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str
+    workflow_id: str
+    method: str
+    path: str
+    version: int = Field(ge=1)         # the tool version deployed
 
 
 class ToolRecord(BaseModel):
@@ -49,6 +61,7 @@ class ToolRecord(BaseModel):
     usage_count: int = Field(default=0, ge=0)
     last_used_at: datetime | None = None
     definition: dict[str, Any]
+    deployment: Deployment | None = None      # workflow tools, once deployed to n8n
 
     def summary(self) -> dict[str, Any]:
         """The short form shown in listings (and to models by list_custom_tools)."""

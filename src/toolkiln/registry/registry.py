@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -41,10 +41,12 @@ from toolkiln.registry.errors import (
     DependencyCycle,
     DuplicateTool,
     InvalidRequest,
+    N8nNotConfigured,
     RegistryError,
     ToolInUse,
     ToolNotActive,
     ToolNotFound,
+    WorkflowDeployFailed,
 )
 from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import (
@@ -52,6 +54,7 @@ from toolkiln.registry.models import (
     STATUSES,
     Actor,
     AuditEntry,
+    Deployment,
     Problem,
     ToolRecord,
     utc_now,
@@ -61,8 +64,12 @@ from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transit
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
+from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
+
+if TYPE_CHECKING:
+    from toolkiln.backends.n8n.client import N8nClient
 
 
 def _version_tag() -> str:
@@ -86,13 +93,16 @@ class Registry:
     `rescan_seconds` how often files changed outside toolkiln are looked for;
     `trust_check_cache=False` rechecks every file at start instead of trusting .cache/checked;
     `durable=False` skips fsync (writes stay atomic and safe from killed processes, but a power
-    cut may lose the last ones: for tests and throw-away registries).
+    cut may lose the last ones: for tests and throw-away registries). `n8n` is the client that
+    deploys and runs workflow tools (default: one from TOOLKILN_N8N_URL / TOOLKILN_N8N_API_KEY
+    when needed); the registry does not close it.
     """
 
     def __init__(self, path: str | Path, *, policy: Policy | None = None, limits: Limits | None = None,
                  lock_timeout: float = 30.0, usage_flush_seconds: float = 1.0, rescan_seconds: float = 2.0,
-                 trust_check_cache: bool = True, durable: bool = True) -> None:
+                 trust_check_cache: bool = True, durable: bool = True, n8n: N8nClient | None = None) -> None:
         self.policy = policy or DEFAULT_POLICY
+        self._workflows = WorkflowTools(n8n)
         self.limits = limits
         self._store = Store(path, lock_timeout=lock_timeout, durable=durable)
         self.path = self._store.root
@@ -216,11 +226,12 @@ class Registry:
             if name in self._mirror.usage:
                 self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
             now = utc_now()
-            status = self.policy.initial_status(actor, "compute", compiled.risk_level)
-            record = ToolRecord(name=name, description=compiled.description, kind="compute",
+            status = self.policy.initial_status(actor, compiled.kind, compiled.risk_level)
+            record = ToolRecord(name=name, description=compiled.description, kind=compiled.kind,
                                 parameters=compiled.parameters, risk_level=compiled.risk_level, status=status,
                                 created_by=actor, created_at=now, updated_at=now, version=1,
                                 definition=compiled.definition)
+            record = self._workflows.settle(None, record, compiled)
             self._commit(record, compiled, AuditEntry(at=now, by=actor, action="create", tool=name, new_version=1,
                                                       new_status=status))
         return record
@@ -238,6 +249,9 @@ class Registry:
             compiled = compile_definition(apply_changes(old.definition, changes), self._mirror.tools)
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
+            if compiled.kind != old.kind:
+                raise refuse(codes.INVALID_DECLARATION, f"`{name}` is a {old.kind} tool; a tool cannot change "
+                             f"its kind", "kind", hint="create a tool of the other kind under another name")
             now = utc_now()
             if same_data(old.definition, compiled.definition):
                 return self._with_usage(old)          # nothing changed: nothing written
@@ -250,6 +264,7 @@ class Registry:
             else:
                 record = self._new_version(old, compiled, actor, now)
                 note = None
+            record = self._workflows.settle(old, record, compiled)
             self._commit(record, compiled, AuditEntry(
                 at=now, by=actor, action="update", tool=name, old_version=old.version, new_version=record.version,
                 old_status=old.status, new_status=record.status, note=note))
@@ -282,7 +297,7 @@ class Registry:
             self._refuse_cycle(name, compiled)
             self._recheck_callers(name, compiled)
             now = utc_now()
-            record = self._new_version(old, compiled, actor, now)
+            record = self._workflows.settle(old, self._new_version(old, compiled, actor, now), compiled)
             self._commit(record, compiled, AuditEntry(
                 at=now, by=actor, action="rollback", tool=name, old_version=old.version, new_version=record.version,
                 old_status=old.status, new_status=record.status, note=f"to version {version}"))
@@ -310,6 +325,8 @@ class Registry:
                 raise ToolInUse(f"`{name}` is called by {listed}", callers=callers,
                                 hint="change those tools first, or delete with force=True (they then fail "
                                      "when they call it)")
+            if old is not None and old.deployment is not None:
+                self._delete_workflow(old.deployment, force)
             self._store.remove(path)
             self._store.remove_tree(self._store.version_dir(name))
             self._usage.drop(name)
@@ -320,6 +337,34 @@ class Registry:
             self._commit(None, None, AuditEntry(
                 at=utc_now(), by=actor, action="delete", tool=name, old_version=old.version if old else None,
                 old_status=old.status if old else None), name=name)
+
+    def _delete_workflow(self, deployment: Deployment, force: bool) -> None:
+        """Delete a workflow tool's workflow in n8n; with `force`, a failure does not stop the delete."""
+        try:
+            self._workflows.take_down(deployment, delete=True)
+        except (WorkflowDeployFailed, N8nNotConfigured) as error:
+            if not force:
+                raise type(error)(error.message, hint="fix the connection to n8n, or delete with force=True "
+                                  "(the workflow then stays in n8n)") from None
+
+    def deploy(self, name: str) -> ToolRecord:
+        """Deploy an active workflow tool's current version to n8n again (create or update, and
+        activate); for a workflow changed or deleted in n8n itself."""
+        check_name(name)
+        with self._writing():
+            old = self._read_locked(name)
+            if old.kind != "workflow":
+                raise InvalidRequest(f"`{name}` is a {old.kind} tool; only workflow tools are deployed")
+            if old.status != "active":
+                raise ToolNotActive(f"`{name}` is {old.status.replace('_', ' ')}; only active tools are deployed",
+                                    hint=_ACTIVATE_HINT.get(old.status))
+            compiled = self._mirror.cached_compiled(name, old) or compile_definition(old.definition)
+            record = old.model_copy(update={"deployment": self._workflows.deploy(old, compiled)})
+            self._commit(record, compiled, AuditEntry(
+                at=utc_now(), by="user", action="deploy", tool=name, old_version=old.version,
+                new_version=old.version, old_status=old.status, new_status=old.status,
+                note=f"n8n workflow {record.deployment.workflow_id}" if record.deployment else None))
+        return self._with_usage(record)
 
     def enable(self, name: str, by: str = "user") -> ToolRecord:
         return self._transition(name, "enable", by)
@@ -350,7 +395,8 @@ class Registry:
     def export(self, format: str) -> exports.Export:  # noqa: A002 - the public parameter name
         """The active tools in `format`, with the tools left out and the adaptations made."""
         exports.check_format(format)
-        specs = [exports.ToolSpec(r.name, r.description, r.parameters) for r in self.list(status="active")]
+        specs = [exports.ToolSpec(r.name, r.description, r.parameters, dict(exports.ANNOTATIONS[r.kind]))
+                 for r in self.list(status="active")]
         return exports.export(specs, format)
 
     def definitions(self, format: str) -> list[dict[str, Any]]:  # noqa: A002
@@ -372,18 +418,17 @@ class Registry:
 
     # --- internals ------------------------------------------------------------------------------
 
-    def _runnable(self, name: str) -> Tool:
+    def _runnable(self, name: str) -> Tool | WorkflowRun:
         """The active tool `name`, with the tables it reads; ToolNotActive and the like."""
         with self._mutex:
             self._mirror.refresh()
             record = self._loaded(name)
             if record.status != "active":
                 raise ToolNotActive(f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
-                                    hint={"disabled": "enable it first",
-                                          "pending_approval": "a person must approve it first",
-                                          "rejected": "it was rejected; update it to have it reviewed again"}
-                                    .get(record.status))
+                                    hint=_ACTIVATE_HINT.get(record.status))
             compiled = self._mirror.compiled(name)
+            if record.kind == "workflow":
+                return self._workflows.runnable(record, compiled)
             if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
                 self._mirror.rescan_tables()
             return self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
@@ -391,9 +436,12 @@ class Registry:
     def _callee_tool(self, name: str) -> Tool:
         """The tool a `call` step runs: as `run` would find it, its refusal as a RunError."""
         try:
-            return self._runnable(name)
+            tool = self._runnable(name)
         except RegistryError as error:
             raise RunError(error.code, error.message, hint=error.hint) from error
+        if not isinstance(tool, Tool):     # replaced by a workflow tool since the caller was checked
+            raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is a workflow tool; compute tools cannot call it")
+        return tool
 
     def _check_definition(self, definition: Any) -> Compiled:
         """Compile a definition against the registry's tools, saving nothing (for the meta-tools)."""
@@ -453,8 +501,10 @@ class Registry:
             self.policy.check(action, actor, old)
             status = transition(old, action)
             now = utc_now()
-            record = old.model_copy(update={"status": status, "updated_at": now})
-            self._commit(record, self._mirror.cached_compiled(name, old), AuditEntry(
+            compiled = self._mirror.cached_compiled(name, old)
+            record = self._workflows.settle(old, old.model_copy(update={"status": status, "updated_at": now}),
+                                            compiled)
+            self._commit(record, compiled, AuditEntry(
                 at=now, by=actor, action=action, tool=name, old_version=old.version, new_version=old.version,
                 old_status=old.status, new_status=status))
         return self._with_usage(record)
@@ -462,7 +512,7 @@ class Registry:
     def _new_version(self, old: ToolRecord, compiled: Compiled, actor: Actor, now: Any) -> ToolRecord:
         """Keep `old` as a past version; the record of the next version."""
         self._store.write_text(self._store.version_path(old.name, old.version), encode_record(old))
-        status = self.policy.status_after_change(old, actor, "compute", compiled.risk_level)
+        status = self.policy.status_after_change(old, actor, compiled.kind, compiled.risk_level)
         return old.model_copy(update={
             "description": compiled.description, "parameters": compiled.parameters,
             "risk_level": compiled.risk_level, "status": status, "updated_at": now, "version": old.version + 1,
@@ -533,6 +583,10 @@ class Registry:
         if count == record.usage_count and last == record.last_used_at:
             return record
         return record.model_copy(update={"usage_count": count, "last_used_at": last})
+
+
+_ACTIVATE_HINT = {"disabled": "enable it first", "pending_approval": "a person must approve it first",
+                  "rejected": "it was rejected; update it to have it reviewed again"}
 
 
 def _shape(tool: Tool) -> tuple:

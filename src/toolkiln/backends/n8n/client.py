@@ -84,7 +84,7 @@ class N8nClient:
                  backoff: float = 0.5, webhook_prefix: str = "webhook", test_webhook_prefix: str = "webhook-test",
                  transport: httpx.BaseTransport | None = None,
                  sleep: Callable[[float], None] = time.sleep) -> None:
-        self.base_url = _check_url(base_url)
+        self.base_url = check_url(base_url)
         self._api_key = api_key or None
         if timeout <= 0:
             raise N8nConfigError(f"timeout must be positive, got {timeout}")
@@ -269,7 +269,8 @@ class N8nClient:
                 raise N8nError(f"request failed: {type(exc).__name__}: {exc}", method=method, url=shown) from None
 
 
-def _check_url(base_url: str) -> str:
+def check_url(base_url: str) -> str:
+    """The URL without a trailing slash; N8nConfigError unless it is an http(s) URL without query."""
     if not isinstance(base_url, str) or not base_url.strip():
         raise N8nConfigError("no n8n URL", hint=f"pass one or set {URL_ENV}")
     url = base_url.strip().rstrip("/")

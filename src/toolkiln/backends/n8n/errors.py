@@ -56,6 +56,18 @@ class N8nResponseError(N8nError):
     """The server answered 2xx with a body that is not what the public API documents."""
 
 
+class UnknownWorkflow(N8nError):
+    """No workflow has the name asked for."""
+
+
+class AmbiguousWorkflow(N8nError):
+    """Several workflows have the name asked for; n8n allows it, deploying by name does not."""
+
+
+class NoWebhook(N8nError):
+    """The workflow has no (enabled) webhook trigger to call."""
+
+
 class N8nHTTPError(N8nError):
     """The server answered with an error status; `status` and the server's `message` say which."""
 

@@ -1,0 +1,157 @@
+"""`toolkiln n8n deploy|run|list` against an in-memory n8n (httpx.MockTransport)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from unit.n8n.fake_n8n import BASE, KEY, FakeN8n
+
+from toolkiln.backends.n8n import cli as n8n_cli
+from toolkiln.backends.n8n.client import N8nClient
+from toolkiln.cli import main
+
+WF = """workflow order_total
+description "Prices an order"
+on webhook POST "/orders" respond with node
+set priced { total = body.qty * body.price }
+respond reply priced
+"""
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The CLI's client talks to a FakeN8n; URL and key still come from the options or environment."""
+    server = FakeN8n()
+    monkeypatch.setattr(n8n_cli, "_client", lambda args: N8nClient.from_env(
+        args.url, args.api_key, transport=httpx.MockTransport(server), sleep=lambda _: None))
+    monkeypatch.setenv("TOOLKILN_N8N_URL", BASE)
+    monkeypatch.setenv("TOOLKILN_N8N_API_KEY", KEY)
+    return server
+
+
+@pytest.fixture
+def wf_file(tmp_path):
+    path = tmp_path / "order_total.wf"
+    path.write_text(WF)
+    return path
+
+
+def test_deploy_creates_then_updates_the_workflow_of_the_same_name(fake, wf_file, capsys):
+    assert main(["n8n", "deploy", str(wf_file), "--activate"]) == 0
+    out = capsys.readouterr().out
+    assert "created 'order_total': id wf1 (active)" in out
+    assert f"POST {BASE}/webhook/orders" in out
+    assert fake.workflows["wf1"]["active"] is True
+
+    wf_file.write_text(WF.replace("body.price", "body.price + 1"))
+    assert main(["n8n", "deploy", str(wf_file), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result == {"id": "wf1", "name": "order_total", "active": True, "created": False,
+                      "webhooks": [{"method": "POST", "path": "orders", "url": f"{BASE}/webhook/orders"}]}
+    assert list(fake.workflows) == ["wf1"]            # redeploying did not make a second workflow
+    assert "+ 1" in json.dumps(fake.workflows["wf1"]["nodes"])
+
+
+def test_deploy_an_n8n_json_file_without_activating(fake, tmp_path, capsys):
+    path = tmp_path / "exported.json"
+    workflow = {"name": "exported", "nodes": [{"name": "Webhook", "type": "n8n-nodes-base.webhook",
+                                                "parameters": {"path": "in", "httpMethod": "PUT"}}],
+                "connections": {}, "active": True, "id": "editor-id"}
+    path.write_text(json.dumps(workflow))
+    assert main(["n8n", "deploy", str(path)]) == 0
+    assert "created 'exported': id wf1 (inactive)" in capsys.readouterr().out
+    assert fake.workflows["wf1"]["active"] is False and "id" not in json.loads(fake.requests[-1].content)
+
+
+def test_run_posts_the_data_to_the_webhook_and_prints_the_answer(fake, wf_file, capsys):
+    main(["n8n", "deploy", str(wf_file), "--activate"])
+    capsys.readouterr()
+    assert main(["n8n", "run", "order_total", "--data", '{"qty": 2, "price": 3}']) == 0
+    assert json.loads(capsys.readouterr().out) == {"workflow": "order_total", "body": {"qty": 2, "price": 3},
+                                                   "query": {}}
+    webhook = fake.requests[-1]
+    assert (webhook.method, webhook.url.path) == ("POST", "/webhook/orders")
+    assert "X-N8N-API-KEY" not in webhook.headers
+
+
+def test_run_of_a_get_webhook_sends_the_data_as_the_query(fake, tmp_path, capsys):
+    path = tmp_path / "lookup.wf"
+    path.write_text('workflow lookup\ndescription "d"\non webhook GET "/lookup"\nset s { v = 1 }\n')
+    main(["n8n", "deploy", str(path), "--activate"])
+    capsys.readouterr()
+    assert main(["n8n", "run", "lookup", "--data", '{"id": "7"}']) == 0
+    assert json.loads(capsys.readouterr().out)["query"] == {"id": "7"}
+
+
+def test_a_failing_workflow_exits_1_with_the_servers_message(fake, wf_file, capsys):
+    fake.respond = lambda workflow, body, query: httpx.Response(500, json={"message": "Workflow could not be started"})
+    main(["n8n", "deploy", str(wf_file), "--activate"])
+    capsys.readouterr()
+    assert main(["n8n", "run", "order_total"]) == 1
+    err = capsys.readouterr().err
+    assert "Workflow could not be started" in err and "HTTP 500" in err and "Traceback" not in err
+
+
+def test_list_shows_name_state_and_webhooks(fake, wf_file, capsys):
+    main(["n8n", "deploy", str(wf_file), "--activate"])
+    capsys.readouterr()
+    assert main(["n8n", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [
+        {"id": "wf1", "name": "order_total", "active": True, "webhooks": [f"POST {BASE}/webhook/orders"]}]
+
+
+@pytest.mark.parametrize(("argv", "code", "message"), [
+    (["run", "nothing"], 1, "no workflow named 'nothing'"),
+    (["run", "x", "--data", "{oops"], 2, "--data is not valid JSON"),
+    (["run", "x", "--api-key", "wrong"], 1, "unauthorized (HTTP 401"),
+    (["list", "--url", "ftp://nowhere"], 2, "not an http(s) URL"),
+    (["deploy", "missing.wf"], 2, "cannot read missing.wf"),
+])
+def test_errors_are_messages_with_exit_codes(fake, capsys, argv, code, message):
+    assert main(["n8n", *argv]) == code
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_no_url_is_a_usage_error(fake, monkeypatch, capsys):
+    monkeypatch.delenv("TOOLKILN_N8N_URL")
+    assert main(["n8n", "list"]) == 2
+    assert "no n8n URL" in capsys.readouterr().err
+
+
+def test_connection_refused_is_reported(monkeypatch, capsys):
+    def refuse(request):
+        raise httpx.ConnectError("Connection refused")
+    monkeypatch.setattr(n8n_cli, "_client", lambda args: N8nClient(
+        BASE, KEY, transport=httpx.MockTransport(refuse), sleep=lambda _: None))
+    assert main(["n8n", "list"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot connect after 4 attempt(s)" in err and "is n8n running" in err
+
+
+def test_compile_errors_are_rendered_as_diagnostics(fake, tmp_path, capsys):
+    path = tmp_path / "bad.wf"
+    path.write_text(WF.replace("body.qty", "bdy.qty"))
+    assert main(["n8n", "deploy", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "error[E0702]" in err and f"{path}:4:" in err
+    assert fake.requests == []                       # nothing was sent
+    assert main(["n8n", "deploy", str(path), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)[0]["code"] == "E0702"
+
+
+def test_a_json_file_that_is_no_workflow_is_refused_before_sending(fake, tmp_path, capsys):
+    path = tmp_path / "x.json"
+    path.write_text('{"name": "x"}')
+    assert main(["n8n", "deploy", str(path)]) == 2
+    assert "the workflow has no nodes, connections" in capsys.readouterr().err
+    assert fake.requests == []
+
+
+def test_two_workflows_of_one_name_are_ambiguous(fake, wf_file, capsys):
+    for workflow_id in ("a", "b"):
+        fake.workflows[workflow_id] = {"id": workflow_id, "name": "order_total", "active": True, "nodes": []}
+    assert main(["n8n", "deploy", str(wf_file)]) == 1
+    assert "2 workflows are named 'order_total' (ids a, b)" in capsys.readouterr().err

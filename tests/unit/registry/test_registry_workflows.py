@@ -1,0 +1,258 @@
+"""Workflow tools in the registry, against an in-memory n8n (httpx.MockTransport)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import httpx
+import pytest
+from unit.n8n.fake_n8n import BASE, KEY, FakeN8n
+
+from toolkiln import CompileError, Registry, RunError
+from toolkiln.backends.n8n.client import N8nClient
+from toolkiln.registry import (
+    InvalidRequest,
+    N8nNotConfigured,
+    ToolNotActive,
+    WorkflowDeployFailed,
+    WorkflowNotDeployed,
+    WorkflowRunFailed,
+)
+
+WF = """workflow order_total
+description "Prices an order"
+on webhook POST "/orders" respond with node
+set priced { total = body.qty * body.price }
+respond reply priced
+"""
+
+
+def definition(**changes):
+    base = {"kind": "workflow", "name": "order_total", "description": "Prices an order",
+            "parameters": {"qty": {"type": "integer", "description": "How many"},
+                           "price": {"type": "number", "default": 2.5}},
+            "workflow": WF}
+    return {**base, **changes}
+
+
+@pytest.fixture
+def fake():
+    return FakeN8n()
+
+
+@pytest.fixture
+def wreg(tmp_path, fake):
+    with Registry(tmp_path / "reg", n8n=fake.client()) as registry:
+        yield registry
+
+
+def test_a_models_workflow_tool_waits_and_approval_deploys_it(wreg, fake):
+    record = wreg.create(definition(), created_by="llm")
+    assert (record.kind, record.status, record.deployment) == ("workflow", "pending_approval", None)
+    assert fake.workflows == {}                          # nothing reaches n8n before a person approves
+    with pytest.raises(ToolNotActive):
+        wreg.run("order_total", {"qty": 1})
+
+    record = wreg.approve("order_total")
+    assert record.status == "active"
+    assert (record.deployment.workflow_id, record.deployment.method, record.deployment.path,
+            record.deployment.version) == ("wf1", "POST", "orders", 1)
+    assert fake.workflows["wf1"]["active"] is True and fake.workflows["wf1"]["name"] == "order_total"
+    assert wreg.get("order_total").deployment == record.deployment      # recorded in the file
+
+
+def test_run_checks_the_arguments_posts_them_and_returns_the_answer(wreg, fake):
+    wreg.create(definition())                           # a person's tool is active, so deployed at once
+    reply = wreg.run("order_total", {"qty": 3})
+    assert reply == {"workflow": "order_total", "body": {"qty": 3, "price": 2.5}, "query": {}}
+    with pytest.raises(RunError) as info:
+        wreg.run("order_total", {"qty": "many"})
+    assert info.value.code == "E0508"
+    assert wreg.get("order_total").usage_count == 2
+
+
+def test_a_non_json_answer_is_returned_as_text(wreg, fake):
+    fake.respond = lambda workflow, body, query: httpx.Response(200, text="done")
+    wreg.create(definition())
+    assert wreg.run("order_total", {"qty": 1}) == "done"
+
+
+def test_a_failing_workflow_is_a_run_error_with_the_servers_message(wreg, fake):
+    fake.respond = lambda workflow, body, query: httpx.Response(500, json={"message": "Error in workflow"})
+    wreg.create(definition())
+    with pytest.raises(WorkflowRunFailed) as info:
+        wreg.run("order_total", {"qty": 1})
+    assert (info.value.code, info.value.status, info.value.message) == ("R0404", 500, "Error in workflow")
+
+
+def test_disable_deactivates_enable_and_updates_redeploy(wreg, fake):
+    wreg.create(definition())
+    wreg.disable("order_total")
+    assert fake.workflows["wf1"]["active"] is False
+    wreg.enable("order_total")
+    assert fake.workflows["wf1"]["active"] is True
+
+    record = wreg.update("order_total", {"workflow": WF.replace("body.price", "body.price * 2")})
+    assert (record.version, record.deployment.version, record.deployment.workflow_id) == (2, 2, "wf1")
+    assert "* 2" in json.dumps(fake.workflows["wf1"]["nodes"])
+    assert list(fake.workflows) == ["wf1"]
+
+
+def test_a_models_update_goes_back_to_approval_and_takes_the_workflow_down(wreg, fake):
+    wreg.create(definition(), created_by="llm")
+    wreg.approve("order_total")
+    record = wreg.update("order_total", {"description": "Prices it", "parameters": None}, by="llm")
+    assert record.status == "pending_approval" and fake.workflows["wf1"]["active"] is False
+    with pytest.raises(ToolNotActive):
+        wreg.run("order_total", {})
+
+
+def test_delete_deletes_the_workflow_in_n8n(wreg, fake):
+    wreg.create(definition())
+    wreg.delete("order_total")
+    assert fake.workflows == {} and "order_total" not in wreg
+
+
+def test_n8n_failures_change_nothing(tmp_path, fake):
+    with Registry(tmp_path / "reg", n8n=fake.client(api_key="wrong")) as reg:
+        reg.create(definition(), created_by="llm")
+        with pytest.raises(WorkflowDeployFailed) as info:
+            reg.approve("order_total")
+        assert info.value.status == 401 and info.value.code == "R0402"
+        assert reg.get("order_total").status == "pending_approval"
+        with pytest.raises(WorkflowDeployFailed):
+            reg.create(definition(name="other"))
+        assert "other" not in reg
+
+
+def test_delete_when_n8n_is_unreachable_needs_force(tmp_path, fake):
+    with Registry(tmp_path / "reg", n8n=fake.client()) as reg:
+        reg.create(definition())
+
+    def refuse(request):
+        raise httpx.ConnectError("Connection refused")
+    broken = N8nClient(BASE, KEY, transport=httpx.MockTransport(refuse), retries=0)
+    with Registry(tmp_path / "reg", n8n=broken) as reg:
+        with pytest.raises(WorkflowDeployFailed, match="cannot connect"):
+            reg.delete("order_total")
+        assert "order_total" in reg
+        reg.delete("order_total", force=True)
+        assert "order_total" not in reg
+
+
+def test_without_a_client_the_environment_names_the_server(tmp_path, monkeypatch):
+    monkeypatch.delenv("TOOLKILN_N8N_URL", raising=False)
+    with Registry(tmp_path / "reg") as reg, pytest.raises(N8nNotConfigured) as info:
+        reg.create(definition())
+    assert info.value.code == "R0401" and "TOOLKILN_N8N_URL" in info.value.hint
+    assert "order_total" not in reg
+
+
+def test_the_api_key_is_not_stored_and_the_url_is(wreg, fake):
+    record = wreg.create(definition(n8n={"url": "http://127.0.0.1:5678/"}))
+    text = (wreg.path / "tools" / "order_total.json").read_text()
+    assert record.definition["n8n"] == {"url": "http://127.0.0.1:5678"}
+    assert "fake-key" not in text and '"workflow_id": "wf1"' in text
+
+
+def test_an_active_tool_without_a_deployment_for_its_version_does_not_run(wreg, fake):
+    wreg.create(definition())
+    path = wreg.path / "tools" / "order_total.json"
+    data = json.loads(path.read_text())
+    del data["deployment"]
+    path.write_text(json.dumps(data))
+    wreg.refresh()
+    with pytest.raises(WorkflowNotDeployed):
+        wreg.run("order_total", {"qty": 1})
+    fake.workflows.clear()                   # also gone in n8n: deploy creates it again
+    record = wreg.deploy("order_total")
+    assert record.deployment.workflow_id in fake.workflows
+    assert wreg.run("order_total", {"qty": 1})["body"] == {"qty": 1, "price": 2.5}
+    assert wreg.audit_log("order_total")[-1].action == "deploy"
+
+
+def test_deploy_is_for_active_workflow_tools(wreg, make_def):
+    wreg.create(make_def())
+    with pytest.raises(InvalidRequest):
+        wreg.deploy("double")
+    wreg.create(definition(), created_by="llm")
+    with pytest.raises(ToolNotActive):
+        wreg.deploy("order_total")
+
+
+@pytest.mark.parametrize(("changes", "code", "path"), [
+    ({"workflow": WF.replace("body.qty", "bdy.qty")}, "E0702", "workflow"),
+    ({"workflow": 'workflow m\ndescription "d"\non manual\nset s { v = 1 }\n'}, "E0707", "workflow"),
+    ({"parameters": {"qty": {"type": "count"}}}, "E0111", "parameters.qty.type"),
+    ({"n8n": {"url": "ftp://x"}}, "E0111", "n8n.url"),
+    ({"n8n": {"url": "http://x", "apiKey": "k"}}, "E0106", "n8n"),
+    ({"workflw": WF}, "E0109", "workflw"),
+    ({"kind": "robot"}, "E0111", "kind"),
+])
+def test_bad_definitions_are_compile_errors_with_paths(wreg, fake, changes, code, path):
+    with pytest.raises(CompileError) as info:
+        wreg.create(definition(**changes))
+    assert (code, path) in {(d.code, d.span.path) for d in info.value.diagnostics}
+    assert fake.requests == [] and len(wreg) == 0
+
+
+def test_a_workflow_diagnostic_points_into_the_workflow_text(wreg):
+    with pytest.raises(CompileError) as info:
+        wreg.create(definition(workflow=WF.replace("body.qty", "bdy.qty")))
+    where = info.value.diagnostics[0].to_dict()
+    assert (where["path"], where["line"], where["column"]) == ("workflow", 4, 22)
+
+
+def test_exports_include_workflow_tools_with_their_parameters(wreg):
+    wreg.create(definition())
+    schema = {"type": "object", "properties": {"qty": {"type": "integer", "description": "How many"},
+                                               "price": {"type": "number", "default": 2.5}},
+              "required": ["qty"], "additionalProperties": False}
+    assert wreg.definitions("openai") == [{"type": "function", "function": {
+        "name": "order_total", "description": "Prices an order", "parameters": schema}}]
+    assert wreg.definitions("anthropic")[0]["input_schema"] == schema
+    mcp = wreg.definitions("mcp")[0]
+    assert mcp["inputSchema"] == schema and mcp["annotations"]["readOnlyHint"] is False
+    assert wreg.definitions("gemini")[0]["parameters"]["properties"]["qty"] == {"type": "INTEGER",
+                                                                               "description": "How many"}
+
+
+def test_compute_tools_cannot_call_workflow_tools_or_become_one(wreg, make_def):
+    wreg.create(definition())
+    caller = make_def("caller")
+    caller["logic"]["steps"].insert(0, {"op": "call", "tool": "order_total", "args": {"qty": "1"}, "output": "r"})
+    with pytest.raises(CompileError) as info:
+        wreg.create(caller)
+    assert info.value.diagnostics[0].code == "E0211"
+    wreg.create(make_def())
+    with pytest.raises(CompileError, match="cannot change its kind"):
+        wreg.update("double", {"definition": definition(name="double")})
+
+
+def test_a_workflow_tool_survives_a_reload_and_its_file_is_checked(tmp_path, fake):
+    with Registry(tmp_path / "reg", n8n=fake.client()) as reg:
+        reg.create(definition(parameters={"qty": {"type": "integer"}, "price": {"type": "number", "default": 1.10}}))
+    with Registry(tmp_path / "reg", n8n=fake.client(), trust_check_cache=False) as reg:
+        assert reg.problems == []
+        assert reg.run("order_total", {"qty": 2})["body"] == {"qty": 2, "price": 1.1}
+        assert reg.get("order_total").parameters["properties"]["price"]["default"] == Decimal("1.10")
+
+
+def test_a_model_can_create_a_workflow_tool_through_the_meta_tool(wreg, fake):
+    reply = wreg.call_meta("create_compute_tool", {"definition": definition()})
+    assert reply["ok"] is True and reply["tool"]["status"] == "pending_approval"
+    tested = wreg.call_meta("test_custom_tool", {"definition": definition(name="other"), "args": {"qty": 1}})
+    assert tested["ok"] is True and "not run" in tested["message"] and fake.requests == []
+
+
+def test_the_command_line_shows_and_deploys_workflow_tools(wreg, fake, capsys, monkeypatch):
+    from toolkiln.cli import main
+
+    wreg.create(definition())
+    assert main(["tools", "show", "order_total", "--registry", str(wreg.path)]) == 0
+    out = capsys.readouterr().out
+    assert "webhook POST /orders on http://127.0.0.1:5678" in out and 'on webhook POST "/orders"' in out
+    monkeypatch.delenv("TOOLKILN_N8N_URL", raising=False)
+    assert main(["tools", "deploy", "order_total", "--registry", str(wreg.path)]) == 1
+    assert "error[R0401]: no n8n URL" in capsys.readouterr().err
