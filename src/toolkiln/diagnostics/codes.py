@@ -522,10 +522,14 @@ compute tool.
 
 INVALID_TRIGGER = _register("E0707", "invalid-trigger", "Invalid trigger", """
 A webhook trigger needs an HTTP method (`GET`, `POST`, `PUT`, `PATCH`, `DELETE`, `HEAD`) and
-a path of letters, digits, `-`, `_`, `/` and `:name` parameters.
+a path of letters, digits, `-`, `_`, `/` and `:name` parameters. A schedule runs `daily at
+"HH:MM"`, `every N minutes|hours|days` or on a five-field `cron` expression, in an IANA
+timezone such as "Europe/Berlin".
 
-    on webhook SEND "/orders"      # error: unknown method
-    on webhook POST "/orders"      # fixed
+    on webhook SEND "/orders"                 # error: unknown method
+    on webhook POST "/orders"                 # fixed
+    on schedule daily at "9am"                # error: not HH:MM
+    on schedule daily at "09:00" timezone "Europe/Berlin"   # fixed
 """)
 
 NO_OUTPUT = _register("E0708", "no-output", "Step has no output of its own", """
@@ -535,4 +539,55 @@ Only a `set` step (and the trigger) produce fields; an `if` passes its input thr
     if big priced.total > 100 { ... }
     set label { text = big.total }      # error: `big` is an if
     set label { text = priced.total }   # fixed
+""")
+
+INVALID_STEP = _register("E0709", "invalid-step", "Invalid step", """
+A step's fixed words are wrong: an HTTP method n8n does not send, a wait unit other than
+`seconds`, `minutes`, `hours` or `days`, a count that is not a positive whole number, a node
+version that is not a number, or a clause given twice.
+
+    wait pause 5 weeks            # error: unknown unit
+    wait pause 35 days            # fixed
+""")
+
+UNREACHABLE_STEP = _register("E0710", "unreachable-step", "Step is not connected to a trigger", """
+No path leads from the trigger to this step, so n8n would never run it. This happens with
+`after nothing` or with `after` naming only steps that are themselves unreachable. Wire the
+step to something upstream, or delete it. Sticky notes and other trigger nodes are exempt.
+
+    after nothing
+    set orphan { x = 1 }          # error: nothing runs it
+""")
+
+WORKFLOW_CYCLE = _register("E0711", "workflow-cycle", "Workflow has a cycle", """
+The `after` clauses form a loop. n8n runs a loop only through a node made for it (Loop Over
+Items, `n8n-nodes-base.splitInBatches`); any other loop never finishes or never starts.
+Break the loop, or route it through a Loop Over Items node.
+""")
+
+UNKNOWN_NODE_TYPE = _register("E0712", "unknown-node-type", "Unknown n8n node type or version", """
+The node type (or that version of it) is not in the node catalog of the n8n version toolkiln
+targets (docs/n8n-catalog.md). Check the spelling (`n8n-nodes-base.slack`, not `slack`) and
+use a version the catalog lists.
+
+    node "Notify" type "n8n-nodes-base.slak" version 2.2 {}    # error: unknown type
+    node "Notify" type "n8n-nodes-base.slack" version 2.2 {}   # fixed
+""")
+
+INVALID_WIRING = _register("E0713", "invalid-wiring", "Invalid wiring", """
+An `after` clause names a step that does not exist, an output the step does not have (an
+`if` has output 0 for true and 1 for false; a `switch` one per case, then its `else`), or an
+input the step does not have (only a `merge` has more than input 0). A `merge` must directly
+follow the `if` or `switch` whose branches it joins, unless it says `after`.
+
+    after check[2]                # error: an if has outputs 0 and 1
+    after check[1]                # fixed
+""")
+
+UNKNOWN_PARAMETER = _register("E0714", "unknown-parameter", "Parameter the node does not accept", """
+A generic `node` step sets a parameter that its node type, at that version, does not have
+(per the node catalog). n8n would ignore it silently, which usually hides a typo or a
+parameter from another version.
+
+    node "Notify" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}   # error
 """)
