@@ -28,7 +28,8 @@ CODES: dict[str, Code] = {}
 def _register(code: str, name: str, title: str, explanation: str) -> Code:
     severity: Severity = "warning" if code.startswith("W") else "error"
     entry = Code(code, name, severity, title, explanation.strip())
-    assert code not in CODES, code
+    # Codes and names are looked up both ways (`toolkiln explain`): each must be unique.
+    assert code not in CODES and all(name != known.name for known in CODES.values()), (code, name)
     CODES[code] = entry
     return entry
 
@@ -550,7 +551,7 @@ version that is not a number, or a clause given twice.
     wait pause 35 days            # fixed
 """)
 
-UNREACHABLE_STEP = _register("E0710", "unreachable-step", "Step is not connected to a trigger", """
+DISCONNECTED_STEP = _register("E0710", "disconnected-step", "Step is not connected to a trigger", """
 No path leads from the trigger to this step, so n8n would never run it. This happens with
 `after nothing` or with `after` naming only steps that are themselves unreachable. Wire the
 step to something upstream, or delete it. Sticky notes and other trigger nodes are exempt.
@@ -590,4 +591,139 @@ A generic `node` step sets a parameter that its node type, at that version, does
 parameter from another version.
 
     node "Notify" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}   # error
+""")
+
+# --- workflow templates -------------------------------------------------------------------
+# Raised by toolkiln.templates.render (and `toolkiln templates`) before anything is compiled.
+
+UNKNOWN_TEMPLATE = _register("E0801", "unknown-template", "Unknown template", """
+No template has this slug. `toolkiln templates list` (or `toolkiln.templates.list()`) shows
+the templates shipped with toolkiln.
+
+    toolkiln templates render lead-follow-up     # error: no such template
+    toolkiln templates render lead-followup      # fixed
+""")
+
+MISSING_TEMPLATE_PARAMETER = _register("E0802", "missing-template-parameter", "Template parameter not given", """
+The template declares a parameter without a default, so rendering needs a value for it.
+`toolkiln templates show SLUG` lists the parameters, their types and defaults.
+
+    toolkiln templates render order-status-notify                          # error: no crm_url
+    toolkiln templates render order-status-notify --set crm_url=https://crm.example.com/api
+""")
+
+UNKNOWN_TEMPLATE_PARAMETER = _register("E0803", "unknown-template-parameter", "Unknown template parameter", """
+The template has no parameter of this name; a value for it would be ignored, which usually
+hides a typo.
+
+    toolkiln templates render daily-summary --set send_time=07:30    # error
+    toolkiln templates render daily-summary --set send_at=07:30      # fixed
+""")
+
+TEMPLATE_PARAMETER_TYPE = _register("E0804", "template-parameter-type", "Template parameter of the wrong type", """
+The value does not fit the parameter's type: `string` (any text), `url` (an http or https
+base URL without a query, fragment, spaces, quotes or braces), `time` ("HH:MM" on a 24-hour
+clock), `timezone` (an IANA name such as "Europe/Madrid"), `integer` (whole number, as a
+number or as digits), `credential` (the name of an n8n credential: one line, at most 128
+characters), `path` (a webhook path such as "/orders").
+
+    --set send_at=9am              # error: not HH:MM
+    --set send_at=09:00            # fixed
+""")
+
+INVALID_TEMPLATE_FILE = _register("E0805", "invalid-template-file", "Invalid template file", """
+A template file is a header (`template "Title"`, `description "..."`, one
+`param NAME: TYPE [= DEFAULT] "what it is"` line per parameter), a line `---`, then workflow
+DSL in which `${NAME}` stands for a parameter's value (`$$` is a literal `$`). Every
+placeholder names a declared parameter, every parameter is used, and every default fits its
+type.
+
+    param days: integer = "three" "Days"     # error: the default is not an integer
+    param days: integer = 3 "Days"           # fixed
+""")
+
+UNCHECKED_NODE_TYPE = _register("W0715", "unchecked-node-type", "Node type the catalog cannot check", """
+The node comes from a package the node catalog does not describe (a community node such as
+`n8n-nodes-evolution-api.evolutionApi`, or a LangChain node `@n8n/n8n-nodes-langchain.agent`),
+so its version and parameters are not checked. Make sure the package is installed on the n8n
+server that runs the workflow.
+
+    node "Send" type "n8n-nodes-evolution-api.evolutionApi" version 1 {}   # warning
+""")
+
+NODE_NOT_IN_CATALOG = _register("W0716", "node-not-in-catalog", "Node type or version unknown to the catalog", """
+An imported n8n workflow uses a node type, or a typeVersion of it, that the node catalog of the
+n8n version toolkiln targets does not have: it may come from a newer n8n, or the type may be
+misspelt. The workflow still imports and exports unchanged; the n8n server it is deployed to
+must know the node.
+
+    {"name": "Set", "type": "n8n-nodes-base.set", "typeVersion": 9}    # warning
+""")
+
+NODE_PARAMETER_UNKNOWN = _register("W0717", "node-parameter-unknown", "Parameter unknown to the catalog", """
+A node of an imported n8n workflow sets a top-level parameter that its type, at that
+typeVersion, does not have in the node catalog. n8n ignores such a parameter; it is usually
+left over from another version of the node, or misspelt.
+
+    {"type": "n8n-nodes-base.noOp", "typeVersion": 1, "parameters": {"colour": "red"}}   # warning
+""")
+
+DANGLING_CONNECTION = _register("E0718", "dangling-connection", "Connection to or from a missing node", """
+A connection of an n8n workflow starts at or leads to a node name that is not in `nodes`, or
+uses an output or input the node does not have (an IF has outputs 0 and 1). n8n drops such a
+connection, so the data never arrives where the workflow says it goes. Rename the connection
+to the node's current name, or delete it.
+
+    "connections": {"Webhook": {"main": [[{"node": "Sett", "type": "main", "index": 0}]]}}
+    # error: there is no node "Sett" (the node is called "Set")
+""")
+
+UNREACHABLE_NODE = _register("W0719", "unreachable-node", "Node no trigger reaches", """
+No chain of connections leads from a trigger to this node, so n8n never runs it. Sticky notes,
+triggers and nodes without a main input (the tools and models an AI agent uses) are exempt.
+Connect the node or delete it.
+
+    {"name": "Left over", "type": "n8n-nodes-base.set", ...}    # warning: nothing leads to it
+""")
+
+UNWRAPPED_EXPRESSION = _register("W0720", "unwrapped-expression", "Expression without the leading `=`", """
+A parameter value contains `{{ ... }}` but does not start with `=`, so n8n treats it as plain
+text and sends the braces literally. n8n evaluates a parameter only when its value starts
+with `=`.
+
+    "text": "Hello {{ $json.name }}"       # warning: sent as written
+    "text": "=Hello {{ $json.name }}"      # fixed
+""")
+
+LITERAL_SECRET = _register("E0721", "literal-secret", "Secret written into the workflow", """
+A parameter holds what looks like a credential in clear text: a bearer token, an API key such
+as `sk-...`, or a literal value of a field named like a password, API key, token or secret.
+Anyone who can read the workflow (or its export) can read the secret. Store it as an n8n
+credential and select the credential on the node, or read it from an expression.
+
+    "headerParameters": {"parameters": [{"name": "Authorization", "value": "Bearer eyJhbGciOi..."}]}
+    # error: use an HTTP Header Auth credential instead
+""")
+
+DUPLICATE_NODE_NAME = _register("E0722", "duplicate-node-name", "Two nodes with one name", """
+Two nodes of an n8n workflow have the same name. Connections name their nodes, so n8n cannot
+tell which one a connection means. Rename one of them (and its connections).
+
+    {"name": "Set", ...}, {"name": "Set", ...}      # error
+""")
+
+NODE_CYCLE = _register("W0723", "node-cycle", "Nodes feed each other in a loop", """
+The connections of an n8n workflow form a loop that does not pass through a Loop Over Items
+node (`n8n-nodes-base.splitInBatches`). n8n runs it, but it stops only if a node on the loop
+(an IF, say) eventually sends no items back; check that it does.
+
+    A -> B -> A       # warning
+""")
+
+NOT_A_WORKFLOW = _register("E0724", "not-a-workflow", "Not an n8n workflow", """
+The input is not an n8n workflow: not JSON, not a JSON object, without a `nodes` list, or with
+a node that has no name, type or numeric typeVersion. Export the workflow from the n8n editor
+(Download) or read it with the n8n API.
+
+    [{"name": "Webhook"}]        # error: a list, not a workflow object
 """)

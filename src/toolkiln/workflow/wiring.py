@@ -60,7 +60,7 @@ def _unreachable(result: Validation) -> None:
         step = graph.steps.get(name)
         if name in reached or step is None or _starts_on_its_own(step):
             continue
-        result.report(codes.UNREACHABLE_STEP, f"no path from the trigger reaches `{name}`", step.span,
+        result.report(codes.DISCONNECTED_STEP, f"no path from the trigger reaches `{name}`", step.span,
                       hint="wire it with `after STEP`, or delete it")
 
 
