@@ -1,0 +1,138 @@
+"""Differential test: the same compute expressions evaluated by toolkiln's interpreter and,
+translated, inside a real n8n 1.123.50 (webhook -> set -> respond), on the same inputs.
+
+The expressions come from a seeded generator over everything the n8n backend translates
+(arithmetic, comparisons, and/or/not, conditionals, abs/floor/ceil/upper/lower/trim/len,
+string joins). Numbers agree exactly where binary doubles are exact (the inputs and literals
+are dyadic: 2.5, -0.75, ...); a division makes a value inexact, so a quotient is compared
+within 1e-9 and never feeds a comparison, floor or ceil, where doubles and exact decimals may
+round differently (documented in docs/workflows.md and tested in test_workflow_deploy.py).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from decimal import Decimal
+
+import pytest
+from test_n8n_real import n8n  # noqa: F401 - the module-scoped n8n server fixture
+from test_workflow_deploy import deploy
+
+import toolkiln
+
+SEED = 20261122
+EXPRESSIONS = 80
+ROWS = [
+    {"a": 3, "b": -2.5, "c": 0.75, "s": "Ada ", "t": "lovelace"},
+    {"a": -7, "b": 12.25, "c": 0, "s": "  x", "t": ""},
+    {"a": 0, "b": 0.5, "c": -1.125, "s": "MiXeD", "t": "Case"},
+    {"a": 1024, "b": -0.0625, "c": 9, "s": "", "t": "z z"},
+]
+
+
+class Generator:
+    """Random well-typed expressions; `exact` forbids division (see the module docstring).
+    Request fields have no static type, so a join starts with a known string."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def number(self, depth: int, exact: bool) -> str:
+        leaves = ["body.a", "body.b", "body.c", str(self.rng.choice([2, 3, 10, 0.5, 2.5, -1.25]))]
+        if depth == 0:
+            return self.rng.choice(leaves)
+        kind = self.rng.choice(["leaf", "arith", "arith", "abs", "floor", "ceil", "cond", "square", "len"]
+                               + ([] if exact else ["div", "div"]))
+        match kind:
+            case "leaf":
+                return self.rng.choice(leaves)
+            case "arith":
+                op = self.rng.choice(["+", "-", "*"])
+                return f"({self.number(depth - 1, exact)} {op} {self.number(depth - 1, exact)})"
+            case "div":
+                return f"({self.number(depth - 1, False)} / (abs({self.number(depth - 1, True)}) + 1))"
+            case "abs":
+                return f"abs({self.number(depth - 1, exact)})"
+            case "floor" | "ceil":
+                return f"{kind}({self.number(depth - 1, True)})"
+            case "cond":
+                return f"({self.number(depth - 1, exact)} if {self.boolean(depth - 1)} else {self.number(depth - 1, exact)})"
+            case "square":
+                return f"({self.number(depth - 1, exact)} ** 2)"
+            case _:
+                return f"len({self.string(depth - 1)})"
+
+    def boolean(self, depth: int) -> str:
+        if depth == 0:
+            return f"(body.a {self.rng.choice(['<', '>=', '!='])} {self.rng.choice([0, 3, -7])})"
+        kind = self.rng.choice(["compare", "compare", "and", "or", "not", "strings"])
+        match kind:
+            case "compare":
+                op = self.rng.choice(["<", "<=", ">", ">=", "==", "!="])
+                return f"({self.number(depth - 1, True)} {op} {self.number(depth - 1, True)})"
+            case "and" | "or":
+                return f"({self.boolean(depth - 1)} {kind} {self.boolean(depth - 1)})"
+            case "not":
+                return f"(not {self.boolean(depth - 1)})"
+            case _:
+                return f"({self.string(depth - 1)} == {self.string(depth - 1)})"
+
+    def string(self, depth: int) -> str:
+        leaves = ["body.s", "body.t", '"ok"', '"A b"']
+        if depth == 0:
+            return self.rng.choice(leaves)
+        kind = self.rng.choice(["leaf", "upper", "lower", "trim", "join"])
+        if kind == "leaf":
+            return self.rng.choice(leaves)
+        if kind == "join":      # trim(...) makes the left side a known string: `+` then joins
+            return f"(trim({self.string(depth - 1)}) + {self.string(depth - 1)})"
+        return f"{kind}({self.string(depth - 1)})"
+
+    def pick(self) -> str:
+        depth = self.rng.randint(1, 4)
+        choice = self.rng.random()
+        if choice < 0.5:
+            return self.number(depth, False)
+        return self.boolean(depth) if choice < 0.8 else self.string(depth)
+
+
+def expressions() -> list[str]:
+    generator = Generator(SEED)
+    return [generator.pick() for _ in range(EXPRESSIONS)]
+
+
+def toolkiln_value(expression: str, body: dict) -> object:
+    tool = toolkiln.compile(f'tool probe(body: object)\ndescription "probe"\n{{ return {expression} }}')
+    return tool.run({"body": body})
+
+
+def same(ours: object, theirs: object) -> bool:
+    if isinstance(ours, bool) or isinstance(theirs, bool) or isinstance(ours, str):
+        return ours == theirs
+    if isinstance(ours, Decimal) and isinstance(theirs, int | float):
+        return math.isclose(float(ours), theirs, rel_tol=1e-9, abs_tol=1e-9)
+    return False
+
+
+def test_generated_expressions_agree_with_n8n(n8n):  # noqa: F811
+    exprs = expressions()
+    fields = ",\n  ".join(f"e{i} = {expression}" for i, expression in enumerate(exprs))
+    source = (f'workflow differential\ndescription "Evaluates {len(exprs)} generated expressions"\n'
+              f'on webhook POST "/differential" respond with node\nset probe {{\n  {fields}\n}}\nrespond reply probe\n')
+    _, path = deploy(n8n, source)
+    mismatches = []
+    for row in ROWS:
+        reply = n8n.client.trigger_webhook(path, row)
+        assert reply.status == 200, reply
+        for i, expression in enumerate(exprs):
+            ours, theirs = toolkiln_value(expression, row), reply.data[f"e{i}"]
+            if not same(ours, theirs):
+                mismatches.append(f"{expression} with {row}: toolkiln {ours!r}, n8n {theirs!r}")
+    assert mismatches == []
+
+
+@pytest.mark.parametrize("expression", expressions()[:5])
+def test_generated_expressions_are_well_typed_for_toolkiln(expression):
+    """The generator's output compiles (a broken generator would make the test above vacuous)."""
+    assert toolkiln_value(expression, ROWS[0]) is not None
