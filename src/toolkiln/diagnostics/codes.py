@@ -593,6 +593,17 @@ parameter from another version.
     node "Notify" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}   # error
 """)
 
+NO_SUCH_FIELD = _register("E0720", "no-such-field", "Step does not set that field", """
+An expression reads `step.field`, but the `set` step `step` sets no field of that name, so n8n
+would read `undefined`. Read one of the fields the step sets (the hint lists them). Fields of
+the trigger's data (`body.x`) and of `http` and generic node answers are known only at run
+time and are not checked.
+
+    set priced { total = body.qty * body.price }
+    set label { text = priced.totl }        # error: no field `totl`
+    set label { text = priced.total }       # fixed
+""")
+
 # --- workflow templates -------------------------------------------------------------------
 # Raised by toolkiln.templates.render (and `toolkiln templates`) before anything is compiled.
 

@@ -14,6 +14,7 @@ from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.ast.types import ANY, BOOLEAN, OBJECT, Type, fits
 from toolkiln.check.checker import check_program
+from toolkiln.ast.visitor import walk
 from toolkiln.check.scope import free_reads
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -39,17 +40,20 @@ class Validation:
         self.diagnostics.append(Diagnostic.of(code, message, span, hint))
 
 
-def validate(workflow: w.Workflow) -> Validation:
+def validate(workflow: w.Workflow, *, lint: bool = False) -> Validation:
+    """`lint=True` (an imported n8n workflow) leaves the node catalog, unreachable nodes and
+    loops to the n8n linter (`toolkiln.workflow.lint`), which reports them as warnings."""
     result = Validation(build_graph(workflow))
     _names(workflow, result)
     _respond_wiring(workflow, result)
-    check_wiring(result)
-    check_nodes(workflow, result)
+    check_wiring(result, structure=not lint)
+    if not lint:
+        check_nodes(workflow, result)
     for step in w.walk_steps(workflow.steps):
         if result.graph.steps.get(step.name) is not step:
             continue                # a duplicate: reported once, not checked twice
         for label, expr in _expressions(step):
-            if _references(step, expr, result):
+            if _references(step, expr, result) and _fields_exist(expr, result):
                 _types(step, label, expr, result)
     return result
 
@@ -135,6 +139,23 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
                        else f"`{name.name}` is not upstream of `{step.name}`")
             result.report(codes.NOT_UPSTREAM, message, name.span,
                           hint="read only steps that always run before this one")
+    return ok
+
+
+def _fields_exist(expr: n.Expr, result: Validation) -> bool:
+    """`step.field` of a `set` step names one of the fields that step sets."""
+    free = {id(name) for name in free_reads(expr)}
+    ok = True
+    for node in walk(expr):
+        if not (isinstance(node, n.Field_) and id(node.target) in free):
+            continue
+        target = result.graph.steps.get(node.target.name)
+        if isinstance(target, w.SetStep) and node.name not in (names := [f.name for f in target.fields]):
+            ok = False
+            close = difflib.get_close_matches(node.name, names, n=1)
+            result.report(codes.NO_SUCH_FIELD, f"`{target.name}` sets no field `{node.name}`", node.span,
+                          hint=f"did you mean `{close[0]}`?" if close else
+                          "its fields: " + ", ".join(f"`{name}`" for name in names))
     return ok
 
 

@@ -27,6 +27,7 @@ def test_a_valid_workflow_has_no_diagnostics():
     ("if c body.n > 1 { set t { x = 1 } respond r t } else { respond s f }\nset f { x = 1 }",
      "E0703", "`f` is not upstream of `s`"),
     ("if c body.n > 1 { respond r body }\nset a { x = c.n }", "E0708", "`c` is an if step and produces no fields of its own"),
+    ("set a { x = 1, y = 2 }\nset b { z = a.q }\nrespond r b", "E0720", "`a` sets no field `q`"),
     ("set a { x = \"s\" * 2 }\nrespond r a", "E0301", "`*` (multiply) needs number, but this is string"),
     ("set a { x = nope(1) }\nrespond r a", "E0204", "unknown function `nope`"),
     ("if c body.n + 1 { respond r body }", "E0302", "the condition of `c` is number, not boolean"),
@@ -50,3 +51,10 @@ def test_diagnostics_are_located_and_suggest_names():
     (unknown,) = check_workflow(HEAD + "set priced { x = 1 }\nset b { y = pricd.x }\nrespond r b", file="w.wf")
     assert (unknown.file, unknown.span.line, unknown.span.column) == ("w.wf", 5, 13)
     assert unknown.hint == "did you mean `priced`?" and unknown.snippet == "set b { y = pricd.x }"
+
+
+def test_a_missing_field_hints_the_closest_and_a_loop_variable_is_not_a_step():
+    (diagnostic,) = check_workflow(HEAD + "set priced { total = 1 }\nset b { t = priced.totl }\nrespond r b")
+    assert (diagnostic.code, diagnostic.hint, diagnostic.span.column) == ("E0720", "did you mean `total`?", 13)
+    shadowed = "set a { x = 1 }\nset b { n = sum(a.q for a in body.items) }\nrespond r b"
+    assert "E0720" not in [code for code, _ in codes(shadowed)]
