@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import threading
+import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 from test_n8n_real import n8n  # noqa: F401 - the module-scoped n8n server fixture
 from test_workflow_deploy import deploy
@@ -131,3 +133,27 @@ set stamp {{ ok = true }}
     assert activated["active"] is True
     assert n8n.client.get_workflow(created["id"])["settings"].get("timezone") == (
         "Europe/Berlin" if "Berlin" in rule else None)
+
+
+def test_credentials_are_found_by_name_and_secrets_stay_in_n8n(n8n, api):  # noqa: F811
+    """`credentials httpHeaderAuth "name"` emits the name only; n8n finds the credential by name
+    and type when the workflow is created, and sends its header."""
+    name = f"Fake API key {uuid.uuid4().hex[:6]}"
+    created = httpx.post(f"{n8n.server.url}/api/v1/credentials", headers={"X-N8N-API-KEY": n8n.key},
+                         json={"name": name, "type": "httpHeaderAuth", "data": {"name": "X-Token", "value": "s3cret"}},
+                         timeout=30)
+    assert created.status_code == 200, created.text
+    source = f"""
+workflow credential_probe
+description "Calls the fake API with a header credential"
+on webhook POST "/credential-probe" respond with node
+http crm GET "{api.url}/secure" credentials httpHeaderAuth "{name}"
+respond reply crm
+"""
+    workflow = compile_workflow(source).to_n8n()
+    assert "s3cret" not in json.dumps(workflow)
+    stored, path = deploy(n8n, source)
+    http_node = next(node for node in stored["nodes"] if node["name"] == "crm")
+    assert http_node["credentials"]["httpHeaderAuth"] == {"id": created.json()["id"], "name": name}
+    assert n8n.client.trigger_webhook(path, {}).status == 200
+    assert api.received[-1]["path"] == "/secure" and api.received[-1]["token"] == "s3cret"
