@@ -29,7 +29,9 @@ class Tool:
         self.tools: dict[str, Any] = dict(tools or {})
         self._runnable = runnable or (program, checked)
         self._default = CompiledProgram(*self._runnable, self.limits, self.tools)
-        self._run_default, self._tables = self._default.run, self.tables
+        # `run`'s hot path (CompiledProgram.run inlined), in one attribute: enter the decimal
+        # scope, execute.
+        self._hot = (self._default.scope.enter, self._default.execute, self.tables)
         self._compiled: dict[Limits, CompiledProgram] = {self.limits: self._default}
 
     def with_tables(self, tables: Mapping[str, Any] | None) -> Tool:
@@ -91,7 +93,11 @@ class Tool:
         """Check the arguments, run, and return the value (numbers as exact `Decimal`).
         Raises RunError (with `.code`) on bad arguments or a run-time failure."""
         if limits is None and tables is None:
-            return self._run_default(args, self._tables)        # the hot path
+            enter, execute, own_tables = self._hot
+            try:
+                return enter(execute, args, own_tables)
+            except RuntimeError as error:
+                return self._default.scope.recover(error, execute, args, own_tables)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run(args, run_tables)
 
@@ -103,15 +109,8 @@ class Tool:
     def run_many(self, rows: Iterable[Mapping[str, Any] | None], *, tables: Mapping[str, Any] | None = None,
                  limits: Limits | None = None) -> list[Any | RunError]:
         """Run once per row; a failing row yields its RunError instead of stopping the batch."""
-        program = self._program_for(limits)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
-        results: list[Any] = []
-        for row in rows:
-            try:
-                results.append(program.run(row, run_tables))
-            except RunError as error:
-                results.append(error)
-        return results
+        return self._program_for(limits).run_many(rows, run_tables)
 
     def __repr__(self) -> str:
         params = ", ".join(p.name for p in self.checked.parameters)

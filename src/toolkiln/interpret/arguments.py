@@ -16,13 +16,13 @@ from toolkiln.check import ParamInfo
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import from_float
+from toolkiln.semantics.numbers import from_float, from_float_fast
 from toolkiln.semantics.values import to_value
 
 Converter = Callable[[Any], Any]
 _MISSING = object()
+_SCALARS = frozenset({"number", "integer", "string", "boolean"})
 _INF = float("inf")
-_EXACT_INT = 2.0 ** 53
 
 
 class ArgumentError(RunError):
@@ -44,23 +44,22 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
 
     def number(value: Any) -> Decimal:
         kind = type(value)
-        if kind is float:
-            if value.is_integer() and -_EXACT_INT <= value <= _EXACT_INT:
-                result = Decimal(int(value))      # fast and exact: 12.0 is 12
-            elif value != value or value in (_INF, -_INF):
-                raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
-            elif integer_only and not value.is_integer():
+        if kind is float and -float_bound < value < float_bound:     # finite, few enough digits
+            if integer_only and not value.is_integer():
                 raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
-            else:
-                result = from_float(value)        # by its shortest repr: 0.1 is 0.1
-            if -float_bound < value < float_bound:
-                return result
+            return from_float_fast(value)
+        if kind is Decimal and value.is_finite():
+            result = value
         elif kind is int:
             result = Decimal(value)
-        elif kind is Decimal:
-            if not value.is_finite():
+        elif kind is float:
+            if value != value or value in (_INF, -_INF):
                 raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
-            result = value
+            if integer_only and not value.is_integer():
+                raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
+            result = from_float(value)
+        elif kind is Decimal:
+            raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
         elif isinstance(value, int) and not isinstance(value, bool):
             result = Decimal(int(value))          # an int subclass such as an IntEnum member
         else:
@@ -153,3 +152,13 @@ def compile_binder(params: tuple[ParamInfo, ...], slots: dict[str, int], limits:
                                 hint=f"did you mean `{close[0]}`?" if close else
                                 f"parameters: {', '.join(sorted(names)) or 'none'}")
     return bind
+
+
+def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> tuple[str, Converter] | None:
+    """For a program whose one parameter is a number, string or boolean (so in slot 1): its
+    name and converter, which raises only ArgumentError, so that a runner can bind the usual
+    call `{name: value}` inline; anything else goes through `compile_binder`'s bind."""
+    if len(params) != 1 or params[0].type.name not in _SCALARS:
+        return None
+    param = params[0]
+    return param.name, converter(param.type, param.name, limits)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Protocol, assert_never
 
@@ -13,7 +13,8 @@ from toolkiln.ast.visitor import walk
 from toolkiln.check import CheckResult
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
-from toolkiln.interpret.arguments import compile_binder
+from toolkiln.interpret.arguments import compile_binder, single_scalar
+from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.interpret.expressions import ExprCompiler, Fn
 from toolkiln.interpret.faults import fault, type_fault
 from toolkiln.interpret.runtime import Runtime
@@ -47,11 +48,13 @@ class CompiledProgram:
                 slots.setdefault(node.target, len(slots) + 1)
         self.limits = limits
         self.tools = tools or {}
+        self.scope = DecimalScope(limits.context)
         self.exprs = ExprCompiler(checked.types, limits, slots)
         self.tables = {t.name: t.type for t in program.tables or ()}
-        self.defaults = {p.name: _constant(self.exprs.closure(p.default)) for p in checked.parameters
-                         if p.default is not None}
+        self.defaults = {p.name: self.scope.run(self.exprs.closure(p.default), [None])
+                         for p in checked.parameters if p.default is not None}
         self.bind = compile_binder(checked.parameters, slots, limits, self.defaults)
+        self.single = single_scalar(checked.parameters, limits)
         self.body = self.block(program.steps)
         self.frame_size = self.exprs.frame_size
         nodes = list(walk(program))
@@ -61,10 +64,14 @@ class CompiledProgram:
         # Slot 0 holds the run's state; only comprehensions, lookups and calls read it.
         self.stateful = self.timed or any(isinstance(node, (n.Lookup, n.CallTool)) for node in nodes)
 
+        self.execute = self.executor()
         self.run = self.runner()
 
-    def runner(self) -> Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Any]:
-        """`run(args, tables) -> value`, as one closure over what it needs (no attribute lookups)."""
+    def executor(self) -> Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Any]:
+        """`execute(args, tables) -> value`, to be called in the decimal scope: binds the
+        arguments into a new frame and runs the body. The operation budget is charged before:
+        statically for the program's size (`cost`, refused when over budget), at run time only
+        for comprehensions, whose size depends on the data."""
         if self.over_budget:
             message = f"the program has {self.cost:,} operations; the budget is {self.limits.max_operations:,}"
 
@@ -72,21 +79,62 @@ class CompiledProgram:
                 raise fault(codes.OPERATION_BUDGET, message)
             return refuse
         size, bind, body, limits, cost = self.frame_size, self.bind, self.body, self.limits, self.cost
+        if not self.stateful and self.single is not None:
+            name, convert = self.single
+            rest = [None] * (size - 2)      # the slots after the parameter's (slot 1)
+
+            def execute_single(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+                if type(args) is dict and len(args) == 1 and name in args:
+                    frame = [None, convert(args[name])]     # the usual call, bound inline
+                    if rest:
+                        frame += rest
+                else:
+                    frame = [None] * size
+                    bind(args, frame)
+                return body(frame)
+            return execute_single
         if not self.stateful:
-            def run(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+            def execute(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
                 frame = [None] * size
                 bind(args, frame)
                 return body(frame)
-            return run
+            return execute
         timed = self.timed
 
-        def run_with_state(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+        def execute_with_state(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
             frame: list[Any] = [None] * size
             deadline = time.monotonic() + limits.max_seconds if timed else math.inf
             frame[0] = Runtime(limits, tables, cost, deadline)
             bind(args, frame)
             return body(frame)
-        return run_with_state
+        return execute_with_state
+
+    def runner(self) -> Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Any]:
+        """`run(args, tables) -> value`: `execute` in the decimal scope, as one closure over
+        what it needs (no attribute lookups)."""
+        execute, enter, recover = self.execute, self.scope.enter, self.scope.recover
+
+        def run(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+            try:
+                return enter(execute, args, tables)
+            except RuntimeError as error:
+                return recover(error, execute, args, tables)
+        return run
+
+    def run_many(self, rows: Iterable[Mapping[str, Any] | None], tables: Mapping[str, Any]) -> list[Any]:
+        """`run` per row, entering the decimal scope once; a failing row gives its RunError.
+        The rows are listed first: a generator of rows must not run in the scope."""
+        return self.scope.run(self._rows, list(rows), tables)
+
+    def _rows(self, rows: list[Mapping[str, Any] | None], tables: Mapping[str, Any]) -> list[Any]:
+        execute, results = self.execute, []
+        append = results.append
+        for row in rows:
+            try:
+                append(execute(row, tables))
+            except RunError as error:
+                append(error)
+        return results
 
     # --- blocks ---------------------------------------------------------------------------
 
@@ -214,7 +262,3 @@ def _store(slot: int, value: Fn) -> Fn:
     def store(f: list) -> None:
         f[slot] = value(f)
     return store
-
-
-def _constant(fn: Fn) -> Any:
-    return fn([None])

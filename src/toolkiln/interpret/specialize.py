@@ -4,11 +4,20 @@ Reading a variable is `f[slot]` and a constant is a captured value: specialising
 saves one or two Python calls per operation, which is most of an operation's cost. The
 shapes that can raise (arithmetic) turn decimal signals into located RunErrors in place,
 with no extra wrapper call (a `try` costs nothing in CPython 3.11 until it catches).
+
+Arithmetic uses Decimal's operators (`operator.mul`), which read the current decimal context:
+closures run inside the run's context (see decimal_scope.py).
+
+A chain of up to three operations with constant right operands on a variable, such as
+`(weight * 2.5 + 5) * 0.9`, becomes one closure of nested C calls. On a decimal signal it
+evaluates again one operation at a time (operations are pure), so the error keeps the span
+of the operation that failed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from toolkiln.interpret.faults import arithmetic_fault
@@ -16,6 +25,16 @@ from toolkiln.syntax.spans import Span
 
 Fn = Callable[[list], Any]
 Operand = tuple[str, Any]     # ("slot", index) | ("const", value) | ("fn", closure)
+Op = Callable[[Any, Any], Any]
+MAX_CHAIN = 3
+
+
+@dataclass(frozen=True)
+class Chain:
+    """`f[slot] op1 c1 op2 c2 ...`, left to right; kept on the closure that computes it."""
+
+    slot: int
+    steps: tuple[tuple[Op, Any], ...]
 
 
 def as_fn(operand: Operand) -> Fn:
@@ -27,7 +46,7 @@ def as_fn(operand: Operand) -> Fn:
     return value
 
 
-def pure_binary(op: Callable[[Any, Any], Any], left: Operand, right: Operand) -> Fn:
+def pure_binary(op: Op, left: Operand, right: Operand) -> Fn:
     """`op(left, right)` for operations that cannot fail (comparisons of checked types)."""
     (lk, lv), (rk, rv) = left, right
     if lk == "slot" and rk == "const":
@@ -42,9 +61,48 @@ def pure_binary(op: Callable[[Any, Any], Any], left: Operand, right: Operand) ->
     return lambda f: op(lf(f), rf(f))
 
 
-def arithmetic_binary(op: Callable[[Any, Any], Any], left: Operand, right: Operand, span: Span,
-                      max_digits: int) -> Fn:
+def arithmetic_binary(op: Op, left: Operand, right: Operand, span: Span, max_digits: int) -> Fn:
     """`op(left, right)` for decimal arithmetic, whose signals become RunErrors at `span`."""
+    located = _located(op, left, right, span, max_digits)
+    (lk, lv), (rk, rv) = left, right
+    if rk != "const":
+        return located
+    if lk == "slot":
+        located.chain = Chain(lv, ((op, rv),))          # type: ignore[attr-defined]
+        return located
+    previous: Chain | None = getattr(lv, "chain", None) if lk == "fn" else None
+    if previous is None or len(previous.steps) == MAX_CHAIN:
+        return located
+    chain = Chain(previous.slot, previous.steps + ((op, rv),))
+    fused = _fused(chain, located)
+    fused.chain = chain                                  # type: ignore[attr-defined]
+    return fused
+
+
+def _fused(chain: Chain, located: Fn) -> Fn:
+    """The chain as nested calls; `located` computes the same one operation at a time."""
+    slot = chain.slot
+    if len(chain.steps) == 2:
+        (op1, c1), (op2, c2) = chain.steps
+
+        def fused2(f: list) -> Any:
+            try:
+                return op2(op1(f[slot], c1), c2)
+            except ArithmeticError:
+                return located(f)       # fails again, at the operation that failed
+        return fused2
+    (op1, c1), (op2, c2), (op3, c3) = chain.steps
+
+    def fused3(f: list) -> Any:
+        try:
+            return op3(op2(op1(f[slot], c1), c2), c3)
+        except ArithmeticError:
+            return located(f)
+    return fused3
+
+
+def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int) -> Fn:
+    """One operation, its signal reported at `span`."""
     (lk, lv), (rk, rv) = left, right
     if lk == "slot" and rk == "const":
         def slot_const(f: list) -> Any:

@@ -1,0 +1,224 @@
+"""The fast path of tool.run: float conversion, fused operation chains, the decimal scope,
+the inline binding of one parameter, and run_many. Each must give what the plain decimal
+semantics give (a reference over Python's decimal module), never just something fast."""
+
+from __future__ import annotations
+
+import threading
+from decimal import (
+    ROUND_HALF_EVEN,
+    Context,
+    Decimal,
+    DivisionByZero,
+    Inexact,
+    InvalidOperation,
+    Overflow,
+    getcontext,
+    localcontext,
+)
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import toolkiln
+from toolkiln.interpret.decimal_scope import DecimalScope
+from toolkiln.semantics.numbers import from_float_fast
+
+# The run's context for the default limits (100 integer digits), as a reference.
+REFERENCE = Context(prec=28, rounding=ROUND_HALF_EVEN, Emax=99, Emin=-999_999,
+                    traps=[InvalidOperation, DivisionByZero, Overflow])
+SHIPPING = "weight_kg * 2.5 + 5 if weight_kg <= 10 else (weight_kg * 2.5 + 5) * 0.9"
+
+
+# --- float -> Decimal ------------------------------------------------------------------------
+
+finite_floats = st.floats(allow_nan=False, allow_infinity=False)
+# Floats as JSON brings them: decimals of a few places, whole numbers, and tiny and huge ones.
+json_like_floats = st.one_of(
+    finite_floats,
+    st.decimals(min_value=-10**9, max_value=10**9, places=2, allow_nan=False).map(float),
+    st.integers(-(2**60), 2**60).map(float),
+)
+
+
+@settings(max_examples=1000)
+@given(json_like_floats)
+@example(12.0)
+@example(12.5)
+@example(-0.0)
+@example(2.0**53)
+@example(2.0**53 + 2)
+@example(1e16)
+@example(5e-324)
+def test_fast_float_conversion_is_the_shortest_repr(value):
+    fast = from_float_fast(value)
+    assert fast == Decimal(repr(value))
+    if value.is_integer() and abs(value) <= 2**53:
+        assert fast.as_tuple().exponent == 0 and fast == int(value)     # 12.0 -> 12, as an int
+    else:
+        assert fast.as_tuple() == Decimal(repr(value)).as_tuple()       # same digits and exponent
+
+
+# --- the whole run against the reference ------------------------------------------------------
+
+def reference_shipping(weight: Decimal) -> Decimal:
+    ctx = REFERENCE
+    base = ctx.add(ctx.multiply(weight, Decimal("2.5")), Decimal(5))
+    return base if weight <= 10 else ctx.multiply(base, Decimal("0.9"))
+
+
+def shipping_tool(optimize: bool) -> toolkiln.Tool:
+    return toolkiln.compile(f"return {SHIPPING}\n", optimize=optimize)
+
+
+@pytest.fixture(scope="module")
+def shipping_tools() -> list[toolkiln.Tool]:
+    return [shipping_tool(True), shipping_tool(False)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(json_like_floats.filter(lambda x: abs(x) < 1e90), st.integers(-10**50, 10**50),
+                 st.decimals(allow_nan=False, allow_infinity=False, min_value=-10**90, max_value=10**90)))
+def test_run_equals_the_reference_for_float_int_and_decimal_arguments(shipping_tools, value):
+    exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    expected = reference_shipping(exact)
+    for tool in shipping_tools:
+        got = tool.run({"weight_kg": value})
+        assert got == expected and type(got) is Decimal
+        # the same for a batch, and for the argument given as the Decimal of its repr
+        assert tool.run_many([{"weight_kg": value}]) == [expected]
+        assert tool.run({"weight_kg": exact}) == expected
+
+
+chain_ops = st.sampled_from(["+", "-", "*", "/"])
+constants = st.one_of(st.sampled_from(["2.5", "0.9", "3", "7", "0.001", "1e60", "1e-30"]),
+                      st.decimals(min_value=1, max_value=10**6, places=3).map(str))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(chain_ops, constants), min_size=1, max_size=5), st.booleans(),
+       st.decimals(min_value=-10**40, max_value=10**40, allow_nan=False, places=4))
+def test_operation_chains_match_the_reference(steps, constant_first, value):
+    """`((x op c1) op c2) ...`: fused into one closure up to three operations long; values,
+    exponents and error codes are those of one operation at a time in the run's context."""
+    text = "x"
+    for op, constant in steps:
+        text = f"({text} {op} {constant})"
+    if constant_first and steps[0][0] in "+*":          # `c * x` is fused as `x * c`
+        op, constant = steps[0]
+        text = text.replace(f"(x {op} {constant})", f"({constant} {op} x)", 1)
+    functions = {"+": REFERENCE.add, "-": REFERENCE.subtract, "*": REFERENCE.multiply, "/": REFERENCE.divide}
+    try:
+        expected = value
+        for op, constant in steps:
+            expected = functions[op](expected, Decimal(constant))
+        outcome = ("value", expected)
+    except Overflow:
+        outcome = ("error", "E0506")
+    for optimize in (True, False):
+        tool = toolkiln.compile(f"tool chain(x: number)\ndescription \"chain\"\n{{\n  return {text}\n}}\n",
+                                optimize=optimize)
+        try:
+            got = ("value", tool.run({"x": value}))
+        except toolkiln.RunError as error:
+            got = ("error", error.code)
+        assert got == outcome, text
+        if got[0] == "value":
+            assert got[1].as_tuple() == expected.as_tuple(), text
+
+
+@pytest.mark.parametrize(("argument", "failing"), [
+    (Decimal(1), "x * 1e60 * 1e60"),          # the second operation of a fused chain overflows
+    (Decimal(100), "x * 1e99"),                # the first one does
+    (Decimal("1e39"), "x * 1e30 * 1e30 * 20"), # the third one does
+])
+def test_a_fused_chain_reports_the_operation_that_failed(argument, failing):
+    source = "return x * 1e99 * 2 + 1\n" if failing == "x * 1e99" else f"return {failing} + 1\n"
+    with pytest.raises(toolkiln.RunError) as caught:
+        toolkiln.compile(source, optimize=False).run({"x": argument})
+    assert caught.value.code == "E0506"
+    span = caught.value.span
+    assert source[span.start:span.end] == failing
+
+
+# --- the decimal scope ---------------------------------------------------------------------------
+
+def test_runs_ignore_and_keep_the_callers_decimal_context(shipping_tools):
+    with localcontext() as caller:
+        caller.prec = 3
+        caller.traps[Inexact] = True
+        before = (caller.prec, dict(caller.flags), dict(caller.traps))
+        for tool in shipping_tools:
+            assert tool.run({"weight_kg": 12.34}) == Decimal("32.265")     # 28 digits, not 3
+            assert tool.run_many([{"weight_kg": 12.34}]) == [Decimal("32.265")]
+            assert getcontext() is caller
+        assert (caller.prec, dict(caller.flags), dict(caller.traps)) == before
+
+
+def test_a_scope_in_use_falls_back_to_a_fresh_context():
+    scope = DecimalScope(REFERENCE)
+    # entering the prepared context again from inside it is refused; the fallback runs anyway
+    inner = scope.run(lambda: scope.run(getcontext))
+    assert inner is REFERENCE and getcontext() is not REFERENCE
+
+
+def test_an_error_from_inside_the_scope_is_not_taken_for_a_refusal():
+    scope = DecimalScope(REFERENCE)
+    calls = []
+
+    def fails() -> None:
+        calls.append(1)
+        raise RecursionError("deep")
+    with pytest.raises(RecursionError):
+        scope.run(fails)
+    assert calls == [1]                  # raised once, not run again
+
+
+def test_concurrent_runs_agree():
+    tool = shipping_tool(True)
+    weights = [Decimal(i) / 4 for i in range(400)]
+    expected = [reference_shipping(w) for w in weights]
+    results: dict[int, list] = {}
+
+    def work(index: int) -> None:
+        results[index] = [tool.run({"weight_kg": w}) for w in weights]
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(results[i] == expected for i in range(4))
+
+
+# --- binding and batches --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("args", "code"), [
+    ({"weight_kg": "12"}, "E0508"), ({"weight": 12}, "E0508"), ({}, "E0508"),
+    ({"weight_kg": 1, "extra": 2}, "E0508"), ([("weight_kg", 1)], "E0508"),
+    ({"weight_kg": float("nan")}, "E0508"), ({"weight_kg": 1e200}, "E0508"),
+])
+def test_the_inline_binding_refuses_what_the_general_one_refuses(shipping_tools, args, code):
+    for tool in shipping_tools:
+        with pytest.raises(toolkiln.RunError) as caught:
+            tool.run(args)
+        assert caught.value.code == code
+
+
+def test_run_many_reports_each_failing_row_and_goes_on(shipping_tools):
+    rows = [{"weight_kg": 2}, {"weight_kg": "x"}, None, {"weight_kg": 12.5}, {"weight_kg": 1e200}]
+    for tool in shipping_tools:
+        results = tool.run_many(rows)
+        assert results[0] == Decimal("10.0") and results[3] == reference_shipping(Decimal("12.5"))
+        assert [r.code for r in (results[1], results[2], results[4])] == ["E0508"] * 3
+
+
+def test_run_many_reads_a_generator_of_rows_outside_the_run_context():
+    seen = []
+
+    def rows():
+        for weight in (1, 2):
+            seen.append(getcontext().Emax)
+            yield {"weight_kg": weight}
+    assert shipping_tool(True).run_many(rows()) == [Decimal("7.5"), Decimal("10.0")]
+    assert seen == [getcontext().Emax] * 2
