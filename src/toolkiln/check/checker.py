@@ -410,8 +410,9 @@ class Checker:
                 self.report(codes.OPERAND_TYPE, f"a {lt} is never in a list of {item}", expr.span)
         elif rt == OBJECT:
             self.require(left, lt, STRING, state, codes.OPERAND_TYPE, f"`{op}` on an object's keys")
-        elif rt == ANY and lt != STRING:
-            self.bind(right, ARRAY)     # `"k" in x` leaves x open: a string, an object or a list
+        elif rt == ANY:
+            if lt != STRING:            # `"k" in x` leaves x open: a string, an object or a list
+                self.bind(right, ARRAY)
         else:
             self.mismatch(right, rt, codes.OPERAND_TYPE, f"`{op}` needs a list, string or object on its right, not {rt}")
         return BOOLEAN
