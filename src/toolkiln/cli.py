@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_tools_command(commands)
     from toolkiln.workflow.cli import add_workflow_command  # noqa: PLC0415 - loads on use
     add_workflow_command(commands)
+    from toolkiln.templates.cli import add_templates_command  # noqa: PLC0415 - loads on use
+    add_templates_command(commands)
     from toolkiln.backends.n8n.cli import add_n8n_command  # noqa: PLC0415 - loads on use
     add_n8n_command(commands)
     return parser

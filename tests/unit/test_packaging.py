@@ -1,4 +1,5 @@
-"""The wheel ships the grammars as package data, and the installed package finds them."""
+"""The wheel ships the grammars and the workflow templates as package data, and the installed
+package finds them."""
 
 import subprocess
 import sys
@@ -16,10 +17,14 @@ def test_wheel_contains_the_grammars(tmp_path):
     for grammar in (ROOT / "grammar").glob("*.lark"):
         assert f"toolkiln/grammar/{grammar.name}" in names
     assert "toolkiln/cli.py" in names
+    for template in (ROOT / "src" / "toolkiln" / "templates" / "starters").glob("*.wf"):
+        assert f"toolkiln/templates/starters/{template.name}" in names
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     probe = ("from toolkiln.syntax.grammar import grammar_text, compute_parser; import toolkiln.syntax.grammar as g;"
-             "assert g.__file__.startswith(%r); compute_parser(); print('ok')" % str(installed))
+             "assert g.__file__.startswith(%r); compute_parser();"
+             "from toolkiln import templates; assert len(templates.list()) == 5;"
+             "templates.render('lead-followup'); print('ok')" % str(installed))
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             env={"PYTHONPATH": str(installed), "PATH": ""}, cwd=tmp_path, timeout=60)
     assert result.stdout.strip() == "ok", result.stderr
