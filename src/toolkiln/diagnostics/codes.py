@@ -697,7 +697,7 @@ Connect the node or delete it.
     {"name": "Left over", "type": "n8n-nodes-base.set", ...}    # warning: nothing leads to it
 """)
 
-UNWRAPPED_EXPRESSION = _register("W0720", "unwrapped-expression", "Expression without the leading `=`", """
+UNWRAPPED_EXPRESSION = _register("W0725", "unwrapped-expression", "Expression without the leading `=`", """
 A parameter value contains `{{ ... }}` but does not start with `=`, so n8n treats it as plain
 text and sends the braces literally. n8n evaluates a parameter only when its value starts
 with `=`.

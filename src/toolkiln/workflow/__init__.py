@@ -3,6 +3,11 @@
     from toolkiln.workflow import compile_workflow
     wf = compile_workflow(open("orders.wf").read())
     wf.to_n8n()          # n8n workflow JSON, ready for N8nClient.create_workflow
+    wf.to_text()         # the canonical DSL text
+
+    from toolkiln.workflow import import_n8n
+    imported = import_n8n(open("export.json").read())   # an n8n export -> DSL, losslessly
+    imported.to_text(); imported.to_n8n(); imported.diagnostics
 
 The names load on first use, so the CLI can register `toolkiln workflow` without importing
 the validator (and networkx) for every other command.
@@ -12,12 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CompiledWorkflow", "check_workflow", "compile_workflow"]
+__all__ = ["CompiledWorkflow", "ImportedWorkflow", "check_workflow", "compile_workflow", "import_n8n"]
+_MODULES = {"CompiledWorkflow": "compile", "check_workflow": "compile", "compile_workflow": "compile",
+            "ImportedWorkflow": "importer", "import_n8n": "importer"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from toolkiln.workflow import compile as compiled
+    if name in _MODULES:
+        import importlib
 
-        return getattr(compiled, name)
+        return getattr(importlib.import_module(f"toolkiln.workflow.{_MODULES[name]}"), name)
     raise AttributeError(f"module 'toolkiln.workflow' has no attribute {name!r}")

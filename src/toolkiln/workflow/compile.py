@@ -31,6 +31,12 @@ class CompiledWorkflow:
         """The n8n workflow JSON (a fresh copy: name, nodes, connections, settings)."""
         return copy.deepcopy(self.n8n)
 
+    def to_text(self) -> str:
+        """The canonical DSL text (what `toolkiln workflow fmt` writes)."""
+        from toolkiln.backends.workflow_printer import print_workflow  # noqa: PLC0415 - backends sit above
+
+        return print_workflow(self.ast)
+
 
 def _compile(text: str) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     from toolkiln.backends.n8n.emit import (
@@ -51,8 +57,12 @@ def _compile(text: str) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     return CompiledWorkflow(workflow, validation, n8n, tuple(diagnostics)), diagnostics
 
 
-def check_workflow(text: str, file: str | None = None) -> list[Diagnostic]:
-    """Every diagnostic for workflow DSL text (located in `file`, sorted); empty when it compiles."""
+def check_workflow(source: str | dict[str, Any], file: str | None = None) -> list[Diagnostic]:
+    """Every diagnostic for workflow DSL text, or the lint findings for an n8n workflow (a dict,
+    or JSON text); located in `file` and sorted. Empty when it compiles (or lints) clean."""
+    if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):    # no DSL text starts so
+        return _lint(source, file)
+    text = source
     _, diagnostics = _compile(text)
     source = Source(name=file, text=text)
     return sorted((d.located(source) for d in diagnostics), key=sort_key)
@@ -65,3 +75,13 @@ def compile_workflow(text: str, file: str | None = None) -> CompiledWorkflow:
         source = Source(name=file, text=text)
         raise CompileError(sorted((d.located(source) for d in diagnostics), key=sort_key))
     return compiled
+
+
+def _lint(data: str | dict[str, Any], file: str | None) -> list[Diagnostic]:
+    from toolkiln.workflow.lint import lint_n8n  # noqa: PLC0415 - the catalog loads only here
+    from toolkiln.workflow.n8n_input import read_n8n
+
+    try:
+        return lint_n8n(read_n8n(data, file))
+    except CompileError as error:
+        return error.diagnostics

@@ -4,7 +4,8 @@ would not run, and generic nodes the node catalog does not know."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 LOOP_NODE = "n8n-nodes-base.splitInBatches"
 
 
-def check_wiring(result: Validation) -> None:
+def check_wiring(result: Validation, *, structure: bool = True) -> None:
+    """`structure=False` skips the reachability and loop checks."""
     graph = result.graph
     for dangling in graph.dangling:
         result.report(codes.INVALID_WIRING, f"`{dangling.step.name}` comes after {dangling.problem}",
@@ -33,8 +35,9 @@ def check_wiring(result: Validation) -> None:
                 result.report(codes.INVALID_WIRING, f"merge `{step.name}` has {len(inputs)} input(s) to join",
                               step.span, hint="put the merge right after an `if` or `switch`, or give it "
                                               "`after a -> 0, b -> 1`")
-    _unreachable(result)
-    _cycles(result)
+    if structure:
+        _unreachable(result)
+        _cycles(result)
 
 
 def _check_ends(result: Validation, step: w.Step, wire: w.Wire) -> None:
@@ -55,7 +58,11 @@ def _check_ends(result: Validation, step: w.Step, wire: w.Wire) -> None:
 
 def _unreachable(result: Validation) -> None:
     graph = result.graph
-    reached = nx.descendants(graph.graph, graph.trigger) | {graph.trigger}
+    # Another trigger (a generic trigger node) starts its own part of the workflow.
+    starts = [graph.trigger, *(name for name, step in graph.steps.items() if _starts_on_its_own(step))]
+    reached = set(starts)
+    for start in starts:
+        reached |= nx.descendants(graph.graph, start)
     for name in graph.order:
         step = graph.steps.get(name)
         if name in reached or step is None or _starts_on_its_own(step):
@@ -102,22 +109,34 @@ def check_nodes(workflow: w.Workflow, result: Validation) -> None:
     if not specs:
         return
     catalog = _catalog()
+    kinds = {"unchecked": codes.UNCHECKED_NODE_TYPE, "type": codes.UNKNOWN_NODE_TYPE,
+             "version": codes.UNKNOWN_NODE_TYPE, "parameter": codes.UNKNOWN_PARAMETER}
     for spec in specs:
-        if spec.type not in catalog:
-            result.report(codes.UNKNOWN_NODE_TYPE, f"n8n {catalog.n8n_version} has no node type `{spec.type}`",
-                          spec.span, hint=_type_hint(catalog, spec.type))
-            continue
-        node_type = catalog.node_type(spec.type)
-        if not node_type.has_version(spec.version):
-            versions = ", ".join(str(v) for v in node_type.versions)
-            result.report(codes.UNKNOWN_NODE_TYPE, f"`{spec.type}` has no version {spec.version}", spec.span,
-                          hint=f"versions in n8n {catalog.n8n_version}: {versions}")
-            continue
-        accepted = node_type.version(spec.version).parameter_names
-        for parameter in sorted(set(spec.parameters) - accepted):
-            result.report(codes.UNKNOWN_PARAMETER,
-                          f"`{spec.type}` version {spec.version} has no parameter `{parameter}`", spec.span,
-                          hint=_close(parameter, sorted(accepted)))
+        for kind, message, hint, _ in node_findings(catalog, spec.type, spec.version, spec.parameters):
+            result.report(kinds[kind], message, spec.span, hint=hint)
+
+
+def node_findings(catalog: Catalog, type_: str, version: int | float,
+                  parameters: Mapping[str, Any]) -> Iterator[tuple[str, str, str | None, str | None]]:
+    """What the catalog says against a node: (kind, message, hint, parameter) with kind
+    "unchecked" (a package the catalog does not describe), "type", "version" or "parameter"."""
+    if type_ not in catalog and "." in type_ and type_.rsplit(".", 1)[0] != catalog.package:
+        yield ("unchecked", f"the node catalog does not describe `{type_}`; its version and parameters "
+               "are not checked", "make sure its package is installed on the n8n server", None)
+        return
+    if type_ not in catalog:
+        yield "type", f"n8n {catalog.n8n_version} has no node type `{type_}`", _type_hint(catalog, type_), None
+        return
+    node_type = catalog.node_type(type_)
+    if not node_type.has_version(version):
+        versions = ", ".join(str(v) for v in node_type.versions)
+        yield ("version", f"`{type_}` has no version {version}", f"versions in n8n {catalog.n8n_version}: {versions}",
+               None)
+        return
+    accepted = node_type.version(version).parameter_names
+    for parameter in sorted(set(parameters) - accepted):
+        yield ("parameter", f"`{type_}` version {version} has no parameter `{parameter}`",
+               _close(parameter, sorted(accepted)), parameter)
 
 
 def _catalog() -> Catalog:

@@ -72,14 +72,23 @@ def emit_workflow(validation: Validation) -> tuple[dict[str, Any] | None, list[D
 
 
 def _workflow(workflow: w.Workflow, nodes: list[dict[str, Any]], connections: dict[str, Any]) -> dict[str, Any]:
-    """The top level: `with {...}` on the header adds properties and settings (pinData, tags...)."""
+    """The top level: `with {...}` on the header adds properties and settings (pinData, tags...).
+    A setting given as null is left out (`"executionOrder": null` keeps n8n's legacy order), and
+    `"settings": null` writes none. Its `connections` replace, per node and connection type, what
+    the wiring gives: how an import keeps connections `after` cannot say (ai_tool, ...)."""
     settings: dict[str, Any] = {"executionOrder": "v1"}
     trigger = workflow.trigger
     if isinstance(trigger, w.ScheduleTrigger) and trigger.timezone is not None:
         settings["timezone"] = trigger.timezone
-    extra = dict(workflow.extra)
-    settings.update(extra.pop("settings", None) or {})
-    return {"name": workflow.name, "nodes": nodes, "connections": connections, "settings": settings, **extra}
+    extra = copy.deepcopy(dict(workflow.extra))
+    if isinstance(extra.get("settings"), dict):
+        settings.update(extra.pop("settings"))
+        settings = {key: value for key, value in settings.items() if value is not None}
+    if isinstance(extra.get("connections"), dict):
+        for source, kinds in extra.pop("connections").items():
+            connections.setdefault(source, {}).update(kinds if isinstance(kinds, dict) else {})
+    top = {"name": workflow.name, "nodes": nodes, "connections": connections, "settings": settings, **extra}
+    return {key: value for key, value in top.items() if not (key == "settings" and value is None)}
 
 
 class _Emitter:

@@ -1,0 +1,314 @@
+"""n8n workflow JSON -> workflow DSL, losslessly (docs/workflow-import.md).
+
+Every node becomes a step. A node of a type the DSL models (set, if, switch, http, ...) becomes
+that step only if the emitter, given the step, writes the node's parameters back exactly;
+anything else is a generic `node` step with its parameters and credentials as they are. Node
+properties the emitter would write differently (id, position, notes, disabled, ...) go into the
+step's `with {...}`, workflow properties into the header's, and connections into `after`
+clauses where the step before would not give them. Connections `after` cannot say (an AI
+agent's `ai_tool` and `ai_languageModel`, ones that name missing nodes) stay raw in the
+header's `with {"connections": ...}`, which the emitter merges in.
+
+The importer proves each reading: it emits the workflow it built and compares it with the input,
+and keeps as generic whatever does not come back the same.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from toolkiln.ast import compute as n
+from toolkiln.ast import workflow as w
+from toolkiln.backends.n8n.catalog import load_catalog
+from toolkiln.backends.workflow_printer import is_plain_name, print_workflow
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import CompileError
+from toolkiln.syntax.spans import Span
+from toolkiln.workflow.graph import WorkflowGraph, build_graph
+from toolkiln.workflow.lint import lint_n8n
+from toolkiln.workflow.modeled import NotModeled, need, read_step, read_trigger
+from toolkiln.workflow.n8n_input import at, read_n8n
+from toolkiln.workflow.validate import validate
+
+DESCRIPTION = "Imported from n8n"
+# What the emitter adds to a node that lacks it (n8n fills these in itself on import).
+FILLED_IN = frozenset({"id", "position", "parameters"})
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class ImportedWorkflow:
+    """An imported n8n workflow: `to_text()` is its DSL, `to_n8n()` the workflow again, and
+    `diagnostics` what the linter found (warnings and errors that do not stop the import)."""
+
+    ast: w.Workflow
+    n8n: dict[str, Any]
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.ast.name
+
+    def to_n8n(self) -> dict[str, Any]:
+        return copy.deepcopy(self.n8n)
+
+    def to_text(self) -> str:
+        return print_workflow(self.ast)
+
+
+def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
+    """Import an n8n workflow (a dict or JSON text). Raises CompileError only for what is not
+    an n8n workflow at all, or cannot be one workflow (two nodes with one name, no nodes)."""
+    source = read_n8n(data, file)
+    diagnostics = lint_n8n(source)
+    fatal = [d for d in diagnostics if d.code == codes.DUPLICATE_NODE_NAME.code]
+    if not source.data["nodes"]:
+        fatal = source.locate([Diagnostic.of(codes.NOT_A_WORKFLOW, "the workflow has no nodes to import", at("nodes"),
+                                             "a workflow needs at least its trigger")])
+    if fatal:
+        raise CompileError(fatal)
+    ast, emitted = _Importer(source.data).run()
+    return ImportedWorkflow(ast, emitted, tuple(diagnostics))
+
+
+class _Importer:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.nodes: dict[str, dict[str, Any]] = {node["name"]: node for node in data["nodes"]}
+        trigger = _pick_trigger(data["nodes"])
+        self.order = [trigger, *(name for name in self.nodes if name != trigger)]
+        # Steps are marked with their place in `order` (+1), so that a diagnostic leads to its node.
+        self.spans = {name: Span(start=i + 1, end=i + 1) for i, name in enumerate(self.order)}
+        self.inputs: dict[str, list[w.Wire]] = {name: [] for name in self.nodes}
+        self.raw: dict[str, dict[str, Any]] = {}
+        self._read_connections()
+
+    # --- connections --------------------------------------------------------------------------
+
+    def _read_connections(self) -> None:
+        for source, kinds in (self.data.get("connections") or {}).items():
+            if source not in self.nodes or not isinstance(kinds, dict):
+                self.raw[source] = kinds
+                continue
+            for kind, outputs in kinds.items():
+                if kind != "main" or not self._main(source, outputs):
+                    self.raw.setdefault(source, {})[kind] = outputs
+
+    def _main(self, source: str, outputs: Any) -> bool:
+        """Wire what `after` can say; whether that is all of it."""
+        if not isinstance(outputs, list):
+            return False
+        whole = True
+        for output, targets in enumerate(outputs):
+            for target in targets if isinstance(targets, list) else ():
+                if _plain_target(target) and target["node"] in self.nodes and target["node"] != self.order[0]:
+                    self.inputs[target["node"]].append(
+                        w.Wire(source=source, output=output, input=target["index"], span=self.spans[source]))
+                else:
+                    whole = False
+            whole = whole and isinstance(targets, list)
+        return whole
+
+    # --- building and proving -----------------------------------------------------------------
+
+    def run(self) -> tuple[w.Workflow, dict[str, Any]]:
+        modeled = set(self.order)
+        while True:
+            built = self._attempt(modeled)
+            if isinstance(built, set):
+                if not modeled:     # generic nodes always validate; this would be a bug
+                    raise AssertionError(f"generic nodes did not validate: {sorted(built)}")
+                modeled -= built or modeled
+                continue
+            workflow, emitted = built
+            if _same(emitted, self.data) or not modeled:
+                return workflow, emitted
+            modeled = set()         # not expected: the readings were proved one by one
+
+    def _attempt(self, modeled: set[str]) -> set[str] | tuple[w.Workflow, dict[str, Any]]:
+        """The workflow with `modeled` nodes read as DSL steps, or the nodes that failed."""
+        failed = set()
+        placeholder = self._assemble(modeled, lambda name: lambda source, names: n.NullLit(), failed)
+        if failed:
+            return failed
+        graph = build_graph(placeholder)
+        workflow = self._assemble(modeled, lambda name: self._resolver(graph, name), failed)
+        if failed:
+            return failed
+        emitted, bad = self._emit(workflow)
+        if bad:
+            return bad & modeled
+        failed = {name for name in modeled if not self._reproduced(emitted[name], self.nodes[name])}
+        if failed:
+            return failed
+        workflow = self._finish(workflow, emitted)
+        final, _ = self._emit(workflow)
+        return workflow, final["__workflow__"]
+
+    def _emit(self, workflow: w.Workflow) -> tuple[dict[str, Any], set[str]]:
+        """The emitted nodes by name (and the whole workflow as `__workflow__`), or the nodes
+        whose steps do not validate."""
+        from toolkiln.backends.n8n.emit import emit_workflow  # noqa: PLC0415 - backends sit above
+
+        validation = validate(workflow, lint=True)
+        errors = [d for d in validation.diagnostics if d.is_error]
+        if errors:
+            return {}, {self.order[d.span.start - 1] for d in errors if d.span is not None and d.span.start}
+        emitted, problems = emit_workflow(validation)
+        if emitted is None:
+            return {}, {self.order[d.span.start - 1] for d in problems if d.span is not None and d.span.start}
+        by_name: dict[str, Any] = {node["name"]: node for node in emitted["nodes"]}
+        by_name["__workflow__"] = emitted
+        return by_name, set()
+
+    def _assemble(self, modeled: set[str], resolver, failed: set[str]) -> w.Workflow:
+        name = self.data["name"]
+        trigger_name = self.order[0]
+        trigger = None
+        if trigger_name in modeled:
+            try:
+                trigger = read_trigger(self.nodes[trigger_name]).model_copy(update={"span": self.spans[trigger_name]})
+            except (NotModeled, ValidationError, AttributeError, TypeError, ValueError):
+                failed.add(trigger_name)
+        if trigger is None:
+            trigger = w.NodeTrigger(node=self._spec(trigger_name), span=self.spans[trigger_name])
+        steps = []
+        for step_name in self.order[1:]:
+            step = None
+            if step_name in modeled:
+                try:
+                    step = read_step(self.nodes[step_name], name, resolver, self.spans[step_name])
+                except (NotModeled, ValidationError):
+                    failed.add(step_name)
+            if step is None:
+                step = w.NodeStep(name=step_name, node=self._spec(step_name), span=self.spans[step_name])
+            steps.append(step)
+        return self._wired(w.Workflow(name=name, trigger=trigger, steps=tuple(steps), description=DESCRIPTION))
+
+    def _wired(self, workflow: w.Workflow) -> w.Workflow:
+        """`after` on each step whose inputs the step before it would not give."""
+        implicit = build_graph(workflow).graph
+        steps = []
+        for step in workflow.steps:
+            wires = self.inputs[step.name]
+            given = sorted((a, d["output"], d["input"]) for a, _, d in implicit.in_edges(step.name, data=True))
+            if given != sorted((wire.source, wire.output, wire.input) for wire in wires):
+                step = step.model_copy(update={"after": tuple(wires)})
+            steps.append(step)
+        return workflow.model_copy(update={"steps": tuple(steps)})
+
+    def _resolver(self, graph: WorkflowGraph, step: str):
+        def resolve(source: str | None, names: list[str]) -> n.Expr:
+            span = self.spans[step]
+            origin = graph.input_source(step) if source is None else source
+            need(origin is not None)
+            if origin == graph.trigger:
+                need(bool(names) and names[0] in graph.roots)
+                expr: n.Expr = n.Name(name=names[0], span=span)
+                names = names[1:]
+            else:
+                need(origin in graph.steps and is_plain_name(origin))
+                expr = n.Name(name=origin, span=span)
+            for field in names:
+                expr = n.Field_(target=expr, name=field, span=span)
+            return expr
+
+        return resolve
+
+    def _spec(self, name: str) -> w.NodeSpec:
+        node = self.nodes[name]
+        credentials = node.get("credentials")
+        named = None
+        if isinstance(credentials, dict) and len(credentials) == 1:
+            ((type_, value),) = credentials.items()
+            if is_plain_name(type_) and isinstance(value, dict) and set(value) == {"name"} \
+                    and isinstance(value["name"], str):
+                named = w.Credentials(type=type_, name=value["name"], span=self.spans[name])
+        return w.NodeSpec(name=name, type=node["type"], version=node["typeVersion"],
+                          parameters=copy.deepcopy(node.get("parameters", {})), credentials=named,
+                          span=self.spans[name])
+
+    @staticmethod
+    def _reproduced(emitted: dict[str, Any], original: dict[str, Any]) -> bool:
+        """Whether a modeled node came back as it was (`with {...}` can set any property, but
+        cannot take one away)."""
+        return (emitted["type"], emitted["typeVersion"], emitted["parameters"]) == (
+            original["type"], original["typeVersion"], original.get("parameters", _MISSING)) \
+            and set(emitted) <= set(original)
+
+    def _finish(self, workflow: w.Workflow, emitted: dict[str, Any]) -> w.Workflow:
+        """Add `with {...}`: the properties the emitter writes differently, and the raw connections."""
+        def extra(name: str) -> dict[str, Any]:
+            return {key: value for key, value in self.nodes[name].items()
+                    if key != "name" and emitted[name].get(key, _MISSING) != value}
+
+        trigger = workflow.trigger.model_copy(update={"extra": extra(self.order[0])})
+        steps = tuple(step.model_copy(update={"extra": extra(step.name)}) for step in workflow.steps)
+        header = self._header(emitted["__workflow__"])
+        return workflow.model_copy(update={"trigger": trigger, "steps": steps, "extra": header,
+                                           "description": None if header else DESCRIPTION})
+
+    def _header(self, emitted: dict[str, Any]) -> dict[str, Any]:
+        header: dict[str, Any] = {}
+        for key, value in self.data.items():
+            if key not in ("name", "nodes", "connections", "settings"):
+                header[key] = copy.deepcopy(value)
+        settings = self.data.get("settings", _MISSING)
+        if settings is _MISSING:
+            header["settings"] = None
+        elif isinstance(settings, dict):
+            kept = {"executionOrder": None, **settings}      # None: n8n's legacy order, left out
+            kept = {key: value for key, value in kept.items() if emitted["settings"].get(key, _MISSING) != value}
+            if kept:
+                header["settings"] = kept
+        else:
+            header["settings"] = settings
+        raw = copy.deepcopy(self.raw)
+        for source, kinds in (self.data.get("connections") or {}).items():
+            if isinstance(kinds, dict) and "main" in kinds and source not in raw \
+                    and emitted["connections"].get(source, {}).get("main") != kinds["main"]:
+                raw.setdefault(source, {})["main"] = copy.deepcopy(kinds["main"])
+        if raw:
+            header["connections"] = raw
+        return header
+
+
+def _pick_trigger(nodes: list[dict[str, Any]]) -> str:
+    """The DSL's trigger: the first trigger node, else the first node that is no sticky note."""
+    catalog = load_catalog()
+
+    def is_trigger(node: dict[str, Any]) -> bool:
+        if node["type"] in catalog:
+            return catalog.node_type(node["type"]).trigger
+        return "trigger" in node["type"].lower()
+
+    for test in (is_trigger, lambda node: node["type"] != "n8n-nodes-base.stickyNote", lambda node: True):
+        for node in nodes:
+            if test(node):
+                return node["name"]
+    raise AssertionError("no nodes")     # import_n8n refuses a workflow without nodes
+
+
+def _plain_target(target: Any) -> bool:
+    return isinstance(target, dict) and set(target) == {"node", "type", "index"} and target["type"] == "main" \
+        and isinstance(target["node"], str) and isinstance(target["index"], int) \
+        and not isinstance(target["index"], bool) and target["index"] >= 0
+
+
+def _same(emitted: dict[str, Any], original: dict[str, Any]) -> bool:
+    """Whether the emitted workflow is the original, up to what n8n fills in itself."""
+    nodes = {node["name"]: node for node in emitted["nodes"]}
+    for node in original["nodes"]:
+        again = nodes.get(node["name"], {})
+        if any(again.get(key, _MISSING) != value for key, value in node.items()) \
+                or not set(again) - set(node) <= FILLED_IN:
+            return False
+    top = {key: value for key, value in emitted.items() if key != "nodes"}
+    expected = {key: value for key, value in original.items() if key != "nodes"}
+    expected.setdefault("connections", {})
+    return top == expected and len(nodes) == len(original["nodes"])

@@ -1,0 +1,200 @@
+"""Linting an n8n workflow as n8n stores it (`toolkiln check workflow.json`).
+
+Reports, at JSON paths such as `nodes[3].parameters.url`: duplicate node names, node types,
+versions and parameters the node catalog does not know, connections to or from missing nodes
+and outputs, nodes no trigger reaches, loops, `{{ }}` expressions without the leading `=`, and
+secrets written in clear text. Only what n8n itself would run differently, or what leaks, is
+reported, so workflows n8n runs as intended lint clean.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+import networkx as nx
+
+from toolkiln.backends.n8n.catalog import Catalog, load_catalog
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.workflow.n8n_input import N8nInput, at
+from toolkiln.workflow.wiring import LOOP_NODE, node_findings
+
+STICKY_NOTE = "n8n-nodes-base.stickyNote"
+# Parameters that hold program text, where `{{` means nothing to n8n.
+CODE_PARAMETERS = frozenset({"jsCode", "pythonCode", "functionCode", "functionItemCode", "code"})
+EXPRESSION = re.compile(r"\{\{\s*\$.*?\}\}", re.DOTALL)
+SECRET_VALUE = re.compile(r"(?i:bearer)\s+[A-Za-z0-9._~+/-]{20,}=*|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}"
+                          r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}")
+SECRET_KEY = re.compile(r"(?i)(x-)?(password|passwd|api[-_]?key|(access|auth|bearer)?[-_]?token|secret"
+                        r"|client[-_]?secret|authorization)")
+_CATALOG_CODES = {"unchecked": codes.UNCHECKED_NODE_TYPE, "type": codes.NODE_NOT_IN_CATALOG,
+                  "version": codes.NODE_NOT_IN_CATALOG, "parameter": codes.NODE_PARAMETER_UNKNOWN}
+
+
+def lint_n8n(workflow: N8nInput) -> list[Diagnostic]:
+    """Every finding for an n8n workflow that `read_n8n` accepted, located and sorted."""
+    data = workflow.data
+    nodes: list[dict[str, Any]] = data["nodes"]
+    catalog = load_catalog()
+    found: list[Diagnostic] = []
+
+    def report(code: codes.Code, message: str, path: str, hint: str | None = None) -> None:
+        found.append(Diagnostic.of(code, message, at(path), hint))
+
+    first: dict[str, int] = {}
+    for index, node in enumerate(nodes):
+        if node["name"] in first:
+            report(codes.DUPLICATE_NODE_NAME, f"nodes {first[node['name']]} and {index} are both called "
+                   f"`{node['name']}`", f"nodes[{index}].name", "rename one of them, and its connections")
+        first.setdefault(node["name"], index)
+        for kind, message, hint, parameter in _findings(catalog, node["type"], node["typeVersion"],
+                                                        tuple(node.get("parameters", {}))):
+            where = f"nodes[{index}].parameters.{parameter}" if parameter else f"nodes[{index}].type"
+            report(_CATALOG_CODES[kind], message, where, hint)
+        if node["type"] != STICKY_NOTE:
+            for path, code, message, hint in _values(node.get("parameters", {}), f"nodes[{index}].parameters"):
+                report(code, message, path, hint)
+    graph = _main_graph(data, first, catalog, report)
+    _reachability(graph, nodes, first, catalog, report)
+    _loops(graph, nodes, first, report)
+    return workflow.locate(found)
+
+
+@lru_cache(maxsize=4096)
+def _findings(catalog: Catalog, type_: str, version: int | float, parameters: tuple[str, ...]) -> tuple:
+    """The catalog's findings, once per kind of node (a large export repeats the same nodes)."""
+    return tuple(node_findings(catalog, type_, version, dict.fromkeys(parameters)))
+
+
+# --- parameter values -------------------------------------------------------------------------
+
+def _values(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, codes.Code, str, str]]:
+    """Unwrapped expressions and literal secrets among the parameter values (walked without
+    recursion: parameters can nest deeply)."""
+    stack: list[tuple[Any, str, str]] = [(parameters, root, "")]
+    while stack:
+        value, path, key = stack.pop()
+        if isinstance(value, dict):
+            pair_name = value.get("name")
+            for child_key, child in value.items():
+                # {"name": "Authorization", "value": "..."}: headers, query and body entries.
+                named = pair_name if child_key == "value" and isinstance(pair_name, str) else child_key
+                stack.append((child, f"{path}.{child_key}", named))
+        elif isinstance(value, list):
+            stack.extend((child, f"{path}[{i}]", key) for i, child in enumerate(value))
+        elif isinstance(value, str) and not value.startswith("="):
+            if key not in CODE_PARAMETERS and EXPRESSION.search(value):
+                yield (path, codes.UNWRAPPED_EXPRESSION, "this value holds `{{ }}` but does not start with `=`, "
+                       "so n8n sends it as plain text", "start the value with `=` to make it an expression")
+            if SECRET_VALUE.search(value) or (SECRET_KEY.fullmatch(key) and value.strip()):
+                yield (path, codes.LITERAL_SECRET, f"`{key}` holds a secret in clear text",
+                       "store it as an n8n credential and select that on the node")
+
+
+# --- connections ----------------------------------------------------------------------------
+
+def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, report) -> nx.MultiDiGraph:
+    """The main connections as a graph (node names), reporting those that dangle; connections of
+    other types (an AI agent's tools and model) tie a sub-node to its parent: an edge
+    parent -> sub-node, so that the sub-node counts as reached when its parent is."""
+    graph = nx.MultiDiGraph()
+    graph.add_nodes_from(names)
+    nodes = data["nodes"]
+    for source, kinds in (data.get("connections") or {}).items():
+        where = f"connections.{source}"
+        if source not in names:
+            report(codes.DANGLING_CONNECTION, f"connections start at `{source}`, which is no node", where,
+                   "rename them to the node's current name, or delete them")
+            continue
+        if not isinstance(kinds, dict):
+            report(codes.DANGLING_CONNECTION, f"the connections of `{source}` are not an object", where)
+            continue
+        outputs_allowed = _width(catalog, nodes[names[source]], "outputs")
+        for kind, outputs in kinds.items():
+            for output, target, index, path in _targets(outputs, f"{where}.{kind}", report):
+                if target not in names:
+                    report(codes.DANGLING_CONNECTION, f"`{source}` connects to `{target}`, which is no node",
+                           f"{path}.node", "connect it to an existing node, or delete the connection")
+                    continue
+                if kind != "main":
+                    graph.add_edge(target, source, kind=kind)
+                    continue
+                if outputs_allowed is not None and output >= outputs_allowed:
+                    report(codes.DANGLING_CONNECTION, f"`{source}` has no output {output}", path,
+                           f"its outputs are 0 to {outputs_allowed - 1}")
+                inputs_allowed = _width(catalog, nodes[names[target]], "inputs")
+                if inputs_allowed is not None and index >= inputs_allowed:
+                    report(codes.DANGLING_CONNECTION, f"`{target}` has no input {index}", f"{path}.index",
+                           f"its inputs are 0 to {inputs_allowed - 1}" if inputs_allowed else "it has no input")
+                graph.add_edge(source, target, kind=kind)
+    return graph
+
+
+def _targets(outputs: Any, where: str, report) -> Iterator[tuple[int, str, int, str]]:
+    if not isinstance(outputs, list):
+        report(codes.DANGLING_CONNECTION, "connections of one type are a list of outputs", where)
+        return
+    for output, targets in enumerate(outputs):
+        if targets is None:             # n8n may write null for an output without connections
+            continue
+        if not isinstance(targets, list):
+            report(codes.DANGLING_CONNECTION, "an output's connections are not a list", f"{where}[{output}]")
+            continue
+        for position, target in enumerate(targets):
+            path = f"{where}[{output}][{position}]"
+            if not (isinstance(target, dict) and isinstance(target.get("node"), str)
+                    and isinstance(target.get("index", 0), int)):
+                report(codes.DANGLING_CONNECTION, "a connection names no node", path,
+                       'write {"node": "Name", "type": "main", "index": 0}')
+                continue
+            yield output, target["node"], target.get("index", 0), path
+
+
+def _width(catalog: Catalog, node: dict[str, Any], side: str) -> int | None:
+    """How many main inputs or outputs the node has (None when the catalog cannot say)."""
+    if not catalog.has(node["type"], node["typeVersion"]):
+        return None
+    version = catalog.node_type(node["type"]).version(node["typeVersion"])
+    ends = getattr(version, side)
+    if ends is None:
+        return None
+    count = sum(1 for end in ends if end == "main")
+    # A node set to continue on error gets an error output after its own.
+    return count + 1 if side == "outputs" and node.get("onError") == "continueErrorOutput" else count
+
+
+def _starts(node: dict[str, Any], graph: nx.MultiDiGraph, catalog: Catalog) -> bool:
+    """Triggers, sticky notes, nodes without a main input and nodes the catalog does not know
+    that nothing feeds (they may be triggers) start a run, or need none."""
+    if catalog.has(node["type"], node["typeVersion"]):
+        node_type = catalog.node_type(node["type"])
+        return node_type.trigger or node_type.version(node["typeVersion"]).inputs == ()
+    return "trigger" in node["type"].lower() or graph.in_degree(node["name"]) == 0
+
+
+def _reachability(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int],
+                  catalog: Catalog, report) -> None:
+    starts = [name for name, index in names.items() if _starts(nodes[index], graph, catalog)]
+    reached: set[str] = set(starts)
+    for start in starts:
+        reached |= nx.descendants(graph, start)
+    for name, index in names.items():
+        if name not in reached:
+            report(codes.UNREACHABLE_NODE, f"no trigger reaches `{name}`, so n8n never runs it",
+                   f"nodes[{index}]", "connect it to a node that runs, or delete it")
+
+
+def _loops(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], report) -> None:
+    main = nx.DiGraph((a, b) for a, b, kind in graph.edges(data="kind") if kind == "main")
+    for component in nx.strongly_connected_components(main):
+        if len(component) == 1 and not any(main.has_edge(name, name) for name in component):
+            continue
+        if any(nodes[names[name]]["type"] == LOOP_NODE for name in component):
+            continue
+        members = sorted(component, key=names.__getitem__)
+        shown = ", ".join(f"`{name}`" for name in members[:6]) + (", ..." if len(members) > 6 else "")
+        report(codes.NODE_CYCLE, f"these nodes feed each other in a loop: {shown}", f"nodes[{names[members[0]]}]",
+               f"make sure a node on the loop stops it, or loop with Loop Over Items ({LOOP_NODE})")

@@ -1,0 +1,93 @@
+"""Reading an n8n workflow (a dict, or JSON text) for the importer and the linter: what is
+not an n8n workflow at all is a CompileError (E0724); everything n8n itself accepts passes."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic, sort_key
+from toolkiln.errors import CompileError
+from toolkiln.syntax.spans import LineIndex, Source, Span
+
+
+@dataclass(frozen=True)
+class N8nInput:
+    data: dict[str, Any]
+    source: Source          # where diagnostics point (the JSON text, when there is one)
+
+    def locate(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        return sorted((d.located(self.source) for d in diagnostics), key=sort_key)
+
+
+def at(path: str) -> Span:
+    """The span of the JSON value at `path` (mapped onto the file's line and column, if any)."""
+    return Span(line=0, column=0, end_line=0, end_column=0, path=path)
+
+
+def looks_like_n8n(data: Any) -> bool:
+    """Whether parsed JSON is meant as an n8n workflow (an object with a `nodes` list)."""
+    return isinstance(data, dict) and isinstance(data.get("nodes"), list)
+
+
+def read_n8n(data: Any, file: str | None = None) -> N8nInput:
+    text = None
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    if isinstance(data, str):
+        text = data
+        try:
+            data = json.loads(text)
+        except RecursionError:
+            _fail(file, text, "the JSON is nested too deeply", None)
+        except ValueError as error:
+            offset = getattr(error, "pos", 0)
+            index = LineIndex(text)
+            span = index.span(offset, min(offset + 1, len(text)))
+            _fail(file, text, f"not JSON: {getattr(error, 'msg', error)}", span)
+    source = Source(name=file, text=text, json_text=text is not None)
+    if not isinstance(data, dict):
+        _fail(file, text, f"an n8n workflow is a JSON object, not {_kind(data)}", None)
+    problems = list(_problems(data))
+    if problems:
+        raise CompileError(N8nInput(data, source).locate(
+            [Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(path), hint) for path, message, hint in problems]))
+    return N8nInput(data, source)
+
+
+def _problems(data: dict[str, Any]):
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        yield "name", "the workflow has no name", 'add "name": "My workflow"'
+    if not isinstance(data.get("nodes"), list):
+        yield "nodes", "the workflow has no `nodes` list", None
+        return
+    if "connections" in data and not isinstance(data["connections"], dict):
+        yield "connections", "`connections` is not an object", None
+    for index, node in enumerate(data["nodes"]):
+        where = f"nodes[{index}]"
+        if not isinstance(node, dict):
+            yield where, f"node {index} is {_kind(node)}, not an object", None
+            continue
+        if not isinstance(node.get("name"), str) or not node["name"].strip():
+            yield where, f"node {index} has no name", None
+        if not isinstance(node.get("type"), str) or not node["type"].strip():
+            yield where, f"node {index} has no type", 'e.g. "type": "n8n-nodes-base.set"'
+        version = node.get("typeVersion")
+        if isinstance(version, bool) or not isinstance(version, int | float) or not math.isfinite(version):
+            yield where, f"node {index} has no numeric typeVersion", 'e.g. "typeVersion": 1'
+        if not isinstance(node.get("parameters", {}), dict):
+            yield f"{where}.parameters", f"the parameters of node {index} are not an object", None
+
+
+def _kind(value: Any) -> str:
+    return {list: "a list", str: "a string", type(None): "null", bool: "a boolean"}.get(type(value), "a number")
+
+
+def _fail(file: str | None, text: str | None, message: str, span: Span | None) -> None:
+    diagnostic = Diagnostic.of(codes.NOT_A_WORKFLOW, message, span,
+                               hint="export the workflow from the n8n editor (Download) or the n8n API")
+    raise CompileError([diagnostic.located(Source(name=file, text=text))])
