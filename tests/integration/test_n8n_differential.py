@@ -2,8 +2,9 @@
 translated, inside a real n8n 1.123.50 (webhook -> set -> respond), on the same inputs.
 
 The expressions come from a seeded generator over everything the n8n backend translates
-(arithmetic, comparisons, and/or/not, conditionals, abs/floor/ceil/upper/lower/trim/len,
-string joins). Numbers agree exactly where binary doubles are exact (the inputs and literals
+(arithmetic with %, comparisons, and/or/not, in, conditionals, indexing, lists,
+comprehensions, and the translated built-ins: abs, floor, ceil, round, clamp, min, max, sum,
+avg, count, any, all, contains, get, upper, lower, trim, starts_with, ends_with, replace, len). Numbers agree exactly where binary doubles are exact (the inputs and literals
 are dyadic: 2.5, -0.75, ...); a division makes a value inexact, so a quotient is compared
 within 1e-9 and never feeds a comparison, floor or ceil, where doubles and exact decimals may
 round differently (documented in docs/workflows.md and tested in test_workflow_deploy.py).
@@ -22,13 +23,19 @@ from test_workflow_deploy import deploy
 import toolkiln
 
 SEED = 20261122
-EXPRESSIONS = 80
+EXPRESSIONS = 200
 ROWS = [
-    {"a": 3, "b": -2.5, "c": 0.75, "s": "Ada ", "t": "lovelace"},
-    {"a": -7, "b": 12.25, "c": 0, "s": "  x", "t": ""},
-    {"a": 0, "b": 0.5, "c": -1.125, "s": "MiXeD", "t": "Case"},
-    {"a": 1024, "b": -0.0625, "c": 9, "s": "", "t": "z z"},
+    {"a": 3, "b": -2.5, "c": 0.75, "s": "Ada ", "t": "lovelace", "items": [3, -1.5, 0.25], "o": {"k": 2}},
+    {"a": -7, "b": 12.25, "c": 0, "s": "  x", "t": "", "items": [-7], "o": {}},
+    {"a": 0, "b": 0.5, "c": -1.125, "s": "MiXeD", "t": "Case", "items": [0, 0.5, 2.5, -2.5], "o": {"k": -1, "m": 3}},
+    {"a": 1024, "b": -0.0625, "c": 9, "s": "", "t": "z z", "items": [1024, 9, 9], "o": {"m": 0}},
 ]
+# Aggregates over the list and the object of each row; the exact ones may feed comparisons.
+EXACT_AGGREGATES = ["sum(body.items)", "sum(x * 2 for x in body.items if x > 0)",
+                    "count(x for x in body.items if x >= body.c)", "min(body.items)", "max(body.a, body.b, body.c)",
+                    "clamp(body.a, -1, 5)", "body.items[0]", "body.items[-1]", "len(body.items)", "len(body.o)",
+                    'get(body.o, "k", 0)', "round(body.b)", "round(body.c * 2 + 0.5)"]
+INEXACT_AGGREGATES = ["avg(body.items)", "sum([x / 3 for x in body.items])"]
 
 
 class Generator:
@@ -42,8 +49,8 @@ class Generator:
         leaves = ["body.a", "body.b", "body.c", str(self.rng.choice([2, 3, 10, 0.5, 2.5, -1.25]))]
         if depth == 0:
             return self.rng.choice(leaves)
-        kind = self.rng.choice(["leaf", "arith", "arith", "abs", "floor", "ceil", "cond", "square", "len"]
-                               + ([] if exact else ["div", "div"]))
+        kind = self.rng.choice(["leaf", "arith", "arith", "abs", "floor", "ceil", "cond", "square", "len", "mod",
+                                "round", "aggregate"] + ([] if exact else ["div", "div", "inexact"]))
         match kind:
             case "leaf":
                 return self.rng.choice(leaves)
@@ -60,13 +67,21 @@ class Generator:
                 return f"({self.number(depth - 1, exact)} if {self.boolean(depth - 1)} else {self.number(depth - 1, exact)})"
             case "square":
                 return f"({self.number(depth - 1, exact)} ** 2)"
+            case "mod":
+                return f"({self.number(depth - 1, True)} % (abs({self.number(depth - 1, True)}) + 1))"
+            case "round":
+                return f"round({self.number(depth - 1, True)})"
+            case "aggregate":
+                return self.rng.choice(EXACT_AGGREGATES)
+            case "inexact":
+                return self.rng.choice(INEXACT_AGGREGATES)
             case _:
                 return f"len({self.string(depth - 1)})"
 
     def boolean(self, depth: int) -> str:
         if depth == 0:
             return f"(body.a {self.rng.choice(['<', '>=', '!='])} {self.rng.choice([0, 3, -7])})"
-        kind = self.rng.choice(["compare", "compare", "and", "or", "not", "strings"])
+        kind = self.rng.choice(["compare", "compare", "and", "or", "not", "strings", "member", "quantifier", "text"])
         match kind:
             case "compare":
                 op = self.rng.choice(["<", "<=", ">", ">=", "==", "!="])
@@ -75,6 +90,15 @@ class Generator:
                 return f"({self.boolean(depth - 1)} {kind} {self.boolean(depth - 1)})"
             case "not":
                 return f"(not {self.boolean(depth - 1)})"
+            case "member":
+                return self.rng.choice([f"({self.number(depth - 1, True)} in body.items)", 'contains(body.o, "k")',
+                                        f'({self.number(depth - 1, True)} not in body.items)', f"contains(body.items, {self.number(depth - 1, True)})",
+                                        f"(trim({self.string(depth - 1)}) in body.t)"])
+            case "quantifier":
+                return self.rng.choice(["any(x > 1 for x in body.items)", "all([x != 0 for x in body.items])"])
+            case "text":
+                return self.rng.choice([f'starts_with({self.string(depth - 1)}, "lo")',
+                                        f'ends_with({self.string(depth - 1)}, "e")'])
             case _:
                 return f"({self.string(depth - 1)} == {self.string(depth - 1)})"
 
@@ -82,9 +106,11 @@ class Generator:
         leaves = ["body.s", "body.t", '"ok"', '"A b"']
         if depth == 0:
             return self.rng.choice(leaves)
-        kind = self.rng.choice(["leaf", "upper", "lower", "trim", "join"])
+        kind = self.rng.choice(["leaf", "upper", "lower", "trim", "join", "replace"])
         if kind == "leaf":
             return self.rng.choice(leaves)
+        if kind == "replace":
+            return f'replace({self.string(depth - 1)}, "a", "-")'
         if kind == "join":      # trim(...) makes the left side a known string: `+` then joins
             return f"(trim({self.string(depth - 1)}) + {self.string(depth - 1)})"
         return f"{kind}({self.string(depth - 1)})"
@@ -97,9 +123,17 @@ class Generator:
         return self.boolean(depth) if choice < 0.8 else self.string(depth)
 
 
+# Each translated form at least once, whatever the generator draws.
+EVERY_FORM = [*EXACT_AGGREGATES, *INEXACT_AGGREGATES, "abs(body.b)", "floor(body.b)", "ceil(body.b)", "sqrt(body.c * body.c)",
+              "any(x > 1 for x in body.items)", "all([x != 0 for x in body.items])", 'contains(body.o, "k")',
+              '"k" in body.o', "3 not in body.items", 'upper(body.s)', 'lower(body.t)', 'trim(body.s)',
+              'starts_with(body.t, "lo")', 'ends_with(body.t, "e")', 'replace(body.t, "a", "-")', "len(body.s)",
+              "body.a % 4", "[body.a, body.b][1]", "coalesce(null, body.a)", 'coalesce(get(body.o, "m"), body.s)']
+
+
 def expressions() -> list[str]:
     generator = Generator(SEED)
-    return [generator.pick() for _ in range(EXPRESSIONS)]
+    return EVERY_FORM + [generator.pick() for _ in range(EXPRESSIONS)]
 
 
 def toolkiln_value(expression: str, body: dict) -> object:
@@ -130,6 +164,12 @@ def test_generated_expressions_agree_with_n8n(n8n):  # noqa: F811
             if not same(ours, theirs):
                 mismatches.append(f"{expression} with {row}: toolkiln {ours!r}, n8n {theirs!r}")
     assert mismatches == []
+
+
+def test_every_translated_function_is_exercised():
+    from toolkiln.backends.n8n.expressions import TRANSLATED_FUNCTIONS
+
+    assert [f for f in TRANSLATED_FUNCTIONS if not any(f"{f}(" in e for e in expressions())] == []
 
 
 @pytest.mark.parametrize("expression", expressions()[:5])

@@ -515,10 +515,13 @@ have n8n answer as soon as the request is received.
 
 UNTRANSLATABLE = _register("E0706", "untranslatable", "Expression cannot be translated to n8n", """
 The expression is valid compute DSL, but the n8n backend has no translation for it that keeps
-its meaning: for example `%` (the sign of the result differs in JavaScript), `in`, indexing,
-lists, comprehensions, `round` (JavaScript rounds halves differently) and most built-in
-functions. docs/workflows.md lists what translates. Compute it another way, or with a
-compute tool.
+its meaning: `round(x, digits)` (JavaScript doubles round 2.675 to 2.67), `number`, `text`,
+`join` (numbers print differently in JavaScript) and format specs such as `{{x:.2f}}` in an
+http URL. docs/workflows.md lists what translates. Compute it another way, or in a compute
+tool.
+
+    set a { total = round(body.amount, 2) }     # error
+    set a { cents = round(body.amount * 100) }  # fixed: whole numbers translate
 """)
 
 INVALID_TRIGGER = _register("E0707", "invalid-trigger", "Invalid trigger", """

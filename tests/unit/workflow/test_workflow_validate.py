@@ -31,9 +31,9 @@ def test_a_valid_workflow_has_no_diagnostics():
     ("set a { x = \"s\" * 2 }\nrespond r a", "E0301", "`*` (multiply) needs number, but this is string"),
     ("set a { x = nope(1) }\nrespond r a", "E0204", "unknown function `nope`"),
     ("if c body.n + 1 { respond r body }", "E0302", "the condition of `c` is number, not boolean"),
-    ("set a { x = body.n % 2 }\nrespond r a", "E0706", "`%` has no n8n translation"),
-    ("set a { x = round(body.n) }\nrespond r a", "E0706", "`round(...)` has no n8n translation"),
-    ("set a { x = body.items[0] }\nrespond r a", "E0706", "indexing has no n8n translation yet"),
+    ("set a { x = round(body.n, 2) }\nrespond r a", "E0706", "`round(...)` has no n8n translation"),
+    ("set a { x = text(body.n) }\nrespond r a", "E0706", "`text(...)` has no n8n translation"),
+    ("set a { x = number(body.s) }\nrespond r a", "E0706", "`number(...)` has no n8n translation"),
 ])
 def test_codes(body, code, message):
     assert (code, message) in codes(body)
