@@ -222,3 +222,23 @@ def test_run_many_reads_a_generator_of_rows_outside_the_run_context():
             yield {"weight_kg": weight}
     assert shipping_tool(True).run_many(rows()) == [Decimal("7.5"), Decimal("10.0")]
     assert seen == [getcontext().Emax] * 2
+
+
+# --- membership in a list of literals ---------------------------------------------------------
+
+scalars = st.one_of(st.sampled_from(["a", "b", "ab", ""]), st.sampled_from(["1", "1.0", "2.50", "-3"]).map(Decimal),
+                    st.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(scalars, st.one_of(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=4),
+                          st.lists(st.sampled_from(["1", "2.5", "-3.00"]), min_size=1, max_size=4).map(
+                              lambda texts: [Decimal(t) for t in texts])),
+       st.sampled_from(["in", "not in"]))
+def test_membership_in_a_literal_list_is_the_list_scan(item, members, op):
+    """The set lookup for `x.v in [literals]` answers as operators.member, for an item of any type."""
+    from toolkiln.semantics import operators
+
+    literals = ", ".join(f'"{m}"' if isinstance(m, str) else str(m) for m in members)
+    tool = toolkiln.compile(f'tool t(x: object)\ndescription "d"\n{{\n  return x.v {op} [{literals}]\n}}\n')
+    assert tool.run({"x": {"v": item}}) is operators.member(op, item, list(members))

@@ -168,7 +168,7 @@ class ExprCompiler:
                 return lambda f: left(f) and right(f)
             return lambda f: left(f) or right(f)
         if op in n.MEMBERSHIP_OPS:
-            return self.semantic(lambda a, b: operators.member(op, a, b), expr)
+            return self.literal_membership(expr) or self.semantic(lambda a, b: operators.member(op, a, b), expr)
         kinds = {self.static(expr.left), self.static(expr.right)}
         if op in n.EQUALITY_OPS + n.ORDER_OPS:
             if len(kinds) == 1 and kinds <= ({"number", "string"} | ({"boolean"} if op in n.EQUALITY_OPS else set())):
@@ -178,6 +178,22 @@ class ExprCompiler:
                 op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)):
             return self.arithmetic(expr)
         return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr)
+
+    def literal_membership(self, expr: n.Binary) -> Fn | None:
+        """`x in ["a", "b"]` with only string (or only number) literals: a set lookup. The
+        same answer as the list scan, whose equality holds only between values of one type."""
+        items = expr.right.items if isinstance(expr.right, n.ListExpr) else ()
+        kinds = {type(item) for item in items}
+        if len(kinds) != 1 or not kinds <= {n.StringLit, n.NumberLit}:
+            return None
+        members = frozenset(item.value for item in items)
+        kind = str if kinds == {n.StringLit} else Decimal
+        item, wanted = self.closure(expr.left), expr.op == "in"
+
+        def member(f: list) -> bool:
+            value = item(f)
+            return (type(value) is kind and value in members) is wanted
+        return member
 
     def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary) -> Fn:
         """The general case: the operator's one definition (semantics/operators.py), with
