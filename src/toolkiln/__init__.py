@@ -1,32 +1,55 @@
 """toolkiln: logic written by LLMs and people, compiled into safe, typed tools."""
 
-from toolkiln.api import check, compile, to_json, to_text
-from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.errors import CompileError, Error, RunError
-from toolkiln.interpret.tables import load_table_file
-from toolkiln.semantics.limits import Limits
-from toolkiln.tool import Tool
+from __future__ import annotations
 
-__all__ = ["CompileError", "Diagnostic", "Error", "Limits", "PermissionDenied", "Registry", "RunError", "Tool",
-           "ToolRecord", "check", "check_workflow", "compile", "compile_workflow", "load_table_file", "to_json",
-           "to_text"]
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+from toolkiln.errors import CompileError, Error, RunError
+
+if TYPE_CHECKING:
+    from toolkiln.api import check, compile, to_json, to_text
+    from toolkiln.diagnostics.model import Diagnostic
+    from toolkiln.interpret.tables import load_table_file
+    from toolkiln.registry import PermissionDenied, Registry, ToolRecord
+    from toolkiln.semantics.limits import Limits
+    from toolkiln.tool import Tool
+
 __version__ = "0.1.0"
 
-# The registry (and filelock with it) and the workflow compiler (and networkx with it) load on
-# first use, so `import toolkiln` stays light. Name -> the module that defines it.
-_LAZY_EXPORTS = {"Registry": "toolkiln.registry", "ToolRecord": "toolkiln.registry",
-                 "PermissionDenied": "toolkiln.registry", "compile_workflow": "toolkiln.workflow",
-                 "check_workflow": "toolkiln.workflow"}
+# Every other public name loads its module on first use, so that `import toolkiln` stays
+# light: the compiler (pydantic models, and Lark for the text DSL) loads on the first
+# `toolkiln.compile`, the registry (and filelock) on the first `toolkiln.Registry`.
+_EXPORTS = {
+    "check": "toolkiln.api", "compile": "toolkiln.api", "to_json": "toolkiln.api", "to_text": "toolkiln.api",
+    "Diagnostic": "toolkiln.diagnostics.model", "load_table_file": "toolkiln.interpret.tables",
+    "Limits": "toolkiln.semantics.limits", "Tool": "toolkiln.tool",
+    "PermissionDenied": "toolkiln.registry", "Registry": "toolkiln.registry", "ToolRecord": "toolkiln.registry",
+    "import_n8n": "toolkiln.workflow",
+}
+__all__ = ["CompileError", "Diagnostic", "Error", "Limits", "PermissionDenied", "Registry", "RunError", "Tool",
+           "ToolRecord", "check", "compile", "import_n8n", "load_table_file", "to_json", "to_text"]
+
+
+# The subpackage toolkiln.check shares its name with the function toolkiln.check. Loading a
+# subpackage sets the parent's attribute of that name, so it is loaded now (it is light) and
+# the attribute dropped: loading it later can no longer hide the function.
+import_module("toolkiln.check")
+del check
 
 
 def __getattr__(name: str):
-    module = _LAZY_EXPORTS.get(name)
+    if name == "templates":     # the subpackage; importing it binds `toolkiln.templates`
+        return import_module("toolkiln.templates")
+    module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'toolkiln' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+    loaded = import_module(module)
+    for export, home in _EXPORTS.items():     # bind them all: importing `module` may have
+        if home == module:                    # bound a subpackage of the same name meanwhile
+            globals()[export] = getattr(loaded, export)
+    return globals()[name]
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_EXPORTS))
+    return sorted(set(globals()) | _EXPORTS.keys())

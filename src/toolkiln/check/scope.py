@@ -34,4 +34,4 @@ def free_reads(node: n.Node) -> Iterator[n.Name]:
                 parts.append((node.condition, inner))
             stack.extend(reversed(parts))
             continue
-        stack.extend((child, bound) for child in reversed(list(children(node))))
+        stack.extend((child, bound) for child in reversed(children(node)))

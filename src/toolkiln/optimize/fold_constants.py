@@ -28,7 +28,12 @@ def fold_constants(program: n.Program) -> n.Program:
     return every_expr(program, fold)
 
 
+_LEAVES = (*n.LITERALS, n.Name)
+
+
 def fold(expr: n.Expr) -> n.Expr:
+    if isinstance(expr, _LEAVES):
+        return expr                   # nothing to fold (and no Impossible raised and caught)
     try:
         return _fold(expr)
     except Impossible:

@@ -16,43 +16,39 @@ ExprFn = Callable[[n.Expr], n.Expr]
 
 
 def map_expr(expr: n.Expr, fn: ExprFn) -> n.Expr:
-    return fn(map_children(expr, lambda child: map_expr(child, fn)))
+    def visit(node: n.Expr) -> n.Expr:
+        return fn(map_children(node, visit))
+    return visit(expr)
 
 
 def map_children(expr: n.Expr, fn: ExprFn) -> n.Expr:
     """`expr` with `fn` applied to each direct child expression."""
-    match expr:
-        case n.Unary(operand=operand):
-            return _copy(expr, operand=fn(operand))
-        case n.Binary(left=left, right=right):
-            return _copy(expr, left=fn(left), right=fn(right))
-        case n.Conditional(test=test, then=then, otherwise=otherwise):
-            return _copy(expr, test=fn(test), then=fn(then), otherwise=fn(otherwise))
-        case n.Call(args=args):
-            return _copy(expr, args=tuple(fn(a) for a in args))
-        case n.ListExpr(items=items):
-            return _copy(expr, items=tuple(fn(i) for i in items))
-        case n.Field_(target=target):
-            return _copy(expr, target=fn(target))
-        case n.Index(target=target, index=index):
-            return _copy(expr, target=fn(target), index=fn(index))
-        case n.Comprehension(element=element, iterable=iterable, condition=condition):
-            return _copy(expr, element=fn(element), iterable=fn(iterable),
-                         condition=None if condition is None else fn(condition))
-    return expr
+    rebuild = _REBUILD.get(type(expr))
+    return expr if rebuild is None else rebuild(expr, fn)
+
+
+# Per node type (leaves have none): every pass maps every expression, and a lookup by exact
+# type costs a fraction of a `match` over all the kinds.
+_REBUILD: dict[type, Callable[[n.Expr, ExprFn], n.Expr]] = {
+    n.Unary: lambda e, fn: _copy(e, operand=fn(e.operand)),
+    n.Binary: lambda e, fn: _copy(e, left=fn(e.left), right=fn(e.right)),
+    n.Conditional: lambda e, fn: _copy(e, test=fn(e.test), then=fn(e.then), otherwise=fn(e.otherwise)),
+    n.Call: lambda e, fn: _copy(e, args=tuple(fn(a) for a in e.args)),
+    n.ListExpr: lambda e, fn: _copy(e, items=tuple(fn(i) for i in e.items)),
+    n.Field_: lambda e, fn: _copy(e, target=fn(e.target)),
+    n.Index: lambda e, fn: _copy(e, target=fn(e.target), index=fn(e.index)),
+    n.Comprehension: lambda e, fn: _copy(e, element=fn(e.element), iterable=fn(e.iterable),
+                                         condition=None if e.condition is None else fn(e.condition)),
+}
 
 
 def _copy(node: n.Node, **parts: object) -> n.Node:
     """The node with new children, or the node itself when nothing changed."""
-    if all(_identical(getattr(node, key), value) for key, value in parts.items()):
-        return node
-    return node.model_copy(update=parts)
-
-
-def _identical(old: object, new: object) -> bool:
-    if isinstance(old, tuple) and isinstance(new, tuple):
-        return _same(old, new)
-    return old is new
+    for key, value in parts.items():
+        old = getattr(node, key)
+        if old is not value and not (type(old) is tuple and _same(old, value)):
+            return node.model_copy(update=parts)
+    return node
 
 
 def map_step_exprs(step: n.Step, fn: ExprFn) -> n.Step:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -12,96 +11,26 @@ from lark.tree import Meta
 from toolkiln.ast import compute as n
 from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.lark_front import parse_tree
-from toolkiln.syntax.spans import LineIndex, Span
+from toolkiln.syntax.limits import MAX_LITERAL_DIGITS, literal_too_large
+from toolkiln.syntax.spans import Span
 from toolkiln.syntax.strings import EscapeError, unescape
-from toolkiln.syntax.templates import HolePiece, TemplateError, split_template
+from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
 
-MAX_LITERAL_DIGITS = 100
-RISK_LEVELS = ("low", "medium", "high")
-TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
-# Words that cannot name a variable, parameter or table in either front end. The contextual
-# lexer lets some of them through as names where no keyword fits; the builder refuses them.
-RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
-                      "null", "lookup", "format", "tool", "call"})
+# ParseContext, parse_expression and parse_template are imported from here by the workflow
+# front end (syntax/workflow_text.py) too.
+__all__ = ["AstBuilder", "ParseContext", "SourceBuilder", "parse_expression", "parse_expression_with_lark",
+           "parse_template"]
 
 
-def literal_too_large(value: Decimal) -> bool:
-    return len(value.as_tuple().digits) > MAX_LITERAL_DIGITS or abs(value.adjusted()) >= MAX_LITERAL_DIGITS
-
-
-class ParseContext:
-    """Where parsed text sits: the line index of the whole source, an offset and a JSON path."""
-
-    def __init__(self, index: LineIndex, base: int = 0, path: str | None = None) -> None:
-        self.index = index
-        self.base = base
-        self.path = path
-        self.diagnostics: list[Diagnostic] = []
-
-    def span(self, start: int, end: int) -> Span:
-        return self.index.span(self.base + start, self.base + end, self.path)
-
-    def report(self, code: codes.Code, message: str, span: Span, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic.of(code, message, span, hint))
-
-
-def parse_expression(text: str, ctx: ParseContext) -> n.Expr | None:
-    """Parse one expression; newlines inside it are plain spaces (offsets are kept)."""
-    flat = text.replace("\r", " ").replace("\n", " ")
+def parse_expression_with_lark(flat: str, ctx: ParseContext) -> n.Expr | None:
+    """The grammar's own parse (and diagnostics) of a one-line expression."""
     tree, error = parse_tree(flat, "expr_start", ctx.index, ctx.base, ctx.path)
     if error is not None:
         ctx.diagnostics.append(error)
         return None
     return AstBuilder(ctx).transform(tree)
-
-
-def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template | None:
-    """Parse a template whose characters sit at `ctx.base`; `escaped` text still has its
-    backslash escapes (text DSL), else it is already decoded (JSON DSL)."""
-    try:
-        pieces = split_template(raw)
-    except TemplateError as error:
-        ctx.report(codes.INVALID_TEMPLATE, str(error), ctx.span(error.start, error.end),
-                   hint="write holes as {{expression}} or {{expression:.2f}}")
-        return None
-    parts: list[n.TemplatePart] = []
-    for piece in pieces:
-        span = ctx.span(piece.start, piece.end)
-        if isinstance(piece, HolePiece):
-            hole_ctx = ParseContext(ctx.index, ctx.base + piece.start, ctx.path)
-            expr = parse_expression(raw[piece.start:piece.end], hole_ctx)
-            ctx.diagnostics.extend(hole_ctx.diagnostics)
-            if isinstance(expr, n.StringLit) and piece.spec is None:
-                _add_text(parts, expr.value, span)      # `{{"{{"}}`: a constant is text
-            elif expr is not None:
-                parts.append(n.Hole(expr=expr, spec=piece.spec, span=span))
-            continue
-        text = raw[piece.start:piece.end]
-        if escaped:
-            try:
-                text = unescape(text)
-            except EscapeError as error:
-                start = piece.start + error.offset
-                ctx.report(codes.INVALID_ESCAPE, f"invalid escape `{error.escape}` in a string",
-                           ctx.span(start, start + len(error.escape)))
-                continue
-        _add_text(parts, text, span)
-    if len(ctx.diagnostics):
-        return None
-    return n.Template(parts=tuple(parts), span=ctx.span(0, len(raw)))
-
-
-def _add_text(parts: list[n.TemplatePart], text: str, span: Span) -> None:
-    """Append literal text, joined to the text before it, so one template has one AST."""
-    if parts and isinstance(parts[-1], n.TextPart):
-        previous = parts[-1]
-        merged = previous.span.model_copy(update={"end": span.end, "end_line": span.end_line,
-                                                  "end_column": span.end_column})
-        parts[-1] = n.TextPart(text=previous.text + text, span=merged)
-    elif text:
-        parts.append(n.TextPart(text=text, span=span))
 
 
 class SourceBuilder(Transformer):

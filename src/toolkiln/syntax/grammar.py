@@ -9,6 +9,8 @@ from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree
 
+from toolkiln.syntax.limits import MAX_DEPTH
+
 _OPENERS = {"LPAR", "LSQB"}
 _CLOSERS = {"RPAR", "RSQB"}
 
@@ -63,9 +65,6 @@ class NewlinePostLexer:
             yield pending
         elif last_token is not None and last != "_NL":
             yield Token.new_borrow_pos("_NL", "", last_token)
-
-
-MAX_DEPTH = 200
 
 
 class TooDeep(Exception):

@@ -16,23 +16,20 @@ from decimal import Decimal
 from typing import Any
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.numbers import from_float
-from toolkiln.syntax.builder import (
+from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
+from toolkiln.syntax.limits import (
+    MAX_DEPTH,
     MAX_LITERAL_DIGITS,
-    RESERVED,
-    RISK_LEVELS,
-    TOOL_NAME,
-    ParseContext,
+    MAX_SOURCE_CHARS,
     literal_too_large,
-    parse_expression,
-    parse_template,
 )
-from toolkiln.syntax.grammar import MAX_DEPTH
-from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS
-from toolkiln.syntax.spans import LineIndex, Source, Span, json_path
+from toolkiln.syntax.spans import LineIndex, Source, Span, json_path, new_span
+from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
 
 MAX_STEPS = 100_000
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -243,10 +240,11 @@ class JsonFrontEnd:
 
     def _built(self, node: type[n.Node], span: Span, optional: frozenset[str] | set[str] = frozenset(),
                **parts: Any) -> n.Step | None:
-        """The node, or None when a required part failed (its diagnostic is already out)."""
+        """The node, or None when a required part failed (its diagnostic is already out). Its
+        parts were all checked or built here, so it is not validated again."""
         if any(value is None and key not in optional for key, value in parts.items()):
             return None
-        return node(span=span, **parts)  # type: ignore[return-value]
+        return unvalidated(node)(span=span, **parts)  # type: ignore[return-value]
 
     def tool_args(self, obj: Any, path: Path) -> tuple[n.ToolArg, ...] | None:
         """The `args` of a call step: an object of argument name -> expression."""
@@ -359,7 +357,7 @@ def parse_json_document(obj: Any) -> tuple[n.Program | None, list[Diagnostic], S
 
 def structural_span(path: Path) -> Span:
     """A span for a JSON value that is not itself parsed text: only its path is known."""
-    return Span(line=0, column=0, end_line=0, end_column=0, path=json_path(path))
+    return new_span(line=0, column=0, end_line=0, end_column=0, path=json_path(path))
 
 
 def json_type(value: Any) -> str:

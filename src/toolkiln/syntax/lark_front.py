@@ -16,9 +16,8 @@ from lark.exceptions import (
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.grammar import TooDeep, compute_parser
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS  # noqa: F401 - syntax/workflow_text.py imports it from here
 from toolkiln.syntax.spans import LineIndex
-
-MAX_SOURCE_CHARS = 1 << 20
 
 _TOKEN_WORDS = {
     "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "_NL": "end of line",

@@ -12,7 +12,6 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.json_front import load_json, parse_json_document
 from toolkiln.syntax.spans import Source
-from toolkiln.syntax.text import comments, parse_text
 
 SOURCE_SUFFIXES = (".tk", ".json")
 
@@ -56,6 +55,9 @@ def parse_string(text: str, name: str | None = None) -> Parsed:
         program, diagnostics, src = parse_json_document(data)
         src.name, src.text, src.json_text = name, text, True
         return Parsed(program, diagnostics, src, "json")
+    # The text DSL needs Lark, loaded here on first use (JSON sources mostly do without it).
+    from toolkiln.syntax.text import comments, parse_text
+
     program, diagnostics = parse_text(text)
     return Parsed(program, diagnostics, Source(name=name, text=text), "text", comments(text))
 

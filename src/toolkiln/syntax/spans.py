@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from toolkiln.ast.construct import unvalidated
+
 
 class Span(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -34,6 +36,8 @@ class Span(BaseModel):
 
 
 NO_SPAN = Span()
+# Spans are made from offsets the parsers computed: there is nothing to validate.
+new_span = unvalidated(Span)
 
 
 def json_path(parts: tuple[str | int, ...]) -> str:
@@ -64,8 +68,8 @@ class LineIndex:
     def span(self, start: int, end: int, path: str | None = None) -> Span:
         line, column = self.position(start)
         end_line, end_column = self.position(end)
-        return Span(start=start, end=end, line=line, column=column,
-                    end_line=end_line, end_column=end_column, path=path)
+        return new_span(start=start, end=end, line=line, column=column,
+                        end_line=end_line, end_column=end_column, path=path)
 
     def line_text(self, line: int) -> str | None:
         if not 1 <= line <= len(self.starts):

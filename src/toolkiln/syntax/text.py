@@ -7,8 +7,10 @@ import re
 from toolkiln.ast import compute as n
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.builder import AstBuilder, ParseContext
-from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, parse_tree
+from toolkiln.syntax.builder import AstBuilder
+from toolkiln.syntax.expressions import ParseContext
+from toolkiln.syntax.lark_front import parse_tree
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.spans import LineIndex
 
 
