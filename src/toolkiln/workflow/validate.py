@@ -13,8 +13,8 @@ import networkx as nx
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.ast.types import ANY, BOOLEAN, OBJECT, Type, fits
-from toolkiln.check.checker import check_program
 from toolkiln.ast.visitor import walk
+from toolkiln.check.checker import check_program
 from toolkiln.check.scope import free_reads
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
