@@ -6,6 +6,8 @@ Registered in mkdocs.yml under `hooks:`. On every page, these placeholders are r
     <!-- error-codes -->   every diagnostic code    (toolkiln.diagnostics.codes.CODES)
     <!-- limits -->        the fields of Limits     (toolkiln.Limits, with their defaults)
     <!-- reserved -->      the reserved words       (toolkiln.syntax.json_front.RESERVED)
+    <!-- template-types --> template parameter types (toolkiln.templates.TYPES)
+    <!-- templates -->     the template gallery     (toolkiln.templates.list() and tests/golden/templates)
 
 A new Limits field without a description below, or a code whose group is unknown, is
 logged as a warning, which fails `mkdocs build --strict`: document it here.
@@ -14,8 +16,10 @@ logged as a warning, which fails `mkdocs build --strict`: document it here.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import re
+from pathlib import Path
 
 log = logging.getLogger("mkdocs.plugins.toolkiln")
 
@@ -27,6 +31,7 @@ CODE_GROUPS = {
     "04": "Static limits",
     "05": "Run time",
     "07": "Workflows",
+    "08": "Workflow templates",
     "R01": "Registry: names and requests",
     "R02": "Registry: permissions and lifecycle",
     "R03": "Registry: storage",
@@ -179,11 +184,48 @@ def reserved_words() -> str:
     return ", ".join(f"`{word}`" for word in sorted(RESERVED))
 
 
+# --- workflow templates ------------------------------------------------------------------
+
+# The gallery shows the tested output: the golden files of tests/unit/templates/test_templates_golden.py.
+GOLDEN_TEMPLATES = Path(__file__).resolve().parents[1] / "tests" / "golden" / "templates"
+
+
+def template_types() -> str:
+    from toolkiln.templates import TYPES
+
+    rows = ["| Type | A value is |", "| --- | --- |"]
+    rows += [f"| `{t.name}` | {_escape(t.shape)} |" for t in TYPES.values()]
+    return "\n".join(rows)
+
+
+def template_gallery() -> str:
+    from toolkiln import templates
+
+    out: list[str] = []
+    for template in templates.list():
+        rows = ["| Parameter | Type | Default | Description |", "| --- | --- | --- | --- |"]
+        for p in template.parameters:
+            default = "*required*" if p.required else f"`{json.dumps(p.default, ensure_ascii=False)}`"
+            rows.append(f"| `{p.name}` | `{p.type.name}` | {default} | {_escape(p.description)} |")
+        golden = GOLDEN_TEMPLATES / f"{template.slug}.json"
+        if not golden.is_file():
+            log.warning("docs/hooks.py: template %s has no golden file %s", template.slug, golden)
+            continue
+        out += [f"### {template.title}", "", f"`{template.slug}`: {_escape(template.description)}", "", *rows, "",
+                f"`toolkiln templates render {template.slug}` renders this DSL:", "",
+                "```text", template.dsl.strip(), "```", "",
+                "to this n8n workflow (with the defaults; a required parameter gets the example of its "
+                "description):", "", "```json", golden.read_text(encoding="utf-8").strip(), "```", ""]
+    return "\n".join(out)
+
+
 GENERATORS = {
     "<!-- builtins -->": builtins_table,
     "<!-- error-codes -->": error_codes,
     "<!-- limits -->": limits_table,
     "<!-- reserved -->": reserved_words,
+    "<!-- template-types -->": template_types,
+    "<!-- templates -->": template_gallery,
 }
 
 
