@@ -1,4 +1,6 @@
-"""`toolkiln workflow compile FILE [-o OUT]`: workflow DSL -> n8n workflow JSON.
+"""`toolkiln workflow compile FILE [-o OUT]`: workflow DSL -> n8n workflow JSON;
+`toolkiln workflow import FILE.json [-o OUT.wf]`: an n8n export -> DSL (docs/workflow-import.md);
+`toolkiln workflow fmt FILE... [--check]`: canonical DSL text.
 
 Exit codes as for the other commands: 0 ok, 1 diagnostics, 2 usage (an unreadable file).
 """
@@ -22,6 +24,99 @@ def add_workflow_command(commands: argparse._SubParsersAction) -> None:
     compile_.add_argument("-o", "--output", type=Path, help="write the JSON here (default: standard output)")
     compile_.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
     compile_.set_defaults(handler=cmd_workflow_compile)
+    import_ = actions.add_parser("import", help="turn an n8n workflow export into a .wf file")
+    import_.add_argument("file", type=Path)
+    import_.add_argument("-o", "--output", type=Path, help="write the DSL here (default: standard output)")
+    import_.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
+    import_.set_defaults(handler=cmd_workflow_import)
+    fmt = actions.add_parser("fmt", help="rewrite .wf files in canonical form")
+    fmt.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    fmt.add_argument("--check", action="store_true", help="only report files that would change")
+    fmt.set_defaults(handler=cmd_workflow_fmt)
+
+
+def workflow_diagnostics(path: Path) -> list | None:
+    """For `toolkiln check`: the diagnostics of a .wf file or an n8n workflow export, or None
+    when the file is neither (a tool file)."""
+    from toolkiln.workflow import check_workflow
+    from toolkiln.workflow.n8n_input import looks_like_n8n
+
+    if path.suffix not in (".wf", ".json") or not path.is_file():
+        return None
+    text = _read(path)
+    if path.suffix == ".json":
+        try:
+            if not looks_like_n8n(json.loads(text)):
+                return None
+        except (ValueError, RecursionError):
+            return None
+    return check_workflow(text, str(path))
+
+
+def cmd_workflow_import(args: argparse.Namespace) -> int:
+    from toolkiln.cli import EXIT_FAILED, EXIT_OK
+    from toolkiln.workflow import import_n8n
+
+    try:
+        imported = import_n8n(_read(args.file), str(args.file))
+    except CompileError as error:
+        _report(error.diagnostics, args.format)
+        return EXIT_FAILED
+    _report(list(imported.diagnostics), args.format)
+    _write(args.output, imported.to_text())
+    return EXIT_OK
+
+
+def cmd_workflow_fmt(args: argparse.Namespace) -> int:
+    from toolkiln.cli import EXIT_FAILED, EXIT_OK, write_atomically
+    from toolkiln.workflow import compile_workflow
+
+    failed = changed = 0
+    for path in args.files:
+        text = _read(path)
+        try:
+            canonical = compile_workflow(text, str(path)).to_text()
+        except CompileError as error:
+            _report(error.diagnostics, "text")
+            failed += 1
+            continue
+        if canonical == text:
+            continue
+        changed += 1
+        if args.check:
+            print(f"would reformat {path}")
+        else:
+            write_atomically(path, canonical)
+            print(f"reformatted {path}")
+    return EXIT_FAILED if failed or (args.check and changed) else EXIT_OK
+
+
+def _read(path: Path) -> str:
+    from toolkiln.cli import UsageError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
+
+
+def _write(path: Path | None, text: str) -> None:
+    from toolkiln.cli import UsageError
+
+    if path is None:
+        sys.stdout.write(text)
+        return
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error}") from None
+
+
+def _report(diagnostics: list, format_: str) -> None:
+    if format_ == "json":
+        print(render_json(diagnostics), file=sys.stderr)
+    elif diagnostics:
+        print("\n\n".join(render_text(d) for d in diagnostics), file=sys.stderr)
 
 
 def cmd_workflow_compile(args: argparse.Namespace) -> int:

@@ -44,6 +44,7 @@ class WorkflowGraph:
     order: list[str]                    # trigger first, then steps in source order
     dangling: list[Dangling] = field(default_factory=list)
     _idom: dict[str, str] | None = field(default=None, repr=False)
+    _rank: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def roots(self) -> tuple[str, ...]:
@@ -89,7 +90,9 @@ class WorkflowGraph:
         outs: list[list[tuple[str, int]]] = [[] for _ in range(self.width(name))]
         for _, target, data in self.graph.out_edges(name, data=True):
             outs[data["output"]].append((target, data["input"]))
-        rank = {node: i for i, node in enumerate(self.order)}
+        if len(self._rank) != len(self.order):      # built once: a large workflow asks for every node
+            self._rank = {node: i for i, node in enumerate(self.order)}
+        rank = self._rank
         return [sorted(targets, key=lambda t: (rank[t[0]], t[1])) for targets in outs]
 
 

@@ -64,7 +64,7 @@ class ImportedWorkflow:
 def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
     """Import an n8n workflow (a dict or JSON text). Raises CompileError only for what is not
     an n8n workflow at all, or cannot be one workflow (two nodes with one name, no nodes)."""
-    source = read_n8n(data, file)
+    source = read_n8n(copy.deepcopy(data) if isinstance(data, dict) else data, file)   # the AST keeps parts
     diagnostics = lint_n8n(source)
     fatal = [d for d in diagnostics if d.code == codes.DUPLICATE_NODE_NAME.code]
     if not source.data["nodes"]:
@@ -230,7 +230,7 @@ class _Importer:
                     and isinstance(value["name"], str):
                 named = w.Credentials(type=type_, name=value["name"], span=self.spans[name])
         return w.NodeSpec(name=name, type=node["type"], version=node["typeVersion"],
-                          parameters=copy.deepcopy(node.get("parameters", {})), credentials=named,
+                          parameters=node.get("parameters", {}), credentials=named,
                           span=self.spans[name])
 
     @staticmethod

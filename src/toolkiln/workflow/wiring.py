@@ -120,7 +120,9 @@ def node_findings(catalog: Catalog, type_: str, version: int | float,
                   parameters: Mapping[str, Any]) -> Iterator[tuple[str, str, str | None, str | None]]:
     """What the catalog says against a node: (kind, message, hint, parameter) with kind
     "unchecked" (a package the catalog does not describe), "type", "version" or "parameter"."""
-    if type_ not in catalog and "." in type_ and type_.rsplit(".", 1)[0] != catalog.package:
+    # n8n makes an AI tool `xTool` of each node `x` usable as a tool, at run time.
+    tool_variant = type_.endswith("Tool") and type_[:-len("Tool")] in catalog
+    if type_ not in catalog and (tool_variant or "." in type_ and type_.rsplit(".", 1)[0] != catalog.package):
         yield ("unchecked", f"the node catalog does not describe `{type_}`; its version and parameters "
                "are not checked", "make sure its package is installed on the n8n server", None)
         return
