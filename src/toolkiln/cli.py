@@ -110,8 +110,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     files = list(source_files(args.paths))
     if not files:
         raise UsageError(f"no tool files (*.tk, *.json) under {', '.join(map(str, args.paths))}")
+    from toolkiln.workflow.cli import workflow_diagnostics  # noqa: PLC0415 - loads on use
     for path in files:
-        diagnostics.extend(api.check(path))
+        found = workflow_diagnostics(path)      # a .wf file or an n8n export, else a tool file
+        diagnostics.extend(api.check(path) if found is None else found)
     if args.format == "json":
         print(render_json(diagnostics))
     elif args.format == "github":
