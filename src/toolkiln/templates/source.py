@@ -61,8 +61,7 @@ class Template:
 
 
 class _Reader:
-    def __init__(self, slug: str, text: str) -> None:
-        self.slug = slug
+    def __init__(self, text: str) -> None:
         self.text = text
         self.index = LineIndex(text)
         self.diagnostics: list[Diagnostic] = []
@@ -81,7 +80,7 @@ class _Reader:
 
 def parse_template(slug: str, text: str) -> Template:
     """Parse a template file; raises CompileError (E0805, located in the file) if it is malformed."""
-    reader = _Reader(slug, text)
+    reader = _Reader(text)
     header = _header(reader)
     if header is not None:
         title, description, parameters, body_start = header
