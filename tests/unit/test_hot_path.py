@@ -242,3 +242,35 @@ def test_membership_in_a_literal_list_is_the_list_scan(item, members, op):
     literals = ", ".join(f'"{m}"' if isinstance(m, str) else str(m) for m in members)
     tool = toolkiln.compile(f'tool t(x: object)\ndescription "d"\n{{\n  return x.v {op} [{literals}]\n}}\n')
     assert tool.run({"x": {"v": item}}) is operators.member(op, item, list(members))
+
+
+# --- blocks ------------------------------------------------------------------------------------
+
+NESTED = """tool nested(x: number)
+description "an if that returns only deep inside, and ifs that never return"
+{
+  y = x
+  if x > 0 {
+    y = y + 1
+    if x > 10 {
+      if x > 100 {
+        return 1000
+      }
+      y = y * 2
+    }
+  } else {
+    y = y - 1
+  }
+  if y > 50 {
+    y = y + 0.5
+  }
+  return y
+}
+"""
+
+
+@pytest.mark.parametrize(("x", "expected"), [(-5, "-6"), (0, "-1"), (5, "6"), (30, "62.5"), (24, "50"),
+                                             (25, "52.5"), (101, "1000")])
+def test_ifs_that_may_return_and_ifs_that_never_do(x, expected):
+    for optimize in (True, False):
+        assert toolkiln.compile(NESTED, optimize=optimize).run({"x": x}) == Decimal(expected)

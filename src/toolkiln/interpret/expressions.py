@@ -93,15 +93,16 @@ class ExprCompiler:
             case _:
                 assert_never(expr)
 
-    def conditional(self, test: n.Expr, a: Fn, b: Fn) -> Fn:
-        """`a if test else b`; a comparison of a variable with a constant is tested in place."""
+    def conditional(self, test: n.Expr, a: Fn, b: Fn, what: str = "a condition needs a boolean") -> Fn:
+        """`a if test else b`; a comparison of a variable with a constant is tested in place.
+        `what` is the error when the test turns out not to be a boolean."""
         if isinstance(test, n.Binary) and test.op in n.ORDER_OPS + n.EQUALITY_OPS:
             kinds = {self.static(test.left), self.static(test.right)}
             left, right = self.operand(test.left), self.operand(test.right)
             if len(kinds) == 1 and kinds <= {"number", "string"} and left[0] == "slot" and right[0] == "const":
                 compare, slot, constant = _COMPARE[test.op], left[1], right[1]
                 return lambda f: a(f) if compare(f[slot], constant) else b(f)
-        t = self.boolean(test, "a condition needs a boolean")
+        t = self.boolean(test, what)
         return lambda f: a(f) if t(f) else b(f)
 
     # --- typed operands -------------------------------------------------------------------

@@ -49,6 +49,7 @@ class CompiledProgram:
         self.limits = limits
         self.tools = tools or {}
         self.scope = DecimalScope(limits.context)
+        self.returns: dict[int, bool] = {}      # id(if step) -> whether it may return
         self.exprs = ExprCompiler(checked.types, limits, slots)
         self.tables = {t.name: t.type for t in program.tables or ()}
         self.defaults = {p.name: self.scope.run(self.exprs.closure(p.default), [None])
@@ -141,7 +142,7 @@ class CompiledProgram:
     def block(self, steps: tuple[n.Step, ...]) -> Callable[[list], Any]:
         compiled: list[tuple[Fn, int]] = []
         for step in steps:
-            kind = _RETURN if isinstance(step, n.Return) else _BRANCH if isinstance(step, n.If) else _PLAIN
+            kind = _RETURN if isinstance(step, n.Return) else _BRANCH if self.may_return(step) else _PLAIN
             compiled.append((self.step(step), kind))
             if kind == _RETURN:
                 break                       # the rest is unreachable (the checker warned)
@@ -170,6 +171,31 @@ class CompiledProgram:
             return _NEXT
         return general
 
+    def sequence(self, steps: tuple[n.Step, ...]) -> Fn:
+        """Steps none of which returns, run for their effect (what they return is ignored)."""
+        plain = tuple(self.step(step) for step in steps)
+        if len(plain) == 1:
+            return plain[0]
+        if not plain:
+            return _nothing
+
+        def run_all(f: list) -> None:
+            for step in plain:
+                step(f)
+        return run_all
+
+    def may_return(self, step: n.Step) -> bool:
+        """Whether `step` is a `return` or an `if` with one somewhere inside (memoized by node,
+        so nested ifs are looked at once each)."""
+        if isinstance(step, n.Return):
+            return True
+        if not isinstance(step, n.If):
+            return False
+        known = self.returns.get(id(step))
+        if known is None:
+            known = self.returns[id(step)] = any(self.may_return(s) for s in step.then + (step.otherwise or ()))
+        return known
+
     def step(self, step: n.Step) -> Fn:
         exprs = self.exprs
         match step:
@@ -182,10 +208,12 @@ class CompiledProgram:
             case n.CallTool():
                 return _store(exprs.slots[step.target], self.call_tool(step))
             case n.If(condition=condition, then=then, otherwise=otherwise):
-                test = exprs.boolean(condition, "the condition of `if` needs a boolean")
-                yes = self.block(then)
-                no = self.block(otherwise) if otherwise else (lambda f: _NEXT)
-                return lambda f: yes(f) if test(f) else no(f)
+                what = "the condition of `if` needs a boolean"
+                if self.may_return(step):
+                    no = self.block(otherwise) if otherwise else _fall_through
+                    return exprs.conditional(condition, self.block(then), no, what)
+                # Neither branch returns: the `if` is a plain step, its branches plain sequences.
+                return exprs.conditional(condition, self.sequence(then), self.sequence(otherwise or ()), what)
             case n.Return(value=value):
                 return exprs.closure(value)
             case _:
@@ -256,6 +284,14 @@ def _has_type(value: Any, expected: str) -> bool:
     if expected == "integer":
         return type(value) is Decimal and value == value.to_integral_value()
     return type_name(value) == expected
+
+
+def _fall_through(f: list) -> Any:
+    return _NEXT
+
+
+def _nothing(f: list) -> None:
+    return None
 
 
 def _store(slot: int, value: Fn) -> Fn:
