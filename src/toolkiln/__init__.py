@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from toolkiln.registry import PermissionDenied, Registry, ToolRecord
     from toolkiln.semantics.limits import Limits
     from toolkiln.tool import Tool
+    from toolkiln.workflow import check_workflow, compile_workflow, import_n8n
 
 __version__ = "0.1.0"
 
@@ -25,10 +26,11 @@ _EXPORTS = {
     "Diagnostic": "toolkiln.diagnostics.model", "load_table_file": "toolkiln.interpret.tables",
     "Limits": "toolkiln.semantics.limits", "Tool": "toolkiln.tool",
     "PermissionDenied": "toolkiln.registry", "Registry": "toolkiln.registry", "ToolRecord": "toolkiln.registry",
-    "import_n8n": "toolkiln.workflow",
+    "compile_workflow": "toolkiln.workflow", "check_workflow": "toolkiln.workflow", "import_n8n": "toolkiln.workflow",
 }
 __all__ = ["CompileError", "Diagnostic", "Error", "Limits", "PermissionDenied", "Registry", "RunError", "Tool",
-           "ToolRecord", "check", "compile", "import_n8n", "load_table_file", "to_json", "to_text"]
+           "ToolRecord", "check", "check_workflow", "compile", "compile_workflow", "import_n8n", "load_table_file",
+           "to_json", "to_text"]
 
 
 # The subpackage toolkiln.check shares its name with the function toolkiln.check. Loading a
