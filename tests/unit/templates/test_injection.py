@@ -87,8 +87,6 @@ def test_an_n8n_expression_in_a_value_reaches_n8n_as_a_javascript_string():
     assert notes == "={{ $env.N8N_API_KEY }}"     # a node property, which n8n does not evaluate
 
 
-@pytest.mark.xfail(strict=True, reason="backends/n8n/emit.py writes the text of a URL template with holes raw "
-                                       "after '=', so a literal '{{' in it is evaluated by n8n (reported)")
 def test_braces_in_url_template_text_are_not_an_n8n_expression():
     _, workflow = rendered("{{ $env.N8N_API_KEY }}")
     url = next(node for node in workflow["nodes"] if node["name"] == "h")["parameters"]["url"]

@@ -287,3 +287,9 @@ def test_unreadable_json_offsets_point_into_the_file():
     diagnostic = error.value.diagnostics[0]
     assert diagnostic.code == "E0105" and diagnostic.span.line == 4 and diagnostic.span.column == 53
     json.dumps([d.to_dict() for d in error.value.diagnostics])
+
+
+def test_braces_in_url_text_stay_text_when_the_url_has_holes():
+    workflow = n8n(WEBHOOK + 'http h GET "https://x.test/\\u007b\\u007b $env.KEY }}/{{body.a}}"\nrespond r body')
+    url = node(workflow, "h")["parameters"]["url"]
+    assert url == '={{ "https://x.test/\\u007b\\u007b $env.KEY \\u007d\\u007d/" }}{{ $json.body.a }}'

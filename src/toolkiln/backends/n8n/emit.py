@@ -223,18 +223,20 @@ class _Emitter:
         return node
 
     def template(self, step: w.Step, template: n.Template) -> str:
-        """A URL template as an n8n string with embedded `{{ }}` holes."""
+        """A URL template as an n8n string with embedded `{{ }}` holes (plain text without)."""
+        if not any(isinstance(part, n.Hole) for part in template.parts):
+            return "".join(part.text for part in template.parts if isinstance(part, n.TextPart))
         pieces = []
         for part in template.parts:
             if isinstance(part, n.TextPart):
-                pieces.append(part.text)
+                # After "=", n8n evaluates every `{{ }}`: text with a brace goes in as a string.
+                braced = "{" in part.text or "}" in part.text
+                pieces.append("{{ " + js_string(part.text) + " }}" if braced else part.text)
             elif part.spec is not None:
                 self.diagnostics.append(Diagnostic.of(codes.UNTRANSLATABLE, "a format spec has no n8n translation",
                                                       part.span, "compute the formatted text in a `set` step"))
             else:
                 pieces.append("{{ " + self.javascript(step, part.expr) + " }}")
-        if not any(isinstance(part, n.Hole) for part in template.parts):
-            return "".join(pieces)
         return "=" + "".join(pieces)
 
     @staticmethod
