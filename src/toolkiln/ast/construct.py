@@ -36,9 +36,7 @@ def unvalidated(model: type[M]) -> Callable[..., M]:
     def build(**values: Any) -> M:
         assert required <= values.keys(), (model, required - values.keys())
         node = new(model)
-        state = template.copy()
-        state.update(values)
-        set_attribute(node, "__dict__", state)
+        set_attribute(node, "__dict__", template | values)
         set_attribute(node, "__pydantic_fields_set__", set(values))
         set_attribute(node, "__pydantic_extra__", None)
         set_attribute(node, "__pydantic_private__", None)

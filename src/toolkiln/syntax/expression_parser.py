@@ -31,7 +31,7 @@ KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "true", "fa
                       "call", "return"})
 # Taller trees are left to Lark's depth guard (its MAX_DEPTH of 200 counts parse-tree levels,
 # at most two per node), and deeper nesting (brackets, unary chains) to Lark's iterative
-# parser: this one recurses about fifteen frames per level.
+# parser: this one recurses about seven frames per level.
 MAX_HEIGHT = 60
 MAX_NESTING = 40
 

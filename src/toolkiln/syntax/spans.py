@@ -59,7 +59,12 @@ class LineIndex:
     starts: list[int] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.starts = [0] + [i + 1 for i, ch in enumerate(self.text) if ch == "\n"]
+        starts, text = [0], self.text
+        newline = text.find("\n")
+        while newline >= 0:                 # str.find, not a Python loop over every character
+            starts.append(newline + 1)
+            newline = text.find("\n", newline + 1)
+        self.starts = starts
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self.starts, offset)
@@ -88,21 +93,30 @@ class Source:
     fragments: dict[str, str] = field(default_factory=dict)
     json_text: bool = False
     _offsets: dict | None = field(default=None, repr=False)
+    _indexes: dict[str, LineIndex] = field(default_factory=dict, repr=False, compare=False)
+
+    def _index(self, text: str) -> LineIndex:
+        """The line index of `text` (the file or a fragment), made once however many
+        diagnostics point into it."""
+        index = self._indexes.get(text)
+        if index is None:
+            index = self._indexes[text] = LineIndex(text)
+        return index
 
     def resolve(self, span: Span) -> tuple[Span, str | None]:
         """The span in file coordinates where they can be known, and its source line."""
         if span.path is None:
             if self.text is None:
                 return span, None
-            return span, LineIndex(self.text).line_text(span.line)
+            return span, self._index(self.text).line_text(span.line)
         if self.text is not None and self.json_text:
             located = self._in_json_file(span)
             if located is not None:
-                return located, LineIndex(self.text).line_text(located.line)
+                return located, self._index(self.text).line_text(located.line)
         fragment = self.fragments.get(span.path)
         if fragment is None or span.line == 0:
             return span, None
-        return span, LineIndex(fragment).line_text(span.line)
+        return span, self._index(fragment).line_text(span.line)
 
     def _in_json_file(self, span: Span) -> Span | None:
         from toolkiln.syntax.json_positions import (  # only on the error path
@@ -116,11 +130,11 @@ class Source:
         if found is None:
             return None
         offset, raw = found
-        index = LineIndex(self.text)
+        index = self._index(self.text)
         if raw is None or span.line == 0:
             width = len(raw) if raw is not None else 1
             return index.span(offset, offset + width, span.path).model_copy(update={"in_file": True})
-        fragment_index = LineIndex(self.fragments.get(span.path, ""))
+        fragment_index = self._index(self.fragments.get(span.path, ""))
         start = fragment_index.starts[span.line - 1] + span.column - 1 if span.line else 0
         end = fragment_index.starts[span.end_line - 1] + span.end_column - 1 if span.end_line else start
         located = index.span(offset + raw_offset(raw, start), offset + raw_offset(raw, end), span.path)
