@@ -1,6 +1,6 @@
 """Rebuilding trees bottom-up: the shared machinery of the passes.
 
-`map_expr(expr, fn)` applies `fn` to every sub-expression, children first, and rebuilds only
+`bottom_up(fn)` applies `fn` to every sub-expression, children first, and rebuilds only
 what changed (an unchanged subtree is returned as the same object). `map_steps` does the
 same for the expressions inside steps. Rewritten nodes keep the span of the node they
 replace, so diagnostics and run-time errors still point at the source.
@@ -15,10 +15,12 @@ from toolkiln.ast import compute as n
 ExprFn = Callable[[n.Expr], n.Expr]
 
 
-def map_expr(expr: n.Expr, fn: ExprFn) -> n.Expr:
+def bottom_up(fn: ExprFn) -> ExprFn:
+    """`fn` applied to every sub-expression, children first, as one function."""
     def visit(node: n.Expr) -> n.Expr:
-        return fn(map_children(node, visit))
-    return visit(expr)
+        rebuild = _REBUILD.get(type(node))
+        return fn(node if rebuild is None else rebuild(node, visit))
+    return visit
 
 
 def map_children(expr: n.Expr, fn: ExprFn) -> n.Expr:
@@ -90,6 +92,8 @@ def with_steps(program: n.Program, steps: tuple[n.Step, ...]) -> n.Program:
 
 def every_expr(program: n.Program, fn: ExprFn) -> n.Program:
     """`fn` applied bottom-up to every expression of every step."""
+    visit = bottom_up(fn)
+
     def block(steps: tuple[n.Step, ...]) -> tuple[n.Step, ...]:
-        return tuple(map_step_exprs(step, lambda e: map_expr(e, fn)) for step in steps)
+        return tuple(map_step_exprs(step, visit) for step in steps)
     return with_steps(program, map_blocks(program.steps, block))

@@ -20,6 +20,8 @@ def simplify(program: n.Program) -> n.Program:
 
 
 def _negation(expr: n.Expr) -> n.Expr:
+    if type(expr) is not n.Unary:
+        return expr                   # only a `not` simplifies (checked first: most nodes are not)
     match expr:
         case n.Unary(op="not", operand=n.Binary(op=op) as inner) if op in _NEGATED:
             return inner.model_copy(update={"op": _NEGATED[op], "span": expr.span})
