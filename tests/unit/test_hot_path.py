@@ -274,3 +274,27 @@ description "an if that returns only deep inside, and ifs that never return"
 def test_ifs_that_may_return_and_ifs_that_never_do(x, expected):
     for optimize in (True, False):
         assert toolkiln.compile(NESTED, optimize=optimize).run({"x": x}) == Decimal(expected)
+
+
+# --- object arguments ----------------------------------------------------------------------------
+
+OBJECT_TOOL = 'tool t(x: object)\ndescription "d"\n{\n  return x\n}\n'
+
+
+def test_an_object_argument_is_converted_into_a_new_dict():
+    from types import MappingProxyType
+
+    tool = toolkiln.compile(OBJECT_TOOL)
+    given_value = {"a": 1.5, "b": [2, {"c": 0.1}]}
+    result = tool.run({"x": given_value})
+    assert result == {"a": Decimal("1.5"), "b": [Decimal(2), {"c": Decimal("0.1")}]}
+    given_value["a"] = 9
+    assert result["a"] == Decimal("1.5")                 # not the caller's dict
+    assert tool.run({"x": MappingProxyType({"a": 1})}) == {"a": Decimal(1)}
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_non_finite_float_inside_an_object_is_refused(bad):
+    with pytest.raises(toolkiln.RunError) as caught:
+        toolkiln.compile(OBJECT_TOOL).run({"x": {"a": [bad]}})
+    assert caught.value.code == "E0508"

@@ -92,6 +92,8 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         return [item_converter(item) for item in value]
 
     def obj(value: Any) -> dict:
+        if type(value) is dict:             # the usual case, without the slower ABC test
+            return to_value(value)          # (which builds a new dict: no copy needed)
         if not isinstance(value, Mapping):
             raise ArgumentError(f"argument `{name}` must be an object, not {_describe(value)}")
         return to_value(dict(value))

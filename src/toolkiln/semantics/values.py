@@ -15,6 +15,7 @@ from toolkiln.errors import RunError
 from toolkiln.semantics.numbers import from_float, render_number
 
 MAX_NESTING = 64
+_INF = float("inf")
 
 
 def type_name(value: Any) -> str:
@@ -44,7 +45,7 @@ def to_value(data: Any, depth: int = 0) -> Any:
     if kind is int:
         return Decimal(data)
     if kind is float:
-        if data != data or data in (float("inf"), float("-inf")):
+        if not -_INF < data < _INF:         # NaN fails both comparisons
             raise RunError(codes.INVALID_ARGUMENT.code, f"{data} is not a finite number")
         return from_float(data)
     if depth >= MAX_NESTING:
