@@ -1,6 +1,6 @@
 """`toolkiln n8n deploy/run` and the registry's workflow tools against a real n8n 1.123.50.
 
-Reuses the module-scoped server fixture of test_n8n_real.py (install, start, API key, cleanup;
+Uses the session's n8n server (conftest.py) (install, start, API key, cleanup;
 skipped with the reason only when n8n cannot be installed).
 """
 
@@ -10,7 +10,6 @@ import json
 import uuid
 
 import pytest
-from test_n8n_real import n8n  # noqa: F401 - the module-scoped n8n server fixture
 
 from toolkiln.cli import main
 from toolkiln.registry import Registry, ToolNotActive, WorkflowRunFailed
@@ -25,7 +24,7 @@ respond reply priced
 """
 
 
-def test_cli_deploys_redeploys_and_runs_a_workflow(n8n, tmp_path, capsys):  # noqa: F811
+def test_cli_deploys_redeploys_and_runs_a_workflow(n8n, tmp_path, capsys):
     tag = uuid.uuid4().hex[:8]
     name, path = f"cli_total_{tag}", f"cli-total-{tag}"
     file = tmp_path / "total.wf"
@@ -52,14 +51,14 @@ def test_cli_deploys_redeploys_and_runs_a_workflow(n8n, tmp_path, capsys):  # no
     assert [w["id"] for w in json.loads(capsys.readouterr().out) if w["name"] == name] == [first["id"]]
 
 
-def test_cli_errors_from_the_real_server(n8n, capsys):  # noqa: F811
+def test_cli_errors_from_the_real_server(n8n, capsys):
     assert main(["n8n", "run", "no_such_workflow", "--url", n8n.server.url, "--api-key", n8n.key]) == 1
     assert "no workflow named 'no_such_workflow'" in capsys.readouterr().err
     assert main(["n8n", "list", "--url", n8n.server.url, "--api-key", "wrong"]) == 1
     assert "unauthorized (HTTP 401" in capsys.readouterr().err
 
 
-def test_a_workflow_tool_is_approved_deployed_and_run(n8n, tmp_path):  # noqa: F811
+def test_a_workflow_tool_is_approved_deployed_and_run(n8n, tmp_path):
     tag = uuid.uuid4().hex[:8]
     definition = {"kind": "workflow", "name": "order_total", "description": "Prices an order",
                   "parameters": {"qty": {"type": "integer"}, "price": {"type": "number"},

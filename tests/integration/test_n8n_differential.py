@@ -17,8 +17,6 @@ import random
 from decimal import Decimal
 
 import pytest
-from test_n8n_real import n8n  # noqa: F401 - the module-scoped n8n server fixture
-from test_workflow_deploy import deploy
 
 import toolkiln
 
@@ -149,12 +147,12 @@ def same(ours: object, theirs: object) -> bool:
     return False
 
 
-def test_generated_expressions_agree_with_n8n(n8n):  # noqa: F811
+def test_generated_expressions_agree_with_n8n(n8n):
     exprs = expressions()
     fields = ",\n  ".join(f"e{i} = {expression}" for i, expression in enumerate(exprs))
     source = (f'workflow differential\ndescription "Evaluates {len(exprs)} generated expressions"\n'
               f'on webhook POST "/differential" respond with node\nset probe {{\n  {fields}\n}}\nrespond reply probe\n')
-    _, path = deploy(n8n, source)
+    _, path = n8n.deploy_source(source)
     mismatches = []
     for row in ROWS:
         reply = n8n.client.trigger_webhook(path, row)

@@ -1,113 +1,24 @@
 """The n8n client against a real n8n 1.123.50 on 127.0.0.1.
 
-The module fixture installs n8n with scripts/n8n-install.sh (cached; CI runs the script before
-the tests), starts it with a throwaway user folder, creates an API key through the REST API,
-and at the end deletes what the tests deployed and stops n8n with SIGTERM. The workflows in
-fixtures/ are the ones captured from a real n8n; each test gives its copy a unique name and
-webhook path (n8n 1.x lets two workflows share a path, and deleting one unregisters the other).
-
-When n8n cannot be installed the tests are skipped with the reason, except under CI (CI=true),
-where that is a failure.
+The session fixture (conftest.py) installs n8n with scripts/n8n-install.sh (cached; CI runs the
+script before the tests), starts it with a throwaway user folder, creates an API key through
+the REST API, and at the end deletes what the tests deployed and stops n8n with SIGTERM. The
+workflows in fixtures/ are the ones captured from a real n8n; each test gives its copy a
+unique name and webhook path (n8n 1.x lets two workflows share a path, and deleting one
+unregisters the other).
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import os
-import time
 import uuid
-from pathlib import Path
 
 import pytest
-from n8n_server import N8nServer, N8nServerError, free_port, install
+from harness import load, wait_for
+from n8n_server import free_port
 
 from toolkiln.backends.n8n import errors
 from toolkiln.backends.n8n.client import N8nClient
-
-FIXTURES = Path(__file__).with_name("fixtures")
-WAIT = 30.0  # seconds, for anything n8n does in the background (saving executions, schedules)
-
-
-class Deployed:
-    """The running server, a client with a key, and the ids to delete at the end."""
-
-    def __init__(self, server: N8nServer, client: N8nClient, key: str) -> None:
-        self.server = server
-        self.client = client
-        self.key = key
-        self.created: list[str] = []
-
-    def deploy(self, fixture: str, *, activate: bool = False) -> tuple[dict, str | None]:
-        """Create a uniquely named copy of a fixture; its workflow and its webhook path (if any)."""
-        workflow = load(fixture)
-        tag = uuid.uuid4().hex[:8]
-        workflow["name"] = f"{workflow['name']} {tag}"
-        path = None
-        for node in workflow["nodes"]:
-            if node["type"] == "n8n-nodes-base.webhook":
-                path = f"{node['parameters']['path']}-{tag}"
-                node["parameters"]["path"] = path
-                node["webhookId"] = str(uuid.uuid4())
-        created = self.client.create_workflow(workflow)
-        self.created.append(created["id"])
-        if activate:
-            created = self.client.activate_workflow(created["id"])
-        return created, path
-
-
-def load(name: str) -> dict:
-    return json.loads((FIXTURES / name).read_text())
-
-
-def wait_for(what: str, probe, timeout: float = WAIT):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = probe()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.5)
-
-
-@pytest.fixture(scope="module")
-def n8n():
-    try:
-        home = install()
-    except N8nServerError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"n8n could not be installed under CI: {exc}")
-        pytest.skip(f"n8n could not be installed: {exc}")
-    server = N8nServer(home)
-    try:
-        server.start()
-        key = server.create_api_key()
-    except BaseException as exc:
-        log = server.log_tail()
-        server.cleanup()  # never leave an n8n running, whatever went wrong
-        if isinstance(exc, N8nServerError):
-            pytest.fail(str(exc))
-        pytest.fail(f"setting up n8n failed: {type(exc).__name__}: {exc}\nlog:\n{log}")
-    client = N8nClient(server.url, key, timeout=30.0)
-    deployed = Deployed(server, client, key)
-    try:
-        yield deployed
-    finally:
-        leftovers = []
-        for workflow_id in deployed.created:
-            try:
-                client.delete_workflow(workflow_id)
-            except errors.N8nNotFound:
-                pass  # a test deleted it
-            except errors.N8nError as exc:
-                leftovers.append(f"{workflow_id}: {exc}")
-        client.close()
-        code = server.stop()
-        log = server.log_tail()
-        server.cleanup()
-        assert not leftovers, f"could not delete: {leftovers}"
-        assert code is not None, f"n8n did not stop on SIGTERM; log:\n{log}"
 
 
 def executions(client: N8nClient, workflow_id: str, count: int) -> list[dict]:

@@ -1,5 +1,5 @@
 """Every shipped template, rendered against a fake CRM/WhatsApp API on 127.0.0.1, deployed to a
-real n8n 1.123.50 and activated (the module-scoped server of test_n8n_real.py).
+real n8n 1.123.50 and activated (the session's n8n server, conftest.py).
 
 The webhook templates are called and both their answers and what the fake API received are
 checked. The schedule templates are rendered to run at the next minute but one, so they fire
@@ -9,17 +9,12 @@ Nothing is sent anywhere but 127.0.0.1.
 
 from __future__ import annotations
 
-import json
-import threading
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
-from test_n8n_real import n8n, wait_for  # noqa: F401 - the module-scoped n8n server fixture
+from harness import FakeApi, wait_for
 
 from toolkiln import templates
 
@@ -30,46 +25,22 @@ SECRET = "crm-s3cret"
 SCHEDULE_WAIT = 240.0   # seconds: the schedules fire within two minutes of activation
 
 
-class FakeCrm:
-    """A CRM/WhatsApp API: lists for GET, an id for each POST; every request kept in `received`.
-    Paths start with the template's slug, so each template's traffic is told apart."""
+ANSWERS = {"leads": LEADS, "invoices": INVOICES, "stats/daily": STATS}
 
-    ANSWERS = {"leads": LEADS, "invoices": INVOICES, "stats/daily": STATS}
+
+class FakeCrm(FakeApi):
+    """A CRM/WhatsApp API: lists for GET, an id for each POST. Paths start with the template's
+    slug, so each template's traffic is told apart: every request gets its `slug` and `route`."""
 
     def __init__(self) -> None:
-        self.received: list[dict] = []
-        crm = self
+        super().__init__(self.reply)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:            # noqa: N802 - http.server's naming
-                self.answer(None)
-
-            def do_POST(self) -> None:           # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                self.answer(json.loads(self.rfile.read(length) or b"null"))
-
-            def answer(self, body: object) -> None:
-                url = urlsplit(self.path)
-                slug, _, route = url.path.strip("/").partition("/")
-                request = {"slug": slug, "method": self.command, "route": route, "body": body,
-                           "query": {k: v[0] for k, v in parse_qs(url.query).items()},
-                           "token": self.headers.get("X-Token")}
-                crm.received.append(request)
-                reply = crm.ANSWERS.get(route) if self.command == "GET" else {
-                    "ok": True, "id": f"{route.replace('/', '-')}-{len(crm.received)}"}
-                data = json.dumps(reply).encode()
-                self.send_response(200 if reply is not None else 404)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def reply(self, request: dict) -> object:
+        slug, _, route = request["path"].strip("/").partition("/")
+        request.update(slug=slug, route=route)
+        if request["method"] == "GET":
+            return ANSWERS.get(route)
+        return {"ok": True, "id": f"{route.replace('/', '-')}-{len(self.received)}"}
 
     def posts(self, slug: str) -> list[dict]:
         return [r for r in self.received if r["slug"] == slug and r["method"] == "POST"]
@@ -79,21 +50,18 @@ class FakeCrm:
 def crm() -> Iterator[FakeCrm]:
     fake = FakeCrm()
     yield fake
-    fake.server.shutdown()
+    fake.close()
 
 
 @pytest.fixture(scope="module")
-def credential(n8n) -> str:  # noqa: F811
+def credential(n8n) -> str:
     """An HTTP header credential in n8n, which the templates name; n8n adds X-Token to each call."""
     name = f"Fake CRM {uuid.uuid4().hex[:6]}"
-    created = httpx.post(f"{n8n.server.url}/api/v1/credentials", headers={"X-N8N-API-KEY": n8n.key},
-                         json={"name": name, "type": "httpHeaderAuth", "data": {"name": "X-Token", "value": SECRET}},
-                         timeout=30)
-    assert created.status_code == 200, created.text
+    n8n.create_credential("httpHeaderAuth", name, {"name": "X-Token", "value": SECRET})
     return name
 
 
-def deploy(n8n, slug: str, **values) -> dict:  # noqa: F811
+def deploy(n8n, slug: str, **values) -> dict:
     """Render with the values, create under a unique name and activate."""
     workflow = templates.render(slug, **values).to_n8n()
     workflow["name"] = f"{workflow['name']} {uuid.uuid4().hex[:8]}"
@@ -102,7 +70,7 @@ def deploy(n8n, slug: str, **values) -> dict:  # noqa: F811
     return n8n.client.activate_workflow(created["id"])
 
 
-def test_order_status_notify_answers_and_messages_for_every_status(n8n, crm, credential):  # noqa: F811
+def test_order_status_notify_answers_and_messages_for_every_status(n8n, crm, credential):
     path = f"/order-status-{uuid.uuid4().hex[:8]}"
     activated = deploy(n8n, "order-status-notify", webhook_path=path, crm_url=f"{crm.url}/order-status-notify",
                        crm_credential=credential, shipped_text="your order \"#1\" is on its way!")
@@ -124,7 +92,7 @@ def test_order_status_notify_answers_and_messages_for_every_status(n8n, crm, cre
                      "returned": "your order has a new status: returned"}
 
 
-def test_new_lead_welcome_messages_adds_to_the_pipeline_and_answers(n8n, crm, credential):  # noqa: F811
+def test_new_lead_welcome_messages_adds_to_the_pipeline_and_answers(n8n, crm, credential):
     path = f"/new-contact-{uuid.uuid4().hex[:8]}"
     deploy(n8n, "new-lead-welcome", webhook_path=path, crm_url=f"{crm.url}/new-lead-welcome",
            crm_credential=credential, pipeline="wholesale")
@@ -141,7 +109,7 @@ def test_new_lead_welcome_messages_adds_to_the_pipeline_and_answers(n8n, crm, cr
                                                 "lead_id": f"pipeline-leads-{len(crm.received)}"})
 
 
-def test_schedule_templates_activate_and_run_at_their_time(n8n, crm, credential):  # noqa: F811
+def test_schedule_templates_activate_and_run_at_their_time(n8n, crm, credential):
     at = (datetime.now(UTC) + timedelta(minutes=2)).strftime("%H:%M")
     common = {"send_at": at, "timezone": "UTC", "crm_credential": credential}
     for slug in ("lead-followup", "payment-reminder", "daily-summary"):

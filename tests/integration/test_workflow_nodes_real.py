@@ -1,5 +1,5 @@
 """The workflow DSL's http, switch, merge, wait, generic node and schedule constructs, compiled
-and run in a real n8n 1.123.50 (the module-scoped server of test_n8n_real.py).
+and run in a real n8n 1.123.50 (the session's n8n server, conftest.py).
 
 The http steps call a small JSON API served by this test on 127.0.0.1, which records what it
 received, so both directions are checked: what n8n sent and what it did with the answer.
@@ -8,65 +8,25 @@ received, so both directions are checked: what n8n sent and what it did with the
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
-import httpx
 import pytest
-from test_n8n_real import n8n  # noqa: F401 - the module-scoped n8n server fixture
-from test_workflow_deploy import deploy
+from harness import FakeApi
 
 from toolkiln.workflow import compile_workflow
 
 
-class FakeApi:
-    """Answers every request with JSON about the request; keeps them in `received`."""
-
-    def __init__(self) -> None:
-        self.received: list[dict] = []
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:            # noqa: N802 - http.server's naming
-                self.answer(None)
-
-            def do_POST(self) -> None:           # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                self.answer(json.loads(self.rfile.read(length) or b"null"))
-
-            def answer(self, body: object) -> None:
-                url = urlsplit(self.path)
-                request = {"method": self.command, "path": url.path,
-                           "query": {k: v[0] for k, v in parse_qs(url.query).items()},
-                           "token": self.headers.get("X-Token"), "body": body}
-                api.received.append(request)
-                reply = json.dumps({"echo": request, "count": 7}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
 @pytest.fixture(scope="module")
 def api() -> Iterator[FakeApi]:
-    fake = FakeApi()
+    """Answers every request with JSON about the request."""
+    fake = FakeApi(lambda request: {"echo": request, "count": 7})
     yield fake
-    fake.server.shutdown()
+    fake.close()
 
 
-def test_http_step_sends_query_headers_and_json_body_and_reads_the_answer(n8n, api):  # noqa: F811
+def test_http_step_sends_query_headers_and_json_body_and_reads_the_answer(n8n, api):
     source = f"""
 workflow http_probe
 description "Posts to the fake API and answers with what came back"
@@ -75,7 +35,7 @@ http crm POST "{api.url}/leads/{{{{body.id}}}}" query {{ since = body.days }} he
 set out {{ count = crm.count, path = crm.echo.path }}
 respond reply out
 """
-    _, path = deploy(n8n, source)
+    _, path = n8n.deploy_source(source)
     reply = n8n.client.trigger_webhook(path, {"id": "L7", "days": 3, "n": 21, "name": "ada"})
     assert (reply.status, reply.data) == (200, {"count": 7, "path": "/leads/L7"})
     sent = api.received[-1]
@@ -97,13 +57,13 @@ respond reply joined
 """
 
 
-def test_switch_routes_each_value_and_merge_passes_the_one_branch_on(n8n):  # noqa: F811
-    _, path = deploy(n8n, SWITCH)
+def test_switch_routes_each_value_and_merge_passes_the_one_branch_on(n8n):
+    _, path = n8n.deploy_source(SWITCH)
     answers = {n: n8n.client.trigger_webhook(path, {"n": n}).data for n in (20, 7, 1)}
     assert answers == {20: {"label": "big"}, 7: {"label": "mid"}, 1: {"label": "small"}}
 
 
-def test_wait_then_generic_node_pass_the_item_through(n8n):  # noqa: F811
+def test_wait_then_generic_node_pass_the_item_through(n8n):
     source = """
 workflow wait_probe
 description "Waits a second, passes through a No Op node, answers"
@@ -113,7 +73,7 @@ node "Pass" type "n8n-nodes-base.noOp" version 1 {} with {"notes": "kept"}
 set out { n = body.n + 1 }
 respond reply out
 """
-    workflow, path = deploy(n8n, source)
+    workflow, path = n8n.deploy_source(source)
     assert n8n.client.trigger_webhook(path, {"n": 41}).data == {"n": 42}
     stored = n8n.client.get_workflow(workflow["id"])
     assert next(node for node in stored["nodes"] if node["name"] == "Pass")["notes"] == "kept"
@@ -121,29 +81,24 @@ respond reply out
 
 @pytest.mark.parametrize("rule", ['daily at "09:00" timezone "Europe/Berlin"', "every 2 hours",
                                   'cron "30 8 * * 1-5"'])
-def test_schedule_workflows_activate(n8n, rule):  # noqa: F811
+def test_schedule_workflows_activate(n8n, rule):
     workflow = compile_workflow(f"""
 workflow schedule_probe
 description "Stamps a field on a schedule"
 on schedule {rule}
 set stamp {{ ok = true }}
 """).to_n8n()
-    created = n8n.client.create_workflow(workflow)
-    n8n.created.append(created["id"])
-    activated = n8n.client.activate_workflow(created["id"])
+    activated = n8n.create(workflow, activate=True)
     assert activated["active"] is True
-    assert n8n.client.get_workflow(created["id"])["settings"].get("timezone") == (
+    assert n8n.client.get_workflow(activated["id"])["settings"].get("timezone") == (
         "Europe/Berlin" if "Berlin" in rule else None)
 
 
-def test_credentials_are_found_by_name_and_secrets_stay_in_n8n(n8n, api):  # noqa: F811
+def test_credentials_are_found_by_name_and_secrets_stay_in_n8n(n8n, api):
     """`credentials httpHeaderAuth "name"` emits the name only; n8n finds the credential by name
     and type when the workflow is created, and sends its header."""
     name = f"Fake API key {uuid.uuid4().hex[:6]}"
-    created = httpx.post(f"{n8n.server.url}/api/v1/credentials", headers={"X-N8N-API-KEY": n8n.key},
-                         json={"name": name, "type": "httpHeaderAuth", "data": {"name": "X-Token", "value": "s3cret"}},
-                         timeout=30)
-    assert created.status_code == 200, created.text
+    credential_id = n8n.create_credential("httpHeaderAuth", name, {"name": "X-Token", "value": "s3cret"})
     source = f"""
 workflow credential_probe
 description "Calls the fake API with a header credential"
@@ -153,9 +108,9 @@ respond reply crm
 """
     workflow = compile_workflow(source).to_n8n()
     assert "s3cret" not in json.dumps(workflow)
-    stored, path = deploy(n8n, source)
+    stored, path = n8n.deploy_source(source)
     http_node = next(node for node in stored["nodes"] if node["name"] == "crm")
-    assert http_node["credentials"]["httpHeaderAuth"] == {"id": created.json()["id"], "name": name}
+    assert http_node["credentials"]["httpHeaderAuth"] == {"id": credential_id, "name": name}
     assert n8n.client.trigger_webhook(path, {}).status == 200
     assert api.received[-1]["path"] == "/secure" and api.received[-1]["token"] == "s3cret"
 
@@ -164,20 +119,14 @@ GOLDEN = Path(__file__).parents[1] / "golden" / "workflows"
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.json")), ids=lambda p: p.stem)
-def test_every_golden_workflow_is_accepted_and_activates(n8n, path):  # noqa: F811
+def test_every_golden_workflow_is_accepted_and_activates(n8n, path):
     """Each golden n8n JSON is created as it is; all but manual ones activate (their
     credentials exist first, as docs/n8n-setup.md says)."""
     workflow = json.loads(path.read_text())
     for node in workflow["nodes"]:
         for type_, credential in node.get("credentials", {}).items():
             ensure_credential(n8n, type_, credential["name"])
-    workflow["name"] = f"{workflow['name']} {uuid.uuid4().hex[:8]}"
-    for node in workflow["nodes"]:
-        if node["type"] == "n8n-nodes-base.webhook":
-            node["parameters"]["path"] += f"-{uuid.uuid4().hex[:8]}"
-            node["webhookId"] = str(uuid.uuid4())
-    created = n8n.client.create_workflow(workflow)
-    n8n.created.append(created["id"])
+    created = n8n.create(workflow)
     assert [node["name"] for node in created["nodes"]] == [node["name"] for node in workflow["nodes"]]
     if not any(node["type"] == "n8n-nodes-base.manualTrigger" for node in workflow["nodes"]):
         assert n8n.client.activate_workflow(created["id"])["active"] is True
@@ -186,13 +135,10 @@ def test_every_golden_workflow_is_accepted_and_activates(n8n, path):  # noqa: F8
 _CREDENTIALS: set[tuple[str, str, str]] = set()
 
 
-def ensure_credential(n8n, type_: str, name: str) -> None:  # noqa: F811
+def ensure_credential(n8n, type_: str, name: str) -> None:
     """Create the credential once per server (n8n allows two of one name; lookups would be ambiguous)."""
     key = (n8n.server.url, type_, name)
     if key in _CREDENTIALS:
         return
     _CREDENTIALS.add(key)
-    data = {"httpHeaderAuth": {"name": "Authorization", "value": "Bearer test"}}[type_]
-    response = httpx.post(f"{n8n.server.url}/api/v1/credentials", headers={"X-N8N-API-KEY": n8n.key},
-                          json={"name": name, "type": type_, "data": data}, timeout=30)
-    assert response.status_code == 200, response.text
+    n8n.create_credential(type_, name, {"httpHeaderAuth": {"name": "Authorization", "value": "Bearer test"}}[type_])

@@ -5,7 +5,6 @@ literals, code (where it becomes a whole literal), an http URL template, raw n8n
 comment. For any text, the rendered workflow compiles and holds exactly that text there.
 """
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

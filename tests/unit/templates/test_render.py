@@ -43,7 +43,7 @@ def test_every_template_renders_with_its_defaults(slug):
     assert compiled.name == slug.replace("-", "_")
     workflow = compiled.to_n8n()
     https = [n for n in workflow["nodes"] if n["type"] == "n8n-nodes-base.httpRequest"]
-    assert https and all(n["credentials"] == {"httpHeaderAuth": {"name": "CRM API"}} for n in https)
+    assert https and all(n["credentials"] == {"httpHeaderAuth": {"id": None, "name": "CRM API"}} for n in https)
     assert all(n["parameters"]["url"].startswith("https://crm.example.com/api/") for n in https)
 
 
@@ -57,7 +57,7 @@ def test_parameters_are_substituted_where_they_belong():
     leads = node(workflow, "leads")
     assert leads["parameters"]["url"] == "http://127.0.0.1:9999/crm/leads"
     assert leads["parameters"]["queryParameters"]["parameters"] == [{"name": "inactive_days", "value": "={{ 5 }}"}]
-    assert leads["credentials"] == {"httpHeaderAuth": {"name": "Acme CRM"}}
+    assert leads["credentials"] == {"httpHeaderAuth": {"id": None, "name": "Acme CRM"}}
     text = next(a for a in node(workflow, "draft")["parameters"]["assignments"]["assignments"] if a["name"] == "text")
     assert text["value"] == '={{ (("Hi " + $json.name) + ", ¿Seguimos? \\"Sí\\"") }}'
     assert node(workflow, "save_draft")["parameters"]["url"] == "http://127.0.0.1:9999/crm/whatsapp/drafts"

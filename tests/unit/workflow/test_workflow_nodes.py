@@ -82,7 +82,7 @@ def test_http_step_parameters_credentials_and_output_fields():
     assert p["specifyBody"] == "json"
     assert p["jsonBody"] == ('={{ JSON.stringify({ "text": String($json.body.note).toUpperCase(), '
                              '"n": ($json.body.n * 2) }) }}')
-    assert http["credentials"] == {"httpHeaderAuth": {"name": "CRM key"}}
+    assert http["credentials"] == {"httpHeaderAuth": {"id": None, "name": "CRM key"}}
     assert node(workflow, "out")["parameters"]["assignments"]["assignments"][0]["value"] == "={{ $json.id }}"
 
 
@@ -175,7 +175,7 @@ def test_generic_node_keeps_parameters_credentials_and_with_properties():
                    '"position": [10, -20]}\nrespond r body')
     slack = node(workflow, "Post to Slack")
     assert slack["parameters"] == {"select": "channel", "text": "={{ $json.body.msg }}", "otherOptions": {}}
-    assert slack["credentials"] == {"slackApi": {"name": "Team Slack"}}
+    assert slack["credentials"] == {"slackApi": {"id": None, "name": "Team Slack"}}
     assert (slack["notes"], slack["onError"], slack["position"]) == ("ping", "continueRegularOutput", [10, -20])
     assert workflow["connections"]["Webhook"]["main"][0] == [{"node": "Post to Slack", "type": "main", "index": 0}]
 

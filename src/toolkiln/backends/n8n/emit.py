@@ -110,7 +110,7 @@ class _Emitter:
     def generic(self, spec: w.NodeSpec) -> dict[str, Any]:
         node = self.n8n_node(spec.name, spec.type, spec.version, copy.deepcopy(spec.parameters))
         if spec.credentials is not None:
-            node["credentials"] = {spec.credentials.type: {"name": spec.credentials.name}}
+            node["credentials"] = _credential(spec.credentials)
         return node
 
     def trigger(self) -> dict[str, Any]:
@@ -219,7 +219,7 @@ class _Emitter:
         parameters["options"] = {}
         node = self.node(step.name, "http", parameters)
         if credentials is not None:
-            node["credentials"] = {credentials.type: {"name": credentials.name}}
+            node["credentials"] = _credential(credentials)
         return node
 
     def template(self, step: w.Step, template: n.Template) -> str:
@@ -260,6 +260,12 @@ class _Emitter:
         except Untranslatable as error:
             self.diagnostics.append(Diagnostic.of(codes.UNTRANSLATABLE, error.message, error.span, error.hint))
             return ""
+
+
+def _credential(credentials: w.Credentials) -> dict[str, Any]:
+    """A credential by name. The id must be null, not missing: n8n looks up by name and type
+    only a null id; a missing one matches the first credential of that type, whatever its name."""
+    return {credentials.type: {"id": None, "name": credentials.name}}
 
 
 def _schedule_rule(trigger: w.ScheduleTrigger) -> dict[str, Any]:

@@ -1,0 +1,54 @@
+"""One real n8n 1.123.50 for the whole test session (installing is cached; starting takes
+~15 s). Every test gives what it creates unique names and webhook paths; the workflows are
+deleted at the end. When n8n cannot be installed the tests are skipped with the reason,
+except under CI (CI=true), where that is a failure."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from harness import Deployed
+from n8n_server import N8nServer, N8nServerError, install
+
+from toolkiln.backends.n8n import errors
+from toolkiln.backends.n8n.client import N8nClient
+
+
+@pytest.fixture(scope="session")
+def n8n():
+    try:
+        home = install()
+    except N8nServerError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"n8n could not be installed under CI: {exc}")
+        pytest.skip(f"n8n could not be installed: {exc}")
+    server = N8nServer(home)
+    try:
+        server.start()
+        key = server.create_api_key()
+    except BaseException as exc:
+        log = server.log_tail()
+        server.cleanup()  # never leave an n8n running, whatever went wrong
+        if isinstance(exc, N8nServerError):
+            pytest.fail(str(exc))
+        pytest.fail(f"setting up n8n failed: {type(exc).__name__}: {exc}\nlog:\n{log}")
+    client = N8nClient(server.url, key, timeout=30.0)
+    deployed = Deployed(server, client, key)
+    try:
+        yield deployed
+    finally:
+        leftovers = []
+        for workflow_id in deployed.created:
+            try:
+                client.delete_workflow(workflow_id)
+            except errors.N8nNotFound:
+                pass  # a test deleted it
+            except errors.N8nError as exc:
+                leftovers.append(f"{workflow_id}: {exc}")
+        client.close()
+        code = server.stop()
+        log = server.log_tail()
+        server.cleanup()
+        assert not leftovers, f"could not delete: {leftovers}"
+        assert code is not None, f"n8n did not stop on SIGTERM; log:\n{log}"
