@@ -95,10 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def source_files(paths: list[Path]) -> Iterator[Path]:
+def source_files(paths: list[Path], suffixes: tuple[str, ...] = SOURCE_SUFFIXES) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file())
+            yield from sorted(p for p in path.rglob("*") if p.suffix in suffixes and p.is_file())
         else:
             yield path
 
@@ -107,9 +107,9 @@ def source_files(paths: list[Path]) -> Iterator[Path]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
-    files = list(source_files(args.paths))
+    files = list(source_files(args.paths, (*SOURCE_SUFFIXES, ".wf")))
     if not files:
-        raise UsageError(f"no tool files (*.tk, *.json) under {', '.join(map(str, args.paths))}")
+        raise UsageError(f"no tool or workflow files (*.tk, *.json, *.wf) under {', '.join(map(str, args.paths))}")
     from toolkiln.workflow.cli import workflow_diagnostics  # noqa: PLC0415 - loads on use
     for path in files:
         found = workflow_diagnostics(path)      # a .wf file or an n8n export, else a tool file

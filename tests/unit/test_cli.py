@@ -87,3 +87,11 @@ def test_explain_prints_the_explanation():
 def test_no_traceback_on_bad_paths(args):
     result = toolkiln(*args)
     assert result.returncode == 1 and "Traceback" not in result.stderr + result.stdout
+
+
+def test_check_folder_takes_workflow_files_too(tmp_path):
+    (tmp_path / "tool.tk").write_text("return 1\n")
+    (tmp_path / "flow.wf").write_text('workflow w\ndescription "d"\non manual\nset a { x = nope.y }\n')
+    result = toolkiln("check", tmp_path, "--format", "json")
+    assert result.returncode == 1
+    assert [(d["code"], Path(d["file"]).name, d["line"]) for d in json.loads(result.stdout)] == [("E0702", "flow.wf", 4)]
