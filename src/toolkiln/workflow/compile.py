@@ -15,13 +15,12 @@ from toolkiln.workflow.validate import Validation, validate
 
 
 @dataclass(frozen=True)
-class CompiledWorkflow:
-    """A workflow that parsed, validated and translated; `to_n8n()` is its n8n JSON."""
+class WorkflowResult:
+    """A workflow AST and its n8n JSON: `to_n8n()` and `to_text()` (canonical DSL)."""
 
     ast: w.Workflow
-    validation: Validation
     n8n: dict[str, Any]
-    diagnostics: tuple[Diagnostic, ...] = ()      # warnings, if any
+    diagnostics: tuple[Diagnostic, ...] = ()      # warnings (and, for an import, lint findings)
 
     @property
     def name(self) -> str:
@@ -36,6 +35,13 @@ class CompiledWorkflow:
         from toolkiln.backends.workflow_printer import print_workflow  # noqa: PLC0415 - backends sit above
 
         return print_workflow(self.ast)
+
+
+@dataclass(frozen=True)
+class CompiledWorkflow(WorkflowResult):
+    """A workflow that parsed, validated and translated."""
+
+    validation: Validation | None = None
 
 
 def _compile(text: str) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
@@ -54,7 +60,7 @@ def _compile(text: str) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     diagnostics += emitted
     if n8n is None or has_errors(diagnostics):
         return None, diagnostics
-    return CompiledWorkflow(workflow, validation, n8n, tuple(diagnostics)), diagnostics
+    return CompiledWorkflow(workflow, n8n, tuple(diagnostics), validation), diagnostics
 
 
 def check_workflow(source: str | dict[str, Any], file: str | None = None) -> list[Diagnostic]:

@@ -16,7 +16,6 @@ and keeps as generic whatever does not come back the same.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,11 +23,12 @@ from pydantic import ValidationError
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.backends.n8n.catalog import load_catalog
-from toolkiln.backends.workflow_printer import is_plain_name, print_workflow
+from toolkiln.backends.workflow_printer import is_plain_name
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.syntax.spans import Span
+from toolkiln.workflow.compile import WorkflowResult
 from toolkiln.workflow.graph import WorkflowGraph, build_graph
 from toolkiln.workflow.lint import lint_n8n
 from toolkiln.workflow.modeled import NotModeled, need, read_step, read_trigger
@@ -41,24 +41,9 @@ FILLED_IN = frozenset({"id", "position", "parameters"})
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class ImportedWorkflow:
+class ImportedWorkflow(WorkflowResult):
     """An imported n8n workflow: `to_text()` is its DSL, `to_n8n()` the workflow again, and
     `diagnostics` what the linter found (warnings and errors that do not stop the import)."""
-
-    ast: w.Workflow
-    n8n: dict[str, Any]
-    diagnostics: tuple[Diagnostic, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return self.ast.name
-
-    def to_n8n(self) -> dict[str, Any]:
-        return copy.deepcopy(self.n8n)
-
-    def to_text(self) -> str:
-        return print_workflow(self.ast)
 
 
 def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
