@@ -20,6 +20,7 @@ class Diagnostic(BaseModel):
     hint: str | None = None
     file: str | None = None
     snippet: str | None = None
+    snippet_start: int = 0          # the column (0-based) of the line where `snippet` starts
 
     @classmethod
     def of(cls, code: Code, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
@@ -37,8 +38,9 @@ class Diagnostic(BaseModel):
         """Attach the file name and the source line, so the diagnostic renders on its own."""
         if self.span is None:
             return self.model_copy(update={"file": source.name})
-        span, snippet = source.resolve(self.span)
-        return self.model_copy(update={"file": source.name, "span": span, "snippet": snippet})
+        span, line = source.resolve(self.span)
+        snippet, start = _window(line, span.column - 1) if line is not None else (None, 0)
+        return self.model_copy(update={"file": source.name, "span": span, "snippet": snippet, "snippet_start": start})
 
     def to_dict(self) -> dict[str, Any]:
         """The machine-readable form (stable keys), the one fed back to models and CI."""
@@ -58,6 +60,20 @@ class Diagnostic(BaseModel):
             "hint": self.hint,
             "source": self.snippet,
         }
+
+
+# A minified JSON file is one long line: diagnostics show a window of it around the column,
+# so a thousand findings in a 6 MB export do not print the 6 MB a thousand times.
+SNIPPET_WIDTH = 160
+SNIPPET_LEAD = 60
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """The part of `line` to show for a span starting at `column` (0-based), and its start."""
+    if len(line) <= SNIPPET_WIDTH:
+        return line, 0
+    start = max(0, min(column - SNIPPET_LEAD, len(line) - SNIPPET_WIDTH))
+    return line[start:start + SNIPPET_WIDTH], start
 
 
 def has_errors(diagnostics: list[Diagnostic]) -> bool:

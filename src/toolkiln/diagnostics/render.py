@@ -27,11 +27,14 @@ def render_text(d: Diagnostic) -> str:
     if d.snippet is not None and span is not None:
         gutter = str(span.line) if span.path is None or span.in_file else "|"
         pad = " " * len(gutter)
-        width = span.end_column - span.column if span.end_line == span.line else len(d.snippet) - span.column + 1
+        column = span.column - 1 - d.snippet_start              # within the shown part of the line
+        end = span.end_column - 1 - d.snippet_start if span.end_line == span.line else len(d.snippet)
+        width = min(end, len(d.snippet)) - column
+        before = "..." if d.snippet_start else ""                # a window of a long line
         lines += [
             f"{pad} |",
-            f"{gutter} | {d.snippet}",
-            f"{pad} | {' ' * (span.column - 1)}{'^' * max(width, 1)}",
+            f"{gutter} | {before}{d.snippet}",
+            f"{pad} | {' ' * (len(before) + column)}{'^' * max(width, 1)}",
         ]
     if d.hint:
         lines.append(f"  = hint: {d.hint}")
