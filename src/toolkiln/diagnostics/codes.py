@@ -376,8 +376,8 @@ A registry operation failed; the more specific codes below say how.
 
 TOOL_NAME_INVALID = _register("R0101", "invalid-tool-name", "Invalid tool name", """
 A tool name must match `^[a-z][a-z0-9_]{0,63}$` and must not be the name of a meta-tool
-(`create_compute_tool`, `list_custom_tools`, `test_custom_tool`, `delete_custom_tool`,
-`toggle_custom_tool`). Path tricks such as `../x`, `a/b` or a NUL byte are refused here too.
+(`create_compute_tool`, `create_workflow_tool`, `list_custom_tools`, `test_custom_tool`,
+`delete_custom_tool`, `toggle_custom_tool`). Path tricks such as `../x`, `a/b` or a NUL byte are refused here too.
 """)
 
 TOOL_NOT_FOUND = _register("R0102", "tool-not-found", "Tool not found", """

@@ -1,6 +1,7 @@
 """Meta-tools: the model's interface to the registry.
 
     create_compute_tool   check a definition and save it (or, with update: true, a new version)
+    create_workflow_tool  the same for a tool that runs as an n8n workflow (workflow DSL text)
     list_custom_tools     the registered tools, optionally of one status
     test_custom_tool      compile and run a definition without saving anything
     delete_custom_tool    delete a tool (needs confirm: true)
@@ -51,6 +52,25 @@ _LANGUAGE = (
 _FIX = ("If it fails, the reply lists every problem with its code, location (JSON path, line, column) and a "
         "hint: fix them all and call again.")
 
+# A workflow tool, told in the workflow DSL's terms: the smallest workflow that answers a call.
+_WORKFLOW_EXAMPLE = (
+    'workflow order_total\n'
+    'description "Prices an order"\n'
+    'on webhook POST "/order-total" respond with node\n'
+    'set priced { total = body.qty * body.price }\n'
+    'respond reply priced\n')
+_WORKFLOW_LANGUAGE = (
+    "The workflow DSL text. Header `workflow NAME` and `description \"...\"`, then the trigger "
+    '`on webhook POST "/path" respond with node` (a run posts the arguments there as JSON: `body.qty` is '
+    "argument qty), then named steps, one after the other: `set NAME { field = expression, ... }`; "
+    "`if NAME condition { steps } else { steps }`; `switch NAME { case condition { steps } else { steps } }`; "
+    "`merge NAME` after an if or switch; `wait NAME 5 minutes`; "
+    '`http NAME GET "https://api.example.com/x/{{body.id}}" [query {k = expr}] [headers {"X-Key" = expr}] '
+    '[body {k = expr}] [credentials httpHeaderAuth "credential name"]`; '
+    "`respond NAME expression` answers the call (its value is the tool's result). A step's output fields "
+    "are `step.field`. Expressions are those of the compute language: + - * / % **, comparisons, "
+    "and or not, x if c else y, round(), upper(), len(), ... Example:\n" + _WORKFLOW_EXAMPLE)
+
 _DEFINITION_OBJECT = {
     "type": "object",
     "description": _LANGUAGE,
@@ -69,6 +89,14 @@ _DEFINITION_TEXT = {"type": "string", "description": "The definition as JSON tex
 _ARGS_OBJECT = {"type": "object", "description": "Arguments to run the definition with, by parameter name."}
 _ARGS_TEXT = {"type": "string", "description": "Arguments to run the definition with, as a JSON object text."}
 _NAME = {"type": "string", "description": "The tool's name."}
+_UPDATE = {"type": "boolean", "description": "Replace the existing tool of that name (default: false)."}
+_PARAMETERS_OBJECT = {"type": "object",
+                      "description": 'The arguments: name -> {"type": "number"|"integer"|"string"|"boolean"|'
+                                     '"array"|"object", "description": "...", "default": ...}. Each is posted to '
+                                     "the webhook under its name (`body.name`)."}
+_PARAMETERS_TEXT = {**_PARAMETERS_OBJECT, "type": "string",
+                    "description": "As a JSON object text. " + _PARAMETERS_OBJECT["description"]}
+_RISK = {"type": "string", "enum": ["low", "medium", "high"], "description": "What a run can do (default: low)."}
 _STATUS = {"type": "string", "enum": ["active", "disabled", "pending_approval", "rejected"],
            "description": "Only tools of this status (default: all)."}
 
@@ -76,6 +104,7 @@ _STATUS = {"type": "string", "enum": ["active", "disabled", "pending_approval", 
 def _specs(gemini: bool) -> list[exports.ToolSpec]:
     definition = _DEFINITION_TEXT if gemini else _DEFINITION_OBJECT
     args = _ARGS_TEXT if gemini else _ARGS_OBJECT
+    parameters = _PARAMETERS_TEXT if gemini else _PARAMETERS_OBJECT
 
     def obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
         return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
@@ -88,10 +117,22 @@ def _specs(gemini: bool) -> list[exports.ToolSpec]:
                          "language. " + _FIX +
                          " A tool of that name you created can be replaced with update: true (the old version "
                          "is kept). Try a definition with test_custom_tool first.",
-                         obj({"definition": definition,
-                              "update": {"type": "boolean",
-                                         "description": "Replace the existing tool of that name (default: false)."}},
-                             ["definition"]), hints),
+                         obj({"definition": definition, "update": _UPDATE}, ["definition"]), hints),
+        exports.ToolSpec("create_workflow_tool",
+                         "Create a tool that runs as an n8n workflow (an automation that can call HTTP APIs, "
+                         "branch and wait), written in the workflow DSL that the `workflow` argument describes. "
+                         "A call posts the tool's arguments as JSON to the workflow's webhook; what the "
+                         "workflow's `respond` step answers is the result. The tool is checked, then saved in "
+                         "pending_approval: it cannot be called until a person approves it, which deploys it "
+                         "to n8n. Minimal workflow:\n" + _WORKFLOW_EXAMPLE + _FIX +
+                         " With update: true a workflow tool you created is replaced (a new version, approved "
+                         "again).",
+                         obj({"name": {"type": "string", "description": "Lower-case name: ^[a-z][a-z0-9_]{0,63}$"},
+                              "description": {"type": "string", "description": "What the tool does, for whoever "
+                                                                               "calls it."},
+                              "workflow": {"type": "string", "description": _WORKFLOW_LANGUAGE},
+                              "parameters": parameters, "riskLevel": _RISK, "update": _UPDATE},
+                             ["name", "description", "workflow"]), hints),
         exports.ToolSpec("list_custom_tools",
                          "List the custom tools: name, description, status (active, disabled, pending_approval, "
                          "rejected), version, who created it, risk level and how often it ran.",
@@ -230,13 +271,15 @@ def _definition(args: dict[str, Any]) -> Any:
     return args.get("definition")
 
 
-def _parsed_args(value: Any) -> Any:
+def _parsed(args: dict[str, Any], key: str) -> Any:
+    """Argument `key`, decoded when it came as JSON text."""
+    value = args[key]
     if isinstance(value, str):
         try:
             return json.loads(value, parse_float=Decimal)
         except ValueError as error:
-            raise _BadArguments([_error(f"`args` is not valid JSON: {error}", "send args as a JSON object",
-                                        "args")]) from None
+            raise _BadArguments([_error(f"`{key}` is not valid JSON: {error}", f"send {key} as a JSON object",
+                                        key)]) from None
     return value
 
 
@@ -244,9 +287,29 @@ def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, A
     _definition(args)
     _check(args, {"definition": ((dict, str), True, "the tool definition, an object"),
                   "update": (bool, False, "true or false")})
-    definition = args["definition"]
+    return _save(reg, args["definition"], bool(args.get("update")), created_by)
+
+
+_WORKFLOW_FIELDS = ("name", "description", "workflow", "parameters", "riskLevel")
+
+
+def _create_workflow(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+    _check(args, {"name": (str, True, "the tool's name, a string"),
+                  "description": (str, True, "what the tool does, a string"),
+                  "workflow": (str, True, "the workflow DSL text, a string"),
+                  "parameters": ((dict, str), False, "an object of parameters"),
+                  "riskLevel": (str, False, "low, medium or high"),
+                  "update": (bool, False, "true or false")})
+    if args.get("parameters") is not None:
+        args["parameters"] = _parsed(args, "parameters")
+    # The arguments are a workflow tool definition's fields, so its diagnostics' paths name them.
+    definition = {"kind": "workflow", **{key: args[key] for key in _WORKFLOW_FIELDS if args.get(key) is not None}}
+    return _save(reg, definition, bool(args.get("update")), created_by)
+
+
+def _save(reg: Registry, definition: Any, update: bool, created_by: str) -> dict[str, Any]:
     compiled = reg._check_definition(definition)      # reports every problem before anything else
-    if args.get("update") and compiled.name in reg:
+    if update and compiled.name in reg:
         record = reg.update(compiled.name, {"definition": definition}, by=created_by)
         done = f"updated `{record.name}` to version {record.version}"
     else:
@@ -256,8 +319,9 @@ def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, A
             raise DuplicateTool(error.message, hint="choose another name, or set update: true to replace your "
                                                     "tool of that name (its old version is kept)") from None
         done = f"created `{record.name}`"
+    approval = "; approval deploys it to n8n" if record.kind == "workflow" else ""
     state = {"active": "it is active: call it by its name",
-             "pending_approval": "it waits for a person to approve it before it can be called",
+             "pending_approval": f"it waits for a person to approve it before it can be called{approval}",
              "disabled": "it is disabled", "rejected": "it is rejected"}[record.status]
     return {"ok": True, "message": f"{done}; {state}", "tool": _shown(record),
             "warnings": [with_hint(d.to_dict()) for d in compiled.warnings]}
@@ -283,7 +347,7 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
     if compiled.kind == "workflow":
         reply["message"] = "the definition checks; a workflow tool is not run here (a run would act in n8n)"
         return reply
-    run_args = _parsed_args(args["args"])
+    run_args = _parsed(args, "args")
     if not isinstance(run_args, Mapping):
         raise _BadArguments([_error("`args` must be an object of arguments", path="args")])
     result = compiled.tool.run(run_args, tables=reg.tables)
@@ -337,6 +401,7 @@ def with_hint(error: dict[str, Any]) -> dict[str, Any]:
 
 _HANDLERS: dict[str, Callable[[Registry, dict[str, Any], str], dict[str, Any]]] = {
     "create_compute_tool": _create,
+    "create_workflow_tool": _create_workflow,
     "list_custom_tools": _list,
     "test_custom_tool": _test,
     "delete_custom_tool": _delete,

@@ -12,8 +12,8 @@ NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
 NAME_RULE = "^[a-z][a-z0-9_]{0,63}$"
 
 # The meta-tools a model sees next to the registered tools; a tool may not shadow one.
-META_TOOL_NAMES = ("create_compute_tool", "list_custom_tools", "test_custom_tool", "delete_custom_tool",
-                   "toggle_custom_tool")
+META_TOOL_NAMES = ("create_compute_tool", "create_workflow_tool", "list_custom_tools", "test_custom_tool",
+                   "delete_custom_tool", "toggle_custom_tool")
 
 
 def name_problem(name: Any) -> str | None:

@@ -161,5 +161,5 @@ def test_meta_definitions_fit_every_format_as_they_are(reg, format):
     result = export(meta._specs(gemini=format == "gemini"), format)
     assert not result.skipped and not result.adapted
     names = [d.get("name") or d["function"]["name"] for d in reg.meta_definitions(format)]
-    assert names == ["create_compute_tool", "list_custom_tools", "test_custom_tool", "delete_custom_tool",
-                     "toggle_custom_tool"]
+    assert names == ["create_compute_tool", "create_workflow_tool", "list_custom_tools", "test_custom_tool",
+                     "delete_custom_tool", "toggle_custom_tool"]

@@ -149,6 +149,11 @@ def test_a_model_cannot_toggle_a_persons_tool_but_a_person_can(reg, make_def):
     ("create_compute_tool", {"definition": {"name": "list_custom_tools", "description": "d",
                                             "logic": {"steps": [{"op": "return", "value": "1"}]}}}, "meta-tool"),
     ("create_compute_tool", {"definition": "tool f(x: number) description"}, ""),
+    ("create_workflow_tool", {}, "missing argument `workflow`"),
+    ("create_workflow_tool", {"name": "w", "description": "d", "workflow": {"steps": []}}, "must be the workflow DSL"),
+    ("create_workflow_tool", {"name": "w", "description": "d", "workflow": "x", "parameters": "{"}, "not valid JSON"),
+    ("create_workflow_tool", {"name": "w", "description": "d", "workflow": "x", "definition": {}},
+     "unknown argument `definition`"),
     ("list_custom_tool", {}, "no meta-tool"),
     (None, {}, "no meta-tool"),
     ("toggle_custom_tool", {"name": "x", "enabled": "yes"}, "must be true or false"),
@@ -181,9 +186,10 @@ def test_a_bad_creator_is_an_error_reply(reg, make_def):
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
                     max_leaves=8)
-NAMES = st.sampled_from(["create_compute_tool", "list_custom_tools", "test_custom_tool", "delete_custom_tool",
-                         "toggle_custom_tool", "other"])
-KEYS = st.sampled_from(["definition", "args", "name", "confirm", "enabled", "status", "update", "logic"])
+NAMES = st.sampled_from(["create_compute_tool", "create_workflow_tool", "list_custom_tools", "test_custom_tool",
+                         "delete_custom_tool", "toggle_custom_tool", "other"])
+KEYS = st.sampled_from(["definition", "args", "name", "confirm", "enabled", "status", "update", "logic",
+                        "description", "workflow", "parameters", "riskLevel"])
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -194,6 +200,31 @@ def test_fuzzed_calls_always_get_a_reply(tmp_path_factory, name, args):
     assert reply["ok"] in (True, False)
     json.dumps(reply)
     if not reply["ok"]:
+        failed(reply)
+
+
+WORKFLOW = 'workflow w\ndescription "d"\non webhook POST "/w" respond with node\nset s { t = body.x * 2 }\nrespond r s\n'
+
+
+@st.composite
+def mangled_workflows(draw):
+    """The working workflow with a slice replaced by random text: near misses of every kind."""
+    start = draw(st.integers(0, len(WORKFLOW)))
+    end = draw(st.integers(start, len(WORKFLOW)))
+    return WORKFLOW[:start] + draw(st.text(alphabet='{}()[]"=,.*\n abcxyz019_/', max_size=6)) + WORKFLOW[end:]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(workflow=mangled_workflows(), parameters=st.dictionaries(st.sampled_from(["x", "y", "X"]), JSON, max_size=2)
+       | JSON, risk=JSON)
+def test_fuzzed_workflow_tools_always_get_a_reply(tmp_path_factory, workflow, parameters, risk):
+    reg = FUZZ_REGISTRY.setdefault("reg", Registry(tmp_path_factory.mktemp("fuzz")))
+    reply = reg.call_meta("create_workflow_tool", {"name": "w", "description": "d", "workflow": workflow,
+                                                   "parameters": parameters, "riskLevel": risk, "update": True})
+    json.dumps(reply)
+    if reply["ok"]:
+        assert reply["tool"]["status"] == "pending_approval"     # nothing a model makes deploys by itself
+    else:
         failed(reply)
 
 

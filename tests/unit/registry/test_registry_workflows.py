@@ -256,3 +256,64 @@ def test_the_command_line_shows_and_deploys_workflow_tools(wreg, fake, capsys, m
     monkeypatch.delenv("TOOLKILN_N8N_URL", raising=False)
     assert main(["tools", "deploy", "order_total", "--registry", str(wreg.path)]) == 1
     assert "error[R0401]: no n8n URL" in capsys.readouterr().err
+
+
+def workflow_tool_args(**changes):
+    """create_workflow_tool's arguments: a workflow tool definition's fields, without `kind`."""
+    return {key: value for key, value in definition(**changes).items() if key != "kind"}
+
+
+def test_create_workflow_tool_waits_for_approval_then_deploys_and_runs(wreg, fake):
+    reply = wreg.call_meta("create_workflow_tool", workflow_tool_args(riskLevel="medium"))
+    assert reply["ok"] is True, reply
+    assert reply["tool"]["status"] == "pending_approval" and "approval deploys it to n8n" in reply["message"]
+    assert reply["tool"]["parameters"]["required"] == ["qty"]
+    assert fake.requests == []                          # nothing reaches n8n before a person approves
+    assert wreg.get("order_total").kind == "workflow" and wreg.get("order_total").risk_level == "medium"
+
+    record = wreg.approve("order_total")
+    assert record.status == "active" and record.deployment.path == "orders"
+    assert fake.workflows[record.deployment.workflow_id]["active"] is True
+    assert wreg.run("order_total", {"qty": 2})["body"] == {"qty": 2, "price": 2.5}
+
+
+def test_create_workflow_tool_takes_parameters_as_json_text_and_updates(wreg, fake):
+    args = workflow_tool_args(parameters='{"qty": {"type": "integer"}}')
+    assert wreg.call_meta("create_workflow_tool", args)["ok"] is True
+    again = wreg.call_meta("create_workflow_tool", args)
+    assert again["ok"] is False and "update: true" in again["errors"][0]["hint"]
+    updated = wreg.call_meta("create_workflow_tool", {**args, "workflow": WF.replace("body.price", "2"), "update": True})
+    assert updated["ok"] is True and updated["tool"]["version"] == 2 and updated["tool"]["status"] == "pending_approval"
+
+
+def test_create_workflow_tool_reports_every_problem_at_its_argument(wreg, fake):
+    bad = WF.replace("body.qty * body.price", "body.qty * ")
+    reply = wreg.call_meta("create_workflow_tool", workflow_tool_args(
+        workflow=bad, parameters={"qty": {"type": "count"}}, riskLevel="extreme"))
+    assert reply["ok"] is False
+    errors = {e["path"]: e for e in reply["errors"]}
+    assert set(errors) >= {"workflow", "parameters.qty.type", "riskLevel"}, errors
+    syntax = errors["workflow"]
+    assert (syntax["code"], syntax["line"]) == ("E0101", 4) and syntax["column"] and syntax["hint"]
+    assert all(e["code"] and e["hint"] for e in reply["errors"])
+    assert "order_total" not in wreg and fake.requests == []
+
+
+def test_create_workflow_tool_needs_a_webhook_trigger(wreg):
+    manual = 'workflow order_total\ndescription "d"\non manual\nset priced { total = 1 }\n'
+    reply = wreg.call_meta("create_workflow_tool", workflow_tool_args(workflow=manual))
+    assert [(e["code"], e["path"]) for e in reply["errors"]] == [("E0707", "workflow")]
+
+
+def test_the_example_the_meta_tool_shows_a_model_is_a_working_workflow_tool(wreg, fake):
+    from toolkiln.registry import meta
+
+    (spec,) = [d for d in wreg.meta_definitions("anthropic") if d["name"] == "create_workflow_tool"]
+    assert meta._WORKFLOW_EXAMPLE in spec["description"] and "pending_approval" in spec["description"]
+    assert meta._WORKFLOW_EXAMPLE in spec["input_schema"]["properties"]["workflow"]["description"]
+    assert spec["input_schema"]["required"] == ["name", "description", "workflow"]
+    reply = wreg.call_meta("create_workflow_tool", {"name": "order_total", "description": "Prices an order",
+                                                    "workflow": meta._WORKFLOW_EXAMPLE,
+                                                    "parameters": {"qty": {"type": "integer"},
+                                                                   "price": {"type": "number"}}})
+    assert reply["ok"] is True, reply
