@@ -8,6 +8,7 @@ import pytest
 import toolkiln
 from toolkiln.backends.text_printer import print_text
 from toolkiln.optimize import PASSES, optimize
+from toolkiln.optimize.propagate_copies import propagate_copies
 from toolkiln.syntax.loader import parse_source
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "optimize"
@@ -47,3 +48,19 @@ def test_optimize_is_a_fixed_point_and_idempotent():
     once = optimize(parse_source(source).program)
     assert optimize(once) is once
     assert print_text(once) == "c = 2 * x\nreturn c\n"
+
+
+@pytest.mark.parametrize("rule, source, expected", list(cases()))
+def test_a_pass_returns_the_program_itself_exactly_when_it_changes_nothing(rule, source, expected):
+    """Each pass scans first and returns the program untouched when it finds nothing to do:
+    the scan must never miss a rewrite, and no pass may rebuild what it does not change."""
+    program = parse_source(source).program
+    assert (rule(program) is program) == (print_text(program) == expected)
+
+
+def test_copies_into_a_comprehension_rebuild_it_only_when_they_reach_it():
+    program = parse_source("rate = 2\nys = [x * 3 for x in xs]\nreturn sum(ys) * rate").program
+    comprehension = program.steps[1].value
+    assert propagate_copies(program).steps[1].value is comprehension
+    once = optimize(program)            # before, each round rebuilt the comprehension: four rounds
+    assert once.steps[0].value.element is comprehension.element and optimize(once) is once

@@ -19,6 +19,15 @@ from pydantic_core import PydanticUndefined
 
 M = TypeVar("M", bound=BaseModel)
 
+# BaseModel's own slot descriptors, called directly: a third cheaper than `object.__setattr__`,
+# which looks each one up again on the node's type.
+_SLOTS = vars(BaseModel)
+set_dict = _SLOTS["__dict__"].__set__
+set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
+set_extra = _SLOTS["__pydantic_extra__"].__set__
+set_private = _SLOTS["__pydantic_private__"].__set__
+_new = object.__new__
+
 
 @cache
 def unvalidated(model: type[M]) -> Callable[..., M]:
@@ -31,15 +40,20 @@ def unvalidated(model: type[M]) -> Callable[..., M]:
     # Field order, with the defaults in place; required fields are overwritten by `values`.
     template = {name: field.default for name, field in fields.items()}
     required = frozenset(name for name, value in template.items() if value is PydanticUndefined)
-    new, set_attribute = object.__new__, object.__setattr__
 
     def build(**values: Any) -> M:
         assert required <= values.keys(), (model, required - values.keys())
-        node = new(model)
-        set_attribute(node, "__dict__", template | values)
-        set_attribute(node, "__pydantic_fields_set__", set(values))
-        set_attribute(node, "__pydantic_extra__", None)
-        set_attribute(node, "__pydantic_private__", None)
-        return node
+        return instance(model, template | values, set(values))
 
     return build
+
+
+def instance(model: type[M], fields: dict[str, Any], given: set[str]) -> M:
+    """A `model` with `fields` (every field, in declaration order), `given` the names that
+    were not left to their defaults: what `model_construct` makes, and what `build` does."""
+    node = _new(model)
+    set_dict(node, fields)
+    set_fields_set(node, given)
+    set_extra(node, None)
+    set_private(node, None)
+    return node

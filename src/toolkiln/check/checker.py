@@ -288,7 +288,11 @@ class Checker:
         return type_
 
     def _expr(self, expr: n.Expr, state: FlowState) -> Type:
-        match expr:
+        match expr:                     # the commonest kinds first: each case is an isinstance
+            case n.Binary():
+                return self.binary(expr, state)
+            case n.Name(name=name):
+                return self.name(expr, name, state)
             case n.NumberLit(value=value):
                 return INTEGER if value == value.to_integral_value() else NUMBER
             case n.StringLit():
@@ -297,15 +301,11 @@ class Checker:
                 return BOOLEAN
             case n.NullLit():
                 return NULL
-            case n.Name(name=name):
-                return self.name(expr, name, state)
             case n.Unary(op=op, operand=operand):
                 expected = BOOLEAN if op == "not" else NUMBER
                 operand_type = self.expr(operand, state)
                 self.require(operand, operand_type, expected, state, codes.OPERAND_TYPE, f"`{op}`")
                 return INTEGER if operand_type == INTEGER and op != "not" else expected
-            case n.Binary():
-                return self.binary(expr, state)
             case n.Conditional(test=test, then=then, otherwise=otherwise):
                 self.require(test, self.expr(test, state), BOOLEAN, state, codes.CONDITION_TYPE,
                              "the condition of `... if ... else ...`")

@@ -5,11 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.visitor import children, walk
+from toolkiln.ast.visitor import children
 
 
 def assigned_names(program: n.Program) -> set[str]:
-    return {node.target for node in walk(program) if isinstance(node, n.ASSIGNING_STEPS)}
+    """The targets of the program's steps, at any depth (only steps are looked at, not the
+    expressions inside them: a step is only ever in a program's or an `if`'s block)."""
+    names: set[str] = set()
+    stack = list(program.steps)
+    while stack:
+        step = stack.pop()
+        if isinstance(step, n.If):
+            stack += step.then
+            stack += step.otherwise
+        elif isinstance(step, n.ASSIGNING_STEPS):
+            names.add(step.target)
+    return names
 
 
 def free_names(program: n.Program) -> list[str]:

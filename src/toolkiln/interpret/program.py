@@ -26,6 +26,7 @@ from toolkiln.syntax.spans import NO_SPAN
 _NEXT = object()          # a block finished without returning
 _ABSENT = object()
 _PLAIN, _RETURN, _BRANCH = 0, 1, 2
+_ASSIGNING = frozenset(n.ASSIGNING_STEPS)
 
 
 class Callee(Protocol):
@@ -43,8 +44,13 @@ class CompiledProgram:
         slots: dict[str, int] = {}
         for param in checked.parameters:
             slots.setdefault(param.name, len(slots) + 1)
+        # One walk for everything asked of the whole tree: the variables' slots, the size.
+        cost, kinds = 0, set()
         for node in walk(program):
-            if isinstance(node, n.ASSIGNING_STEPS):
+            cost += 1
+            kind = type(node)
+            kinds.add(kind)
+            if kind in _ASSIGNING:
                 slots.setdefault(node.target, len(slots) + 1)
         self.limits = limits
         self.tools = tools or {}
@@ -58,12 +64,11 @@ class CompiledProgram:
         self.single = single_scalar(checked.parameters, limits)
         self.body = self.block(program.steps)
         self.frame_size = self.exprs.frame_size
-        nodes = list(walk(program))
-        self.cost = len(nodes)
+        self.cost = cost
         self.over_budget = self.cost > limits.max_operations
-        self.timed = any(isinstance(node, n.Comprehension) for node in nodes)
+        self.timed = n.Comprehension in kinds
         # Slot 0 holds the run's state; only comprehensions, lookups and calls read it.
-        self.stateful = self.timed or any(isinstance(node, (n.Lookup, n.CallTool)) for node in nodes)
+        self.stateful = self.timed or n.Lookup in kinds or n.CallTool in kinds
 
         self.execute = self.executor()
         self.run = self.runner()

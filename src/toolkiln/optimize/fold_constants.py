@@ -11,7 +11,7 @@ from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.errors import RunError
-from toolkiln.optimize.rewrite import every_expr
+from toolkiln.optimize.rewrite import any_node, every_expr
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtins import BUILTINS
 from toolkiln.semantics.limits import DEFAULT_LIMITS
@@ -25,15 +25,14 @@ class Impossible(Exception):
 
 
 def fold_constants(program: n.Program) -> n.Program:
+    if not any_node(program, _may_fold):
+        return program                # nothing constant to fold (see any_step)
     return every_expr(program, fold)
 
 
-_LEAVES = (*n.LITERALS, n.Name)
-
-
 def fold(expr: n.Expr) -> n.Expr:
-    if isinstance(expr, _LEAVES):
-        return expr                   # nothing to fold (and no Impossible raised and caught)
+    if not _may_fold(expr):
+        return expr                   # not the shape of a fold (and no Impossible raised and caught)
     try:
         return _fold(expr)
     except Impossible:
@@ -68,6 +67,32 @@ def _fold(expr: n.Expr) -> n.Expr:
                 raise Impossible
             return target.items[int(index)]
     raise Impossible
+
+
+def _may_fold(node: n.Node) -> bool:
+    """Whether `node` has the shape of one of `_fold`'s cases (so it may fold; no other can)."""
+    kind = type(node)
+    if kind is n.Binary:
+        return _constant(node.left) and (_constant(node.right) or node.op in n.LOGIC_OPS)
+    if kind is n.Unary:
+        return _constant(node.operand)
+    if kind is n.Call:
+        return all(_constant(arg) for arg in node.args)
+    if kind is n.Conditional:
+        return type(node.test) is n.BoolLit
+    if kind is n.Index:
+        return type(node.target) is n.ListExpr and type(node.index) is n.NumberLit
+    return False
+
+
+def _constant(expr: n.Expr) -> bool:
+    """Whether `value_of` has a value for `expr`."""
+    if type(expr) is n.ListExpr:
+        return all(_constant(item) for item in expr.items)
+    return type(expr) in _LITERALS
+
+
+_LITERALS = frozenset(n.LITERALS)
 
 
 def _evaluate(compute: Any) -> Any:

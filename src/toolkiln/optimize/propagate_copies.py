@@ -5,13 +5,25 @@ are then removed by `remove_unused_assignments`, and constants reach the folder.
 from __future__ import annotations
 
 from toolkiln.ast import compute as n
-from toolkiln.optimize.rewrite import map_children, map_step_exprs, with_steps
+from toolkiln.optimize.rewrite import (
+    any_step,
+    copy_changed,
+    map_children,
+    map_step_exprs,
+    with_steps,
+)
 
 MAX_COPIED_TEXT = 100          # longer string constants are not duplicated into every use
 
 
 def propagate_copies(program: n.Program) -> n.Program:
+    if not any_step(program.steps, _is_copy):
+        return program                # no copy to propagate (see any_step)
     return with_steps(program, _block(program.steps, {})[0])
+
+
+def _is_copy(step: n.Step) -> bool:
+    return isinstance(step, n.Assign) and _copyable(step.value) and not _reads(step.value, step.target)
 
 
 def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[tuple[n.Step, ...], set[str]]:
@@ -31,7 +43,7 @@ def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[tuple[n
         elif isinstance(step, n.ASSIGNING_STEPS):
             _forget(known, step.target)
             assigned.add(step.target)
-            if isinstance(step, n.Assign) and _copyable(step.value) and not _reads(step.value, step.target):
+            if _is_copy(step):
                 known[step.target] = step.value
         out.append(step)
     return (steps if all(a is b for a, b in zip(out, steps)) else tuple(out)), assigned
@@ -60,10 +72,9 @@ def _substitute(expr: n.Expr, known: dict[str, n.Expr]) -> n.Expr:
         # The loop variable hides an outer variable of the same name inside the comprehension.
         inner = {k: v for k, v in known.items()
                  if k != expr.var and not (isinstance(v, n.Name) and v.name == expr.var)}
-        return expr.model_copy(update={
-            "iterable": _substitute(expr.iterable, known),
-            "element": _substitute(expr.element, inner),
-            "condition": None if expr.condition is None else _substitute(expr.condition, inner)})
+        return copy_changed(expr, iterable=_substitute(expr.iterable, known),
+                            element=_substitute(expr.element, inner),
+                            condition=None if expr.condition is None else _substitute(expr.condition, inner))
     if isinstance(expr, n.Name):
         value = known.get(expr.name)
         return expr if value is None else value.model_copy(update={"span": expr.span})

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import walk
-from toolkiln.optimize.rewrite import with_steps
+from toolkiln.optimize.rewrite import any_step, with_steps
 
 
 def remove_unused_assignments(program: n.Program) -> n.Program:
+    if not any_step(program.steps, _removable):
+        return program                # only such an assignment is ever removed (see any_step)
     steps, _ = _block(program.steps, frozenset())
     return with_steps(program, steps)
 
@@ -38,6 +40,10 @@ def _block(steps: tuple[n.Step, ...], live_after: frozenset[str]) -> tuple[tuple
     kept.reverse()
     unchanged = len(kept) == len(steps) and all(a is b for a, b in zip(kept, steps))
     return (steps if unchanged else tuple(kept)), live
+
+
+def _removable(step: n.Step) -> bool:
+    return isinstance(step, n.Assign) and _cannot_fail(step.value)
 
 
 def _reads(node: n.Node) -> frozenset[str]:

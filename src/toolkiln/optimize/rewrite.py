@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.visitor import children
 
 ExprFn = Callable[[n.Expr], n.Expr]
 
@@ -32,19 +33,19 @@ def map_children(expr: n.Expr, fn: ExprFn) -> n.Expr:
 # Per node type (leaves have none): every pass maps every expression, and a lookup by exact
 # type costs a fraction of a `match` over all the kinds.
 _REBUILD: dict[type, Callable[[n.Expr, ExprFn], n.Expr]] = {
-    n.Unary: lambda e, fn: _copy(e, operand=fn(e.operand)),
-    n.Binary: lambda e, fn: _copy(e, left=fn(e.left), right=fn(e.right)),
-    n.Conditional: lambda e, fn: _copy(e, test=fn(e.test), then=fn(e.then), otherwise=fn(e.otherwise)),
-    n.Call: lambda e, fn: _copy(e, args=tuple(fn(a) for a in e.args)),
-    n.ListExpr: lambda e, fn: _copy(e, items=tuple(fn(i) for i in e.items)),
-    n.Field_: lambda e, fn: _copy(e, target=fn(e.target)),
-    n.Index: lambda e, fn: _copy(e, target=fn(e.target), index=fn(e.index)),
-    n.Comprehension: lambda e, fn: _copy(e, element=fn(e.element), iterable=fn(e.iterable),
-                                         condition=None if e.condition is None else fn(e.condition)),
+    n.Unary: lambda e, fn: copy_changed(e, operand=fn(e.operand)),
+    n.Binary: lambda e, fn: copy_changed(e, left=fn(e.left), right=fn(e.right)),
+    n.Conditional: lambda e, fn: copy_changed(e, test=fn(e.test), then=fn(e.then), otherwise=fn(e.otherwise)),
+    n.Call: lambda e, fn: copy_changed(e, args=tuple(fn(a) for a in e.args)),
+    n.ListExpr: lambda e, fn: copy_changed(e, items=tuple(fn(i) for i in e.items)),
+    n.Field_: lambda e, fn: copy_changed(e, target=fn(e.target)),
+    n.Index: lambda e, fn: copy_changed(e, target=fn(e.target), index=fn(e.index)),
+    n.Comprehension: lambda e, fn: copy_changed(e, element=fn(e.element), iterable=fn(e.iterable),
+                                                condition=None if e.condition is None else fn(e.condition)),
 }
 
 
-def _copy(node: n.Node, **parts: object) -> n.Node:
+def copy_changed(node: n.Node, **parts: object) -> n.Node:
     """The node with new children, or the node itself when nothing changed."""
     for key, value in parts.items():
         old = getattr(node, key)
@@ -57,16 +58,16 @@ def map_step_exprs(step: n.Step, fn: ExprFn) -> n.Step:
     """The step with `fn` applied to each of its own expressions (not those of nested steps)."""
     match step:
         case n.Assign(value=value) | n.Return(value=value):
-            return _copy(step, value=fn(value))
+            return copy_changed(step, value=fn(value))
         case n.Lookup(key=key, default=default):
-            return _copy(step, key=fn(key), default=None if default is None else fn(default))
+            return copy_changed(step, key=fn(key), default=None if default is None else fn(default))
         case n.Format(template=template):
-            parts = tuple(_copy(p, expr=fn(p.expr)) if isinstance(p, n.Hole) else p for p in template.parts)
-            return _copy(step, template=_copy(template, parts=parts))
+            parts = tuple(copy_changed(p, expr=fn(p.expr)) if isinstance(p, n.Hole) else p for p in template.parts)
+            return copy_changed(step, template=copy_changed(template, parts=parts))
         case n.CallTool(args=args):
-            return _copy(step, args=tuple(_copy(arg, value=fn(arg.value)) for arg in args))
+            return copy_changed(step, args=tuple(copy_changed(arg, value=fn(arg.value)) for arg in args))
         case n.If(condition=condition):
-            return _copy(step, condition=fn(condition))
+            return copy_changed(step, condition=fn(condition))
     raise AssertionError(step)
 
 
@@ -76,10 +77,37 @@ def map_blocks(steps: tuple[n.Step, ...], fn: Callable[[tuple[n.Step, ...]], tup
     rebuilt = []
     for step in steps:
         if isinstance(step, n.If):
-            step = _copy(step, then=map_blocks(step.then, fn), otherwise=map_blocks(step.otherwise, fn))
+            step = copy_changed(step, then=map_blocks(step.then, fn), otherwise=map_blocks(step.otherwise, fn))
         rebuilt.append(step)
     result = fn(tuple(rebuilt))
     return steps if _same(result, steps) else result
+
+
+def any_step(steps: tuple[n.Step, ...], predicate: Callable[[n.Step], bool]) -> bool:
+    """Whether `predicate` holds for a step of the blocks, those inside `if`s included. A pass
+    asks first, and returns the program itself when there is nothing to rewrite: most passes
+    find nothing in most programs, and a scan costs a fraction of a rebuild."""
+    stack = list(steps)
+    while stack:
+        step = stack.pop()
+        if predicate(step):
+            return True
+        if type(step) is n.If:
+            stack += step.then
+            stack += step.otherwise
+    return False
+
+
+def any_node(program: n.Program, predicate: Callable[[n.Node], bool]) -> bool:
+    """Whether `predicate` holds for a node of the program's steps (not its declarations), for
+    the same kind of scan (a loop, not `walk`: a scan is only worth it when it is cheap)."""
+    stack: list[n.Node] = list(program.steps)
+    while stack:
+        node = stack.pop()
+        if predicate(node):
+            return True
+        stack += children(node)
+    return False
 
 
 def _same(a: tuple, b: tuple) -> bool:

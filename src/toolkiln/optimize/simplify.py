@@ -9,14 +9,20 @@ as `x * 1 = x` do not hold for decimals with more digits than the precision, so 
 from __future__ import annotations
 
 from toolkiln.ast import compute as n
-from toolkiln.optimize.rewrite import every_expr, map_blocks, with_steps
+from toolkiln.optimize.rewrite import any_node, every_expr, map_blocks, with_steps
 
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "==", "in": "not in", "not in": "in"}
 
 
 def simplify(program: n.Program) -> n.Program:
+    if not any_node(program, _is_not):
+        return program                # every rewrite here removes a `not` (see any_step)
     program = every_expr(program, _negation)
     return with_steps(program, map_blocks(program.steps, _swap_negated_ifs))
+
+
+def _is_not(node: n.Node) -> bool:
+    return type(node) is n.Unary and node.op == "not"
 
 
 def _negation(expr: n.Expr) -> n.Expr:

@@ -49,6 +49,9 @@ PARAMETER_FIELDS = (frozenset({"type"}), frozenset({"description", "default", "i
 TABLE_FIELDS = (frozenset({"type"}), frozenset({"description"}))
 
 Path = tuple[str | int, ...]
+# Declarations and programs are made from parts checked or built here (names, strings, types,
+# risk levels, nodes): they are not validated again.
+_program, _param, _table = unvalidated(n.Program), unvalidated(n.Param), unvalidated(n.TableDecl)
 
 
 def load_json(text: str) -> tuple[Any, list[Diagnostic]]:
@@ -284,7 +287,7 @@ class JsonFrontEnd:
             return None
         if "steps" in obj and "logic" not in obj:
             steps = self.logic(obj, ())
-            return None if steps is None else n.Program(steps=steps, span=structural_span(()))
+            return None if steps is None else _program(steps=steps, span=structural_span(()))
         return self.definition(obj)
 
     def definition(self, obj: dict[str, Any]) -> n.Program | None:
@@ -302,8 +305,8 @@ class JsonFrontEnd:
             risk = None
         if fields is None or name is None or description is None or steps is None:
             return None
-        return n.Program(name=name, description=description, parameters=parameters, tables=tables,
-                         risk_level=risk, steps=steps, span=structural_span(()))
+        return _program(name=name, description=description, parameters=parameters, tables=tables,
+                        risk_level=risk, steps=steps, span=structural_span(()))
 
     def parameters(self, obj: Any) -> tuple[n.Param, ...]:
         if not isinstance(obj, dict):
@@ -325,8 +328,8 @@ class JsonFrontEnd:
                                 path + ("default",))
             description = self.string(spec["description"], path + ("description",), "description") \
                 if "description" in spec else None
-            params.append(n.Param(name=name, type=self.type_(spec["type"], spec.get("items"), path),
-                                  description=description, default=default, span=structural_span(path)))
+            params.append(_param(name=name, type=self.type_(spec["type"], spec.get("items"), path),
+                                 description=description, default=default, span=structural_span(path)))
         return tuple(params)
 
     def tables(self, obj: Any) -> tuple[n.TableDecl, ...]:
@@ -342,8 +345,8 @@ class JsonFrontEnd:
                 continue
             description = self.string(spec["description"], path + ("description",), "description") \
                 if "description" in spec else None
-            tables.append(n.TableDecl(name=name, type=self.type_(spec["type"], None, path),
-                                      description=description, span=structural_span(path)))
+            tables.append(_table(name=name, type=self.type_(spec["type"], None, path),
+                                 description=description, span=structural_span(path)))
         return tuple(tables)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from toolkiln.ast.construct import unvalidated
+from toolkiln.ast.construct import instance, unvalidated
 
 
 class Span(BaseModel):
@@ -71,10 +71,16 @@ class LineIndex:
         return line, offset - self.starts[line - 1] + 1
 
     def span(self, start: int, end: int, path: str | None = None) -> Span:
-        line, column = self.position(start)
-        end_line, end_column = self.position(end)
-        return new_span(start=start, end=end, line=line, column=column,
-                        end_line=end_line, end_column=end_column, path=path)
+        if len(self.starts) == 1:           # one line (most expressions): no search
+            line = end_line = 1
+            column, end_column = start + 1, end + 1
+        else:
+            line, column = self.position(start)
+            end_line, end_column = self.position(end)
+        # The parsers make a span for every node: built directly, the fields in their order.
+        return instance(Span, {"start": start, "end": end, "line": line, "column": column, "end_line": end_line,
+                               "end_column": end_column, "path": path, "in_file": False},
+                        {"start", "end", "line", "column", "end_line", "end_column", "path"})
 
     def line_text(self, line: int) -> str | None:
         if not 1 <= line <= len(self.starts):
