@@ -12,7 +12,9 @@ import re
 from functools import cache
 from typing import Any, assert_never
 
+from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
+from toolkiln.ast.visitor import walk
 from toolkiln.backends.expressions import OR, ExprPrinter
 from toolkiln.syntax.strings import quote
 
@@ -35,6 +37,14 @@ def _keywords() -> frozenset[str]:
 def is_plain_name(name: str) -> bool:
     """Whether `name` can be written bare: an identifier that is no keyword or reserved word."""
     return bool(IDENTIFIER.fullmatch(name)) and name not in _keywords()
+
+
+# The words that may follow a respond body and can be names: those that begin a step, and `with`.
+FOLLOWING_WORDS = frozenset({"after", "set", "switch", "respond", "http", "merge", "wait", "node", "with"})
+
+
+def _names_a_keyword(expr: n.Expr) -> bool:
+    return any(isinstance(node, n.Name | n.Field_) and node.name in FOLLOWING_WORDS for node in walk(expr))
 
 
 def raw_json(value: Any) -> str:
@@ -117,8 +127,11 @@ class WorkflowPrinter:
                     self.lines.append(f"{inner}}}")
                 self.lines.append(f"{pad}}}")
             case w.RespondStep():
-                # A respond body ends at the next step, so a conditional needs parentheses.
-                self.lines.append(f"{pad}respond {step.name} {self.expr.print(step.body, OR)}")
+                # A respond body ends at the next step, so a conditional needs parentheses, and
+                # so does a body naming a keyword (grammar/workflow.lark, `rexpr`).
+                body = f"({self.expr.print(step.body)})" if _names_a_keyword(step.body) \
+                    else self.expr.print(step.body, OR)
+                self.lines.append(f"{pad}respond {step.name} {body}")
             case w.HttpStep():
                 self.http(step, pad)
             case w.MergeStep():

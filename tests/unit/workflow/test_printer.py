@@ -77,3 +77,38 @@ def test_fmt_command(tmp_path, capsys):
     assert main(["workflow", "fmt", str(path)]) == 0
     assert path.read_text() == compile_workflow(path.read_text()).to_text()
     assert main(["workflow", "fmt", "--check", str(path)]) == 0
+
+
+def test_names_spelt_like_step_keywords_parse_after_operators():
+    # Regression (found by tests/property/test_workflow_roundtrip.py): after an operator the
+    # lexer read `set`, `after`, `wait` as the next step's keyword, so these did not parse.
+    workflow = compile_workflow(nodes.WEBHOOK + "set set { x = 1 }\nset wait { ok = true }\n"
+                                "set s { a = 1 + set.x, b = body.after, c = wait.ok and set.x > 0 }\n"
+                                "if c 1 + set.x > 2 { respond r s }").ast
+    fields = {field.name: field.value for field in workflow.steps[2].fields}
+    assert (fields["a"].right.target.name, fields["b"].name, fields["c"].right.left.target.name) == \
+        ("set", "after", "set")
+
+
+def test_a_respond_body_naming_a_keyword_is_parenthesized():
+    # Regression: `respond r 1 + set.x` ends its body at `set`; the printer adds parentheses.
+    workflow = compile_workflow(nodes.WEBHOOK + "set set { x = 1 }\nrespond r (1 + set.x)").ast
+    text = print_workflow(workflow)
+    assert "respond r (1 + set.x)\n" in text
+    assert ast(text) == strip_spans(workflow.model_dump())
+    assert "respond q body.x\n" in print_workflow(compile_workflow(nodes.WEBHOOK + "respond q body.x").ast)
+
+
+def test_the_words_that_may_follow_a_respond_body_are_the_grammars():
+    """FOLLOWING_WORDS is what the LALR table accepts (besides more expression) after an atom of
+    a respond body; a new step keyword in the grammar must be added there."""
+    from toolkiln.backends.workflow_printer import FOLLOWING_WORDS
+    from toolkiln.syntax.words import RESERVED
+    from toolkiln.syntax.workflow_text import workflow_parser
+
+    parser = workflow_parser()
+    words = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
+    table = parser.parser.parser.parser.parse_table
+    found = {words[key] for actions in table.states.values() if {"NAME", "OP"} <= set(actions)
+             for key in actions if key in words and words[key].isalpha()}
+    assert found - RESERVED == FOLLOWING_WORDS
