@@ -42,6 +42,8 @@ FUNCTION_ALIASES = {
     "endswith": "ends_with", "includes": "contains", "ifelse": "`x if condition else y`",
     "if": "`x if condition else y`", "concat": "the + operator or a format template",
 }
+# Arithmetic and order on two numbers (what the checks below would find well typed).
+_NUMERIC_RESULTS = {**dict.fromkeys(n.ARITHMETIC_OPS, NUMBER), **dict.fromkeys(n.ORDER_OPS, BOOLEAN)}
 _VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "take the remainder of",
           "**": "raise to a power"}
 
@@ -342,8 +344,9 @@ class Checker:
                 self.untyped_reads.setdefault(name, set()).add(id(expr))
             return self.inferred[name]
         self.read.add(name)
-        if name in state.definite:
-            return state.definite[name]
+        known = state.type_of(name)
+        if known is not None:
+            return known
         if name in state.maybe:
             self.report_once(codes.POSSIBLY_UNASSIGNED, name,
                              f"`{name}` may be unassigned here: not every path before this assigns it",
@@ -370,6 +373,8 @@ class Checker:
     def binary(self, expr: n.Binary, state: FlowState) -> Type:
         op, left, right = expr.op, expr.left, expr.right
         lt, rt = self.expr(left, state), self.expr(right, state)
+        if lt.is_numeric and rt.is_numeric and op in _NUMERIC_RESULTS:
+            return _NUMERIC_RESULTS[op]     # the usual case, with nothing to report or learn
         if op == "+" and STRING in (lt, rt):
             for side, type_ in ((left, lt), (right, rt)):
                 self.require(side, type_, STRING, state, codes.OPERAND_TYPE, "`+` on text",

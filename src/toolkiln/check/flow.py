@@ -22,6 +22,14 @@ class FlowState:
         self.definite[name] = type_
         self.maybe.discard(name)
 
+    def type_of(self, name: str) -> Type | None:
+        """The type of `name` if it is assigned on every path so far (one look per layer,
+        not ChainMap's `in` and then `[]`)."""
+        for layer in self.definite.maps:
+            if name in layer:
+                return layer[name]
+        return None
+
     def branch(self) -> FlowState:
         """The state at the start of a branch: writes go to a layer of its own."""
         return FlowState(self.definite.new_child(), set(), self.reachable)

@@ -66,17 +66,17 @@ class ExprCompiler:
     # --- dispatch -------------------------------------------------------------------------
 
     def closure(self, expr: n.Expr) -> Fn:
-        match expr:
+        match expr:                     # the commonest kinds first: each case is an isinstance
+            case n.Binary():
+                return self.binary(expr)
+            case n.Name(name=name):
+                return operator.itemgetter(self.slot_for(name))
             case n.NumberLit(value=value) | n.StringLit(value=value) | n.BoolLit(value=value):
                 return lambda f, v=value: v
             case n.NullLit():
                 return lambda f: None
-            case n.Name(name=name):
-                return operator.itemgetter(self.slot_for(name))
             case n.Unary():
                 return self.unary(expr)
-            case n.Binary():
-                return self.binary(expr)
             case n.Conditional(test=test, then=then, otherwise=otherwise):
                 return self.conditional(test, self.closure(then), self.closure(otherwise))
             case n.Call():

@@ -28,7 +28,7 @@ from toolkiln.syntax.limits import (
     MAX_SOURCE_CHARS,
     literal_too_large,
 )
-from toolkiln.syntax.spans import LineIndex, Source, Span, json_path, new_span
+from toolkiln.syntax.spans import LineIndex, Source, Span, json_path, path_span
 from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
 
 MAX_STEPS = 100_000
@@ -245,8 +245,9 @@ class JsonFrontEnd:
                **parts: Any) -> n.Step | None:
         """The node, or None when a required part failed (its diagnostic is already out). Its
         parts were all checked or built here, so it is not validated again."""
-        if any(value is None and key not in optional for key, value in parts.items()):
-            return None
+        for key, value in parts.items():
+            if value is None and key not in optional:
+                return None
         return unvalidated(node)(span=span, **parts)  # type: ignore[return-value]
 
     def tool_args(self, obj: Any, path: Path) -> tuple[n.ToolArg, ...] | None:
@@ -360,7 +361,7 @@ def parse_json_document(obj: Any) -> tuple[n.Program | None, list[Diagnostic], S
 
 def structural_span(path: Path) -> Span:
     """A span for a JSON value that is not itself parsed text: only its path is known."""
-    return new_span(line=0, column=0, end_line=0, end_column=0, path=json_path(path))
+    return path_span(json_path(path))
 
 
 def json_type(value: Any) -> str:

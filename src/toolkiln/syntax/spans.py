@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
-from toolkiln.ast.construct import instance, unvalidated
+from toolkiln.ast.construct import instance
 
 
 class Span(BaseModel):
@@ -36,8 +36,14 @@ class Span(BaseModel):
 
 
 NO_SPAN = Span()
-# Spans are made from offsets the parsers computed: there is nothing to validate.
-new_span = unvalidated(Span)
+
+
+# The front ends make a span for every node, from offsets they computed: nothing to validate,
+# so spans are built directly (fields in their order; the second set: those not defaulted).
+def path_span(path: str) -> Span:
+    """The span of a JSON value that is not itself parsed text: only its path is known."""
+    return instance(Span, {"start": 0, "end": 0, "line": 0, "column": 0, "end_line": 0, "end_column": 0,
+                           "path": path, "in_file": False}, {"line", "column", "end_line", "end_column", "path"})
 
 
 def json_path(parts: tuple[str | int, ...]) -> str:
@@ -77,7 +83,6 @@ class LineIndex:
         else:
             line, column = self.position(start)
             end_line, end_column = self.position(end)
-        # The parsers make a span for every node: built directly, the fields in their order.
         return instance(Span, {"start": start, "end": end, "line": line, "column": column, "end_line": end_line,
                                "end_column": end_column, "path": path, "in_file": False},
                         {"start", "end", "line", "column", "end_line", "end_column", "path"})
