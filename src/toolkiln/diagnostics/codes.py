@@ -283,7 +283,9 @@ The number format specs (`.2f`, `,`, `%`) apply to numbers only.
 
 SOURCE_TOO_LARGE = _register("E0401", "source-too-large", "Source too large", """
 The source is larger than the limit (1 MiB of text, 256 KiB for one expression, 100,000
-steps by default). Split the logic into smaller tools.
+steps by default). Split the logic into smaller tools. The text of a large imported n8n
+workflow compiles with a higher limit: `compile_workflow(text, max_source_chars=N)` or
+`toolkiln workflow compile --max-source-chars N`.
 """)
 
 TOO_DEEP = _register("E0402", "too-deep", "Nesting too deep", """

@@ -52,13 +52,17 @@ def workflow_parser() -> Lark:
                 maybe_placeholders=True)
 
 
-def parse_workflow(text: str) -> tuple[w.Workflow | None, list[Diagnostic]]:
-    """Parse workflow DSL text. Returns the AST (None if anything is wrong) and diagnostics."""
-    index = LineIndex(text)
-    if len(text) > MAX_SOURCE_CHARS:
+def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple[w.Workflow | None, list[Diagnostic]]:
+    """Parse workflow DSL text. Returns the AST (None if anything is wrong) and diagnostics.
+    Text over `max_source_chars` is refused before any work (the default protects a host
+    from what a model sends; an imported export of thousands of nodes needs more)."""
+    if len(text) > max_source_chars:
         return None, [Diagnostic.of(codes.SOURCE_TOO_LARGE,
-                                    f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
-                                    index.span(0, 0))]
+                                    f"source has {len(text):,} characters; the limit is {max_source_chars:,}",
+                                    LineIndex("").span(0, 0),
+                                    hint="raise the limit for a source you trust: compile_workflow(text, "
+                                         "max_source_chars=N), or toolkiln workflow compile --max-source-chars N")]
+    index = LineIndex(text)
     try:
         tree = workflow_parser().parse(text)
     except UnexpectedInput as error:

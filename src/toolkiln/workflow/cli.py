@@ -14,6 +14,7 @@ from pathlib import Path
 
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 
 
 def add_workflow_command(commands: argparse._SubParsersAction) -> None:
@@ -23,6 +24,7 @@ def add_workflow_command(commands: argparse._SubParsersAction) -> None:
     compile_.add_argument("file", type=Path)
     compile_.add_argument("-o", "--output", type=Path, help="write the JSON here (default: standard output)")
     compile_.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
+    _limit_option(compile_)
     compile_.set_defaults(handler=cmd_workflow_compile)
     import_ = actions.add_parser("import", help="turn an n8n workflow export into a .wf file")
     import_.add_argument("file", type=Path)
@@ -32,7 +34,19 @@ def add_workflow_command(commands: argparse._SubParsersAction) -> None:
     fmt = actions.add_parser("fmt", help="rewrite .wf files in canonical form")
     fmt.add_argument("files", nargs="+", type=Path, metavar="FILE")
     fmt.add_argument("--check", action="store_true", help="only report files that would change")
+    _limit_option(fmt)
     fmt.set_defaults(handler=cmd_workflow_fmt)
+
+
+def _limit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-source-chars", type=_positive, default=MAX_SOURCE_CHARS, metavar="N",
+                        help=f"refuse larger files (default {MAX_SOURCE_CHARS:,}: raise it for a large import)")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return int(text)
 
 
 def workflow_diagnostics(path: Path) -> list | None:
@@ -75,7 +89,7 @@ def cmd_workflow_fmt(args: argparse.Namespace) -> int:
     for path in args.files:
         text = _read(path)
         try:
-            canonical = compile_workflow(text, str(path)).to_text()
+            canonical = compile_workflow(text, str(path), max_source_chars=args.max_source_chars).to_text()
         except CompileError as error:
             _report(error.diagnostics, "text")
             failed += 1
@@ -128,7 +142,7 @@ def cmd_workflow_compile(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read {args.file}: {error}") from None
     try:
-        workflow = compile_workflow(text, str(args.file))
+        workflow = compile_workflow(text, str(args.file), max_source_chars=args.max_source_chars)
     except CompileError as error:
         if args.format == "json":
             print(render_json(error.diagnostics))

@@ -9,6 +9,7 @@ from typing import Any
 from toolkiln.ast import workflow as w
 from toolkiln.diagnostics.model import Diagnostic, has_errors, sort_key
 from toolkiln.errors import CompileError
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.spans import Source
 from toolkiln.syntax.workflow_text import parse_workflow
 from toolkiln.workflow.validate import Validation, validate
@@ -44,12 +45,12 @@ class CompiledWorkflow(WorkflowResult):
     validation: Validation | None = None
 
 
-def _compile(text: str) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
+def _compile(text: str, max_source_chars: int) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     from toolkiln.backends.n8n.emit import (
         emit_workflow,  # backends sit above this package
     )
 
-    workflow, diagnostics = parse_workflow(text)
+    workflow, diagnostics = parse_workflow(text, max_source_chars)
     if workflow is None:
         return None, diagnostics
     validation = validate(workflow)
@@ -63,20 +64,24 @@ def _compile(text: str) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     return CompiledWorkflow(workflow, n8n, tuple(diagnostics), validation), diagnostics
 
 
-def check_workflow(source: str | dict[str, Any], file: str | None = None) -> list[Diagnostic]:
+def check_workflow(source: str | dict[str, Any], file: str | None = None, *,
+                   max_source_chars: int = MAX_SOURCE_CHARS) -> list[Diagnostic]:
     """Every diagnostic for workflow DSL text, or the lint findings for an n8n workflow (a dict,
-    or JSON text); located in `file` and sorted. Empty when it compiles (or lints) clean."""
+    or JSON text); located in `file` and sorted. Empty when it compiles (or lints) clean.
+    DSL text over `max_source_chars` (default 1 MiB) is E0401."""
     if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):    # no DSL text starts so
         return _lint(source, file)
     text = source
-    _, diagnostics = _compile(text)
+    _, diagnostics = _compile(text, max_source_chars)
     source = Source(name=file, text=text)
     return sorted((d.located(source) for d in diagnostics), key=sort_key)
 
 
-def compile_workflow(text: str, file: str | None = None) -> CompiledWorkflow:
-    """Compile workflow DSL text; raises CompileError (with located diagnostics) if it is wrong."""
-    compiled, diagnostics = _compile(text)
+def compile_workflow(text: str, file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS) -> CompiledWorkflow:
+    """Compile workflow DSL text; raises CompileError (with located diagnostics) if it is wrong.
+    Text over `max_source_chars` (default 1 MiB) is E0401; raise it for a trusted source such
+    as the text of a large import."""
+    compiled, diagnostics = _compile(text, max_source_chars)
     if compiled is None:
         source = Source(name=file, text=text)
         raise CompileError(sorted((d.located(source) for d in diagnostics), key=sort_key))

@@ -9,6 +9,7 @@ import pytest
 
 import toolkiln
 from toolkiln.errors import CompileError
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.workflow_text import parse_workflow
 from toolkiln.workflow import compile_workflow, import_n8n
 
@@ -174,3 +175,20 @@ def test_a_thousand_node_export_compiles_from_its_text():
     data = chain(1_000)
     parsed, diagnostics = parse_workflow(import_n8n(data).to_text())
     assert diagnostics == [] and len(parsed.steps) == 999
+
+
+def test_a_five_thousand_node_export_recompiles_from_its_text_when_the_limit_allows():
+    data = chain(5_000)
+    for node in data["nodes"]:
+        node["notes"] = f"checked by {node['name']}"       # about 1.1 MiB of DSL text
+    imported = import_n8n(copy.deepcopy(data))
+    text = imported.to_text()
+    assert len(text) > MAX_SOURCE_CHARS            # the default refuses it: it protects a host from big input
+    with pytest.raises(CompileError) as refused:
+        compile_workflow(text)
+    assert [d.code for d in refused.value.diagnostics] == ["E0401"]
+    assert "max_source_chars" in refused.value.diagnostics[0].hint
+    assert compile_workflow(text, max_source_chars=len(text)).to_n8n() == imported.to_n8n()
+    same(imported.to_n8n(), data)
+    assert toolkiln.check_workflow(text, max_source_chars=len(text)) == []
+    assert [d.code for d in toolkiln.check_workflow(text, max_source_chars=len(text) - 1)] == ["E0401"]
