@@ -173,7 +173,8 @@ class _Importer:
             if step is None:
                 step = w.NodeStep(name=step_name, node=self._spec(step_name), span=self.spans[step_name])
             steps.append(step)
-        return self._wired(w.Workflow(name=name, trigger=trigger, steps=tuple(steps), description=DESCRIPTION))
+        workflow = w.Workflow(name=name, trigger=trigger, steps=tuple(steps), description=DESCRIPTION)
+        return workflow if failed else self._wired(workflow)        # a failed attempt is thrown away
 
     def _wired(self, workflow: w.Workflow) -> w.Workflow:
         """`after` on each step whose inputs the step before it would not give."""
