@@ -14,10 +14,15 @@ from toolkiln.errors import Error
 
 
 class RegistryError(Error):
-    """Base of the registry's errors."""
+    """Base of the registry's errors. A subclass names its code: `class X(RegistryError, code=...)`."""
 
     code = codes.REGISTRY_ERROR.code
     name = codes.REGISTRY_ERROR.name
+
+    def __init_subclass__(cls, *, code: codes.Code | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if code is not None:
+            cls.code, cls.name = code.code, code.name
 
     def __init__(self, message: str, hint: str | None = None, *, path: str | None = None) -> None:
         self.message = message
@@ -31,130 +36,84 @@ class RegistryError(Error):
                 "end_column": None, "in_file": None, "hint": self.hint, "source": None}
 
 
-class InvalidName(RegistryError):
+class InvalidName(RegistryError, code=codes.TOOL_NAME_INVALID):
     """A tool name that does not match ^[a-z][a-z0-9_]{0,63}$ or names a meta-tool."""
 
-    code = codes.TOOL_NAME_INVALID.code
-    name = codes.TOOL_NAME_INVALID.name
 
-
-class ToolNotFound(RegistryError):
+class ToolNotFound(RegistryError, code=codes.TOOL_NOT_FOUND):
     """No tool (or no such version of a tool) by that name."""
 
-    code = codes.TOOL_NOT_FOUND.code
-    name = codes.TOOL_NOT_FOUND.name
 
-
-class DuplicateTool(RegistryError):
+class DuplicateTool(RegistryError, code=codes.DUPLICATE_TOOL):
     """A tool of that name exists already; `update` changes it."""
 
-    code = codes.DUPLICATE_TOOL.code
-    name = codes.DUPLICATE_TOOL.name
 
-
-class InvalidRequest(RegistryError):
+class InvalidRequest(RegistryError, code=codes.INVALID_REQUEST):
     """An argument the registry cannot act on: an unknown actor, format, version or field."""
 
-    code = codes.INVALID_REQUEST.code
-    name = codes.INVALID_REQUEST.name
 
-
-class DependencyCycle(RegistryError):
+class DependencyCycle(RegistryError, code=codes.DEPENDENCY_CYCLE):
     """Saving the tool would make tools call each other in a cycle; `.cycle` lists it."""
-
-    code = codes.DEPENDENCY_CYCLE.code
-    name = codes.DEPENDENCY_CYCLE.name
 
     def __init__(self, message: str, hint: str | None = None, *, cycle: list[str] | None = None) -> None:
         super().__init__(message, hint)
         self.cycle = cycle or []
 
 
-class ToolInUse(RegistryError):
+class ToolInUse(RegistryError, code=codes.TOOL_IN_USE):
     """The tool cannot be deleted: other tools call it (`.callers`); `force=True` deletes anyway."""
-
-    code = codes.TOOL_IN_USE.code
-    name = codes.TOOL_IN_USE.name
 
     def __init__(self, message: str, hint: str | None = None, *, callers: list[str] | None = None) -> None:
         super().__init__(message, hint)
         self.callers = callers or []
 
 
-class PermissionDenied(RegistryError):
+class PermissionDenied(RegistryError, code=codes.PERMISSION_DENIED):
     """The actor may not do this (for example a model deleting a tool a person created)."""
 
-    code = codes.PERMISSION_DENIED.code
-    name = codes.PERMISSION_DENIED.name
 
-
-class InvalidTransition(RegistryError):
+class InvalidTransition(RegistryError, code=codes.INVALID_TRANSITION):
     """The lifecycle does not allow this action from the tool's status."""
 
-    code = codes.INVALID_TRANSITION.code
-    name = codes.INVALID_TRANSITION.name
 
-
-class ToolNotActive(RegistryError):
+class ToolNotActive(RegistryError, code=codes.TOOL_NOT_ACTIVE):
     """Only active tools run."""
 
-    code = codes.TOOL_NOT_ACTIVE.code
-    name = codes.TOOL_NOT_ACTIVE.name
 
-
-class BrokenTool(RegistryError):
+class BrokenTool(RegistryError, code=codes.BROKEN_TOOL):
     """A stored tool no longer compiles (its file was changed by hand, or the language changed)."""
-
-    code = codes.BROKEN_TOOL.code
-    name = codes.BROKEN_TOOL.name
 
     def __init__(self, message: str, hint: str | None = None, *, diagnostics: list | None = None) -> None:
         super().__init__(message, hint)
         self.diagnostics = diagnostics or []
 
 
-class StoreError(RegistryError):
+class StoreError(RegistryError, code=codes.STORE_ERROR):
     """The store cannot be read or written: a file system error, or the lock timed out."""
 
-    code = codes.STORE_ERROR.code
-    name = codes.STORE_ERROR.name
 
-
-class N8nNotConfigured(RegistryError):
+class N8nNotConfigured(RegistryError, code=codes.N8N_NOT_CONFIGURED):
     """A workflow tool is to be deployed or run, but no n8n server (or API key) is known."""
 
-    code = codes.N8N_NOT_CONFIGURED.code
-    name = codes.N8N_NOT_CONFIGURED.name
 
-
-class WorkflowDeployFailed(RegistryError):
-    """n8n refused or could not be reached while deploying or taking down a workflow tool;
-    `status` is n8n's HTTP status (None when there was no answer)."""
-
-    code = codes.WORKFLOW_DEPLOY_FAILED.code
-    name = codes.WORKFLOW_DEPLOY_FAILED.name
+class N8nFailure(RegistryError):
+    """n8n answered with an error, or not at all: `status` is its HTTP status (None: no answer)."""
 
     def __init__(self, message: str, hint: str | None = None, *, status: int | None = None) -> None:
         super().__init__(message, hint)
         self.status = status
 
 
-class WorkflowNotDeployed(RegistryError):
+class WorkflowDeployFailed(N8nFailure, code=codes.WORKFLOW_DEPLOY_FAILED):
+    """n8n refused or could not be reached while deploying or taking down a workflow tool."""
+
+
+class WorkflowNotDeployed(RegistryError, code=codes.WORKFLOW_NOT_DEPLOYED):
     """An active workflow tool whose current version has no deployment on record."""
 
-    code = codes.WORKFLOW_NOT_DEPLOYED.code
-    name = codes.WORKFLOW_NOT_DEPLOYED.name
 
-
-class WorkflowRunFailed(RegistryError):
-    """Calling a workflow tool's webhook failed; `status` is the HTTP status of n8n's answer."""
-
-    code = codes.WORKFLOW_RUN_FAILED.code
-    name = codes.WORKFLOW_RUN_FAILED.name
-
-    def __init__(self, message: str, hint: str | None = None, *, status: int | None = None) -> None:
-        super().__init__(message, hint)
-        self.status = status
+class WorkflowRunFailed(N8nFailure, code=codes.WORKFLOW_RUN_FAILED):
+    """Calling a workflow tool's webhook failed."""
 
 
 __all__ = ["BrokenTool", "DependencyCycle", "DuplicateTool", "InvalidName", "InvalidRequest", "InvalidTransition",
