@@ -231,10 +231,6 @@ class Program(Node):
     risk_level: RiskLevel | None = None
     steps: tuple[Step, ...]
 
-    @property
-    def is_definition(self) -> bool:
-        return self.name is not None
-
 
 # Forward references (Expr, Step) resolve on first use: with defer_build, no schema is built
 # at import (building them all cost more than the rest of `import toolkiln`).

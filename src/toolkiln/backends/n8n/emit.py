@@ -25,7 +25,6 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.workflow.graph import WorkflowGraph
 from toolkiln.workflow.validate import Validation
 
-N8N_VERSION = "1.123.50"
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://toolkiln.dev/n8n")
 NODE_TYPES: dict[str, tuple[str, float | int]] = {
     "webhook": ("n8n-nodes-base.webhook", 2),
