@@ -64,3 +64,11 @@ def test_copies_into_a_comprehension_rebuild_it_only_when_they_reach_it():
     assert propagate_copies(program).steps[1].value is comprehension
     once = optimize(program)            # before, each round rebuilt the comprehension: four rounds
     assert once.steps[0].value.element is comprehension.element and optimize(once) is once
+
+
+def test_a_variable_read_only_after_the_last_return_does_not_break_compilation():
+    """Found by the equivalence property: liveness removed `v1 = 0` (only unreachable code
+    reads it) while the unreachable `return v1` stayed, and the closure compiler had no slot."""
+    source = "v1 = 0\nif 0 < a {\n  return 0\n} else {\n  v1 = 0\n  return 0\n}\nreturn v1\n"
+    for optimized in (True, False):
+        assert toolkiln.compile(source, optimize=optimized).run({"a": 1}) == 0

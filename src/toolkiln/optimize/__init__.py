@@ -10,10 +10,12 @@ from toolkiln.ast import compute as n
 from toolkiln.optimize.dead_branches import eliminate_dead_branches
 from toolkiln.optimize.fold_constants import fold_constants
 from toolkiln.optimize.propagate_copies import propagate_copies
+from toolkiln.optimize.remove_unreachable import remove_unreachable_steps
 from toolkiln.optimize.remove_unused import remove_unused_assignments
 from toolkiln.optimize.simplify import simplify
 
-PASSES = (propagate_copies, fold_constants, simplify, eliminate_dead_branches, remove_unused_assignments)
+PASSES = (propagate_copies, fold_constants, simplify, eliminate_dead_branches, remove_unreachable_steps,
+          remove_unused_assignments)
 MAX_ROUNDS = 4
 
 
