@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -175,9 +175,16 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
+    return reformat(source_files(args.paths), canonical, check=args.check)
+
+
+def reformat(paths: Iterable[Path], canonical_text: Callable[[Path], tuple[str | None, list[Diagnostic]]], *,
+             check: bool) -> int:
+    """The loop of every `fmt` command: rewrite each file to its canonical text (or, with
+    `check`, only name it); a file that does not parse gets its diagnostics and exit 1."""
     failed = changed = 0
-    for path in source_files(args.paths):
-        text, diagnostics = canonical(path)
+    for path in paths:
+        text, diagnostics = canonical_text(path)
         if text is None:
             for diagnostic in diagnostics:
                 print(render_text(diagnostic) + "\n", file=sys.stderr)
@@ -186,14 +193,12 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         if path.read_text(encoding="utf-8") == text:
             continue
         changed += 1
-        if args.check:
+        if check:
             print(f"would reformat {path}")
         else:
             write_atomically(path, text)
             print(f"reformatted {path}")
-    if failed or (args.check and changed):
-        return EXIT_FAILED
-    return EXIT_OK
+    return EXIT_FAILED if failed or (check and changed) else EXIT_OK
 
 
 def write_atomically(path: Path, text: str) -> None:

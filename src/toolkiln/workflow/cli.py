@@ -82,27 +82,15 @@ def cmd_workflow_import(args: argparse.Namespace) -> int:
 
 
 def cmd_workflow_fmt(args: argparse.Namespace) -> int:
-    from toolkiln.cli import EXIT_FAILED, EXIT_OK, write_atomically
+    from toolkiln.cli import reformat
     from toolkiln.workflow import compile_workflow
 
-    failed = changed = 0
-    for path in args.files:
-        text = _read(path)
+    def canonical(path: Path) -> tuple[str | None, list]:
         try:
-            canonical = compile_workflow(text, str(path), max_source_chars=args.max_source_chars).to_text()
+            return compile_workflow(_read(path), str(path), max_source_chars=args.max_source_chars).to_text(), []
         except CompileError as error:
-            _report(error.diagnostics, "text")
-            failed += 1
-            continue
-        if canonical == text:
-            continue
-        changed += 1
-        if args.check:
-            print(f"would reformat {path}")
-        else:
-            write_atomically(path, canonical)
-            print(f"reformatted {path}")
-    return EXIT_FAILED if failed or (args.check and changed) else EXIT_OK
+            return None, error.diagnostics
+    return reformat(args.files, canonical, check=args.check)
 
 
 def _read(path: Path) -> str:
