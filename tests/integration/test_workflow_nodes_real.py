@@ -43,18 +43,7 @@ respond reply out
                     "body": {"n": 42, "name": "ADA"}}
 
 
-SWITCH = """
-workflow switch_probe
-description "Sizes a number through a switch and merges the branches"
-on webhook POST "/switch-probe" respond with node
-switch size {
-  case body.n > 10 { set big { label = "big" } }
-  case body.n > 5 { set mid { label = "mid" } }
-  else { set small { label = "small" } }
-}
-merge joined
-respond reply joined
-"""
+SWITCH = (Path(__file__).parents[1] / "golden" / "workflows" / "switch_merge.wf").read_text()
 
 
 def test_switch_routes_each_value_and_merge_passes_the_one_branch_on(n8n):

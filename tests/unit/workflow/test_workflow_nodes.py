@@ -2,6 +2,7 @@
 and `with` properties: what they parse to, the n8n JSON they become, and every mistake."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -107,15 +108,9 @@ def test_bad_http_steps(step, code, message):
 
 # --- switch and merge -------------------------------------------------------------------------
 
-SWITCH = WEBHOOK + """
-switch size {
-  case body.n > 10 { set big { label = "big" } }
-  case body.n > 5 { set mid { label = "mid" } }
-  else { set small { label = "small" } }
-}
-merge joined
-respond reply joined
-"""
+# The golden switch workflow (also run in the real n8n by the integration tests).
+SWITCH = (Path(__file__).parents[2] / "golden" / "workflows" / "switch_merge.wf").read_text()
+SWITCH_STEPS = SWITCH.split('respond with node\n', 1)[1]
 
 
 def test_switch_cases_and_else_become_outputs_and_merge_inputs():
@@ -275,7 +270,7 @@ def test_every_emitted_node_is_known_to_the_catalog():
     from toolkiln.backends.n8n.catalog import load_catalog
 
     catalog = load_catalog()
-    workflow = n8n(WEBHOOK + 'http h GET "https://x.test"\nwait p 1 seconds\n' + SWITCH.split("\n", 3)[3])
+    workflow = n8n(WEBHOOK + 'http h GET "https://x.test"\nwait p 1 seconds\n' + SWITCH_STEPS)
     for emitted in workflow["nodes"]:
         version = catalog.node_type(emitted["type"]).version(emitted["typeVersion"])
         assert set(emitted["parameters"]) <= version.parameter_names, emitted["name"]
