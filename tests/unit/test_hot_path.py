@@ -38,6 +38,9 @@ finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 json_like_floats = st.one_of(
     finite_floats,
     st.decimals(min_value=-10**9, max_value=10**9, places=2, allow_nan=False).map(float),
+    # up to 6 places (the scaled fast path takes up to 4) and around its 1e11 bound
+    st.builds(lambda n, places: float(Decimal(n).scaleb(-places)),
+              st.integers(-(10**16), 10**16), st.integers(0, 6)),
     st.integers(-(2**60), 2**60).map(float),
 )
 
@@ -51,6 +54,9 @@ json_like_floats = st.one_of(
 @example(2.0**53 + 2)
 @example(1e16)
 @example(5e-324)
+@example(0.0001)
+@example(-99999999999.9999)
+@example(0.1 + 0.2)
 def test_fast_float_conversion_is_the_shortest_repr(value):
     fast = from_float_fast(value)
     assert fast == Decimal(repr(value))
@@ -293,8 +299,65 @@ def test_an_object_argument_is_converted_into_a_new_dict():
     assert tool.run({"x": MappingProxyType({"a": 1})}) == {"a": Decimal(1)}
 
 
+def test_a_float_over_a_small_digit_limit_inside_an_object_is_refused_where_it_is_used():
+    """The fast conversion's product would overflow a 1-digit context: the value comes through
+    as written and the operation on it reports the overflow, as without the fast path."""
+    tool = toolkiln.compile('tool t(x: object)\ndescription "d"\n{\n  return x.a + 1\n}\n',
+                            limits=toolkiln.Limits(max_number_digits=1))
+    assert tool.run({"x": {"a": 1.5}}) == Decimal("2.5")
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"x": {"a": 12.5}})
+    assert caught.value.code == "E0506"
+
+
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
 def test_a_non_finite_float_inside_an_object_is_refused(bad):
     with pytest.raises(toolkiln.RunError) as caught:
         toolkiln.compile(OBJECT_TOOL).run({"x": {"a": [bad]}})
     assert caught.value.code == "E0508"
+
+
+# --- operands of run-time type, and `x = x op c` in one closure --------------------------------
+
+run_time_values = st.one_of(
+    st.decimals(allow_nan=False, allow_infinity=False, min_value=-10**99, max_value=10**99),
+    st.sampled_from([Decimal("9e99"), Decimal("-9e99"), Decimal(0)]),
+    st.text(max_size=3), st.booleans(), st.none(), st.lists(st.integers(0, 3), max_size=2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["+", "-", "*"]), run_time_values, run_time_values)
+def test_arithmetic_on_untyped_fields_is_the_operator_definition(op, a, b):
+    """`x.a op x.b` where the checker cannot know the types: two numbers take a shortcut,
+    which must give what semantics/operators.py gives, value or error code, located at `op`."""
+    from toolkiln.semantics.operators import arithmetic
+    from toolkiln.semantics.values import to_value
+
+    limits = toolkiln.Limits()
+    scope = DecimalScope(limits.context)
+    a, b = scope.run(to_value, a), scope.run(to_value, b)
+    try:
+        expected = ("value", arithmetic(op, a, b, limits))
+    except toolkiln.RunError as error:
+        expected = ("error", error.code)
+    tool = toolkiln.compile(f'tool t(x: object)\ndescription "d"\n{{\n  return x.a {op} x.b\n}}\n')
+    try:
+        got = ("value", tool.run({"x": {"a": a, "b": b}}))
+    except toolkiln.RunError as error:
+        got = ("error", error.code)
+        assert error.span is not None and error.span.column == 10     # at `x.a op x.b`
+    assert got == expected
+    if got[0] == "value" and type(got[1]) is Decimal:
+        assert got[1].as_tuple() == expected[1].as_tuple()
+
+
+@pytest.mark.parametrize(("start", "expected"), [(Decimal(5), Decimal(50)), (Decimal("9e99"), "E0506")])
+def test_an_assignment_of_one_operation_is_one_closure_and_still_located(start, expected):
+    tool = toolkiln.compile('tool t(x: number)\ndescription "d"\n{\n  s = x\n  s = s * 10\n  return s\n}\n',
+                            optimize=False)
+    if isinstance(expected, Decimal):
+        assert tool.run({"x": start}) == expected
+        return
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"x": start})
+    assert caught.value.code == expected and (caught.value.span.line, caught.value.span.column) == (5, 7)

@@ -178,6 +178,8 @@ class ExprCompiler:
         if kinds == {"number"} and (op in ("+", "-", "*") or (
                 op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)):
             return self.arithmetic(expr)
+        if op in ("+", "-", "*") and kinds <= {"number", "any"}:
+            return self.dynamic_arithmetic(expr)
         return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr)
 
     def literal_membership(self, expr: n.Binary) -> Fn | None:
@@ -205,6 +207,28 @@ class ExprCompiler:
             a = left(f)               # left before right: errors come in reading order
             try:
                 return evaluate(a, right(f))
+            except RunError as error:
+                raise error.at(span) from None
+        return run
+
+    def dynamic_arithmetic(self, expr: n.Binary) -> Fn:
+        """`+ - *` on operands of run-time type (fields of untyped objects, such as line items'
+        `i.price * i.qty`): two numbers take Decimal's operator, as the specialised closures
+        do; anything else (strings to join, a wrong type to report) the general path."""
+        symbol, limits, span = expr.op, self.limits, expr.span
+        op, digits = _ARITHMETIC[symbol], limits.max_number_digits
+        left, right, general = self.closure(expr.left), self.closure(expr.right), operators.arithmetic
+
+        def run(f: list) -> Any:
+            a = left(f)               # left before right: errors come in reading order
+            b = right(f)
+            if type(a) is Decimal and type(b) is Decimal:
+                try:
+                    return op(a, b)
+                except ArithmeticError as error:
+                    raise arithmetic_fault(error, span, digits) from None
+            try:
+                return general(symbol, a, b, limits)
             except RunError as error:
                 raise error.at(span) from None
         return run

@@ -300,6 +300,17 @@ def _nothing(f: list) -> None:
 
 
 def _store(slot: int, value: Fn) -> Fn:
+    chain = getattr(value, "chain", None)       # `score = score + 10`: one closure, not two
+    if chain is not None and len(chain.steps) == 1:
+        source, ((op, constant),) = chain.slot, chain.steps
+
+        def store_operation(f: list) -> None:
+            try:
+                f[slot] = op(f[source], constant)
+            except ArithmeticError:
+                f[slot] = value(f)              # fails again, located (see specialize.py)
+        return store_operation
+
     def store(f: list) -> None:
         f[slot] = value(f)
     return store

@@ -31,15 +31,47 @@ def from_float(value: float) -> Decimal:
 
 
 _EXACT_INT = 2.0 ** 53            # every whole float up to here prints as its exact value
+_SCALED_BOUND = 1e11              # |x| * 10**4 below 10**15: the scaled value has <= 15 digits
+
+
+def _decimal_places() -> bytes:
+    """For r = n % 10**4 of a scaled value n = x * 10**4: how many decimal places x has
+    (4 minus r's trailing zeros). A table, as three `%` tests cost more than the lookup."""
+    places = bytearray([4]) * 10_000
+    for step, count in ((10, 3), (100, 2), (1_000, 1)):
+        places[::step] = bytes([count]) * (10_000 // step)
+    return bytes(places)
+
+
+_PLACES = _decimal_places()
+# By decimal places: the unit (1E-places) and what divides n to drop the trailing zeros.
+_SCALES = tuple((Decimal(f"1E-{places}"), 10 ** (4 - places)) for places in range(5))
 
 
 def from_float_fast(value: float) -> Decimal:
-    """`from_float(value)` in value, and in digits and exponent too except for whole floats
-    below 2**53, which take the faster exact way: 12.0 -> Decimal(12), as the int 12 would.
-    (Scaling other short floats by 10 or 100 in Python, then checking that the scaled value
-    round-trips, was measured: no faster than the repr.)"""
-    if value.is_integer() and -_EXACT_INT <= value <= _EXACT_INT:
-        return Decimal(int(value))
+    """`from_float(value)` for a finite float, in value, digits and exponent (except whole
+    floats below 2**53, which come as Decimal(12) for 12.0, as the int 12 would), without
+    printing the float in most cases: printing its shortest repr costs more than a whole run.
+
+    A float with at most four decimal places is found by scaling: n = round(x * 10**4) is
+    exact enough, and n / 10**4 == x says that the decimal n * 10**-4 converts back to x.
+    Two different decimals of at most 15 significant digits never convert to the same float
+    (DBL_DIG), and the shortest repr has no more digits than n, so it is that decimal; trailing
+    zeros are dropped as repr drops them. Anything else takes the repr.
+
+    Call it inside a run's decimal scope: the product below is exact only in a context of
+    at least 15 digits of precision (the run's has 28) and no trap for Inexact or Rounded."""
+    if value.is_integer():
+        if -_EXACT_INT <= value <= _EXACT_INT:
+            return Decimal(int(value))
+    elif -_SCALED_BOUND < value < _SCALED_BOUND:
+        scaled = round(value * 1e4)
+        if scaled / 1e4 == value:
+            unit, shift = _SCALES[_PLACES[scaled % 10_000]]
+            try:
+                return unit * (scaled // shift)
+            except Overflow:                # over a small digit limit: the repr's Decimal,
+                pass                        # which the first operation on it refuses
     return Decimal(repr(value))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
-from toolkiln.semantics.numbers import from_float, render_number
+from toolkiln.semantics.numbers import from_float, from_float_fast, render_number
 
 MAX_NESTING = 64
 _INF = float("inf")
@@ -35,29 +35,51 @@ def type_name(value: Any) -> str:
     return kind.__name__
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+def _finite_decimal(value: Decimal) -> Decimal:
+    if not value.is_finite():
+        raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
+    return value
+
+
+def _finite_float(value: float) -> Decimal:
+    if not -_INF < value < _INF:            # NaN fails both comparisons
+        raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
+    return from_float_fast(value)
+
+
+# Scalars by exact type (bool before int matters not: bool is its own type here). Looking the
+# converter up saves a recursive call per item of a list or object, most of their cost.
+_SCALARS: dict[type, Any] = {str: _same, bool: _same, type(None): _same, int: Decimal,
+                             float: _finite_float, Decimal: _finite_decimal}
+
+
 def to_value(data: Any, depth: int = 0) -> Any:
-    """Plain Python / JSON data -> a run-time value (floats by their shortest repr)."""
-    kind = type(data)
-    if kind is Decimal or kind is str or kind is bool or data is None:
-        if kind is Decimal and not data.is_finite():
-            raise RunError(codes.INVALID_ARGUMENT.code, f"{data} is not a finite number")
-        return data
-    if kind is int:
-        return Decimal(data)
-    if kind is float:
-        if not -_INF < data < _INF:         # NaN fails both comparisons
-            raise RunError(codes.INVALID_ARGUMENT.code, f"{data} is not a finite number")
-        return from_float(data)
+    """Plain Python / JSON data -> a run-time value (floats by their shortest repr). Called
+    inside a run's decimal scope (see `from_float_fast`)."""
+    scalars = _SCALARS
+    convert = scalars.get(type(data))
+    if convert is not None:
+        return convert(data)
     if depth >= MAX_NESTING:
         raise RunError(codes.INVALID_ARGUMENT.code, f"data nested deeper than {MAX_NESTING} levels")
+    kind = type(data)
     if kind is list or kind is tuple:
-        return [to_value(item, depth + 1) for item in data]
+        items = []
+        for item in data:
+            convert = scalars.get(type(item))
+            items.append(convert(item) if convert is not None else to_value(item, depth + 1))
+        return items
     if kind is dict:
         out = {}
         for key, item in data.items():
             if type(key) is not str:
                 raise RunError(codes.INVALID_ARGUMENT.code, f"object keys must be strings, not {key!r}")
-            out[key] = to_value(item, depth + 1)
+            convert = scalars.get(type(item))
+            out[key] = convert(item) if convert is not None else to_value(item, depth + 1)
         return out
     if isinstance(data, (int, float, str, list, tuple, dict)):  # subclasses: normalise
         base = next(t for t in (bool, int, float, str, list, dict) if isinstance(data, t))
