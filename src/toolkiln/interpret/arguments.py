@@ -41,6 +41,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
     max_text = limits.max_string_length
     integer_only = type_.name == "integer"
     float_bound = 10.0 ** min(max_digits, 308)      # |x| below it: fewer digits than the limit
+    int_bound = 10 ** max_digits
 
     def number(value: Any) -> Decimal:
         kind = type(value)
@@ -48,6 +49,8 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             if integer_only and not value.is_integer():
                 raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
             return from_float_fast(value)
+        if kind is int and -int_bound < value < int_bound:          # whole, few enough digits
+            return Decimal(value)
         if kind is Decimal and value.is_finite():
             result = value
         elif kind is int:
