@@ -137,12 +137,23 @@ def _next_is_indented(lines: list[str], index: int) -> bool:
 def error_codes() -> str:
     from toolkiln.diagnostics.codes import CODES
 
-    entries = list(CODES.values())
+    # Sorted by group (in the order of CODE_GROUPS), then by number, so each group has one
+    # heading even where CODES interleaves them (E0801 is defined between W0715 and E0720).
+    order = list(CODE_GROUPS)
+
+    def group_key(code) -> str:
+        return code.code[1:3] if code.code[0] in "EW" else code.code[:3]
+
+    def sort_key(code):
+        key = group_key(code)
+        return (order.index(key) if key in order else len(order), code.code[1:])
+
+    entries = sorted(CODES.values(), key=sort_key)
     out = ["| Code | Name | Severity | Title |", "| --- | --- | --- | --- |"]
     out += [f"| [{c.code}](#{anchor(c)}) | `{c.name}` | {c.severity} | {_escape(c.title)} |" for c in entries]
     current = None
     for entry in entries:
-        group = CODE_GROUPS.get(entry.code[1:3] if entry.code[0] in "EW" else entry.code[:3])
+        group = CODE_GROUPS.get(group_key(entry))
         if group is None:
             log.warning("docs/hooks.py: code %s has no group in CODE_GROUPS", entry.code)
             group = "Other"
