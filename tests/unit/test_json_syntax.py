@@ -112,3 +112,22 @@ def test_json_text_diagnostics_point_at_file_lines():
     assert diagnostic.span.in_file and diagnostic.span.line == 3
     assert diagnostic.snippet == '    {"op": "return", "value": "a +"}'
     assert diagnostic.span.column == len('    {"op": "return", "value": "a +') + 1
+
+
+def _eleven_steps_reading_unknown_names() -> dict:
+    steps = [{"op": "math", "expression": f"missing_{i} + 1", "output": f"v{i}"} for i in range(11)]
+    return {"name": "t", "description": "d", "logic": {"steps": steps + [{"op": "return", "value": "1"}]}}
+
+
+def test_diagnostics_of_a_json_file_come_in_line_order():
+    text = json.dumps(_eleven_steps_reading_unknown_names(), indent=2)
+    diagnostics = [d for d in toolkiln.check(text) if d.code == "E0201"]
+    assert len(diagnostics) == 11
+    lines = [d.span.line for d in diagnostics]
+    assert lines == sorted(lines)
+    assert [d.message for d in diagnostics][:3] == [f"unknown variable `missing_{i}`" for i in range(3)]
+
+
+def test_diagnostics_of_a_dict_come_in_document_order():
+    diagnostics = [d for d in toolkiln.check(_eleven_steps_reading_unknown_names()) if d.code == "E0201"]
+    assert [d.span.path for d in diagnostics] == [f"logic.steps[{i}].expression" for i in range(11)]

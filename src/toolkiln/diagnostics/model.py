@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -81,7 +82,20 @@ def has_errors(diagnostics: list[Diagnostic]) -> bool:
 
 
 def sort_key(diagnostic: Diagnostic) -> tuple:
-    span = diagnostic.span
+    """Reading order: by file, then line and column in it. Spans known only by their JSON path
+    (data given as a dict, not text) come in document order: `steps[2]` before `steps[10]`."""
+    span, file = diagnostic.span, diagnostic.file or ""
     if span is None:
-        return (diagnostic.file or "", "", 0, 0, diagnostic.code)
-    return (diagnostic.file or "", span.path or "", span.line, span.column, diagnostic.code)
+        return (file, 0, 0, (), diagnostic.code)
+    if span.in_file or span.path is None:
+        return (file, span.line, span.column, (), diagnostic.code)
+    return (file, 0, 0, _path_order(span.path) + ((0, span.line), (0, span.column)), diagnostic.code)
+
+
+_PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
+
+
+def _path_order(path: str) -> tuple[tuple[int, Any], ...]:
+    """`logic.steps[10].if` -> ((1, "logic"), (1, "steps"), (0, 10), (1, "if")): indexes as
+    numbers, tagged so that a number and a name at the same place still compare."""
+    return tuple((0, int(index)) if index else (1, name) for index, name in _PATH_PART.findall(path))
