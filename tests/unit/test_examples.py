@@ -251,13 +251,15 @@ def test_late_fee_cli() -> None:
 
 
 def test_integer_parameter_takes_a_whole_number_default() -> None:
-    """A whole-number literal is a valid default of an `integer` parameter (once reported E0307)."""
-    source = LATE_FEE.read_text(encoding="utf-8").replace("grace_days: number = 5", "grace_days: integer = 5")
-    assert "grace_days: integer = 5" in source
-    assert toolkiln.check(source) == []
-    tool = toolkiln.compile(source)
+    """`grace_days: integer = 5`: a whole-number literal is a valid default of an `integer`
+    parameter (once reported E0307), and a fractional argument for it is refused."""
+    assert "grace_days: integer = 5" in LATE_FEE.read_text(encoding="utf-8")
+    assert toolkiln.check(LATE_FEE) == []
+    tool = toolkiln.compile(LATE_FEE)
     assert tool.run({"days_overdue": 5, "amount": 1000}) == Decimal(0)
-    assert tool.run({"days_overdue": 30, "amount": 1200}) == Decimal("30.00")
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"days_overdue": 30, "amount": 1200, "grace_days": 2.5})
+    assert caught.value.code == "E0508"
 
 
 # --- lead_score -------------------------------------------------------------------------------
