@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a JSON or CSV table file (repeatable)")
     run.set_defaults(handler=cmd_run)
 
-    fmt = commands.add_parser("fmt", help="rewrite tool files in canonical form")
+    fmt = commands.add_parser("fmt", help="rewrite tool and workflow files in canonical form")
     fmt.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     fmt.add_argument("--check", action="store_true", help="only report files that would change")
     fmt.set_defaults(handler=cmd_fmt)
@@ -175,7 +175,12 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
-    return reformat(source_files(args.paths), canonical, check=args.check)
+    """Tool files and .wf files; n8n exports are n8n's to write, so they are left alone."""
+    from toolkiln.workflow.cli import canonical_workflow, is_n8n_export  # noqa: PLC0415 - loads on use
+
+    files = (path for path in source_files(args.paths, (*SOURCE_SUFFIXES, ".wf")) if not is_n8n_export(path))
+    return reformat(files, lambda path: canonical_workflow(path) if path.suffix == ".wf" else canonical(path),
+                    check=args.check)
 
 
 def reformat(paths: Iterable[Path], canonical_text: Callable[[Path], tuple[str | None, list[Diagnostic]]], *,

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+import toolkiln as toolkiln_api
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -95,3 +97,20 @@ def test_check_folder_takes_workflow_files_too(tmp_path):
     result = toolkiln("check", tmp_path, "--format", "json")
     assert result.returncode == 1
     assert [(d["code"], Path(d["file"]).name, d["line"]) for d in json.loads(result.stdout)] == [("E0702", "flow.wf", 4)]
+
+
+def test_fmt_folder_formats_workflow_files_and_leaves_n8n_exports_alone(tmp_path):
+    (tmp_path / "tool.tk").write_text("x=1\nreturn x\n")
+    flow = tmp_path / "flow.wf"
+    flow.write_text('workflow w\ndescription "d"\non manual\nset a {  x = 1 }\n')
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps({"name": "w", "nodes": [], "connections": {}}))
+    before = export.read_text()
+    assert toolkiln("fmt", "--check", tmp_path).stdout.count("would reformat") == 2
+    result = toolkiln("fmt", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "tool.tk").read_text() == "x = 1\nreturn x\n"
+    assert flow.read_text() == toolkiln_api.compile_workflow(flow.read_text()).to_text()
+    assert "set a {\n  x = 1,\n}" in flow.read_text()
+    assert export.read_text() == before
+    assert toolkiln("fmt", "--check", tmp_path).returncode == 0

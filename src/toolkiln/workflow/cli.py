@@ -53,18 +53,32 @@ def workflow_diagnostics(path: Path) -> list | None:
     """For `toolkiln check`: the diagnostics of a .wf file or an n8n workflow export, or None
     when the file is neither (a tool file)."""
     from toolkiln.workflow import check_workflow
+
+    if path.suffix == ".wf" and path.is_file() or is_n8n_export(path):
+        return check_workflow(_read(path), str(path))
+    return None
+
+
+def is_n8n_export(path: Path) -> bool:
+    """A .json file holding an n8n workflow (nodes and connections) rather than a tool."""
     from toolkiln.workflow.n8n_input import looks_like_n8n
 
-    if path.suffix not in (".wf", ".json") or not path.is_file():
-        return None
-    text = _read(path)
-    if path.suffix == ".json":
-        try:
-            if not looks_like_n8n(json.loads(text)):
-                return None
-        except (ValueError, RecursionError):
-            return None
-    return check_workflow(text, str(path))
+    if path.suffix != ".json" or not path.is_file():
+        return False
+    try:
+        return looks_like_n8n(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, RecursionError):     # unreadable: the tool parser reports it
+        return False
+
+
+def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple[str | None, list]:
+    """A .wf file's canonical text, or None and the diagnostics of why it has none."""
+    from toolkiln.workflow import compile_workflow
+
+    try:
+        return compile_workflow(_read(path), str(path), max_source_chars=max_source_chars).to_text(), []
+    except CompileError as error:
+        return None, error.diagnostics
 
 
 def cmd_workflow_import(args: argparse.Namespace) -> int:
@@ -83,14 +97,8 @@ def cmd_workflow_import(args: argparse.Namespace) -> int:
 
 def cmd_workflow_fmt(args: argparse.Namespace) -> int:
     from toolkiln.cli import reformat
-    from toolkiln.workflow import compile_workflow
 
-    def canonical(path: Path) -> tuple[str | None, list]:
-        try:
-            return compile_workflow(_read(path), str(path), max_source_chars=args.max_source_chars).to_text(), []
-        except CompileError as error:
-            return None, error.diagnostics
-    return reformat(args.files, canonical, check=args.check)
+    return reformat(args.files, lambda path: canonical_workflow(path, args.max_source_chars), check=args.check)
 
 
 def _read(path: Path) -> str:
