@@ -22,6 +22,10 @@ ratio of the best to CPython's `eval` of code compiled once (the reference). A p
 not installed, or that cannot express a workload, gets a row that says so; the script never
 stops on a missing or failing peer.
 
+Two rows are hand-written Python functions: the plain one (floats, the limit) and the same in
+exact decimals, floats taken by their repr as toolkiln takes them, without argument checks or
+limits: what exactness itself costs in Python, and so how much of toolkiln's time is its own.
+
 CPython's compile()/eval() appear here, and only here, because they are the baseline being
 compared against; toolkiln itself never evaluates strings as Python.
 """
@@ -70,6 +74,7 @@ class Workload:
     name: str
     title: str
     python: Callable[[dict], Any]          # the hand-written limit
+    python_decimal: Callable[[dict], Any]  # the same in exact decimals: what exactness costs
     float_args: dict                        # what json.loads gives: fractions as float, counts as int
     int_args: dict                          # every number an int
     decimal_args: dict                      # every number a Decimal
@@ -83,7 +88,21 @@ class Workload:
     notes: dict[str, str] = field(default_factory=dict)
 
 
+def exact(number: Any) -> Decimal:
+    """A number as the hand-written decimal functions take it: a float by its shortest repr."""
+    return Decimal(repr(number)) if type(number) is float else Decimal(number)
+
+
 # (a) shipping ---------------------------------------------------------------------------------
+
+_2_5, _0_9 = Decimal("2.5"), Decimal("0.9")
+
+
+def shipping_decimal(a: dict) -> Decimal:
+    weight = exact(a["weight_kg"])
+    base = weight * _2_5 + 5
+    return base if weight <= 10 else base * _0_9
+
 
 SHIPPING_EXPR = "weight_kg * 2.5 + 5 if weight_kg <= 10 else (weight_kg * 2.5 + 5) * 0.9"
 
@@ -91,6 +110,7 @@ SHIPPING = Workload(
     name="shipping",
     title="(a) shipping: " + SHIPPING_EXPR.replace("|", "\\|"),
     python=lambda a: a["weight_kg"] * 2.5 + 5 if a["weight_kg"] <= 10 else (a["weight_kg"] * 2.5 + 5) * 0.9,
+    python_decimal=shipping_decimal,
     float_args={"weight_kg": 12.5},
     int_args={"weight_kg": 12},
     decimal_args={"weight_kg": Decimal("12.5")},
@@ -121,6 +141,16 @@ def invoice_py(a: dict) -> Any:
     return net + net * a["tax_percent"] / 100
 
 
+_0_10, _0_05 = Decimal("0.10"), Decimal("0.05")
+
+
+def invoice_decimal(a: dict) -> Decimal:
+    subtotal = sum((exact(item["price"]) * exact(item["qty"]) for item in a["items"]), Decimal(0))
+    rate = _0_10 if subtotal >= 1000 else _0_05 if subtotal >= 500 else 0
+    net = subtotal * (1 - rate)
+    return net + net * exact(a["tax_percent"]) / 100
+
+
 def _items(prices: list, qtys: list) -> list[dict]:
     return [{"price": p, "qty": q} for p, q in zip(prices, qtys)]
 
@@ -131,6 +161,7 @@ INVOICE = Workload(
     name="invoice",
     title="(b) invoice: sum of price x qty over 5 line items, discount tier (5% from 500, 10% from 1000), tax",
     python=invoice_py,
+    python_decimal=invoice_decimal,
     float_args={"items": _items([19.99, 450, 4.75, 129, 0.99], _QTY), "tax_percent": 19},
     int_args={"items": _items([20, 450, 5, 129, 1], _QTY), "tax_percent": 19},
     decimal_args={"items": _items([Decimal(p) for p in ("19.99", "450", "4.75", "129", "0.99")],
@@ -254,6 +285,7 @@ LEAD = Workload(
     name="lead",
     title="(c) lead score: 21 comparisons adding points, clamped to 0..100",
     python=lead_py,
+    python_decimal=lambda a: lead_py({k: v if type(v) in (str, bool) else exact(v) for k, v in a.items()}),
     float_args={"company_size": 250, "budget": 42999.99, "days_since_engagement": 12, "pages_visited": 14,
                 "email_opens": 3, **_LEAD_TEXT},
     int_args={"company_size": 250, "budget": 43000, "days_since_engagement": 12, "pages_visited": 14,
@@ -431,6 +463,10 @@ def setup_lambda(w: Workload) -> Callable:
     return w.python
 
 
+def setup_lambda_decimal(w: Workload) -> Callable:
+    return w.python_decimal
+
+
 def setup_eval(w: Workload) -> Callable:
     code = compile(w.python_expr, f"<{w.name}>", "eval")
     namespace: dict[str, Any] = {"__builtins__": BUILTINS_FOR_EVAL}
@@ -574,6 +610,8 @@ def setup_toolkiln_many(w: Workload) -> Callable:
 
 ROWS = [
     Row("Python function, hand-written (the limit)", setup_lambda),
+    Row("Python function, hand-written, exact decimals (floats by repr)", setup_lambda_decimal,
+        note="no argument checks, no limits, the thread's own decimal context: what exactness costs"),
     Row("CPython compile() once + eval(code, namespace) (reference)", setup_eval),
     Row("CPython eval(text): parse + evaluate each time", setup_eval_text),
     Row("simpleeval, pre-parsed AST", setup_simpleeval_parsed, peer="simpleeval"),
@@ -591,7 +629,7 @@ ROWS = [
     Row("toolkiln closures only, arguments bound once (internal)", setup_toolkiln_closures, "float", bound=True,
         note="vs the float row: the cost of checking and converting arguments"),
 ]
-REFERENCE = 1          # index of the CPython eval row in ROWS
+REFERENCE = 2          # index of the CPython eval row in ROWS
 
 
 # --- checking -------------------------------------------------------------------------------
