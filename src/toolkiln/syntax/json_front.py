@@ -198,7 +198,7 @@ class JsonFrontEnd:
             self.report(codes.WRONG_JSON_TYPE, f"a step must be an object, not {json_type(obj)}", path)
             return None
         op = obj.get("op")
-        if op not in STEP_FIELDS:
+        if not isinstance(op, str) or op not in STEP_FIELDS:     # a list or object is unhashable
             if "op" not in obj:
                 self.report(codes.MISSING_FIELD, "step is missing the field `op`", path,
                             hint=f"op is one of: {', '.join(STEP_FIELDS)}")
