@@ -20,3 +20,16 @@ def run_cli(capsys, *argv) -> tuple[int, str]:
 @pytest.mark.parametrize("op", [[], {}, ["math"], {"op": "math"}])
 def test_step_op_of_a_json_container_is_an_unknown_op(op):
     assert codes_of({"steps": [{"op": op}, {"op": "return", "value": "1"}]}) == ["E0107"]
+
+
+def n8n_workflow(type_version) -> dict:
+    return {"name": "w", "connections": {}, "nodes": [
+        {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": type_version, "parameters": {}}]}
+
+
+@pytest.mark.parametrize("type_version", [10**400, -(10**400)], ids=["huge", "huge-negative"])
+def test_n8n_type_version_beyond_any_float_is_not_a_workflow(type_version):
+    assert [d.code for d in toolkiln.check_workflow(n8n_workflow(type_version))] == ["E0724"]
+    with pytest.raises(toolkiln.CompileError) as raised:
+        toolkiln.import_n8n(n8n_workflow(type_version))
+    assert [d.code for d in raised.value.diagnostics] == ["E0724"]

@@ -77,10 +77,17 @@ def _problems(data: dict[str, Any]):
         if not isinstance(node.get("type"), str) or not node["type"].strip():
             yield where, f"node {index} has no type", 'e.g. "type": "n8n-nodes-base.set"'
         version = node.get("typeVersion")
-        if isinstance(version, bool) or not isinstance(version, int | float) or not math.isfinite(version):
+        if isinstance(version, bool) or not isinstance(version, int | float) or not _finite(version):
             yield where, f"node {index} has no numeric typeVersion", 'e.g. "typeVersion": 1'
         if not isinstance(node.get("parameters", {}), dict):
             yield f"{where}.parameters", f"the parameters of node {index} are not an object", None
+
+
+def _finite(number: float) -> bool:
+    try:
+        return math.isfinite(number)
+    except OverflowError:       # an integer beyond any float (10**400) is no version either
+        return False
 
 
 def _kind(value: Any) -> str:
