@@ -33,3 +33,17 @@ def test_n8n_type_version_beyond_any_float_is_not_a_workflow(type_version):
     with pytest.raises(toolkiln.CompileError) as raised:
         toolkiln.import_n8n(n8n_workflow(type_version))
     assert [d.code for d in raised.value.diagnostics] == ["E0724"]
+
+
+BIG = "9" * 5000        # int() refuses more than 4,300 digits
+
+
+@pytest.mark.parametrize("header, step", [
+    ("on manual", f"wait pause {BIG} seconds"),
+    (f"on schedule every {BIG} minutes", "set s { a = 1 }"),
+    ("on manual", f'set s {{ a = 1 }}\nafter s[{BIG}] set t {{ b = 1 }}'),
+    ("on manual", f'set s {{ a = 1 }}\nafter s -> {BIG} set t {{ b = 1 }}'),
+], ids=["wait", "every", "output", "input"])
+def test_workflow_count_or_index_of_5000_digits_is_literal_too_large(header, step):
+    source = f'workflow w\ndescription "d"\n{header}\n{step}\n'
+    assert "E0403" in [d.code for d in toolkiln.check_workflow(source)]

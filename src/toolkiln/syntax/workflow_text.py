@@ -35,6 +35,7 @@ from toolkiln.syntax.builder import (
 )
 from toolkiln.syntax.grammar import grammar_text
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
+from toolkiln.syntax.limits import MAX_LITERAL_DIGITS
 from toolkiln.syntax.spans import LineIndex
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -352,6 +353,8 @@ class _Builder(SourceBuilder):
 
     def _count(self, token: Token) -> int | None:
         """A positive whole number (an interval, a wait)."""
+        if self._too_long(token):
+            return None
         if not token.value.isdigit() or int(token.value) == 0:
             self.ctx.report(codes.INVALID_STEP, f"`{token.value}` is not a positive whole number",
                             self._token_span(token), hint="write a count such as 5")
@@ -359,11 +362,22 @@ class _Builder(SourceBuilder):
         return int(token.value)
 
     def _index(self, token: Token) -> int:
+        if self._too_long(token):
+            return 0
         if not token.value.isdigit():
             self.ctx.report(codes.INVALID_WIRING, f"`{token.value}` is not an output or input index",
                             self._token_span(token), hint="outputs and inputs are numbered 0, 1, 2, ...")
             return 0
         return int(token.value)
+
+    def _too_long(self, token: Token) -> bool:
+        """Reported when a count or index has more digits than any literal may (int() of a
+        number of more than 4,300 digits raises)."""
+        if len(token.value) <= MAX_LITERAL_DIGITS:
+            return False
+        self.ctx.report(codes.LITERAL_TOO_LARGE, f"number has more than {MAX_LITERAL_DIGITS} digits",
+                        self._token_span(token))
+        return True
 
     # --- expressions: the compute parser, at their offset in the file ---------------------
 
