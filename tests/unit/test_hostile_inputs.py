@@ -47,3 +47,10 @@ BIG = "9" * 5000        # int() refuses more than 4,300 digits
 def test_workflow_count_or_index_of_5000_digits_is_literal_too_large(header, step):
     source = f'workflow w\ndescription "d"\n{header}\n{step}\n'
     assert "E0403" in [d.code for d in toolkiln.check_workflow(source)]
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_workflow_node_parameters_refuse_what_json_cannot_hold(value):
+    """Python's json reads these; the n8n workflow JSON written from them would not parse."""
+    source = f'workflow w\ndescription "d"\non manual\nnode "X" type "n8n-nodes-acme.thing" version 1 {{"a": {value}}}\n'
+    assert [d.code for d in toolkiln.check_workflow(source)] == ["E0105"]

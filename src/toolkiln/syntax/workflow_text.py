@@ -9,6 +9,7 @@ Like `toolkiln/syntax/`, this is the only workflow module that sees Lark's trees
 from __future__ import annotations
 
 import json
+import math
 import re
 import zoneinfo
 from functools import cache
@@ -224,7 +225,7 @@ class _Builder(SourceBuilder):
     def json(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
         text = self.text[meta.start_pos:meta.end_pos]
         try:
-            return json.loads(text)
+            return json.loads(text, parse_constant=_not_json, parse_float=_finite)
         except ValueError as error:
             offset = meta.start_pos + getattr(error, "pos", 0)
             self.ctx.report(codes.INVALID_JSON, f"invalid JSON: {getattr(error, 'msg', error)}",
@@ -392,6 +393,18 @@ class _Builder(SourceBuilder):
 
     def rexpr(self, meta: Meta, children: list[Any]) -> n.Expr:
         return self._expression(meta)
+
+
+def _not_json(name: str) -> None:
+    # Python's json reads NaN and Infinity; n8n's JSON.parse would refuse the workflow we wrote
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):       # 1e999: the float is inf, written out as Infinity
+        raise ValueError(f"{text} is too large for a JSON number")
+    return number
 
 
 def is_timezone(name: str) -> bool:
