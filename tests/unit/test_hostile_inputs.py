@@ -1,6 +1,8 @@
 """Regressions from a hostile-input sweep of the CLI and the public API: each input here once
 escaped as a Python exception (an "internal error" from the CLI) instead of a diagnostic."""
 
+import json
+
 import pytest
 
 import toolkiln
@@ -54,3 +56,33 @@ def test_workflow_node_parameters_refuse_what_json_cannot_hold(value):
     """Python's json reads these; the n8n workflow JSON written from them would not parse."""
     source = f'workflow w\ndescription "d"\non manual\nnode "X" type "n8n-nodes-acme.thing" version 1 {{"a": {value}}}\n'
     assert [d.code for d in toolkiln.check_workflow(source)] == ["E0105"]
+
+
+LONE = "\\ud800"        # a JSON escape of half a surrogate pair: json.loads gives "\ud800", no character
+
+
+def test_tool_json_with_a_lone_surrogate_is_invalid_escape(tmp_path, capsys):
+    source = '{"name": "t", "description": "%s", "logic": {"steps": [{"op": "return", "value": "1"}]}}' % LONE
+    assert codes_of(source) == ["E0103"]
+    assert codes_of({"steps": [{"op": "return", "value": '"\ud800"'}]}) == ["E0103"]
+    tool = tmp_path / "t.json"
+    tool.write_text(source)
+    code, output = run_cli(capsys, "tools", "create", tool, "--registry", tmp_path / "reg")
+    assert code == 1 and "E0103" in output and "internal error" not in output
+
+
+def test_n8n_export_with_a_lone_surrogate_is_not_a_workflow(tmp_path, capsys):
+    text = json.dumps(n8n_workflow(1)).replace('"Start"', f'"{LONE}"')
+    assert [d.code for d in toolkiln.check_workflow(text)] == ["E0724"]
+    export = tmp_path / "w.json"
+    export.write_text(text)
+    code, output = run_cli(capsys, "workflow", "import", export)
+    assert code == 1 and "E0724" in output and "internal error" not in output
+
+
+def test_workflow_node_json_with_a_lone_surrogate_is_invalid_json(tmp_path, capsys):
+    source = tmp_path / "w.wf"
+    source.write_text(f'workflow w\ndescription "d"\non manual\nnode "X" type "n8n-nodes-acme.thing" version 1 '
+                      f'{{"a": "{LONE}"}}\n')
+    code, output = run_cli(capsys, "fmt", source)
+    assert code == 1 and "E0105" in output and "internal error" not in output

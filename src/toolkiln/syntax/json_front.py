@@ -29,6 +29,11 @@ from toolkiln.syntax.limits import (
     literal_too_large,
 )
 from toolkiln.syntax.spans import LineIndex, Source, Span, json_path, path_span
+from toolkiln.syntax.strings import (
+    LONE_SURROGATE,
+    LONE_SURROGATE_HINT,
+    lone_surrogate_at,
+)
 from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
 
 MAX_STEPS = 100_000
@@ -282,6 +287,10 @@ class JsonFrontEnd:
         return None if fields is None else self.steps(fields["steps"], path + ("steps",), 0)
 
     def document(self, obj: Any) -> n.Program | None:
+        surrogate = lone_surrogate_at(obj)
+        if surrogate is not None:
+            self.report(codes.INVALID_ESCAPE, LONE_SURROGATE, surrogate, hint=LONE_SURROGATE_HINT)
+            return None
         if not isinstance(obj, dict):
             self.report(codes.WRONG_JSON_TYPE, f"the document must be a JSON object, not {json_type(obj)}",
                         (), hint='write {"steps": [...]} or a tool definition with "name" and "logic"')

@@ -3,12 +3,46 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+LONE_SURROGATE = "a string holds half of a UTF-16 surrogate pair (a \\ud800 escape without its other half)"
+LONE_SURROGATE_HINT = "escape a character outside the BMP as both halves, e.g. \\ud83d\\ude42, or write it as it is"
+
+
+def lone_surrogate_at(data: Any) -> tuple[str | int, ...] | None:
+    """The path of a string or key in JSON data holding a lone surrogate (what a `\\ud800`
+    escape without its pair decodes to): no character, and not writable as UTF-8."""
+    # Not recursive, and each entry links to its parent's: data nested 100,000 deep costs no
+    # 100,000-long path per value.
+    stack: list[tuple[Any, Any]] = [(data, None)]
+    while stack:
+        value, trail = stack.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return _path(trail)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return _path((key, trail))
+                stack.append((item, (key, trail)))
+        elif isinstance(value, list):
+            stack.extend((item, (index, trail)) for index, item in enumerate(value))
+    return None
+
+
+def _path(trail: Any) -> tuple[str | int, ...]:
+    keys = []
+    while trail is not None:
+        key, trail = trail
+        keys.append(key)
+    return tuple(reversed(keys))
 
 
 class EscapeError(ValueError):

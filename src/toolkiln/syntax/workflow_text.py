@@ -38,6 +38,7 @@ from toolkiln.syntax.grammar import grammar_text
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
 from toolkiln.syntax.limits import MAX_LITERAL_DIGITS
 from toolkiln.syntax.spans import LineIndex
+from toolkiln.syntax.strings import LONE_SURROGATE, lone_surrogate_at
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 CLOCK_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
@@ -225,7 +226,10 @@ class _Builder(SourceBuilder):
     def json(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
         text = self.text[meta.start_pos:meta.end_pos]
         try:
-            return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+            data = json.loads(text, parse_constant=_not_json, parse_float=_finite)
+            if lone_surrogate_at(data) is not None:     # fmt and compile could not write it as UTF-8
+                raise ValueError(LONE_SURROGATE)
+            return data
         except ValueError as error:
             offset = meta.start_pos + getattr(error, "pos", 0)
             self.ctx.report(codes.INVALID_JSON, f"invalid JSON: {getattr(error, 'msg', error)}",

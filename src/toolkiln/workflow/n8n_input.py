@@ -11,7 +11,12 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.errors import CompileError
-from toolkiln.syntax.spans import LineIndex, Source, Span
+from toolkiln.syntax.spans import LineIndex, Source, Span, json_path
+from toolkiln.syntax.strings import (
+    LONE_SURROGATE,
+    LONE_SURROGATE_HINT,
+    lone_surrogate_at,
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,9 @@ def read_n8n(data: Any, file: str | None = None) -> N8nInput:
     if not isinstance(data, dict):
         _fail(file, text, f"an n8n workflow is a JSON object, not {_kind(data)}", None)
     problems = list(_problems(data))
+    surrogate = lone_surrogate_at(data)
+    if surrogate is not None:       # a node's name becomes its id's input, hashed as UTF-8
+        problems.append((json_path(surrogate), LONE_SURROGATE, LONE_SURROGATE_HINT))
     if problems:
         raise CompileError(N8nInput(data, source).locate(
             [Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(path), hint) for path, message, hint in problems]))
