@@ -12,6 +12,7 @@ import json
 import math
 import re
 import zoneinfo
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -34,9 +35,9 @@ from toolkiln.syntax.builder import (
     parse_expression,
     parse_template,
 )
-from toolkiln.syntax.grammar import grammar_text
+from toolkiln.syntax.grammar import TooDeep, grammar_text
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
-from toolkiln.syntax.limits import MAX_LITERAL_DIGITS
+from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS
 from toolkiln.syntax.spans import LineIndex
 from toolkiln.syntax.strings import LONE_SURROGATE, lone_surrogate_at
 
@@ -52,7 +53,26 @@ _TERMINAL_WORDS = {"OP": "an operator", "RESPOND_WITH_NODE": "`respond with node
 @cache
 def workflow_parser() -> Lark:
     return Lark(grammar_text("workflow.lark"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=True)
+                maybe_placeholders=True, postlex=_DepthLimit())
+
+
+class _DepthLimit:
+    """Refuses brackets nested deeper than MAX_DEPTH while lexing: Lark's reductions of 100,000
+    nested parentheses take minutes (the compute grammar has its own guard)."""
+
+    always_accept = ()
+    _OPEN, _CLOSE = frozenset({"LPAR", "LSQB", "LBRACE"}), frozenset({"RPAR", "RSQB", "RBRACE"})
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        depth = 0
+        for token in stream:
+            if token.type in self._OPEN:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise TooDeep(token.start_pos)
+            elif token.type in self._CLOSE:
+                depth = max(0, depth - 1)
+            yield token
 
 
 def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple[w.Workflow | None, list[Diagnostic]]:
@@ -70,6 +90,10 @@ def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple
         tree = workflow_parser().parse(text)
     except UnexpectedInput as error:
         return None, [_syntax_error(error, text, index)]
+    except TooDeep as error:
+        return None, [Diagnostic.of(codes.TOO_DEEP, f"brackets or blocks nested deeper than {MAX_DEPTH} levels",
+                                    index.span(error.offset, error.offset + 1),
+                                    hint="flatten it: name the parts in set steps")]
     ctx = ParseContext(index)
     try:
         workflow = _Builder(ctx, text).transform(tree)
