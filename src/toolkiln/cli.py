@@ -135,6 +135,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         arguments = json.loads(args.args, parse_float=Decimal)
     except json.JSONDecodeError as error:
         raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
+    except (ValueError, RecursionError) as error:     # an integer of 4,300+ digits; nesting past the stack
+        raise UsageError(f"--args cannot be read: {error}"[:200]) from None
     try:
         tool = api.compile(args.file)
         tables: dict[str, Any] = {}

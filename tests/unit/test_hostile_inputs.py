@@ -2,11 +2,14 @@
 escaped as a Python exception (an "internal error" from the CLI) instead of a diagnostic."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 import toolkiln
 from toolkiln.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def codes_of(source) -> list[str]:
@@ -92,3 +95,13 @@ def test_workflow_parentheses_nested_1000_deep_are_too_deep():
     """They checked clean, and Lark took about 5 s for 30,000 of them and a minute for 100,000."""
     source = f'workflow w\ndescription "d"\non manual\nset s {{ a = {"(" * 1000}1{")" * 1000} }}\n'
     assert [d.code for d in toolkiln.check_workflow(source)] == ["E0402"]
+
+
+@pytest.mark.parametrize("args", ['{"weight_kg": ' + "9" * 5000 + "}", '{"weight_kg": ' + "[" * 100_000 + "]" * 100_000 + "}"],
+                         ids=["5000-digits", "nested-100000"])
+@pytest.mark.parametrize("tools", [False, True], ids=["run", "tools-run"])
+def test_run_args_json_beyond_what_python_reads_is_a_usage_error(tools, args, tmp_path, capsys):
+    command = ["tools", "run", "shipping_cost", "--registry", tmp_path] if tools else \
+        ["run", EXAMPLES / "shipping_cost.json"]
+    code, output = run_cli(capsys, *command, "--args", args)
+    assert code == 2 and "--args cannot be read" in output and "internal error" not in output
