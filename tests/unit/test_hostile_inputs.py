@@ -105,3 +105,23 @@ def test_run_args_json_beyond_what_python_reads_is_a_usage_error(tools, args, tm
         ["run", EXAMPLES / "shipping_cost.json"]
     code, output = run_cli(capsys, *command, "--args", args)
     assert code == 2 and "--args cannot be read" in output and "internal error" not in output
+
+
+@pytest.mark.parametrize("source", ['return "a\ud800"\n', '{"steps": [{"op": "return", "value": "\udc80"}]}'],
+                         ids=["text", "json-text"])
+def test_a_source_string_holding_a_surrogate_is_refused_where_it_is(source, tmp_path):
+    """A Python str can hold one, a UTF-8 file cannot: compiled, it made a tool the registry
+    then failed to write (a bare UnicodeEncodeError)."""
+    with pytest.raises(toolkiln.CompileError) as caught:
+        toolkiln.compile(source)
+    first = caught.value.diagnostics[0]
+    assert first.code == "E0100" and first.span.line == 1 and source[first.span.column - 1] in "\ud800\udc80"
+    registry = toolkiln.Registry(tmp_path / "registry")
+    with pytest.raises(toolkiln.CompileError):
+        registry.create('tool t()\ndescription "d\ud800"\n{\n  return 1\n}\n', created_by="user")
+    assert registry.list() == []
+
+
+def test_a_workflow_source_holding_a_surrogate_is_refused():
+    diagnostics = toolkiln.check_workflow('workflow w\ndescription "\udc80"\non manual\n')
+    assert [(d.code, d.span.line, d.span.column) for d in diagnostics] == [("E0100", 2, 14)]

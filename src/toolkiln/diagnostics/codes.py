@@ -53,6 +53,8 @@ def lookup_code(text: str) -> Code | None:
 UNREADABLE_FILE = _register("E0100", "unreadable-file", "File cannot be read", """
 The file does not exist, is not a regular file, or is not valid UTF-8 text.
 Check the path; toolkiln reads `.tk` (text DSL) and `.json` (JSON DSL) files as UTF-8.
+A source given as a Python string is refused for the same reason when it holds a surrogate
+code point (U+D800-U+DFFF, half of a UTF-16 pair): no UTF-8 file could hold it.
 """)
 
 SYNTAX_ERROR = _register("E0101", "syntax-error", "Syntax error", """

@@ -11,7 +11,8 @@ from toolkiln.ast import compute as n
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.json_front import load_json, parse_json_document
-from toolkiln.syntax.spans import Source
+from toolkiln.syntax.spans import LineIndex, Source
+from toolkiln.syntax.strings import UNENCODABLE, UNENCODABLE_HINT, surrogate_offset
 
 SOURCE_SUFFIXES = (".tk", ".json")
 
@@ -48,6 +49,11 @@ def parse_source(source: Any, name: str | None = None) -> Parsed:
 
 def parse_string(text: str, name: str | None = None) -> Parsed:
     """JSON when the text starts with `{` or `[`, else the text DSL."""
+    surrogate = surrogate_offset(text)
+    if surrogate is not None:
+        span = LineIndex(text).span(surrogate, surrogate + 1)
+        return Parsed(None, [Diagnostic.of(codes.UNREADABLE_FILE, UNENCODABLE, span, hint=UNENCODABLE_HINT)],
+                      Source(name=name, text=text))
     if text.lstrip()[:1] in ("{", "["):
         data, diagnostics = load_json(text)
         if diagnostics:

@@ -16,6 +16,18 @@ LONE_SURROGATE = "a string holds half of a UTF-16 surrogate pair (a \\ud800 esca
 LONE_SURROGATE_HINT = "escape a character outside the BMP as both halves, e.g. \\ud83d\\ude42, or write it as it is"
 
 
+# A Python str can hold a surrogate code point (a `\ud800` escape in Python source, bytes
+# decoded with surrogateescape); UTF-8 text cannot, so a tool or workflow made from such a
+# source could never be written to a file. Sources are refused at the first one (E0100).
+UNENCODABLE = "the source holds a surrogate code point (half of a UTF-16 pair): not a character, not UTF-8"
+UNENCODABLE_HINT = "decode the text with errors='strict', or drop the character"
+
+
+def surrogate_offset(text: str) -> int | None:
+    match = _SURROGATE.search(text)
+    return None if match is None else match.start()
+
+
 def lone_surrogate_at(data: Any) -> tuple[str | int, ...] | None:
     """The path of a string or key in JSON data holding a lone surrogate (what a `\\ud800`
     escape without its pair decodes to): no character, and not writable as UTF-8."""

@@ -39,7 +39,13 @@ from toolkiln.syntax.grammar import TooDeep, grammar_text
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
 from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS
 from toolkiln.syntax.spans import LineIndex
-from toolkiln.syntax.strings import LONE_SURROGATE, lone_surrogate_at
+from toolkiln.syntax.strings import (
+    LONE_SURROGATE,
+    UNENCODABLE,
+    UNENCODABLE_HINT,
+    lone_surrogate_at,
+    surrogate_offset,
+)
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 CLOCK_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
@@ -86,6 +92,10 @@ def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple
                                     hint="raise the limit for a source you trust: compile_workflow(text, "
                                          "max_source_chars=N), or toolkiln workflow compile --max-source-chars N")]
     index = LineIndex(text)
+    surrogate = surrogate_offset(text)
+    if surrogate is not None:
+        return None, [Diagnostic.of(codes.UNREADABLE_FILE, UNENCODABLE, index.span(surrogate, surrogate + 1),
+                                    hint=UNENCODABLE_HINT)]
     try:
         tree = workflow_parser().parse(text)
     except UnexpectedInput as error:
