@@ -266,8 +266,10 @@ class _Builder(SourceBuilder):
             return data
         except ValueError as error:
             offset = meta.start_pos + getattr(error, "pos", 0)
+            syntax = isinstance(error, json.JSONDecodeError)    # else a value JSON cannot hold
             self.ctx.report(codes.INVALID_JSON, f"invalid JSON: {getattr(error, 'msg', error)}",
-                            self.ctx.span(offset, offset + 1), hint='JSON needs double quotes: {"key": "value"}')
+                            self.ctx.span(offset, offset + 1),
+                            hint='JSON needs double quotes: {"key": "value"}' if syntax else None)
             return {}
 
     def node_spec(self, meta: Meta, children: list[Any]) -> w.NodeSpec | None:
