@@ -79,10 +79,11 @@ def load_json(text: str) -> tuple[Any, list[Diagnostic]]:
 
 
 class JsonFrontEnd:
-    def __init__(self) -> None:
+    def __init__(self, scan_surrogates: bool = True) -> None:
         self.diagnostics: list[Diagnostic] = []
         self.source = Source()
         self.step_count = 0
+        self.scan_surrogates = scan_surrogates      # False: the JSON text was seen to hold none
 
     # --- reporting ------------------------------------------------------------------------
 
@@ -287,7 +288,7 @@ class JsonFrontEnd:
         return None if fields is None else self.steps(fields["steps"], path + ("steps",), 0)
 
     def document(self, obj: Any) -> n.Program | None:
-        surrogate = lone_surrogate_at(obj)
+        surrogate = lone_surrogate_at(obj) if self.scan_surrogates else None
         if surrogate is not None:
             self.report(codes.INVALID_ESCAPE, LONE_SURROGATE, surrogate, hint=LONE_SURROGATE_HINT)
             return None
@@ -360,8 +361,10 @@ class JsonFrontEnd:
         return tuple(tables)
 
 
-def parse_json_document(obj: Any) -> tuple[n.Program | None, list[Diagnostic], Source]:
-    front = JsonFrontEnd()
+def parse_json_document(obj: Any, *, scan_surrogates: bool = True) -> tuple[n.Program | None, list[Diagnostic], Source]:
+    """`scan_surrogates=False` when `obj` was decoded from text that cannot hold a lone
+    surrogate (see strings.may_decode_to_surrogate): the walk for one is then skipped."""
+    front = JsonFrontEnd(scan_surrogates)
     program = front.document(obj)
     if front.diagnostics:
         program = None

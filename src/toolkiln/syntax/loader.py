@@ -12,7 +12,12 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.json_front import load_json, parse_json_document
 from toolkiln.syntax.spans import LineIndex, Source
-from toolkiln.syntax.strings import UNENCODABLE, UNENCODABLE_HINT, surrogate_offset
+from toolkiln.syntax.strings import (
+    UNENCODABLE,
+    UNENCODABLE_HINT,
+    may_decode_to_surrogate,
+    surrogate_offset,
+)
 
 SOURCE_SUFFIXES = (".tk", ".json")
 
@@ -58,7 +63,7 @@ def parse_string(text: str, name: str | None = None) -> Parsed:
         data, diagnostics = load_json(text)
         if diagnostics:
             return Parsed(None, diagnostics, Source(name=name, text=text), "json")
-        program, diagnostics, src = parse_json_document(data)
+        program, diagnostics, src = parse_json_document(data, scan_surrogates=may_decode_to_surrogate(text))
         src.name, src.text, src.json_text = name, text, True
         return Parsed(program, diagnostics, src, "json")
     # The text DSL needs Lark, loaded here on first use (JSON sources mostly do without it).

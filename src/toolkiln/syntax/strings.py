@@ -24,8 +24,20 @@ UNENCODABLE_HINT = "decode the text with errors='strict', or drop the character"
 
 
 def surrogate_offset(text: str) -> int | None:
+    if text.isascii():                  # most sources: one C pass, no regex
+        return None
     match = _SURROGATE.search(text)
     return None if match is None else match.start()
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def may_decode_to_surrogate(json_text: str) -> bool:
+    """Whether JSON text free of surrogate code points (see `surrogate_offset`) could decode
+    to one: only through an escape in \\uD800-\\uDFFF. When not, the decoded data need no
+    walk with `lone_surrogate_at`."""
+    return "\\u" in json_text and _ESCAPED_SURROGATE.search(json_text) is not None
 
 
 def lone_surrogate_at(data: Any) -> tuple[str | int, ...] | None:
