@@ -107,6 +107,9 @@ def test_list_shows_name_state_and_webhooks(fake, wf_file, capsys):
     (["run", "x", "--data", "{oops"], 2, "--data is not valid JSON"),
     (["run", "x", "--api-key", "wrong"], 1, "unauthorized (HTTP 401"),
     (["list", "--url", "ftp://nowhere"], 2, "not an http(s) URL"),
+    (["list", "--url", "http://[::1"], 2, "not an http(s) URL"),          # ValueError in urlsplit
+    (["list", "--url", "http://127.0.0.1:abc"], 2, "not an http(s) URL"),  # InvalidURL in httpx
+    (["list", "--url", "http://:5678"], 2, "not an http(s) URL"),          # no host
     (["deploy", "missing.wf"], 2, "cannot read missing.wf"),
 ])
 def test_errors_are_messages_with_exit_codes(fake, capsys, argv, code, message):

@@ -274,8 +274,13 @@ def check_url(base_url: str) -> str:
     if not isinstance(base_url, str) or not base_url.strip():
         raise N8nConfigError("no n8n URL", hint=f"pass one or set {URL_ENV}")
     url = base_url.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urlsplit(url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+        httpx.URL(url)                      # what the requests will be made with
+    except (ValueError, httpx.InvalidURL):  # a broken [IPv6] host, a port that is no number
+        valid = False
+    if not valid:
         raise N8nConfigError(f"not an http(s) URL: {base_url!r}", hint="e.g. http://127.0.0.1:5678")
     if parts.query or parts.fragment:
         raise N8nConfigError(f"the n8n URL must not have a query or fragment: {base_url!r}")
