@@ -43,11 +43,17 @@ def _url(value: object) -> str:
     return text
 
 
-def _time(value: object) -> str:
-    text = _text(value)
-    if not CLOCK_TIME.fullmatch(text):
-        raise ValueError(f"{value!r} is not a time of day")
-    return text
+def _matching(pattern: re.Pattern[str], what: str) -> Callable[[object], str]:
+    """A check that the value is text matching `pattern` in full."""
+    def check(value: object) -> str:
+        text = _text(value)
+        if not pattern.fullmatch(text):
+            raise ValueError(f"{value!r} is not {what}")
+        return text
+    return check
+
+
+_time = _matching(CLOCK_TIME, "a time of day")
 
 
 def _timezone(value: object) -> str:
@@ -74,11 +80,7 @@ def _credential(value: object) -> str:
     return text
 
 
-def _path(value: object) -> str:
-    text = _text(value)
-    if not WEBHOOK_PATH.fullmatch(text):
-        raise ValueError(f"{value!r} is not a webhook path")
-    return text
+_path = _matching(WEBHOOK_PATH, "a webhook path")
 
 
 TYPES: dict[str, ParamType] = {t.name: t for t in (
