@@ -63,7 +63,7 @@ def compare_with_cpython(rounds: int) -> None:
         "toolkiln.compile(shipping_cost.json)": lambda: toolkiln.compile(text),
         "CPython compile(), same function": lambda: compile(SHIPPING_PYTHON, "shipping.py", "exec"),
     }
-    for fn in engines.values():          # warm up: the Lark parser, pydantic schemas, caches
+    for fn in engines.values():  # warm up: the Lark parser, pydantic schemas, caches
         per_call(fn, 50)
     times: dict[str, list[float]] = {name: [] for name in engines}
     for _ in range(rounds):
@@ -73,17 +73,19 @@ def compare_with_cpython(rounds: int) -> None:
     print("| compile | best (us) | median (us) | x CPython |")
     print("|---|---:|---:|---:|")
     for name, samples in times.items():
-        print(f"| {name} | {min(samples) * 1e6:,.1f} | {statistics.median(samples) * 1e6:,.1f} |"
-              f" {min(samples) / reference:,.1f} |")
+        print(
+            f"| {name} | {min(samples) * 1e6:,.1f} | {statistics.median(samples) * 1e6:,.1f} |"
+            f" {min(samples) / reference:,.1f} |"
+        )
 
 
 def import_times(runs: int) -> None:
     env = {**os.environ}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)      # an installed package imports from bytecode
-    for statement in IMPORTS.values():               # write the bytecode caches first
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package imports from bytecode
+    for statement in IMPORTS.values():  # write the bytecode caches first
         subprocess.run([sys.executable, "-c", statement], check=True, env=env)
     samples: dict[str, list[float]] = {name: [] for name in IMPORTS}
-    for _ in range(runs):                            # alternating, like the compile rounds
+    for _ in range(runs):  # alternating, like the compile rounds
         for name, statement in IMPORTS.items():
             start = time.perf_counter()
             subprocess.run([sys.executable, "-c", statement], check=True, env=env)
@@ -131,15 +133,19 @@ def measure(source: str, repeat: int) -> tuple[float, float, float]:
 
 
 def size_table() -> None:
-    print("| steps | source (KB) | compile (ms) | per step (us) | per step, gc paused (us) | peak memory (MB) |"
-          " per step (KB) |")
+    print(
+        "| steps | source (KB) | compile (ms) | per step (us) | per step, gc paused (us) | peak memory (MB) |"
+        " per step (KB) |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    toolkiln.compile("return 1")                 # build the parser outside the measurement
+    toolkiln.compile("return 1")  # build the parser outside the measurement
     for steps in SIZES:
         source = program(steps)
         seconds, paused, peak = measure(source, repeat=5 if steps <= 1_000 else 1)
-        print(f"| {steps:,} | {len(source) / 1024:,.0f} | {seconds * 1e3:,.1f} | {seconds / steps * 1e6:,.0f} |"
-              f" {paused / steps * 1e6:,.0f} | {peak / 2**20:,.1f} | {peak / steps / 1024:,.1f} |")
+        print(
+            f"| {steps:,} | {len(source) / 1024:,.0f} | {seconds * 1e3:,.1f} | {seconds / steps * 1e6:,.0f} |"
+            f" {paused / steps * 1e6:,.0f} | {peak / 2**20:,.1f} | {peak / steps / 1024:,.1f} |"
+        )
         sys.stdout.flush()
 
 
@@ -149,9 +155,11 @@ def main() -> None:
     parser.add_argument("--imports", type=int, default=15, help="fresh interpreters per import (default 15)")
     parser.add_argument("--skip-sizes", action="store_true", help="leave out the program-size table")
     options = parser.parse_args()
-    print(f"toolkiln {toolkiln.__version__} compile path - {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
-          f" - Python {platform.python_version()} - {platform.system()} {platform.machine()},"
-          f" {os.cpu_count()} CPUs")
+    print(
+        f"toolkiln {toolkiln.__version__} compile path - {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
+        f" - Python {platform.python_version()} - {platform.system()} {platform.machine()},"
+        f" {os.cpu_count()} CPUs"
+    )
     print()
     compare_with_cpython(options.rounds)
     print()

@@ -31,18 +31,42 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 # One realistic argument set per example; `tables` names a table file in examples/.
 CASES: list[dict[str, Any]] = [
     {"file": "shipping_cost.json", "args": {"weight_kg": 12}},
-    {"file": "invoice_total.json",
-     "args": {"items": [{"price": Decimal("19.99"), "qty": 3}, {"price": Decimal("450"), "qty": 1},
-                        {"price": Decimal("4.75"), "qty": 12}, {"price": Decimal("129.00"), "qty": 2},
-                        {"price": Decimal("0.99"), "qty": 40}],
-              "tax_rate": Decimal("0.19")}},
+    {
+        "file": "invoice_total.json",
+        "args": {
+            "items": [
+                {"price": Decimal("19.99"), "qty": 3},
+                {"price": Decimal("450"), "qty": 1},
+                {"price": Decimal("4.75"), "qty": 12},
+                {"price": Decimal("129.00"), "qty": 2},
+                {"price": Decimal("0.99"), "qty": 40},
+            ],
+            "tax_rate": Decimal("0.19"),
+        },
+    },
     {"file": "late_fee.tk", "args": {"days_overdue": 30, "amount": Decimal("1234.56")}},
-    {"file": "lead_score.tk", "tables": "industry_weights.csv",
-     "args": {"company_size": 250, "budget": 30000, "industry": "fintech", "days_since_engagement": 12,
-              "source": "webinar", "is_decision_maker": True}},
-    {"file": "customer_message.json",
-     "args": {"customer_name": "Ada", "order_id": "A-1001", "amount": Decimal("1234.5"), "status": "Shipped",
-              "tracking_code": "1Z999AA10123456784"}},
+    {
+        "file": "lead_score.tk",
+        "tables": "industry_weights.csv",
+        "args": {
+            "company_size": 250,
+            "budget": 30000,
+            "industry": "fintech",
+            "days_since_engagement": 12,
+            "source": "webinar",
+            "is_decision_maker": True,
+        },
+    },
+    {
+        "file": "customer_message.json",
+        "args": {
+            "customer_name": "Ada",
+            "order_id": "A-1001",
+            "amount": Decimal("1234.5"),
+            "status": "Shipped",
+            "tracking_code": "1Z999AA10123456784",
+        },
+    },
     {"file": "sales_commission.json", "args": {"sales": Decimal("118500"), "quota": Decimal("100000")}},
 ]
 
@@ -66,7 +90,7 @@ def bench_run(tool: toolkiln.Tool, args: dict, repeat: int, min_time: float) -> 
     """Best microseconds per call over `repeat` timings of an auto-sized loop."""
     timer = timeit.Timer(lambda: tool.run(args))
     number = 1
-    while True:                           # like Timer.autorange, but to `min_time` seconds
+    while True:  # like Timer.autorange, but to `min_time` seconds
         if timer.timeit(number) >= min_time:
             break
         number *= 2
@@ -83,10 +107,14 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    print(f"toolkiln {toolkiln.__version__} examples benchmark - {now} - "
-          f"Python {platform.python_version()} ({platform.python_implementation()}) - {machine()}")
-    print(f"compile: median of {options.compile_runs} runs; run: best of {options.repeat} timeit "
-          f"timings of >= {options.min_time} s each\n")
+    print(
+        f"toolkiln {toolkiln.__version__} examples benchmark - {now} - "
+        f"Python {platform.python_version()} ({platform.python_implementation()}) - {machine()}"
+    )
+    print(
+        f"compile: median of {options.compile_runs} runs; run: best of {options.repeat} timeit "
+        f"timings of >= {options.min_time} s each\n"
+    )
     print("| example | compile (us) | run (us/call) | runs/s |")
     print("|---|---:|---:|---:|")
     for case in CASES:
@@ -94,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         text = path.read_text(encoding="utf-8")
         tables = toolkiln.load_table_file(EXAMPLES / case["tables"]) if "tables" in case else None
         tool = toolkiln.compile(text, tables=tables)
-        tool.run(case["args"])                      # fail early (and warm up) if the case is wrong
+        tool.run(case["args"])  # fail early (and warm up) if the case is wrong
         compile_us = bench_compile(text, tables, options.compile_runs)
         run_us = bench_run(tool, case["args"], options.repeat, options.min_time)
         print(f"| {case['file']} | {compile_us:,.0f} | {run_us:,.2f} | {1e6 / run_us:,.0f} |")

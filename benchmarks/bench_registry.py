@@ -51,9 +51,18 @@ def generate(root: Path, count: int) -> None:
     for i in range(count):
         tool, definition = templates[i % len(templates)]
         name = f"{tool.name}_{i}"
-        record = ToolRecord(name=name, description=tool.description or "", parameters=tool.parameters,
-                            risk_level=tool.risk_level or "low", status="active", created_by="user",
-                            created_at=now, updated_at=now, version=1, definition={**definition, "name": name})
+        record = ToolRecord(
+            name=name,
+            description=tool.description or "",
+            parameters=tool.parameters,
+            risk_level=tool.risk_level or "low",
+            status="active",
+            created_by="user",
+            created_at=now,
+            updated_at=now,
+            version=1,
+            definition={**definition, "name": name},
+        )
         (root / "tools" / f"{name}.json").write_text(encode_record(record), encoding="utf-8")
 
 
@@ -71,7 +80,7 @@ def bench_startup(root: Path, count: int) -> list[tuple[str, str, str]]:
     generate(root, count)
     shutil.rmtree(root / ".cache", ignore_errors=True)
     start = time.perf_counter()
-    cold = toolkiln.Registry(root)               # first start: checks every file, fills the cache
+    cold = toolkiln.Registry(root)  # first start: checks every file, fills the cache
     first = time.perf_counter() - start
     assert len(cold) == count and not cold.problems, cold.problems[:3]
     warm = timed(lambda: toolkiln.Registry(root))
@@ -79,8 +88,11 @@ def bench_startup(root: Path, count: int) -> list[tuple[str, str, str]]:
     listing = timed(reg.list)
     refresh = min(timeit.repeat(reg._mirror.refresh, number=2000, repeat=3)) / 2000
     return [
-        (f"start-up, {count:,} tools, cold (every file checked)", f"{first:.2f} s",
-         f"{first / count * 1e3:.3f} ms per tool"),
+        (
+            f"start-up, {count:,} tools, cold (every file checked)",
+            f"{first:.2f} s",
+            f"{first / count * 1e3:.3f} ms per tool",
+        ),
         (f"start-up, {count:,} tools, warm (check cache)", f"{warm:.2f} s", f"{warm / count * 1e3:.3f} ms per tool"),
         (f"list() of {count:,} tools", f"{listing * 1e3:.0f} ms", ""),
         ("per-call change check, nothing changed", f"{refresh * 1e6:.1f} us", "2 stat calls"),
@@ -88,9 +100,14 @@ def bench_startup(root: Path, count: int) -> list[tuple[str, str, str]]:
 
 
 def definition(name: str, expression: str) -> dict:
-    return {"name": name, "description": "Benchmark tool", "parameters": {"x": {"type": "number"}},
-            "logic": {"steps": [{"op": "math", "expression": expression, "output": "y"},
-                                {"op": "return", "value": "round(y, 2)"}]}}
+    return {
+        "name": name,
+        "description": "Benchmark tool",
+        "parameters": {"x": {"type": "number"}},
+        "logic": {
+            "steps": [{"op": "math", "expression": expression, "output": "y"}, {"op": "return", "value": "round(y, 2)"}]
+        },
+    }
 
 
 def bench_writes(root: Path, writes: int, durable: bool) -> list[tuple[str, str, str]]:
@@ -104,8 +121,10 @@ def bench_writes(root: Path, writes: int, durable: bool) -> list[tuple[str, str,
         reg.update(f"bench_{i}", {"logic": definition("x", f"x * 3 + {i}")["logic"]})
     update = time.perf_counter() - start
     label = "durable (fsync)" if durable else "durable=False"
-    return [(f"create, {label}", f"{writes / create:,.0f} /s", f"{create / writes * 1e3:.2f} ms each"),
-            (f"update (new version), {label}", f"{writes / update:,.0f} /s", f"{update / writes * 1e3:.2f} ms each")]
+    return [
+        (f"create, {label}", f"{writes / create:,.0f} /s", f"{create / writes * 1e3:.2f} ms each"),
+        (f"update (new version), {label}", f"{writes / update:,.0f} /s", f"{update / writes * 1e3:.2f} ms each"),
+    ]
 
 
 def bench_runs(root: Path) -> list[tuple[str, str, str]]:
@@ -115,8 +134,10 @@ def bench_runs(root: Path) -> list[tuple[str, str, str]]:
     tool = toolkiln.compile(EXAMPLES / "shipping_cost.json")
     assert reg.run(name, args) == tool.run(args)
     rows = []
-    for label, fn in (("tool.run(args), no registry", lambda: tool.run(args)),
-                      ("reg.run(name, args)", lambda: reg.run(name, args))):
+    for label, fn in (
+        ("tool.run(args), no registry", lambda: tool.run(args)),
+        ("reg.run(name, args)", lambda: reg.run(name, args)),
+    ):
         number = 20_000
         best = min(timeit.repeat(fn, number=number, repeat=5)) / number
         rows.append((label, f"{1 / best:,.0f} runs/s", f"{best * 1e6:.2f} us per run"))

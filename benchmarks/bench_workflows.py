@@ -26,37 +26,77 @@ from toolkiln.workflow import check_workflow, compile_workflow
 
 
 def n8n_export(count: int) -> str:
-    nodes = [{"parameters": {}, "id": "t0", "name": "Start", "type": "n8n-nodes-base.manualTrigger",
-              "typeVersion": 1, "position": [0, 0]}]
+    nodes = [
+        {
+            "parameters": {},
+            "id": "t0",
+            "name": "Start",
+            "type": "n8n-nodes-base.manualTrigger",
+            "typeVersion": 1,
+            "position": [0, 0],
+        }
+    ]
     connections: dict = {}
     for i in range(1, count):
         name = f"Node {i}"
         if i % 10 == 0:
-            node = {"parameters": {"conditions": {"options": {"caseSensitive": True, "leftValue": "",
-                                                              "typeValidation": "strict", "version": 2},
-                                                  "conditions": [{"id": f"c{i}", "leftValue": "={{ $json.n }}",
-                                                                  "rightValue": 5, "operator": {"type": "number",
-                                                                                                "operation": "gt"}}],
-                                                  "combinator": "and"}, "options": {}},
-                    "type": "n8n-nodes-base.if", "typeVersion": 2.2}
+            node = {
+                "parameters": {
+                    "conditions": {
+                        "options": {"caseSensitive": True, "leftValue": "", "typeValidation": "strict", "version": 2},
+                        "conditions": [
+                            {
+                                "id": f"c{i}",
+                                "leftValue": "={{ $json.n }}",
+                                "rightValue": 5,
+                                "operator": {"type": "number", "operation": "gt"},
+                            }
+                        ],
+                        "combinator": "and",
+                    },
+                    "options": {},
+                },
+                "type": "n8n-nodes-base.if",
+                "typeVersion": 2.2,
+            }
         elif i % 10 == 5:
-            node = {"parameters": {"url": f"=https://api.example.com/items/{{{{ $json.n }}}}/{i}", "options": {}},
-                    "type": "n8n-nodes-base.httpRequest", "typeVersion": 4.2}
+            node = {
+                "parameters": {"url": f"=https://api.example.com/items/{{{{ $json.n }}}}/{i}", "options": {}},
+                "type": "n8n-nodes-base.httpRequest",
+                "typeVersion": 4.2,
+            }
         else:
-            node = {"parameters": {"assignments": {"assignments": [
-                {"id": f"a{i}", "name": "n", "value": f"={{{{ $json.n + {i} }}}}", "type": "number"}]}, "options": {}},
-                "type": "n8n-nodes-base.set", "typeVersion": 3.4}
+            node = {
+                "parameters": {
+                    "assignments": {
+                        "assignments": [
+                            {"id": f"a{i}", "name": "n", "value": f"={{{{ $json.n + {i} }}}}", "type": "number"}
+                        ]
+                    },
+                    "options": {},
+                },
+                "type": "n8n-nodes-base.set",
+                "typeVersion": 3.4,
+            }
         nodes.append({**node, "id": f"id-{i}", "name": name, "position": [i * 220, 0]})
         connections[nodes[i - 1]["name"]] = {"main": [[{"node": name, "type": "main", "index": 0}]]}
-    return json.dumps({"name": f"export {count}", "nodes": nodes, "connections": connections,
-                       "settings": {"executionOrder": "v1"}, "pinData": {}}, indent=2)
+    return json.dumps(
+        {
+            "name": f"export {count}",
+            "nodes": nodes,
+            "connections": connections,
+            "settings": {"executionOrder": "v1"},
+            "pinData": {},
+        },
+        indent=2,
+    )
 
 
 def dsl_workflow(count: int) -> str:
-    lines = ['workflow bench', 'description "generated"', 'on webhook POST "/bench"', "set s0 { n = body.n }"]
+    lines = ["workflow bench", 'description "generated"', 'on webhook POST "/bench"', "set s0 { n = body.n }"]
     previous = "s0"
     for i in range(1, count):
-        if i % 10 == 0:      # a branch; the steps after it read the step before it
+        if i % 10 == 0:  # a branch; the steps after it read the step before it
             lines.append(f"if c{i} {previous}.n > 5 {{ set s{i} {{ n = {previous}.n + 1 }} }}")
         else:
             lines.append(f"set s{i} {{ n = {previous}.n + {i} }}")
@@ -79,21 +119,23 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
-    print(f"toolkiln {toolkiln.__version__}, Python {platform.python_version()}, {platform.machine()}, "
-          f"{datetime.date.today()}")
+    print(
+        f"toolkiln {toolkiln.__version__}, Python {platform.python_version()}, {platform.machine()}, "
+        f"{datetime.date.today()}"
+    )
     print("\n| size | export (KiB) | import (ms) | lint (ms) | DSL compile (ms) |")
     print("|---:|---:|---:|---:|---:|")
     for size in sizes:
         export = n8n_export(size)
         imported = toolkiln.import_n8n(export)
         assert imported.diagnostics == (), imported.diagnostics[:3]
-        import_ms = best(lambda: toolkiln.import_n8n(export), args.repeat) * 1000
-        lint_ms = best(lambda: check_workflow(export), args.repeat) * 1000
+        import_ms = best(lambda export=export: toolkiln.import_n8n(export), args.repeat) * 1000
+        lint_ms = best(lambda export=export: check_workflow(export), args.repeat) * 1000
         dsl = dsl_workflow(size)
         compiled = "—"
         if len(dsl) <= 1 << 20 and size <= 1000:
             compile_workflow(dsl)
-            compiled = f"{best(lambda: compile_workflow(dsl), args.repeat) * 1000:,.1f}"
+            compiled = f"{best(lambda dsl=dsl: compile_workflow(dsl), args.repeat) * 1000:,.1f}"
         print(f"| {size:,} | {len(export) // 1024:,} | {import_ms:,.1f} | {lint_ms:,.1f} | {compiled} |")
         sys.stdout.flush()
 

@@ -57,6 +57,7 @@ BUILTINS_FOR_EVAL = {"sum": sum, "max": max, "min": min}
 
 # --- workloads ------------------------------------------------------------------------------
 
+
 def _v(name: str) -> dict:
     """JsonLogic `var`."""
     return {"var": name}
@@ -74,18 +75,18 @@ def _tiers(op: str, name: str, steps: list[tuple[Any, int]], otherwise: int) -> 
 class Workload:
     name: str
     title: str
-    python: Callable[[dict], Any]          # the hand-written limit
+    python: Callable[[dict], Any]  # the hand-written limit
     python_decimal: Callable[[dict], Any]  # the same in exact decimals: what exactness costs
-    float_args: dict                        # what json.loads gives: fractions as float, counts as int
-    int_args: dict                          # every number an int
-    decimal_args: dict                      # every number a Decimal
-    checks: list[dict]                      # more float-style argument sets, to cover every branch
-    toolkiln: str                           # text DSL
-    python_expr: str                        # for CPython eval and simpleeval
-    asteval_code: str                       # asteval runs statements: the natural form where it helps
+    float_args: dict  # what json.loads gives: fractions as float, counts as int
+    int_args: dict  # every number an int
+    decimal_args: dict  # every number a Decimal
+    checks: list[dict]  # more float-style argument sets, to cover every branch
+    toolkiln: str  # text DSL
+    python_expr: str  # for CPython eval and simpleeval
+    asteval_code: str  # asteval runs statements: the natural form where it helps
     cel: str | None
     jsonlogic: Any
-    simpleeval_compound: bool = False       # needs EvalWithCompoundTypes (lists, comprehensions)
+    simpleeval_compound: bool = False  # needs EvalWithCompoundTypes (lists, comprehensions)
     notes: dict[str, str] = field(default_factory=dict)
 
 
@@ -132,14 +133,19 @@ description "Shipping cost: 2.50 per kg plus 5.00, 10% off above 10 kg"
     asteval_code=SHIPPING_EXPR,
     # CEL never mixes int and double: double() because JSON gives 10 (an int) for a whole number.
     cel="double(weight_kg) <= 10.0 ? double(weight_kg) * 2.5 + 5.0 : (double(weight_kg) * 2.5 + 5.0) * 0.9",
-    jsonlogic={"if": [{"<=": [_v("weight_kg"), 10]},
-                      {"+": [{"*": [_v("weight_kg"), 2.5]}, 5]},
-                      {"*": [{"+": [{"*": [_v("weight_kg"), 2.5]}, 5]}, 0.9]}]},
+    jsonlogic={
+        "if": [
+            {"<=": [_v("weight_kg"), 10]},
+            {"+": [{"*": [_v("weight_kg"), 2.5]}, 5]},
+            {"*": [{"+": [{"*": [_v("weight_kg"), 2.5]}, 5]}, 0.9]},
+        ]
+    },
     notes={"cel-python": "double() on the number input"},
 )
 
 
 # (b) invoice ----------------------------------------------------------------------------------
+
 
 def invoice_py(a: dict) -> Any:
     subtotal = sum(item["price"] * item["qty"] for item in a["items"])
@@ -171,12 +177,16 @@ INVOICE = Workload(
     python_decimal=invoice_decimal,
     float_args={"items": _items([19.99, 450, 4.75, 129, 0.99], _QTY), "tax_percent": 19},
     int_args={"items": _items([20, 450, 5, 129, 1], _QTY), "tax_percent": 19},
-    decimal_args={"items": _items([Decimal(p) for p in ("19.99", "450", "4.75", "129", "0.99")],
-                                  [Decimal(q) for q in _QTY]), "tax_percent": Decimal(19)},
-    checks=[{"items": [], "tax_percent": 19},
-            {"items": _items([19.99, 0.5], [2, 7]), "tax_percent": 7},
-            {"items": _items([250.25, 1.1], [2, 3]), "tax_percent": 0},
-            {"items": _items([999.99, 12.34], [5, 1]), "tax_percent": 21.5}],
+    decimal_args={
+        "items": _items([Decimal(p) for p in ("19.99", "450", "4.75", "129", "0.99")], [Decimal(q) for q in _QTY]),
+        "tax_percent": Decimal(19),
+    },
+    checks=[
+        {"items": [], "tax_percent": 19},
+        {"items": _items([19.99, 0.5], [2, 7]), "tax_percent": 7},
+        {"items": _items([250.25, 1.1], [2, 3]), "tax_percent": 0},
+        {"items": _items([999.99, 12.34], [5, 1]), "tax_percent": 21.5},
+    ],
     toolkiln="""tool invoice(
   items: array[object] "Line items, each with a unit `price` and a quantity `qty`",
   tax_percent: number = 0 "Tax in percent, e.g. 19",
@@ -197,8 +207,8 @@ description "Invoice total: subtotal, volume discount, tax"
 """,
     # One expression, no assignments: single-item comprehensions bind `s` and `net`.
     python_expr="[net + net * tax_percent / 100"
-                " for s in [sum([i['price'] * i['qty'] for i in items])]"
-                " for net in [s * (1 - (0.10 if s >= 1000 else 0.05 if s >= 500 else 0))]][0]",
+    " for s in [sum([i['price'] * i['qty'] for i in items])]"
+    " for net in [s * (1 - (0.10 if s >= 1000 else 0.05 if s >= 500 else 0))]][0]",
     asteval_code="""
 subtotal = sum([i['price'] * i['qty'] for i in items])
 if subtotal >= 1000:
@@ -213,25 +223,45 @@ net + net * tax_percent / 100
     # CEL has no sum() and no let: a host function `sum` (registered with the program) adds a
     # list, and `[x].map(s, ...)[0]` binds the subtotal once.
     cel="[sum(items.map(i, double(i.price) * double(i.qty)))]"
-        ".map(s, s * (1.0 - (s >= 1000.0 ? 0.10 : s >= 500.0 ? 0.05 : 0.0))"
-        " * (1.0 + double(tax_percent) / 100.0))[0]",
+    ".map(s, s * (1.0 - (s >= 1000.0 ? 0.10 : s >= 500.0 ? 0.05 : 0.0))"
+    " * (1.0 + double(tax_percent) / 100.0))[0]",
     # JsonLogic has reduce but no let: reducing a one-element list [[subtotal, tax_percent]]
     # binds both, read back as current.0 and current.1.
-    jsonlogic={"reduce": [
-        [[{"reduce": [_v("items"),
-                      {"+": [_v("accumulator"), {"*": [_v("current.price"), _v("current.qty")]}]}, 0]},
-          _v("tax_percent")]],
-        {"*": [_v("current.0"),
-               {"-": [1, _tiers(">=", "current.0", [(1000, 0.10), (500, 0.05)], 0)]},
-               {"+": [1, {"/": [_v("current.1"), 100]}]}]},
-        0]},
+    jsonlogic={
+        "reduce": [
+            [
+                [
+                    {
+                        "reduce": [
+                            _v("items"),
+                            {"+": [_v("accumulator"), {"*": [_v("current.price"), _v("current.qty")]}]},
+                            0,
+                        ]
+                    },
+                    _v("tax_percent"),
+                ]
+            ],
+            {
+                "*": [
+                    _v("current.0"),
+                    {"-": [1, _tiers(">=", "current.0", [(1000, 0.10), (500, 0.05)], 0)]},
+                    {"+": [1, {"/": [_v("current.1"), 100]}]},
+                ]
+            },
+            0,
+        ]
+    },
     simpleeval_compound=True,
-    notes={"simpleeval": "host function sum()", "cel-python": "host function sum(); map() as let; double()",
-           "JsonLogic": "reduce() over a 1-item list as let"},
+    notes={
+        "simpleeval": "host function sum()",
+        "cel-python": "host function sum(); map() as let; double()",
+        "JsonLogic": "reduce() over a 1-item list as let",
+    },
 )
 
 
 # (c) lead score -------------------------------------------------------------------------------
+
 
 def lead_py(a: dict) -> int:
     industry = a["industry"]
@@ -293,25 +323,86 @@ LEAD = Workload(
     title="(c) lead score: 21 comparisons adding points, clamped to 0..100",
     python=lead_py,
     python_decimal=lambda a: lead_py({k: v if type(v) in (str, bool) else exact(v) for k, v in a.items()}),
-    float_args={"company_size": 250, "budget": 42999.99, "days_since_engagement": 12, "pages_visited": 14,
-                "email_opens": 3, **_LEAD_TEXT},
-    int_args={"company_size": 250, "budget": 43000, "days_since_engagement": 12, "pages_visited": 14,
-              "email_opens": 3, **_LEAD_TEXT},
-    decimal_args={"company_size": Decimal(250), "budget": Decimal("42999.99"),
-                  "days_since_engagement": Decimal(12), "pages_visited": Decimal(14),
-                  "email_opens": Decimal(3), **_LEAD_TEXT},
+    float_args={
+        "company_size": 250,
+        "budget": 42999.99,
+        "days_since_engagement": 12,
+        "pages_visited": 14,
+        "email_opens": 3,
+        **_LEAD_TEXT,
+    },
+    int_args={
+        "company_size": 250,
+        "budget": 43000,
+        "days_since_engagement": 12,
+        "pages_visited": 14,
+        "email_opens": 3,
+        **_LEAD_TEXT,
+    },
+    decimal_args={
+        "company_size": Decimal(250),
+        "budget": Decimal("42999.99"),
+        "days_since_engagement": Decimal(12),
+        "pages_visited": Decimal(14),
+        "email_opens": Decimal(3),
+        **_LEAD_TEXT,
+    },
     checks=[
-        {"company_size": 5000, "budget": 250000.5, "days_since_engagement": 1, "pages_visited": 40,
-         "email_opens": 9, "industry": "saas", "source": "referral", "is_decision_maker": True, "country": "AT"},
-        {"company_size": 3, "budget": 100, "days_since_engagement": 400, "pages_visited": 0,
-         "email_opens": 0, "industry": "other", "source": "cold_list", "is_decision_maker": False, "country": "US"},
-        {"company_size": 60, "budget": 5000, "days_since_engagement": 45, "pages_visited": 3,
-         "email_opens": 5, "industry": "retail", "source": "paid_ads", "is_decision_maker": False, "country": "CH"},
-        {"company_size": 900, "budget": 99999.99, "days_since_engagement": 30, "pages_visited": 9,
-         "email_opens": 4, "industry": "tobacco", "source": "demo_request", "is_decision_maker": True,
-         "country": "DE"},
-        {"company_size": 12, "budget": 25000, "days_since_engagement": 91, "pages_visited": 2,
-         "email_opens": 1, "industry": "retail", "source": "webinar", "is_decision_maker": False, "country": "FR"},
+        {
+            "company_size": 5000,
+            "budget": 250000.5,
+            "days_since_engagement": 1,
+            "pages_visited": 40,
+            "email_opens": 9,
+            "industry": "saas",
+            "source": "referral",
+            "is_decision_maker": True,
+            "country": "AT",
+        },
+        {
+            "company_size": 3,
+            "budget": 100,
+            "days_since_engagement": 400,
+            "pages_visited": 0,
+            "email_opens": 0,
+            "industry": "other",
+            "source": "cold_list",
+            "is_decision_maker": False,
+            "country": "US",
+        },
+        {
+            "company_size": 60,
+            "budget": 5000,
+            "days_since_engagement": 45,
+            "pages_visited": 3,
+            "email_opens": 5,
+            "industry": "retail",
+            "source": "paid_ads",
+            "is_decision_maker": False,
+            "country": "CH",
+        },
+        {
+            "company_size": 900,
+            "budget": 99999.99,
+            "days_since_engagement": 30,
+            "pages_visited": 9,
+            "email_opens": 4,
+            "industry": "tobacco",
+            "source": "demo_request",
+            "is_decision_maker": True,
+            "country": "DE",
+        },
+        {
+            "company_size": 12,
+            "budget": 25000,
+            "days_since_engagement": 91,
+            "pages_visited": 2,
+            "email_opens": 1,
+            "industry": "retail",
+            "source": "webinar",
+            "is_decision_maker": False,
+            "country": "FR",
+        },
     ],
     toolkiln="""tool lead_score(
   company_size: integer,
@@ -395,7 +486,7 @@ description "Lead score from 0 to 100"
   + (10 if pages_visited >= 10 else 4 if pages_visited >= 3 else 0)
   + (5 if email_opens >= 5 else 0)
   + (5 if country in ('DE', 'AT', 'CH') else 0)))""",
-    asteval_code="",        # filled in below: the same expression
+    asteval_code="",  # filled in below: the same expression
     cel="""industry in ["gambling", "tobacco", "weapons"] ? 0 : [
   (company_size >= 1000 ? 25 : company_size >= 200 ? 18 : company_size >= 50 ? 10
    : company_size >= 10 ? 4 : 0)
@@ -409,24 +500,63 @@ description "Lead score from 0 to 100"
   + (email_opens >= 5 ? 5 : 0)
   + (country in ["DE", "AT", "CH"] ? 5 : 0)
 ].map(s, s > 100 ? 100 : (s < 0 ? 0 : s))[0]""",
-    jsonlogic={"if": [
-        {"in": [_v("industry"), ["gambling", "tobacco", "weapons"]]}, 0,
-        {"max": [0, {"min": [100, {"+": [
-            _tiers(">=", "company_size", [(1000, 25), (200, 18), (50, 10), (10, 4)], 0),
-            _tiers(">=", "budget", [(100000, 25), (25000, 15), (5000, 5)], 0),
-            {"if": [{"in": [_v("industry"), ["fintech", "saas"]]}, 10,
-                    {"==": [_v("industry"), "retail"]}, 5, 0]},
-            {"if": [{"<=": [_v("days_since_engagement"), 7]}, 15,
-                    {"<=": [_v("days_since_engagement"), 30]}, 8,
-                    {">": [_v("days_since_engagement"), 90]}, -10, 0]},
-            {"if": [{"in": [_v("source"), ["referral", "demo_request"]]}, 20,
-                    {"==": [_v("source"), "webinar"]}, 10,
-                    {"==": [_v("source"), "cold_list"]}, -5, 0]},
-            {"if": [_v("is_decision_maker"), 10, 0]},
-            _tiers(">=", "pages_visited", [(10, 10), (3, 4)], 0),
-            _tiers(">=", "email_opens", [(5, 5)], 0),
-            {"if": [{"in": [_v("country"), ["DE", "AT", "CH"]]}, 5, 0]},
-        ]}]}]}]},
+    jsonlogic={
+        "if": [
+            {"in": [_v("industry"), ["gambling", "tobacco", "weapons"]]},
+            0,
+            {
+                "max": [
+                    0,
+                    {
+                        "min": [
+                            100,
+                            {
+                                "+": [
+                                    _tiers(">=", "company_size", [(1000, 25), (200, 18), (50, 10), (10, 4)], 0),
+                                    _tiers(">=", "budget", [(100000, 25), (25000, 15), (5000, 5)], 0),
+                                    {
+                                        "if": [
+                                            {"in": [_v("industry"), ["fintech", "saas"]]},
+                                            10,
+                                            {"==": [_v("industry"), "retail"]},
+                                            5,
+                                            0,
+                                        ]
+                                    },
+                                    {
+                                        "if": [
+                                            {"<=": [_v("days_since_engagement"), 7]},
+                                            15,
+                                            {"<=": [_v("days_since_engagement"), 30]},
+                                            8,
+                                            {">": [_v("days_since_engagement"), 90]},
+                                            -10,
+                                            0,
+                                        ]
+                                    },
+                                    {
+                                        "if": [
+                                            {"in": [_v("source"), ["referral", "demo_request"]]},
+                                            20,
+                                            {"==": [_v("source"), "webinar"]},
+                                            10,
+                                            {"==": [_v("source"), "cold_list"]},
+                                            -5,
+                                            0,
+                                        ]
+                                    },
+                                    {"if": [_v("is_decision_maker"), 10, 0]},
+                                    _tiers(">=", "pages_visited", [(10, 10), (3, 4)], 0),
+                                    _tiers(">=", "email_opens", [(5, 5)], 0),
+                                    {"if": [{"in": [_v("country"), ["DE", "AT", "CH"]]}, 5, 0]},
+                                ]
+                            },
+                        ]
+                    },
+                ]
+            },
+        ]
+    },
     simpleeval_compound=True,
     notes={"simpleeval": "host functions max(), min()", "cel-python": "map() as let for the clamp; double()"},
 )
@@ -438,22 +568,24 @@ WORKLOADS = [SHIPPING, INVOICE, LEAD]
 # --- engines --------------------------------------------------------------------------------
 # An engine's setup returns `run(args) -> result`, or raises Skip with the text for its row.
 
+
 class Skip(Exception):
     """The row is not timed; the message says why (not installed, cannot express it, ...)."""
 
 
-HUGE = toolkiln.Limits(max_operations=10**12, max_string_length=10**12, max_list_length=10**12,
-                       max_number_digits=1000, max_seconds=10**6)
+HUGE = toolkiln.Limits(
+    max_operations=10**12, max_string_length=10**12, max_list_length=10**12, max_number_digits=1000, max_seconds=10**6
+)
 
 
 @dataclass
 class Row:
     label: str
     setup: Callable[[Workload], Callable[[Any], Any]]
-    args: str = "float"          # which argument set: float | int | decimal
-    batch: bool = False          # run(rows) evaluates a batch; time is divided per row
-    bound: bool = False          # ignores its argument (bound once): checked on the timing args only
-    peer: str | None = None      # key into Workload.notes
+    args: str = "float"  # which argument set: float | int | decimal
+    batch: bool = False  # run(rows) evaluates a batch; time is divided per row
+    bound: bool = False  # ignores its argument (bound once): checked on the timing args only
+    peer: str | None = None  # key into Workload.notes
     note: str = ""
 
 
@@ -487,6 +619,7 @@ def setup_eval(w: Workload) -> Callable:
     def run(args: dict, _eval: Callable = eval, _ns: dict = namespace, _code: Any = code) -> Any:
         _ns.update(args)
         return _eval(_code, _ns)
+
     return run
 
 
@@ -497,6 +630,7 @@ def setup_eval_text(w: Workload) -> Callable:
     def run(args: dict, _eval: Callable = eval, _ns: dict = namespace) -> Any:
         _ns.update(args)
         return _eval(text, _ns)
+
     return run
 
 
@@ -520,6 +654,7 @@ def setup_simpleeval_parsed(w: Workload) -> Callable:
     def run(args: dict) -> Any:
         evaluator.names = args
         return evaluator.eval(expr, previously_parsed=parsed)
+
     return run
 
 
@@ -530,6 +665,7 @@ def setup_simpleeval_text(w: Workload) -> Callable:
     def run(args: dict) -> Any:
         evaluator.names = args
         return evaluator.eval(expr)
+
     return run
 
 
@@ -545,6 +681,7 @@ def setup_asteval(w: Workload) -> Callable:
     def run(args: dict) -> Any:
         symtable.update(args)
         return interpreter.run(node)
+
     return run
 
 
@@ -556,18 +693,20 @@ def setup_cel(w: Workload) -> Callable:
         from celpy import celtypes
     except ImportError:
         raise Skip("not installed (pip install cel-python)") from None
-    env = celpy.Environment()            # note: raises the process's recursion limit (cel-python does)
+    env = celpy.Environment()  # note: raises the process's recursion limit (cel-python does)
 
     def cel_sum(values: Any) -> Any:
         total = celtypes.DoubleType(0.0)
         for value in values:
             total = total + value
         return total
+
     program = env.program(env.compile(w.cel), functions={"sum": cel_sum})
     to_cel = celpy.json_to_cel
 
-    def run(args: dict) -> Any:           # Python values -> CEL values is part of each evaluation
+    def run(args: dict) -> Any:  # Python values -> CEL values is part of each evaluation
         return program.evaluate({name: to_cel(value) for name, value in args.items()})
+
     return run
 
 
@@ -623,10 +762,16 @@ def setup_toolkiln_many(w: Workload) -> Callable:
 
 ROWS = [
     Row("Python function, hand-written (the limit)", setup_lambda),
-    Row("Python function, hand-written, exact decimals (floats by repr)", setup_lambda_decimal,
-        note="no argument checks, no limits, the thread's own decimal context: what exactness costs"),
-    Row("Python function, hand-written, exact decimals (floats by scaling)", setup_lambda_decimal_scaled,
-        note="toolkiln's float conversion, nothing else: the floor without generated code"),
+    Row(
+        "Python function, hand-written, exact decimals (floats by repr)",
+        setup_lambda_decimal,
+        note="no argument checks, no limits, the thread's own decimal context: what exactness costs",
+    ),
+    Row(
+        "Python function, hand-written, exact decimals (floats by scaling)",
+        setup_lambda_decimal_scaled,
+        note="toolkiln's float conversion, nothing else: the floor without generated code",
+    ),
     Row("CPython compile() once + eval(code, namespace) (reference)", setup_eval),
     Row("CPython eval(text): parse + evaluate each time", setup_eval_text),
     Row("simpleeval, pre-parsed AST", setup_simpleeval_parsed, peer="simpleeval"),
@@ -639,15 +784,25 @@ ROWS = [
     Row("toolkiln tool.run, int args", setup_toolkiln, "int"),
     Row("toolkiln tool.run, Decimal args", setup_toolkiln, "decimal"),
     Row("toolkiln tool.run_many, float args, per row", setup_toolkiln_many, "float", batch=True),
-    Row("toolkiln tool.run, float args, huge Limits", setup_toolkiln_huge, "float",
-        note="budgets on in every toolkiln row; vs the float row: their size costs nothing"),
-    Row("toolkiln closures only, arguments bound once (internal)", setup_toolkiln_closures, "float", bound=True,
-        note="vs the float row: the cost of checking and converting arguments"),
+    Row(
+        "toolkiln tool.run, float args, huge Limits",
+        setup_toolkiln_huge,
+        "float",
+        note="budgets on in every toolkiln row; vs the float row: their size costs nothing",
+    ),
+    Row(
+        "toolkiln closures only, arguments bound once (internal)",
+        setup_toolkiln_closures,
+        "float",
+        bound=True,
+        note="vs the float row: the cost of checking and converting arguments",
+    ),
 ]
-REFERENCE = 3          # index of the CPython eval row in ROWS
+REFERENCE = 3  # index of the CPython eval row in ROWS
 
 
 # --- checking -------------------------------------------------------------------------------
+
 
 def _as_float(data: Any) -> Any:
     if isinstance(data, Decimal):
@@ -699,7 +854,9 @@ def _short(value: Any) -> str:
 def check(row: Row, run: Callable, w: Workload, timing_args: Any) -> None:
     """Raise Skip unless `run` agrees with the hand-written function on every argument set."""
     inputs = [_as_decimal(a) if row.args == "decimal" else a for a in w.checks]
-    inputs = ([] if row.args in ("int", "whole") or row.bound else inputs) + [timing_args if not row.batch else timing_args[0]]
+    inputs = ([] if row.args in ("int", "whole") or row.bound else inputs) + [
+        timing_args if not row.batch else timing_args[0]
+    ]
     for args in inputs:
         want = w.python(_as_float(args))
         try:
@@ -711,6 +868,7 @@ def check(row: Row, run: Callable, w: Workload, timing_args: Any) -> None:
 
 
 # --- timing ---------------------------------------------------------------------------------
+
 
 def timed(run: Callable, args: Any, number: int) -> float:
     """Seconds per call of `number` calls, with garbage collection off (as timeit does)."""
@@ -740,7 +898,7 @@ class Measured:
     row: Row
     run: Callable | None = None
     args: Any = None
-    per_call: int = 1              # evaluations per call (the batch size for run_many)
+    per_call: int = 1  # evaluations per call (the batch size for run_many)
     number: int = 1
     times: list[float] = field(default_factory=list)
     status: str = ""
@@ -750,8 +908,12 @@ def prepare(w: Workload, batch: int) -> list[Measured]:
     out = []
     for row in ROWS:
         m = Measured(row)
-        args = {"float": w.float_args, "whole": _whole_floats(w.int_args), "int": w.int_args,
-                "decimal": w.decimal_args}[row.args]
+        args = {
+            "float": w.float_args,
+            "whole": _whole_floats(w.int_args),
+            "int": w.int_args,
+            "decimal": w.decimal_args,
+        }[row.args]
         if row.batch:
             args, m.per_call = [args] * batch, batch
         try:
@@ -773,11 +935,12 @@ def measure(measured: list[Measured], rounds: int, min_time: float) -> None:
         m.number = calibrate(m.run, m.args, min_time)
     for r in range(rounds):
         for i in range(len(active)):
-            m = active[(i + r) % len(active)]           # each round starts with the next engine
+            m = active[(i + r) % len(active)]  # each round starts with the next engine
             m.times.append(timed(m.run, m.args, m.number) / m.per_call)
 
 
 # --- report ---------------------------------------------------------------------------------
+
 
 def machine() -> str:
     cpu = platform.processor() or platform.machine() or "unknown CPU"
@@ -792,8 +955,12 @@ def _us(seconds: float) -> str:
 def table(w: Workload, measured: list[Measured]) -> list[str]:
     reference = measured[REFERENCE]
     base = min(reference.times) if reference.times else None
-    lines = [f"### {w.title}", "",
-             "| engine | best (us) | median (us) | x CPython eval | note |", "|---|---:|---:|---:|---|"]
+    lines = [
+        f"### {w.title}",
+        "",
+        "| engine | best (us) | median (us) | x CPython eval | note |",
+        "|---|---:|---:|---:|---|",
+    ]
     for m in measured:
         note = "; ".join(x for x in (w.notes.get(m.row.peer or ""), m.row.note) if x)
         if not m.times:
@@ -814,8 +981,9 @@ def headline(w: Workload, measured: list[Measured]) -> str | None:
         return None
     lines = []
     for args in ("float", "whole float", "int", "Decimal"):
-        label = "toolkiln tool.run, whole float args (12.0)" if args == "whole float" else \
-            f"toolkiln tool.run, {args} args"
+        label = (
+            "toolkiln tool.run, whole float args (12.0)" if args == "whole float" else f"toolkiln tool.run, {args} args"
+        )
         tk = by_label[label]
         if not tk.times:
             continue
@@ -831,22 +999,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=7, help="alternating rounds (best and median reported)")
     parser.add_argument("--min-time", type=float, default=0.1, help="seconds per timing of one engine")
     parser.add_argument("--batch", type=int, default=1000, help="rows per tool.run_many call")
-    parser.add_argument("--workload", choices=[w.name for w in WORKLOADS], action="append",
-                        help="only this workload (repeatable)")
+    parser.add_argument(
+        "--workload", choices=[w.name for w in WORKLOADS], action="append", help="only this workload (repeatable)"
+    )
     options = parser.parse_args(argv)
 
     started = time.perf_counter()
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
-    print(f"toolkiln {toolkiln.__version__} vs peers - {now} - Python {platform.python_version()} "
-          f"({platform.python_implementation()}) - {machine()}")
+    print(
+        f"toolkiln {toolkiln.__version__} vs peers - {now} - Python {platform.python_version()} "
+        f"({platform.python_implementation()}) - {machine()}"
+    )
     peers = [_version("simpleeval"), _version("asteval"), _version("cel-python"), _version(*JSONLOGIC_DISTS)]
     print("peers: " + ", ".join(p for p in peers if p) if any(peers) else "peers: none installed")
-    print(f"{options.rounds} alternating rounds, each engine timed for >= {options.min_time} s per round "
-          f"(gc off); best and median microseconds per evaluation")
-    print(f"results checked first against the hand-written Python function: exact decimals (toolkiln) vs "
-          f"floats (peers) compared with a relative tolerance of {REL_TOL:g}")
-    print("float args = numbers as json.loads gives them (fractions float, counts int); "
-          "peers get the float args\n")
+    print(
+        f"{options.rounds} alternating rounds, each engine timed for >= {options.min_time} s per round "
+        f"(gc off); best and median microseconds per evaluation"
+    )
+    print(
+        f"results checked first against the hand-written Python function: exact decimals (toolkiln) vs "
+        f"floats (peers) compared with a relative tolerance of {REL_TOL:g}"
+    )
+    print("float args = numbers as json.loads gives them (fractions float, counts int); peers get the float args\n")
 
     for w in WORKLOADS:
         if options.workload and w.name not in options.workload:

@@ -40,19 +40,19 @@ CODE_GROUPS = {
 
 LIMIT_DESCRIPTIONS = {
     "max_operations": "Operations one run may perform: every node of the program counts once, and each "
-                      "comprehension adds (size of its body) x (length of its list). Exceeding it is "
-                      "[E0503](errors.md#e0503-operation-budget).",
+    "comprehension adds (size of its body) x (length of its list). Exceeding it is "
+    "[E0503](errors.md#e0503-operation-budget).",
     "max_string_length": "Characters in a `string` argument (a longer one is "
-                         "[E0508](errors.md#e0508-invalid-argument)) and in a string built at run time by "
-                         "`+`, `format`, `join`, `replace`, `upper`, `lower` or `text` "
-                         "([E0504](errors.md#e0504-string-too-long)).",
+    "[E0508](errors.md#e0508-invalid-argument)) and in a string built at run time by "
+    "`+`, `format`, `join`, `replace`, `upper`, `lower` or `text` "
+    "([E0504](errors.md#e0504-string-too-long)).",
     "max_list_length": "Items in an argument of an `array` type, declared or inferred (a longer one is "
-                       "[E0508](errors.md#e0508-invalid-argument)).",
+    "[E0508](errors.md#e0508-invalid-argument)).",
     "max_number_digits": "Digits before the decimal point of a number argument "
-                         "([E0508](errors.md#e0508-invalid-argument)) and of any result computed at run time "
-                         "([E0506](errors.md#e0506-number-too-large)).",
+    "([E0508](errors.md#e0508-invalid-argument)) and of any result computed at run time "
+    "([E0506](errors.md#e0506-number-too-large)).",
     "max_seconds": "Wall-clock seconds of one run, checked each time a comprehension starts "
-                   "([E0507](errors.md#e0507-time-limit)).",
+    "([E0507](errors.md#e0507-time-limit)).",
 }
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\*_|<>\[\]])")
@@ -61,7 +61,7 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\*_|<>\[\]])")
 def _escape(text: str) -> str:
     """Escape Markdown outside `code spans`, so prose from docstrings renders as written."""
     parts = text.split("`")
-    for i in range(0, len(parts), 2):          # even parts are outside backticks
+    for i in range(0, len(parts), 2):  # even parts are outside backticks
         parts[i] = _MARKDOWN_SPECIAL.sub(r"\\\1", parts[i])
     return "`".join(parts)
 
@@ -72,6 +72,7 @@ def anchor(code) -> str:
 
 
 # --- built-in functions -------------------------------------------------------------------
+
 
 def builtins_table() -> str:
     from toolkiln.semantics.builtins import BUILTINS
@@ -93,6 +94,7 @@ def builtins_table() -> str:
 
 
 # --- diagnostic codes ---------------------------------------------------------------------
+
 
 def _explanation(text: str) -> str:
     """An explanation: prose (escaped), and its 4-space indented examples as code blocks."""
@@ -128,7 +130,7 @@ def _explanation(text: str) -> str:
 
 
 def _next_is_indented(lines: list[str], index: int) -> bool:
-    for line in lines[index + 1:]:
+    for line in lines[index + 1 :]:
         if line.strip():
             return line.startswith("    ")
     return False
@@ -173,6 +175,7 @@ def error_codes() -> str:
 
 
 # --- limits and reserved words ------------------------------------------------------------
+
 
 def limits_table() -> str:
     from toolkiln import Limits
@@ -222,11 +225,26 @@ def template_gallery() -> str:
         if not golden.is_file():
             log.warning("docs/hooks.py: template %s has no golden file %s", template.slug, golden)
             continue
-        out += [f"### {template.title}", "", f"`{template.slug}`: {_escape(template.description)}", "", *rows, "",
-                f"`toolkiln templates render {template.slug}` renders this DSL:", "",
-                "```text", template.dsl.strip(), "```", "",
-                "to this n8n workflow (with the defaults; a required parameter gets the example of its "
-                "description):", "", "```json", golden.read_text(encoding="utf-8").strip(), "```", ""]
+        out += [
+            f"### {template.title}",
+            "",
+            f"`{template.slug}`: {_escape(template.description)}",
+            "",
+            *rows,
+            "",
+            f"`toolkiln templates render {template.slug}` renders this DSL:",
+            "",
+            "```text",
+            template.dsl.strip(),
+            "```",
+            "",
+            "to this n8n workflow (with the defaults; a required parameter gets the example of its description):",
+            "",
+            "```json",
+            golden.read_text(encoding="utf-8").strip(),
+            "```",
+            "",
+        ]
     return "\n".join(out)
 
 

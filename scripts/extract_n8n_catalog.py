@@ -148,8 +148,9 @@ def _trim_parameter(prop: dict, display: dict | None, version: float) -> dict:
     elif kind == "collection" and isinstance(choices, list):
         out["options"] = trim_parameters(choices, version)
     elif kind == "fixedCollection" and isinstance(choices, list):
-        out["options"] = [{"name": group["name"], "values": trim_parameters(group.get("values") or [], version)}
-                          for group in choices]
+        out["options"] = [
+            {"name": group["name"], "values": trim_parameters(group.get("values") or [], version)} for group in choices
+        ]
     elif kind == "resourceLocator" and isinstance(prop.get("modes"), list):
         out["modes"] = [mode["name"] for mode in prop["modes"] if "name" in mode]
     return out
@@ -170,8 +171,7 @@ def _is_trigger(description: dict) -> bool:
     return "trigger" in (description.get("group") or [])
 
 
-def trim_catalog(nodes: list[dict], *, n8n_version: str, nodes_base_version: str,
-                 package: str = PACKAGE) -> dict:
+def trim_catalog(nodes: list[dict], *, n8n_version: str, nodes_base_version: str, package: str = PACKAGE) -> dict:
     """The trimmed catalog (a JSON-ready dict) for the descriptions of one nodes.json."""
     by_name: dict[str, list[dict]] = {}
     for description in nodes:
@@ -180,8 +180,13 @@ def trim_catalog(nodes: list[dict], *, n8n_version: str, nodes_base_version: str
     catalog_nodes: dict[str, dict] = {}
     for name in sorted(by_name):
         catalog_nodes[name] = _trim_node(name, by_name[name])
-    return {"format": FORMAT, "n8n": n8n_version, "package": package, "packageVersion": nodes_base_version,
-            "nodes": catalog_nodes}
+    return {
+        "format": FORMAT,
+        "n8n": n8n_version,
+        "package": package,
+        "packageVersion": nodes_base_version,
+        "nodes": catalog_nodes,
+    }
 
 
 def _trim_node(name: str, descriptions: list[dict]) -> dict:
@@ -202,17 +207,27 @@ def _trim_node(name: str, descriptions: list[dict]) -> dict:
         if fingerprint not in set_index:
             set_index[fingerprint] = len(parameter_sets)
             parameter_sets.append(parameters)
-        versions.append({"version": version, "parameters": set_index[fingerprint],
-                         "credentials": _credential_names(description),
-                         "inputs": _connection_types(description.get("inputs")),
-                         "outputs": _connection_types(description.get("outputs"))})
+        versions.append(
+            {
+                "version": version,
+                "parameters": set_index[fingerprint],
+                "credentials": _credential_names(description),
+                "inputs": _connection_types(description.get("inputs")),
+                "outputs": _connection_types(description.get("outputs")),
+            }
+        )
 
     latest = owner[max(owner)]
     default_version = next((d["defaultVersion"] for d in descriptions if "defaultVersion" in d), max(owner))
-    return {"displayName": latest.get("displayName", name), "group": list(latest.get("group") or []),
-            "trigger": _is_trigger(latest), "hidden": bool(latest.get("hidden")),
-            "defaultVersion": version_key(default_version), "versions": versions,
-            "parameterSets": parameter_sets}
+    return {
+        "displayName": latest.get("displayName", name),
+        "group": list(latest.get("group") or []),
+        "trigger": _is_trigger(latest),
+        "hidden": bool(latest.get("hidden")),
+        "defaultVersion": version_key(default_version),
+        "versions": versions,
+        "parameterSets": parameter_sets,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,6 +246,7 @@ def encode_catalog(catalog: dict) -> bytes:
 def read_tarball(path: Path) -> tuple[bytes, str]:
     """nodes.json and the package version, read straight from an `npm pack` tarball."""
     with tarfile.open(path, "r:gz") as tar:
+
         def member(name: str) -> bytes:
             try:
                 handle = tar.extractfile(name)
@@ -270,8 +286,9 @@ def pack(spec: str, into: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", required=True, help="the n8n version the catalog is for, e.g. 1.123.50")
-    parser.add_argument("--tarball", type=Path,
-                        help="an n8n-nodes-base .tgz from `npm pack` (default: ask npm and pack it)")
+    parser.add_argument(
+        "--tarball", type=Path, help="an n8n-nodes-base .tgz from `npm pack` (default: ask npm and pack it)"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where to write (default: {DEFAULT_OUT})")
     args = parser.parse_args(argv)
     try:
@@ -289,9 +306,11 @@ def main(argv: list[str] | None = None) -> int:
     data = encode_catalog(catalog)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(data)
-    print(f"{args.out}: {len(catalog['nodes'])} node types from {len(nodes)} descriptions of "
-          f"{PACKAGE}@{nodes_base_version} (n8n {args.version}); nodes.json {len(raw):,} bytes -> "
-          f"{len(data):,} bytes gzipped")
+    print(
+        f"{args.out}: {len(catalog['nodes'])} node types from {len(nodes)} descriptions of "
+        f"{PACKAGE}@{nodes_base_version} (n8n {args.version}); nodes.json {len(raw):,} bytes -> "
+        f"{len(data):,} bytes gzipped"
+    )
     return 0
 
 

@@ -6,6 +6,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.version import __version__
 
 if TYPE_CHECKING:
     from toolkiln.api import check, compile, to_json, to_text
@@ -16,21 +17,46 @@ if TYPE_CHECKING:
     from toolkiln.tool import Tool
     from toolkiln.workflow import check_workflow, compile_workflow, import_n8n
 
-__version__ = "0.1.0"
 
 # Every other public name loads its module on first use, so that `import toolkiln` stays
 # light: the compiler (pydantic models, and Lark for the text DSL) loads on the first
 # `toolkiln.compile`, the registry (and filelock) on the first `toolkiln.Registry`.
 _EXPORTS = {
-    "check": "toolkiln.api", "compile": "toolkiln.api", "to_json": "toolkiln.api", "to_text": "toolkiln.api",
-    "Diagnostic": "toolkiln.diagnostics.model", "load_table_file": "toolkiln.interpret.tables",
-    "Limits": "toolkiln.semantics.limits", "Tool": "toolkiln.tool",
-    "PermissionDenied": "toolkiln.registry", "Registry": "toolkiln.registry", "ToolRecord": "toolkiln.registry",
-    "compile_workflow": "toolkiln.workflow", "check_workflow": "toolkiln.workflow", "import_n8n": "toolkiln.workflow",
+    "check": "toolkiln.api",
+    "compile": "toolkiln.api",
+    "to_json": "toolkiln.api",
+    "to_text": "toolkiln.api",
+    "Diagnostic": "toolkiln.diagnostics.model",
+    "load_table_file": "toolkiln.interpret.tables",
+    "Limits": "toolkiln.semantics.limits",
+    "Tool": "toolkiln.tool",
+    "PermissionDenied": "toolkiln.registry",
+    "Registry": "toolkiln.registry",
+    "ToolRecord": "toolkiln.registry",
+    "compile_workflow": "toolkiln.workflow",
+    "check_workflow": "toolkiln.workflow",
+    "import_n8n": "toolkiln.workflow",
 }
-__all__ = ["CompileError", "Diagnostic", "Error", "Limits", "PermissionDenied", "Registry", "RunError", "Tool",
-           "ToolRecord", "check", "check_workflow", "compile", "compile_workflow", "import_n8n", "load_table_file",
-           "to_json", "to_text"]
+__all__ = [
+    "CompileError",
+    "Diagnostic",
+    "Error",
+    "Limits",
+    "PermissionDenied",
+    "Registry",
+    "RunError",
+    "Tool",
+    "ToolRecord",
+    "check",
+    "check_workflow",
+    "compile",
+    "compile_workflow",
+    "import_n8n",
+    "load_table_file",
+    "to_json",
+    "to_text",
+    "__version__",
+]
 
 
 # The subpackage toolkiln.check shares its name with the function toolkiln.check. Loading a
@@ -41,14 +67,14 @@ del check
 
 
 def __getattr__(name: str):
-    if name == "templates":     # the subpackage; importing it binds `toolkiln.templates`
+    if name == "templates":  # the subpackage; importing it binds `toolkiln.templates`
         return import_module("toolkiln.templates")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'toolkiln' has no attribute {name!r}")
     loaded = import_module(module)
-    for export, home in _EXPORTS.items():     # bind them all: importing `module` may have
-        if home == module:                    # bound a subpackage of the same name meanwhile
+    for export, home in _EXPORTS.items():  # bind them all: importing `module` may have
+        if home == module:  # bound a subpackage of the same name meanwhile
             globals()[export] = getattr(loaded, export)
     return globals()[name]
 

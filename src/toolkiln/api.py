@@ -9,7 +9,7 @@ from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import walk
 from toolkiln.backends.json_printer import print_json
 from toolkiln.backends.text_printer import print_text
-from toolkiln.check import ToolSignature, check_program
+from toolkiln.check import CheckResult, ToolSignature, check_program
 from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.errors import CompileError
 from toolkiln.optimize import optimize as optimize_program
@@ -34,8 +34,9 @@ class _Signatures(Mapping[str, ToolSignature]):
         return len(self.tools)
 
 
-def _diagnose(source: Any, name: str | None, tools: Mapping[str, Tool] | None = None
-              ) -> tuple[Parsed, list[Diagnostic], Any]:
+def _diagnose(
+    source: Any, name: str | None, tools: Mapping[str, Tool] | None = None
+) -> tuple[Parsed, list[Diagnostic], Any]:
     parsed = parse_source(source, name)
     if parsed.program is None:
         return parsed, _located(parsed, parsed.diagnostics), None
@@ -44,8 +45,7 @@ def _diagnose(source: Any, name: str | None, tools: Mapping[str, Tool] | None = 
 
 
 def _located(parsed: Parsed, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    located = [d if d.file is not None or d.snippet is not None else d.located(parsed.source)
-               for d in diagnostics]
+    located = [d if d.file is not None or d.snippet is not None else d.located(parsed.source) for d in diagnostics]
     return sorted(located, key=sort_key)
 
 
@@ -55,9 +55,15 @@ def check(source: Any, *, name: str | None = None, tools: Mapping[str, Tool] | N
     return _diagnose(source, name, tools)[1]
 
 
-def compile(source: Any, *, tools: Mapping[str, Tool] | None = None, tables: Mapping[str, Any] | None = None,
-            limits: Limits | None = None, name: str | None = None,
-            optimize: bool = True) -> Tool:  # noqa: A001 - the issue's name
+def compile(
+    source: Any,
+    *,
+    tools: Mapping[str, Tool] | None = None,
+    tables: Mapping[str, Any] | None = None,
+    limits: Limits | None = None,
+    name: str | None = None,
+    optimize: bool = True,
+) -> Tool:
     """Parse, check, optimize and compile `source` into a Tool; raises CompileError with the
     diagnostics. `tools` are the compiled tools its `call` steps may call, by name.
     `optimize=False` runs the program exactly as written."""
@@ -65,15 +71,23 @@ def compile(source: Any, *, tools: Mapping[str, Tool] | None = None, tables: Map
     if checked is None or any(d.is_error for d in diagnostics):
         raise CompileError(diagnostics)
     checked.diagnostics = diagnostics
-    callees = {} if tools is None else {
-        node.tool: tools[node.tool] for node in walk(parsed.program) if isinstance(node, n.CallTool)}
-    runnable, runnable_checked = parsed.program, checked
-    if optimize:
-        runnable = optimize_program(parsed.program)
-        runnable_checked = checked if runnable is parsed.program else \
-            check_program(runnable, checked.parameters, tools=None if tools is None else _Signatures(callees))
-    return Tool(parsed.program, checked, tables=tables, limits=limits,
-                runnable=(runnable, runnable_checked), tools=callees)
+    callees = (
+        {}
+        if tools is None
+        else {node.tool: tools[node.tool] for node in walk(parsed.program) if isinstance(node, n.CallTool)}
+    )
+    signatures = None if tools is None else _Signatures(callees)
+
+    def optimized(run_limits: Limits) -> tuple[n.Program, CheckResult]:
+        """The program optimized for the limits it runs under (folds fail where runs would)."""
+        program = optimize_program(parsed.program, limits=run_limits)
+        return program, (
+            checked if program is parsed.program else check_program(program, checked.parameters, tools=signatures)
+        )
+
+    return Tool(
+        parsed.program, checked, tables=tables, limits=limits, runnable=optimized if optimize else None, tools=callees
+    )
 
 
 def optimized_text(source: Any) -> str:

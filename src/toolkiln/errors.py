@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from toolkiln.ast.spans import Span
     from toolkiln.diagnostics.model import Diagnostic
-    from toolkiln.syntax.spans import Span
 
 
 class Error(Exception):
@@ -42,7 +42,11 @@ class RunError(Error):
 
     def to_dict(self) -> dict:
         span = self.span
-        return {"code": self.code, "message": self.message, "hint": self.hint,
-                "path": span.path if span else None,
-                "line": span.line if span and span.line else None,
-                "column": span.column if span and span.column else None}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+            "path": span.path if span else None,
+            "line": span.line if span and span.line else None,
+            "column": span.column if span and span.column else None,
+        }

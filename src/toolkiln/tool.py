@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolkiln.ast import compute as n
@@ -14,21 +14,31 @@ from toolkiln.interpret.tables import normalize_tables
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.values import to_plain
 
+# What runs under given Limits: the program (optimized for them) and its check.
+Runnable = Callable[[Limits], tuple[n.Program, CheckResult]]
+
 
 class Tool:
-    def __init__(self, program: n.Program, checked: CheckResult, *, tables: Mapping[str, Any] | None = None,
-                 limits: Limits | None = None,
-                 runnable: tuple[n.Program, CheckResult] | None = None,
-                 tools: Mapping[str, Any] | None = None) -> None:
-        """`program` is the tool as written; `runnable` what runs (its optimized form); `tools`
-        the tools its `call` steps call, by name (anything with `run_call`, see `Callee`)."""
+    def __init__(
+        self,
+        program: n.Program,
+        checked: CheckResult,
+        *,
+        tables: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+        runnable: Runnable | None = None,
+        tools: Mapping[str, Any] | None = None,
+    ) -> None:
+        """`program` is the tool as written; `runnable(limits)` what runs under those limits
+        (its form optimized for them, and that form's check); `tools` the tools its `call`
+        steps call, by name (anything with `run_call`, see `Callee`)."""
         self.program = program
         self.checked = checked
         self.limits = limits or DEFAULT_LIMITS
         self.tables = normalize_tables(tables)
         self.tools: dict[str, Any] = dict(tools or {})
-        self._runnable = runnable or (program, checked)
-        self._default = CompiledProgram(*self._runnable, self.limits, self.tools)
+        self._runnable = runnable or (lambda _limits: (program, checked))
+        self._default = self._compile(self.limits)
         # `run`'s hot path (CompiledProgram.run inlined), in one attribute: enter the decimal
         # scope, execute.
         self._hot = (self._default.scope.enter, self._default.execute, self.tables)
@@ -36,8 +46,9 @@ class Tool:
 
     def with_tables(self, tables: Mapping[str, Any] | None) -> Tool:
         """The same checked tool with other tables bound (nothing is checked again)."""
-        return Tool(self.program, self.checked, tables=tables, limits=self.limits, runnable=self._runnable,
-                    tools=self.tools)
+        return Tool(
+            self.program, self.checked, tables=tables, limits=self.limits, runnable=self._runnable, tools=self.tools
+        )
 
     @property
     def name(self) -> str | None:
@@ -85,11 +96,19 @@ class Tool:
             return self._compiled[self.limits]
         compiled = self._compiled.get(limits)
         if compiled is None:
-            compiled = self._compiled[limits] = CompiledProgram(*self._runnable, limits, self.tools)
+            compiled = self._compiled[limits] = self._compile(limits)
         return compiled
 
-    def run(self, args: Mapping[str, Any] | None = None, *, tables: Mapping[str, Any] | None = None,
-            limits: Limits | None = None) -> Any:
+    def _compile(self, limits: Limits) -> CompiledProgram:
+        return CompiledProgram(*self._runnable(limits), limits, self.tools, written=self.program)
+
+    def run(
+        self,
+        args: Mapping[str, Any] | None = None,
+        *,
+        tables: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+    ) -> Any:
         """Check the arguments, run, and return the value (numbers as exact `Decimal`).
         Raises RunError (with `.code`) on bad arguments or a run-time failure."""
         if limits is None and tables is None:
@@ -106,8 +125,13 @@ class Tool:
         (over this tool's own) and limits. `args` hold run-time values already."""
         return self._program_for(limits).run(args, {**self.tables, **tables} if self.tables else tables)
 
-    def run_many(self, rows: Iterable[Mapping[str, Any] | None], *, tables: Mapping[str, Any] | None = None,
-                 limits: Limits | None = None) -> list[Any | RunError]:
+    def run_many(
+        self,
+        rows: Iterable[Mapping[str, Any] | None],
+        *,
+        tables: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+    ) -> list[Any | RunError]:
         """Run once per row; a failing row yields its RunError instead of stopping the batch."""
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run_many(rows, run_tables)

@@ -27,7 +27,7 @@ def n8n():
     try:
         server.start()
         key = server.create_api_key()
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - re-raised below, after the clean-up
         log = server.log_tail()
         server.cleanup()  # never leave an n8n running, whatever went wrong
         if isinstance(exc, N8nServerError):

@@ -62,15 +62,20 @@ class Deployed:
 
     def create_credential(self, type_: str, name: str, data: dict[str, Any]) -> str:
         """A credential through n8n's public API; its id."""
-        created = httpx.post(f"{self.server.url}/api/v1/credentials", headers={"X-N8N-API-KEY": self.key},
-                             json={"name": name, "type": type_, "data": data}, timeout=30)
+        created = httpx.post(
+            f"{self.server.url}/api/v1/credentials",
+            headers={"X-N8N-API-KEY": self.key},
+            json={"name": name, "type": type_, "data": data},
+            timeout=30,
+        )
         assert created.status_code == 200, created.text
         return created.json()["id"]
 
 
 def webhook_path(workflow: dict) -> str | None:
-    return next((node["parameters"]["path"] for node in workflow["nodes"]
-                 if node["type"] == "n8n-nodes-base.webhook"), None)
+    return next(
+        (node["parameters"]["path"] for node in workflow["nodes"] if node["type"] == "n8n-nodes-base.webhook"), None
+    )
 
 
 def load(name: str) -> dict:
@@ -98,18 +103,22 @@ class FakeApi:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:            # noqa: N802 - http.server's naming
+            def do_GET(self) -> None:
                 self.answer(None)
 
-            def do_POST(self) -> None:           # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 self.answer(json.loads(self.rfile.read(length) or b"null"))
 
             def answer(self, body: object) -> None:
                 url = urlsplit(self.path)
-                request = {"method": self.command, "path": url.path,
-                           "query": {k: v[0] for k, v in parse_qs(url.query).items()},
-                           "token": self.headers.get("X-Token"), "body": body}
+                request = {
+                    "method": self.command,
+                    "path": url.path,
+                    "query": {k: v[0] for k, v in parse_qs(url.query).items()},
+                    "token": self.headers.get("X-Token"),
+                    "body": body,
+                }
                 api.received.append(request)
                 answer = reply(request)
                 data = json.dumps(answer).encode()

@@ -26,8 +26,8 @@ import httpx
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = REPO / "scripts" / "n8n-install.sh"
 N8N_VERSION = "1.123.50"
-INSTALL_TIMEOUT = 30 * 60   # a cold install takes ~7-10 minutes
-READY_TIMEOUT = 60.0        # 16-23 s is usual on a fresh folder
+INSTALL_TIMEOUT = 30 * 60  # a cold install takes ~7-10 minutes
+READY_TIMEOUT = 60.0  # 16-23 s is usual on a fresh folder
 STOP_TIMEOUT = 15.0
 
 OWNER = {"email": "owner@toolkiln.test", "firstName": "Tool", "lastName": "Kiln", "password": "Toolkiln-test-1"}
@@ -40,8 +40,9 @@ class N8nServerError(RuntimeError):
 def install(timeout: float = INSTALL_TIMEOUT) -> Path:
     """Run the install script (returns at once when cached); the install folder."""
     try:
-        done = subprocess.run(["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        done = subprocess.run(
+            ["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, timeout=timeout, check=False
+        )
     except subprocess.TimeoutExpired as exc:
         raise N8nServerError(f"{INSTALL_SCRIPT} did not finish in {timeout:.0f} s") from exc
     if done.returncode != 0:
@@ -60,24 +61,26 @@ def free_port() -> int:
 
 def n8n_environment(port: int, broker_port: int, user_folder: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "N8N_PORT": str(port),
-        "N8N_USER_FOLDER": str(user_folder),
-        "N8N_LISTEN_ADDRESS": "127.0.0.1",
-        "N8N_HOST": "127.0.0.1",
-        "N8N_PROTOCOL": "http",
-        "WEBHOOK_URL": f"http://127.0.0.1:{port}/",
-        "N8N_SECURE_COOKIE": "false",
-        "N8N_DIAGNOSTICS_ENABLED": "false",
-        "N8N_PERSONALIZATION_ENABLED": "false",
-        "N8N_VERSION_NOTIFICATIONS_ENABLED": "false",
-        "N8N_TEMPLATES_ENABLED": "false",
-        "N8N_COMMUNITY_PACKAGES_ENABLED": "false",
-        "N8N_RUNNERS_ENABLED": "true",
-        "N8N_RUNNERS_BROKER_PORT": str(broker_port),
-        "DB_TYPE": "sqlite",
-        "GENERIC_TIMEZONE": "UTC",
-    })
+    env.update(
+        {
+            "N8N_PORT": str(port),
+            "N8N_USER_FOLDER": str(user_folder),
+            "N8N_LISTEN_ADDRESS": "127.0.0.1",
+            "N8N_HOST": "127.0.0.1",
+            "N8N_PROTOCOL": "http",
+            "WEBHOOK_URL": f"http://127.0.0.1:{port}/",
+            "N8N_SECURE_COOKIE": "false",
+            "N8N_DIAGNOSTICS_ENABLED": "false",
+            "N8N_PERSONALIZATION_ENABLED": "false",
+            "N8N_VERSION_NOTIFICATIONS_ENABLED": "false",
+            "N8N_TEMPLATES_ENABLED": "false",
+            "N8N_COMMUNITY_PACKAGES_ENABLED": "false",
+            "N8N_RUNNERS_ENABLED": "true",
+            "N8N_RUNNERS_BROKER_PORT": str(broker_port),
+            "DB_TYPE": "sqlite",
+            "GENERIC_TIMEZONE": "UTC",
+        }
+    )
     return env
 
 
@@ -114,9 +117,14 @@ class N8nServer:
         began = time.monotonic()
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [str(self.home / "node_modules" / ".bin" / "n8n"), "start"], cwd=self.workdir,
+                [str(self.home / "node_modules" / ".bin" / "n8n"), "start"],
+                cwd=self.workdir,
                 env=n8n_environment(self.port, self.broker_port, user_folder),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         try:
             self._wait_ready(began + timeout)
         except BaseException:
@@ -129,20 +137,27 @@ class N8nServer:
         with httpx.Client(timeout=2.0) as http:
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
-                    raise N8nServerError(f"n8n exited with {self.process.returncode} while starting; "
-                                         f"log {self.log_path}:\n{self.log_tail()}")
+                    raise N8nServerError(
+                        f"n8n exited with {self.process.returncode} while starting; "
+                        f"log {self.log_path}:\n{self.log_tail()}"
+                    )
                 # While it boots, n8n answers every path with 200 "n8n is starting up" (text/html),
                 # then 404 HTML; ready is the real settings JSON.
                 try:
                     reply = http.get(f"{self.url}/rest/settings")
-                    if (reply.status_code == 200 and reply.headers.get("content-type", "").startswith("application/json")
-                            and "data" in reply.json()):
+                    if (
+                        reply.status_code == 200
+                        and reply.headers.get("content-type", "").startswith("application/json")
+                        and "data" in reply.json()
+                    ):
                         return
                 except (httpx.HTTPError, ValueError):
                     pass
                 time.sleep(0.5)
-        raise N8nServerError(f"n8n did not answer GET /rest/settings with its JSON within {READY_TIMEOUT:.0f} s; "
-                             f"log {self.log_path}:\n{self.log_tail()}")
+        raise N8nServerError(
+            f"n8n did not answer GET /rest/settings with its JSON within {READY_TIMEOUT:.0f} s; "
+            f"log {self.log_path}:\n{self.log_tail()}"
+        )
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> int | None:
         """SIGTERM, then SIGKILL (to n8n's own process group) if it has not exited in `timeout`."""
@@ -168,11 +183,14 @@ class N8nServer:
         with httpx.Client(base_url=self.url, timeout=30.0) as http:
             setup = http.post("/rest/owner/setup", json=OWNER)
             if setup.status_code != 200:
-                login = http.post("/rest/login", json={"emailOrLdapLoginId": OWNER["email"],
-                                                        "password": OWNER["password"]})
+                login = http.post(
+                    "/rest/login", json={"emailOrLdapLoginId": OWNER["email"], "password": OWNER["password"]}
+                )
                 if login.status_code != 200:
-                    raise N8nServerError(f"owner setup answered {setup.status_code} {setup.text[:300]!r} "
-                                         f"and login {login.status_code} {login.text[:300]!r}")
+                    raise N8nServerError(
+                        f"owner setup answered {setup.status_code} {setup.text[:300]!r} "
+                        f"and login {login.status_code} {login.text[:300]!r}"
+                    )
             scopes = http.get("/rest/api-keys/scopes")
             try:
                 scope_list = scopes.json()["data"] if scopes.status_code == 200 else None
@@ -186,8 +204,9 @@ class N8nServer:
             try:
                 return created.json()["data"]["rawApiKey"]
             except (ValueError, KeyError, TypeError) as exc:
-                raise N8nServerError(f"POST /rest/api-keys answered without data.rawApiKey: "
-                                     f"{created.text[:300]!r}") from exc
+                raise N8nServerError(
+                    f"POST /rest/api-keys answered without data.rawApiKey: {created.text[:300]!r}"
+                ) from exc
 
 
 def _interrupt(signum: int, frame: object) -> None:

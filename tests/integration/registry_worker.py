@@ -1,8 +1,8 @@
 """A process that works on a registry, for the multi-process tests (run as a script).
 
-    registry_worker.py stress REGISTRY WORKER SECONDS   create, update and run; print counts as JSON
-    registry_worker.py churn REGISTRY                    update one tool with big definitions forever
-    registry_worker.py big-write REGISTRY BYTES          write one huge file through the store
+registry_worker.py stress REGISTRY WORKER SECONDS   create, update and run; print counts as JSON
+registry_worker.py churn REGISTRY                    update one tool with big definitions forever
+registry_worker.py big-write REGISTRY BYTES          write one huge file through the store
 """
 
 from __future__ import annotations
@@ -19,8 +19,12 @@ from toolkiln.registry.store import Store
 
 
 def definition(name: str, expression: str, description: str = "A test tool") -> dict:
-    return {"name": name, "description": description, "parameters": {"x": {"type": "number"}},
-            "logic": {"steps": [{"op": "return", "value": expression}]}}
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"x": {"type": "number"}},
+        "logic": {"steps": [{"op": "return", "value": expression}]},
+    }
 
 
 def stress(root: str, worker: int, seconds: float) -> None:
@@ -58,7 +62,7 @@ def stress(root: str, worker: int, seconds: float) -> None:
                     reg.run(target, {"x": 2})
                     counts["foreign_runs"] += target != "shared"
                 except (ToolNotActive, RunError):
-                    pass                    # a failed run counts as a use too
+                    pass  # a failed run counts as a use too
                 counts["runs"] += 1
                 runs_by_tool[target] = runs_by_tool.get(target, 0) + 1
     print(json.dumps({**counts, "runs_by_tool": runs_by_tool}))
@@ -72,8 +76,9 @@ def churn(root: str) -> None:
         n += 1
         padding = "p" * random.randint(50_000, 200_000)
         try:
-            reg.update("victim", {"description": f"{n} {padding}",
-                                  "logic": {"steps": [{"op": "return", "value": f"x + {n}"}]}})
+            reg.update(
+                "victim", {"description": f"{n} {padding}", "logic": {"steps": [{"op": "return", "value": f"x + {n}"}]}}
+            )
             reg.create(definition(f"extra_{n}", "x"))
         except (CompileError, DuplicateTool):
             pass

@@ -60,10 +60,17 @@ def test_cli_errors_from_the_real_server(n8n, capsys):
 
 def test_a_workflow_tool_is_approved_deployed_and_run(n8n, tmp_path):
     tag = uuid.uuid4().hex[:8]
-    definition = {"kind": "workflow", "name": "order_total", "description": "Prices an order",
-                  "parameters": {"qty": {"type": "integer"}, "price": {"type": "number"},
-                                 "customer": {"type": "string", "default": "anon"}},
-                  "workflow": source(f"tool_total_{tag}", f"tool-total-{tag}")}
+    definition = {
+        "kind": "workflow",
+        "name": "order_total",
+        "description": "Prices an order",
+        "parameters": {
+            "qty": {"type": "integer"},
+            "price": {"type": "number"},
+            "customer": {"type": "string", "default": "anon"},
+        },
+        "workflow": source(f"tool_total_{tag}", f"tool-total-{tag}"),
+    }
     with Registry(tmp_path / "reg", n8n=n8n.client) as reg:
         assert reg.create(definition, created_by="llm").status == "pending_approval"
         with pytest.raises(ToolNotActive):
@@ -77,7 +84,7 @@ def test_a_workflow_tool_is_approved_deployed_and_run(n8n, tmp_path):
         reg.disable("order_total")
         assert n8n.client.get_workflow(record.deployment.workflow_id)["active"] is False
         reg.enable("order_total")
-        n8n.client.deactivate_workflow(record.deployment.workflow_id)      # taken down behind its back
+        n8n.client.deactivate_workflow(record.deployment.workflow_id)  # taken down behind its back
         with pytest.raises(WorkflowRunFailed) as info:
             reg.run("order_total", {"qty": 1, "price": 1})
         assert info.value.status == 404 and "not registered" in info.value.message

@@ -29,10 +29,21 @@ ROWS = [
     {"a": 1024, "b": -0.0625, "c": 9, "s": "", "t": "z z", "items": [1024, 9, 9], "o": {"m": 0}},
 ]
 # Aggregates over the list and the object of each row; the exact ones may feed comparisons.
-EXACT_AGGREGATES = ["sum(body.items)", "sum(x * 2 for x in body.items if x > 0)",
-                    "count(x for x in body.items if x >= body.c)", "min(body.items)", "max(body.a, body.b, body.c)",
-                    "clamp(body.a, -1, 5)", "body.items[0]", "body.items[-1]", "len(body.items)", "len(body.o)",
-                    'get(body.o, "k", 0)', "round(body.b)", "round(body.c * 2 + 0.5)"]
+EXACT_AGGREGATES = [
+    "sum(body.items)",
+    "sum(x * 2 for x in body.items if x > 0)",
+    "count(x for x in body.items if x >= body.c)",
+    "min(body.items)",
+    "max(body.a, body.b, body.c)",
+    "clamp(body.a, -1, 5)",
+    "body.items[0]",
+    "body.items[-1]",
+    "len(body.items)",
+    "len(body.o)",
+    'get(body.o, "k", 0)',
+    "round(body.b)",
+    "round(body.c * 2 + 0.5)",
+]
 INEXACT_AGGREGATES = ["avg(body.items)", "sum([x / 3 for x in body.items])"]
 
 
@@ -47,8 +58,10 @@ class Generator:
         leaves = ["body.a", "body.b", "body.c", str(self.rng.choice([2, 3, 10, 0.5, 2.5, -1.25]))]
         if depth == 0:
             return self.rng.choice(leaves)
-        kind = self.rng.choice(["leaf", "arith", "arith", "abs", "floor", "ceil", "cond", "square", "len", "mod",
-                                "round", "aggregate"] + ([] if exact else ["div", "div", "inexact"]))
+        kind = self.rng.choice(
+            ["leaf", "arith", "arith", "abs", "floor", "ceil", "cond", "square", "len", "mod", "round", "aggregate"]
+            + ([] if exact else ["div", "div", "inexact"])
+        )
         match kind:
             case "leaf":
                 return self.rng.choice(leaves)
@@ -89,14 +102,21 @@ class Generator:
             case "not":
                 return f"(not {self.boolean(depth - 1)})"
             case "member":
-                return self.rng.choice([f"({self.number(depth - 1, True)} in body.items)", 'contains(body.o, "k")',
-                                        f'({self.number(depth - 1, True)} not in body.items)', f"contains(body.items, {self.number(depth - 1, True)})",
-                                        f"(trim({self.string(depth - 1)}) in body.t)"])
+                return self.rng.choice(
+                    [
+                        f"({self.number(depth - 1, True)} in body.items)",
+                        'contains(body.o, "k")',
+                        f"({self.number(depth - 1, True)} not in body.items)",
+                        f"contains(body.items, {self.number(depth - 1, True)})",
+                        f"(trim({self.string(depth - 1)}) in body.t)",
+                    ]
+                )
             case "quantifier":
                 return self.rng.choice(["any(x > 1 for x in body.items)", "all([x != 0 for x in body.items])"])
             case "text":
-                return self.rng.choice([f'starts_with({self.string(depth - 1)}, "lo")',
-                                        f'ends_with({self.string(depth - 1)}, "e")'])
+                return self.rng.choice(
+                    [f'starts_with({self.string(depth - 1)}, "lo")', f'ends_with({self.string(depth - 1)}, "e")']
+                )
             case _:
                 return f"({self.string(depth - 1)} == {self.string(depth - 1)})"
 
@@ -109,7 +129,7 @@ class Generator:
             return self.rng.choice(leaves)
         if kind == "replace":
             return f'replace({self.string(depth - 1)}, "a", "-")'
-        if kind == "join":      # trim(...) makes the left side a known string: `+` then joins
+        if kind == "join":  # trim(...) makes the left side a known string: `+` then joins
             return f"(trim({self.string(depth - 1)}) + {self.string(depth - 1)})"
         return f"{kind}({self.string(depth - 1)})"
 
@@ -122,11 +142,30 @@ class Generator:
 
 
 # Each translated form at least once, whatever the generator draws.
-EVERY_FORM = [*EXACT_AGGREGATES, *INEXACT_AGGREGATES, "abs(body.b)", "floor(body.b)", "ceil(body.b)", "sqrt(body.c * body.c)",
-              "any(x > 1 for x in body.items)", "all([x != 0 for x in body.items])", 'contains(body.o, "k")',
-              '"k" in body.o', "3 not in body.items", 'upper(body.s)', 'lower(body.t)', 'trim(body.s)',
-              'starts_with(body.t, "lo")', 'ends_with(body.t, "e")', 'replace(body.t, "a", "-")', "len(body.s)",
-              "body.a % 4", "[body.a, body.b][1]", "coalesce(null, body.a)", 'coalesce(get(body.o, "m"), body.s)']
+EVERY_FORM = [
+    *EXACT_AGGREGATES,
+    *INEXACT_AGGREGATES,
+    "abs(body.b)",
+    "floor(body.b)",
+    "ceil(body.b)",
+    "sqrt(body.c * body.c)",
+    "any(x > 1 for x in body.items)",
+    "all([x != 0 for x in body.items])",
+    'contains(body.o, "k")',
+    '"k" in body.o',
+    "3 not in body.items",
+    "upper(body.s)",
+    "lower(body.t)",
+    "trim(body.s)",
+    'starts_with(body.t, "lo")',
+    'ends_with(body.t, "e")',
+    'replace(body.t, "a", "-")',
+    "len(body.s)",
+    "body.a % 4",
+    "[body.a, body.b][1]",
+    "coalesce(null, body.a)",
+    'coalesce(get(body.o, "m"), body.s)',
+]
 
 
 def expressions() -> list[str]:
@@ -150,8 +189,10 @@ def same(ours: object, theirs: object) -> bool:
 def test_generated_expressions_agree_with_n8n(n8n):
     exprs = expressions()
     fields = ",\n  ".join(f"e{i} = {expression}" for i, expression in enumerate(exprs))
-    source = (f'workflow differential\ndescription "Evaluates {len(exprs)} generated expressions"\n'
-              f'on webhook POST "/differential" respond with node\nset probe {{\n  {fields}\n}}\nrespond reply probe\n')
+    source = (
+        f'workflow differential\ndescription "Evaluates {len(exprs)} generated expressions"\n'
+        f'on webhook POST "/differential" respond with node\nset probe {{\n  {fields}\n}}\nrespond reply probe\n'
+    )
     _, path = n8n.deploy_source(source)
     mismatches = []
     for row in ROWS:

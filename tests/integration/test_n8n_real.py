@@ -105,8 +105,7 @@ def test_server_errors_become_toolkiln_errors(n8n):
     assert "is not registered" in info.value.message and info.value.hint  # n8n's own hint
 
     with pytest.raises(errors.N8nBadRequest) as info:
-        n8n.client.create_workflow({"name": "bad", "nodes": [], "connections": {},
-                                    "settings": {"noSuchSetting": 1}})
+        n8n.client.create_workflow({"name": "bad", "nodes": [], "connections": {}, "settings": {"noSuchSetting": 1}})
     assert info.value.message == "request/body/settings must NOT have additional properties"
 
 

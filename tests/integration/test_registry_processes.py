@@ -18,18 +18,27 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and for
 
 
 def definition(name, expression, description="A test tool"):
-    return {"name": name, "description": description, "parameters": {"x": {"type": "number"}},
-            "logic": {"steps": [{"op": "return", "value": expression}]}}
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"x": {"type": "number"}},
+        "logic": {"steps": [{"op": "return", "value": expression}]},
+    }
 
 
 def worker(*args, **kwargs):
-    return subprocess.Popen([sys.executable, str(WORKER), *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, str(WORKER), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
 
 
 def assert_every_file_is_valid(root: Path) -> Registry:
     for path in list((root / "tools").glob("*.json")) + list((root / "versions").rglob("*.json")):
-        json.loads(path.read_text())                      # raises on a torn file
+        json.loads(path.read_text())  # raises on a torn file
     for line in (root / "audit.jsonl").read_text().splitlines():
         json.loads(line)
     reg = Registry(root, trust_check_cache=False)
@@ -66,7 +75,7 @@ def test_eight_processes_lose_no_write(tmp_path):
     # Run counts of all processes add up, tool by tool (each process flushed at exit).
     assert {r.name: r.usage_count for r in reg.list() if r.usage_count} == runs_by_tool
     assert sum(runs_by_tool.values()) == total["runs"]
-    assert total["foreign_runs"] > 0                    # tools made by another process ran without restart
+    assert total["foreign_runs"] > 0  # tools made by another process ran without restart
 
 
 def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_version(tmp_path):
@@ -75,7 +84,7 @@ def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_version(tmp_path):
         reg.create(definition("victim", "x"))
     for attempt in range(4):
         proc = worker("churn", root)
-        time.sleep(0.7 + 0.17 * attempt)          # past start-up, into the writes
+        time.sleep(0.7 + 0.17 * attempt)  # past start-up, into the writes
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         reg = assert_every_file_is_valid(root)
@@ -85,7 +94,7 @@ def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_version(tmp_path):
         assert reg.run("victim", {"x": 0}) == expected
         versions = [r.version for r in reg.history("victim")]
         assert versions == list(range(1, victim.version + 1))
-    assert victim.version > 1                      # the churn did get to write
+    assert victim.version > 1  # the churn did get to write
 
 
 def test_a_killed_write_of_a_huge_file_leaves_the_old_file(tmp_path):
@@ -104,23 +113,29 @@ def test_a_killed_write_of_a_huge_file_leaves_the_old_file(tmp_path):
     assert (root / "tools" / "victim.json").read_bytes() == before
     reg = assert_every_file_is_valid(root)
     assert reg.run("victim", {"x": 1}) == 2
-    assert reg.create(definition("after", "x")).version == 1            # the dead writer's lock is gone
+    assert reg.create(definition("after", "x")).version == 1  # the dead writer's lock is gone
     for leftover in (root / "tools").glob(".*.tmp"):
-        os.utime(leftover, (0, 0))                                       # make it look a minute old
+        os.utime(leftover, (0, 0))  # make it look a minute old
     reg.refresh()
-    assert not list((root / "tools").glob(".*.tmp"))                     # stale temporaries are cleaned up
+    assert not list((root / "tools").glob(".*.tmp"))  # stale temporaries are cleaned up
 
 
 def test_changes_of_another_process_are_seen_without_restart(tmp_path):
     root = tmp_path / "reg"
     reg = Registry(root)
-    code = ("import sys; from toolkiln import Registry; r = Registry(sys.argv[1]);"
-            "r.create({'name': 'made_elsewhere', 'description': 'd', 'parameters': {'x': {'type': 'number'}},"
-            " 'logic': {'steps': [{'op': 'return', 'value': 'x * 7'}]}})")
+    code = (
+        "import sys; from toolkiln import Registry; r = Registry(sys.argv[1]);"
+        "r.create({'name': 'made_elsewhere', 'description': 'd', 'parameters': {'x': {'type': 'number'}},"
+        " 'logic': {'steps': [{'op': 'return', 'value': 'x * 7'}]}})"
+    )
     subprocess.run([sys.executable, "-c", code, str(root)], check=True, timeout=60)
     assert reg.run("made_elsewhere", {"x": 2}) == 14
-    subprocess.run([sys.executable, "-m", "toolkiln", "tools", "disable", "made_elsewhere", "--registry",
-                    str(root)], check=True, timeout=60, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "toolkiln", "tools", "disable", "made_elsewhere", "--registry", str(root)],
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
     assert reg.get("made_elsewhere").status == "disabled"
 
 
@@ -130,9 +145,13 @@ def test_a_broken_file_is_reported_by_a_fresh_process_and_the_rest_load(tmp_path
         for name in ("one", "two", "three"):
             reg.create(definition(name, "x"))
     path = root / "tools" / "two.json"
-    path.write_bytes(path.read_bytes()[:100])                              # truncated
-    result = subprocess.run([sys.executable, "-m", "toolkiln", "tools", "list", "--json", "--registry",
-                             str(root)], capture_output=True, text=True, timeout=60)
+    path.write_bytes(path.read_bytes()[:100])  # truncated
+    result = subprocess.run(
+        [sys.executable, "-m", "toolkiln", "tools", "list", "--json", "--registry", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0 and "Traceback" not in result.stderr
     assert [t["name"] for t in json.loads(result.stdout)] == ["one", "three"]
     assert "1 file(s)" in result.stderr

@@ -22,7 +22,7 @@ LEADS = [{"id": "L1", "name": "Ada", "phone": "+34600000001"}, {"id": "L2", "nam
 INVOICES = [{"number": "F-7", "customer": "Cy", "phone": "+34600000003", "amount": 120.5, "due_date": "2026-11-01"}]
 STATS = {"orders": 12, "revenue": 1530.25, "new_leads": 4, "overdue_invoices": 1}
 SECRET = "crm-s3cret"
-SCHEDULE_WAIT = 240.0   # seconds: the schedules fire within two minutes of activation
+SCHEDULE_WAIT = 240.0  # seconds: the schedules fire within two minutes of activation
 
 
 ANSWERS = {"leads": LEADS, "invoices": INVOICES, "stats/daily": STATS}
@@ -72,8 +72,14 @@ def deploy(n8n, slug: str, **values) -> dict:
 
 def test_order_status_notify_answers_and_messages_for_every_status(n8n, crm, credential):
     path = f"/order-status-{uuid.uuid4().hex[:8]}"
-    activated = deploy(n8n, "order-status-notify", webhook_path=path, crm_url=f"{crm.url}/order-status-notify",
-                       crm_credential=credential, shipped_text="your order \"#1\" is on its way!")
+    activated = deploy(
+        n8n,
+        "order-status-notify",
+        webhook_path=path,
+        crm_url=f"{crm.url}/order-status-notify",
+        crm_credential=credential,
+        shipped_text='your order "#1" is on its way!',
+    )
     assert activated["active"] is True
     texts = {}
     for number, status in enumerate(["shipped", "delivered", "cancelled", "returned"]):
@@ -81,32 +87,61 @@ def test_order_status_notify_answers_and_messages_for_every_status(n8n, crm, cre
         reply = n8n.client.trigger_webhook(path.lstrip("/"), order)
         sent = crm.posts("order-status-notify")[-1]
         assert reply.status == 200
-        assert reply.data == {"order_id": f"A-{number}", "status": status, "text": reply.data["text"],
-                              "message_id": f"whatsapp-messages-{len(crm.received)}"}
+        assert reply.data == {
+            "order_id": f"A-{number}",
+            "status": status,
+            "text": reply.data["text"],
+            "message_id": f"whatsapp-messages-{len(crm.received)}",
+        }
         assert (sent["route"], sent["token"]) == ("whatsapp/messages", SECRET)
-        assert sent["body"] == {"to": "+34600000001", "order_id": f"A-{number}", "text": f"Hi Ada, {reply.data['text']}"}
+        assert sent["body"] == {
+            "to": "+34600000001",
+            "order_id": f"A-{number}",
+            "text": f"Hi Ada, {reply.data['text']}",
+        }
         texts[status] = reply.data["text"]
-    assert texts == {"shipped": 'your order "#1" is on its way!',
-                     "delivered": "your order has been delivered. Enjoy it, and thank you for your purchase!",
-                     "cancelled": "your order has been cancelled. If this is unexpected, just reply to this message.",
-                     "returned": "your order has a new status: returned"}
+    assert texts == {
+        "shipped": 'your order "#1" is on its way!',
+        "delivered": "your order has been delivered. Enjoy it, and thank you for your purchase!",
+        "cancelled": "your order has been cancelled. If this is unexpected, just reply to this message.",
+        "returned": "your order has a new status: returned",
+    }
 
 
 def test_new_lead_welcome_messages_adds_to_the_pipeline_and_answers(n8n, crm, credential):
     path = f"/new-contact-{uuid.uuid4().hex[:8]}"
-    deploy(n8n, "new-lead-welcome", webhook_path=path, crm_url=f"{crm.url}/new-lead-welcome",
-           crm_credential=credential, pipeline="wholesale")
+    deploy(
+        n8n,
+        "new-lead-welcome",
+        webhook_path=path,
+        crm_url=f"{crm.url}/new-lead-welcome",
+        crm_credential=credential,
+        pipeline="wholesale",
+    )
     reply = n8n.client.trigger_webhook(path.lstrip("/"), {"name": "Bo", "phone": "+34600000002", "email": "bo@x.test"})
     welcome, lead = crm.posts("new-lead-welcome")[-2:]
     assert (welcome["route"], lead["route"]) == ("whatsapp/messages", "pipeline/leads")
-    assert welcome["body"] == {"to": "+34600000002", "text": "Hi Bo, thanks for getting in touch! We will get back to "
-                                                               "you shortly. Reply here any time."}
-    assert lead["body"] == {"pipeline": "wholesale", "stage": "new", "name": "Bo", "phone": "+34600000002",
-                            "email": "bo@x.test"}
+    assert welcome["body"] == {
+        "to": "+34600000002",
+        "text": "Hi Bo, thanks for getting in touch! We will get back to you shortly. Reply here any time.",
+    }
+    assert lead["body"] == {
+        "pipeline": "wholesale",
+        "stage": "new",
+        "name": "Bo",
+        "phone": "+34600000002",
+        "email": "bo@x.test",
+    }
     assert {welcome["token"], lead["token"]} == {SECRET}
-    assert (reply.status, reply.data) == (200, {"contact": "Bo", "pipeline": "wholesale",
-                                                "welcome_message_id": f"whatsapp-messages-{len(crm.received) - 1}",
-                                                "lead_id": f"pipeline-leads-{len(crm.received)}"})
+    assert (reply.status, reply.data) == (
+        200,
+        {
+            "contact": "Bo",
+            "pipeline": "wholesale",
+            "welcome_message_id": f"whatsapp-messages-{len(crm.received) - 1}",
+            "lead_id": f"pipeline-leads-{len(crm.received)}",
+        },
+    )
 
 
 def test_schedule_templates_activate_and_run_at_their_time(n8n, crm, credential):
@@ -118,8 +153,11 @@ def test_schedule_templates_activate_and_run_at_their_time(n8n, crm, credential)
         assert activated["active"] is True
         assert n8n.client.get_workflow(activated["id"])["settings"]["timezone"] == "UTC"
 
-    wait_for("the three schedules to post", lambda: len(crm.posts("lead-followup")) >= 2 and crm.posts(
-        "payment-reminder") and crm.posts("daily-summary"), timeout=SCHEDULE_WAIT)
+    wait_for(
+        "the three schedules to post",
+        lambda: len(crm.posts("lead-followup")) >= 2 and crm.posts("payment-reminder") and crm.posts("daily-summary"),
+        timeout=SCHEDULE_WAIT,
+    )
 
     gets = {r["slug"]: r for r in crm.received if r["method"] == "GET"}
     assert gets["lead-followup"]["query"] == {"inactive_days": "3"}
@@ -129,12 +167,19 @@ def test_schedule_templates_activate_and_run_at_their_time(n8n, crm, credential)
 
     drafts = [r["body"] for r in crm.posts("lead-followup")]
     assert [d["lead_id"] for d in drafts] == ["L1", "L2"]
-    assert drafts[0] == {"lead_id": "L1", "to": "+34600000001", "channel": "whatsapp",
-                         "text": "Hi Ada, just checking in: do you have any questions about our offer? "
-                                 "Reply here and we will help right away."}
+    assert drafts[0] == {
+        "lead_id": "L1",
+        "to": "+34600000001",
+        "channel": "whatsapp",
+        "text": "Hi Ada, just checking in: do you have any questions about our offer? "
+        "Reply here and we will help right away.",
+    }
     [reminder] = [r["body"] for r in crm.posts("payment-reminder")]
     assert reminder["invoice"] == "F-7" and reminder["to"] == "+34600000003"
     assert reminder["text"].startswith("Hi Cy, invoice F-7 (120.5 EUR, due 2026-11-01): a friendly reminder")
     [briefing] = [r["body"] for r in crm.posts("daily-summary")]
-    assert briefing == {"to": "+34600000009", "text": "Good morning! Here is yesterday at a glance:\n12 orders, "
-                                                      "1530.25 EUR revenue\n4 new leads\n1 invoices overdue"}
+    assert briefing == {
+        "to": "+34600000009",
+        "text": "Good morning! Here is yesterday at a glance:\n12 orders, "
+        "1530.25 EUR revenue\n4 new leads\n1 invoices overdue",
+    }

@@ -15,12 +15,13 @@ def test_order_total_runs_both_branches_in_n8n(n8n):
     assert workflow["active"] is True
 
     free = n8n.client.trigger_webhook(path, {"qty": 4, "price": 25, "customer": "ada", "express": False})
-    assert (free.status, free.data) == (200, {"customer": "ADA", "total": 100, "shipping": 0,
-                                              "note": "free shipping"})
+    assert (free.status, free.data) == (200, {"customer": "ADA", "total": 100, "shipping": 0, "note": "free shipping"})
 
     standard = n8n.client.trigger_webhook(path, {"qty": 3, "price": 12.5, "customer": "bo", "express": False})
-    assert (standard.status, standard.data) == (200, {"customer": "BO", "total": 45, "shipping": 7.5,
-                                                      "note": "standard"})
+    assert (standard.status, standard.data) == (
+        200,
+        {"customer": "BO", "total": 45, "shipping": 7.5, "note": "standard"},
+    )
 
     express = n8n.client.trigger_webhook(path, {"qty": 10, "price": 20, "customer": "cy", "express": True})
     assert express.data["note"] == "standard" and express.data["total"] == 207.5

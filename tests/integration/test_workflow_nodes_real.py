@@ -39,8 +39,13 @@ respond reply out
     reply = n8n.client.trigger_webhook(path, {"id": "L7", "days": 3, "n": 21, "name": "ada"})
     assert (reply.status, reply.data) == (200, {"count": 7, "path": "/leads/L7"})
     sent = api.received[-1]
-    assert sent == {"method": "POST", "path": "/leads/L7", "query": {"since": "3"}, "token": "t-L7",
-                    "body": {"n": 42, "name": "ADA"}}
+    assert sent == {
+        "method": "POST",
+        "path": "/leads/L7",
+        "query": {"since": "3"},
+        "token": "t-L7",
+        "body": {"n": 42, "name": "ADA"},
+    }
 
 
 SWITCH = (Path(__file__).parents[1] / "golden" / "workflows" / "switch_merge.wf").read_text()
@@ -68,8 +73,7 @@ respond reply out
     assert next(node for node in stored["nodes"] if node["name"] == "Pass")["notes"] == "kept"
 
 
-@pytest.mark.parametrize("rule", ['daily at "09:00" timezone "Europe/Berlin"', "every 2 hours",
-                                  'cron "30 8 * * 1-5"'])
+@pytest.mark.parametrize("rule", ['daily at "09:00" timezone "Europe/Berlin"', "every 2 hours", 'cron "30 8 * * 1-5"'])
 def test_schedule_workflows_activate(n8n, rule):
     workflow = compile_workflow(f"""
 workflow schedule_probe
@@ -80,7 +84,8 @@ set stamp {{ ok = true }}
     activated = n8n.create(workflow, activate=True)
     assert activated["active"] is True
     assert n8n.client.get_workflow(activated["id"])["settings"].get("timezone") == (
-        "Europe/Berlin" if "Berlin" in rule else None)
+        "Europe/Berlin" if "Berlin" in rule else None
+    )
 
 
 def test_credentials_are_found_by_name_and_secrets_stay_in_n8n(n8n, api):

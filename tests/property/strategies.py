@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 from toolkiln.semantics.builtins import BUILTINS
 
 # Words that the JSON DSL refuses as names, and the text DSL's keywords.
-RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
-                      "null", "lookup", "format", "tool"})
+RESERVED = frozenset(
+    {"and", "or", "not", "in", "if", "else", "for", "return", "true", "false", "null", "lookup", "format", "tool"}
+)
 # Text-DSL words that only mean something in a tool header or a lookup step.
 SOFT_KEYWORDS = frozenset({"default", "description", "risk", "table"})
 
@@ -42,19 +43,23 @@ FORMAT_SPECS = (".2f", ".0f", ".1f", ".3f", ",.2f", "f", "%", ".1%", ",", ",f", 
 
 # --- names ----------------------------------------------------------------------------------
 
+
 def _ok_name(name: str) -> bool:
     return name not in RESERVED and name not in BUILTINS
 
 
 _FIRST = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
 _REST = _FIRST + "0123456789"
-identifiers = st.builds(lambda a, b: a + b, st.sampled_from(_FIRST),
-                        st.text(alphabet=_REST, max_size=9)).filter(_ok_name)
-tool_names = st.builds(lambda a, b: a + b, st.sampled_from(_FIRST[:26]),
-                       st.text(alphabet=_REST[:26] + "_0123456789", max_size=20)).filter(_ok_name)
+identifiers = st.builds(lambda a, b: a + b, st.sampled_from(_FIRST), st.text(alphabet=_REST, max_size=9)).filter(
+    _ok_name
+)
+tool_names = st.builds(
+    lambda a, b: a + b, st.sampled_from(_FIRST[:26]), st.text(alphabet=_REST[:26] + "_0123456789", max_size=20)
+).filter(_ok_name)
 
 
 # --- the model ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class E:
@@ -94,8 +99,8 @@ class Step:
 @dataclass(frozen=True)
 class Param:
     name: str
-    type: str                    # "number" or "integer"
-    default: str | None = None   # a literal's text (non-negative, canonical)
+    type: str  # "number" or "integer"
+    default: str | None = None  # a literal's text (non-negative, canonical)
     description: str | None = None
 
 
@@ -111,8 +116,8 @@ class Header:
 class ProgramModel:
     steps: tuple[Step, ...]
     header: Header | None = None
-    params: dict[str, str] = field(default_factory=dict)   # name -> "number" | "integer"
-    comments: bool = False     # whether the text rendering carries comments
+    params: dict[str, str] = field(default_factory=dict)  # name -> "number" | "integer"
+    comments: bool = False  # whether the text rendering carries comments
 
     def json(self, *, bare_ints: bool = True) -> dict[str, Any]:
         return to_json_dsl(self, bare_ints=bare_ints)
@@ -123,17 +128,23 @@ class ProgramModel:
 
 # --- rendering: expressions -----------------------------------------------------------------
 
+
 def quote_double(value: str) -> str:
     """A double-quoted literal: escapes only what the grammar requires (and CR)."""
-    body = (value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r"))
+    body = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
     return f'"{body}"'
 
 
 def quote_in_hole(value: str) -> str:
     """A literal inside a template hole of the text DSL: single quotes, and no raw `"`,
     which would end the template string around it."""
-    body = (value.replace("\\", "\\\\").replace("'", "\\'").replace('"', "\\u0022")
-            .replace("\n", "\\n").replace("\r", "\\r"))
+    body = (
+        value.replace("\\", "\\\\")
+        .replace("'", "\\'")
+        .replace('"', "\\u0022")
+        .replace("\n", "\\n")
+        .replace("\r", "\\r")
+    )
     return f"'{body}'"
 
 
@@ -176,8 +187,10 @@ def _render(e: E, q) -> tuple[str, int]:
             return f"{_child(left, SUM, q)} {op} {_child(right, SUM, q)}", COMPARE
         case "cond":
             test, then, otherwise = e.args
-            return f"{_child(then, OR, q)} if {_child(test, OR, q)} else {_child(otherwise, CONDITIONAL, q)}", \
-                CONDITIONAL
+            return (
+                f"{_child(then, OR, q)} if {_child(test, OR, q)} else {_child(otherwise, CONDITIONAL, q)}",
+                CONDITIONAL,
+            )
         case "call":
             return f"{e.value}({', '.join(_child(a, CONDITIONAL, q) for a in e.args)})", POSTFIX
         case "list":
@@ -193,6 +206,7 @@ def json_expression(e: E, bare_ints: bool) -> Any:
 
 
 # --- rendering: JSON DSL --------------------------------------------------------------------
+
 
 def _template_json(parts: tuple[str | Hole, ...]) -> str:
     out = []
@@ -212,14 +226,21 @@ def _step_json(step: Step, bare_ints: bool) -> dict[str, Any]:
         case "format":
             return {"op": "format", "template": _template_json(step.parts), "output": step.target}
         case "lookup":
-            out = {"op": "lookup", "table": step.table, "key": json_expression(step.expr, bare_ints),
-                   "output": step.target}
+            out = {
+                "op": "lookup",
+                "table": step.table,
+                "key": json_expression(step.expr, bare_ints),
+                "output": step.target,
+            }
             if step.default is not None:
                 out["default"] = json_expression(step.default, bare_ints)
             return out
         case "cond":
-            out = {"op": "condition", "if": render_expr(step.expr),
-                   "then": [_step_json(s, bare_ints) for s in step.then]}
+            out = {
+                "op": "condition",
+                "if": render_expr(step.expr),
+                "then": [_step_json(s, bare_ints) for s in step.then],
+            }
             if step.otherwise or step.style.get("empty_else"):
                 out["else"] = [_step_json(s, bare_ints) for s in step.otherwise]
             return out
@@ -246,8 +267,7 @@ def to_json_dsl(model: ProgramModel, *, bare_ints: bool = True) -> dict[str, Any
         if p.default is not None:
             spec["default"] = _default_json(p.default)
         params[p.name] = spec
-    out: dict[str, Any] = {"name": header.name, "description": header.description,
-                           "parameters": params, "logic": logic}
+    out: dict[str, Any] = {"name": header.name, "description": header.description, "parameters": params, "logic": logic}
     if header.risk is not None:
         out["riskLevel"] = header.risk
     return out
@@ -255,6 +275,7 @@ def to_json_dsl(model: ProgramModel, *, bare_ints: bool = True) -> dict[str, Any
 
 def json_text(data: Any, indent: str | None = None) -> str:
     """JSON text for a JSON-DSL dict, with Decimals written exactly (json.dumps cannot)."""
+
     def write(value: Any, level: int) -> str:
         if isinstance(value, dict):
             items = [f"{json.dumps(k, ensure_ascii=False)}: {write(v, level + 1)}" for k, v in value.items()]
@@ -275,6 +296,7 @@ def json_text(data: Any, indent: str | None = None) -> str:
 
 
 # --- rendering: text DSL --------------------------------------------------------------------
+
 
 def _template_text(parts: tuple[str | Hole, ...]) -> str:
     out = []
@@ -396,7 +418,7 @@ class Env:
     """What a step may read: variable -> type ("number", "string", "boolean", "any")."""
 
     vars: dict[str, str]
-    used: set[str]                  # every name taken so far (never reused as a target)
+    used: set[str]  # every name taken so far (never reused as a target)
     tables: tuple[str, ...] = ("rates", "prices")
 
     def of(self, *types: str) -> list[str]:
@@ -418,8 +440,13 @@ _digits = st.text(alphabet="0123456789", min_size=1, max_size=6)
 literal_texts = st.one_of(
     st.integers(0, 10**6).map(str),
     st.builds(lambda a, b: f"{a}.{b}", _digits, _digits),
-    st.builds(lambda a, e, s, x: f"{a}{e}{s}{x}", _digits, st.sampled_from("eE"),
-              st.sampled_from(["", "+", "-"]), st.integers(0, 9)),
+    st.builds(
+        lambda a, e, s, x: f"{a}{e}{s}{x}",
+        _digits,
+        st.sampled_from("eE"),
+        st.sampled_from(["", "+", "-"]),
+        st.integers(0, 9),
+    ),
 )
 """Non-negative number literals as the text DSL writes them (values within the limits)."""
 
@@ -495,8 +522,11 @@ def gen_bool(draw, env: Env, depth: int) -> E:
     if choice == 4:
         return E("bin", pick(draw, ("and", "or")), (sub(), sub()), chance(draw, 2))
     if choice == 5:
-        return E("bin", pick(draw, ("==", "!=", "<", ">=")),
-                 (gen_string(draw, env, depth - 1), gen_string(draw, env, depth - 1)))
+        return E(
+            "bin",
+            pick(draw, ("==", "!=", "<", ">=")),
+            (gen_string(draw, env, depth - 1), gen_string(draw, env, depth - 1)),
+        )
     if choice == 6:
         items = tuple(gen_number(draw, env, 0) for _ in range(draw(st.integers(0, 3))))
         return E("bin", pick(draw, ("in", "not in")), (gen_number(draw, env, depth - 1), E("list", None, items)))
@@ -504,12 +534,14 @@ def gen_bool(draw, env: Env, depth: int) -> E:
 
 
 def _style(bits: int) -> dict:
-    return {"blank_before": bits & 7 == 0,
-            "comment_before": bits >> 3 & 3 == 0,
-            "comment_after": bits >> 5 & 3 == 0,
-            "else_newline": bool(bits >> 7 & 1),
-            "else_if": bool(bits >> 8 & 1),
-            "empty_else": bits >> 9 & 7 == 0}
+    return {
+        "blank_before": bits & 7 == 0,
+        "comment_before": bits >> 3 & 3 == 0,
+        "comment_after": bits >> 5 & 3 == 0,
+        "else_newline": bool(bits >> 7 & 1),
+        "else_if": bool(bits >> 8 & 1),
+        "empty_else": bits >> 9 & 7 == 0,
+    }
 
 
 _styles = st.integers(0, 2**12 - 1).map(_style)
@@ -575,8 +607,9 @@ def gen_block(draw, env: Env, depth: int, *, must_return: bool, max_steps: int) 
             key = gen_number(draw, env, 1)
             default = gen_number(draw, env, 1) if draw(st.booleans()) else None
             target = fresh_name(draw, env)
-            steps.append(Step("lookup", target=target, expr=key, table=pick(draw, env.tables),
-                              default=default, style=style))
+            steps.append(
+                Step("lookup", target=target, expr=key, table=pick(draw, env.tables), default=default, style=style)
+            )
             env.vars[target] = ANYV
         else:
             test = gen_bool(draw, env, 2)
@@ -587,10 +620,13 @@ def gen_block(draw, env: Env, depth: int, *, must_return: bool, max_steps: int) 
                 otherwise = gen_block(draw, env.child(), depth + 1, must_return=False, max_steps=2)
             elif shape == 2:
                 # an `else if` chain link (its branches may not nest further conditions)
-                inner = Step("cond", expr=gen_bool(draw, env, 1),
-                             then=gen_block(draw, env.child(), 2, must_return=False, max_steps=1),
-                             otherwise=gen_block(draw, env.child(), 2, must_return=False, max_steps=1),
-                             style=draw(step_style()))
+                inner = Step(
+                    "cond",
+                    expr=gen_bool(draw, env, 1),
+                    then=gen_block(draw, env.child(), 2, must_return=False, max_steps=1),
+                    otherwise=gen_block(draw, env.child(), 2, must_return=False, max_steps=1),
+                    style=draw(step_style()),
+                )
                 otherwise = (inner,)
             steps.append(Step("cond", expr=test, then=then, otherwise=otherwise, style=style))
     if must_return or draw(st.booleans()):
@@ -598,8 +634,9 @@ def gen_block(draw, env: Env, depth: int, *, must_return: bool, max_steps: int) 
     return tuple(steps)
 
 
-_default_decimals = st.builds(lambda a, b: a + b, st.text(alphabet="0123456789", max_size=3),
-                              st.sampled_from("123456789"))
+_default_decimals = st.builds(
+    lambda a, b: a + b, st.text(alphabet="0123456789", max_size=3), st.sampled_from("123456789")
+)
 
 
 def gen_default(draw) -> str:
@@ -635,8 +672,9 @@ def programs(draw, *, definitions: bool = True, comments: bool = False, max_step
             if default is not None and type_ == "integer":
                 default = default.split(".")[0]
             header_params.append(Param(name, type_, default, draw(_descriptions)))
-        header = Header(fresh_name_from(draw, tool_names, env), draw(st.text(max_size=20)),
-                        tuple(header_params), draw(_risks))
+        header = Header(
+            fresh_name_from(draw, tool_names, env), draw(st.text(max_size=20)), tuple(header_params), draw(_risks)
+        )
     return ProgramModel(steps, header, params, comments and draw(st.booleans()))
 
 
@@ -664,13 +702,93 @@ def arguments_for(tool) -> st.SearchStrategy[dict[str, Any]]:
 
 # --- fuzz -----------------------------------------------------------------------------------
 
-TOKENS = ("tool", "(", ")", "{", "}", "[", "]", "if", "else", "return", "=", "==", "!=", "<", "<=",
-          ">", ">=", "+", "-", "*", "/", "%", "**", "^", "&&", "||", "!", "?", ";", ":", ",", ".",
-          "format", "lookup", "default", "description", "risk", "table", "low", "number", "array",
-          "not", "in", "and", "or", "for", "true", "false", "null", "x", "y", "_a1", "round", "len",
-          "sum", "1", "0", "1.5", "1e3", "1E+999", "9" * 120, '"s"', "'s'", '"{{x}}"', '"{{x:.2f}}"',
-          '"{{"', '"{{}}"', '"{{x:zz}}"', '"\\q"', '"\\u00"', '"', "'", "\\", "#c", "\n", "\r\n", "\t",
-          " ", "\x00", "é", "\u2028", "\ufeff", "🙂", "{{", "}}")
+TOKENS = (
+    "tool",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    "if",
+    "else",
+    "return",
+    "=",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "**",
+    "^",
+    "&&",
+    "||",
+    "!",
+    "?",
+    ";",
+    ":",
+    ",",
+    ".",
+    "format",
+    "lookup",
+    "default",
+    "description",
+    "risk",
+    "table",
+    "low",
+    "number",
+    "array",
+    "not",
+    "in",
+    "and",
+    "or",
+    "for",
+    "true",
+    "false",
+    "null",
+    "x",
+    "y",
+    "_a1",
+    "round",
+    "len",
+    "sum",
+    "1",
+    "0",
+    "1.5",
+    "1e3",
+    "1E+999",
+    "9" * 120,
+    '"s"',
+    "'s'",
+    '"{{x}}"',
+    '"{{x:.2f}}"',
+    '"{{"',
+    '"{{}}"',
+    '"{{x:zz}}"',
+    '"\\q"',
+    '"\\u00"',
+    '"',
+    "'",
+    "\\",
+    "#c",
+    "\n",
+    "\r\n",
+    "\t",
+    " ",
+    "\x00",
+    "é",
+    "\u2028",
+    "\ufeff",
+    "🙂",
+    "{{",
+    "}}",
+)
 
 
 @st.composite
@@ -709,15 +827,20 @@ def deep_nesting(draw) -> str:
     return draw(st.sampled_from(["return ", "x = ", ""])) + body + "\n"
 
 
-json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
-                         st.text(max_size=12))
+json_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12)
+)
 json_values = st.recursive(
     json_scalars,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=25)
+    max_leaves=25,
+)
 
-expression_texts = st.one_of(token_soup(), st.text(max_size=20), st.sampled_from(
-    ["1 + 2", "x * 2", "x", "1 / 0", "round(x, 2)", "len(s)", "{{x}}", "a if b else c", ""]))
+expression_texts = st.one_of(
+    token_soup(),
+    st.text(max_size=20),
+    st.sampled_from(["1 + 2", "x * 2", "x", "1 / 0", "round(x, 2)", "len(s)", "{{x}}", "a if b else c", ""]),
+)
 field_values = st.one_of(expression_texts, json_values)
 OPS = ("math", "format", "lookup", "condition", "return", "Math", "loop", None, 3)
 
@@ -728,8 +851,7 @@ def step_like(draw, depth: int = 0) -> dict:
     op = draw(st.sampled_from(OPS))
     if op is not None:
         step["op"] = op
-    fields = ["expression", "output", "template", "table", "key", "default", "if", "then", "else",
-              "value", "extra"]
+    fields = ["expression", "output", "template", "table", "key", "default", "if", "then", "else", "value", "extra"]
     for key in draw(st.lists(st.sampled_from(fields), max_size=5, unique=True)):
         if key in ("then", "else") and depth < 3:
             step[key] = draw(st.lists(step_like(depth + 1), max_size=3) | json_values)
@@ -747,21 +869,50 @@ def program_like(draw) -> dict:
     if draw(st.booleans()):
         return {"steps": steps}
     doc: dict[str, Any] = {}
-    for key in draw(st.lists(st.sampled_from(["name", "description", "parameters", "logic", "riskLevel",
-                                              "tables", "steps", "bogus"]), max_size=6, unique=True)):
+    for key in draw(
+        st.lists(
+            st.sampled_from(["name", "description", "parameters", "logic", "riskLevel", "tables", "steps", "bogus"]),
+            max_size=6,
+            unique=True,
+        )
+    ):
         if key == "logic":
             doc[key] = draw(st.just({"steps": steps}) | json_values)
         elif key == "parameters":
-            doc[key] = draw(st.dictionaries(identifiers | st.text(max_size=4), st.fixed_dictionaries(
-                {"type": st.sampled_from(["number", "integer", "string", "boolean", "array", "object", "any",
-                                          "float", 3])},
-                optional={"default": json_values, "description": json_values,
-                          "items": json_values | st.just({"type": "number"}), "extra": json_values}) | json_values,
-                max_size=3) | json_values)
+            doc[key] = draw(
+                st.dictionaries(
+                    identifiers | st.text(max_size=4),
+                    st.fixed_dictionaries(
+                        {
+                            "type": st.sampled_from(
+                                ["number", "integer", "string", "boolean", "array", "object", "any", "float", 3]
+                            )
+                        },
+                        optional={
+                            "default": json_values,
+                            "description": json_values,
+                            "items": json_values | st.just({"type": "number"}),
+                            "extra": json_values,
+                        },
+                    )
+                    | json_values,
+                    max_size=3,
+                )
+                | json_values
+            )
         elif key == "tables":
-            doc[key] = draw(st.dictionaries(identifiers, st.fixed_dictionaries(
-                {"type": st.sampled_from(["number", "string", "object", "nope"])},
-                optional={"description": json_values}) | json_values, max_size=2) | json_values)
+            doc[key] = draw(
+                st.dictionaries(
+                    identifiers,
+                    st.fixed_dictionaries(
+                        {"type": st.sampled_from(["number", "string", "object", "nope"])},
+                        optional={"description": json_values},
+                    )
+                    | json_values,
+                    max_size=2,
+                )
+                | json_values
+            )
         elif key == "name":
             doc[key] = draw(tool_names | json_values)
         elif key == "riskLevel":

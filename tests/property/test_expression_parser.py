@@ -10,16 +10,67 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolkiln.syntax.builder import ParseContext, parse_expression_with_lark
+from toolkiln.ast.spans import LineIndex
+from toolkiln.syntax.builder import parse_expression_with_lark
 from toolkiln.syntax.expression_parser import try_parse_expression
-from toolkiln.syntax.spans import LineIndex
+from toolkiln.syntax.expressions import ParseContext
 
-NAMES = ["x", "y", "total", "f", "round", "_a1", "in", "not", "if", "else", "for", "and", "or",
-         "true", "false", "null", "table", "default", "format", "call", "return", "tool"]
+NAMES = [
+    "x",
+    "y",
+    "total",
+    "f",
+    "round",
+    "_a1",
+    "in",
+    "not",
+    "if",
+    "else",
+    "for",
+    "and",
+    "or",
+    "true",
+    "false",
+    "null",
+    "table",
+    "default",
+    "format",
+    "call",
+    "return",
+    "tool",
+]
 NUMBERS = ["0", "1", "2.50", "007", "1e3", "2.5E-2", "١٢", "1" * 101, "0.9"]
 STRINGS = ['"a"', "'b'", '""', '"\\n"', '"\\q"', '"\\u0041"', "'it\\'s'", '"#"', '"{{x}}"']
-OPERATORS = ["+", "-", "*", "/", "%", "**", "==", "!=", "<", "<=", ">", ">=", "(", ")", "[", "]",
-             ",", ".", "=", "!", "^", "&&", "#", "?", ";", "{", "}", "not in"]
+OPERATORS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "**",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ".",
+    "=",
+    "!",
+    "^",
+    "&&",
+    "#",
+    "?",
+    ";",
+    "{",
+    "}",
+    "not in",
+]
 SPACES = st.sampled_from(["", " ", "  ", "\t", "\f", "\n", "\r\n"])
 
 
@@ -38,13 +89,30 @@ def _wrap(draw, text: str) -> str:
 def expressions(draw, depth: int = 0) -> str:
     """Well-formed expressions of every construct (precedence is kept by parentheses only
     where the grammar needs them, so both the flat and the nested shapes appear)."""
-    leaves = st.sampled_from(["x", "y", "total", "1", "2.50", "0.9", "1e2", '"a"', "'b'", "true",
-                              "false", "null", "[]", "f()"])
+    leaves = st.sampled_from(
+        ["x", "y", "total", "1", "2.50", "0.9", "1e2", '"a"', "'b'", "true", "false", "null", "[]", "f()"]
+    )
     if depth > 3 or draw(st.integers(0, 3)) == 0:
         return _wrap(draw, draw(leaves))
     sub = expressions(depth + 1)
-    kind = draw(st.sampled_from(["binary", "unary", "not", "cond", "call", "list", "field", "index",
-                                 "comprehension", "generator", "compare", "power"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "binary",
+                "unary",
+                "not",
+                "cond",
+                "call",
+                "list",
+                "field",
+                "index",
+                "comprehension",
+                "generator",
+                "compare",
+                "power",
+            ]
+        )
+    )
     a, b, c = draw(sub), draw(sub), draw(sub)
     space = draw(SPACES.filter(lambda s: "\n" not in s and "\r" not in s))
     match kind:
@@ -81,10 +149,12 @@ def expressions(draw, depth: int = 0) -> str:
 def assert_agrees(text: str, base: int = 0) -> None:
     source = " " * base + text
     flat = text.replace("\r", " ").replace("\n", " ")
-    fast = try_parse_expression(flat, ParseContext(LineIndex(source), base, "steps[0].expression").span)
+    fast = try_parse_expression(
+        flat, ParseContext(LineIndex(source), base, "steps[0].expression", fallback=parse_expression_with_lark).span
+    )
     if fast is None:
         return
-    ctx = ParseContext(LineIndex(source), base, "steps[0].expression")
+    ctx = ParseContext(LineIndex(source), base, "steps[0].expression", fallback=parse_expression_with_lark)
     slow = parse_expression_with_lark(flat, ctx)
     assert ctx.diagnostics == [], (text, ctx.diagnostics)
     # repr, not ==: Decimal('2.50') == Decimal('2.5'), but the literal's digits must agree too
@@ -120,7 +190,11 @@ def test_token_soup_agrees(text: str) -> None:
 
 def test_it_accepts_the_common_shapes() -> None:
     """The fast path is taken for ordinary expressions (else it would only be slower)."""
-    for text in ["weight_kg * 2.50 + 5.00", "a if b > 1 else -c", "round(sum([x.y[0] for x in items]), 2)",
-                 "not (a and b) or c not in d"]:
-        ctx = ParseContext(LineIndex(text))
+    for text in [
+        "weight_kg * 2.50 + 5.00",
+        "a if b > 1 else -c",
+        "round(sum([x.y[0] for x in items]), 2)",
+        "not (a and b) or c not in d",
+    ]:
+        ctx = ParseContext(LineIndex(text), fallback=parse_expression_with_lark)
         assert try_parse_expression(text, ctx.span) is not None, text

@@ -28,7 +28,7 @@ from toolkiln.syntax.loader import parse_source
 # Programs are large inputs by design; generation time is not what these tests measure.
 LARGE_INPUTS = [HealthCheck.too_slow, HealthCheck.data_too_large]
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=LARGE_INPUTS)
-HANG_GUARD = 5.0    # seconds; a hang guard, not a benchmark
+HANG_GUARD = 5.0  # seconds; a hang guard, not a benchmark
 
 
 def assert_handled(source: Any) -> list[toolkiln.Diagnostic]:
@@ -65,12 +65,11 @@ def assert_handled(source: Any) -> list[toolkiln.Diagnostic]:
     if text is not None:
         # whatever parses, prints as text that parses back to the same program
         assert toolkiln.to_text(text) == text
-        assert S.strip_spans(parse_source(text).program.model_dump()) == \
-            S.strip_spans(parse_source(source).program.model_dump())
+        assert S.strip_spans(parse_source(text).program.model_dump()) == S.strip_spans(
+            parse_source(source).program.model_dump()
+        )
         assert toolkiln.to_json(text) == doc
     return diagnostics
-
-
 
 
 def codes_of(source: Any) -> list[str]:
@@ -121,6 +120,7 @@ def run_code(source: Any) -> str | None:
 
 # --- 1. any text ---------------------------------------------------------------------------
 
+
 @FUZZ
 @given(st.text())
 @example("\x00")
@@ -142,7 +142,7 @@ def test_token_soup_gives_diagnostics(text):
 
 @settings(max_examples=40, deadline=None)
 @given(S.deep_nesting())
-@example("return " + "**".join(["2"] * 40) + "\n")     # regression: compile time doubles per `**`
+@example("return " + "**".join(["2"] * 40) + "\n")  # regression: compile time doubles per `**`
 @example("return " + "-" * 150 + "1\n")
 @example("return " + "x" + "[0]" * 150 + "\n")
 def test_deep_nesting_gives_diagnostics(text):
@@ -159,11 +159,11 @@ def mutated_programs(draw) -> str:
         at = draw(st.integers(0, len(text) - 1))
         match draw(st.integers(0, 2)):
             case 0:
-                text = text[:at] + text[at + 1:]
+                text = text[:at] + text[at + 1 :]
             case 1:
                 text = text[:at] + draw(st.sampled_from(S.TOKENS)) + text[at:]
             case _:
-                text = text[:at] + draw(st.characters()) + text[at + 1:]
+                text = text[:at] + draw(st.characters()) + text[at + 1 :]
     return text
 
 
@@ -175,12 +175,19 @@ def test_mutated_programs_give_diagnostics(text):
 
 # --- 1. any JSON-like value ------------------------------------------------------------------
 
+
 @FUZZ
 @given(S.json_values)
-@example({"steps": [{"op": "return", "value": float("nan")}]})      # regression: pydantic error escapes
+@example({"steps": [{"op": "return", "value": float("nan")}]})  # regression: pydantic error escapes
 @example({"steps": [{"op": "return", "value": float("inf")}]})
-@example({"name": "t", "description": "", "parameters": {"x": {"type": "number", "default": float("nan")}},
-          "logic": {"steps": [{"op": "return", "value": "x"}]}})
+@example(
+    {
+        "name": "t",
+        "description": "",
+        "parameters": {"x": {"type": "number", "default": float("nan")}},
+        "logic": {"steps": [{"op": "return", "value": "x"}]},
+    }
+)
 def test_any_json_value_gives_diagnostics(value):
     assert_handled(value)
 
@@ -193,9 +200,9 @@ def test_program_like_dicts_give_diagnostics(doc):
 
 @FUZZ
 @given(st.one_of(S.json_values, S.program_like()).map(json.dumps))
-@example('{"steps": [{"op": "return", "value": NaN}]}')          # regression: pydantic error escapes
+@example('{"steps": [{"op": "return", "value": NaN}]}')  # regression: pydantic error escapes
 @example('{"steps": [{"op": "return", "value": -Infinity}]}')
-@example('{"steps": [{"op": "return", "value": ' + "1" * 5000 + "}]}")   # regression: ValueError escapes
+@example('{"steps": [{"op": "return", "value": ' + "1" * 5000 + "}]}")  # regression: ValueError escapes
 def test_any_json_text_gives_diagnostics(text):
     assert_handled(text)
 
@@ -207,7 +214,7 @@ def broken_json_texts(draw) -> str:
     at = draw(st.integers(0, len(text) - 1))
     if draw(st.booleans()):
         return text[:at]
-    return text[:at] + draw(st.sampled_from(list('{}[]",:\\') + ["\x00", "NaN", "1e999999"])) + text[at + 1:]
+    return text[:at] + draw(st.sampled_from(list('{}[]",:\\') + ["\x00", "NaN", "1e999999"])) + text[at + 1 :]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=LARGE_INPUTS)
@@ -217,13 +224,24 @@ def test_broken_json_text_gives_diagnostics(text):
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.one_of(st.integers(), st.floats(), st.lists(st.integers(), max_size=3), st.binary(max_size=20),
-                 st.tuples(st.integers()), st.sets(st.integers(), max_size=2), st.none(), st.booleans()))
+@given(
+    st.one_of(
+        st.integers(),
+        st.floats(),
+        st.lists(st.integers(), max_size=3),
+        st.binary(max_size=20),
+        st.tuples(st.integers()),
+        st.sets(st.integers(), max_size=2),
+        st.none(),
+        st.booleans(),
+    )
+)
 def test_other_python_values_give_diagnostics(value):
     assert_handled(value)
 
 
 # --- 9. bad input is fast and clean ------------------------------------------------------------
+
 
 def test_ten_thousand_nested_parentheses():
     # parentheses add no AST depth: either refused as too deep or simply the number 1
@@ -250,8 +268,9 @@ def test_source_over_the_size_limit_is_refused():
     assert timed(codes_of, "return " + "1+" * 600_000 + "1") == ["E0401"]
 
 
-@pytest.mark.parametrize("source", ["return 9**9**9", "return 10**100000", "return 2**1000",
-                                    "return 10**99 * 10", "return (10**50) ** 3"])
+@pytest.mark.parametrize(
+    "source", ["return 9**9**9", "return 10**100000", "return 2**1000", "return 10**99 * 10", "return (10**50) ** 3"]
+)
 def test_huge_powers_fail_with_a_code(source):
     assert timed(codes_of, source) == []
     assert timed(run_code, source) in {"E0506", "E0511"}
@@ -291,17 +310,20 @@ def test_regression_surrogate_pair_escape_is_one_character():
     assert toolkiln.compile(doc).run() == value
 
 
-@pytest.mark.parametrize("source, code", [
-    ("{not json", "E0105"),
-    ("{", "E0105"),
-    ('{"steps": [', "E0105"),
-    ('{"steps": []} trailing', "E0105"),
-    ("[1, 2]", "E0106"),
-    ("[]", "E0106"),
-    ('"just a string"', "E0101"),
-    ("5", "E0101"),
-    ("null", "E0101"),
-])
+@pytest.mark.parametrize(
+    "source, code",
+    [
+        ("{not json", "E0105"),
+        ("{", "E0105"),
+        ('{"steps": [', "E0105"),
+        ('{"steps": []} trailing', "E0105"),
+        ("[1, 2]", "E0106"),
+        ("[]", "E0106"),
+        ('"just a string"', "E0101"),
+        ("5", "E0101"),
+        ("null", "E0101"),
+    ],
+)
 def test_non_json_and_wrong_json_texts(source, code):
     assert code in timed(codes_of, source)
 

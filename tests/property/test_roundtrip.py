@@ -29,7 +29,6 @@ SLOW = settings(max_examples=40, deadline=None, suppress_health_check=LARGE_INPU
 # --- helpers --------------------------------------------------------------------------------
 
 
-
 def ast_of(source: Any) -> dict:
     parsed = parse_source(source)
     assert parsed.program is not None, [d.message for d in parsed.diagnostics]
@@ -51,11 +50,11 @@ def outcome(tool: toolkiln.Tool, args: dict) -> tuple:
 
 def sources(model: S.ProgramModel) -> dict[str, Any]:
     """The same program as a dict, as JSON text (bare integers and all-strings) and as text."""
-    return {"dict": model.json(), "json text": S.json_text(model.json(bare_ints=False), "  "),
-            "text": model.text()}
+    return {"dict": model.json(), "json text": S.json_text(model.json(bare_ints=False), "  "), "text": model.text()}
 
 
 # --- 2. generated programs are valid ---------------------------------------------------------
+
 
 @ROUNDTRIP
 @given(S.programs(comments=True))
@@ -65,10 +64,11 @@ def test_generated_programs_check_clean_in_every_form(model):
         tool = toolkiln.compile(source)
         if model.header is not None:
             assert tool.name == model.header.name
-            assert [p for p in tool.parameters["properties"]] == [p.name for p in model.header.params]
+            assert list(tool.parameters["properties"]) == [p.name for p in model.header.params]
 
 
 # --- 3. fmt is idempotent ------------------------------------------------------------------
+
 
 @ROUNDTRIP
 @given(S.programs(comments=True))
@@ -89,6 +89,7 @@ def test_fmt_keeps_every_comment_in_order(model):
 
 # --- 4. JSON -> text -> JSON and text -> JSON -> text ---------------------------------------
 
+
 @ROUNDTRIP
 @given(S.programs())
 def test_json_text_json_is_identity_on_canonical_json(model):
@@ -108,6 +109,7 @@ def test_text_json_text_is_identity_on_canonical_text(model):
 
 
 # --- 5. both front ends build the same program ------------------------------------------------
+
 
 @ROUNDTRIP
 @given(S.programs(comments=True))
@@ -131,6 +133,7 @@ def test_printing_keeps_the_ast(model):
 
 # --- printing keeps behaviour -------------------------------------------------------------
 
+
 @SLOW
 @given(S.programs(), st.data())
 def test_every_form_runs_the_same(model, data):
@@ -150,8 +153,15 @@ def test_every_form_runs_the_same(model, data):
 @given(S.programs(), st.data())
 def test_running_raises_only_run_errors(model, data):
     tool = toolkiln.compile(model.json())
-    weird = st.one_of(st.none(), st.booleans(), st.text(max_size=5), st.floats(), st.integers(),
-                      st.lists(st.integers(), max_size=3), st.decimals())
+    weird = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.text(max_size=5),
+        st.floats(),
+        st.integers(),
+        st.lists(st.integers(), max_size=3),
+        st.decimals(),
+    )
     names = list(tool.parameters["properties"]) + ["unknown"]
     args = data.draw(st.dictionaries(st.sampled_from(names), weird, max_size=len(names)))
     try:
@@ -168,9 +178,9 @@ odd_names = st.sampled_from(sorted(S.RESERVED | S.SOFT_KEYWORDS) + ["Tool", "X",
 
 @settings(max_examples=80, deadline=None)
 @given(target=odd_names, tool_name=st.none() | odd_names | S.tool_names)
-@example(target="lookup", tool_name=None)            # regression: text accepts, its JSON is rejected
-@example(target="x", tool_name="Price")              # regression: upper-case tool name
-@example(target="x", tool_name="and")                # regression: reserved word as tool name
+@example(target="lookup", tool_name=None)  # regression: text accepts, its JSON is rejected
+@example(target="x", tool_name="Price")  # regression: upper-case tool name
+@example(target="x", tool_name="and")  # regression: reserved word as tool name
 def test_what_compiles_from_text_compiles_from_its_json(target, tool_name):
     body = f"{target} = 1\nreturn {target}\n"
     text = body if tool_name is None else f'tool {tool_name}()\ndescription ""\n{{\n{body}}}\n'
@@ -182,18 +192,22 @@ def test_what_compiles_from_text_compiles_from_its_json(target, tool_name):
 
 def exact_decimals(max_digits: int = 40, exponents: tuple[int, int] = (-40, 5)) -> st.SearchStrategy[Decimal]:
     """Finite decimals built from sign, digits and exponent (they shrink well)."""
-    return st.builds(lambda sign, digits, exponent: Decimal(f"{sign}{digits}E{exponent}"),
-                     st.sampled_from(["", "-"]), st.integers(0, 10**max_digits - 1), st.integers(*exponents))
+    return st.builds(
+        lambda sign, digits, exponent: Decimal(f"{sign}{digits}E{exponent}"),
+        st.sampled_from(["", "-"]),
+        st.integers(0, 10**max_digits - 1),
+        st.integers(*exponents),
+    )
 
 
-json_numbers = st.one_of(st.integers(min_value=-10**300, max_value=10**300), exact_decimals())
+json_numbers = st.one_of(st.integers(min_value=-(10**300), max_value=10**300), exact_decimals())
 
 
 @settings(max_examples=80, deadline=None)
 @given(json_numbers)
-@example(10**200)                       # regression: accepted from JSON, E0403 from its text
+@example(10**200)  # regression: accepted from JSON, E0403 from its text
 @example(Decimal("1E+400"))
-@example(Decimal("-12345678901234567890123456789"))   # regression: its text rounds to 28 digits
+@example(Decimal("-12345678901234567890123456789"))  # regression: its text rounds to 28 digits
 def test_what_compiles_from_json_compiles_from_its_text(number):
     doc = {"steps": [{"op": "math", "expression": number, "output": "n"}, {"op": "return", "value": "n"}]}
     if errors(doc):
@@ -206,7 +220,7 @@ def test_what_compiles_from_json_compiles_from_its_text(number):
 
 @settings(max_examples=80, deadline=None)
 @given(exact_decimals())
-@example(Decimal("-12345678901234567890123456789"))   # regression: `-` rounds, the literal did not
+@example(Decimal("-12345678901234567890123456789"))  # regression: `-` rounds, the literal did not
 def test_number_literals_are_exact_in_the_text_dsl(number):
     """A literal means exactly what it says, whatever its sign (up to the 100-digit limit)."""
     source = f"return {number}"
@@ -217,9 +231,10 @@ def test_number_literals_are_exact_in_the_text_dsl(number):
 
 # --- parameter defaults survive the JSON form ------------------------------------------------
 
+
 @settings(max_examples=80, deadline=None)
 @given(exact_decimals(max_digits=30, exponents=(-30, 5)).map(abs))
-@example(Decimal("0.12345678901234567891"))   # regression: to_json writes defaults as floats
+@example(Decimal("0.12345678901234567891"))  # regression: to_json writes defaults as floats
 @example(Decimal("12345678901234567.5"))
 def test_parameter_defaults_survive_the_json_form(default):
     text = f'tool f(x: number = {default})\ndescription ""\n{{\n  return x\n}}\n'
@@ -233,13 +248,18 @@ def test_parameter_defaults_survive_the_json_form(default):
 def test_regression_negative_default_same_ast_from_both_front_ends():
     """JSON `"default": -5` is NumberLit(-5); text `= -5` is Unary("-", NumberLit(5))."""
     text = 'tool f(x: number = -5)\ndescription ""\n{\n  return x\n}\n'
-    doc = {"name": "f", "description": "", "parameters": {"x": {"type": "number", "default": -5}},
-           "logic": {"steps": [{"op": "return", "value": "x"}]}}
+    doc = {
+        "name": "f",
+        "description": "",
+        "parameters": {"x": {"type": "number", "default": -5}},
+        "logic": {"steps": [{"op": "return", "value": "x"}]},
+    }
     assert toolkiln.to_json(text) == toolkiln.to_json(doc)
     assert ast_of(text) == ast_of(doc)
 
 
 # --- template text: a literal `{{` written with escapes ----------------------------------------
+
 
 def escape_braces(text: str) -> str:
     """A text-DSL string body for `text`, with every `{` written as \\u007b."""
@@ -248,7 +268,7 @@ def escape_braces(text: str) -> str:
 
 @settings(max_examples=80, deadline=None)
 @given(st.text(alphabet=st.sampled_from("{}ab :x"), max_size=12))
-@example("{{x}}")        # regression: prints as a hole, so to_text changes the program
+@example("{{x}}")  # regression: prints as a hole, so to_text changes the program
 @example("{{")
 def test_template_text_with_escaped_braces_round_trips(literal):
     text = f'message = format "{escape_braces(literal)}"\nreturn message\n'
@@ -258,4 +278,3 @@ def test_template_text_with_escaped_braces_round_trips(literal):
     assert errors(printed) == [], printed
     assert toolkiln.compile(printed).run() == literal
     assert ast_of(printed) == ast_of(text)
-

@@ -5,10 +5,11 @@ import pytest
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
+from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.ast.visitor import _CHILDREN, walk
+from toolkiln.syntax.builder import parse_expression_with_lark
 from toolkiln.syntax.expression_parser import try_parse_expression
 from toolkiln.syntax.expressions import ParseContext
-from toolkiln.syntax.spans import LineIndex, Span
 
 
 def test_every_node_type_has_children_in_the_visitor():
@@ -18,7 +19,7 @@ def test_every_node_type_has_children_in_the_visitor():
 
 def test_walk_visits_parents_before_children_in_source_order():
     text = "f(a, b.c) + [x for x in y if x]"
-    expr = try_parse_expression(text, ParseContext(LineIndex(text)).span)
+    expr = try_parse_expression(text, ParseContext(LineIndex(text), fallback=parse_expression_with_lark).span)
     names = [node.name if isinstance(node, n.Name) else type(node).__name__ for node in walk(expr)]
     assert names == ["Binary", "Call", "a", "Field_", "b", "Comprehension", "y", "x", "x"]
 

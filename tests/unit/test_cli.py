@@ -11,8 +11,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def toolkiln(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "toolkiln", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "toolkiln", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60
+    )
 
 
 def test_run_prints_the_result_as_json():
@@ -34,8 +35,16 @@ def test_run_with_csv_and_json_tables(tmp_path):
     source.write_text("a = lookup zones[zone]\nb = lookup extra[zone] default 0\nreturn a + b\n")
     (tmp_path / "zones.csv").write_text("zone,rate\nnorth,4.50\nsouth,7\n")
     (tmp_path / "extra.json").write_text('{"extra": {"north": 0.5}}')
-    result = toolkiln("run", source, "--args", '{"zone": "north"}', "--tables", tmp_path / "zones.csv",
-                      "--tables", tmp_path / "extra.json")
+    result = toolkiln(
+        "run",
+        source,
+        "--args",
+        '{"zone": "north"}',
+        "--tables",
+        tmp_path / "zones.csv",
+        "--tables",
+        tmp_path / "extra.json",
+    )
     assert (result.returncode, result.stdout) == (0, "5\n")
 
 
@@ -96,7 +105,9 @@ def test_check_folder_takes_workflow_files_too(tmp_path):
     (tmp_path / "flow.wf").write_text('workflow w\ndescription "d"\non manual\nset a { x = nope.y }\n')
     result = toolkiln("check", tmp_path, "--format", "json")
     assert result.returncode == 1
-    assert [(d["code"], Path(d["file"]).name, d["line"]) for d in json.loads(result.stdout)] == [("E0702", "flow.wf", 4)]
+    assert [(d["code"], Path(d["file"]).name, d["line"]) for d in json.loads(result.stdout)] == [
+        ("E0702", "flow.wf", 4)
+    ]
 
 
 def test_fmt_folder_formats_workflow_files_and_leaves_n8n_exports_alone(tmp_path):

@@ -45,8 +45,9 @@ def run_error(tool: toolkiln.Tool, args: dict, **kwargs) -> RunError:
 
 
 def cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "toolkiln", *argv], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "toolkiln", *argv], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
 
 
 def cli_run(path: Path, args: dict, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -54,6 +55,7 @@ def cli_run(path: Path, args: dict, *extra: str) -> subprocess.CompletedProcess[
 
 
 # --- every example --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("path", ALL_EXAMPLES, ids=lambda p: p.name)
 def test_example_compiles_without_diagnostics(path: Path) -> None:
@@ -86,6 +88,7 @@ def test_cli_fmt_check_finds_nothing_to_change() -> None:
 
 
 # --- invoice_total ----------------------------------------------------------------------------
+
 
 def reference_invoice(items: list[dict], tax_rate: str | Decimal = "0") -> Decimal:
     subtotal = sum((Decimal(str(i["price"])) * Decimal(str(i["qty"])) for i in items), Decimal(0))
@@ -120,14 +123,17 @@ def test_invoice_tax_rate_defaults_to_zero(invoice: toolkiln.Tool) -> None:
     assert invoice.run({"items": [{"price": 12.5, "qty": 4}]}) == Decimal("50")
 
 
-@pytest.mark.parametrize(("price", "expected"), [
-    ("499.99", "499.99"),     # just under the first tier: no discount
-    ("500", "475.00"),        # 500 * 0.95
-    ("500.01", "475.01"),     # 475.0095 -> 475.01
-    ("999.99", "949.99"),     # 949.9905 -> 949.99
-    ("1000", "900.00"),       # 1000 * 0.90
-    ("1000.01", "900.01"),    # 900.009 -> 900.01
-])
+@pytest.mark.parametrize(
+    ("price", "expected"),
+    [
+        ("499.99", "499.99"),  # just under the first tier: no discount
+        ("500", "475.00"),  # 500 * 0.95
+        ("500.01", "475.01"),  # 475.0095 -> 475.01
+        ("999.99", "949.99"),  # 949.9905 -> 949.99
+        ("1000", "900.00"),  # 1000 * 0.90
+        ("1000.01", "900.01"),  # 900.009 -> 900.01
+    ],
+)
 def test_invoice_discount_tier_boundaries(invoice: toolkiln.Tool, price: str, expected: str) -> None:
     items = [{"price": Decimal(price), "qty": 1}]
     assert invoice.run({"items": items}) == Decimal(expected)
@@ -162,11 +168,11 @@ def test_invoice_many_lines_match_reference(invoice: toolkiln.Tool) -> None:
 
 
 def test_invoice_bad_items(invoice: toolkiln.Tool) -> None:
-    assert run_error(invoice, {"items": [{"price": 10}]}).code == "E0510"          # no qty
+    assert run_error(invoice, {"items": [{"price": 10}]}).code == "E0510"  # no qty
     assert run_error(invoice, {"items": [{"price": "10", "qty": 1}]}).code == "E0509"
-    assert run_error(invoice, {"items": [1, 2]}).code == "E0508"                   # not objects
+    assert run_error(invoice, {"items": [1, 2]}).code == "E0508"  # not objects
     assert run_error(invoice, {"items": "10 x 2"}).code == "E0508"
-    assert run_error(invoice, {}).code == "E0508"                                  # missing items
+    assert run_error(invoice, {}).code == "E0508"  # missing items
 
 
 def test_invoice_cli() -> None:
@@ -179,8 +185,10 @@ def test_invoice_cli() -> None:
 
 # --- late_fee ---------------------------------------------------------------------------------
 
-def reference_late_fee(days: int, amount: str, grace: int = 5, daily: str = "0.001",
-                       min_fee: str = "15", cap_rate: str = "0.1") -> Decimal:
+
+def reference_late_fee(
+    days: int, amount: str, grace: int = 5, daily: str = "0.001", min_fee: str = "15", cap_rate: str = "0.1"
+) -> Decimal:
     if days <= grace:
         return Decimal(0)
     fee = Decimal(amount) * Decimal(daily) * (days - grace)
@@ -199,18 +207,21 @@ def test_late_fee_is_zero_within_grace(late_fee: toolkiln.Tool, days: int) -> No
     assert late_fee.run({"days_overdue": days, "amount": 1200}) == Decimal(0)
 
 
-@pytest.mark.parametrize(("days", "amount", "expected"), [
-    (6, 1000, "15.00"),        # 1 day: 1000 * 0.001 * 1 = 1, raised to the 15 minimum
-    (6, 100, "10.00"),         # minimum 15, but the cap is 10% of 100 = 10: the cap wins
-    (20, 1000, "15.00"),       # 15 days * 1.00 = 15: exactly the minimum
-    (21, 1000, "16.00"),       # 16 days * 1.00
-    (30, 1200, "30.00"),       # 25 days * 1.20
-    (30, "1234.56", "30.86"),  # 25 * 1.23456 = 30.864
-    (105, 1000, "100.00"),     # 100 days * 1.00 = 100 = exactly the cap
-    (106, 1000, "100.00"),     # 101 -> capped at 100
-    (10_000, 1200, "120.00"),  # far past: capped at 10% of 1200
-    (50, "333.33", "15.00"),   # 45 * 0.33333 = 14.99985 -> minimum 15
-])
+@pytest.mark.parametrize(
+    ("days", "amount", "expected"),
+    [
+        (6, 1000, "15.00"),  # 1 day: 1000 * 0.001 * 1 = 1, raised to the 15 minimum
+        (6, 100, "10.00"),  # minimum 15, but the cap is 10% of 100 = 10: the cap wins
+        (20, 1000, "15.00"),  # 15 days * 1.00 = 15: exactly the minimum
+        (21, 1000, "16.00"),  # 16 days * 1.00
+        (30, 1200, "30.00"),  # 25 days * 1.20
+        (30, "1234.56", "30.86"),  # 25 * 1.23456 = 30.864
+        (105, 1000, "100.00"),  # 100 days * 1.00 = 100 = exactly the cap
+        (106, 1000, "100.00"),  # 101 -> capped at 100
+        (10_000, 1200, "120.00"),  # far past: capped at 10% of 1200
+        (50, "333.33", "15.00"),  # 45 * 0.33333 = 14.99985 -> minimum 15
+    ],
+)
 def test_late_fee_rate_minimum_and_cap(late_fee: toolkiln.Tool, days: int, amount, expected: str) -> None:
     amount = Decimal(str(amount))
     assert late_fee.run({"days_overdue": days, "amount": amount}) == Decimal(expected)
@@ -218,13 +229,19 @@ def test_late_fee_rate_minimum_and_cap(late_fee: toolkiln.Tool, days: int, amoun
 
 
 def test_late_fee_custom_terms(late_fee: toolkiln.Tool) -> None:
-    args = {"days_overdue": 10, "amount": 5000, "grace_days": 0, "daily_rate": 0.0015,
-            "min_fee": 0, "max_fee_rate": 0.05}
+    args = {
+        "days_overdue": 10,
+        "amount": 5000,
+        "grace_days": 0,
+        "daily_rate": 0.0015,
+        "min_fee": 0,
+        "max_fee_rate": 0.05,
+    }
     # 10 days * 5000 * 0.0015 = 75; cap 250
     assert late_fee.run(args) == Decimal("75.00")
-    assert late_fee.run({**args, "days_overdue": 0}) == Decimal(0)           # grace 0: day 0 is free
-    assert late_fee.run({**args, "days_overdue": 1}) == Decimal("7.50")      # 5000 * 0.0015
-    assert late_fee.run({**args, "days_overdue": 40}) == Decimal("250.00")   # 300 -> cap 250
+    assert late_fee.run({**args, "days_overdue": 0}) == Decimal(0)  # grace 0: day 0 is free
+    assert late_fee.run({**args, "days_overdue": 1}) == Decimal("7.50")  # 5000 * 0.0015
+    assert late_fee.run({**args, "days_overdue": 40}) == Decimal("250.00")  # 300 -> cap 250
     assert late_fee.run({**args, "days_overdue": 14, "grace_days": 14}) == Decimal(0)
     assert late_fee.run({**args, "days_overdue": 15, "grace_days": 14}) == Decimal("7.50")
 
@@ -232,8 +249,9 @@ def test_late_fee_custom_terms(late_fee: toolkiln.Tool) -> None:
 def test_late_fee_matches_reference_on_a_grid(late_fee: toolkiln.Tool) -> None:
     for days in range(-2, 160, 7):
         for amount in ("49.99", "100", "250.50", "999.99", "15000"):
-            assert late_fee.run({"days_overdue": days, "amount": Decimal(amount)}) == \
-                reference_late_fee(days, amount), (days, amount)
+            assert late_fee.run({"days_overdue": days, "amount": Decimal(amount)}) == reference_late_fee(
+                days, amount
+            ), (days, amount)
 
 
 def test_late_fee_days_must_be_whole(late_fee: toolkiln.Tool) -> None:
@@ -264,13 +282,20 @@ def test_integer_parameter_takes_a_whole_number_default() -> None:
 
 # --- lead_score -------------------------------------------------------------------------------
 
+
 def read_weights() -> dict[str, Decimal]:
     with INDUSTRY_WEIGHTS.open(newline="", encoding="utf-8") as handle:
         return {row["industry"]: Decimal(row["weight"]) for row in csv.DictReader(handle)}
 
 
-def reference_lead_score(company_size: int, budget: int, industry: str, days_since_engagement: int,
-                         source: str, is_decision_maker: bool = False) -> Decimal:
+def reference_lead_score(
+    company_size: int,
+    budget: int,
+    industry: str,
+    days_since_engagement: int,
+    source: str,
+    is_decision_maker: bool = False,
+) -> Decimal:
     if industry in ("gambling", "tobacco", "weapons"):
         return Decimal(0)
     size_points = next((p for floor, p in ((1000, 25), (200, 18), (50, 10), (10, 4)) if company_size >= floor), 0)
@@ -278,8 +303,14 @@ def reference_lead_score(company_size: int, budget: int, industry: str, days_sin
     days = days_since_engagement
     engagement = 15 if days <= 7 else 8 if days <= 30 else -10 if days > 90 else 0
     source_points = {"referral": 20, "demo_request": 20, "webinar": 10, "cold_list": -5}.get(source, 0)
-    score = (size_points + budget_points + read_weights().get(industry, Decimal(0)) + engagement
-             + source_points + (10 if is_decision_maker else 0))
+    score = (
+        size_points
+        + budget_points
+        + read_weights().get(industry, Decimal(0))
+        + engagement
+        + source_points
+        + (10 if is_decision_maker else 0)
+    )
     return min(max(Decimal(score), Decimal(0)), Decimal(100))
 
 
@@ -288,8 +319,13 @@ def lead_score() -> toolkiln.Tool:
     return toolkiln.compile(LEAD_SCORE, tables=toolkiln.load_table_file(INDUSTRY_WEIGHTS))
 
 
-BASE_LEAD = {"company_size": 250, "budget": 30_000, "industry": "software",
-             "days_since_engagement": 3, "source": "referral"}
+BASE_LEAD = {
+    "company_size": 250,
+    "budget": 30_000,
+    "industry": "software",
+    "days_since_engagement": 3,
+    "source": "referral",
+}
 
 
 def test_lead_score_typical_lead(lead_score: toolkiln.Tool) -> None:
@@ -300,15 +336,26 @@ def test_lead_score_typical_lead(lead_score: toolkiln.Tool) -> None:
 
 def test_lead_score_clamps_at_100(lead_score: toolkiln.Tool) -> None:
     # 25 + 25 + 20 + 15 + 20 + 10 = 115 -> 100
-    lead = {"company_size": 5000, "budget": 500_000, "industry": "software", "days_since_engagement": 0,
-            "source": "demo_request", "is_decision_maker": True}
+    lead = {
+        "company_size": 5000,
+        "budget": 500_000,
+        "industry": "software",
+        "days_since_engagement": 0,
+        "source": "demo_request",
+        "is_decision_maker": True,
+    }
     assert lead_score.run(lead) == Decimal(100)
 
 
 def test_lead_score_clamps_at_0(lead_score: toolkiln.Tool) -> None:
     # size 3 -> 0, budget 1,000 -> 0, unknown industry 0, 200 days -> -10, cold list -5 = -15 -> 0
-    lead = {"company_size": 3, "budget": 1000, "industry": "agriculture", "days_since_engagement": 200,
-            "source": "cold_list"}
+    lead = {
+        "company_size": 3,
+        "budget": 1000,
+        "industry": "agriculture",
+        "days_since_engagement": 200,
+        "source": "cold_list",
+    }
     assert lead_score.run(lead) == Decimal(0)
 
 
@@ -318,40 +365,53 @@ def test_lead_score_excluded_industries_score_0(lead_score: toolkiln.Tool, indus
     assert lead_score.run(lead) == Decimal(0)
 
 
-@pytest.mark.parametrize(("size", "points"), [
-    (0, 0), (9, 0), (10, 4), (49, 4), (50, 10), (199, 10), (200, 18), (999, 18), (1000, 25), (100_000, 25)])
+@pytest.mark.parametrize(
+    ("size", "points"),
+    [(0, 0), (9, 0), (10, 4), (49, 4), (50, 10), (199, 10), (200, 18), (999, 18), (1000, 25), (100_000, 25)],
+)
 def test_lead_score_company_size_tiers(lead_score: toolkiln.Tool, size: int, points: int) -> None:
     # with a neutral rest: budget 0, unknown industry, 60 days, organic source -> only size counts
-    lead = {"company_size": size, "budget": 0, "industry": "other", "days_since_engagement": 60,
-            "source": "organic"}
+    lead = {"company_size": size, "budget": 0, "industry": "other", "days_since_engagement": 60, "source": "organic"}
     assert lead_score.run(lead) == Decimal(points)
 
 
-@pytest.mark.parametrize(("budget", "points"), [
-    (0, 0), (4999.99, 0), (5000, 5), (24_999, 5), (25_000, 15), (99_999.99, 15), (100_000, 25)])
+@pytest.mark.parametrize(
+    ("budget", "points"), [(0, 0), (4999.99, 0), (5000, 5), (24_999, 5), (25_000, 15), (99_999.99, 15), (100_000, 25)]
+)
 def test_lead_score_budget_tiers(lead_score: toolkiln.Tool, budget, points: int) -> None:
-    lead = {"company_size": 1, "budget": budget, "industry": "other", "days_since_engagement": 60,
-            "source": "organic"}
+    lead = {"company_size": 1, "budget": budget, "industry": "other", "days_since_engagement": 60, "source": "organic"}
     assert lead_score.run(lead) == Decimal(points)
 
 
-@pytest.mark.parametrize(("days", "points"), [
-    (0, 15), (7, 15), (8, 8), (30, 8), (31, 0), (90, 0), (91, -10)])
+@pytest.mark.parametrize(("days", "points"), [(0, 15), (7, 15), (8, 8), (30, 8), (31, 0), (90, 0), (91, -10)])
 def test_lead_score_engagement_recency(lead_score: toolkiln.Tool, days: int, points: int) -> None:
     # base without engagement: 18 + 15 + 20 + 20 = 73
     assert lead_score.run({**BASE_LEAD, "days_since_engagement": days}) == Decimal(73 + points)
 
 
-@pytest.mark.parametrize(("source", "points"), [
-    ("referral", 20), ("demo_request", 20), ("webinar", 10), ("organic", 0), ("paid_ads", 0), ("cold_list", -5)])
+@pytest.mark.parametrize(
+    ("source", "points"),
+    [("referral", 20), ("demo_request", 20), ("webinar", 10), ("organic", 0), ("paid_ads", 0), ("cold_list", -5)],
+)
 def test_lead_score_sources(lead_score: toolkiln.Tool, source: str, points: int) -> None:
     # base without source: 18 + 15 + 20 + 15 = 68
     assert lead_score.run({**BASE_LEAD, "source": source}) == Decimal(68 + points)
 
 
-@pytest.mark.parametrize(("industry", "points"), [
-    ("software", 20), ("fintech", 18), ("healthcare", 15), ("manufacturing", 12), ("logistics", 10),
-    ("retail", 8), ("education", 5), ("agriculture", 0), ("Software", 0)])
+@pytest.mark.parametrize(
+    ("industry", "points"),
+    [
+        ("software", 20),
+        ("fintech", 18),
+        ("healthcare", 15),
+        ("manufacturing", 12),
+        ("logistics", 10),
+        ("retail", 8),
+        ("education", 5),
+        ("agriculture", 0),
+        ("Software", 0),
+    ],
+)
 def test_lead_score_industry_weights_from_csv(lead_score: toolkiln.Tool, industry: str, points: int) -> None:
     # base without industry: 18 + 15 + 15 + 20 = 68; unknown (and wrongly cased) industries get 0
     assert lead_score.run({**BASE_LEAD, "industry": industry}) == Decimal(68 + points)
@@ -368,8 +428,14 @@ def test_lead_score_matches_reference_on_a_grid(lead_score: toolkiln.Tool) -> No
             for industry in ("fintech", "retail", "mining", "tobacco"):
                 for days in (2, 20, 60, 120):
                     for source in ("webinar", "cold_list"):
-                        lead = {"company_size": size, "budget": budget, "industry": industry,
-                                "days_since_engagement": days, "source": source, "is_decision_maker": size > 100}
+                        lead = {
+                            "company_size": size,
+                            "budget": budget,
+                            "industry": industry,
+                            "days_since_engagement": days,
+                            "source": source,
+                            "is_decision_maker": size > 100,
+                        }
                         assert lead_score.run(lead) == reference_lead_score(**lead), lead
 
 
@@ -391,6 +457,7 @@ def test_lead_score_cli() -> None:
 
 # --- customer_message -------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def message() -> toolkiln.Tool:
     return toolkiln.compile(MESSAGE)
@@ -401,8 +468,7 @@ ORDER = {"customer_name": "Ada", "order_id": "A-1001", "amount": 1234.5}
 
 def test_message_shipped_with_tracking(message: toolkiln.Tool) -> None:
     result = message.run({**ORDER, "status": "shipped", "tracking_code": "1Z999AA10123456784"})
-    assert result == ("Hi Ada, your order #A-1001 (1234.50 EUR) has shipped. "
-                      "Tracking code: 1Z999AA10123456784.")
+    assert result == ("Hi Ada, your order #A-1001 (1234.50 EUR) has shipped. Tracking code: 1Z999AA10123456784.")
 
 
 def test_message_shipped_without_tracking(message: toolkiln.Tool) -> None:
@@ -412,46 +478,56 @@ def test_message_shipped_without_tracking(message: toolkiln.Tool) -> None:
 
 
 def test_message_delivered(message: toolkiln.Tool) -> None:
-    assert message.run({**ORDER, "status": "delivered"}) == \
-        "Hi Ada, your order #A-1001 has been delivered. Thank you for shopping with us!"
+    assert (
+        message.run({**ORDER, "status": "delivered"})
+        == "Hi Ada, your order #A-1001 has been delivered. Thank you for shopping with us!"
+    )
 
 
 def test_message_cancelled(message: toolkiln.Tool) -> None:
-    assert message.run({**ORDER, "status": "cancelled", "currency": "USD"}) == \
-        "Hi Ada, your order #A-1001 was cancelled. A refund of 1234.50 USD is on its way."
+    assert (
+        message.run({**ORDER, "status": "cancelled", "currency": "USD"})
+        == "Hi Ada, your order #A-1001 was cancelled. A refund of 1234.50 USD is on its way."
+    )
 
 
 @pytest.mark.parametrize("status", ["pending", "processing", "", "canceled"])
 def test_message_any_other_status_is_acknowledged(message: toolkiln.Tool, status: str) -> None:
-    assert message.run({**ORDER, "status": status}) == \
-        "Hi Ada, we have received your order #A-1001 (1234.50 EUR) and are preparing it."
+    assert (
+        message.run({**ORDER, "status": status})
+        == "Hi Ada, we have received your order #A-1001 (1234.50 EUR) and are preparing it."
+    )
 
 
 def test_message_normalises_status_and_name(message: toolkiln.Tool) -> None:
-    result = message.run({**ORDER, "customer_name": "  Grace ", "status": "  SHIPPED\n",
-                          "tracking_code": " TRK-1 "})
+    result = message.run({**ORDER, "customer_name": "  Grace ", "status": "  SHIPPED\n", "tracking_code": " TRK-1 "})
     assert result == "Hi Grace, your order #A-1001 (1234.50 EUR) has shipped. Tracking code: TRK-1."
     assert message.run({**ORDER, "status": "Delivered"}).endswith("has been delivered. Thank you for shopping with us!")
 
 
-@pytest.mark.parametrize(("amount", "shown"), [
-    (0, "0.00"),
-    (19.9, "19.90"),
-    (10.005, "10.01"),              # half up, on the exact decimal 10.005
-    (2.675, "2.68"),                # float 2.675 means 2.675 here; Python's f"{2.675:.2f}" gives 2.67
-    (Decimal("99.994"), "99.99"),
-    (1_000_000, "1000000.00"),      # `.2f` has no thousands separator
-])
+@pytest.mark.parametrize(
+    ("amount", "shown"),
+    [
+        (0, "0.00"),
+        (19.9, "19.90"),
+        (10.005, "10.01"),  # half up, on the exact decimal 10.005
+        (2.675, "2.68"),  # float 2.675 means 2.675 here; Python's f"{2.675:.2f}" gives 2.67
+        (Decimal("99.994"), "99.99"),
+        (1_000_000, "1000000.00"),  # `.2f` has no thousands separator
+    ],
+)
 def test_message_amount_has_two_decimals(message: toolkiln.Tool, amount, shown: str) -> None:
-    assert message.run({**ORDER, "amount": amount, "status": "cancelled"}) == \
-        f"Hi Ada, your order #A-1001 was cancelled. A refund of {shown} EUR is on its way."
+    assert (
+        message.run({**ORDER, "amount": amount, "status": "cancelled"})
+        == f"Hi Ada, your order #A-1001 was cancelled. A refund of {shown} EUR is on its way."
+    )
 
 
 def test_message_bad_arguments(message: toolkiln.Tool) -> None:
     assert run_error(message, {**ORDER, "amount": "12.00", "status": "shipped"}).code == "E0508"
     assert run_error(message, {**ORDER, "status": None}).code == "E0508"
     assert run_error(message, {**ORDER, "status": "shipped", "trackingcode": "X"}).code == "E0508"
-    assert run_error(message, ORDER).code == "E0508"                                  # no status
+    assert run_error(message, ORDER).code == "E0508"  # no status
 
 
 def test_message_cli() -> None:
@@ -465,6 +541,7 @@ def test_message_cli() -> None:
 
 # --- sales_commission (bare logic: parameters inferred) ----------------------------------------
 
+
 @pytest.fixture(scope="module")
 def commission() -> toolkiln.Tool:
     return toolkiln.compile(COMMISSION)
@@ -475,16 +552,19 @@ def test_commission_parameters_are_inferred_as_numbers(commission: toolkiln.Tool
     assert sorted(commission.parameters["required"]) == ["quota", "sales"]
 
 
-@pytest.mark.parametrize(("sales", "quota", "expected"), [
-    ("50000", "100000", "3000.00"),       # 50% of quota: 6%
-    ("99999.99", "100000", "5999.9994"),  # just under quota: 6% -> 5999.9994 rounds to 6000.00
-    ("100000", "100000", "10000.00"),     # exactly quota: 10%
-    ("119999.99", "100000", "11999.999"), # just under 120%: 10% -> 12000.00
-    ("120000", "100000", "14400.00"),     # exactly 120%: 12%
-    ("300000", "100000", "25000.00"),     # 36,000 capped at 25,000
-    ("40000", "0", "2400.00"),            # no quota: attainment 0, 6%
-    ("0", "50000", "0.00"),
-])
+@pytest.mark.parametrize(
+    ("sales", "quota", "expected"),
+    [
+        ("50000", "100000", "3000.00"),  # 50% of quota: 6%
+        ("99999.99", "100000", "5999.9994"),  # just under quota: 6% -> 5999.9994 rounds to 6000.00
+        ("100000", "100000", "10000.00"),  # exactly quota: 10%
+        ("119999.99", "100000", "11999.999"),  # just under 120%: 10% -> 12000.00
+        ("120000", "100000", "14400.00"),  # exactly 120%: 12%
+        ("300000", "100000", "25000.00"),  # 36,000 capped at 25,000
+        ("40000", "0", "2400.00"),  # no quota: attainment 0, 6%
+        ("0", "50000", "0.00"),
+    ],
+)
 def test_commission_rate_tiers_and_cap(commission: toolkiln.Tool, sales: str, quota: str, expected: str) -> None:
     assert commission.run({"sales": Decimal(sales), "quota": Decimal(quota)}) == cents(Decimal(expected))
 
@@ -499,12 +579,16 @@ def test_commission_cli() -> None:
 
 # --- shipping_cost (the original example) --------------------------------------------------
 
-@pytest.mark.parametrize(("weight", "expected"), [
-    (0, "5"),        # 0 * 2.5 + 5
-    (10, "30"),      # 10 * 2.5 + 5 = 30: not above 10 kg, no discount
-    (10.5, "28.125"),  # (26.25 + 5) * 0.9
-    (12, "31.5"),    # (30 + 5) * 0.9
-])
+
+@pytest.mark.parametrize(
+    ("weight", "expected"),
+    [
+        (0, "5"),  # 0 * 2.5 + 5
+        (10, "30"),  # 10 * 2.5 + 5 = 30: not above 10 kg, no discount
+        (10.5, "28.125"),  # (26.25 + 5) * 0.9
+        (12, "31.5"),  # (30 + 5) * 0.9
+    ],
+)
 def test_shipping_cost(weight, expected: str) -> None:
     assert toolkiln.compile(SHIPPING).run({"weight_kg": weight}) == Decimal(expected)
 

@@ -28,8 +28,13 @@ def test_step_op_of_a_json_container_is_an_unknown_op(op):
 
 
 def n8n_workflow(type_version) -> dict:
-    return {"name": "w", "connections": {}, "nodes": [
-        {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": type_version, "parameters": {}}]}
+    return {
+        "name": "w",
+        "connections": {},
+        "nodes": [
+            {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": type_version, "parameters": {}}
+        ],
+    }
 
 
 @pytest.mark.parametrize("type_version", [10**400, -(10**400)], ids=["huge", "huge-negative"])
@@ -40,15 +45,19 @@ def test_n8n_type_version_beyond_any_float_is_not_a_workflow(type_version):
     assert [d.code for d in raised.value.diagnostics] == ["E0724"]
 
 
-BIG = "9" * 5000        # int() refuses more than 4,300 digits
+BIG = "9" * 5000  # int() refuses more than 4,300 digits
 
 
-@pytest.mark.parametrize("header, step", [
-    ("on manual", f"wait pause {BIG} seconds"),
-    (f"on schedule every {BIG} minutes", "set s { a = 1 }"),
-    ("on manual", f'set s {{ a = 1 }}\nafter s[{BIG}] set t {{ b = 1 }}'),
-    ("on manual", f'set s {{ a = 1 }}\nafter s -> {BIG} set t {{ b = 1 }}'),
-], ids=["wait", "every", "output", "input"])
+@pytest.mark.parametrize(
+    "header, step",
+    [
+        ("on manual", f"wait pause {BIG} seconds"),
+        (f"on schedule every {BIG} minutes", "set s { a = 1 }"),
+        ("on manual", f"set s {{ a = 1 }}\nafter s[{BIG}] set t {{ b = 1 }}"),
+        ("on manual", f"set s {{ a = 1 }}\nafter s -> {BIG} set t {{ b = 1 }}"),
+    ],
+    ids=["wait", "every", "output", "input"],
+)
 def test_workflow_count_or_index_of_5000_digits_is_literal_too_large(header, step):
     source = f'workflow w\ndescription "d"\n{header}\n{step}\n'
     assert "E0403" in [d.code for d in toolkiln.check_workflow(source)]
@@ -57,15 +66,17 @@ def test_workflow_count_or_index_of_5000_digits_is_literal_too_large(header, ste
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e999"])
 def test_workflow_node_parameters_refuse_what_json_cannot_hold(value):
     """Python's json reads these; the n8n workflow JSON written from them would not parse."""
-    source = f'workflow w\ndescription "d"\non manual\nnode "X" type "n8n-nodes-acme.thing" version 1 {{"a": {value}}}\n'
-    assert [(d.code, d.hint) for d in toolkiln.check_workflow(source)] == [("E0105", None)]   # quotes are not it
+    source = (
+        f'workflow w\ndescription "d"\non manual\nnode "X" type "n8n-nodes-acme.thing" version 1 {{"a": {value}}}\n'
+    )
+    assert [(d.code, d.hint) for d in toolkiln.check_workflow(source)] == [("E0105", None)]  # quotes are not it
 
 
-LONE = "\\ud800"        # a JSON escape of half a surrogate pair: json.loads gives "\ud800", no character
+LONE = "\\ud800"  # a JSON escape of half a surrogate pair: json.loads gives "\ud800", no character
 
 
 def test_tool_json_with_a_lone_surrogate_is_invalid_escape(tmp_path, capsys):
-    source = '{"name": "t", "description": "%s", "logic": {"steps": [{"op": "return", "value": "1"}]}}' % LONE
+    source = f'{{"name": "t", "description": "{LONE}", "logic": {{"steps": [{{"op": "return", "value": "1"}}]}}}}'
     assert codes_of(source) == ["E0103"]
     assert codes_of({"steps": [{"op": "return", "value": '"\ud800"'}]}) == ["E0103"]
     tool = tmp_path / "t.json"
@@ -85,8 +96,9 @@ def test_n8n_export_with_a_lone_surrogate_is_not_a_workflow(tmp_path, capsys):
 
 def test_workflow_node_json_with_a_lone_surrogate_is_invalid_json(tmp_path, capsys):
     source = tmp_path / "w.wf"
-    source.write_text(f'workflow w\ndescription "d"\non manual\nnode "X" type "n8n-nodes-acme.thing" version 1 '
-                      f'{{"a": "{LONE}"}}\n')
+    source.write_text(
+        f'workflow w\ndescription "d"\non manual\nnode "X" type "n8n-nodes-acme.thing" version 1 {{"a": "{LONE}"}}\n'
+    )
     code, output = run_cli(capsys, "fmt", source)
     assert code == 1 and "E0105" in output and "internal error" not in output
 
@@ -97,18 +109,23 @@ def test_workflow_parentheses_nested_1000_deep_are_too_deep():
     assert [d.code for d in toolkiln.check_workflow(source)] == ["E0402"]
 
 
-@pytest.mark.parametrize("args", ['{"weight_kg": ' + "9" * 5000 + "}", '{"weight_kg": ' + "[" * 100_000 + "]" * 100_000 + "}"],
-                         ids=["5000-digits", "nested-100000"])
+@pytest.mark.parametrize(
+    "args",
+    ['{"weight_kg": ' + "9" * 5000 + "}", '{"weight_kg": ' + "[" * 100_000 + "]" * 100_000 + "}"],
+    ids=["5000-digits", "nested-100000"],
+)
 @pytest.mark.parametrize("tools", [False, True], ids=["run", "tools-run"])
 def test_run_args_json_beyond_what_python_reads_is_a_usage_error(tools, args, tmp_path, capsys):
-    command = ["tools", "run", "shipping_cost", "--registry", tmp_path] if tools else \
-        ["run", EXAMPLES / "shipping_cost.json"]
+    command = (
+        ["tools", "run", "shipping_cost", "--registry", tmp_path] if tools else ["run", EXAMPLES / "shipping_cost.json"]
+    )
     code, output = run_cli(capsys, *command, "--args", args)
     assert code == 2 and "--args cannot be read" in output and "internal error" not in output
 
 
-@pytest.mark.parametrize("source", ['return "a\ud800"\n', '{"steps": [{"op": "return", "value": "\udc80"}]}'],
-                         ids=["text", "json-text"])
+@pytest.mark.parametrize(
+    "source", ['return "a\ud800"\n', '{"steps": [{"op": "return", "value": "\udc80"}]}'], ids=["text", "json-text"]
+)
 def test_a_source_string_holding_a_surrogate_is_refused_where_it_is(source, tmp_path):
     """A Python str can hold one, a UTF-8 file cannot: compiled, it made a tool the registry
     then failed to write (a bare UnicodeEncodeError)."""

@@ -26,8 +26,9 @@ from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.semantics.numbers import from_float_fast
 
 # The run's context for the default limits (100 integer digits), as a reference.
-REFERENCE = Context(prec=28, rounding=ROUND_HALF_EVEN, Emax=99, Emin=-999_999,
-                    traps=[InvalidOperation, DivisionByZero, Overflow])
+REFERENCE = Context(
+    prec=28, rounding=ROUND_HALF_EVEN, Emax=99, Emin=-999_999, traps=[InvalidOperation, DivisionByZero, Overflow]
+)
 SHIPPING = "weight_kg * 2.5 + 5 if weight_kg <= 10 else (weight_kg * 2.5 + 5) * 0.9"
 
 
@@ -37,10 +38,9 @@ finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 # Floats as JSON brings them: decimals of a few places, whole numbers, and tiny and huge ones.
 json_like_floats = st.one_of(
     finite_floats,
-    st.decimals(min_value=-10**9, max_value=10**9, places=2, allow_nan=False).map(float),
+    st.decimals(min_value=-(10**9), max_value=10**9, places=2, allow_nan=False).map(float),
     # up to 6 places (the scaled fast path takes up to 4) and around its 1e11 bound
-    st.builds(lambda n, places: float(Decimal(n).scaleb(-places)),
-              st.integers(-(10**16), 10**16), st.integers(0, 6)),
+    st.builds(lambda n, places: float(Decimal(n).scaleb(-places)), st.integers(-(10**16), 10**16), st.integers(0, 6)),
     st.integers(-(2**60), 2**60).map(float),
 )
 
@@ -61,12 +61,13 @@ def test_fast_float_conversion_is_the_shortest_repr(value):
     fast = from_float_fast(value)
     assert fast == Decimal(repr(value))
     if value.is_integer() and abs(value) <= 2**53:
-        assert fast.as_tuple().exponent == 0 and fast == int(value)     # 12.0 -> 12, as an int
+        assert fast.as_tuple().exponent == 0 and fast == int(value)  # 12.0 -> 12, as an int
     else:
-        assert fast.as_tuple() == Decimal(repr(value)).as_tuple()       # same digits and exponent
+        assert fast.as_tuple() == Decimal(repr(value)).as_tuple()  # same digits and exponent
 
 
 # --- the whole run against the reference ------------------------------------------------------
+
 
 def reference_shipping(weight: Decimal) -> Decimal:
     ctx = REFERENCE
@@ -84,8 +85,13 @@ def shipping_tools() -> list[toolkiln.Tool]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(json_like_floats.filter(lambda x: abs(x) < 1e90), st.integers(-10**50, 10**50),
-                 st.decimals(allow_nan=False, allow_infinity=False, min_value=-10**90, max_value=10**90)))
+@given(
+    st.one_of(
+        json_like_floats.filter(lambda x: abs(x) < 1e90),
+        st.integers(-(10**50), 10**50),
+        st.decimals(allow_nan=False, allow_infinity=False, min_value=-(10**90), max_value=10**90),
+    )
+)
 def test_run_equals_the_reference_for_float_int_and_decimal_arguments(shipping_tools, value):
     exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
     expected = reference_shipping(exact)
@@ -98,20 +104,25 @@ def test_run_equals_the_reference_for_float_int_and_decimal_arguments(shipping_t
 
 
 chain_ops = st.sampled_from(["+", "-", "*", "/"])
-constants = st.one_of(st.sampled_from(["2.5", "0.9", "3", "7", "0.001", "1e60", "1e-30"]),
-                      st.decimals(min_value=1, max_value=10**6, places=3).map(str))
+constants = st.one_of(
+    st.sampled_from(["2.5", "0.9", "3", "7", "0.001", "1e60", "1e-30"]),
+    st.decimals(min_value=1, max_value=10**6, places=3).map(str),
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(chain_ops, constants), min_size=1, max_size=5), st.booleans(),
-       st.decimals(min_value=-10**40, max_value=10**40, allow_nan=False, places=4))
+@given(
+    st.lists(st.tuples(chain_ops, constants), min_size=1, max_size=5),
+    st.booleans(),
+    st.decimals(min_value=-(10**40), max_value=10**40, allow_nan=False, places=4),
+)
 def test_operation_chains_match_the_reference(steps, constant_first, value):
     """`((x op c1) op c2) ...`: fused into one closure up to three operations long; values,
     exponents and error codes are those of one operation at a time in the run's context."""
     text = "x"
     for op, constant in steps:
         text = f"({text} {op} {constant})"
-    if constant_first and steps[0][0] in "+*":          # `c * x` is fused as `x * c`
+    if constant_first and steps[0][0] in "+*":  # `c * x` is fused as `x * c`
         op, constant = steps[0]
         text = text.replace(f"(x {op} {constant})", f"({constant} {op} x)", 1)
     functions = {"+": REFERENCE.add, "-": REFERENCE.subtract, "*": REFERENCE.multiply, "/": REFERENCE.divide}
@@ -123,8 +134,9 @@ def test_operation_chains_match_the_reference(steps, constant_first, value):
     except Overflow:
         outcome = ("error", "E0506")
     for optimize in (True, False):
-        tool = toolkiln.compile(f"tool chain(x: number)\ndescription \"chain\"\n{{\n  return {text}\n}}\n",
-                                optimize=optimize)
+        tool = toolkiln.compile(
+            f'tool chain(x: number)\ndescription "chain"\n{{\n  return {text}\n}}\n', optimize=optimize
+        )
         try:
             got = ("value", tool.run({"x": value}))
         except toolkiln.RunError as error:
@@ -134,21 +146,25 @@ def test_operation_chains_match_the_reference(steps, constant_first, value):
             assert got[1].as_tuple() == expected.as_tuple(), text
 
 
-@pytest.mark.parametrize(("argument", "failing"), [
-    (Decimal(1), "x * 1e60 * 1e60"),          # the second operation of a fused chain overflows
-    (Decimal(100), "x * 1e99"),                # the first one does
-    (Decimal("1e39"), "x * 1e30 * 1e30 * 20"), # the third one does
-])
+@pytest.mark.parametrize(
+    ("argument", "failing"),
+    [
+        (Decimal(1), "x * 1e60 * 1e60"),  # the second operation of a fused chain overflows
+        (Decimal(100), "x * 1e99"),  # the first one does
+        (Decimal("1e39"), "x * 1e30 * 1e30 * 20"),  # the third one does
+    ],
+)
 def test_a_fused_chain_reports_the_operation_that_failed(argument, failing):
     source = "return x * 1e99 * 2 + 1\n" if failing == "x * 1e99" else f"return {failing} + 1\n"
     with pytest.raises(toolkiln.RunError) as caught:
         toolkiln.compile(source, optimize=False).run({"x": argument})
     assert caught.value.code == "E0506"
     span = caught.value.span
-    assert source[span.start:span.end] == failing
+    assert source[span.start : span.end] == failing
 
 
 # --- the decimal scope ---------------------------------------------------------------------------
+
 
 def test_runs_ignore_and_keep_the_callers_decimal_context(shipping_tools):
     with localcontext() as caller:
@@ -156,7 +172,7 @@ def test_runs_ignore_and_keep_the_callers_decimal_context(shipping_tools):
         caller.traps[Inexact] = True
         before = (caller.prec, dict(caller.flags), dict(caller.traps))
         for tool in shipping_tools:
-            assert tool.run({"weight_kg": 12.34}) == Decimal("32.265")     # 28 digits, not 3
+            assert tool.run({"weight_kg": 12.34}) == Decimal("32.265")  # 28 digits, not 3
             assert tool.run_many([{"weight_kg": 12.34}]) == [Decimal("32.265")]
             assert getcontext() is caller
         assert (caller.prec, dict(caller.flags), dict(caller.traps)) == before
@@ -176,9 +192,10 @@ def test_an_error_from_inside_the_scope_is_not_taken_for_a_refusal():
     def fails() -> None:
         calls.append(1)
         raise RecursionError("deep")
+
     with pytest.raises(RecursionError):
         scope.run(fails)
-    assert calls == [1]                  # raised once, not run again
+    assert calls == [1]  # raised once, not run again
 
 
 def test_concurrent_runs_agree():
@@ -189,6 +206,7 @@ def test_concurrent_runs_agree():
 
     def work(index: int) -> None:
         results[index] = [tool.run({"weight_kg": w}) for w in weights]
+
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
     for thread in threads:
         thread.start()
@@ -199,11 +217,19 @@ def test_concurrent_runs_agree():
 
 # --- binding and batches --------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "code"), [
-    ({"weight_kg": "12"}, "E0508"), ({"weight": 12}, "E0508"), ({}, "E0508"),
-    ({"weight_kg": 1, "extra": 2}, "E0508"), ([("weight_kg", 1)], "E0508"),
-    ({"weight_kg": float("nan")}, "E0508"), ({"weight_kg": 1e200}, "E0508"),
-])
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        ({"weight_kg": "12"}, "E0508"),
+        ({"weight": 12}, "E0508"),
+        ({}, "E0508"),
+        ({"weight_kg": 1, "extra": 2}, "E0508"),
+        ([("weight_kg", 1)], "E0508"),
+        ({"weight_kg": float("nan")}, "E0508"),
+        ({"weight_kg": 1e200}, "E0508"),
+    ],
+)
 def test_the_inline_binding_refuses_what_the_general_one_refuses(shipping_tools, args, code):
     for tool in shipping_tools:
         with pytest.raises(toolkiln.RunError) as caught:
@@ -226,21 +252,29 @@ def test_run_many_reads_a_generator_of_rows_outside_the_run_context():
         for weight in (1, 2):
             seen.append(getcontext().Emax)
             yield {"weight_kg": weight}
+
     assert shipping_tool(True).run_many(rows()) == [Decimal("7.5"), Decimal("10.0")]
     assert seen == [getcontext().Emax] * 2
 
 
 # --- membership in a list of literals ---------------------------------------------------------
 
-scalars = st.one_of(st.sampled_from(["a", "b", "ab", ""]), st.sampled_from(["1", "1.0", "2.50", "-3"]).map(Decimal),
-                    st.booleans())
+scalars = st.one_of(
+    st.sampled_from(["a", "b", "ab", ""]), st.sampled_from(["1", "1.0", "2.50", "-3"]).map(Decimal), st.booleans()
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(scalars, st.one_of(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=4),
-                          st.lists(st.sampled_from(["1", "2.5", "-3.00"]), min_size=1, max_size=4).map(
-                              lambda texts: [Decimal(t) for t in texts])),
-       st.sampled_from(["in", "not in"]))
+@given(
+    scalars,
+    st.one_of(
+        st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=4),
+        st.lists(st.sampled_from(["1", "2.5", "-3.00"]), min_size=1, max_size=4).map(
+            lambda texts: [Decimal(t) for t in texts]
+        ),
+    ),
+    st.sampled_from(["in", "not in"]),
+)
 def test_membership_in_a_literal_list_is_the_list_scan(item, members, op):
     """The set lookup for `x.v in [literals]` answers as operators.member, for an item of any type."""
     from toolkiln.semantics import operators
@@ -275,8 +309,9 @@ description "an if that returns only deep inside, and ifs that never return"
 """
 
 
-@pytest.mark.parametrize(("x", "expected"), [(-5, "-6"), (0, "-1"), (5, "6"), (30, "62.5"), (24, "50"),
-                                             (25, "52.5"), (101, "1000")])
+@pytest.mark.parametrize(
+    ("x", "expected"), [(-5, "-6"), (0, "-1"), (5, "6"), (30, "62.5"), (24, "50"), (25, "52.5"), (101, "1000")]
+)
 def test_ifs_that_may_return_and_ifs_that_never_do(x, expected):
     for optimize in (True, False):
         assert toolkiln.compile(NESTED, optimize=optimize).run({"x": x}) == Decimal(expected)
@@ -295,15 +330,16 @@ def test_an_object_argument_is_converted_into_a_new_dict():
     result = tool.run({"x": given_value})
     assert result == {"a": Decimal("1.5"), "b": [Decimal(2), {"c": Decimal("0.1")}]}
     given_value["a"] = 9
-    assert result["a"] == Decimal("1.5")                 # not the caller's dict
+    assert result["a"] == Decimal("1.5")  # not the caller's dict
     assert tool.run({"x": MappingProxyType({"a": 1})}) == {"a": Decimal(1)}
 
 
 def test_a_float_over_a_small_digit_limit_inside_an_object_is_refused_where_it_is_used():
     """The fast conversion's product would overflow a 1-digit context: the value comes through
     as written and the operation on it reports the overflow, as without the fast path."""
-    tool = toolkiln.compile('tool t(x: object)\ndescription "d"\n{\n  return x.a + 1\n}\n',
-                            limits=toolkiln.Limits(max_number_digits=1))
+    tool = toolkiln.compile(
+        'tool t(x: object)\ndescription "d"\n{\n  return x.a + 1\n}\n', limits=toolkiln.Limits(max_number_digits=1)
+    )
     assert tool.run({"x": {"a": 1.5}}) == Decimal("2.5")
     with pytest.raises(toolkiln.RunError) as caught:
         tool.run({"x": {"a": 12.5}})
@@ -320,9 +356,13 @@ def test_a_non_finite_float_inside_an_object_is_refused(bad):
 # --- operands of run-time type, and `x = x op c` in one closure --------------------------------
 
 run_time_values = st.one_of(
-    st.decimals(allow_nan=False, allow_infinity=False, min_value=-10**99, max_value=10**99),
+    st.decimals(allow_nan=False, allow_infinity=False, min_value=-(10**99), max_value=10**99),
     st.sampled_from([Decimal("9e99"), Decimal("-9e99"), Decimal(0)]),
-    st.text(max_size=3), st.booleans(), st.none(), st.lists(st.integers(0, 3), max_size=2))
+    st.text(max_size=3),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(0, 3), max_size=2),
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -345,7 +385,7 @@ def test_arithmetic_on_untyped_fields_is_the_operator_definition(op, a, b):
         got = ("value", tool.run({"x": {"a": a, "b": b}}))
     except toolkiln.RunError as error:
         got = ("error", error.code)
-        assert error.span is not None and error.span.column == 10     # at `x.a op x.b`
+        assert error.span is not None and error.span.column == 10  # at `x.a op x.b`
     assert got == expected
     if got[0] == "value" and type(got[1]) is Decimal:
         assert got[1].as_tuple() == expected[1].as_tuple()
@@ -353,8 +393,9 @@ def test_arithmetic_on_untyped_fields_is_the_operator_definition(op, a, b):
 
 @pytest.mark.parametrize(("start", "expected"), [(Decimal(5), Decimal(50)), (Decimal("9e99"), "E0506")])
 def test_an_assignment_of_one_operation_is_one_closure_and_still_located(start, expected):
-    tool = toolkiln.compile('tool t(x: number)\ndescription "d"\n{\n  s = x\n  s = s * 10\n  return s\n}\n',
-                            optimize=False)
+    tool = toolkiln.compile(
+        'tool t(x: number)\ndescription "d"\n{\n  s = x\n  s = s * 10\n  return s\n}\n', optimize=False
+    )
     if isinstance(expected, Decimal):
         assert tool.run({"x": start}) == expected
         return

@@ -22,8 +22,10 @@ def test_import_toolkiln_loads_no_dependency_yet():
 
 
 def test_compiling_and_running_a_json_tool_needs_neither_lark_nor_the_optional_dependencies():
-    statements = (f"import toolkiln\ntool = toolkiln.compile(open({str(SHIPPING)!r}).read())\n"
-                  "assert str(tool.run({'weight_kg': 12})) == '31.500'")
+    statements = (
+        f"import toolkiln\ntool = toolkiln.compile(open({str(SHIPPING)!r}).read())\n"
+        "assert str(tool.run({'weight_kg': 12})) == '31.500'"
+    )
     assert loaded_after(statements, ("lark", *OPTIONAL)) == []
 
 
@@ -35,8 +37,10 @@ def test_the_text_dsl_loads_lark_but_not_the_optional_dependencies():
 def test_check_stays_the_function_whatever_loads_first():
     """`toolkiln.check` is a function and `toolkiln/check/` a subpackage: loading the
     subpackage first must not hide the function."""
-    statements = ("import toolkiln.check.scope\nimport toolkiln\nfrom toolkiln import check\n"
-                  "assert toolkiln.check is check and callable(check)\nassert check('return 1') == []")
+    statements = (
+        "import toolkiln.check.scope\nimport toolkiln\nfrom toolkiln import check\n"
+        "assert toolkiln.check is check and callable(check)\nassert check('return 1') == []"
+    )
     assert loaded_after(statements, ()) == []
 
 

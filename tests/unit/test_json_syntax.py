@@ -7,12 +7,18 @@ from toolkiln.ast import compute as n
 from toolkiln.syntax.json_front import parse_json_document
 from toolkiln.syntax.loader import parse_string
 
-SHIPPING = {"steps": [
-    {"op": "math", "expression": "weight_kg * 2.50 + 5.00", "output": "base_cost"},
-    {"op": "condition", "if": "weight_kg > 10",
-     "then": [{"op": "math", "expression": "base_cost * 0.9", "output": "base_cost"}]},
-    {"op": "format", "template": "Shipping cost: ${{base_cost}}", "output": "message"},
-    {"op": "return", "value": "base_cost"}]}
+SHIPPING = {
+    "steps": [
+        {"op": "math", "expression": "weight_kg * 2.50 + 5.00", "output": "base_cost"},
+        {
+            "op": "condition",
+            "if": "weight_kg > 10",
+            "then": [{"op": "math", "expression": "base_cost * 0.9", "output": "base_cost"}],
+        },
+        {"op": "format", "template": "Shipping cost: ${{base_cost}}", "output": "message"},
+        {"op": "return", "value": "base_cost"},
+    ]
+}
 
 
 def codes_and_paths(document):
@@ -26,21 +32,23 @@ def test_issue_example_parses_to_the_expected_steps():
     assert diagnostics == []
     kinds = [type(step) for step in program.steps]
     assert kinds == [n.Assign, n.If, n.Format, n.Return]
-    assert program.parameters is None          # bare logic: parameters are inferred
+    assert program.parameters is None  # bare logic: parameters are inferred
 
 
 def test_every_structural_problem_is_reported_with_its_path():
-    document = {"steps": [
-        {"op": "calc", "expression": "1", "output": "a"},
-        {"op": "math", "expresion": "1", "output": "a"},
-        {"op": "condition", "if": "x > 1", "then": [{"op": "math", "expression": "1 +", "output": "b"}]},
-        {"op": "return"},
-        "not a step",
-        {"op": "math", "expression": 5, "output": "1bad"},
-    ]}
+    document = {
+        "steps": [
+            {"op": "calc", "expression": "1", "output": "a"},
+            {"op": "math", "expresion": "1", "output": "a"},
+            {"op": "condition", "if": "x > 1", "then": [{"op": "math", "expression": "1 +", "output": "b"}]},
+            {"op": "return"},
+            "not a step",
+            {"op": "math", "expression": 5, "output": "1bad"},
+        ]
+    }
     found = codes_and_paths(document)
     assert ("E0107", "steps[0].op") in found
-    assert ("E0108", "steps[1]") in found                       # missing `expression`
+    assert ("E0108", "steps[1]") in found  # missing `expression`
     assert ("E0109", "steps[1].expresion") in found
     assert ("E0101", "steps[2].then[0].expression") in found
     assert ("E0108", "steps[3]") in found
@@ -54,21 +62,33 @@ def test_unknown_field_suggests_the_right_one():
 
 
 def test_json_scalars_stand_for_literals():
-    program, diagnostics, _ = parse_json_document({"steps": [
-        {"op": "lookup", "table": "t", "key": "k", "default": 0, "output": "v"},
-        {"op": "return", "value": True}]})
+    program, diagnostics, _ = parse_json_document(
+        {
+            "steps": [
+                {"op": "lookup", "table": "t", "key": "k", "default": 0, "output": "v"},
+                {"op": "return", "value": True},
+            ]
+        }
+    )
     assert diagnostics == []
     assert isinstance(program.steps[0].default, n.NumberLit)
     assert program.steps[1].value.value is True
 
 
 def test_full_definition_with_declared_parameters():
-    program, diagnostics, _ = parse_json_document({
-        "name": "late_fee", "description": "Late fee", "riskLevel": "low",
-        "parameters": {"amount": {"type": "number", "description": "Amount", "default": 10},
-                       "tags": {"type": "array", "items": {"type": "string"}}},
-        "tables": {"rates": {"type": "number"}},
-        "logic": {"steps": [{"op": "return", "value": "amount"}]}})
+    program, diagnostics, _ = parse_json_document(
+        {
+            "name": "late_fee",
+            "description": "Late fee",
+            "riskLevel": "low",
+            "parameters": {
+                "amount": {"type": "number", "description": "Amount", "default": 10},
+                "tags": {"type": "array", "items": {"type": "string"}},
+            },
+            "tables": {"rates": {"type": "number"}},
+            "logic": {"steps": [{"op": "return", "value": "amount"}]},
+        }
+    )
     assert diagnostics == []
     assert [p.name for p in program.parameters] == ["amount", "tags"]
     assert str(program.parameters[1].type) == "array[string]"
@@ -76,8 +96,16 @@ def test_full_definition_with_declared_parameters():
 
 
 def test_definition_field_problems():
-    found = codes_and_paths({"name": "Bad Name", "description": 3, "riskLevel": "extreme",
-                             "parameters": {"x": {"type": "float"}}, "logic": {"steps": []}, "extra": 1})
+    found = codes_and_paths(
+        {
+            "name": "Bad Name",
+            "description": 3,
+            "riskLevel": "extreme",
+            "parameters": {"x": {"type": "float"}},
+            "logic": {"steps": []},
+            "extra": 1,
+        }
+    )
     assert ("E0110", "name") in found
     assert ("E0106", "description") in found
     assert ("E0111", "riskLevel") in found
@@ -92,13 +120,17 @@ def nested_conditions(depth):
     return step
 
 
-@pytest.mark.parametrize("text, code", [
-    ('{"steps": [', "E0105"),
-    ("[1, 2]", "E0106"),
-    ('{"steps": 3}', "E0106"),
-    (json.dumps({"steps": [nested_conditions(250)]}), "E0402"),
-    ("[" * 100_000 + "]" * 100_000, "E0402"),
-], ids=["truncated", "list", "steps-number", "deep-conditions", "deep-json"])
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ('{"steps": [', "E0105"),
+        ("[1, 2]", "E0106"),
+        ('{"steps": 3}', "E0106"),
+        (json.dumps({"steps": [nested_conditions(250)]}), "E0402"),
+        ("[" * 100_000 + "]" * 100_000, "E0402"),
+    ],
+    ids=["truncated", "list", "steps-number", "deep-conditions", "deep-json"],
+)
 def test_bad_json_documents(text, code):
     parsed = parse_string(text)
     assert parsed.program is None

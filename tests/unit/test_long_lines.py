@@ -10,10 +10,25 @@ from toolkiln.workflow import check_workflow
 
 def minified_export(nodes: int) -> str:
     names = [f"node number {i}" for i in range(nodes)]
-    return json.dumps({"name": "Long", "nodes": [
-        {"name": name, "type": "n8n-nodes-base.noOp", "typeVersion": 1, "parameters": {}, "position": [0, 0]}
-        for name in names] + [{"name": "Odd", "type": "n8n-nodes-base.noSuchThing", "typeVersion": 1,
-                               "parameters": {}, "position": [0, 0]}], "connections": {}})
+    return json.dumps(
+        {
+            "name": "Long",
+            "nodes": [
+                {"name": name, "type": "n8n-nodes-base.noOp", "typeVersion": 1, "parameters": {}, "position": [0, 0]}
+                for name in names
+            ]
+            + [
+                {
+                    "name": "Odd",
+                    "type": "n8n-nodes-base.noSuchThing",
+                    "typeVersion": 1,
+                    "parameters": {},
+                    "position": [0, 0],
+                }
+            ],
+            "connections": {},
+        }
+    )
 
 
 def test_a_finding_deep_in_a_long_line_shows_a_window_with_the_caret_under_it():
@@ -29,6 +44,6 @@ def test_a_finding_deep_in_a_long_line_shows_a_window_with_the_caret_under_it():
 
 
 def test_short_lines_are_shown_whole():
-    (diagnostic,) = [d for d in check_workflow('workflow w\ndescription "d"\non manual\nset a { x = b.c }\n')]
+    (diagnostic,) = list(check_workflow('workflow w\ndescription "d"\non manual\nset a { x = b.c }\n'))
     assert (diagnostic.snippet, diagnostic.snippet_start) == ("set a { x = b.c }", 0)
     assert render_text(diagnostic).splitlines()[3] == "4 | set a { x = b.c }"

@@ -10,21 +10,33 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_wheel_contains_the_grammars(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     [wheel] = tmp_path.glob("toolkiln-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     for grammar in (ROOT / "grammar").glob("*.lark"):
         assert f"toolkiln/grammar/{grammar.name}" in names
-    assert "toolkiln/cli.py" in names
+    assert "toolkiln/cli/app.py" in names and "toolkiln/version.py" in names
     for template in (ROOT / "src" / "toolkiln" / "templates" / "starters").glob("*.wf"):
         assert f"toolkiln/templates/starters/{template.name}" in names
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
-    probe = ("from toolkiln.syntax.grammar import grammar_text, compute_parser; import toolkiln.syntax.grammar as g;"
-             "assert g.__file__.startswith(%r); compute_parser();"
-             "from toolkiln import templates; assert len(templates.list()) == 5;"
-             "templates.render('lead-followup'); print('ok')" % str(installed))
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            env={"PYTHONPATH": str(installed), "PATH": ""}, cwd=tmp_path, timeout=60)
+    probe = (
+        "from toolkiln.syntax.grammar import grammar_text, compute_parser; import toolkiln.syntax.grammar as g;"
+        f"assert g.__file__.startswith({str(installed)!r}); compute_parser();"
+        "from toolkiln import templates; assert len(templates.list()) == 5;"
+        "templates.render('lead-followup'); print('ok')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(installed), "PATH": ""},
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert result.stdout.strip() == "ok", result.stderr

@@ -1,6 +1,6 @@
 import toolkiln
 
-TEXT = '''# Invoice total with tiers
+TEXT = """# Invoice total with tiers
 tool invoice_total(
   items: array[object] "Line items",
   tax_rate: number = 0.2,
@@ -21,7 +21,7 @@ table tiers: number "Discount by tier"
   note = format "Total: {{total:,.2f}} ({{upper('say \\u0022hi\\u0022')}}) {{-total ** 2}}"
   return note if total > 0 else "empty"
 }
-'''
+"""
 
 
 def test_canonical_text_is_a_fixed_point_and_keeps_comments():
@@ -61,6 +61,7 @@ def test_json_text_json_is_the_identity():
 
 def test_both_front_ends_build_the_same_ast():
     from toolkiln.syntax.loader import parse_source
+
     from_text = parse_source(TEXT).program
     from_json = parse_source(toolkiln.to_json(TEXT)).program
     assert from_text.model_dump(exclude={"span"}) != {}
@@ -77,10 +78,14 @@ def _without_spans(value):
 
 
 def test_quotes_and_escapes_survive_round_trips():
-    logic = {"steps": [{"op": "format", "template": 'He said "{{q}}" \\ {{"x\'y"}}\n', "output": "m"},
-                       {"op": "return", "value": "m"}]}
+    logic = {
+        "steps": [
+            {"op": "format", "template": 'He said "{{q}}" \\ {{"x\'y"}}\n', "output": "m"},
+            {"op": "return", "value": "m"},
+        ]
+    }
     text = toolkiln.to_text(logic)
-    canonical = toolkiln.to_json(logic)          # a constant hole is literal text
+    canonical = toolkiln.to_json(logic)  # a constant hole is literal text
     assert canonical["steps"][0]["template"] == 'He said "{{q}}" \\ x\'y\n'
     assert toolkiln.to_json(text) == canonical
     assert toolkiln.compile(text).run({"q": "hi"}) == 'He said "hi" \\ x\'y\n'

@@ -7,9 +7,25 @@ import pytest
 
 import toolkiln
 
-PROMISED = ["compile", "check", "to_text", "to_json", "Tool", "Limits", "Diagnostic", "CompileError", "RunError",
-            "Error", "Registry", "ToolRecord", "PermissionDenied", "compile_workflow", "check_workflow", "import_n8n",
-            "templates"]
+PROMISED = [
+    "compile",
+    "check",
+    "to_text",
+    "to_json",
+    "Tool",
+    "Limits",
+    "Diagnostic",
+    "CompileError",
+    "RunError",
+    "Error",
+    "Registry",
+    "ToolRecord",
+    "PermissionDenied",
+    "compile_workflow",
+    "check_workflow",
+    "import_n8n",
+    "templates",
+]
 
 
 @pytest.mark.parametrize("name", PROMISED)

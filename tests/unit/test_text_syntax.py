@@ -29,7 +29,7 @@ def test_bare_logic_steps_and_spans():
 
 
 def test_tool_header_params_tables_risk():
-    program = parse_ok('''
+    program = parse_ok("""
 tool late_fee(
   amount: number "Invoice amount",
   days: integer = 0,
@@ -40,7 +40,7 @@ risk high
 table rates: number "Rates"
 {
   return amount
-}''')
+}""")
     assert program.name == "late_fee" and program.description == "Late fee" and program.risk_level == "high"
     assert [p.name for p in program.parameters] == ["amount", "days", "tags"]
     assert str(program.parameters[2].type) == "array[string]"
@@ -49,7 +49,9 @@ table rates: number "Rates"
 
 
 def test_header_words_are_not_reserved_in_the_body():
-    program = parse_ok("tool t()\ndescription \"d\"\n{\n  description = 1\n  risk = description\n  table = risk\n  return table\n}")
+    program = parse_ok(
+        'tool t()\ndescription "d"\n{\n  description = 1\n  risk = description\n  table = risk\n  return table\n}'
+    )
     assert [s.target for s in program.steps[:3]] == ["description", "risk", "table"]
 
 
@@ -62,10 +64,12 @@ def test_if_else_if_else_with_newlines_before_else():
 
 
 def test_lookup_format_comprehension_conditional_and_newlines_in_brackets():
-    program = parse_ok('rate = lookup zones[zone] default 0\n'
-                       'msg = format "Total: {{total:.2f}} ({{len(items)}} items)"\n'
-                       'total = sum(i.price * i.qty\n   for i in items if i.qty > 0)\n'
-                       'return rate if ok else -1')
+    program = parse_ok(
+        "rate = lookup zones[zone] default 0\n"
+        'msg = format "Total: {{total:.2f}} ({{len(items)}} items)"\n'
+        "total = sum(i.price * i.qty\n   for i in items if i.qty > 0)\n"
+        "return rate if ok else -1"
+    )
     lookup, fmt, total, ret = program.steps
     assert isinstance(lookup, n.Lookup) and lookup.table == "zones" and lookup.default is not None
     holes = [p for p in fmt.template.parts if isinstance(p, n.Hole)]
@@ -77,21 +81,24 @@ def test_lookup_format_comprehension_conditional_and_newlines_in_brackets():
 def test_template_hole_spans_point_into_the_file():
     program = parse_ok('msg = format "Hi {{nme}}"')
     hole = program.steps[0].template.parts[1]
-    assert (hole.expr.span.line, hole.expr.span.column) == (1, 20)   # the `n` of nme
+    assert (hole.expr.span.line, hole.expr.span.column) == (1, 20)  # the `n` of nme
 
 
-@pytest.mark.parametrize("text, code, column, hint_part", [
-    ("x = 1 +", "E0101", 8, "expected"),
-    ("x = a ^ 2", "E0101", 7, "**"),
-    ("x = a && b", "E0101", 7, "and"),
-    ("x = 'abc", "E0102", 5, "'"),
-    ("x = a = b", "E0101", 7, "=="),
-    ("if a < b < c { return 1 }", "E0101", 10, "chain"),
-    ('x = "\\q"', "E0103", 6, "escapes"),
-    ('x = format "{{a:.2}}"', "E0104", 17, "{{"),
-    ('x = format "{{a"', "E0104", 13, None),
-    ("x = 1" + "0" * 200, "E0403", 5, None),
-])
+@pytest.mark.parametrize(
+    "text, code, column, hint_part",
+    [
+        ("x = 1 +", "E0101", 8, "expected"),
+        ("x = a ^ 2", "E0101", 7, "**"),
+        ("x = a && b", "E0101", 7, "and"),
+        ("x = 'abc", "E0102", 5, "'"),
+        ("x = a = b", "E0101", 7, "=="),
+        ("if a < b < c { return 1 }", "E0101", 10, "chain"),
+        ('x = "\\q"', "E0103", 6, "escapes"),
+        ('x = format "{{a:.2}}"', "E0104", 17, "{{"),
+        ('x = format "{{a"', "E0104", 13, None),
+        ("x = 1" + "0" * 200, "E0403", 5, None),
+    ],
+)
 def test_syntax_errors_have_codes_positions_and_hints(text, code, column, hint_part):
     diagnostic = parse_error(text)
     assert diagnostic.code == code
@@ -103,7 +110,7 @@ def test_syntax_errors_have_codes_positions_and_hints(text, code, column, hint_p
 def test_deep_nesting_is_a_diagnostic_not_a_crash():
     diagnostic = parse_error("x = " + "-" * 5000 + "1\nreturn x")
     assert diagnostic.code == "E0402"
-    program = parse_ok("return " + "(" * 10_000 + "1" + ")" * 10_000)   # parentheses add no depth
+    program = parse_ok("return " + "(" * 10_000 + "1" + ")" * 10_000)  # parentheses add no depth
     assert isinstance(program.steps[0].value, n.NumberLit)
 
 
@@ -112,8 +119,9 @@ def test_source_size_limit():
     assert diagnostic.code == "E0401"
 
 
-@pytest.mark.parametrize("source", ["and = 5\nreturn and", "true = 1\nreturn 1", "x = for\nreturn x",
-                                    "return sum(x for lookup in xs)"])
+@pytest.mark.parametrize(
+    "source", ["and = 5\nreturn and", "true = 1\nreturn 1", "x = for\nreturn x", "return sum(x for lookup in xs)"]
+)
 def test_reserved_words_cannot_name_variables(source):
     assert parse_error(source).code == "E0110"
 

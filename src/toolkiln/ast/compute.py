@@ -8,12 +8,12 @@ pydantic models with a `span`; unions are discriminated by `kind`, so passes dis
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolkiln.ast.spans import NO_SPAN, Span
 from toolkiln.ast.types import Type
-from toolkiln.syntax.spans import NO_SPAN, Span
 
 
 class Node(BaseModel):
@@ -23,6 +23,7 @@ class Node(BaseModel):
 
 
 # --- expressions --------------------------------------------------------------------------
+
 
 class NumberLit(Node):
     kind: Literal["number"] = "number"
@@ -49,8 +50,7 @@ class Name(Node):
 
 
 UnaryOp = Literal["-", "+", "not"]
-BinaryOp = Literal["+", "-", "*", "/", "%", "**", "==", "!=", "<", "<=", ">", ">=",
-                   "and", "or", "in", "not in"]
+BinaryOp = Literal["+", "-", "*", "/", "%", "**", "==", "!=", "<", "<=", ">", ">=", "and", "or", "in", "not in"]
 ARITHMETIC_OPS = ("+", "-", "*", "/", "%", "**")
 ORDER_OPS = ("<", "<=", ">", ">=")
 EQUALITY_OPS = ("==", "!=")
@@ -114,8 +114,19 @@ class Comprehension(Node):
 
 
 Expr = Annotated[
-    Union[NumberLit, StringLit, BoolLit, NullLit, Name, Unary, Binary, Conditional, Call,
-          Field_, Index, ListExpr, Comprehension],
+    NumberLit
+    | StringLit
+    | BoolLit
+    | NullLit
+    | Name
+    | Unary
+    | Binary
+    | Conditional
+    | Call
+    | Field_
+    | Index
+    | ListExpr
+    | Comprehension,
     Field(discriminator="kind"),
 ]
 
@@ -123,6 +134,7 @@ LITERALS = (NumberLit, StringLit, BoolLit, NullLit)
 
 
 # --- templates ----------------------------------------------------------------------------
+
 
 class TextPart(Node):
     kind: Literal["text"] = "text"
@@ -137,7 +149,7 @@ class Hole(Node):
     spec: str | None = None
 
 
-TemplatePart = Annotated[Union[TextPart, Hole], Field(discriminator="kind")]
+TemplatePart = Annotated[TextPart | Hole, Field(discriminator="kind")]
 
 
 class Template(Node):
@@ -145,6 +157,7 @@ class Template(Node):
 
 
 # --- steps --------------------------------------------------------------------------------
+
 
 class Assign(Node):
     """JSON op `math`: `target = value`."""
@@ -198,7 +211,7 @@ class Return(Node):
     value: Expr
 
 
-Step = Annotated[Union[Assign, Lookup, Format, CallTool, If, Return], Field(discriminator="kind")]
+Step = Annotated[Assign | Lookup | Format | CallTool | If | Return, Field(discriminator="kind")]
 # The steps that assign their `target`.
 ASSIGNING_STEPS = (Assign, Lookup, Format, CallTool)
 

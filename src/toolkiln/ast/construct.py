@@ -35,8 +35,9 @@ def unvalidated(model: type[M]) -> Callable[..., M]:
     field must be given, with a value of the right type (tests compare its nodes with
     validated ones)."""
     fields = model.model_fields
-    assert all(f.alias is None and f.validation_alias is None and f.default_factory is None
-               for f in fields.values()), model
+    assert all(f.alias is None and f.validation_alias is None and f.default_factory is None for f in fields.values()), (
+        model
+    )
     # Field order, with the defaults in place; required fields are overwritten by `values`.
     template = {name: field.default for name, field in fields.items()}
     required = frozenset(name for name, value in template.items() if value is PydanticUndefined)

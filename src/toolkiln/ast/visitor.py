@@ -29,8 +29,9 @@ _CHILDREN: dict[type, Callable[..., tuple[n.Node, ...]]] = {
     n.ListExpr: lambda node: node.items,
     n.Field_: lambda node: (node.target,),
     n.Index: lambda node: (node.target, node.index),
-    n.Comprehension: lambda node: (node.iterable, node.element) if node.condition is None
-    else (node.iterable, node.element, node.condition),
+    n.Comprehension: lambda node: (
+        (node.iterable, node.element) if node.condition is None else (node.iterable, node.element, node.condition)
+    ),
     n.Hole: lambda node: (node.expr,),
     n.Template: lambda node: node.parts,
     n.Assign: lambda node: (node.value,),

@@ -24,6 +24,7 @@ WAIT_UNITS: tuple[str, ...] = ("seconds", "minutes", "hours", "days")
 
 # --- wiring and raw n8n properties ------------------------------------------------------
 
+
 class Wire(Node):
     """`after source[output] -> input`: output `output` of node `source` feeds input `input`."""
 
@@ -51,6 +52,7 @@ class NodeSpec(Node):
 
 
 # --- triggers -----------------------------------------------------------------------------
+
 
 class TriggerNode(Node):
     """What every trigger has: raw n8n node properties (`with {...}` after it)."""
@@ -98,6 +100,7 @@ Trigger = Annotated[WebhookTrigger | ManualTrigger | ScheduleTrigger | NodeTrigg
 
 
 # --- steps --------------------------------------------------------------------------------
+
 
 class StepNode(Node):
     """What every step has: a name, where its input comes from and raw n8n node properties.
@@ -189,8 +192,10 @@ class NodeStep(StepNode):
     node: NodeSpec
 
 
-Step = Annotated[SetStep | IfStep | SwitchStep | RespondStep | HttpStep | MergeStep | WaitStep | NodeStep,
-                 Field(discriminator="kind")]
+Step = Annotated[
+    SetStep | IfStep | SwitchStep | RespondStep | HttpStep | MergeStep | WaitStep | NodeStep,
+    Field(discriminator="kind"),
+]
 
 
 class Workflow(Node):
@@ -198,7 +203,7 @@ class Workflow(Node):
     description: str | None = None
     trigger: Trigger
     steps: tuple[Step, ...]
-    extra: dict[str, Any] = {}      # raw top-level n8n workflow properties (settings, pinData, ...)
+    extra: dict[str, Any] = {}  # raw top-level n8n workflow properties (settings, pinData, ...)
 
 
 def branches(step: Step) -> tuple[tuple[Step, ...], ...]:

@@ -44,8 +44,7 @@ def step_json(step: n.Step) -> dict[str, Any]:
         case n.Format(target=target, template=template):
             return {"op": "format", "template": _EXPR.template(template, lambda t: t), "output": target}
         case n.CallTool(target=target, tool=tool, args=args):
-            return {"op": "call", "tool": tool, "args": {a.name: _EXPR.print(a.value) for a in args},
-                    "output": target}
+            return {"op": "call", "tool": tool, "args": {a.name: _EXPR.print(a.value) for a in args}, "output": target}
         case n.If(condition=condition, then=then, otherwise=otherwise):
             out = {"op": "condition", "if": _EXPR.print(condition), "then": [step_json(s) for s in then]}
             if otherwise:
@@ -75,6 +74,8 @@ def print_json(program: n.Program) -> dict[str, Any]:
     if program.risk_level is not None:
         out["riskLevel"] = program.risk_level
     if program.tables is not None:
-        out["tables"] = {t.name: {**_type(t.type), **({"description": t.description} if t.description else {})}
-                         for t in program.tables}
+        out["tables"] = {
+            t.name: {**_type(t.type), **({"description": t.description} if t.description else {})}
+            for t in program.tables
+        }
     return out

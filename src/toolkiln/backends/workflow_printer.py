@@ -27,10 +27,13 @@ def _keywords() -> frozenset[str]:
     """The words of the workflow grammar (`set`, `after`, `nothing`, ...) and the compute
     language's reserved words: a name spelt like one must be quoted, or cannot name a step."""
     from toolkiln.syntax.words import RESERVED
-    from toolkiln.syntax.workflow_text import workflow_parser  # noqa: PLC0415 - the grammar is the source
+    from toolkiln.syntax.workflow_text import workflow_parser
 
-    words = {t.pattern.value for t in workflow_parser().terminals
-             if t.pattern.type == "str" and IDENTIFIER.fullmatch(t.pattern.value)}
+    words = {
+        t.pattern.value
+        for t in workflow_parser().terminals
+        if t.pattern.type == "str" and IDENTIFIER.fullmatch(t.pattern.value)
+    }
     return frozenset(words | {"nothing", "if", "else"} | RESERVED)
 
 
@@ -58,10 +61,13 @@ class WorkflowPrinter:
         self.lines: list[str] = []
 
     def workflow(self, workflow: w.Workflow) -> str:
-        from toolkiln.syntax.workflow_text import WORKFLOW_NAME  # noqa: PLC0415 - the front end's rule
+        from toolkiln.syntax.workflow_text import WORKFLOW_NAME
 
-        name = workflow.name if WORKFLOW_NAME.fullmatch(workflow.name) and is_plain_name(workflow.name) \
+        name = (
+            workflow.name
+            if WORKFLOW_NAME.fullmatch(workflow.name) and is_plain_name(workflow.name)
             else quote(workflow.name)
+        )
         self.lines.append(f"workflow {name}")
         if workflow.description is not None:
             self.lines.append(f"description {quote(workflow.description)}")
@@ -82,9 +88,11 @@ class WorkflowPrinter:
             case w.ManualTrigger():
                 return "on manual"
             case w.ScheduleTrigger():
-                rule = {"daily": lambda: f"daily at {quote(trigger.at or '')}",
-                        "every": lambda: f"every {trigger.interval} {trigger.unit}",
-                        "cron": lambda: f"cron {quote(trigger.cron or '')}"}[trigger.rule]()
+                rule = {
+                    "daily": lambda: f"daily at {quote(trigger.at or '')}",
+                    "every": lambda: f"every {trigger.interval} {trigger.unit}",
+                    "cron": lambda: f"cron {quote(trigger.cron or '')}",
+                }[trigger.rule]()
                 zone = f" timezone {quote(trigger.timezone)}" if trigger.timezone is not None else ""
                 return f"on schedule {rule}{zone}"
             case w.NodeTrigger():
@@ -129,8 +137,9 @@ class WorkflowPrinter:
             case w.RespondStep():
                 # A respond body ends at the next step, so a conditional needs parentheses, and
                 # so does a body naming a keyword (grammar/workflow.lark, `rexpr`).
-                body = f"({self.expr.print(step.body)})" if _names_a_keyword(step.body) \
-                    else self.expr.print(step.body, OR)
+                body = (
+                    f"({self.expr.print(step.body)})" if _names_a_keyword(step.body) else self.expr.print(step.body, OR)
+                )
                 self.lines.append(f"{pad}respond {step.name} {body}")
             case w.HttpStep():
                 self.http(step, pad)
@@ -162,7 +171,9 @@ class WorkflowPrinter:
             self.lines.append(f"{pad}{INDENT}{self.credentials(step.credentials)}")
 
     def node_spec(self, spec: w.NodeSpec) -> str:
-        text = f"node {self.label(spec.name)} type {quote(spec.type)} version {spec.version} {raw_json(spec.parameters)}"
+        text = (
+            f"node {self.label(spec.name)} type {quote(spec.type)} version {spec.version} {raw_json(spec.parameters)}"
+        )
         if spec.credentials is not None:
             text += " " + self.credentials(spec.credentials)
         return text

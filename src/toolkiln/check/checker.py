@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import Span
 from toolkiln.ast.types import (
     ANY,
     ARRAY,
@@ -32,20 +33,38 @@ from toolkiln.check.scope import assigned_names, free_names
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.builtins import BUILTINS
-from toolkiln.syntax.spans import Span
 
 # Functions models reach for from other languages, and what to call instead.
 FUNCTION_ALIASES = {
-    "str": "text", "string": "text", "int": "floor or round", "float": "number",
-    "length": "len", "size": "len", "mean": "avg", "average": "avg", "pow": "the ** operator",
-    "lowercase": "lower", "uppercase": "upper", "strip": "trim", "startswith": "starts_with",
-    "endswith": "ends_with", "includes": "contains", "ifelse": "`x if condition else y`",
-    "if": "`x if condition else y`", "concat": "the + operator or a format template",
+    "str": "text",
+    "string": "text",
+    "int": "floor or round",
+    "float": "number",
+    "length": "len",
+    "size": "len",
+    "mean": "avg",
+    "average": "avg",
+    "pow": "the ** operator",
+    "lowercase": "lower",
+    "uppercase": "upper",
+    "strip": "trim",
+    "startswith": "starts_with",
+    "endswith": "ends_with",
+    "includes": "contains",
+    "ifelse": "`x if condition else y`",
+    "if": "`x if condition else y`",
+    "concat": "the + operator or a format template",
 }
 # Arithmetic and order on two numbers (what the checks below would find well typed).
 _NUMERIC_RESULTS = {**dict.fromkeys(n.ARITHMETIC_OPS, NUMBER), **dict.fromkeys(n.ORDER_OPS, BOOLEAN)}
-_VERBS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "take the remainder of",
-          "**": "raise to a power"}
+_VERBS = {
+    "+": "add",
+    "-": "subtract",
+    "*": "multiply",
+    "/": "divide",
+    "%": "take the remainder of",
+    "**": "raise to a power",
+}
 
 
 @dataclass(frozen=True)
@@ -78,8 +97,11 @@ class CheckResult:
         return not any(d.is_error for d in self.diagnostics)
 
 
-def check_program(program: n.Program, parameters: tuple[ParamInfo, ...] | None = None,
-                  tools: Mapping[str, ToolSignature] | None = None) -> CheckResult:
+def check_program(
+    program: n.Program,
+    parameters: tuple[ParamInfo, ...] | None = None,
+    tools: Mapping[str, ToolSignature] | None = None,
+) -> CheckResult:
     """Check `program`. With `parameters` (those of an earlier check of the same tool, as for an
     optimized program) they are taken as given instead of declared or inferred. `tools` are
     the tools its `call` steps may call, by name."""
@@ -88,10 +110,10 @@ def check_program(program: n.Program, parameters: tuple[ParamInfo, ...] | None =
     if program.parameters is not None:
         return Checker(program, {}, tools=tools).run()
     # Bare logic: a first pass learns the parameter types from use; the second checks with them.
-    inferring = Checker(program, {name: ANY for name in _inferred_names(program)}, tools=tools)
+    inferring = Checker(program, dict.fromkeys(_inferred_names(program), ANY), tools=tools)
     first = inferring.run()
     if not inferring.read_before_learned():
-        return first            # every parameter's type was known wherever it was read
+        return first  # every parameter's type was known wherever it was read
     return Checker(program, dict(inferring.inferred), tools=tools).run()
 
 
@@ -101,14 +123,18 @@ def _inferred_names(program: n.Program) -> list[str]:
 
 
 class Checker:
-    def __init__(self, program: n.Program, inferred: dict[str, Type],
-                 given: tuple[ParamInfo, ...] | None = None,
-                 tools: Mapping[str, ToolSignature] | None = None) -> None:
+    def __init__(
+        self,
+        program: n.Program,
+        inferred: dict[str, Type],
+        given: tuple[ParamInfo, ...] | None = None,
+        tools: Mapping[str, ToolSignature] | None = None,
+    ) -> None:
         self.program = program
         self.given = given
         self.tools = tools
-        self.inferred = inferred                 # bare logic: parameter -> type learned so far
-        self.untyped_reads: dict[str, set[int]] = {}   # parameter -> reads made while it was `any`
+        self.inferred = inferred  # bare logic: parameter -> type learned so far
+        self.untyped_reads: dict[str, set[int]] = {}  # parameter -> reads made while it was `any`
         self.declared: dict[str, n.Param] = {p.name: p for p in program.parameters or ()}
         self.tables = None if program.tables is None else {t.name: t.type for t in program.tables}
         self.assigned = assigned_names(program)
@@ -133,12 +159,20 @@ class Checker:
         self.block(self.program.steps, state)
         if state.reachable:
             last = self.program.steps[-1].span if self.program.steps else self.program.span
-            self.report(codes.MISSING_RETURN, "not every path ends with `return`", last,
-                        hint="add `return <value>` at the end, and in every branch that lacks one")
+            self.report(
+                codes.MISSING_RETURN,
+                "not every path ends with `return`",
+                last,
+                hint="add `return <value>` at the end, and in every branch that lacks one",
+            )
         for name, span in self.first_assignment.items():
             if name not in self.read:
-                self.report(codes.UNUSED_VARIABLE, f"`{name}` is assigned but never read", span,
-                            hint="return it, use it, or remove the step")
+                self.report(
+                    codes.UNUSED_VARIABLE,
+                    f"`{name}` is assigned but never read",
+                    span,
+                    hint="return it, use it, or remove the step",
+                )
         result = ANY
         for index, type_ in enumerate(self.returns):
             result = type_ if index == 0 else join(result, type_)
@@ -148,8 +182,9 @@ class Checker:
         if self.given is not None:
             return self.given
         if self.program.parameters is not None:
-            return tuple(ParamInfo(p.name, p.type, p.default is None, p.default, p.description)
-                         for p in self.program.parameters)
+            return tuple(
+                ParamInfo(p.name, p.type, p.default is None, p.default, p.description) for p in self.program.parameters
+            )
         return tuple(ParamInfo(name, type_, True, inferred=True) for name, type_ in self.inferred.items())
 
     def declarations(self, state: FlowState) -> None:
@@ -171,14 +206,20 @@ class Checker:
 
     def default(self, param: n.Param) -> None:
         if not _is_constant(param.default):
-            self.report(codes.DEFAULT_TYPE, f"the default of `{param.name}` must be a constant",
-                        param.default.span, hint="write a number, string, true, false, null or a list of those")
+            self.report(
+                codes.DEFAULT_TYPE,
+                f"the default of `{param.name}` must be a constant",
+                param.default.span,
+                hint="write a number, string, true, false, null or a list of those",
+            )
             return
         actual = self.expr(param.default)
         if actual != NULL and not fits(actual, param.type):
-            self.report(codes.DEFAULT_TYPE,
-                        f"the default of `{param.name}` is {actual}, but the parameter is {param.type}",
-                        param.default.span)
+            self.report(
+                codes.DEFAULT_TYPE,
+                f"the default of `{param.name}` is {actual}, but the parameter is {param.type}",
+                param.default.span,
+            )
 
     # --- steps ----------------------------------------------------------------------------
 
@@ -202,8 +243,14 @@ class Checker:
             case n.CallTool():
                 self.assign(step.target, self.call_tool(step, state), step.span, state)
             case n.If(condition=condition, then=then, otherwise=otherwise):
-                self.require(condition, self.expr(condition, state), BOOLEAN, state, codes.CONDITION_TYPE,
-                             "the condition of `if`")
+                self.require(
+                    condition,
+                    self.expr(condition, state),
+                    BOOLEAN,
+                    state,
+                    codes.CONDITION_TYPE,
+                    "the condition of `if`",
+                )
                 then_state, else_state = state.branch(), state.branch()
                 self.block(then, then_state)
                 self.block(otherwise, else_state)
@@ -222,21 +269,28 @@ class Checker:
         value_type = ANY
         if self.tables is not None:
             if step.table not in self.tables:
-                self.report(codes.UNKNOWN_TABLE, f"unknown table `{step.table}`", step.span,
-                            hint=_did_you_mean(step.table, list(self.tables)) or
-                            f"declared tables: {', '.join(self.tables) or 'none'}")
+                self.report(
+                    codes.UNKNOWN_TABLE,
+                    f"unknown table `{step.table}`",
+                    step.span,
+                    hint=_did_you_mean(step.table, list(self.tables))
+                    or f"declared tables: {', '.join(self.tables) or 'none'}",
+                )
             value_type = self.tables.get(step.table, ANY)
         key_type = self.expr(step.key, state)
         if key_type not in (ANY, STRING, NUMBER) and not key_type.is_numeric:
-            self.mismatch(step.key, key_type, codes.ARGUMENT_TYPE,
-                          f"a lookup key must be a string or number, not {key_type}")
+            self.mismatch(
+                step.key, key_type, codes.ARGUMENT_TYPE, f"a lookup key must be a string or number, not {key_type}"
+            )
         if step.default is None:
             return value_type
         default_type = self.expr(step.default, state)
         if default_type != NULL and not fits(default_type, value_type):
-            self.report(codes.DEFAULT_TYPE,
-                        f"the default is {default_type}, but table `{step.table}` holds {value_type}",
-                        step.default.span)
+            self.report(
+                codes.DEFAULT_TYPE,
+                f"the default is {default_type}, but table `{step.table}` holds {value_type}",
+                step.default.span,
+            )
         return join(value_type, default_type) if default_type != NULL else value_type
 
     def call_tool(self, step: n.CallTool, state: FlowState) -> Type:
@@ -246,32 +300,54 @@ class Checker:
         if signature is None:
             known = list(self.tools or ())
             hint = _did_you_mean(step.tool, known) or (
-                f"known tools: {', '.join(sorted(known)[:10])}" if known else
-                "pass tools={...} to compile (or check), or register the tool first")
+                f"known tools: {', '.join(sorted(known)[:10])}"
+                if known
+                else "pass tools={...} to compile (or check), or register the tool first"
+            )
             self.report(codes.UNKNOWN_TOOL, f"unknown tool `{step.tool}`", step.span, hint=hint)
             return ANY
         params = {p.name: p for p in signature.parameters}
-        listed = ", ".join(f"{p.name}: {p.type}" + ("" if p.required else " (optional)")
-                           for p in signature.parameters) or "none"
+        listed = (
+            ", ".join(f"{p.name}: {p.type}" + ("" if p.required else " (optional)") for p in signature.parameters)
+            or "none"
+        )
         given: set[str] = set()
         for arg, type_ in zip(step.args, types):
             if arg.name in given:
-                self.report(codes.TOOL_ARGUMENTS, f"argument `{arg.name}` of tool `{step.tool}` is passed twice",
-                            arg.span, hint="pass each argument once")
+                self.report(
+                    codes.TOOL_ARGUMENTS,
+                    f"argument `{arg.name}` of tool `{step.tool}` is passed twice",
+                    arg.span,
+                    hint="pass each argument once",
+                )
                 continue
             given.add(arg.name)
             param = params.get(arg.name)
             if param is None:
-                self.report(codes.TOOL_ARGUMENTS, f"tool `{step.tool}` has no parameter `{arg.name}`", arg.span,
-                            hint=_did_you_mean(arg.name, list(params)) or f"its parameters: {listed}")
+                self.report(
+                    codes.TOOL_ARGUMENTS,
+                    f"tool `{step.tool}` has no parameter `{arg.name}`",
+                    arg.span,
+                    hint=_did_you_mean(arg.name, list(params)) or f"its parameters: {listed}",
+                )
             elif param.type != ANY:
-                self.require(arg.value, type_, param.type, state, codes.ARGUMENT_TYPE,
-                             f"argument `{arg.name}` of tool `{step.tool}`")
+                self.require(
+                    arg.value,
+                    type_,
+                    param.type,
+                    state,
+                    codes.ARGUMENT_TYPE,
+                    f"argument `{arg.name}` of tool `{step.tool}`",
+                )
         missing = [p.name for p in signature.parameters if p.required and p.name not in given]
         if missing:
             names = ", ".join(f"`{name}`" for name in missing)
-            self.report(codes.TOOL_ARGUMENTS, f"the call of tool `{step.tool}` is missing the argument(s) {names}",
-                        step.span, hint=f"its parameters: {listed}")
+            self.report(
+                codes.TOOL_ARGUMENTS,
+                f"the call of tool `{step.tool}` is missing the argument(s) {names}",
+                step.span,
+                hint=f"its parameters: {listed}",
+            )
         return signature.result_type
 
     def template(self, template: n.Template, state: FlowState) -> None:
@@ -279,8 +355,9 @@ class Checker:
             if isinstance(part, n.Hole):
                 type_ = self.expr(part.expr, state)
                 if part.spec is not None:
-                    self.require(part.expr, type_, NUMBER, state, codes.FORMAT_SPEC_TYPE,
-                                 f"the format spec `{part.spec}`")
+                    self.require(
+                        part.expr, type_, NUMBER, state, codes.FORMAT_SPEC_TYPE, f"the format spec `{part.spec}`"
+                    )
 
     # --- expressions ----------------------------------------------------------------------
 
@@ -290,7 +367,7 @@ class Checker:
         return type_
 
     def _expr(self, expr: n.Expr, state: FlowState) -> Type:
-        match expr:                     # the commonest kinds first: each case is an isinstance
+        match expr:  # the commonest kinds first: each case is an isinstance
             case n.Binary():
                 return self.binary(expr, state)
             case n.Name(name=name):
@@ -309,8 +386,14 @@ class Checker:
                 self.require(operand, operand_type, expected, state, codes.OPERAND_TYPE, f"`{op}`")
                 return INTEGER if operand_type == INTEGER and op != "not" else expected
             case n.Conditional(test=test, then=then, otherwise=otherwise):
-                self.require(test, self.expr(test, state), BOOLEAN, state, codes.CONDITION_TYPE,
-                             "the condition of `... if ... else ...`")
+                self.require(
+                    test,
+                    self.expr(test, state),
+                    BOOLEAN,
+                    state,
+                    codes.CONDITION_TYPE,
+                    "the condition of `... if ... else ...`",
+                )
                 return join(self.expr(then, state), self.expr(otherwise, state))
             case n.Call():
                 return self.call(expr, state)
@@ -319,8 +402,7 @@ class Checker:
                 if type_ == ANY:
                     self.bind(target, OBJECT)
                 elif type_ != OBJECT:
-                    self.mismatch(target, type_, codes.NO_FIELD,
-                                  f"cannot read field `{field_name}` of a {type_}")
+                    self.mismatch(target, type_, codes.NO_FIELD, f"cannot read field `{field_name}` of a {type_}")
                 return ANY
             case n.Index(target=target, index=index):
                 return self.index(target, index, state)
@@ -348,20 +430,32 @@ class Checker:
         if known is not None:
             return known
         if name in state.maybe:
-            self.report_once(codes.POSSIBLY_UNASSIGNED, name,
-                             f"`{name}` may be unassigned here: not every path before this assigns it",
-                             expr.span, hint=f"assign `{name}` on every branch, or before the `if`")
+            self.report_once(
+                codes.POSSIBLY_UNASSIGNED,
+                name,
+                f"`{name}` may be unassigned here: not every path before this assigns it",
+                expr.span,
+                hint=f"assign `{name}` on every branch, or before the `if`",
+            )
         elif name in self.assigned:
-            self.report_once(codes.UNASSIGNED_VARIABLE, name, f"`{name}` is read before it is assigned",
-                             expr.span, hint=f"move the step that assigns `{name}` before this one")
+            self.report_once(
+                codes.UNASSIGNED_VARIABLE,
+                name,
+                f"`{name}` is read before it is assigned",
+                expr.span,
+                hint=f"move the step that assigns `{name}` before this one",
+            )
         else:
             known = list(state.definite) + [v for scope in self.scopes for v in scope]
             if name in BUILTINS:
-                hint = f"`{name}` is a built-in function: call it as {BUILTINS[name].signature}, " \
-                       "or name the parameter differently"
+                hint = (
+                    f"`{name}` is a built-in function: call it as {BUILTINS[name].signature}, "
+                    "or name the parameter differently"
+                )
             else:
                 hint = _did_you_mean(name, known) or (
-                    "declare it as a parameter" if self.program.parameters is not None else None)
+                    "declare it as a parameter" if self.program.parameters is not None else None
+                )
             self.report_once(codes.UNKNOWN_VARIABLE, name, f"unknown variable `{name}`", expr.span, hint=hint)
         return ANY
 
@@ -374,11 +468,18 @@ class Checker:
         op, left, right = expr.op, expr.left, expr.right
         lt, rt = self.expr(left, state), self.expr(right, state)
         if lt.is_numeric and rt.is_numeric and op in _NUMERIC_RESULTS:
-            return _NUMERIC_RESULTS[op]     # the usual case, with nothing to report or learn
+            return _NUMERIC_RESULTS[op]  # the usual case, with nothing to report or learn
         if op == "+" and STRING in (lt, rt):
             for side, type_ in ((left, lt), (right, rt)):
-                self.require(side, type_, STRING, state, codes.OPERAND_TYPE, "`+` on text",
-                             hint="to build text from numbers use a format template or text(x)")
+                self.require(
+                    side,
+                    type_,
+                    STRING,
+                    state,
+                    codes.OPERAND_TYPE,
+                    "`+` on text",
+                    hint="to build text from numbers use a format template or text(x)",
+                )
             return STRING
         if op in n.ARITHMETIC_OPS:
             verb = _VERBS[op]
@@ -397,8 +498,12 @@ class Checker:
             elif rt == ANY and lt not in (ANY, NULL):
                 self.bind(right, lt)
             elif ANY not in (lt, rt) and NULL not in (lt, rt) and not (fits(lt, rt) or fits(rt, lt)):
-                self.report(codes.OPERAND_TYPE, f"comparing {lt} with {rt} is always {op == '!='}".lower(),
-                            expr.span, hint="convert one side with number(...) or text(...)")
+                self.report(
+                    codes.OPERAND_TYPE,
+                    f"comparing {lt} with {rt} is always {op == '!='}".lower(),
+                    expr.span,
+                    hint="convert one side with number(...) or text(...)",
+                )
             return BOOLEAN
         if op in n.LOGIC_OPS:
             for side, type_ in ((left, lt), (right, rt)):
@@ -416,10 +521,12 @@ class Checker:
         elif rt == OBJECT:
             self.require(left, lt, STRING, state, codes.OPERAND_TYPE, f"`{op}` on an object's keys")
         elif rt == ANY:
-            if lt != STRING:            # `"k" in x` leaves x open: a string, an object or a list
+            if lt != STRING:  # `"k" in x` leaves x open: a string, an object or a list
                 self.bind(right, ARRAY)
         else:
-            self.mismatch(right, rt, codes.OPERAND_TYPE, f"`{op}` needs a list, string or object on its right, not {rt}")
+            self.mismatch(
+                right, rt, codes.OPERAND_TYPE, f"`{op}` needs a list, string or object on its right, not {rt}"
+            )
         return BOOLEAN
 
     def call(self, expr: n.Call, state: FlowState) -> Type:
@@ -429,13 +536,21 @@ class Checker:
                 self.expr(arg, state)
             alias = FUNCTION_ALIASES.get(expr.function)
             hint = f"use {alias}" if alias else _did_you_mean(expr.function, list(BUILTINS))
-            self.report(codes.UNKNOWN_FUNCTION, f"unknown function `{expr.function}`", expr.span,
-                        hint=hint or "see the list of built-in functions in the language reference")
+            self.report(
+                codes.UNKNOWN_FUNCTION,
+                f"unknown function `{expr.function}`",
+                expr.span,
+                hint=hint or "see the list of built-in functions in the language reference",
+            )
             return ANY
         types = [self.expr(arg, state) for arg in expr.args]
         if not function.arity_ok(len(expr.args)):
-            self.report(codes.WRONG_ARITY, f"{expr.function} cannot take {len(expr.args)} argument(s)",
-                        expr.span, hint=f"call it as {function.signature}")
+            self.report(
+                codes.WRONG_ARITY,
+                f"{expr.function} cannot take {len(expr.args)} argument(s)",
+                expr.span,
+                hint=f"call it as {function.signature}",
+            )
             return function.result(types)
         for position, (arg, type_) in enumerate(zip(expr.args, types)):
             spec = function.arg_for(position)
@@ -446,8 +561,12 @@ class Checker:
                     self.bind(arg, spec.accepts[0])
             elif not any(fits(type_, option) for option in spec.accepts):
                 wanted = " or ".join(str(t) for t in spec.accepts)
-                self.mismatch(arg, type_, codes.ARGUMENT_TYPE,
-                              f"argument `{spec.name}` of {expr.function} must be {wanted}, not {type_}")
+                self.mismatch(
+                    arg,
+                    type_,
+                    codes.ARGUMENT_TYPE,
+                    f"argument `{spec.name}` of {expr.function} must be {wanted}, not {type_}",
+                )
         return function.result([self.types[id(arg)] for arg in expr.args])
 
     def index(self, target: n.Expr, index: n.Expr, state: FlowState) -> Type:
@@ -470,20 +589,38 @@ class Checker:
         if iterable_type == ANY:
             self.bind(expr.iterable, ARRAY)
         elif iterable_type.name != "array":
-            self.mismatch(expr.iterable, iterable_type, codes.NOT_ITERABLE,
-                          f"`for {expr.var} in ...` needs a list, not {iterable_type}")
+            self.mismatch(
+                expr.iterable,
+                iterable_type,
+                codes.NOT_ITERABLE,
+                f"`for {expr.var} in ...` needs a list, not {iterable_type}",
+            )
         self.scopes.append({expr.var: iterable_type.item_type()})
         element = self.expr(expr.element, state)
         if expr.condition is not None:
-            self.require(expr.condition, self.expr(expr.condition, state), BOOLEAN, state,
-                         codes.CONDITION_TYPE, "the `if` filter of a comprehension")
+            self.require(
+                expr.condition,
+                self.expr(expr.condition, state),
+                BOOLEAN,
+                state,
+                codes.CONDITION_TYPE,
+                "the `if` filter of a comprehension",
+            )
         self.scopes.pop()
         return array_of(element)
 
     # --- type expectations ----------------------------------------------------------------
 
-    def require(self, expr: n.Expr, actual: Type, expected: Type, state: FlowState, code: codes.Code,
-                what: str, hint: str | None = None) -> None:
+    def require(
+        self,
+        expr: n.Expr,
+        actual: Type,
+        expected: Type,
+        state: FlowState,
+        code: codes.Code,
+        what: str,
+        hint: str | None = None,
+    ) -> None:
         if actual == ANY:
             self.bind(expr, expected)
         elif not fits(actual, expected):
@@ -492,12 +629,16 @@ class Checker:
     def bind(self, expr: n.Expr, expected: Type) -> None:
         """Learn an inferred parameter's type from how it is used."""
         if expected.is_numeric:
-            expected = NUMBER               # a literal `1` does not make a parameter integer-only
-        if isinstance(expr, n.Name) and expr.name in self.inferred and not self._in_scope(expr.name):
-            if self.inferred[expr.name] == ANY:
-                self.inferred[expr.name] = expected
-                self.types[id(expr)] = expected
-                self.untyped_reads.get(expr.name, set()).discard(id(expr))
+            expected = NUMBER  # a literal `1` does not make a parameter integer-only
+        if (
+            isinstance(expr, n.Name)
+            and expr.name in self.inferred
+            and not self._in_scope(expr.name)
+            and self.inferred[expr.name] == ANY
+        ):
+            self.inferred[expr.name] = expected
+            self.types[id(expr)] = expected
+            self.untyped_reads.get(expr.name, set()).discard(id(expr))
 
     def read_before_learned(self) -> bool:
         """Whether a parameter was read as `any` somewhere other than where its type was
@@ -507,18 +648,25 @@ class Checker:
     def _in_scope(self, name: str) -> bool:
         return any(name in scope for scope in self.scopes)
 
-    def mismatch(self, expr: n.Expr, actual: Type, code: codes.Code, message: str,
-                 hint: str | None = None) -> None:
+    def mismatch(self, expr: n.Expr, actual: Type, code: codes.Code, message: str, hint: str | None = None) -> None:
         if isinstance(expr, n.Name) and not self._in_scope(expr.name):
             if expr.name in self.inferred:
                 message = f"parameter `{expr.name}` is used as {actual} elsewhere; here: {message}"
-                self.report(codes.PARAMETER_TYPE, message, expr.span,
-                            hint="a parameter has one type: convert with number(...) or text(...)")
+                self.report(
+                    codes.PARAMETER_TYPE,
+                    message,
+                    expr.span,
+                    hint="a parameter has one type: convert with number(...) or text(...)",
+                )
                 return
             param = self.declared.get(expr.name)
             if param is not None and expr.name not in self.assigned:
-                self.report(codes.PARAMETER_TYPE, f"parameter `{expr.name}` is declared {param.type}; {message}",
-                            expr.span, hint="change the declared type, or convert with number(...) or text(...)")
+                self.report(
+                    codes.PARAMETER_TYPE,
+                    f"parameter `{expr.name}` is declared {param.type}; {message}",
+                    expr.span,
+                    hint="change the declared type, or convert with number(...) or text(...)",
+                )
                 return
         self.report(code, message, expr.span, hint)
 

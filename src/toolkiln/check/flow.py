@@ -14,8 +14,8 @@ from toolkiln.ast.types import Type, join
 
 @dataclass
 class FlowState:
-    definite: ChainMap[str, Type] = field(default_factory=ChainMap)   # assigned on every path so far
-    maybe: set[str] = field(default_factory=set)                       # assigned on some path only
+    definite: ChainMap[str, Type] = field(default_factory=ChainMap)  # assigned on every path so far
+    maybe: set[str] = field(default_factory=set)  # assigned on some path only
     reachable: bool = True
 
     def assign(self, name: str, type_: Type) -> None:

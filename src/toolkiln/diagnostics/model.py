@@ -7,8 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from toolkiln.ast.spans import Span
 from toolkiln.diagnostics.codes import CODES, Code, Severity
-from toolkiln.syntax.spans import Source, Span
+from toolkiln.diagnostics.source import Source
 
 
 class Diagnostic(BaseModel):
@@ -21,7 +22,7 @@ class Diagnostic(BaseModel):
     hint: str | None = None
     file: str | None = None
     snippet: str | None = None
-    snippet_start: int = 0          # the column (0-based) of the line where `snippet` starts
+    snippet_start: int = 0  # the column (0-based) of the line where `snippet` starts
 
     @classmethod
     def of(cls, code: Code, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
@@ -74,7 +75,7 @@ def _window(line: str, column: int) -> tuple[str, int]:
     if len(line) <= SNIPPET_WIDTH:
         return line, 0
     start = max(0, min(column - SNIPPET_LEAD, len(line) - SNIPPET_WIDTH))
-    return line[start:start + SNIPPET_WIDTH], start
+    return line[start : start + SNIPPET_WIDTH], start
 
 
 def has_errors(diagnostics: list[Diagnostic]) -> bool:

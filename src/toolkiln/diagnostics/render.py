@@ -27,10 +27,10 @@ def render_text(d: Diagnostic) -> str:
     if d.snippet is not None and span is not None:
         gutter = str(span.line) if span.path is None or span.in_file else "|"
         pad = " " * len(gutter)
-        column = span.column - 1 - d.snippet_start              # within the shown part of the line
+        column = span.column - 1 - d.snippet_start  # within the shown part of the line
         end = span.end_column - 1 - d.snippet_start if span.end_line == span.line else len(d.snippet)
         width = min(end, len(d.snippet)) - column
-        before = "..." if d.snippet_start else ""                # a window of a long line
+        before = "..." if d.snippet_start else ""  # a window of a long line
         lines += [
             f"{pad} |",
             f"{gutter} | {before}{d.snippet}",

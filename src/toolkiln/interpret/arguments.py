@@ -40,16 +40,16 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
     max_digits, max_len = limits.max_number_digits, limits.max_list_length
     max_text = limits.max_string_length
     integer_only = type_.name == "integer"
-    float_bound = 10.0 ** min(max_digits, 308)      # |x| below it: fewer digits than the limit
-    int_bound = 10 ** max_digits
+    float_bound = 10.0 ** min(max_digits, 308)  # |x| below it: fewer digits than the limit
+    int_bound = 10**max_digits
 
     def number(value: Any) -> Decimal:
         kind = type(value)
-        if kind is float and -float_bound < value < float_bound:     # finite, few enough digits
+        if kind is float and -float_bound < value < float_bound:  # finite, few enough digits
             if integer_only and not value.is_integer():
                 raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
             return from_float_fast(value)
-        if kind is int and -int_bound < value < int_bound:          # whole, few enough digits
+        if kind is int and -int_bound < value < int_bound:  # whole, few enough digits
             return Decimal(value)
         if kind is Decimal and value.is_finite():
             result = value
@@ -64,7 +64,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         elif kind is Decimal:
             raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
         elif isinstance(value, int) and not isinstance(value, bool):
-            result = Decimal(int(value))          # an int subclass such as an IntEnum member
+            result = Decimal(int(value))  # an int subclass such as an IntEnum member
         else:
             raise ArgumentError(f"argument `{name}` must be a number, not {_describe(value)}")
         if result and result.adjusted() >= max_digits:
@@ -77,7 +77,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         if type(value) is not str:
             if not isinstance(value, str):
                 raise ArgumentError(f"argument `{name}` must be a string, not {_describe(value)}")
-            value = str.__str__(value)            # a str subclass such as a StrEnum member
+            value = str.__str__(value)  # a str subclass such as a StrEnum member
         if len(value) > max_text:
             raise ArgumentError(f"argument `{name}` is longer than {max_text:,} characters")
         return value
@@ -95,8 +95,8 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         return [item_converter(item) for item in value]
 
     def obj(value: Any) -> dict:
-        if type(value) is dict:             # the usual case, without the slower ABC test
-            return to_value(value)          # (which builds a new dict: no copy needed)
+        if type(value) is dict:  # the usual case, without the slower ABC test
+            return to_value(value)  # (which builds a new dict: no copy needed)
         if not isinstance(value, Mapping):
             raise ArgumentError(f"argument `{name}` must be an object, not {_describe(value)}")
         return to_value(dict(value))
@@ -120,13 +120,14 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             return anything
 
 
-def compile_binder(params: tuple[ParamInfo, ...], slots: dict[str, int], limits: Limits,
-                   defaults: dict[str, Any]) -> Callable[[Mapping[str, Any] | None, list], None]:
+def compile_binder(
+    params: tuple[ParamInfo, ...], slots: dict[str, int], limits: Limits, defaults: dict[str, Any]
+) -> Callable[[Mapping[str, Any] | None, list], None]:
     """A function that checks `args`, converts them and stores them into the frame."""
-    plan = tuple((p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING))
-                 for p in params)
-    wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "")
-              for p in params}
+    plan = tuple(
+        (p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING)) for p in params
+    )
+    wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "") for p in params}
     names = frozenset(p.name for p in params)
 
     def bind(args: Mapping[str, Any] | None, frame: list) -> None:
@@ -150,12 +151,14 @@ def compile_binder(params: tuple[ParamInfo, ...], slots: dict[str, int], limits:
                 raise
             except RunError as error:
                 raise ArgumentError(f"argument `{name}`: {error.message}") from None
-        if len(args) > given:           # some key is not a parameter
+        if len(args) > given:  # some key is not a parameter
             extra = sorted(str(key) for key in args if key not in names)[0]
             close = difflib.get_close_matches(extra, list(names), n=1)
-            raise ArgumentError(f"unexpected argument `{extra}`",
-                                hint=f"did you mean `{close[0]}`?" if close else
-                                f"parameters: {', '.join(sorted(names)) or 'none'}")
+            raise ArgumentError(
+                f"unexpected argument `{extra}`",
+                hint=f"did you mean `{close[0]}`?" if close else f"parameters: {', '.join(sorted(names)) or 'none'}",
+            )
+
     return bind
 
 

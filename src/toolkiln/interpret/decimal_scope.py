@@ -40,7 +40,7 @@ class DecimalScope:
         another thread, or by this program calling itself), run `fn(*args)` in a fresh one; an
         error raised by `fn` itself propagates."""
         if error.__traceback__ is None or error.__traceback__.tb_next is not None:
-            raise error                 # from inside fn (a RecursionError): not a refusal
+            raise error  # from inside fn (a RecursionError): not a refusal
         return contextvars.copy_context().run(_with_context, self.context, fn, *args)
 
 

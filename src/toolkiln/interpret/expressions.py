@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import operator
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, assert_never
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, Type
 from toolkiln.ast.visitor import walk
 from toolkiln.diagnostics import codes
@@ -25,16 +26,20 @@ from toolkiln.semantics.builtins import BUILTINS
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import format_number, parse_spec
 from toolkiln.semantics.values import to_text, type_name
-from toolkiln.syntax.spans import Span
 
 Fn = Callable[[list], Any]
 _TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict}
-_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
-            "==": operator.eq, "!=": operator.ne}
+_COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 # Decimal's operators: the same operations as the context's add, subtract, ... in the run's
 # context, which is current while closures run (see decimal_scope.py).
-_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-               "%": operator.mod}
+_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
 
 
 class ExprCompiler:
@@ -42,12 +47,21 @@ class ExprCompiler:
     runner makes it so), so arithmetic uses Decimal's operators, three times cheaper to call
     than the context's methods."""
 
-    def __init__(self, types: dict[int, Type], limits: Limits, slots: dict[str, int]) -> None:
+    def __init__(
+        self,
+        types: dict[int, Type],
+        limits: Limits,
+        slots: dict[str, int],
+        comprehension_costs: Mapping[Span, int] | None = None,
+    ) -> None:
         self.types = types
+        # Operations charged per item, by comprehension span, as the program was written
+        # (see CompiledProgram): the optimizer must not make a loop cheaper to budget.
+        self.comprehension_costs = comprehension_costs or {}
         self.limits = limits
-        self.slots = slots                        # variable name -> frame slot
-        self.scopes: list[dict[str, int]] = []    # comprehension variables -> slot
-        self.frame_size = len(slots) + 1          # grows with each comprehension variable
+        self.slots = slots  # variable name -> frame slot
+        self.scopes: list[dict[str, int]] = []  # comprehension variables -> slot
+        self.frame_size = len(slots) + 1  # grows with each comprehension variable
 
     def static(self, expr: n.Expr) -> str:
         type_ = self.types.get(id(expr), ANY)
@@ -66,7 +80,7 @@ class ExprCompiler:
     # --- dispatch -------------------------------------------------------------------------
 
     def closure(self, expr: n.Expr) -> Fn:
-        match expr:                     # the commonest kinds first: each case is an isinstance
+        match expr:  # the commonest kinds first: each case is an isinstance
             case n.Binary():
                 return self.binary(expr)
             case n.Name(name=name):
@@ -119,6 +133,7 @@ class ExprCompiler:
             if type(value) is not kind:
                 raise type_fault(what, value, span)
             return value
+
         return checked
 
     def number(self, expr: n.Expr) -> Fn:
@@ -146,7 +161,7 @@ class ExprCompiler:
             operand = self.boolean(expr.operand, "`not` needs a boolean")
             return lambda f: not operand(f)
         operand = self.number(expr.operand)
-        sign = operator.neg if expr.op == "-" else operator.pos     # `+x` rounds, as in decimal
+        sign = operator.neg if expr.op == "-" else operator.pos  # `+x` rounds, as in decimal
         return self.guard(lambda f: sign(operand(f)), expr.span)
 
     def guard(self, fn: Fn, span: Span) -> Fn:
@@ -158,6 +173,7 @@ class ExprCompiler:
                 return fn(f)
             except ArithmeticError as error:
                 raise arithmetic_fault(error, span, digits) from None
+
         return guarded
 
     def binary(self, expr: n.Binary) -> Fn:
@@ -175,8 +191,9 @@ class ExprCompiler:
             if len(kinds) == 1 and kinds <= ({"number", "string"} | ({"boolean"} if op in n.EQUALITY_OPS else set())):
                 return pure_binary(_COMPARE[op], self.operand(expr.left), self.operand(expr.right))
             return self.semantic(lambda a, b: operators.compare(op, a, b), expr)
-        if kinds == {"number"} and (op in ("+", "-", "*") or (
-                op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)):
+        if kinds == {"number"} and (
+            op in ("+", "-", "*") or (op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)
+        ):
             return self.arithmetic(expr)
         if op in ("+", "-", "*") and kinds <= {"number", "any"}:
             return self.dynamic_arithmetic(expr)
@@ -196,6 +213,7 @@ class ExprCompiler:
         def member(f: list) -> bool:
             value = item(f)
             return (type(value) is kind and value in members) is wanted
+
         return member
 
     def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary) -> Fn:
@@ -204,11 +222,12 @@ class ExprCompiler:
         left, right, span = self.closure(expr.left), self.closure(expr.right), expr.span
 
         def run(f: list) -> Any:
-            a = left(f)               # left before right: errors come in reading order
+            a = left(f)  # left before right: errors come in reading order
             try:
                 return evaluate(a, right(f))
             except RunError as error:
                 raise error.at(span) from None
+
         return run
 
     def dynamic_arithmetic(self, expr: n.Binary) -> Fn:
@@ -220,7 +239,7 @@ class ExprCompiler:
         left, right, general = self.closure(expr.left), self.closure(expr.right), operators.arithmetic
 
         def run(f: list) -> Any:
-            a = left(f)               # left before right: errors come in reading order
+            a = left(f)  # left before right: errors come in reading order
             b = right(f)
             if type(a) is Decimal and type(b) is Decimal:
                 try:
@@ -231,6 +250,7 @@ class ExprCompiler:
                 return general(symbol, a, b, limits)
             except RunError as error:
                 raise error.at(span) from None
+
         return run
 
     def arithmetic(self, expr: n.Binary) -> Fn:
@@ -266,6 +286,7 @@ class ExprCompiler:
                     raise error.at(span) from None
                 except ArithmeticError as error:
                     raise arithmetic_fault(error, span, digits) from None
+
             return call
 
         def call_many(f: list) -> Any:
@@ -275,6 +296,7 @@ class ExprCompiler:
                 raise error.at(span) from None
             except ArithmeticError as error:
                 raise arithmetic_fault(error, span, digits) from None
+
         return call_many
 
     def checked_arg(self, fn: Fn, accepts: tuple[Type, ...], what: str, span: Span) -> Fn:
@@ -286,6 +308,7 @@ class ExprCompiler:
             if type(value) not in kinds:
                 raise type_fault(f"{what} must be {wanted}", value, span)
             return value
+
         return checked
 
     def field(self, target: Fn, name: str, span: Span) -> Fn:
@@ -297,8 +320,13 @@ class ExprCompiler:
                 return record[name]
             except KeyError:
                 fields = ", ".join(list(record)[:10])
-                raise fault(codes.MISSING_ITEM, f"the object has no field `{name}`", span,
-                            hint=f"its fields: {fields}" if fields else "the object is empty") from None
+                raise fault(
+                    codes.MISSING_ITEM,
+                    f"the object has no field `{name}`",
+                    span,
+                    hint=f"its fields: {fields}" if fields else "the object is empty",
+                ) from None
+
         return read
 
     def index(self, target: Fn, index: Fn, span: Span) -> Fn:
@@ -316,10 +344,14 @@ class ExprCompiler:
                     raise fault(codes.RUNTIME_TYPE, f"an index must be a whole number, not {key!r}", span)
                 position = int(key)
                 if not -len(container) <= position < len(container):
-                    raise fault(codes.MISSING_ITEM, f"index {position} is outside the {type_name(container)} "
-                                f"of length {len(container)}", span)
+                    raise fault(
+                        codes.MISSING_ITEM,
+                        f"index {position} is outside the {type_name(container)} of length {len(container)}",
+                        span,
+                    )
                 return container[position]
             raise type_fault("indexing needs a list, string or object", container, span)
+
         return read
 
     def comprehension(self, expr: n.Comprehension) -> Fn:
@@ -329,8 +361,8 @@ class ExprCompiler:
         element = self.closure(expr.element)
         condition = None if expr.condition is None else self.boolean(expr.condition, "a filter needs a boolean")
         self.scopes.pop()
-        cost = 1 + _size(expr.element) + (_size(expr.condition) if expr.condition is not None else 0)
         span = expr.span
+        cost = self.comprehension_costs.get(span) or comprehension_cost(expr)
 
         def build(f: list) -> list:
             items = iterable(f)
@@ -338,9 +370,12 @@ class ExprCompiler:
             runtime.operations += cost * len(items)
             limits = runtime.limits
             if runtime.operations > limits.max_operations:
-                raise fault(codes.OPERATION_BUDGET,
-                            f"more than {limits.max_operations:,} operations", span,
-                            hint="raise Limits(max_operations=...) if this is expected")
+                raise fault(
+                    codes.OPERATION_BUDGET,
+                    f"more than {limits.max_operations:,} operations",
+                    span,
+                    hint="raise Limits(max_operations=...) if this is expected",
+                )
             if time.monotonic() > runtime.deadline:
                 raise fault(codes.TIME_LIMIT, f"the run took more than {limits.max_seconds} s", span)
             out = []
@@ -349,6 +384,7 @@ class ExprCompiler:
                 if condition is None or condition(f):
                     out.append(element(f))
             return out
+
         return build
 
     # --- templates ------------------------------------------------------------------------
@@ -371,7 +407,13 @@ class ExprCompiler:
             if len(text) > limit:
                 raise fault(codes.STRING_TOO_LONG, f"formatted text longer than {limit:,} characters", span)
             return text
+
         return render
+
+
+def comprehension_cost(expr: n.Comprehension) -> int:
+    """The operations charged per item: the node itself, its element and its filter."""
+    return 1 + _size(expr.element) + (_size(expr.condition) if expr.condition is not None else 0)
 
 
 def _size(expr: n.Node) -> int:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.operators import signal_fault
 from toolkiln.semantics.values import type_name
-from toolkiln.syntax.spans import Span
 
 
 def fault(code: codes.Code, message: str, span: Span | None = None, hint: str | None = None) -> RunError:
@@ -20,5 +20,9 @@ def arithmetic_fault(error: ArithmeticError, span: Span, max_digits: int) -> Run
 
 
 def type_fault(what: str, value: Any, span: Span) -> RunError:
-    return fault(codes.RUNTIME_TYPE, f"{what}, got {type_name(value)}", span,
-                 hint="declare the parameter's type so the checker catches this before run time")
+    return fault(
+        codes.RUNTIME_TYPE,
+        f"{what}, got {type_name(value)}",
+        span,
+        hint="declare the parameter's type so the checker catches this before run time",
+    )

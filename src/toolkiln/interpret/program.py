@@ -9,21 +9,21 @@ from decimal import Decimal
 from typing import Any, Protocol, assert_never
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import NO_SPAN, Span
 from toolkiln.ast.visitor import walk
 from toolkiln.check import CheckResult
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.arguments import compile_binder, single_scalar
 from toolkiln.interpret.decimal_scope import DecimalScope
-from toolkiln.interpret.expressions import ExprCompiler, Fn
+from toolkiln.interpret.expressions import ExprCompiler, Fn, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault
 from toolkiln.interpret.runtime import Runtime
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import render_number
 from toolkiln.semantics.values import to_value, type_name
-from toolkiln.syntax.spans import NO_SPAN
 
-_NEXT = object()          # a block finished without returning
+_NEXT = object()  # a block finished without returning
 _ABSENT = object()
 _PLAIN, _RETURN, _BRANCH = 0, 1, 2
 _ASSIGNING = frozenset(n.ASSIGNING_STEPS)
@@ -39,8 +39,18 @@ class CompiledProgram:
     """A checked program turned into closures for one set of limits; `tools` are the callees
     of its `call` steps, by name."""
 
-    def __init__(self, program: n.Program, checked: CheckResult, limits: Limits,
-                 tools: Mapping[str, Callee] | None = None) -> None:
+    def __init__(
+        self,
+        program: n.Program,
+        checked: CheckResult,
+        limits: Limits,
+        tools: Mapping[str, Callee] | None = None,
+        *,
+        written: n.Program | None = None,
+    ) -> None:
+        """`written` is the program as its author wrote it, when `program` is its optimized
+        form: the operation budget is charged for what was written, so that optimizing never
+        lets a program through that the budget stops as written."""
         slots: dict[str, int] = {}
         for param in checked.parameters:
             slots.setdefault(param.name, len(slots) + 1)
@@ -55,11 +65,17 @@ class CompiledProgram:
         self.limits = limits
         self.tools = tools or {}
         self.scope = DecimalScope(limits.context)
-        self.returns: dict[int, bool] = {}      # id(if step) -> whether it may return
-        self.exprs = ExprCompiler(checked.types, limits, slots)
+        self.returns: dict[int, bool] = {}  # id(if step) -> whether it may return
+        comprehension_costs = None
+        if written is not None and written is not program:
+            cost, comprehension_costs = written_costs(written)
+        self.exprs = ExprCompiler(checked.types, limits, slots, comprehension_costs)
         self.tables = {t.name: t.type for t in program.tables or ()}
-        self.defaults = {p.name: self.scope.run(self.exprs.closure(p.default), [None])
-                         for p in checked.parameters if p.default is not None}
+        self.defaults = {
+            p.name: self.scope.run(self.exprs.closure(p.default), [None])
+            for p in checked.parameters
+            if p.default is not None
+        }
         self.bind = compile_binder(checked.parameters, slots, limits, self.defaults)
         self.single = single_scalar(checked.parameters, limits)
         self.body = self.block(program.steps)
@@ -83,27 +99,31 @@ class CompiledProgram:
 
             def refuse(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
                 raise fault(codes.OPERATION_BUDGET, message)
+
             return refuse
         size, bind, body, limits, cost = self.frame_size, self.bind, self.body, self.limits, self.cost
         if not self.stateful and self.single is not None:
             name, convert = self.single
-            rest = [None] * (size - 2)      # the slots after the parameter's (slot 1)
+            rest = [None] * (size - 2)  # the slots after the parameter's (slot 1)
 
             def execute_single(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
                 if type(args) is dict and len(args) == 1 and name in args:
-                    frame = [None, convert(args[name])]     # the usual call, bound inline
+                    frame = [None, convert(args[name])]  # the usual call, bound inline
                     if rest:
                         frame += rest
                 else:
                     frame = [None] * size
                     bind(args, frame)
                 return body(frame)
+
             return execute_single
         if not self.stateful:
+
             def execute(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
                 frame = [None] * size
                 bind(args, frame)
                 return body(frame)
+
             return execute
         timed = self.timed
 
@@ -113,6 +133,7 @@ class CompiledProgram:
             frame[0] = Runtime(limits, tables, cost, deadline)
             bind(args, frame)
             return body(frame)
+
         return execute_with_state
 
     def runner(self) -> Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Any]:
@@ -125,6 +146,7 @@ class CompiledProgram:
                 return enter(execute, args, tables)
             except RuntimeError as error:
                 return recover(error, execute, args, tables)
+
         return run
 
     def run_many(self, rows: Iterable[Mapping[str, Any] | None], tables: Mapping[str, Any]) -> list[Any]:
@@ -150,9 +172,9 @@ class CompiledProgram:
             kind = _RETURN if isinstance(step, n.Return) else _BRANCH if self.may_return(step) else _PLAIN
             compiled.append((self.step(step), kind))
             if kind == _RETURN:
-                break                       # the rest is unreachable (the checker warned)
+                break  # the rest is unreachable (the checker warned)
         if len(compiled) == 1 and compiled[0][1] == _RETURN:
-            return compiled[0][0]               # a lone `return`: its expression is the block
+            return compiled[0][0]  # a lone `return`: its expression is the block
         if compiled and compiled[-1][1] == _RETURN and all(k == _PLAIN for _, k in compiled[:-1]):
             plain, result = tuple(fn for fn, _ in compiled[:-1]), compiled[-1][0]
 
@@ -160,6 +182,7 @@ class CompiledProgram:
                 for step in plain:
                     step(f)
                 return result(f)
+
             return straight
         items = tuple(compiled)
 
@@ -174,6 +197,7 @@ class CompiledProgram:
                     if value is not _NEXT:
                         return value
             return _NEXT
+
         return general
 
     def sequence(self, steps: tuple[n.Step, ...]) -> Fn:
@@ -187,6 +211,7 @@ class CompiledProgram:
         def run_all(f: list) -> None:
             for step in plain:
                 step(f)
+
         return run_all
 
     def may_return(self, step: n.Step) -> bool:
@@ -234,8 +259,12 @@ class CompiledProgram:
         def lookup(f: list) -> Any:
             table = f[0].tables.get(name)
             if table is None:
-                raise fault(codes.MISSING_TABLE, f"table `{name}` was not supplied", span,
-                            hint="pass tables={...} to run, or --tables FILE on the command line")
+                raise fault(
+                    codes.MISSING_TABLE,
+                    f"table `{name}` was not supplied",
+                    span,
+                    hint="pass tables={...} to run, or --tables FILE on the command line",
+                )
             key = key_fn(f)
             if type(key) is Decimal:
                 key = render_number(key)
@@ -245,20 +274,29 @@ class CompiledProgram:
             if value is _ABSENT:
                 if default is None:
                     sample = ", ".join(list(table)[:5])
-                    raise fault(codes.KEY_NOT_FOUND, f"key {key!r} is not in table `{name}`", span,
-                                hint=f"add a default; some keys: {sample}" if sample else "the table is empty")
+                    raise fault(
+                        codes.KEY_NOT_FOUND,
+                        f"key {key!r} is not in table `{name}`",
+                        span,
+                        hint=f"add a default; some keys: {sample}" if sample else "the table is empty",
+                    )
                 return default(f)
             value = to_value(value)
             if expected is not None and not _has_type(value, expected):
-                raise fault(codes.INVALID_TABLE,
-                            f"table `{name}` holds {type_name(value)} {value!r} at key {key!r}, declared {expected}",
-                            span)
+                raise fault(
+                    codes.INVALID_TABLE,
+                    f"table `{name}` holds {type_name(value)} {value!r} at key {key!r}, declared {expected}",
+                    span,
+                )
             if type(value) is list and len(value) > f[0].limits.max_list_length:
-                raise fault(codes.LIST_TOO_LONG, f"table `{name}` holds a list longer than "
-                            f"{f[0].limits.max_list_length:,} items at key {key!r}", span)
+                raise fault(
+                    codes.LIST_TOO_LONG,
+                    f"table `{name}` holds a list longer than {f[0].limits.max_list_length:,} items at key {key!r}",
+                    span,
+                )
             return value
-        return lookup
 
+        return lookup
 
     def call_tool(self, step: n.CallTool) -> Fn:
         """Build the arguments, run the callee with this run's tables and limits; a failure in
@@ -266,10 +304,11 @@ class CompiledProgram:
         name = step.tool
         span = None if step.span == NO_SPAN else step.span
         callee = self.tools.get(name)
-        if callee is None:              # the checker refuses this; a hand-built program may not
+        if callee is None:  # the checker refuses this; a hand-built program may not
+
             def missing(f: list) -> Any:
-                raise fault(codes.UNKNOWN_TOOL, f"unknown tool `{name}`", span,
-                            hint="pass tools={...} to compile")
+                raise fault(codes.UNKNOWN_TOOL, f"unknown tool `{name}`", span, hint="pass tools={...} to compile")
+
             return missing
         args = tuple((arg.name, self.exprs.closure(arg.value)) for arg in step.args)
         run_call = callee.run_call
@@ -280,8 +319,10 @@ class CompiledProgram:
             try:
                 return run_call(values, state.tables, state.limits)
             except RunError as error:
-                raise RunError(error.code, f"in tool `{name}`: {error.message}", span or error.span,
-                               error.hint) from error
+                raise RunError(
+                    error.code, f"in tool `{name}`: {error.message}", span or error.span, error.hint
+                ) from error
+
         return call
 
 
@@ -300,7 +341,7 @@ def _nothing(f: list) -> None:
 
 
 def _store(slot: int, value: Fn) -> Fn:
-    chain = getattr(value, "chain", None)       # `score = score + 10`: one closure, not two
+    chain = getattr(value, "chain", None)  # `score = score + 10`: one closure, not two
     if chain is not None and len(chain.steps) == 1:
         source, ((op, constant),) = chain.slot, chain.steps
 
@@ -308,9 +349,21 @@ def _store(slot: int, value: Fn) -> Fn:
             try:
                 f[slot] = op(f[source], constant)
             except ArithmeticError:
-                f[slot] = value(f)              # fails again, located (see specialize.py)
+                f[slot] = value(f)  # fails again, located (see specialize.py)
+
         return store_operation
 
     def store(f: list) -> None:
         f[slot] = value(f)
+
     return store
+
+
+def written_costs(program: n.Program) -> tuple[int, dict[Span, int]]:
+    """The static operation count of a program and each comprehension's per-item cost."""
+    cost, comprehensions = 0, {}
+    for node in walk(program):
+        cost += 1
+        if type(node) is n.Comprehension:
+            comprehensions[node.span] = comprehension_cost(node)
+    return cost, comprehensions

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from toolkiln.ast.spans import Span
 from toolkiln.interpret.faults import arithmetic_fault
-from toolkiln.syntax.spans import Span
 
 Fn = Callable[[list], Any]
-Operand = tuple[str, Any]     # ("slot", index) | ("const", value) | ("fn", closure)
+Operand = tuple[str, Any]  # ("slot", index) | ("const", value) | ("fn", closure)
 Op = Callable[[Any, Any], Any]
 MAX_CHAIN = 3
 
@@ -68,14 +68,14 @@ def arithmetic_binary(op: Op, left: Operand, right: Operand, span: Span, max_dig
     if rk != "const":
         return located
     if lk == "slot":
-        located.chain = Chain(lv, ((op, rv),))          # type: ignore[attr-defined]
+        located.chain = Chain(lv, ((op, rv),))  # type: ignore[attr-defined]
         return located
     previous: Chain | None = getattr(lv, "chain", None) if lk == "fn" else None
     if previous is None or len(previous.steps) == MAX_CHAIN:
         return located
     chain = Chain(previous.slot, previous.steps + ((op, rv),))
     fused = _fused(chain, located)
-    fused.chain = chain                                  # type: ignore[attr-defined]
+    fused.chain = chain  # type: ignore[attr-defined]
     return fused
 
 
@@ -89,7 +89,8 @@ def _fused(chain: Chain, located: Fn) -> Fn:
             try:
                 return op2(op1(f[slot], c1), c2)
             except ArithmeticError:
-                return located(f)       # fails again, at the operation that failed
+                return located(f)  # fails again, at the operation that failed
+
         return fused2
     (op1, c1), (op2, c2), (op3, c3) = chain.steps
 
@@ -98,6 +99,7 @@ def _fused(chain: Chain, located: Fn) -> Fn:
             return op3(op2(op1(f[slot], c1), c2), c3)
         except ArithmeticError:
             return located(f)
+
     return fused3
 
 
@@ -105,32 +107,39 @@ def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int)
     """One operation, its signal reported at `span`."""
     (lk, lv), (rk, rv) = left, right
     if lk == "slot" and rk == "const":
+
         def slot_const(f: list) -> Any:
             try:
                 return op(f[lv], rv)
             except ArithmeticError as error:
                 raise arithmetic_fault(error, span, max_digits) from None
+
         return slot_const
     if lk == "fn" and rk == "const":
+
         def fn_const(f: list) -> Any:
             try:
                 return op(lv(f), rv)
             except ArithmeticError as error:
                 raise arithmetic_fault(error, span, max_digits) from None
+
         return fn_const
     if lk == "slot" and rk == "slot":
+
         def slot_slot(f: list) -> Any:
             try:
                 return op(f[lv], f[rv])
             except ArithmeticError as error:
                 raise arithmetic_fault(error, span, max_digits) from None
+
         return slot_slot
     lf, rf = as_fn(left), as_fn(right)
 
     def general(f: list) -> Any:
-        a = lf(f)               # left before right: errors come in reading order
+        a = lf(f)  # left before right: errors come in reading order
         try:
             return op(a, rf(f))
         except ArithmeticError as error:
             raise arithmetic_fault(error, span, max_digits) from None
+
     return general

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from toolkiln.ast import compute as n
 from toolkiln.optimize.rewrite import any_step, map_blocks, with_steps
+from toolkiln.semantics.limits import Limits
 
 
-def eliminate_dead_branches(program: n.Program) -> n.Program:
+def eliminate_dead_branches(program: n.Program, *, limits: Limits) -> n.Program:
     if not any_step(program.steps, _is_constant_if):
-        return program                # (see any_step)
+        return program  # (see any_step)
     return with_steps(program, map_blocks(program.steps, _inline_constant_ifs))
 
 

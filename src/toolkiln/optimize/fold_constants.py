@@ -2,11 +2,15 @@
 
 A fold that would fail (1 / 0, a limit, a type error) is left in place, so the run reports it
 with its location: folding never changes what a program does, only when the work is done.
+Folds compute under the Limits the program will run under (the pass's `limits`), so a value
+too large for them stays a computation that fails at run time, as written; and only builtins
+declared `pure` fold.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from toolkiln.ast import compute as n
@@ -14,9 +18,9 @@ from toolkiln.errors import RunError
 from toolkiln.optimize.rewrite import any_node, every_expr
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtins import BUILTINS
-from toolkiln.semantics.limits import DEFAULT_LIMITS
+from toolkiln.semantics.limits import Limits
 
-MAX_FOLDED_TEXT = 1000        # longer strings stay computed at run time
+MAX_FOLDED_TEXT = 1000  # longer strings stay computed at run time
 MAX_FOLDED_ITEMS = 100
 
 
@@ -24,33 +28,33 @@ class Impossible(Exception):
     """This expression is not a constant (or folding it would fail): leave it."""
 
 
-def fold_constants(program: n.Program) -> n.Program:
+def fold_constants(program: n.Program, *, limits: Limits) -> n.Program:
     if not any_node(program, _may_fold):
-        return program                # nothing constant to fold (see any_step)
-    return every_expr(program, fold)
+        return program  # nothing constant to fold (see any_step)
+    return every_expr(program, partial(fold, limits=limits))
 
 
-def fold(expr: n.Expr) -> n.Expr:
+def fold(expr: n.Expr, *, limits: Limits) -> n.Expr:
     if not _may_fold(expr):
-        return expr                   # not the shape of a fold (and no Impossible raised and caught)
+        return expr  # not the shape of a fold (and no Impossible raised and caught)
     try:
-        return _fold(expr)
+        return _fold(expr, limits)
     except Impossible:
         return expr
 
 
-def _fold(expr: n.Expr) -> n.Expr:
+def _fold(expr: n.Expr, limits: Limits) -> n.Expr:
     match expr:
         case n.Conditional(test=n.BoolLit(value=value), then=then, otherwise=otherwise):
             return then if value else otherwise
         case n.Binary(op="and", left=n.BoolLit(value=False)) | n.Binary(op="or", left=n.BoolLit(value=True)):
-            return expr.left                      # the right side is never evaluated
+            return expr.left  # the right side is never evaluated
         case n.Unary(op=op, operand=operand):
-            return literal(_evaluate(lambda: operators.unary(op, value_of(operand), DEFAULT_LIMITS)), expr)
+            return literal(_evaluate(lambda: operators.unary(op, value_of(operand), limits)), expr)
         case n.Binary(op=op, left=left, right=right):
             a, b = value_of(left), value_of(right)
             if op in n.ARITHMETIC_OPS:
-                return literal(_evaluate(lambda: operators.arithmetic(op, a, b, DEFAULT_LIMITS)), expr)
+                return literal(_evaluate(lambda: operators.arithmetic(op, a, b, limits)), expr)
             if op in n.MEMBERSHIP_OPS:
                 return literal(_evaluate(lambda: operators.member(op, a, b)), expr)
             if op in n.LOGIC_OPS:
@@ -61,7 +65,7 @@ def _fold(expr: n.Expr) -> n.Expr:
         case n.Call(function=function, args=args):
             values = [value_of(arg) for arg in args]
             builtin = BUILTINS[function]
-            return literal(_evaluate(lambda: builtin.impl(DEFAULT_LIMITS, *values)), expr)
+            return literal(_evaluate(lambda: builtin.impl(limits, *values)), expr)
         case n.Index(target=n.ListExpr() as target, index=n.NumberLit(value=index)):
             if index != index.to_integral_value() or not -len(target.items) <= index < len(target.items):
                 raise Impossible
@@ -77,7 +81,7 @@ def _may_fold(node: n.Node) -> bool:
     if kind is n.Unary:
         return _constant(node.operand)
     if kind is n.Call:
-        return all(_constant(arg) for arg in node.args)
+        return BUILTINS[node.function].pure and all(_constant(arg) for arg in node.args)
     if kind is n.Conditional:
         return type(node.test) is n.BoolLit
     if kind is n.Index:
@@ -98,7 +102,7 @@ _LITERALS = frozenset(n.LITERALS)
 def _evaluate(compute: Any) -> Any:
     try:
         return compute()
-    except RunError:
+    except (RunError, ArithmeticError):  # a decimal signal: the run turns it into its RunError
         raise Impossible from None
 
 

@@ -12,13 +12,14 @@ from toolkiln.optimize.rewrite import (
     map_step_exprs,
     with_steps,
 )
+from toolkiln.semantics.limits import Limits
 
-MAX_COPIED_TEXT = 100          # longer string constants are not duplicated into every use
+MAX_COPIED_TEXT = 100  # longer string constants are not duplicated into every use
 
 
-def propagate_copies(program: n.Program) -> n.Program:
+def propagate_copies(program: n.Program, *, limits: Limits) -> n.Program:
     if not any_step(program.steps, _is_copy):
-        return program                # no copy to propagate (see any_step)
+        return program  # no copy to propagate (see any_step)
     return with_steps(program, _block(program.steps, {})[0])
 
 
@@ -70,11 +71,13 @@ def _substitute(expr: n.Expr, known: dict[str, n.Expr]) -> n.Expr:
         return expr
     if isinstance(expr, n.Comprehension):
         # The loop variable hides an outer variable of the same name inside the comprehension.
-        inner = {k: v for k, v in known.items()
-                 if k != expr.var and not (isinstance(v, n.Name) and v.name == expr.var)}
-        return copy_changed(expr, iterable=_substitute(expr.iterable, known),
-                            element=_substitute(expr.element, inner),
-                            condition=None if expr.condition is None else _substitute(expr.condition, inner))
+        inner = {k: v for k, v in known.items() if k != expr.var and not (isinstance(v, n.Name) and v.name == expr.var)}
+        return copy_changed(
+            expr,
+            iterable=_substitute(expr.iterable, known),
+            element=_substitute(expr.element, inner),
+            condition=None if expr.condition is None else _substitute(expr.condition, inner),
+        )
     if isinstance(expr, n.Name):
         value = known.get(expr.name)
         return expr if value is None else value.model_copy(update={"span": expr.span})

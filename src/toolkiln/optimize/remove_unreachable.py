@@ -9,19 +9,21 @@ from __future__ import annotations
 
 from toolkiln.ast import compute as n
 from toolkiln.optimize.rewrite import map_blocks, with_steps
+from toolkiln.semantics.limits import Limits
 
 
-def remove_unreachable_steps(program: n.Program) -> n.Program:
+def remove_unreachable_steps(program: n.Program, *, limits: Limits) -> n.Program:
     if not _has_unreachable(program.steps):
-        return program                # the common case: nothing follows a return
+        return program  # the common case: nothing follows a return
     return with_steps(program, map_blocks(program.steps, _cut_after_return))
 
 
 def _always_returns(step: n.Step) -> bool:
     if isinstance(step, n.Return):
         return True
-    return (isinstance(step, n.If) and bool(step.otherwise)
-            and _block_returns(step.then) and _block_returns(step.otherwise))
+    return (
+        isinstance(step, n.If) and bool(step.otherwise) and _block_returns(step.then) and _block_returns(step.otherwise)
+    )
 
 
 def _block_returns(steps: tuple[n.Step, ...]) -> bool:
@@ -31,7 +33,7 @@ def _block_returns(steps: tuple[n.Step, ...]) -> bool:
 def _cut_after_return(steps: tuple[n.Step, ...]) -> tuple[n.Step, ...]:
     for index, step in enumerate(steps):
         if _always_returns(step):
-            return steps[:index + 1]
+            return steps[: index + 1]
     return steps
 
 

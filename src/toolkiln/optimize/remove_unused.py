@@ -9,11 +9,12 @@ from __future__ import annotations
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import walk
 from toolkiln.optimize.rewrite import any_step, with_steps
+from toolkiln.semantics.limits import Limits
 
 
-def remove_unused_assignments(program: n.Program) -> n.Program:
+def remove_unused_assignments(program: n.Program, *, limits: Limits) -> n.Program:
     if not any_step(program.steps, _removable):
-        return program                # only such an assignment is ever removed (see any_step)
+        return program  # only such an assignment is ever removed (see any_step)
     steps, _ = _block(program.steps, frozenset())
     return with_steps(program, steps)
 
@@ -34,7 +35,7 @@ def _block(steps: tuple[n.Step, ...], live_after: frozenset[str]) -> tuple[tuple
                 live = then_live | else_live | _reads(condition)
             case n.Assign(target=target, value=value) if target not in live and _cannot_fail(value):
                 continue
-            case n.Assign() | n.Lookup() | n.Format() | n.CallTool():     # a call can fail: always kept
+            case n.Assign() | n.Lookup() | n.Format() | n.CallTool():  # a call can fail: always kept
                 live = (live - {step.target}) | _reads(step)
         kept.append(step)
     kept.reverse()

@@ -18,9 +18,11 @@ ExprFn = Callable[[n.Expr], n.Expr]
 
 def bottom_up(fn: ExprFn) -> ExprFn:
     """`fn` applied to every sub-expression, children first, as one function."""
+
     def visit(node: n.Expr) -> n.Expr:
         rebuild = _REBUILD.get(type(node))
         return fn(node if rebuild is None else rebuild(node, visit))
+
     return visit
 
 
@@ -40,8 +42,9 @@ _REBUILD: dict[type, Callable[[n.Expr, ExprFn], n.Expr]] = {
     n.ListExpr: lambda e, fn: copy_changed(e, items=tuple(fn(i) for i in e.items)),
     n.Field_: lambda e, fn: copy_changed(e, target=fn(e.target)),
     n.Index: lambda e, fn: copy_changed(e, target=fn(e.target), index=fn(e.index)),
-    n.Comprehension: lambda e, fn: copy_changed(e, element=fn(e.element), iterable=fn(e.iterable),
-                                                condition=None if e.condition is None else fn(e.condition)),
+    n.Comprehension: lambda e, fn: copy_changed(
+        e, element=fn(e.element), iterable=fn(e.iterable), condition=None if e.condition is None else fn(e.condition)
+    ),
 }
 
 
@@ -71,8 +74,7 @@ def map_step_exprs(step: n.Step, fn: ExprFn) -> n.Step:
     raise AssertionError(step)
 
 
-def map_blocks(steps: tuple[n.Step, ...], fn: Callable[[tuple[n.Step, ...]], tuple[n.Step, ...]]
-               ) -> tuple[n.Step, ...]:
+def map_blocks(steps: tuple[n.Step, ...], fn: Callable[[tuple[n.Step, ...]], tuple[n.Step, ...]]) -> tuple[n.Step, ...]:
     """Apply a block rewrite to every block, innermost first."""
     rebuilt = []
     for step in steps:
@@ -124,4 +126,5 @@ def every_expr(program: n.Program, fn: ExprFn) -> n.Program:
 
     def block(steps: tuple[n.Step, ...]) -> tuple[n.Step, ...]:
         return tuple(map_step_exprs(step, visit) for step in steps)
+
     return with_steps(program, map_blocks(program.steps, block))

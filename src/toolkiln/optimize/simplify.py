@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from toolkiln.ast import compute as n
 from toolkiln.optimize.rewrite import any_node, every_expr, map_blocks, with_steps
+from toolkiln.semantics.limits import Limits
 
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "==", "in": "not in", "not in": "in"}
 
 
-def simplify(program: n.Program) -> n.Program:
+def simplify(program: n.Program, *, limits: Limits) -> n.Program:
     if not any_node(program, _is_not):
-        return program                # every rewrite here removes a `not` (see any_step)
+        return program  # every rewrite here removes a `not` (see any_step)
     program = every_expr(program, _negation)
     return with_steps(program, map_blocks(program.steps, _swap_negated_ifs))
 
@@ -27,7 +28,7 @@ def _is_not(node: n.Node) -> bool:
 
 def _negation(expr: n.Expr) -> n.Expr:
     if type(expr) is not n.Unary:
-        return expr                   # only a `not` simplifies (checked first: most nodes are not)
+        return expr  # only a `not` simplifies (checked first: most nodes are not)
     match expr:
         case n.Unary(op="not", operand=n.Binary(op=op) as inner) if op in _NEGATED:
             return inner.model_copy(update={"op": _NEGATED[op], "span": expr.span})
@@ -40,8 +41,9 @@ def _swap_negated_ifs(steps: tuple[n.Step, ...]) -> tuple[n.Step, ...]:
     out = []
     for step in steps:
         match step:
-            case n.If(condition=n.Unary(op="not", operand=operand), then=then, otherwise=otherwise) if otherwise \
-                    and _is_boolean(operand):
+            case n.If(condition=n.Unary(op="not", operand=operand), then=then, otherwise=otherwise) if (
+                otherwise and _is_boolean(operand)
+            ):
                 step = step.model_copy(update={"condition": operand, "then": otherwise, "otherwise": then})
         out.append(step)
     return tuple(out)

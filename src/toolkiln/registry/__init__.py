@@ -11,15 +11,34 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "Registry": "registry", "ToolRecord": "models", "AuditEntry": "models", "Problem": "models",
-    "Policy": "policy", "TRANSITIONS": "policy", "FORMATS": "exports", "Export": "exports", "ExportIssue": "exports",
-    "RegistryError": "errors", "BrokenTool": "errors", "DuplicateTool": "errors", "InvalidName": "errors",
-    "InvalidRequest": "errors", "InvalidTransition": "errors", "PermissionDenied": "errors", "StoreError": "errors",
-    "ToolNotActive": "errors", "ToolNotFound": "errors", "DependencyCycle": "errors", "ToolInUse": "errors",
-    "N8nNotConfigured": "errors", "WorkflowDeployFailed": "errors", "WorkflowNotDeployed": "errors",
-    "WorkflowRunFailed": "errors", "Deployment": "models",
+    "Registry": "registry",
+    "ToolRecord": "models",
+    "AuditEntry": "models",
+    "Problem": "models",
+    "Policy": "policy",
+    "TRANSITIONS": "policy",
+    "FORMATS": "exports",
+    "Export": "exports",
+    "ExportIssue": "exports",
+    "RegistryError": "errors",
+    "BrokenTool": "errors",
+    "DuplicateTool": "errors",
+    "InvalidName": "errors",
+    "InvalidRequest": "errors",
+    "InvalidTransition": "errors",
+    "PermissionDenied": "errors",
+    "StoreError": "errors",
+    "ToolNotActive": "errors",
+    "ToolNotFound": "errors",
+    "DependencyCycle": "errors",
+    "ToolInUse": "errors",
+    "N8nNotConfigured": "errors",
+    "WorkflowDeployFailed": "errors",
+    "WorkflowNotDeployed": "errors",
+    "WorkflowRunFailed": "errors",
+    "Deployment": "models",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -9,7 +9,7 @@ the callee's current version, and only while the callee is active.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.check import ToolSignature
 from toolkiln.registry.errors import BrokenTool
@@ -18,9 +18,19 @@ from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
     from toolkiln.registry.definitions import Compiled
-    from toolkiln.registry.mirror import Mirror
 
-Resolve = Callable[[str], Tool]       # the runnable active tool of a name, or RunError
+
+class CompiledTools(Protocol):
+    """Where callees come from (the registry's `Mirror` is one): the loaded records by name,
+    and each one's compiled form (BrokenTool when it does not compile)."""
+
+    @property
+    def records(self) -> Mapping[str, Any]: ...
+
+    def compiled(self, name: str) -> Compiled: ...
+
+
+Resolve = Callable[[str], Tool]  # the runnable active tool of a name, or RunError
 
 
 class RegistryCallee:
@@ -42,7 +52,9 @@ class Callees(Mapping[str, RegistryCallee]):
     """The loaded tools that compile, by name, as callees; `overrides` stand in for the stored
     versions of some (the new version of a tool being updated, while its callers are rechecked)."""
 
-    def __init__(self, mirror: Mirror, resolve: Resolve, overrides: Mapping[str, Compiled] | None = None) -> None:
+    def __init__(
+        self, mirror: CompiledTools, resolve: Resolve, overrides: Mapping[str, Compiled] | None = None
+    ) -> None:
         self.mirror = mirror
         self.resolve = resolve
         self.overrides = dict(overrides or {})
@@ -60,7 +72,7 @@ class Callees(Mapping[str, RegistryCallee]):
             except BrokenTool:
                 raise KeyError(name) from None
         if compiled.kind != "compute":
-            raise KeyError(name)       # a `call` step is pure computation: workflows have side effects
+            raise KeyError(name)  # a `call` step is pure computation: workflows have side effects
         return RegistryCallee(name, compiled.tool.signature, self.resolve)
 
     def __iter__(self) -> Iterator[str]:

@@ -15,12 +15,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from toolkiln.ast.spans import Span, json_path
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.source import Source
 from toolkiln.registry.models import USAGE_FIELDS, AuditEntry, ToolRecord
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.json_front import load_json
-from toolkiln.syntax.spans import Source, Span, json_path
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -59,13 +60,18 @@ def decode_record(data: bytes, file: str) -> tuple[ToolRecord | None, list[Diagn
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return None, [Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None)
-                      .model_copy(update={"file": file})]
+        return None, [
+            Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None).model_copy(
+                update={"file": file}
+            )
+        ]
     source = Source(name=file, text=text)
     if not text.strip():
-        return None, [Diagnostic.of(codes.INVALID_JSON, "the file is empty", None,
-                                    hint="restore it from version control, or delete it")
-                      .model_copy(update={"file": file})]
+        return None, [
+            Diagnostic.of(
+                codes.INVALID_JSON, "the file is empty", None, hint="restore it from version control, or delete it"
+            ).model_copy(update={"file": file})
+        ]
     obj, diagnostics = load_json(text)
     if diagnostics:
         return None, [d.located(source) for d in diagnostics]
@@ -85,8 +91,13 @@ def _validation_diagnostic(error: dict[str, Any], file: str) -> Diagnostic:
         return _at(codes.MISSING_FIELD, f"the record is missing the field `{field}`", loc, file)
     if kind == "extra_forbidden":
         allowed = ", ".join(name for name in ToolRecord.model_fields if name not in USAGE_FIELDS)
-        return _at(codes.UNKNOWN_FIELD, f"the record has an unknown field `{field}`", loc, file,
-                   hint=f"a record's fields are: {allowed}")
+        return _at(
+            codes.UNKNOWN_FIELD,
+            f"the record has an unknown field `{field}`",
+            loc,
+            file,
+            hint=f"a record's fields are: {allowed}",
+        )
     shown = error.get("input")
     shown_text = json.dumps(shown, default=str)[:60] if not isinstance(shown, dict | list) else type(shown).__name__
     return _at(codes.WRONG_JSON_TYPE, f"`{json_path(loc) or field}`: {error['msg']} (found {shown_text})", loc, file)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.api import compile as compile_source
+from toolkiln.ast.spans import Span
 from toolkiln.backends.json_printer import print_json
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -24,11 +25,10 @@ from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
 from toolkiln.semantics.numbers import from_float
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.json_front import load_json
-from toolkiln.syntax.spans import Span
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
-    from toolkiln.registry.workflows import WorkflowTarget
+    from toolkiln.backends.n8n.deploy import Webhook
 
 MAX_DEFINITION_BYTES = 256 * 1024
 # The fields of a tool definition (the JSON DSL) that `update` may change.
@@ -90,11 +90,11 @@ def definition_size(source: Any) -> int:
         try:
             return os.stat(source).st_size
         except OSError:
-            return 0          # the compiler reports the unreadable file
+            return 0  # the compiler reports the unreadable file
     try:
         return len(to_json(source).encode("utf-8", errors="surrogatepass"))
     except (TypeError, ValueError, RecursionError):
-        return 0              # the compiler reports what is not JSON data
+        return 0  # the compiler reports what is not JSON data
 
 
 def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> Compiled:
@@ -102,28 +102,33 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> C
     `tools` are the tools its `call` steps may call (the registry's `Callees`)."""
     size = definition_size(source)
     if size > MAX_DEFINITION_BYTES:
-        raise refuse(codes.SOURCE_TOO_LARGE,
-                     f"the definition is {size:,} bytes; a registered tool may have at most "
-                     f"{MAX_DEFINITION_BYTES:,} (256 KB)",
-                     hint="split the logic into smaller tools, or move data into a lookup table")
+        raise refuse(
+            codes.SOURCE_TOO_LARGE,
+            f"the definition is {size:,} bytes; a registered tool may have at most {MAX_DEFINITION_BYTES:,} (256 KB)",
+            hint="split the logic into smaller tools, or move data into a lookup table",
+        )
     if isinstance(source, Mapping) and not isinstance(source, dict):
         source = dict(source)
     kind, source = definition_kind(source)
     if kind == "workflow":
-        from toolkiln.registry.workflows import compile_workflow_tool
-
         compiled = compile_workflow_tool(source)
     else:
         tool = compile_source(source, tools=tools)
         if tool.name is None:
-            raise refuse(codes.MISSING_FIELD,
-                         "a registered tool needs a name and a description; this is bare logic",
-                         hint='write a tool definition: {"name": "...", "description": "...", '
-                              '"parameters": {...}, "logic": {"steps": [...]}}')
+            raise refuse(
+                codes.MISSING_FIELD,
+                "a registered tool needs a name and a description; this is bare logic",
+                hint='write a tool definition: {"name": "...", "description": "...", '
+                '"parameters": {...}, "logic": {"steps": [...]}}',
+            )
         compiled = Compiled(tool, print_json(tool.program))
     if compiled.name in META_TOOL_NAMES:
-        raise refuse(codes.INVALID_NAME, f"`{compiled.name}` is the name of a meta-tool", "name",
-                     hint=f"choose another name ({NAME_RULE}, not one of {', '.join(META_TOOL_NAMES)})")
+        raise refuse(
+            codes.INVALID_NAME,
+            f"`{compiled.name}` is the name of a meta-tool",
+            "name",
+            hint=f"choose another name ({NAME_RULE}, not one of {', '.join(META_TOOL_NAMES)})",
+        )
     return compiled
 
 
@@ -135,10 +140,10 @@ def definition_kind(source: Any) -> tuple[str, Any]:
     if isinstance(source, str | os.PathLike):
         text = _json_text(source)
         if text is None or '"kind"' not in text:
-            return "compute", source          # the cheap common case: no kind, nothing parsed twice
+            return "compute", source  # the cheap common case: no kind, nothing parsed twice
         obj, diagnostics = load_json(text)
         if diagnostics:
-            return "compute", source          # the compiler reports what is wrong with it
+            return "compute", source  # the compiler reports what is wrong with it
     if not isinstance(obj, dict) or "kind" not in obj:
         return "compute", source
     kind = obj["kind"]
@@ -146,8 +151,12 @@ def definition_kind(source: Any) -> tuple[str, Any]:
         return kind, obj
     if kind == "compute":
         return kind, {key: value for key, value in obj.items() if key != "kind"}
-    raise refuse(codes.INVALID_DECLARATION, f"unknown tool kind {str(kind)[:40]!r}", "kind",
-                 hint=f"kinds are: {', '.join(KINDS)} (compute when absent)")
+    raise refuse(
+        codes.INVALID_DECLARATION,
+        f"unknown tool kind {str(kind)[:40]!r}",
+        "kind",
+        hint=f"kinds are: {', '.join(KINDS)} (compute when absent)",
+    )
 
 
 def _json_text(source: str | os.PathLike) -> str | None:
@@ -158,7 +167,7 @@ def _json_text(source: str | os.PathLike) -> str | None:
     try:
         return Path(source).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return None                               # the compiler reports the unreadable file
+        return None  # the compiler reports the unreadable file
 
 
 def apply_changes(current: dict[str, Any], changes: Any) -> Any:
@@ -174,8 +183,9 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
     elif "definition" in changes:
         extra = sorted(set(changes) - {"definition"})
         if extra:
-            raise refuse(codes.UNKNOWN_FIELD, f"`definition` replaces the whole tool; drop {', '.join(extra)}",
-                         extra[0])
+            raise refuse(
+                codes.UNKNOWN_FIELD, f"`definition` replaces the whole tool; drop {', '.join(extra)}", extra[0]
+            )
         new = changes["definition"]
     else:
         new = dict(current)
@@ -184,14 +194,23 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
             field = _ALIASES.get(key, key) if isinstance(key, str) else key
             if field == "name":
                 if value != name:
-                    problems.append(_diagnostic(codes.INVALID_NAME, f"a tool cannot be renamed (from `{name}`)",
-                                                "name", hint="create a tool under the new name and delete the old one"))
+                    problems.append(
+                        _diagnostic(
+                            codes.INVALID_NAME,
+                            f"a tool cannot be renamed (from `{name}`)",
+                            "name",
+                            hint="create a tool under the new name and delete the old one",
+                        )
+                    )
                 continue
             if field not in changeable:
                 close = difflib.get_close_matches(str(key), list(changeable), n=1)
                 hint = f"did you mean `{close[0]}`?" if close else f"changeable fields: {', '.join(changeable)}"
-                problems.append(_diagnostic(codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in the changes",
-                                            str(key)[:64], hint))
+                problems.append(
+                    _diagnostic(
+                        codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in the changes", str(key)[:64], hint
+                    )
+                )
                 continue
             if value is None and field in _OPTIONAL:
                 new.pop(field, None)
@@ -201,16 +220,19 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
             raise CompileError(problems)
         return new
     if isinstance(new, Mapping) and "name" in new and new["name"] != name:
-        raise refuse(codes.INVALID_NAME, f"a tool cannot be renamed (from `{name}` to `{str(new['name'])[:64]}`)",
-                     "name", hint="create a tool under the new name and delete the old one")
+        raise refuse(
+            codes.INVALID_NAME,
+            f"a tool cannot be renamed (from `{name}` to `{str(new['name'])[:64]}`)",
+            "name",
+            hint="create a tool under the new name and delete the old one",
+        )
     return new
 
 
 def only_description_changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """Whether two definitions differ in nothing but the tool's description (no new version then)."""
     strip = {"description"}
-    return same_data({k: v for k, v in old.items() if k not in strip},
-                     {k: v for k, v in new.items() if k not in strip})
+    return same_data({k: v for k, v in old.items() if k not in strip}, {k: v for k, v in new.items() if k not in strip})
 
 
 def same_data(a: Any, b: Any) -> bool:
@@ -232,9 +254,16 @@ def _norm(value: Any) -> Any:
     return ("other", repr(value))
 
 
-def verify_stored(record_definition: dict[str, Any], *, name: str, description: str, parameters: dict[str, Any],
-                  risk_level: str, kind: str = "compute",
-                  tools: Mapping[str, Any] | None = None) -> tuple[Compiled | None, list[Diagnostic]]:
+def verify_stored(
+    record_definition: dict[str, Any],
+    *,
+    name: str,
+    description: str,
+    parameters: dict[str, Any],
+    risk_level: str,
+    kind: str = "compute",
+    tools: Mapping[str, Any] | None = None,
+) -> tuple[Compiled | None, list[Diagnostic]]:
     """Recheck a stored definition, and that the record's copies of its name, description,
     parameters, risk level and kind agree with it. Diagnostics' paths are prefixed `definition.`."""
     try:
@@ -242,14 +271,23 @@ def verify_stored(record_definition: dict[str, Any], *, name: str, description: 
     except CompileError as error:
         return None, [_under_definition(d) for d in error.diagnostics if d.is_error]
     problems = []
-    for field, stored, derived in (("name", name, compiled.name), ("description", description, compiled.description),
-                                   ("parameters", parameters, compiled.parameters),
-                                   ("risk_level", risk_level, compiled.risk_level), ("kind", kind, compiled.kind)):
+    for field, stored, derived in (
+        ("name", name, compiled.name),
+        ("description", description, compiled.description),
+        ("parameters", parameters, compiled.parameters),
+        ("risk_level", risk_level, compiled.risk_level),
+        ("kind", kind, compiled.kind),
+    ):
         if not same_data(stored, derived):
-            problems.append(_diagnostic(codes.WRONG_JSON_TYPE,
-                                        f"the record's `{field}` does not match its definition",
-                                        field, hint="edit the definition only and save the tool again with "
-                                                    "`toolkiln tools update`, or restore the file"))
+            problems.append(
+                _diagnostic(
+                    codes.WRONG_JSON_TYPE,
+                    f"the record's `{field}` does not match its definition",
+                    field,
+                    hint="edit the definition only and save the tool again with "
+                    "`toolkiln tools update`, or restore the file",
+                )
+            )
     return (None if problems else compiled), problems
 
 
@@ -260,3 +298,121 @@ def _under_definition(d: Diagnostic) -> Diagnostic:
     path = "definition" if not span.path else f"definition.{span.path}"
     return d.model_copy(update={"span": span.model_copy(update={"path": path})})
 
+
+# A workflow tool definition (see toolkiln.registry.workflows for deploying and running one).
+WORKFLOW_REQUIRED = ("kind", "name", "description", "workflow")
+WORKFLOW_OPTIONAL = ("parameters", "riskLevel", "n8n")
+
+
+@dataclass(frozen=True)
+class WorkflowTarget:
+    """A workflow tool's compiled workflow: the n8n JSON, the webhook a run calls, the server
+    named by the definition (None: the registry's)."""
+
+    n8n: dict[str, Any]
+    webhook: Webhook
+    url: str | None
+
+
+def _at(code: codes.Code, message: str, path: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic.of(code, message, Span(line=0, column=0, end_line=0, end_column=0, path=path), hint)
+
+
+def compile_workflow_tool(obj: dict[str, Any]) -> Compiled:
+    """Check a workflow tool definition; CompileError with every problem found."""
+    problems = [
+        _at(codes.MISSING_FIELD, f"a workflow tool needs `{key}`", key) for key in WORKFLOW_REQUIRED if key not in obj
+    ]
+    for key in obj:
+        if key not in WORKFLOW_REQUIRED + WORKFLOW_OPTIONAL:
+            close = difflib.get_close_matches(str(key), WORKFLOW_REQUIRED + WORKFLOW_OPTIONAL, n=1)
+            problems.append(
+                _at(
+                    codes.UNKNOWN_FIELD,
+                    f"unknown field `{str(key)[:40]}` in a workflow tool",
+                    str(key)[:64],
+                    f"did you mean `{close[0]}`?"
+                    if close
+                    else f"a workflow tool's fields: {', '.join(WORKFLOW_REQUIRED + WORKFLOW_OPTIONAL)}",
+                )
+            )
+    url = _server(obj.get("n8n"), problems)
+    arguments = _argument_tool(obj, problems)
+    target = _workflow(obj.get("workflow"), url, problems) if "workflow" in obj else None
+    if problems or arguments is None or target is None:
+        raise CompileError(problems)
+    definition = {"kind": "workflow", **{k: v for k, v in arguments.definition.items() if k != "logic"}}
+    if "n8n" in obj:
+        definition["n8n"] = {"url": url}
+    definition["workflow"] = obj["workflow"]
+    return Compiled(arguments.tool, definition, kind="workflow", target=target)
+
+
+def _argument_tool(obj: dict[str, Any], problems: list[Diagnostic]) -> Compiled | None:
+    """The compute tool that checks the arguments: the same name, description, parameters and
+    risk level, with logic that returns the arguments in order."""
+    names = list(obj["parameters"]) if isinstance(obj.get("parameters"), dict) else []
+    logic = {"steps": [{"op": "return", "value": f"[{', '.join(map(str, names))}]"}]}
+    fields = {key: obj[key] for key in ("name", "description", "parameters", "riskLevel") if key in obj}
+    try:
+        return compile_definition({**fields, "logic": logic})
+    except CompileError as error:
+        # Errors in the generated logic only repeat a bad parameter, reported at its own path.
+        problems.extend(d for d in error.diagnostics if not (d.span and (d.span.path or "").startswith("logic")))
+        return None
+
+
+def _server(value: Any, problems: list[Diagnostic]) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"url"} or not isinstance(value["url"], str):
+        problems.append(
+            _at(
+                codes.WRONG_JSON_TYPE,
+                '`n8n` must be {"url": "http://..."}',
+                "n8n",
+                "the API key is never part of a definition: it comes from the environment "
+                "(TOOLKILN_N8N_API_KEY) or Registry(..., n8n=client)",
+            )
+        )
+        return None
+    from toolkiln.backends.n8n.client import check_url
+    from toolkiln.backends.n8n.errors import N8nConfigError
+
+    try:
+        return check_url(value["url"])
+    except N8nConfigError as error:
+        problems.append(_at(codes.INVALID_DECLARATION, error.message, "n8n.url", error.hint))
+        return None
+
+
+def _workflow(text: Any, url: str | None, problems: list[Diagnostic]) -> WorkflowTarget | None:
+    if not isinstance(text, str):
+        problems.append(_at(codes.WRONG_JSON_TYPE, "`workflow` must be the workflow DSL text", "workflow"))
+        return None
+    from toolkiln.backends.n8n.deploy import webhooks_of
+    from toolkiln.workflow import compile_workflow
+
+    try:
+        n8n = compile_workflow(text).to_n8n()
+    except CompileError as error:
+        # Located inside the `workflow` string, as compute expressions are inside theirs.
+        problems.extend(
+            d.model_copy(
+                update={"span": (d.span or Span(line=0, column=0, end_line=0, end_column=0)).shifted("workflow")}
+            )
+            for d in error.diagnostics
+        )
+        return None
+    hooks = webhooks_of(n8n)
+    if not hooks:
+        problems.append(
+            _at(
+                codes.INVALID_TRIGGER,
+                "a workflow tool's workflow needs a webhook trigger",
+                "workflow",
+                'start it with `on webhook POST "/path"`: a run posts the arguments there',
+            )
+        )
+        return None
+    return WorkflowTarget(n8n, hooks[0], url)

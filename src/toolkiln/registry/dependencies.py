@@ -39,5 +39,5 @@ def callers_in_order(calls: Mapping[str, Iterable[str]], name: str) -> list[str]
     affected = graph.subgraph(nx.ancestors(graph, name))
     try:
         return list(reversed(list(nx.topological_sort(affected))))
-    except nx.NetworkXUnfeasible:       # a cycle made by hand-edited files: any order will do
+    except nx.NetworkXUnfeasible:  # a cycle made by hand-edited files: any order will do
         return sorted(affected)

@@ -31,9 +31,21 @@ class RegistryError(Error):
         super().__init__(message if hint is None else f"{message} (hint: {hint})")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "name": self.name, "severity": "error", "message": self.message,
-                "file": None, "path": self.path, "line": None, "column": None, "end_line": None,
-                "end_column": None, "in_file": None, "hint": self.hint, "source": None}
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": "error",
+            "message": self.message,
+            "file": None,
+            "path": self.path,
+            "line": None,
+            "column": None,
+            "end_line": None,
+            "end_column": None,
+            "in_file": None,
+            "hint": self.hint,
+            "source": None,
+        }
 
 
 class InvalidName(RegistryError, code=codes.TOOL_NAME_INVALID):
@@ -116,6 +128,21 @@ class WorkflowRunFailed(N8nFailure, code=codes.WORKFLOW_RUN_FAILED):
     """Calling a workflow tool's webhook failed."""
 
 
-__all__ = ["BrokenTool", "DependencyCycle", "DuplicateTool", "InvalidName", "InvalidRequest", "InvalidTransition",
-           "N8nNotConfigured", "PermissionDenied", "RegistryError", "StoreError", "ToolInUse", "ToolNotActive",
-           "ToolNotFound", "WorkflowDeployFailed", "WorkflowNotDeployed", "WorkflowRunFailed"]
+__all__ = [
+    "BrokenTool",
+    "DependencyCycle",
+    "DuplicateTool",
+    "InvalidName",
+    "InvalidRequest",
+    "InvalidTransition",
+    "N8nNotConfigured",
+    "PermissionDenied",
+    "RegistryError",
+    "StoreError",
+    "ToolInUse",
+    "ToolNotActive",
+    "ToolNotFound",
+    "WorkflowDeployFailed",
+    "WorkflowNotDeployed",
+    "WorkflowRunFailed",
+]

@@ -39,16 +39,20 @@ PROPERTY_RULES = {
     "gemini": (re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,63}"), "^[a-zA-Z_][a-zA-Z0-9_]{0,63}$"),
 }
 OPENAI_DESCRIPTION_LIMIT = 1024
-GEMINI_TYPES = {"string": "STRING", "number": "NUMBER", "integer": "INTEGER", "boolean": "BOOLEAN",
-                "array": "ARRAY", "object": "OBJECT"}
+GEMINI_TYPES = {
+    "string": "STRING",
+    "number": "NUMBER",
+    "integer": "INTEGER",
+    "boolean": "BOOLEAN",
+    "array": "ARRAY",
+    "object": "OBJECT",
+}
 # What a pure compute tool is, in MCP's terms: it reads nothing outside its arguments and
 # tables, changes nothing, and gives the same answer to the same call.
-COMPUTE_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                       "openWorldHint": False}
+COMPUTE_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 # A workflow may send messages, write to other systems, and answer differently each time: the
 # cautious values (MCP's defaults for a tool that is not read-only).
-WORKFLOW_ANNOTATIONS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
-                        "openWorldHint": True}
+WORKFLOW_ANNOTATIONS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
 ANNOTATIONS = {"compute": COMPUTE_ANNOTATIONS, "workflow": WORKFLOW_ANNOTATIONS}
 
 
@@ -116,15 +120,21 @@ def _one(spec: ToolSpec, format: str, notes: list[str]) -> dict[str, Any]:  # no
     match format:
         case "openai":
             if len(description) > OPENAI_DESCRIPTION_LIMIT:
-                description = description[:OPENAI_DESCRIPTION_LIMIT - 3] + "..."
+                description = description[: OPENAI_DESCRIPTION_LIMIT - 3] + "..."
                 notes.append(f"description cut to OpenAI's {OPENAI_DESCRIPTION_LIMIT} characters")
-            return {"type": "function",
-                    "function": {"name": spec.name, "description": description, "parameters": parameters}}
+            return {
+                "type": "function",
+                "function": {"name": spec.name, "description": description, "parameters": parameters},
+            }
         case "anthropic":
             return {"name": spec.name, "description": description, "input_schema": parameters}
         case "mcp":
-            return {"name": spec.name, "description": description, "inputSchema": parameters,
-                    "annotations": dict(spec.annotations)}
+            return {
+                "name": spec.name,
+                "description": description,
+                "inputSchema": parameters,
+                "annotations": dict(spec.annotations),
+            }
         case "gemini":
             declaration: dict[str, Any] = {"name": spec.name, "description": description}
             if parameters.get("properties"):
@@ -137,8 +147,10 @@ def gemini_schema(schema: dict[str, Any], where: str, notes: list[str]) -> dict[
     """A JSON Schema (as toolkiln writes them) in Gemini's OpenAPI 3.0 subset."""
     kind = schema.get("type")
     if kind not in GEMINI_TYPES:
-        raise _Unrepresentable(f"{where} has no type Gemini can express (declare it: string, number, integer, "
-                               "boolean, or an array of one of them)")
+        raise _Unrepresentable(
+            f"{where} has no type Gemini can express (declare it: string, number, integer, "
+            "boolean, or an array of one of them)"
+        )
     out: dict[str, Any] = {"type": GEMINI_TYPES[kind]}
     description = schema.get("description")
     if "default" in schema:
@@ -162,8 +174,9 @@ def gemini_schema(schema: dict[str, Any], where: str, notes: list[str]) -> dict[
             notes.append(f"{where}: additionalProperties dropped (not in Gemini's schema)")
     elif kind == "array":
         if "items" not in schema:
-            raise _Unrepresentable(f"{where} is an array without an item type, which Gemini refuses "
-                                   "(declare it as array[T])")
+            raise _Unrepresentable(
+                f"{where} is an array without an item type, which Gemini refuses (declare it as array[T])"
+            )
         out["items"] = gemini_schema(schema["items"], f"{where}[]", notes)
     return out
 

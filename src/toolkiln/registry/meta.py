@@ -19,7 +19,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.diagnostics.codes import CODES
 from toolkiln.errors import CompileError, Error, RunError
@@ -29,7 +29,24 @@ from toolkiln.registry.errors import DuplicateTool, InvalidRequest, RegistryErro
 from toolkiln.registry.names import META_TOOL_NAMES
 
 if TYPE_CHECKING:
-    from toolkiln.registry.registry import Registry
+    from toolkiln.registry.definitions import Compiled
+    from toolkiln.registry.models import ToolRecord
+
+
+class Registry(Protocol):
+    """The registry as the meta-tools use it (`toolkiln.registry.Registry` is one): declared
+    here, so that this module does not import the class that calls it."""
+
+    def check_definition(self, definition: Any) -> Compiled: ...
+    def create(self, definition: Any, created_by: str = "user") -> ToolRecord: ...
+    def update(self, name: str, changes: Any, by: str = "user") -> ToolRecord: ...
+    def delete(self, name: str, by: str = "user", *, force: bool = False) -> None: ...
+    def enable(self, name: str, by: str = "user") -> ToolRecord: ...
+    def disable(self, name: str, by: str = "user") -> ToolRecord: ...
+    def get(self, name: str) -> ToolRecord: ...
+    def list(self, status: str | None = None, created_by: str | None = None) -> list[ToolRecord]: ...
+    def tables(self) -> dict[str, dict[str, Any]]: ...
+
 
 log = logging.getLogger(__name__)
 
@@ -47,20 +64,24 @@ _LANGUAGE = (
     "+ - * / % **, == != < <= > >=, and or not, in, x if cond else y, [e for v in list if cond], "
     "obj.field, list[i], and the functions abs all any avg ceil clamp coalesce contains count ends_with floor "
     "get join len lower max min number replace round sqrt starts_with sum text trim upper. "
-    "Numbers are exact decimals. There are no loops, imports or other functions.")
+    "Numbers are exact decimals. There are no loops, imports or other functions."
+)
 
-_FIX = ("If it fails, the reply lists every problem with its code, location (JSON path, line, column) and a "
-        "hint: fix them all and call again.")
+_FIX = (
+    "If it fails, the reply lists every problem with its code, location (JSON path, line, column) and a "
+    "hint: fix them all and call again."
+)
 
 # A workflow tool, told in the workflow DSL's terms: the smallest workflow that answers a call.
 _WORKFLOW_EXAMPLE = (
-    'workflow order_total\n'
+    "workflow order_total\n"
     'description "Prices an order"\n'
     'on webhook POST "/order-total" respond with node\n'
-    'set priced { total = body.qty * body.price }\n'
-    'respond reply priced\n')
+    "set priced { total = body.qty * body.price }\n"
+    "respond reply priced\n"
+)
 _WORKFLOW_LANGUAGE = (
-    "The workflow DSL text. Header `workflow NAME` and `description \"...\"`, then the trigger "
+    'The workflow DSL text. Header `workflow NAME` and `description "..."`, then the trigger '
     '`on webhook POST "/path" respond with node` (a run posts the arguments there as JSON: `body.qty` is '
     "argument qty), then named steps, one after the other: `set NAME { field = expression, ... }`; "
     "`if NAME condition { steps } else { steps }`; `switch NAME { case condition { steps } else { steps } }`; "
@@ -69,7 +90,8 @@ _WORKFLOW_LANGUAGE = (
     '[body {k = expr}] [credentials httpHeaderAuth "credential name"]`; '
     "`respond NAME expression` answers the call (its value is the tool's result). A step's output fields "
     "are `step.field`. Expressions are those of the compute language: + - * / % **, comparisons, "
-    "and or not, x if c else y, round(), upper(), len(), ... Example:\n" + _WORKFLOW_EXAMPLE)
+    "and or not, x if c else y, round(), upper(), len(), ... Example:\n" + _WORKFLOW_EXAMPLE
+)
 
 _DEFINITION_OBJECT = {
     "type": "object",
@@ -78,8 +100,12 @@ _DEFINITION_OBJECT = {
         "name": {"type": "string", "description": "Lower-case name: ^[a-z][a-z0-9_]{0,63}$"},
         "description": {"type": "string", "description": "What the tool computes, for whoever calls it."},
         "parameters": {"type": "object", "description": "Parameter name -> {type, description?, default?}."},
-        "logic": {"type": "object", "description": "{\"steps\": [step, ...]}",
-                  "properties": {"steps": {"type": "array", "items": {"type": "object"}}}, "required": ["steps"]},
+        "logic": {
+            "type": "object",
+            "description": '{"steps": [step, ...]}',
+            "properties": {"steps": {"type": "array", "items": {"type": "object"}}},
+            "required": ["steps"],
+        },
         "riskLevel": {"type": "string", "enum": ["low", "medium", "high"]},
         "tables": {"type": "object", "description": "Optional: table name -> {type, description?}."},
     },
@@ -90,15 +116,23 @@ _ARGS_OBJECT = {"type": "object", "description": "Arguments to run the definitio
 _ARGS_TEXT = {"type": "string", "description": "Arguments to run the definition with, as a JSON object text."}
 _NAME = {"type": "string", "description": "The tool's name."}
 _UPDATE = {"type": "boolean", "description": "Replace the existing tool of that name (default: false)."}
-_PARAMETERS_OBJECT = {"type": "object",
-                      "description": 'The arguments: name -> {"type": "number"|"integer"|"string"|"boolean"|'
-                                     '"array"|"object", "description": "...", "default": ...}. Each is posted to '
-                                     "the webhook under its name (`body.name`)."}
-_PARAMETERS_TEXT = {**_PARAMETERS_OBJECT, "type": "string",
-                    "description": "As a JSON object text. " + _PARAMETERS_OBJECT["description"]}
+_PARAMETERS_OBJECT = {
+    "type": "object",
+    "description": 'The arguments: name -> {"type": "number"|"integer"|"string"|"boolean"|'
+    '"array"|"object", "description": "...", "default": ...}. Each is posted to '
+    "the webhook under its name (`body.name`).",
+}
+_PARAMETERS_TEXT = {
+    **_PARAMETERS_OBJECT,
+    "type": "string",
+    "description": "As a JSON object text. " + _PARAMETERS_OBJECT["description"],
+}
 _RISK = {"type": "string", "enum": ["low", "medium", "high"], "description": "What a run can do (default: low)."}
-_STATUS = {"type": "string", "enum": ["active", "disabled", "pending_approval", "rejected"],
-           "description": "Only tools of this status (default: all)."}
+_STATUS = {
+    "type": "string",
+    "enum": ["active", "disabled", "pending_approval", "rejected"],
+    "description": "Only tools of this status (default: all).",
+}
 
 
 def _specs(gemini: bool) -> list[exports.ToolSpec]:
@@ -111,60 +145,84 @@ def _specs(gemini: bool) -> list[exports.ToolSpec]:
 
     hints = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
     return [
-        exports.ToolSpec("create_compute_tool",
-                         "Create a new tool that computes a result from its arguments; it is checked before it "
-                         "is saved and then appears in your tool list. The `definition` argument describes the "
-                         "language. " + _FIX +
-                         " A tool of that name you created can be replaced with update: true (the old version "
-                         "is kept). Try a definition with test_custom_tool first.",
-                         obj({"definition": definition, "update": _UPDATE}, ["definition"]), hints),
-        exports.ToolSpec("create_workflow_tool",
-                         "Create a tool that runs as an n8n workflow (an automation that can call HTTP APIs, "
-                         "branch and wait), written in the workflow DSL that the `workflow` argument describes. "
-                         "A call posts the tool's arguments as JSON to the workflow's webhook; what the "
-                         "workflow's `respond` step answers is the result. The tool is checked, then saved in "
-                         "pending_approval: it cannot be called until a person approves it, which deploys it "
-                         "to n8n. Minimal workflow:\n" + _WORKFLOW_EXAMPLE + _FIX +
-                         " With update: true a workflow tool you created is replaced (a new version, approved "
-                         "again).",
-                         obj({"name": {"type": "string", "description": "Lower-case name: ^[a-z][a-z0-9_]{0,63}$"},
-                              "description": {"type": "string", "description": "What the tool does, for whoever "
-                                                                               "calls it."},
-                              "workflow": {"type": "string", "description": _WORKFLOW_LANGUAGE},
-                              "parameters": parameters, "riskLevel": _RISK, "update": _UPDATE},
-                             ["name", "description", "workflow"]), hints),
-        exports.ToolSpec("list_custom_tools",
-                         "List the custom tools: name, description, status (active, disabled, pending_approval, "
-                         "rejected), version, who created it, risk level and how often it ran.",
-                         obj({"status": _STATUS}, []), {**hints, "readOnlyHint": True, "idempotentHint": True}),
-        exports.ToolSpec("test_custom_tool",
-                         "Check a tool definition and, with args, run it once, without saving anything. Replies "
-                         "with the result (or every problem found, with its location and a hint) and the "
-                         "parameters' JSON Schema. Takes the same definition as create_compute_tool.",
-                         obj({"definition": definition, "args": args}, ["definition"]),
-                         {**hints, "readOnlyHint": True, "idempotentHint": True}),
-        exports.ToolSpec("delete_custom_tool",
-                         "Delete a custom tool you created, with all its versions. This cannot be undone, so it "
-                         "needs confirm: true. Tools a person created cannot be deleted this way.",
-                         obj({"name": _NAME, "confirm": {"type": "boolean",
-                                                         "description": "Must be true to delete."}},
-                             ["name", "confirm"]), {**hints, "destructiveHint": True, "idempotentHint": True}),
-        exports.ToolSpec("toggle_custom_tool",
-                         "Enable (enabled: true) or disable (enabled: false) a custom tool you created. A disabled "
-                         "tool stays saved but cannot be called. A tool waiting for approval needs a person.",
-                         obj({"name": _NAME, "enabled": {"type": "boolean"}}, ["name", "enabled"]),
-                         {**hints, "idempotentHint": True}),
+        exports.ToolSpec(
+            "create_compute_tool",
+            "Create a new tool that computes a result from its arguments; it is checked before it "
+            "is saved and then appears in your tool list. The `definition` argument describes the "
+            "language. " + _FIX + " A tool of that name you created can be replaced with update: true (the old version "
+            "is kept). Try a definition with test_custom_tool first.",
+            obj({"definition": definition, "update": _UPDATE}, ["definition"]),
+            hints,
+        ),
+        exports.ToolSpec(
+            "create_workflow_tool",
+            "Create a tool that runs as an n8n workflow (an automation that can call HTTP APIs, "
+            "branch and wait), written in the workflow DSL that the `workflow` argument describes. "
+            "A call posts the tool's arguments as JSON to the workflow's webhook; what the "
+            "workflow's `respond` step answers is the result. The tool is checked, then saved in "
+            "pending_approval: it cannot be called until a person approves it, which deploys it "
+            "to n8n. Minimal workflow:\n"
+            + _WORKFLOW_EXAMPLE
+            + _FIX
+            + " With update: true a workflow tool you created is replaced (a new version, approved "
+            "again).",
+            obj(
+                {
+                    "name": {"type": "string", "description": "Lower-case name: ^[a-z][a-z0-9_]{0,63}$"},
+                    "description": {"type": "string", "description": "What the tool does, for whoever calls it."},
+                    "workflow": {"type": "string", "description": _WORKFLOW_LANGUAGE},
+                    "parameters": parameters,
+                    "riskLevel": _RISK,
+                    "update": _UPDATE,
+                },
+                ["name", "description", "workflow"],
+            ),
+            hints,
+        ),
+        exports.ToolSpec(
+            "list_custom_tools",
+            "List the custom tools: name, description, status (active, disabled, pending_approval, "
+            "rejected), version, who created it, risk level and how often it ran.",
+            obj({"status": _STATUS}, []),
+            {**hints, "readOnlyHint": True, "idempotentHint": True},
+        ),
+        exports.ToolSpec(
+            "test_custom_tool",
+            "Check a tool definition and, with args, run it once, without saving anything. Replies "
+            "with the result (or every problem found, with its location and a hint) and the "
+            "parameters' JSON Schema. Takes the same definition as create_compute_tool.",
+            obj({"definition": definition, "args": args}, ["definition"]),
+            {**hints, "readOnlyHint": True, "idempotentHint": True},
+        ),
+        exports.ToolSpec(
+            "delete_custom_tool",
+            "Delete a custom tool you created, with all its versions. This cannot be undone, so it "
+            "needs confirm: true. Tools a person created cannot be deleted this way.",
+            obj(
+                {"name": _NAME, "confirm": {"type": "boolean", "description": "Must be true to delete."}},
+                ["name", "confirm"],
+            ),
+            {**hints, "destructiveHint": True, "idempotentHint": True},
+        ),
+        exports.ToolSpec(
+            "toggle_custom_tool",
+            "Enable (enabled: true) or disable (enabled: false) a custom tool you created. A disabled "
+            "tool stays saved but cannot be called. A tool waiting for approval needs a person.",
+            obj({"name": _NAME, "enabled": {"type": "boolean"}}, ["name", "enabled"]),
+            {**hints, "idempotentHint": True},
+        ),
     ]
 
 
 def meta_definitions(format: str) -> list[dict[str, Any]]:  # noqa: A002 - the public parameter name
     exports.check_format(format)
     result = exports.export(_specs(gemini=format == "gemini"), format)
-    assert not result.skipped, result.skipped          # our own definitions fit every format
+    assert not result.skipped, result.skipped  # our own definitions fit every format
     return result.definitions
 
 
 # --- calling --------------------------------------------------------------------------------
+
 
 class _BadArguments(Exception):
     def __init__(self, errors: list[dict[str, Any]]) -> None:
@@ -177,22 +235,32 @@ def _error(message: str, hint: str | None = None, path: str | None = None) -> di
 
 def failure(errors: list[dict[str, Any]], tool: str) -> dict[str, Any]:
     count = sum(e.get("severity") == "error" for e in errors)
-    return {"ok": False, "errors": errors,
-            "message": f"{tool} failed with {count} error(s); fix every one of them and call {tool} again"
-            if tool in META_TOOL_NAMES else f"there is no meta-tool `{tool[:64]}`"}
+    return {
+        "ok": False,
+        "errors": errors,
+        "message": f"{tool} failed with {count} error(s); fix every one of them and call {tool} again"
+        if tool in META_TOOL_NAMES
+        else f"there is no meta-tool `{tool[:64]}`",
+    }
 
 
 def call_meta(reg: Registry, name: Any, args: Any, created_by: str = "llm") -> dict[str, Any]:
     tool = name if isinstance(name, str) else repr(name)
     try:
         if created_by not in ("user", "llm"):
-            raise InvalidRequest(f"created_by must be \"user\" or \"llm\", not {created_by!r}")
+            raise InvalidRequest(f'created_by must be "user" or "llm", not {created_by!r}')
         handler = _HANDLERS.get(name) if isinstance(name, str) else None
         if handler is None:
             close = difflib.get_close_matches(tool, list(_HANDLERS), n=1)
-            return failure([_error(f"there is no meta-tool `{tool[:64]}`",
-                                   f"did you mean `{close[0]}`?" if close else
-                                   f"the meta-tools are: {', '.join(META_TOOL_NAMES)}")], tool)
+            return failure(
+                [
+                    _error(
+                        f"there is no meta-tool `{tool[:64]}`",
+                        f"did you mean `{close[0]}`?" if close else f"the meta-tools are: {', '.join(META_TOOL_NAMES)}",
+                    )
+                ],
+                tool,
+            )
         return handler(reg, _arguments(args, tool), created_by)
     except _BadArguments as bad:
         return failure(bad.errors, tool)
@@ -205,11 +273,21 @@ def call_meta(reg: Registry, name: Any, args: Any, created_by: str = "llm") -> d
         return failure([error.to_dict(), *extra], tool)
     except Error as error:
         return failure([_error(str(error))], tool)
-    except Exception as error:  # noqa: BLE001 - a model's call must never crash its host
+    except Exception as error:
         log.exception("meta-tool %s failed", tool)
-        return failure([{**_error(f"internal error: {type(error).__name__}: {error}",
-                                  "this is a bug in toolkiln, not in your call; try again differently"),
-                         "code": "R0000", "name": "internal-error"}], tool)
+        return failure(
+            [
+                {
+                    **_error(
+                        f"internal error: {type(error).__name__}: {error}",
+                        "this is a bug in toolkiln, not in your call; try again differently",
+                    ),
+                    "code": "R0000",
+                    "name": "internal-error",
+                }
+            ],
+            tool,
+        )
 
 
 def _arguments(args: Any, tool: str) -> dict[str, Any]:
@@ -219,11 +297,18 @@ def _arguments(args: Any, tool: str) -> dict[str, Any]:
         try:
             args = json.loads(args, parse_float=Decimal)
         except (ValueError, RecursionError) as error:
-            raise _BadArguments([_error(f"the arguments are not valid JSON: {error}",
-                                        "send the arguments as a JSON object")]) from None
+            raise _BadArguments(
+                [_error(f"the arguments are not valid JSON: {error}", "send the arguments as a JSON object")]
+            ) from None
     if not isinstance(args, Mapping):
-        raise _BadArguments([_error(f"the arguments must be a JSON object, not {type(args).__name__}",
-                                    f"call {tool} with an object of named arguments")])
+        raise _BadArguments(
+            [
+                _error(
+                    f"the arguments must be a JSON object, not {type(args).__name__}",
+                    f"call {tool} with an object of named arguments",
+                )
+            ]
+        )
     return dict(args)
 
 
@@ -233,9 +318,13 @@ def _check(args: dict[str, Any], spec: dict[str, tuple[type | tuple[type, ...], 
     for key in args:
         if key not in spec:
             close = difflib.get_close_matches(str(key), list(spec), n=1)
-            errors.append(_error(f"unknown argument `{str(key)[:40]}`",
-                                 f"did you mean `{close[0]}`?" if close else f"arguments: {', '.join(spec)}",
-                                 str(key)[:64]))
+            errors.append(
+                _error(
+                    f"unknown argument `{str(key)[:40]}`",
+                    f"did you mean `{close[0]}`?" if close else f"arguments: {', '.join(spec)}",
+                    str(key)[:64],
+                )
+            )
     for key, (kinds, required, what) in spec.items():
         if key not in args or args[key] is None:
             if required:
@@ -265,8 +354,11 @@ def _definition(args: dict[str, Any]) -> Any:
     """The definition argument (an object or JSON/DSL text); a model that put the definition's
     fields directly into the arguments is understood too."""
     if "definition" not in args and "logic" in args:
-        extra = {k: args.pop(k) for k in list(args) if k in ("name", "description", "parameters", "logic",
-                                                              "riskLevel", "tables")}
+        extra = {
+            k: args.pop(k)
+            for k in list(args)
+            if k in ("name", "description", "parameters", "logic", "riskLevel", "tables")
+        }
         args["definition"] = extra
     return args.get("definition")
 
@@ -278,15 +370,18 @@ def _parsed(args: dict[str, Any], key: str) -> Any:
         try:
             return json.loads(value, parse_float=Decimal)
         except ValueError as error:
-            raise _BadArguments([_error(f"`{key}` is not valid JSON: {error}", f"send {key} as a JSON object",
-                                        key)]) from None
+            raise _BadArguments(
+                [_error(f"`{key}` is not valid JSON: {error}", f"send {key} as a JSON object", key)]
+            ) from None
     return value
 
 
 def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
     _definition(args)
-    _check(args, {"definition": ((dict, str), True, "the tool definition, an object"),
-                  "update": (bool, False, "true or false")})
+    _check(
+        args,
+        {"definition": ((dict, str), True, "the tool definition, an object"), "update": (bool, False, "true or false")},
+    )
     return _save(reg, args["definition"], bool(args.get("update")), created_by)
 
 
@@ -294,12 +389,17 @@ _WORKFLOW_FIELDS = ("name", "description", "workflow", "parameters", "riskLevel"
 
 
 def _create_workflow(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
-    _check(args, {"name": (str, True, "the tool's name, a string"),
-                  "description": (str, True, "what the tool does, a string"),
-                  "workflow": (str, True, "the workflow DSL text, a string"),
-                  "parameters": ((dict, str), False, "an object of parameters"),
-                  "riskLevel": (str, False, "low, medium or high"),
-                  "update": (bool, False, "true or false")})
+    _check(
+        args,
+        {
+            "name": (str, True, "the tool's name, a string"),
+            "description": (str, True, "what the tool does, a string"),
+            "workflow": (str, True, "the workflow DSL text, a string"),
+            "parameters": ((dict, str), False, "an object of parameters"),
+            "riskLevel": (str, False, "low, medium or high"),
+            "update": (bool, False, "true or false"),
+        },
+    )
     if args.get("parameters") is not None:
         args["parameters"] = _parsed(args, "parameters")
     # The arguments are a workflow tool definition's fields, so its diagnostics' paths name them.
@@ -308,7 +408,7 @@ def _create_workflow(reg: Registry, args: dict[str, Any], created_by: str) -> di
 
 
 def _save(reg: Registry, definition: Any, update: bool, created_by: str) -> dict[str, Any]:
-    compiled = reg._check_definition(definition)      # reports every problem before anything else
+    compiled = reg.check_definition(definition)  # reports every problem before anything else
     if update and compiled.name in reg:
         record = reg.update(compiled.name, {"definition": definition}, by=created_by)
         done = f"updated `{record.name}` to version {record.version}"
@@ -316,15 +416,25 @@ def _save(reg: Registry, definition: Any, update: bool, created_by: str) -> dict
         try:
             record = reg.create(definition, created_by=created_by)
         except DuplicateTool as error:
-            raise DuplicateTool(error.message, hint="choose another name, or set update: true to replace your "
-                                                    "tool of that name (its old version is kept)") from None
+            raise DuplicateTool(
+                error.message,
+                hint="choose another name, or set update: true to replace your "
+                "tool of that name (its old version is kept)",
+            ) from None
         done = f"created `{record.name}`"
     approval = "; approval deploys it to n8n" if record.kind == "workflow" else ""
-    state = {"active": "it is active: call it by its name",
-             "pending_approval": f"it waits for a person to approve it before it can be called{approval}",
-             "disabled": "it is disabled", "rejected": "it is rejected"}[record.status]
-    return {"ok": True, "message": f"{done}; {state}", "tool": _shown(record),
-            "warnings": [with_hint(d.to_dict()) for d in compiled.warnings]}
+    state = {
+        "active": "it is active: call it by its name",
+        "pending_approval": f"it waits for a person to approve it before it can be called{approval}",
+        "disabled": "it is disabled",
+        "rejected": "it is rejected",
+    }[record.status]
+    return {
+        "ok": True,
+        "message": f"{done}; {state}",
+        "tool": _shown(record),
+        "warnings": [with_hint(d.to_dict()) for d in compiled.warnings],
+    }
 
 
 def _list(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
@@ -335,12 +445,21 @@ def _list(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
 
 def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
     _definition(args)
-    _check(args, {"definition": ((dict, str), True, "the tool definition, an object"),
-                  "args": ((dict, str), False, "an object of arguments")})
-    compiled = reg._check_definition(args["definition"])
-    reply: dict[str, Any] = {"ok": True, "name": compiled.name, "parameters": plain_json(compiled.parameters),
-                             "result_type": compiled.tool.result_type,
-                             "warnings": [with_hint(d.to_dict()) for d in compiled.warnings]}
+    _check(
+        args,
+        {
+            "definition": ((dict, str), True, "the tool definition, an object"),
+            "args": ((dict, str), False, "an object of arguments"),
+        },
+    )
+    compiled = reg.check_definition(args["definition"])
+    reply: dict[str, Any] = {
+        "ok": True,
+        "name": compiled.name,
+        "parameters": plain_json(compiled.parameters),
+        "result_type": compiled.tool.result_type,
+        "warnings": [with_hint(d.to_dict()) for d in compiled.warnings],
+    }
     if "args" not in args or args["args"] is None:
         reply["message"] = "the definition checks; pass args to run it once"
         return reply
@@ -359,9 +478,15 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
 def _delete(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
     _check(args, {"name": (str, True, "the tool's name, a string"), "confirm": (bool, True, "true")})
     if args["confirm"] is not True:
-        raise _BadArguments([_error(f"deleting `{args['name'][:64]}` needs confirm: true",
-                                    "deleting cannot be undone; set confirm to true if that is what you want",
-                                    "confirm")])
+        raise _BadArguments(
+            [
+                _error(
+                    f"deleting `{args['name'][:64]}` needs confirm: true",
+                    "deleting cannot be undone; set confirm to true if that is what you want",
+                    "confirm",
+                )
+            ]
+        )
     reg.delete(args["name"], by=created_by)
     return {"ok": True, "message": f"deleted `{args['name']}`"}
 
@@ -385,8 +510,19 @@ def _shown(record: Any) -> dict[str, Any]:
 
 def run_error_dict(error: RunError) -> dict[str, Any]:
     entry = CODES.get(error.code)
-    return with_hint({"code": error.code, "name": entry.name if entry else None, "severity": "error", "file": None,
-                      **error.to_dict(), "end_line": None, "end_column": None, "in_file": None, "source": None})
+    return with_hint(
+        {
+            "code": error.code,
+            "name": entry.name if entry else None,
+            "severity": "error",
+            "file": None,
+            **error.to_dict(),
+            "end_line": None,
+            "end_column": None,
+            "in_file": None,
+            "source": None,
+        }
+    )
 
 
 def with_hint(error: dict[str, Any]) -> dict[str, Any]:

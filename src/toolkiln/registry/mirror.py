@@ -43,23 +43,24 @@ Usage = dict[str, tuple[int, datetime | None]]
 
 
 class Mirror:
-    def __init__(self, store: Store, *, version_tag: str, trust_cache: bool = True,
-                 rescan_seconds: float = 2.0) -> None:
+    def __init__(
+        self, store: Store, *, version_tag: str, trust_cache: bool = True, rescan_seconds: float = 2.0
+    ) -> None:
         self.store = store
         self.version_tag = version_tag
         self.trust_cache = trust_cache
         self.rescan_seconds = rescan_seconds
         self.records: dict[str, ToolRecord] = {}
-        self.problems: dict[str, Problem] = {}          # by file, relative to the root
+        self.problems: dict[str, Problem] = {}  # by file, relative to the root
         self.tables: dict[str, dict[str, Any]] = {}
-        self.tables_generation = 0                      # +1 whenever the tables are reloaded
+        self.tables_generation = 0  # +1 whenever the tables are reloaded
         self.usage: Usage = {}
-        self.tools: Callees | None = None               # what `call` steps are checked against (set by Registry)
-        self.calls: dict[str, frozenset[str]] = {}      # tool -> the tools it calls
-        self._callers: dict[str, set[str]] = {}         # tool -> the tools that call it
+        self.tools: Callees | None = None  # what `call` steps are checked against (set by Registry)
+        self.calls: dict[str, frozenset[str]] = {}  # tool -> the tools it calls
+        self._callers: dict[str, set[str]] = {}  # tool -> the tools that call it
         self._compiling: set[str] = set()
         self._compiled: dict[str, tuple[Sig | None, Compiled]] = {}
-        self._sigs: dict[str, Sig] = {}                 # tool name -> sig of its file when read
+        self._sigs: dict[str, Sig] = {}  # tool name -> sig of its file when read
         self._table_sigs: dict[str, Sig] = {}
         self._usage_sig: Sig | None = None
         self._checked: set[str] = set()
@@ -81,11 +82,11 @@ class Mirror:
         self._watch = self._watched()
         self._audit_offset = self._audit_size()
         self._read_checked()
-        self._sigs.clear()              # every tool file is read again (checked ones are not rechecked)
+        self._sigs.clear()  # every tool file is read again (checked ones are not rechecked)
         self._scan_tools()
         self._load_usage()
         self._scan_tables()
-        self.store.scan(self.store.root, ())          # only removes temporaries a dead writer left there
+        self.store.scan(self.store.root, ())  # only removes temporaries a dead writer left there
         self._last_scan = time.monotonic()
         self._compact_checked()
 
@@ -182,7 +183,7 @@ class Mirror:
         try:
             self.store.append_line(self.store.cache_path, digest, durable=False)
         except StoreError:
-            pass                # only a cache: a read-only registry checks again next time
+            pass  # only a cache: a read-only registry checks again next time
 
     # --- tools ----------------------------------------------------------------------------
 
@@ -195,10 +196,17 @@ class Mirror:
             rel = self.store.relative(path)
             if not NAME_PATTERN.fullmatch(name):
                 self._drop_record_for(rel)
-                self.problems[rel] = Problem(file=rel, diagnostics=(Diagnostic.of(
-                    codes.INVALID_NAME, f"`{filename}` is not a tool file name", None,
-                    hint="tool files are named <name>.json with a name matching ^[a-z][a-z0-9_]{0,63}$")
-                    .model_copy(update={"file": rel}),))
+                self.problems[rel] = Problem(
+                    file=rel,
+                    diagnostics=(
+                        Diagnostic.of(
+                            codes.INVALID_NAME,
+                            f"`{filename}` is not a tool file name",
+                            None,
+                            hint="tool files are named <name>.json with a name matching ^[a-z][a-z0-9_]{0,63}$",
+                        ).model_copy(update={"file": rel}),
+                    ),
+                )
                 continue
             seen.add(name)
             if self._sigs.get(name) != sig or (name not in self.records and rel not in self.problems):
@@ -254,9 +262,14 @@ class Mirror:
         self._compiled.pop(name, None)
         record, diagnostics = decode_record(data, rel)
         if record is not None and record.name != name:
-            diagnostics = [Diagnostic.of(codes.INVALID_NAME, f"the file {rel} holds the tool `{record.name}`",
-                                         None, hint=f"rename the file to {record.name}.json or fix its name")
-                           .model_copy(update={"file": rel})]
+            diagnostics = [
+                Diagnostic.of(
+                    codes.INVALID_NAME,
+                    f"the file {rel} holds the tool `{record.name}`",
+                    None,
+                    hint=f"rename the file to {record.name}.json or fix its name",
+                ).model_copy(update={"file": rel})
+            ]
         if diagnostics or record is None:
             self._unset_record(name)
             self.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
@@ -273,15 +286,22 @@ class Mirror:
         rel = self.store.relative(path)
         self._compiling.add(name)
         try:
-            compiled, diagnostics = verify_stored(record.definition, name=record.name, description=record.description,
-                                                  parameters=record.parameters, risk_level=record.risk_level,
-                                                  kind=record.kind, tools=self.tools)
+            compiled, diagnostics = verify_stored(
+                record.definition,
+                name=record.name,
+                description=record.description,
+                parameters=record.parameters,
+                risk_level=record.risk_level,
+                kind=record.kind,
+                tools=self.tools,
+            )
         finally:
             self._compiling.discard(name)
         if diagnostics or compiled is None:
             self._unset_record(name)
-            self.problems[rel] = Problem(file=rel, diagnostics=tuple(d.model_copy(update={"file": rel})
-                                                                     for d in diagnostics))
+            self.problems[rel] = Problem(
+                file=rel, diagnostics=tuple(d.model_copy(update={"file": rel}) for d in diagnostics)
+            )
             return
         self._remember_checked(digest)
         self._compiled[name] = (self._sigs.get(name), compiled)
@@ -293,7 +313,7 @@ class Mirror:
         if cached is not None and cached[0] == sig:
             return cached[1]
         record = self.records[name]
-        if name in self._compiling:          # tools calling each other in a cycle (files edited by hand)
+        if name in self._compiling:  # tools calling each other in a cycle (files edited by hand)
             raise BrokenTool(f"`{name}` calls itself through other tools", hint="break the cycle")
         self._compiling.add(name)
         try:
@@ -302,10 +322,14 @@ class Mirror:
             diagnostics = list(error.diagnostics)
             rel = self.store.relative(self.store.tool_path(name))
             self._unset_record(name)
-            self.problems[rel] = Problem(file=rel, diagnostics=tuple(d.model_copy(update={"file": rel})
-                                                                     for d in diagnostics))
-            raise BrokenTool(f"the stored tool `{name}` no longer compiles", hint=f"see the problems of {rel}",
-                             diagnostics=diagnostics) from None
+            self.problems[rel] = Problem(
+                file=rel, diagnostics=tuple(d.model_copy(update={"file": rel}) for d in diagnostics)
+            )
+            raise BrokenTool(
+                f"the stored tool `{name}` no longer compiles",
+                hint=f"see the problems of {rel}",
+                diagnostics=diagnostics,
+            ) from None
         finally:
             self._compiling.discard(name)
         self._compiled[name] = (sig, compiled)
@@ -393,19 +417,31 @@ class Mirror:
             try:
                 loaded = load_table_file(path)
             except RunError as error:
-                self.problems[rel] = Problem(file=rel, diagnostics=(
-                    Diagnostic.of(codes.INVALID_TABLE, error.message, None, error.hint)
-                    .model_copy(update={"file": rel}),))
+                self.problems[rel] = Problem(
+                    file=rel,
+                    diagnostics=(
+                        Diagnostic.of(codes.INVALID_TABLE, error.message, None, error.hint).model_copy(
+                            update={"file": rel}
+                        ),
+                    ),
+                )
                 continue
             clash = sorted(set(loaded) & set(tables))
             if clash:
-                self.problems[rel] = Problem(file=rel, diagnostics=(Diagnostic.of(
-                    codes.INVALID_TABLE, f"table `{clash[0]}` is also defined in {origin[clash[0]]}", None,
-                    hint="each table name may come from one file only; this file is skipped")
-                    .model_copy(update={"file": rel}),))
+                self.problems[rel] = Problem(
+                    file=rel,
+                    diagnostics=(
+                        Diagnostic.of(
+                            codes.INVALID_TABLE,
+                            f"table `{clash[0]}` is also defined in {origin[clash[0]]}",
+                            None,
+                            hint="each table name may come from one file only; this file is skipped",
+                        ).model_copy(update={"file": rel}),
+                    ),
+                )
                 continue
             tables.update(loaded)
-            origin.update({table: rel for table in loaded})
+            origin.update(dict.fromkeys(loaded, rel))
         self.tables = tables
         self.tables_generation += 1
 
@@ -425,6 +461,10 @@ def decode_usage(data: bytes | None, rel: str) -> tuple[Usage, Problem | None]:
             usage[name] = (count, datetime.fromisoformat(last) if last else None)
         return usage, None
     except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as error:
-        diagnostic = Diagnostic.of(codes.INVALID_JSON, f"usage counts cannot be read: {error}", None,
-                                   hint="the file is rewritten at the next run; its old counts are lost")
+        diagnostic = Diagnostic.of(
+            codes.INVALID_JSON,
+            f"usage counts cannot be read: {error}",
+            None,
+            hint="the file is rewritten at the next run; its old counts are lost",
+        )
         return {}, Problem(file=rel, diagnostics=(diagnostic.model_copy(update={"file": rel}),))

@@ -15,7 +15,7 @@ from toolkiln.diagnostics.model import Diagnostic
 
 Status = Literal["active", "disabled", "pending_approval", "rejected"]
 Actor = Literal["user", "llm"]
-Kind = Literal["compute", "workflow"]          # "executable" will come
+Kind = Literal["compute", "workflow"]  # "executable" will come
 RiskLevel = Literal["low", "medium", "high"]
 Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy"]
 
@@ -40,7 +40,7 @@ class Deployment(BaseModel):
     workflow_id: str
     method: str
     path: str
-    version: int = Field(ge=1)         # the tool version deployed
+    version: int = Field(ge=1)  # the tool version deployed
 
 
 class ToolRecord(BaseModel):
@@ -61,13 +61,19 @@ class ToolRecord(BaseModel):
     usage_count: int = Field(default=0, ge=0)
     last_used_at: datetime | None = None
     definition: dict[str, Any]
-    deployment: Deployment | None = None      # workflow tools, once deployed to n8n
+    deployment: Deployment | None = None  # workflow tools, once deployed to n8n
 
     def summary(self) -> dict[str, Any]:
         """The short form shown in listings (and to models by list_custom_tools)."""
-        return {"name": self.name, "description": self.description, "status": self.status,
-                "version": self.version, "created_by": self.created_by, "risk_level": self.risk_level,
-                "usage_count": self.usage_count}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "status": self.status,
+            "version": self.version,
+            "created_by": self.created_by,
+            "risk_level": self.risk_level,
+            "usage_count": self.usage_count,
+        }
 
 
 class AuditEntry(BaseModel):

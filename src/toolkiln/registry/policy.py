@@ -39,8 +39,9 @@ def transition(record: ToolRecord, action: Transition) -> Status:
     """The status `action` leads to from the record's status; InvalidTransition if none."""
     target = TRANSITIONS.get((record.status, action))
     if target is None:
-        raise InvalidTransition(f"cannot {action} `{record.name}`: it is {record.status.replace('_', ' ')}",
-                                hint=_WHAT_NEXT[record.status])
+        raise InvalidTransition(
+            f"cannot {action} `{record.name}`: it is {record.status.replace('_', ' ')}", hint=_WHAT_NEXT[record.status]
+        )
     return target
 
 
@@ -89,11 +90,15 @@ class Policy:
     def check(self, action: str, by: Actor, record: ToolRecord) -> None:
         """PermissionDenied unless `by` may do `action` to `record`."""
         if action in ("approve", "reject") and by != "user":
-            raise PermissionDenied(f"only a person can {action} `{record.name}`",
-                                   hint="approval is the human check on tools a model created; ask the user")
+            raise PermissionDenied(
+                f"only a person can {action} `{record.name}`",
+                hint="approval is the human check on tools a model created; ask the user",
+            )
         if self.protect_user_tools and by == "llm" and record.created_by == "user":
-            raise PermissionDenied(f"a model cannot {action} `{record.name}`: it was created by a person",
-                                   hint="ask the user to do it, or create a tool of your own under another name")
+            raise PermissionDenied(
+                f"a model cannot {action} `{record.name}`: it was created by a person",
+                hint="ask the user to do it, or create a tool of your own under another name",
+            )
 
 
 DEFAULT_POLICY = Policy()

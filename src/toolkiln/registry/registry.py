@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, RunError
-from toolkiln.registry import exports
+from toolkiln.registry import exports, meta
 from toolkiln.registry.callees import Callees, calls_of
 from toolkiln.registry.codec import (
     decode_audit,
@@ -67,21 +67,22 @@ from toolkiln.registry.usage import UsageBook, flush_quietly
 from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
+from toolkiln.version import __version__
 
 if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
 
 
 def _version_tag() -> str:
-    from toolkiln import __version__
-
     return f"toolkiln {__version__}"
 
 
 def _actor(value: Any, what: str = "created_by") -> Actor:
     if value not in ACTORS:
-        raise InvalidRequest(f"{what} must be \"user\" or \"llm\", not {value!r}",
-                             hint="\"user\" is a person, \"llm\" a model acting through tools")
+        raise InvalidRequest(
+            f'{what} must be "user" or "llm", not {value!r}',
+            hint='"user" is a person, "llm" a model acting through tools',
+        )
     return value
 
 
@@ -98,23 +99,34 @@ class Registry:
     when needed); the registry does not close it.
     """
 
-    def __init__(self, path: str | Path, *, policy: Policy | None = None, limits: Limits | None = None,
-                 lock_timeout: float = 30.0, usage_flush_seconds: float = 1.0, rescan_seconds: float = 2.0,
-                 trust_check_cache: bool = True, durable: bool = True, n8n: N8nClient | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        policy: Policy | None = None,
+        limits: Limits | None = None,
+        lock_timeout: float = 30.0,
+        usage_flush_seconds: float = 1.0,
+        rescan_seconds: float = 2.0,
+        trust_check_cache: bool = True,
+        durable: bool = True,
+        n8n: N8nClient | None = None,
+    ) -> None:
         self.policy = policy or DEFAULT_POLICY
         self._workflows = WorkflowTools(n8n)
         self.limits = limits
         self._store = Store(path, lock_timeout=lock_timeout, durable=durable)
         self.path = self._store.root
-        self._mirror = Mirror(self._store, version_tag=_version_tag(), trust_cache=trust_check_cache,
-                              rescan_seconds=rescan_seconds)
+        self._mirror = Mirror(
+            self._store, version_tag=_version_tag(), trust_cache=trust_check_cache, rescan_seconds=rescan_seconds
+        )
         self._usage = UsageBook(self._store)
         self._runner = Runner()
         self._mutex = threading.RLock()
         self._flush_seconds = usage_flush_seconds
         self._last_flush = time.monotonic()
         resolve = weakref.WeakMethod(self._callee_tool)
-        self._mirror.tools = Callees(self._mirror, lambda name: resolve()(name))   # type: ignore[misc]
+        self._mirror.tools = Callees(self._mirror, lambda name: resolve()(name))  # type: ignore[misc]
         self._mirror.load()
         self._finalizer = weakref.finalize(self, flush_quietly, self._usage)
 
@@ -173,8 +185,11 @@ class Registry:
             _actor(created_by)
         with self._mutex:
             self._mirror.refresh()
-            records = [r for _, r in sorted(self._mirror.records.items())
-                       if (status is None or r.status == status) and (created_by is None or r.created_by == created_by)]
+            records = [
+                r
+                for _, r in sorted(self._mirror.records.items())
+                if (status is None or r.status == status) and (created_by is None or r.created_by == created_by)
+            ]
             return [self._with_usage(r) for r in records]
 
     def __contains__(self, name: object) -> bool:
@@ -195,7 +210,7 @@ class Registry:
             versions = []
             for number in self._store.past_versions(name):
                 if number >= current.version:
-                    continue          # left by an update that died before its record was written
+                    continue  # left by an update that died before its record was written
                 past = self._past_version(name, number)
                 if past is not None:
                     versions.append(past)
@@ -218,22 +233,36 @@ class Registry:
             name = compiled.name
             existing = self._read_locked(name, missing_ok=True)
             if existing is not None:
-                raise DuplicateTool(f"a tool named `{name}` exists already (version {existing.version}, "
-                                    f"{existing.status.replace('_', ' ')})",
-                                    hint="choose another name, or update the existing tool")
+                raise DuplicateTool(
+                    f"a tool named `{name}` exists already (version {existing.version}, "
+                    f"{existing.status.replace('_', ' ')})",
+                    hint="choose another name, or update the existing tool",
+                )
             self._refuse_cycle(name, compiled)
-            self._store.remove_tree(self._store.version_dir(name))    # what a deleted tool left behind
+            self._store.remove_tree(self._store.version_dir(name))  # what a deleted tool left behind
             if name in self._mirror.usage:
                 self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
             now = utc_now()
             status = self.policy.initial_status(actor, compiled.kind, compiled.risk_level)
-            record = ToolRecord(name=name, description=compiled.description, kind=compiled.kind,
-                                parameters=compiled.parameters, risk_level=compiled.risk_level, status=status,
-                                created_by=actor, created_at=now, updated_at=now, version=1,
-                                definition=compiled.definition)
+            record = ToolRecord(
+                name=name,
+                description=compiled.description,
+                kind=compiled.kind,
+                parameters=compiled.parameters,
+                risk_level=compiled.risk_level,
+                status=status,
+                created_by=actor,
+                created_at=now,
+                updated_at=now,
+                version=1,
+                definition=compiled.definition,
+            )
             record = self._workflows.settle(None, record, compiled)
-            self._commit(record, compiled, AuditEntry(at=now, by=actor, action="create", tool=name, new_version=1,
-                                                      new_status=status))
+            self._commit(
+                record,
+                compiled,
+                AuditEntry(at=now, by=actor, action="create", tool=name, new_version=1, new_status=status),
+            )
         return record
 
     def update(self, name: str, changes: Any, by: str = "user") -> ToolRecord:
@@ -250,24 +279,41 @@ class Registry:
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
             if compiled.kind != old.kind:
-                raise refuse(codes.INVALID_DECLARATION, f"`{name}` is a {old.kind} tool; a tool cannot change "
-                             f"its kind", "kind", hint="create a tool of the other kind under another name")
+                raise refuse(
+                    codes.INVALID_DECLARATION,
+                    f"`{name}` is a {old.kind} tool; a tool cannot change its kind",
+                    "kind",
+                    hint="create a tool of the other kind under another name",
+                )
             now = utc_now()
             if same_data(old.definition, compiled.definition):
-                return self._with_usage(old)          # nothing changed: nothing written
+                return self._with_usage(old)  # nothing changed: nothing written
             self._refuse_cycle(name, compiled)
             self._recheck_callers(name, compiled)
             if only_description_changed(old.definition, compiled.definition):
-                record = old.model_copy(update={"description": compiled.description, "updated_at": now,
-                                                "definition": compiled.definition})
+                record = old.model_copy(
+                    update={"description": compiled.description, "updated_at": now, "definition": compiled.definition}
+                )
                 note = "description only"
             else:
                 record = self._new_version(old, compiled, actor, now)
                 note = None
             record = self._workflows.settle(old, record, compiled)
-            self._commit(record, compiled, AuditEntry(
-                at=now, by=actor, action="update", tool=name, old_version=old.version, new_version=record.version,
-                old_status=old.status, new_status=record.status, note=note))
+            self._commit(
+                record,
+                compiled,
+                AuditEntry(
+                    at=now,
+                    by=actor,
+                    action="update",
+                    tool=name,
+                    old_version=old.version,
+                    new_version=record.version,
+                    old_status=old.status,
+                    new_status=record.status,
+                    note=note,
+                ),
+            )
         return self._with_usage(record)
 
     def rollback(self, name: str, version: int, by: str = "user") -> ToolRecord:
@@ -284,23 +330,40 @@ class Registry:
             past = self._past_version(name, version) if 1 <= version < old.version else None
             problem = self._mirror.problems.get(self._store.relative(self._store.version_path(name, version)))
             if past is None and problem is not None:
-                raise BrokenTool(f"version {version} of `{name}` cannot be loaded", hint="see problems",
-                                 diagnostics=list(problem.diagnostics))
+                raise BrokenTool(
+                    f"version {version} of `{name}` cannot be loaded",
+                    hint="see problems",
+                    diagnostics=list(problem.diagnostics),
+                )
             if past is None:
-                raise ToolNotFound(f"`{name}` has no version {version}",
-                                   hint=f"its versions are 1 to {old.version}; see history")
+                raise ToolNotFound(
+                    f"`{name}` has no version {version}", hint=f"its versions are 1 to {old.version}; see history"
+                )
             try:
                 compiled = compile_definition(past.definition, self._mirror.tools)
             except CompileError as error:
-                raise BrokenTool(f"version {version} of `{name}` no longer compiles",
-                                 diagnostics=error.diagnostics) from None
+                raise BrokenTool(
+                    f"version {version} of `{name}` no longer compiles", diagnostics=error.diagnostics
+                ) from None
             self._refuse_cycle(name, compiled)
             self._recheck_callers(name, compiled)
             now = utc_now()
             record = self._workflows.settle(old, self._new_version(old, compiled, actor, now), compiled)
-            self._commit(record, compiled, AuditEntry(
-                at=now, by=actor, action="rollback", tool=name, old_version=old.version, new_version=record.version,
-                old_status=old.status, new_status=record.status, note=f"to version {version}"))
+            self._commit(
+                record,
+                compiled,
+                AuditEntry(
+                    at=now,
+                    by=actor,
+                    action="rollback",
+                    tool=name,
+                    old_version=old.version,
+                    new_version=record.version,
+                    old_status=old.status,
+                    new_status=record.status,
+                    note=f"to version {version}",
+                ),
+            )
         return self._with_usage(record)
 
     def delete(self, name: str, by: str = "user", *, force: bool = False) -> None:
@@ -322,9 +385,11 @@ class Registry:
             callers = self._mirror.callers(name)
             if callers and not force:
                 listed = ", ".join(f"`{c}`" for c in callers)
-                raise ToolInUse(f"`{name}` is called by {listed}", callers=callers,
-                                hint="change those tools first, or delete with force=True (they then fail "
-                                     "when they call it)")
+                raise ToolInUse(
+                    f"`{name}` is called by {listed}",
+                    callers=callers,
+                    hint="change those tools first, or delete with force=True (they then fail when they call it)",
+                )
             if old is not None and old.deployment is not None:
                 self._delete_workflow(old.deployment, force)
             self._store.remove(path)
@@ -334,9 +399,19 @@ class Registry:
             if usage is not None:
                 self._mirror.note_usage(usage)
             self._runner.forget(name)
-            self._commit(None, None, AuditEntry(
-                at=utc_now(), by=actor, action="delete", tool=name, old_version=old.version if old else None,
-                old_status=old.status if old else None), name=name)
+            self._commit(
+                None,
+                None,
+                AuditEntry(
+                    at=utc_now(),
+                    by=actor,
+                    action="delete",
+                    tool=name,
+                    old_version=old.version if old else None,
+                    old_status=old.status if old else None,
+                ),
+                name=name,
+            )
 
     def _delete_workflow(self, deployment: Deployment, force: bool) -> None:
         """Delete a workflow tool's workflow in n8n; with `force`, a failure does not stop the delete."""
@@ -344,8 +419,10 @@ class Registry:
             self._workflows.take_down(deployment, delete=True)
         except (WorkflowDeployFailed, N8nNotConfigured) as error:
             if not force:
-                raise type(error)(error.message, hint="fix the connection to n8n, or delete with force=True "
-                                  "(the workflow then stays in n8n)") from None
+                raise type(error)(
+                    error.message,
+                    hint="fix the connection to n8n, or delete with force=True (the workflow then stays in n8n)",
+                ) from None
 
     def deploy(self, name: str) -> ToolRecord:
         """Deploy an active workflow tool's current version to n8n again (create or update, and
@@ -356,14 +433,27 @@ class Registry:
             if old.kind != "workflow":
                 raise InvalidRequest(f"`{name}` is a {old.kind} tool; only workflow tools are deployed")
             if old.status != "active":
-                raise ToolNotActive(f"`{name}` is {old.status.replace('_', ' ')}; only active tools are deployed",
-                                    hint=_ACTIVATE_HINT.get(old.status))
+                raise ToolNotActive(
+                    f"`{name}` is {old.status.replace('_', ' ')}; only active tools are deployed",
+                    hint=_ACTIVATE_HINT.get(old.status),
+                )
             compiled = self._mirror.cached_compiled(name, old) or compile_definition(old.definition)
             record = old.model_copy(update={"deployment": self._workflows.deploy(old, compiled)})
-            self._commit(record, compiled, AuditEntry(
-                at=utc_now(), by="user", action="deploy", tool=name, old_version=old.version,
-                new_version=old.version, old_status=old.status, new_status=old.status,
-                note=f"n8n workflow {record.deployment.workflow_id}" if record.deployment else None))
+            self._commit(
+                record,
+                compiled,
+                AuditEntry(
+                    at=utc_now(),
+                    by="user",
+                    action="deploy",
+                    tool=name,
+                    old_version=old.version,
+                    new_version=old.version,
+                    old_status=old.status,
+                    new_status=old.status,
+                    note=f"n8n workflow {record.deployment.workflow_id}" if record.deployment else None,
+                ),
+            )
         return self._with_usage(record)
 
     def enable(self, name: str, by: str = "user") -> ToolRecord:
@@ -380,8 +470,14 @@ class Registry:
 
     # --- running and exporting ----------------------------------------------------------------
 
-    def run(self, name: str, args: Mapping[str, Any] | None = None, *, tables: Mapping[str, Any] | None = None,
-            limits: Limits | None = None) -> Any:
+    def run(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        tables: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+    ) -> Any:
         """Run an active tool with the registry's tables (plus `tables`); counts the use.
         Raises ToolNotActive, RunError (bad arguments, run-time failures) and the like."""
         tool = self._runnable(check_name(name))
@@ -395,8 +491,10 @@ class Registry:
     def export(self, format: str) -> exports.Export:  # noqa: A002 - the public parameter name
         """The active tools in `format`, with the tools left out and the adaptations made."""
         exports.check_format(format)
-        specs = [exports.ToolSpec(r.name, r.description, r.parameters, dict(exports.ANNOTATIONS[r.kind]))
-                 for r in self.list(status="active")]
+        specs = [
+            exports.ToolSpec(r.name, r.description, r.parameters, dict(exports.ANNOTATIONS[r.kind]))
+            for r in self.list(status="active")
+        ]
         return exports.export(specs, format)
 
     def definitions(self, format: str) -> list[dict[str, Any]]:  # noqa: A002
@@ -406,14 +504,10 @@ class Registry:
 
     def meta_definitions(self, format: str) -> list[dict[str, Any]]:  # noqa: A002
         """The meta-tools (create_compute_tool, ...) in `format`."""
-        from toolkiln.registry import meta
-
         return meta.meta_definitions(format)
 
     def call_meta(self, name: str, args: Any, created_by: str = "llm") -> dict[str, Any]:
         """Carry out a meta-tool call; never raises on bad input: {"ok": false, "errors": [...]}."""
-        from toolkiln.registry import meta
-
         return meta.call_meta(self, name, args, created_by)
 
     # --- internals ------------------------------------------------------------------------------
@@ -424,8 +518,10 @@ class Registry:
             self._mirror.refresh()
             record = self._loaded(name)
             if record.status != "active":
-                raise ToolNotActive(f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
-                                    hint=_ACTIVATE_HINT.get(record.status))
+                raise ToolNotActive(
+                    f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
+                    hint=_ACTIVATE_HINT.get(record.status),
+                )
             compiled = self._mirror.compiled(name)
             if record.kind == "workflow":
                 return self._workflows.runnable(record, compiled)
@@ -439,11 +535,11 @@ class Registry:
             tool = self._runnable(name)
         except RegistryError as error:
             raise RunError(error.code, error.message, hint=error.hint) from error
-        if not isinstance(tool, Tool):     # replaced by a workflow tool since the caller was checked
+        if not isinstance(tool, Tool):  # replaced by a workflow tool since the caller was checked
             raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is a workflow tool; compute tools cannot call it")
         return tool
 
-    def _check_definition(self, definition: Any) -> Compiled:
+    def check_definition(self, definition: Any) -> Compiled:
         """Compile a definition against the registry's tools, saving nothing (for the meta-tools)."""
         with self._mutex:
             self._mirror.refresh()
@@ -459,9 +555,11 @@ class Registry:
         cycle = dependencies.cycle_through(self._mirror.calls, name, calls)
         if cycle is not None:
             shown = " -> ".join(cycle)
-            raise DependencyCycle(f"`{name}` would call itself: {shown}", cycle=cycle,
-                                  hint="a tool may not call, directly or through others, a tool that calls it; "
-                                       "remove one of these calls")
+            raise DependencyCycle(
+                f"`{name}` would call itself: {shown}",
+                cycle=cycle,
+                hint="a tool may not call, directly or through others, a tool that calls it; remove one of these calls",
+            )
 
     def _recheck_callers(self, name: str, compiled: Compiled) -> None:
         """Check every tool that calls `name` (directly or not) against its new version; when any
@@ -470,7 +568,7 @@ class Registry:
             return
         old = self._mirror.cached_compiled(name, self._mirror.records[name]) if name in self._mirror.records else None
         if old is not None and _shape(old.tool) == _shape(compiled.tool):
-            return                                  # same parameters and result: callers are unaffected
+            return  # same parameters and result: callers are unaffected
         from toolkiln.registry import dependencies
 
         overrides: dict[str, Compiled] = {name: compiled}
@@ -482,8 +580,11 @@ class Registry:
             try:
                 overrides[caller] = compile_definition(record.definition, self._mirror.tools.with_overrides(overrides))
             except CompileError as error:
-                problems.extend(d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})
-                                for d in error.diagnostics if d.is_error)
+                problems.extend(
+                    d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})
+                    for d in error.diagnostics
+                    if d.is_error
+                )
         if problems:
             raise CompileError(problems)
 
@@ -502,24 +603,42 @@ class Registry:
             status = transition(old, action)
             now = utc_now()
             compiled = self._mirror.cached_compiled(name, old)
-            record = self._workflows.settle(old, old.model_copy(update={"status": status, "updated_at": now}),
-                                            compiled)
-            self._commit(record, compiled, AuditEntry(
-                at=now, by=actor, action=action, tool=name, old_version=old.version, new_version=old.version,
-                old_status=old.status, new_status=status))
+            record = self._workflows.settle(old, old.model_copy(update={"status": status, "updated_at": now}), compiled)
+            self._commit(
+                record,
+                compiled,
+                AuditEntry(
+                    at=now,
+                    by=actor,
+                    action=action,
+                    tool=name,
+                    old_version=old.version,
+                    new_version=old.version,
+                    old_status=old.status,
+                    new_status=status,
+                ),
+            )
         return self._with_usage(record)
 
     def _new_version(self, old: ToolRecord, compiled: Compiled, actor: Actor, now: Any) -> ToolRecord:
         """Keep `old` as a past version; the record of the next version."""
         self._store.write_text(self._store.version_path(old.name, old.version), encode_record(old))
         status = self.policy.status_after_change(old, actor, compiled.kind, compiled.risk_level)
-        return old.model_copy(update={
-            "description": compiled.description, "parameters": compiled.parameters,
-            "risk_level": compiled.risk_level, "status": status, "updated_at": now, "version": old.version + 1,
-            "definition": compiled.definition})
+        return old.model_copy(
+            update={
+                "description": compiled.description,
+                "parameters": compiled.parameters,
+                "risk_level": compiled.risk_level,
+                "status": status,
+                "updated_at": now,
+                "version": old.version + 1,
+                "definition": compiled.definition,
+            }
+        )
 
-    def _commit(self, record: ToolRecord | None, compiled: Compiled | None, entry: AuditEntry,
-                name: str | None = None) -> None:
+    def _commit(
+        self, record: ToolRecord | None, compiled: Compiled | None, entry: AuditEntry, name: str | None = None
+    ) -> None:
         """Write the tool file (already removed for a delete), mark it checked, append the audit line."""
         name = record.name if record is not None else name
         assert name is not None
@@ -541,8 +660,9 @@ class Registry:
             raise self._not_found(name)
         record, diagnostics = decode_record(data, self._store.relative(path))
         if record is None:
-            raise BrokenTool(f"the file of `{name}` cannot be loaded", hint="fix or delete it; see problems",
-                             diagnostics=diagnostics)
+            raise BrokenTool(
+                f"the file of `{name}` cannot be loaded", hint="fix or delete it; see problems", diagnostics=diagnostics
+            )
         return record
 
     def _loaded(self, name: str) -> ToolRecord:
@@ -551,8 +671,11 @@ class Registry:
             return record
         problem = self._mirror.problems.get(self._store.relative(self._store.tool_path(name)))
         if problem is not None:
-            raise BrokenTool(f"`{name}` cannot be loaded: {problem.message}", hint="fix or delete its file",
-                             diagnostics=list(problem.diagnostics))
+            raise BrokenTool(
+                f"`{name}` cannot be loaded: {problem.message}",
+                hint="fix or delete its file",
+                diagnostics=list(problem.diagnostics),
+            )
         raise self._not_found(name)
 
     def _not_found(self, name: str) -> ToolNotFound:
@@ -569,9 +692,17 @@ class Registry:
         rel = self._store.relative(path)
         record, diagnostics = decode_record(data, rel)
         if record is not None and (record.name, record.version) != (name, version):
-            record, diagnostics = None, [Diagnostic.of(
-                codes.INVALID_NAME, f"{rel} holds version {record.version} of `{record.name}`", None,
-                hint="restore the file from version control").model_copy(update={"file": rel})]
+            record, diagnostics = (
+                None,
+                [
+                    Diagnostic.of(
+                        codes.INVALID_NAME,
+                        f"{rel} holds version {record.version} of `{record.name}`",
+                        None,
+                        hint="restore the file from version control",
+                    ).model_copy(update={"file": rel})
+                ],
+            )
         if record is None:
             self._mirror.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
         else:
@@ -585,8 +716,11 @@ class Registry:
         return record.model_copy(update={"usage_count": count, "last_used_at": last})
 
 
-_ACTIVATE_HINT = {"disabled": "enable it first", "pending_approval": "a person must approve it first",
-                  "rejected": "it was rejected; update it to have it reviewed again"}
+_ACTIVATE_HINT = {
+    "disabled": "enable it first",
+    "pending_approval": "a person must approve it first",
+    "rejected": "it was rejected; update it to have it reviewed again",
+}
 
 
 def _shape(tool: Tool) -> tuple:
@@ -596,5 +730,9 @@ def _shape(tool: Tool) -> tuple:
 
 
 def refuse_rename(old: str, new: str) -> CompileError:
-    return refuse(codes.INVALID_NAME, f"a tool cannot be renamed (from `{old}` to `{new}`)", "name",
-                  hint="create a tool under the new name and delete the old one")
+    return refuse(
+        codes.INVALID_NAME,
+        f"a tool cannot be renamed (from `{old}` to `{new}`)",
+        "name",
+        hint="create a tool under the new name and delete the old one",
+    )

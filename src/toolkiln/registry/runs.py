@@ -49,7 +49,7 @@ class Runner:
             return hit[2]
         used = tables_used(compiled.tool.program)
         tool = compiled.tool
-        if used:      # compiled again, once per change of the tables, with the tables it reads
+        if used:  # compiled again, once per change of the tables, with the tables it reads
             tool = tool.with_tables({t: tables[t] for t in sorted(used) if t in tables})
         self._cache[name] = (compiled, generation, tool)
         return tool

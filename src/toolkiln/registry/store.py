@@ -31,7 +31,7 @@ from filelock import FileLock, Timeout
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.names import check_name
 
-Sig = tuple[int, int, int]      # (inode, size, mtime in ns): changes whenever a file is replaced or edited
+Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a file is replaced or edited
 
 GITIGNORE = "# written by toolkiln: run-time state, not tool definitions\nusage.json\n.cache/\n.lock\n"
 TEMP_SUFFIX = ".tmp"
@@ -49,7 +49,7 @@ def sig_of(path: Path | str) -> Sig | None:
 class Store:
     def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0, durable: bool = True) -> None:
         self.root = Path(os.path.abspath(root))
-        self.durable = durable           # fsync files and folders (off: atomic still, but a power cut may lose writes)
+        self.durable = durable  # fsync files and folders (off: atomic still, but a power cut may lose writes)
         self.tools_dir = self.root / "tools"
         self.versions_dir = self.root / "versions"
         self.tables_dir = self.root / "tables"
@@ -61,18 +61,19 @@ class Store:
             for folder in (self.tools_dir, self.versions_dir, self.tables_dir, self.cache_path.parent):
                 folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise StoreError(f"cannot create the registry at {self.root}: {error.strerror or error}",
-                             hint="check the path and its permissions") from None
+            raise StoreError(
+                f"cannot create the registry at {self.root}: {error.strerror or error}",
+                hint="check the path and its permissions",
+            ) from None
         # thread_local=False: the registry's own mutex already serializes its threads.
-        self._lock = FileLock(str(self.root / ".lock"), timeout=lock_timeout, thread_local=False,
-                              poll_interval=0.002)
+        self._lock = FileLock(str(self.root / ".lock"), timeout=lock_timeout, thread_local=False, poll_interval=0.002)
         if not (self.root / ".gitignore").exists():
             try:
                 with self.lock():
                     if not (self.root / ".gitignore").exists():
                         self.write_text(self.root / ".gitignore", GITIGNORE)
             except StoreError:
-                pass                     # a read-only registry can still be read
+                pass  # a read-only registry can still be read
 
     # --- the lock -------------------------------------------------------------------------
 
@@ -82,11 +83,15 @@ class Store:
         try:
             self._lock.acquire()
         except Timeout:
-            raise StoreError(f"the registry at {self.root} stayed locked for {self.lock_timeout:g} s",
-                             hint="another process is writing to it; try again, or raise lock_timeout") from None
+            raise StoreError(
+                f"the registry at {self.root} stayed locked for {self.lock_timeout:g} s",
+                hint="another process is writing to it; try again, or raise lock_timeout",
+            ) from None
         except OSError as error:
-            raise StoreError(f"cannot lock the registry at {self.root}: {error.strerror or error}",
-                             hint="writing needs a registry folder you may write to") from None
+            raise StoreError(
+                f"cannot lock the registry at {self.root}: {error.strerror or error}",
+                hint="writing needs a registry folder you may write to",
+            ) from None
         try:
             yield
         finally:
@@ -124,7 +129,7 @@ class Store:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 if self.durable:
                     os.fsync(fd)
             finally:
@@ -182,8 +187,9 @@ class Store:
             finally:
                 os.close(fd)
         except OSError as error:
-            raise StoreError(f"cannot append to {self.relative(path)}: {getattr(error, 'strerror', None) or error}") \
-                from None
+            raise StoreError(
+                f"cannot append to {self.relative(path)}: {getattr(error, 'strerror', None) or error}"
+            ) from None
 
     def read_lines(self, path: Path, offset: int = 0) -> tuple[list[str], int]:
         """The complete lines from `offset` on, and the offset after the last complete one.

@@ -23,7 +23,7 @@ from toolkiln.semantics.values import to_json
 class UsageBook:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.pending: dict[str, tuple[int, float]] = {}      # name -> (runs, time of the last, as time.time())
+        self.pending: dict[str, tuple[int, float]] = {}  # name -> (runs, time of the last, as time.time())
         self._lock = threading.Lock()
 
     def count(self, name: str) -> None:
@@ -56,8 +56,9 @@ class UsageBook:
             return None
         try:
             with self.store.lock():
-                usage, _ = decode_usage(self.store.read_bytes(self.store.usage_path),
-                                        self.store.relative(self.store.usage_path))
+                usage, _ = decode_usage(
+                    self.store.read_bytes(self.store.usage_path), self.store.relative(self.store.usage_path)
+                )
                 changed = False
                 for name in forget:
                     changed |= usage.pop(name, None) is not None
@@ -72,7 +73,7 @@ class UsageBook:
                     self.store.write_text(self.store.usage_path, encode_usage(usage))
                 return usage
         except BaseException:
-            with self._lock:          # keep the counts for the next try
+            with self._lock:  # keep the counts for the next try
                 for name, (count, last) in pending.items():
                     old = self.pending.get(name)
                     self.pending[name] = (count + (old[0] if old else 0), max(last, old[1]) if old else last)

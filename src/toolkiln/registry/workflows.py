@@ -17,17 +17,12 @@ httpx is imported only when a workflow tool is deployed or run.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.errors import CompileError
 from toolkiln.registry.codec import plain_json
-from toolkiln.registry.definitions import Compiled, compile_definition
+from toolkiln.registry.definitions import Compiled, WorkflowTarget, compile_definition
 from toolkiln.registry.errors import (
     N8nNotConfigured,
     RegistryError,
@@ -37,103 +32,9 @@ from toolkiln.registry.errors import (
 )
 from toolkiln.registry.models import Deployment, ToolRecord
 from toolkiln.semantics.limits import Limits
-from toolkiln.syntax.spans import Span
 
 if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
-    from toolkiln.backends.n8n.deploy import Webhook
-
-REQUIRED = ("kind", "name", "description", "workflow")
-OPTIONAL = ("parameters", "riskLevel", "n8n")
-
-
-@dataclass(frozen=True)
-class WorkflowTarget:
-    """A workflow tool's compiled workflow: the n8n JSON, the webhook a run calls, the server
-    named by the definition (None: the registry's)."""
-
-    n8n: dict[str, Any]
-    webhook: Webhook
-    url: str | None
-
-
-def _at(code: codes.Code, message: str, path: str, hint: str | None = None) -> Diagnostic:
-    return Diagnostic.of(code, message, Span(line=0, column=0, end_line=0, end_column=0, path=path), hint)
-
-
-def compile_workflow_tool(obj: dict[str, Any]) -> Compiled:
-    """Check a workflow tool definition; CompileError with every problem found."""
-    problems = [_at(codes.MISSING_FIELD, f"a workflow tool needs `{key}`", key) for key in REQUIRED if key not in obj]
-    for key in obj:
-        if key not in REQUIRED + OPTIONAL:
-            close = difflib.get_close_matches(str(key), REQUIRED + OPTIONAL, n=1)
-            problems.append(_at(codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in a workflow tool",
-                                str(key)[:64], f"did you mean `{close[0]}`?" if close else
-                                f"a workflow tool's fields: {', '.join(REQUIRED + OPTIONAL)}"))
-    url = _server(obj.get("n8n"), problems)
-    arguments = _argument_tool(obj, problems)
-    target = _workflow(obj.get("workflow"), url, problems) if "workflow" in obj else None
-    if problems or arguments is None or target is None:
-        raise CompileError(problems)
-    definition = {"kind": "workflow", **{k: v for k, v in arguments.definition.items() if k != "logic"}}
-    if "n8n" in obj:
-        definition["n8n"] = {"url": url}
-    definition["workflow"] = obj["workflow"]
-    return Compiled(arguments.tool, definition, kind="workflow", target=target)
-
-
-def _argument_tool(obj: dict[str, Any], problems: list[Diagnostic]) -> Compiled | None:
-    """The compute tool that checks the arguments: the same name, description, parameters and
-    risk level, with logic that returns the arguments in order."""
-    names = list(obj["parameters"]) if isinstance(obj.get("parameters"), dict) else []
-    logic = {"steps": [{"op": "return", "value": f"[{', '.join(map(str, names))}]"}]}
-    fields = {key: obj[key] for key in ("name", "description", "parameters", "riskLevel") if key in obj}
-    try:
-        return compile_definition({**fields, "logic": logic})
-    except CompileError as error:
-        # Errors in the generated logic only repeat a bad parameter, reported at its own path.
-        problems.extend(d for d in error.diagnostics if not (d.span and (d.span.path or "").startswith("logic")))
-        return None
-
-
-def _server(value: Any, problems: list[Diagnostic]) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict) or set(value) != {"url"} or not isinstance(value["url"], str):
-        problems.append(_at(codes.WRONG_JSON_TYPE, '`n8n` must be {"url": "http://..."}', "n8n",
-                            "the API key is never part of a definition: it comes from the environment "
-                            "(TOOLKILN_N8N_API_KEY) or Registry(..., n8n=client)"))
-        return None
-    from toolkiln.backends.n8n.client import check_url
-    from toolkiln.backends.n8n.errors import N8nConfigError
-
-    try:
-        return check_url(value["url"])
-    except N8nConfigError as error:
-        problems.append(_at(codes.INVALID_DECLARATION, error.message, "n8n.url", error.hint))
-        return None
-
-
-def _workflow(text: Any, url: str | None, problems: list[Diagnostic]) -> WorkflowTarget | None:
-    if not isinstance(text, str):
-        problems.append(_at(codes.WRONG_JSON_TYPE, "`workflow` must be the workflow DSL text", "workflow"))
-        return None
-    from toolkiln.backends.n8n.deploy import webhooks_of
-    from toolkiln.workflow import compile_workflow
-
-    try:
-        n8n = compile_workflow(text).to_n8n()
-    except CompileError as error:
-        # Located inside the `workflow` string, as compute expressions are inside theirs.
-        problems.extend(d.model_copy(update={"span": (d.span or Span(line=0, column=0, end_line=0, end_column=0))
-                                             .shifted("workflow")}) for d in error.diagnostics)
-        return None
-    hooks = webhooks_of(n8n)
-    if not hooks:
-        problems.append(_at(codes.INVALID_TRIGGER, "a workflow tool's workflow needs a webhook trigger", "workflow",
-                            'start it with `on webhook POST "/path"`: a run posts the arguments there'))
-        return None
-    return WorkflowTarget(n8n, hooks[0], url)
 
 
 class WorkflowTools:
@@ -168,8 +69,13 @@ class WorkflowTools:
         known = record.deployment.workflow_id if record.deployment else None
         with self._connection(target.url, WorkflowDeployFailed) as client:
             deployed = deploy(client, target.n8n, activate=True, workflow_id=known)
-            return Deployment(url=client.base_url, workflow_id=deployed.id, method=target.webhook.method,
-                              path=target.webhook.path, version=record.version)
+            return Deployment(
+                url=client.base_url,
+                workflow_id=deployed.id,
+                method=target.webhook.method,
+                path=target.webhook.path,
+                version=record.version,
+            )
 
     def take_down(self, deployment: Deployment, *, delete: bool) -> None:
         """Deactivate (or delete) a deployed workflow; one already gone in n8n is fine."""
@@ -219,18 +125,25 @@ class WorkflowRun:
         self._record = record
         self._compiled = compiled
 
-    def run(self, args: Mapping[str, Any] | None = None, *, tables: Mapping[str, Any] | None = None,
-            limits: Limits | None = None) -> Any:
+    def run(
+        self,
+        args: Mapping[str, Any] | None = None,
+        *,
+        tables: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+    ) -> Any:
         record = self._record
-        values = self._compiled.tool.run(args, limits=limits)          # RunError on bad arguments
+        values = self._compiled.tool.run(args, limits=limits)  # RunError on bad arguments
         names = [p.name for p in self._compiled.tool.checked.parameters]
         deployment = record.deployment
         if deployment is None or deployment.version != record.version:
-            raise WorkflowNotDeployed(f"version {record.version} of `{record.name}` is not deployed to n8n",
-                                      hint=f"deploy it: reg.deploy({record.name!r}) or toolkiln tools deploy "
-                                           f"{record.name}")
-        return self._tools.call(deployment, {name: plain_json(value) for name, value in zip(names, values,
-                                                                                            strict=True)})
+            raise WorkflowNotDeployed(
+                f"version {record.version} of `{record.name}` is not deployed to n8n",
+                hint=f"deploy it: reg.deploy({record.name!r}) or toolkiln tools deploy {record.name}",
+            )
+        return self._tools.call(
+            deployment, {name: plain_json(value) for name, value in zip(names, values, strict=True)}
+        )
 
 
 def _target(compiled: Compiled) -> WorkflowTarget:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -47,6 +47,9 @@ class Builtin:
     impl: Callable[..., Any]
     doc: str
     variadic: bool = False
+    # Whether a call with the same arguments always gives the same result and does nothing
+    # else: only pure builtins are folded at compile time (a `today()` must not be).
+    pure: bool = field(kw_only=True)
 
     @property
     def signature(self) -> str:
@@ -66,13 +69,22 @@ class Builtin:
 BUILTINS: dict[str, Builtin] = {}
 
 
-def builtin(name: str, args: tuple[Arg, ...], result: Type | Callable[[list[Type]], Type], doc: str,
-            variadic: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def builtin(
+    name: str,
+    args: tuple[Arg, ...],
+    result: Type | Callable[[list[Type]], Type],
+    doc: str,
+    variadic: bool = False,
+    *,
+    pure: bool,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a builtin; `pure` must be said (see Builtin.pure)."""
     result_fn = result if callable(result) else (lambda _types, _r=result: _r)
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic)
+        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure)
         return impl
+
     return register
 
 
@@ -88,8 +100,10 @@ def _integer(value: Decimal, what: str, low: int, high: int) -> int:
 
 def _checked_text(limits: Limits, text: str) -> str:
     if len(text) > limits.max_string_length:
-        raise fault(codes.STRING_TOO_LONG,
-                    f"string of {len(text):,} characters exceeds the limit of {limits.max_string_length:,}")
+        raise fault(
+            codes.STRING_TOO_LONG,
+            f"string of {len(text):,} characters exceeds the limit of {limits.max_string_length:,}",
+        )
     return text
 
 
@@ -109,14 +123,20 @@ N = Arg("x", (NUMBER,))
 
 # --- numbers ------------------------------------------------------------------------------
 
-@builtin("abs", (N,), NUMBER, "Absolute value.")
+
+@builtin("abs", (N,), NUMBER, "Absolute value.", pure=True)
 def _abs(limits: Limits, x: Decimal) -> Decimal:
     return limits.context.abs(x)
 
 
-@builtin("round", (N, Arg("digits", (NUMBER,), optional=True)), NUMBER,
-         "Round half away from zero (commercial rounding): round(2.5) = 3, round(-2.5) = -3, "
-         "round(2.675, 2) = 2.68. Negative digits round to tens, hundreds, ...")
+@builtin(
+    "round",
+    (N, Arg("digits", (NUMBER,), optional=True)),
+    NUMBER,
+    "Round half away from zero (commercial rounding): round(2.5) = 3, round(-2.5) = -3, "
+    "round(2.675, 2) = 2.68. Negative digits round to tens, hundreds, ...",
+    pure=True,
+)
 def _round(limits: Limits, x: Decimal, digits: Decimal = Decimal(0)) -> Decimal:
     places = _integer(digits, "round's digits", -limits.max_number_digits, 28)
     try:
@@ -125,25 +145,26 @@ def _round(limits: Limits, x: Decimal, digits: Decimal = Decimal(0)) -> Decimal:
         raise fault(codes.INVALID_OPERATION, f"cannot round {x} to {places} digits") from None
 
 
-@builtin("floor", (N,), NUMBER, "Largest whole number not above x.")
+@builtin("floor", (N,), NUMBER, "Largest whole number not above x.", pure=True)
 def _floor(limits: Limits, x: Decimal) -> Decimal:
     return x.to_integral_value(rounding=ROUND_FLOOR, context=limits.context)
 
 
-@builtin("ceil", (N,), NUMBER, "Smallest whole number not below x.")
+@builtin("ceil", (N,), NUMBER, "Smallest whole number not below x.", pure=True)
 def _ceil(limits: Limits, x: Decimal) -> Decimal:
     return x.to_integral_value(rounding=ROUND_CEILING, context=limits.context)
 
 
-@builtin("sqrt", (N,), NUMBER, "Square root (28 significant digits).")
+@builtin("sqrt", (N,), NUMBER, "Square root (28 significant digits).", pure=True)
 def _sqrt(limits: Limits, x: Decimal) -> Decimal:
     if x < 0:
         raise fault(codes.INVALID_OPERATION, f"square root of a negative number ({x})")
     return limits.context.sqrt(x)
 
 
-@builtin("clamp", (N, Arg("low", (NUMBER,)), Arg("high", (NUMBER,))), NUMBER,
-         "x limited to the range low..high.")
+@builtin(
+    "clamp", (N, Arg("low", (NUMBER,)), Arg("high", (NUMBER,))), NUMBER, "x limited to the range low..high.", pure=True
+)
 def _clamp(limits: Limits, x: Decimal, low: Decimal, high: Decimal) -> Decimal:
     if low > high:
         raise fault(codes.INVALID_OPERATION, f"clamp's low ({low}) is above its high ({high})")
@@ -156,18 +177,38 @@ def _extreme(pick: Callable[..., Decimal], name: str) -> Callable[..., Decimal]:
         if not values:
             raise fault(codes.INVALID_OPERATION, f"{name} of an empty list")
         return pick(_numbers(values, name))
+
     return impl
 
 
 _MINMAX_ARGS = (Arg("values", (NUMBER, NUMBERS)),)
-BUILTINS["min"] = Builtin("min", _MINMAX_ARGS, lambda t: NUMBER, _extreme(min, "min"),
-                          "Smallest of several numbers, or of a list: min(a, b), min(prices).", True)
-BUILTINS["max"] = Builtin("max", _MINMAX_ARGS, lambda t: NUMBER, _extreme(max, "max"),
-                          "Largest of several numbers, or of a list.", True)
+BUILTINS["min"] = Builtin(
+    "min",
+    _MINMAX_ARGS,
+    lambda t: NUMBER,
+    _extreme(min, "min"),
+    "Smallest of several numbers, or of a list: min(a, b), min(prices).",
+    True,
+    pure=True,
+)
+BUILTINS["max"] = Builtin(
+    "max",
+    _MINMAX_ARGS,
+    lambda t: NUMBER,
+    _extreme(max, "max"),
+    "Largest of several numbers, or of a list.",
+    True,
+    pure=True,
+)
 
 
-@builtin("sum", (Arg("values", (NUMBERS,)),), NUMBER,
-         "Sum of a list of numbers; 0 for an empty list. sum(i.price * i.qty for i in items).")
+@builtin(
+    "sum",
+    (Arg("values", (NUMBERS,)),),
+    NUMBER,
+    "Sum of a list of numbers; 0 for an empty list. sum(i.price * i.qty for i in items).",
+    pure=True,
+)
 def _sum(limits: Limits, values: list[Any]) -> Decimal:
     add = limits.context.add
     total = Decimal(0)
@@ -176,15 +217,16 @@ def _sum(limits: Limits, values: list[Any]) -> Decimal:
     return total
 
 
-@builtin("avg", (Arg("values", (NUMBERS,)),), NUMBER, "Average of a non-empty list of numbers.")
+@builtin("avg", (Arg("values", (NUMBERS,)),), NUMBER, "Average of a non-empty list of numbers.", pure=True)
 def _avg(limits: Limits, values: list[Any]) -> Decimal:
     if not values:
         raise fault(codes.INVALID_OPERATION, "avg of an empty list")
     return limits.context.divide(_sum(limits, values), Decimal(len(values)))
 
 
-@builtin("number", (Arg("value", (STRING, NUMBER)),), NUMBER,
-         'Parse text as a number: number("12.50") = 12.5.')
+@builtin(
+    "number", (Arg("value", (STRING, NUMBER)),), NUMBER, 'Parse text as a number: number("12.50") = 12.5.', pure=True
+)
 def _number(limits: Limits, value: Any) -> Decimal:
     if type(value) is Decimal:
         return value
@@ -197,25 +239,35 @@ def _number(limits: Limits, value: Any) -> Decimal:
 
 # --- lists --------------------------------------------------------------------------------
 
-@builtin("len", (Arg("value", (STRING, ARRAY, OBJECT)),), NUMBER,
-         "Number of characters of a string, items of a list or fields of an object.")
+
+@builtin(
+    "len",
+    (Arg("value", (STRING, ARRAY, OBJECT)),),
+    NUMBER,
+    "Number of characters of a string, items of a list or fields of an object.",
+    pure=True,
+)
 def _len(limits: Limits, value: Any) -> Decimal:
     return Decimal(len(value))
 
 
-@builtin("count", (Arg("values", (ARRAY,)),), NUMBER,
-         "Number of items: count(i for i in items if i.paid).")
+@builtin("count", (Arg("values", (ARRAY,)),), NUMBER, "Number of items: count(i for i in items if i.paid).", pure=True)
 def _count(limits: Limits, values: list[Any]) -> Decimal:
     return Decimal(len(values))
 
 
-@builtin("any", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN, "Whether any item is true.")
+@builtin("any", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN, "Whether any item is true.", pure=True)
 def _any(limits: Limits, values: list[Any]) -> bool:
     return any(_booleans(values, "any"))
 
 
-@builtin("all", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN,
-         "Whether every item is true (true for an empty list).")
+@builtin(
+    "all",
+    (Arg("values", (array_of(BOOLEAN),)),),
+    BOOLEAN,
+    "Whether every item is true (true for an empty list).",
+    pure=True,
+)
 def _all(limits: Limits, values: list[Any]) -> bool:
     return all(_booleans(values, "all"))
 
@@ -227,8 +279,13 @@ def _booleans(values: list[Any], what: str) -> list[bool]:
     return values
 
 
-@builtin("contains", (Arg("container", (STRING, ARRAY, OBJECT)), Arg("item", (ANY,))), BOOLEAN,
-         "Whether a string contains a substring, a list an item, or an object a key.")
+@builtin(
+    "contains",
+    (Arg("container", (STRING, ARRAY, OBJECT)), Arg("item", (ANY,))),
+    BOOLEAN,
+    "Whether a string contains a substring, a list an item, or an object a key.",
+    pure=True,
+)
 def _contains(limits: Limits, container: Any, item: Any) -> bool:
     return contains(container, item)
 
@@ -246,14 +303,25 @@ def contains(container: Any, item: Any) -> bool:
     raise fault(codes.RUNTIME_TYPE, f"cannot look inside {type_name(container)}")
 
 
-@builtin("get", (Arg("object", (OBJECT,)), Arg("field", (STRING,)), Arg("default", (ANY,), optional=True)),
-         lambda types: ANY, "A field of an object, or the default (null) when it is missing.")
+@builtin(
+    "get",
+    (Arg("object", (OBJECT,)), Arg("field", (STRING,)), Arg("default", (ANY,), optional=True)),
+    lambda types: ANY,
+    "A field of an object, or the default (null) when it is missing.",
+    pure=True,
+)
 def _get(limits: Limits, obj: dict, field: str, default: Any = None) -> Any:
     return obj.get(field, default)
 
 
-@builtin("coalesce", (Arg("values", (ANY,)),), lambda types: _join_all(types),
-         "The first argument that is not null (null if all are).", variadic=True)
+@builtin(
+    "coalesce",
+    (Arg("values", (ANY,)),),
+    lambda types: _join_all(types),
+    "The first argument that is not null (null if all are).",
+    variadic=True,
+    pure=True,
+)
 def _coalesce(limits: Limits, *values: Any) -> Any:
     return next((value for value in values if value is not None), None)
 
@@ -270,33 +338,38 @@ def _join_all(types: list[Type]) -> Type:
 S = Arg("text", (STRING,))
 
 
-@builtin("lower", (S,), STRING, "Lower-case text.")
+@builtin("lower", (S,), STRING, "Lower-case text.", pure=True)
 def _lower(limits: Limits, text: str) -> str:
     return _checked_text(limits, text.lower())
 
 
-@builtin("upper", (S,), STRING, "Upper-case text.")
+@builtin("upper", (S,), STRING, "Upper-case text.", pure=True)
 def _upper(limits: Limits, text: str) -> str:
     return _checked_text(limits, text.upper())
 
 
-@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.")
+@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.", pure=True)
 def _trim(limits: Limits, text: str) -> str:
     return text.strip()
 
 
-@builtin("starts_with", (S, Arg("prefix", (STRING,))), BOOLEAN, "Whether text starts with prefix.")
+@builtin("starts_with", (S, Arg("prefix", (STRING,))), BOOLEAN, "Whether text starts with prefix.", pure=True)
 def _starts_with(limits: Limits, text: str, prefix: str) -> bool:
     return text.startswith(prefix)
 
 
-@builtin("ends_with", (S, Arg("suffix", (STRING,))), BOOLEAN, "Whether text ends with suffix.")
+@builtin("ends_with", (S, Arg("suffix", (STRING,))), BOOLEAN, "Whether text ends with suffix.", pure=True)
 def _ends_with(limits: Limits, text: str, suffix: str) -> bool:
     return text.endswith(suffix)
 
 
-@builtin("replace", (S, Arg("old", (STRING,)), Arg("new", (STRING,))), STRING,
-         "Text with every occurrence of old replaced by new.")
+@builtin(
+    "replace",
+    (S, Arg("old", (STRING,)), Arg("new", (STRING,))),
+    STRING,
+    "Text with every occurrence of old replaced by new.",
+    pure=True,
+)
 def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     if not old:
         raise fault(codes.INVALID_OPERATION, "replace needs a non-empty string to replace")
@@ -306,13 +379,23 @@ def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-@builtin("join", (Arg("values", (ARRAY,)), Arg("separator", (STRING,), optional=True)), STRING,
-         'Items as text, joined by separator: join(names, ", ").')
+@builtin(
+    "join",
+    (Arg("values", (ARRAY,)), Arg("separator", (STRING,), optional=True)),
+    STRING,
+    'Items as text, joined by separator: join(names, ", ").',
+    pure=True,
+)
 def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
     return _checked_text(limits, separator.join(to_text(value) for value in values))
 
 
-@builtin("text", (Arg("value", (ANY,)),), STRING,
-         "Any value as text, as a template would print it: text(31.500) = \"31.5\".")
+@builtin(
+    "text",
+    (Arg("value", (ANY,)),),
+    STRING,
+    'Any value as text, as a template would print it: text(31.500) = "31.5".',
+    pure=True,
+)
 def _text(limits: Limits, value: Any) -> str:
     return _checked_text(limits, to_text(value))

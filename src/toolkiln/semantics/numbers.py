@@ -21,8 +21,13 @@ def make_context(max_digits: int) -> Context:
     """The arithmetic context: a number may have at most `max_digits` integer digits."""
     # Only large numbers are limited; tiny ones keep their value down to the decimal module's
     # own floor (1E-999999), below which they round to zero.
-    return Context(prec=PRECISION, rounding=ROUND_HALF_EVEN, Emax=max_digits - 1,
-                   Emin=MIN_EXPONENT, traps=[InvalidOperation, DivisionByZero, Overflow])
+    return Context(
+        prec=PRECISION,
+        rounding=ROUND_HALF_EVEN,
+        Emax=max_digits - 1,
+        Emin=MIN_EXPONENT,
+        traps=[InvalidOperation, DivisionByZero, Overflow],
+    )
 
 
 def from_float(value: float) -> Decimal:
@@ -30,8 +35,8 @@ def from_float(value: float) -> Decimal:
     return Decimal(repr(value))
 
 
-_EXACT_INT = 2.0 ** 53            # every whole float up to here prints as its exact value
-_SCALED_BOUND = 1e11              # |x| * 10**4 below 10**15: the scaled value has <= 15 digits
+_EXACT_INT = 2.0**53  # every whole float up to here prints as its exact value
+_SCALED_BOUND = 1e11  # |x| * 10**4 below 10**15: the scaled value has <= 15 digits
 
 
 def _decimal_places() -> bytes:
@@ -70,8 +75,8 @@ def from_float_fast(value: float) -> Decimal:
             unit, shift = _SCALES[_PLACES[scaled % 10_000]]
             try:
                 return unit * (scaled // shift)
-            except Overflow:                # over a small digit limit: the repr's Decimal,
-                pass                        # which the first operation on it refuses
+            except Overflow:  # over a small digit limit: the repr's Decimal,
+                pass  # which the first operation on it refuses
     return Decimal(repr(value))
 
 
@@ -103,25 +108,28 @@ def parse_spec(spec: str) -> FormatSpec | None:
         return None
     decimals = match.group("decimals")
     kind = match.group("type") or match.group("bare")
-    return FormatSpec(grouping=bool(match.group("group")),
-                      decimals=None if decimals is None else int(decimals),
-                      percent=kind == "%")
+    return FormatSpec(
+        grouping=bool(match.group("group")), decimals=None if decimals is None else int(decimals), percent=kind == "%"
+    )
 
 
 # Formatting runs inside a run's context (whose Emax is the digit limit): these make it
 # independent of that, and of whichever context the caller has.
-_PERCENT_CONTEXT = Context(prec=PRECISION, Emax=10**6, Emin=-10**6)
-_ROUNDING_CONTEXT = Context(prec=PRECISION + 100, Emax=10**6, Emin=-10**6)
+_PERCENT_CONTEXT = Context(prec=PRECISION, Emax=10**6, Emin=-(10**6))
+_ROUNDING_CONTEXT = Context(prec=PRECISION + 100, Emax=10**6, Emin=-(10**6))
 
 
 def format_number(value: Decimal, spec: FormatSpec) -> str:
     if spec.percent:
         value = value.scaleb(2, context=_PERCENT_CONTEXT)
     if spec.decimals is not None:
-        value = value.quantize(Decimal(1).scaleb(-spec.decimals, context=_ROUNDING_CONTEXT),
-                               rounding="ROUND_HALF_UP", context=_ROUNDING_CONTEXT)
+        value = value.quantize(
+            Decimal(1).scaleb(-spec.decimals, context=_ROUNDING_CONTEXT),
+            rounding="ROUND_HALF_UP",
+            context=_ROUNDING_CONTEXT,
+        )
         if not value:
-            value = value.copy_abs()          # -0.001 shows as 0.00, never -0.00
+            value = value.copy_abs()  # -0.001 shows as 0.00, never -0.00
         text = format(value, ",f" if spec.grouping else "f")
     else:
         text = render_number(value)

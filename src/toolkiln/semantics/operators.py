@@ -17,8 +17,14 @@ from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.values import equal, type_name
 
 MAX_EXPONENT = 1000
-_OPERATIONS = {"+": Context.add, "-": Context.subtract, "*": Context.multiply, "/": Context.divide,
-               "%": Context.remainder, "**": Context.power}
+_OPERATIONS = {
+    "+": Context.add,
+    "-": Context.subtract,
+    "*": Context.multiply,
+    "/": Context.divide,
+    "%": Context.remainder,
+    "**": Context.power,
+}
 
 
 def _fault(code: codes.Code, message: str, hint: str | None = None) -> RunError:

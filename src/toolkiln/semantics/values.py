@@ -46,15 +46,21 @@ def _finite_decimal(value: Decimal) -> Decimal:
 
 
 def _finite_float(value: float) -> Decimal:
-    if not -_INF < value < _INF:            # NaN fails both comparisons
+    if not -_INF < value < _INF:  # NaN fails both comparisons
         raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
     return from_float_fast(value)
 
 
 # Scalars by exact type (bool before int matters not: bool is its own type here). Looking the
 # converter up saves a recursive call per item of a list or object, most of their cost.
-_SCALARS: dict[type, Any] = {str: _same, bool: _same, type(None): _same, int: Decimal,
-                             float: _finite_float, Decimal: _finite_decimal}
+_SCALARS: dict[type, Any] = {
+    str: _same,
+    bool: _same,
+    type(None): _same,
+    int: Decimal,
+    float: _finite_float,
+    Decimal: _finite_decimal,
+}
 
 
 def to_value(data: Any, depth: int = 0) -> Any:
@@ -123,8 +129,11 @@ def to_json(value: Any, indent: int | None = None, _level: int = 0) -> str:
     if kind is str:
         return json.dumps(value, ensure_ascii=False)
     if kind is list or kind is dict:
-        items = [to_json(v, indent, _level + 1) for v in value] if kind is list else [
-            f"{json.dumps(k, ensure_ascii=False)}: {to_json(v, indent, _level + 1)}" for k, v in value.items()]
+        items = (
+            [to_json(v, indent, _level + 1) for v in value]
+            if kind is list
+            else [f"{json.dumps(k, ensure_ascii=False)}: {to_json(v, indent, _level + 1)}" for k, v in value.items()]
+        )
         opening, closing = ("[", "]") if kind is list else ("{", "}")
         if not items:
             return opening + closing

@@ -9,19 +9,14 @@ from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
-from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
+from toolkiln.syntax.expressions import ParseContext, parse_template
 from toolkiln.syntax.lark_front import parse_tree
 from toolkiln.syntax.limits import MAX_LITERAL_DIGITS, literal_too_large
-from toolkiln.syntax.spans import Span
 from toolkiln.syntax.strings import EscapeError, unescape
 from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
-
-# ParseContext, parse_expression and parse_template are imported from here by the workflow
-# front end (syntax/workflow_text.py) too.
-__all__ = ["AstBuilder", "ParseContext", "SourceBuilder", "parse_expression", "parse_expression_with_lark",
-           "parse_template"]
 
 
 def parse_expression_with_lark(flat: str, ctx: ParseContext) -> n.Expr | None:
@@ -52,8 +47,12 @@ class SourceBuilder(Transformer):
     def _name(self, token: Token) -> str:
         """A variable, parameter or table name: any NAME but a reserved word."""
         if token.value in RESERVED:
-            self.ctx.report(codes.INVALID_NAME, f"`{token.value}` is a reserved word", self._token_span(token),
-                            hint="choose another name")
+            self.ctx.report(
+                codes.INVALID_NAME,
+                f"`{token.value}` is a reserved word",
+                self._token_span(token),
+                hint="choose another name",
+            )
         return token.value
 
     def _string(self, token: Token) -> str:
@@ -61,9 +60,12 @@ class SourceBuilder(Transformer):
             return unescape(token.value[1:-1])
         except EscapeError as error:
             start = token.start_pos + 1 + error.offset
-            self.ctx.report(codes.INVALID_ESCAPE, f"invalid escape `{error.escape}` in a string",
-                            self.ctx.span(start, start + len(error.escape)),
-                            hint="allowed escapes: \\\\ \\\" \\' \\n \\r \\t \\uXXXX")
+            self.ctx.report(
+                codes.INVALID_ESCAPE,
+                f"invalid escape `{error.escape}` in a string",
+                self.ctx.span(start, start + len(error.escape)),
+                hint="allowed escapes: \\\\ \\\" \\' \\n \\r \\t \\uXXXX",
+            )
             return token.value[1:-1]
 
 
@@ -79,8 +81,12 @@ class AstBuilder(SourceBuilder):
     def tool(self, meta: Meta, children: list[Any]) -> n.Program:
         name, params, *clauses, body = children
         if not TOOL_NAME.fullmatch(name.value) or name.value in RESERVED:
-            self.ctx.report(codes.INVALID_NAME, f"`{name.value}` is not a valid tool name",
-                            self._token_span(name), hint="use ^[a-z][a-z0-9_]{0,63}$")
+            self.ctx.report(
+                codes.INVALID_NAME,
+                f"`{name.value}` is not a valid tool name",
+                self._token_span(name),
+                hint="use ^[a-z][a-z0-9_]{0,63}$",
+            )
         fields: dict[str, Any] = {"parameters": tuple(params or ()), "steps": body}
         tables: list[n.TableDecl] = []
         for key, value in clauses:
@@ -91,8 +97,12 @@ class AstBuilder(SourceBuilder):
         if tables:
             fields["tables"] = tuple(tables)
         if "description" not in fields:
-            self.ctx.report(codes.MISSING_FIELD, f"tool `{name.value}` has no description", self._token_span(name),
-                            hint='add a line `description "what the tool does"` before `{`')
+            self.ctx.report(
+                codes.MISSING_FIELD,
+                f"tool `{name.value}` has no description",
+                self._token_span(name),
+                hint='add a line `description "what the tool does"` before `{`',
+            )
         return n.Program(name=name.value, span=self._span(meta), **fields)
 
     def params(self, meta: Meta, children: list[Any]) -> list[n.Param]:
@@ -100,19 +110,31 @@ class AstBuilder(SourceBuilder):
 
     def param(self, meta: Meta, children: list[Any]) -> n.Param:
         name, type_, default, description = children
-        return n.Param(name=self._name(name), type=type_, default=default,
-                       description=None if description is None else self._string(description),
-                       span=self._span(meta))
+        return n.Param(
+            name=self._name(name),
+            type=type_,
+            default=default,
+            description=None if description is None else self._string(description),
+            span=self._span(meta),
+        )
 
     def type_ref(self, meta: Meta, children: list[Any]) -> Type:
         name, items = children
         if name.value not in DECLARABLE:
-            self.ctx.report(codes.INVALID_DECLARATION, f"unknown type `{name.value}`",
-                            self._token_span(name), hint=f"types are: {', '.join(DECLARABLE)}")
+            self.ctx.report(
+                codes.INVALID_DECLARATION,
+                f"unknown type `{name.value}`",
+                self._token_span(name),
+                hint=f"types are: {', '.join(DECLARABLE)}",
+            )
             return ANY
         if items is not None and name.value != "array":
-            self.ctx.report(codes.INVALID_DECLARATION, f"type `{name.value}` takes no item type",
-                            self._span(meta), hint="only `array[T]` has an item type")
+            self.ctx.report(
+                codes.INVALID_DECLARATION,
+                f"type `{name.value}` takes no item type",
+                self._span(meta),
+                hint="only `array[T]` has an item type",
+            )
         if name.value == "array":
             return Type(name="array", items=items or ANY)
         return Type(name=name.value)
@@ -123,16 +145,23 @@ class AstBuilder(SourceBuilder):
     def risk(self, meta: Meta, children: list[Any]) -> tuple[str, str | None]:
         level = children[0].value
         if level not in RISK_LEVELS:
-            self.ctx.report(codes.INVALID_DECLARATION, f"unknown risk level `{level}`",
-                            self._token_span(children[0]), hint="use low, medium or high")
+            self.ctx.report(
+                codes.INVALID_DECLARATION,
+                f"unknown risk level `{level}`",
+                self._token_span(children[0]),
+                hint="use low, medium or high",
+            )
             return "risk_level", None
         return "risk_level", level
 
     def table(self, meta: Meta, children: list[Any]) -> tuple[str, n.TableDecl]:
         name, type_, description = children
         return "table", n.TableDecl(
-            name=self._name(name), type=type_, span=self._span(meta),
-            description=None if description is None else self._string(description))
+            name=self._name(name),
+            type=type_,
+            span=self._span(meta),
+            description=None if description is None else self._string(description),
+        )
 
     # --- steps ----------------------------------------------------------------------------
 
@@ -141,12 +170,13 @@ class AstBuilder(SourceBuilder):
 
     def lookup(self, meta: Meta, children: list[Any]) -> n.Lookup:
         target, table, key, default = children
-        return n.Lookup(target=self._name(target), table=self._name(table), key=key, default=default,
-                        span=self._span(meta))
+        return n.Lookup(
+            target=self._name(target), table=self._name(table), key=key, default=default, span=self._span(meta)
+        )
 
     def format(self, meta: Meta, children: list[Any]) -> n.Format | None:
         target, string = children
-        ctx = ParseContext(self.ctx.index, self.ctx.base + string.start_pos + 1, self.ctx.path)
+        ctx = self.ctx.at(self.ctx.base + string.start_pos + 1, self.ctx.path)
         template = parse_template(string.value[1:-1], ctx, escaped=True)
         self.ctx.diagnostics.extend(ctx.diagnostics)
         if template is None:
@@ -156,10 +186,13 @@ class AstBuilder(SourceBuilder):
     def call_tool(self, meta: Meta, children: list[Any]) -> n.CallTool:
         target, tool, args = children
         if not TOOL_NAME.fullmatch(tool.value) or tool.value in RESERVED:
-            self.ctx.report(codes.INVALID_NAME, f"`{tool.value}` is not a valid tool name",
-                            self._token_span(tool), hint="use ^[a-z][a-z0-9_]{0,63}$")
-        return n.CallTool(target=self._name(target), tool=tool.value, args=tuple(args or ()),
-                          span=self._span(meta))
+            self.ctx.report(
+                codes.INVALID_NAME,
+                f"`{tool.value}` is not a valid tool name",
+                self._token_span(tool),
+                hint="use ^[a-z][a-z0-9_]{0,63}$",
+            )
+        return n.CallTool(target=self._name(target), tool=tool.value, args=tuple(args or ()), span=self._span(meta))
 
     def tool_args(self, meta: Meta, children: list[Any]) -> list[n.ToolArg]:
         return [c for c in children if c is not None]
@@ -194,16 +227,35 @@ class AstBuilder(SourceBuilder):
         left, right = children[0], children[-1]
         return n.Binary(op=op, left=left, right=right, span=self._span(meta))
 
-    def or_(self, meta, children): return self._binary("or", meta, children)
-    def and_(self, meta, children): return self._binary("and", meta, children)
-    def in_(self, meta, children): return self._binary("in", meta, children)
-    def not_in(self, meta, children): return self._binary("not in", meta, children)
-    def add(self, meta, children): return self._binary("+", meta, children)
-    def sub(self, meta, children): return self._binary("-", meta, children)
-    def mul(self, meta, children): return self._binary("*", meta, children)
-    def div(self, meta, children): return self._binary("/", meta, children)
-    def mod(self, meta, children): return self._binary("%", meta, children)
-    def pow(self, meta, children): return self._binary("**", meta, children)
+    def or_(self, meta, children):
+        return self._binary("or", meta, children)
+
+    def and_(self, meta, children):
+        return self._binary("and", meta, children)
+
+    def in_(self, meta, children):
+        return self._binary("in", meta, children)
+
+    def not_in(self, meta, children):
+        return self._binary("not in", meta, children)
+
+    def add(self, meta, children):
+        return self._binary("+", meta, children)
+
+    def sub(self, meta, children):
+        return self._binary("-", meta, children)
+
+    def mul(self, meta, children):
+        return self._binary("*", meta, children)
+
+    def div(self, meta, children):
+        return self._binary("/", meta, children)
+
+    def mod(self, meta, children):
+        return self._binary("%", meta, children)
+
+    def pow(self, meta, children):
+        return self._binary("**", meta, children)
 
     def compare(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary(children[1].value, meta, children)
@@ -231,9 +283,11 @@ class AstBuilder(SourceBuilder):
         token = children[0]
         value = Decimal(token.value)
         if literal_too_large(value):
-            self.ctx.report(codes.LITERAL_TOO_LARGE,
-                            f"number literal has more than {MAX_LITERAL_DIGITS} digits",
-                            self._token_span(token))
+            self.ctx.report(
+                codes.LITERAL_TOO_LARGE,
+                f"number literal has more than {MAX_LITERAL_DIGITS} digits",
+                self._token_span(token),
+            )
             value = Decimal(0)
         return n.NumberLit(value=value, span=self._span(meta))
 
@@ -268,8 +322,7 @@ class AstBuilder(SourceBuilder):
 
     def comprehension(self, meta: Meta, children: list[Any]) -> n.Comprehension:
         element, (var, iterable, condition) = children
-        return n.Comprehension(element=element, var=var, iterable=iterable, condition=condition,
-                               span=self._span(meta))
+        return n.Comprehension(element=element, var=var, iterable=iterable, condition=condition, span=self._span(meta))
 
     def generator(self, meta: Meta, children: list[Any]) -> list[n.Comprehension]:
         return [self.comprehension(meta, children)]

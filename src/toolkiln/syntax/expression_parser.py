@@ -20,15 +20,35 @@ from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
+from toolkiln.ast.spans import Span
 from toolkiln.syntax.limits import literal_too_large
-from toolkiln.syntax.spans import Span
 from toolkiln.syntax.strings import EscapeError, unescape
 
 # The words compute.lark spells as keywords (a test compares this with the grammar). One of
 # them where a name is expected is left to Lark, whose contextual lexer decides what it is.
-KEYWORDS = frozenset({"and", "or", "not", "in", "if", "else", "for", "true", "false", "null",
-                      "tool", "description", "risk", "table", "lookup", "default", "format",
-                      "call", "return"})
+KEYWORDS = frozenset(
+    {
+        "and",
+        "or",
+        "not",
+        "in",
+        "if",
+        "else",
+        "for",
+        "true",
+        "false",
+        "null",
+        "tool",
+        "description",
+        "risk",
+        "table",
+        "lookup",
+        "default",
+        "format",
+        "call",
+        "return",
+    }
+)
 # Taller trees are left to Lark's depth guard (its MAX_DEPTH of 200 counts parse-tree levels,
 # at most two per node), and deeper nesting (brackets, unary chains) to Lark's iterative
 # parser: this one recurses about seven frames per level.
@@ -37,20 +57,32 @@ MAX_NESTING = 40
 
 # The terminals of compute.lark (NUMBER, STRING, NAME, COMPARE and the punctuation), longest
 # operator first as Lark orders them; whitespace as its %ignore. Anything else declines.
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     [\t \f]*
     (?:
         (?P<number>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
       | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
       | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
       | (?P<op>\*\*|==|!=|<=|>=|[<>+\-*/%().\[\],])
-    )""", re.VERBOSE)
+    )""",
+    re.VERBOSE,
+)
 # Binding strength of the binary operators, loosest first, as the rules of compute.lark nest:
 # or_test, and_test, not_test (prefix `not`), comparison (no chaining), sum, term.
 _OR, _AND, _NOT, _COMPARISON, _SUM, _TERM = range(1, 7)
-_LEVEL = {"or": _OR, "and": _AND, "in": _COMPARISON, "not": _COMPARISON, "+": _SUM, "-": _SUM,
-          "*": _TERM, "/": _TERM, "%": _TERM,
-          **dict.fromkeys(("==", "!=", "<", "<=", ">", ">="), _COMPARISON)}
+_LEVEL = {
+    "or": _OR,
+    "and": _AND,
+    "in": _COMPARISON,
+    "not": _COMPARISON,
+    "+": _SUM,
+    "-": _SUM,
+    "*": _TERM,
+    "/": _TERM,
+    "%": _TERM,
+    **dict.fromkeys(("==", "!=", "<", "<=", ">", ">="), _COMPARISON),
+}
 _TRAILING_SPACE = re.compile(r"[\t \f]*\Z")
 
 
@@ -62,14 +94,14 @@ class _Token:
     __slots__ = ("kind", "value", "start", "end")
 
     def __init__(self, kind: str, value: str, start: int, end: int) -> None:
-        self.kind = kind            # "number", "name", "string", or the operator or keyword itself
+        self.kind = kind  # "number", "name", "string", or the operator or keyword itself
         self.value = value
         self.start = start
         self.end = end
 
 
 _END = _Token("end", "", -1, -1)
-Parsed = tuple[n.Expr, int, int, int]      # node, start and end with parentheses, tree height
+Parsed = tuple[n.Expr, int, int, int]  # node, start and end with parentheses, tree height
 
 
 def tokenize(text: str) -> list[_Token]:
@@ -100,7 +132,7 @@ class ExpressionParser:
         self.count = len(self.tokens)
         self.index = 0
         self.nesting = 0
-        self.span = span            # (start, end) -> Span, as ParseContext.span
+        self.span = span  # (start, end) -> Span, as ParseContext.span
 
     def parse(self) -> n.Expr:
         if not self.tokens:
@@ -145,8 +177,15 @@ class ExpressionParser:
             condition, _, _, condition_height = self.or_test()
             self.take("else")
             otherwise, _, end, otherwise_height = self.test()
-            result = self.node(n.Conditional, start, end, 1 + max(then_height, condition_height, otherwise_height),
-                               test=condition, then=then, otherwise=otherwise)
+            result = self.node(
+                n.Conditional,
+                start,
+                end,
+                1 + max(then_height, condition_height, otherwise_height),
+                test=condition,
+                then=then,
+                otherwise=otherwise,
+            )
         self.nesting -= 1
         return result
 
@@ -172,13 +211,14 @@ class ExpressionParser:
             left, start, _, height = result
             self.index += 1
             op = kind
-            if kind == "not":               # after an operand, `not` can only begin `not in`
+            if kind == "not":  # after an operand, `not` can only begin `not in`
                 self.take("in")
                 op = "not in"
             right, _, end, right_height = self.binary(op_level + 1)
             result = self.node(n.Binary, start, end, 1 + max(height, right_height), op=op, left=left, right=right)
             if op_level == _COMPARISON and _LEVEL.get(self.peek()) == _COMPARISON:
-                raise Declined              # comparisons do not chain
+                raise Declined  # comparisons do not chain
+
     def factor(self) -> Parsed:
         kind = self.peek()
         if kind not in ("-", "+"):
@@ -198,8 +238,9 @@ class ExpressionParser:
             return result
         self.index += 1
         exponent, _, end, exponent_height = self.factor()
-        return self.node(n.Binary, start, end, 1 + max(base_height, exponent_height),
-                         op="**", left=base, right=exponent)
+        return self.node(
+            n.Binary, start, end, 1 + max(base_height, exponent_height), op="**", left=base, right=exponent
+        )
 
     def postfix(self) -> Parsed:
         result = self.atom()
@@ -243,13 +284,13 @@ class ExpressionParser:
             return self.node(n.NullLit, start, end, 1)
         if kind == "(":
             inner, _, _, height = self.test()
-            return inner, start, self.take(")").end, height     # parentheses widen the extent only
+            return inner, start, self.take(")").end, height  # parentheses widen the extent only
         if kind == "[":
             return self.list_or_comprehension(start)
         raise Declined
 
     def call(self, function: _Token) -> Parsed:
-        self.index += 1                                            # "("
+        self.index += 1  # "("
         args: tuple[n.Expr, ...] = ()
         height = 0
         if self.peek() != ")":
@@ -297,8 +338,16 @@ class ExpressionParser:
             height = max(height, condition_height)
         if closer is not None:
             end = self.take(closer).end
-        return self.node(n.Comprehension, start, end, 1 + max(element[3], height),
-                         element=element[0], var=var, iterable=iterable, condition=condition)
+        return self.node(
+            n.Comprehension,
+            start,
+            end,
+            1 + max(element[3], height),
+            element=element[0],
+            var=var,
+            iterable=iterable,
+            condition=condition,
+        )
 
 
 def try_parse_expression(text: str, span: Callable[[int, int], Span]) -> n.Expr | None:

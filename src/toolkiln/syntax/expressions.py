@@ -6,23 +6,39 @@ An expression is parsed by the hand-written `expression_parser` when it can, els
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.expression_parser import try_parse_expression
-from toolkiln.syntax.spans import LineIndex, Span
 from toolkiln.syntax.strings import EscapeError, unescape
 from toolkiln.syntax.templates import HolePiece, TemplateError, split_template
 
 
 class ParseContext:
-    """Where parsed text sits: the line index of the whole source, an offset and a JSON path."""
+    """Where parsed text sits: the line index of the whole source, an offset and a JSON path;
+    and `fallback`, the Lark parse of an expression the hand-written parser declines (handed in
+    by the front end, so that this module needs neither Lark nor the tree builder)."""
 
-    def __init__(self, index: LineIndex, base: int = 0, path: str | None = None) -> None:
+    def __init__(
+        self,
+        index: LineIndex,
+        base: int = 0,
+        path: str | None = None,
+        *,
+        fallback: Callable[[str, ParseContext], n.Expr | None],
+    ) -> None:
         self.index = index
         self.base = base
         self.path = path
+        self.fallback = fallback
         self.diagnostics: list[Diagnostic] = []
+
+    def at(self, base: int, path: str | None = None) -> ParseContext:
+        """A context for text at `base` in the same source (diagnostics are its own)."""
+        return ParseContext(self.index, base, path, fallback=self.fallback)
 
     def span(self, start: int, end: int) -> Span:
         return self.index.span(self.base + start, self.base + end, self.path)
@@ -37,10 +53,8 @@ def parse_expression(text: str, ctx: ParseContext) -> n.Expr | None:
     expr = try_parse_expression(flat, ctx.span)
     if expr is not None:
         return expr
-    # Lark decides the rest and explains the errors; it is loaded on the first such expression.
-    from toolkiln.syntax.builder import parse_expression_with_lark
-
-    return parse_expression_with_lark(flat, ctx)
+    # Lark decides the rest and explains the errors.
+    return ctx.fallback(flat, ctx)
 
 
 def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template | None:
@@ -49,29 +63,36 @@ def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template 
     try:
         pieces = split_template(raw)
     except TemplateError as error:
-        ctx.report(codes.INVALID_TEMPLATE, str(error), ctx.span(error.start, error.end),
-                   hint="write holes as {{expression}} or {{expression:.2f}}")
+        ctx.report(
+            codes.INVALID_TEMPLATE,
+            str(error),
+            ctx.span(error.start, error.end),
+            hint="write holes as {{expression}} or {{expression:.2f}}",
+        )
         return None
     parts: list[n.TemplatePart] = []
     for piece in pieces:
         span = ctx.span(piece.start, piece.end)
         if isinstance(piece, HolePiece):
-            hole_ctx = ParseContext(ctx.index, ctx.base + piece.start, ctx.path)
-            expr = parse_expression(raw[piece.start:piece.end], hole_ctx)
+            hole_ctx = ctx.at(ctx.base + piece.start, ctx.path)
+            expr = parse_expression(raw[piece.start : piece.end], hole_ctx)
             ctx.diagnostics.extend(hole_ctx.diagnostics)
             if isinstance(expr, n.StringLit) and piece.spec is None:
-                _add_text(parts, expr.value, span)      # `{{"{{"}}`: a constant is text
+                _add_text(parts, expr.value, span)  # `{{"{{"}}`: a constant is text
             elif expr is not None:
                 parts.append(n.Hole(expr=expr, spec=piece.spec, span=span))
             continue
-        text = raw[piece.start:piece.end]
+        text = raw[piece.start : piece.end]
         if escaped:
             try:
                 text = unescape(text)
             except EscapeError as error:
                 start = piece.start + error.offset
-                ctx.report(codes.INVALID_ESCAPE, f"invalid escape `{error.escape}` in a string",
-                           ctx.span(start, start + len(error.escape)))
+                ctx.report(
+                    codes.INVALID_ESCAPE,
+                    f"invalid escape `{error.escape}` in a string",
+                    ctx.span(start, start + len(error.escape)),
+                )
                 continue
         _add_text(parts, text, span)
     if len(ctx.diagnostics):
@@ -83,8 +104,9 @@ def _add_text(parts: list[n.TemplatePart], text: str, span: Span) -> None:
     """Append literal text, joined to the text before it, so one template has one AST."""
     if parts and isinstance(parts[-1], n.TextPart):
         previous = parts[-1]
-        merged = previous.span.model_copy(update={"end": span.end, "end_line": span.end_line,
-                                                  "end_column": span.end_column})
+        merged = previous.span.model_copy(
+            update={"end": span.end, "end_line": span.end_line, "end_column": span.end_column}
+        )
         parts[-1] = n.TextPart(text=previous.text + text, span=merged)
     elif text:
         parts.append(n.TextPart(text=text, span=span))

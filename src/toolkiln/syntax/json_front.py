@@ -17,9 +17,11 @@ from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
+from toolkiln.ast.spans import LineIndex, Span, json_path, path_span
 from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.source import Source
 from toolkiln.semantics.numbers import from_float
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.limits import (
@@ -28,7 +30,6 @@ from toolkiln.syntax.limits import (
     MAX_SOURCE_CHARS,
     literal_too_large,
 )
-from toolkiln.syntax.spans import LineIndex, Source, Span, json_path, path_span
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
     LONE_SURROGATE_HINT,
@@ -48,8 +49,7 @@ STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "condition": (frozenset({"if", "then"}), frozenset({"else"})),
     "return": (frozenset({"value"}), frozenset()),
 }
-DEFINITION_FIELDS = (frozenset({"name", "description", "logic"}),
-                     frozenset({"parameters", "riskLevel", "tables"}))
+DEFINITION_FIELDS = (frozenset({"name", "description", "logic"}), frozenset({"parameters", "riskLevel", "tables"}))
 PARAMETER_FIELDS = (frozenset({"type"}), frozenset({"description", "default", "items"}))
 TABLE_FIELDS = (frozenset({"type"}), frozenset({"description"}))
 
@@ -62,20 +62,29 @@ _program, _param, _table = unvalidated(n.Program), unvalidated(n.Param), unvalid
 def load_json(text: str) -> tuple[Any, list[Diagnostic]]:
     """Parse JSON text, keeping every number exact."""
     if len(text) > MAX_SOURCE_CHARS:
-        return None, [Diagnostic.of(codes.SOURCE_TOO_LARGE,
-                                    f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
-                                    None)]
+        return None, [
+            Diagnostic.of(
+                codes.SOURCE_TOO_LARGE, f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}", None
+            )
+        ]
     try:
         return json.loads(text, parse_float=Decimal), []
     except json.JSONDecodeError as error:
         span = LineIndex(text).span(error.pos, min(error.pos + 1, len(text)))
-        return None, [Diagnostic.of(codes.INVALID_JSON, f"invalid JSON: {error.msg}", span,
-                                    hint="JSON allows no comments, trailing commas or single quotes")]
+        return None, [
+            Diagnostic.of(
+                codes.INVALID_JSON,
+                f"invalid JSON: {error.msg}",
+                span,
+                hint="JSON allows no comments, trailing commas or single quotes",
+            )
+        ]
     except RecursionError:
         return None, [Diagnostic.of(codes.TOO_DEEP, "JSON nested too deeply", None)]
-    except ValueError:          # Python refuses to convert an integer of more than 4,300 digits
-        return None, [Diagnostic.of(codes.LITERAL_TOO_LARGE,
-                                    f"a JSON number has more than {MAX_LITERAL_DIGITS} digits", None)]
+    except ValueError:  # Python refuses to convert an integer of more than 4,300 digits
+        return None, [
+            Diagnostic.of(codes.LITERAL_TOO_LARGE, f"a JSON number has more than {MAX_LITERAL_DIGITS} digits", None)
+        ]
 
 
 class JsonFrontEnd:
@@ -83,15 +92,16 @@ class JsonFrontEnd:
         self.diagnostics: list[Diagnostic] = []
         self.source = Source()
         self.step_count = 0
-        self.scan_surrogates = scan_surrogates      # False: the JSON text was seen to hold none
+        self.scan_surrogates = scan_surrogates  # False: the JSON text was seen to hold none
 
     # --- reporting ------------------------------------------------------------------------
 
     def report(self, code: codes.Code, message: str, path: Path, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic.of(code, message, structural_span(path), hint))
 
-    def fields(self, obj: Any, path: Path, spec: tuple[frozenset[str], frozenset[str]],
-               what: str) -> dict[str, Any] | None:
+    def fields(
+        self, obj: Any, path: Path, spec: tuple[frozenset[str], frozenset[str]], what: str
+    ) -> dict[str, Any] | None:
         """Check an object's fields against (required, optional); report every problem."""
         if not isinstance(obj, dict):
             self.report(codes.WRONG_JSON_TYPE, f"{what} must be an object, not {json_type(obj)}", path)
@@ -100,13 +110,21 @@ class JsonFrontEnd:
         ok = True
         for key in sorted(required - obj.keys()):
             fields = ", ".join([*sorted(required), *(f"{o} (optional)" for o in sorted(optional))])
-            self.report(codes.MISSING_FIELD, f"{what} is missing the field `{key}`", path,
-                        hint=f"{what} has the fields: {fields}")
+            self.report(
+                codes.MISSING_FIELD,
+                f"{what} is missing the field `{key}`",
+                path,
+                hint=f"{what} has the fields: {fields}",
+            )
             ok = False
         for key in obj.keys() - required - optional - {"op"}:
             allowed = sorted(required | optional)
-            self.report(codes.UNKNOWN_FIELD, f"{what} has an unknown field `{key}`", path + (key,),
-                        hint=_suggest(key, allowed) or f"allowed fields: {', '.join(allowed)}")
+            self.report(
+                codes.UNKNOWN_FIELD,
+                f"{what} has an unknown field `{key}`",
+                path + (key,),
+                hint=_suggest(key, allowed) or f"allowed fields: {', '.join(allowed)}",
+            )
             ok = False
         return obj if ok else None
 
@@ -135,12 +153,11 @@ class JsonFrontEnd:
         if not isinstance(value, str):
             literal = self.literal(value, path)
             if literal is None:
-                self.report(codes.WRONG_JSON_TYPE,
-                            f"an expression must be a string, not {json_type(value)}", path)
+                self.report(codes.WRONG_JSON_TYPE, f"an expression must be a string, not {json_type(value)}", path)
             return literal
         where = json_path(path)
         self.source.fragments[where] = value
-        ctx = ParseContext(LineIndex(value), 0, where)
+        ctx = ParseContext(LineIndex(value), 0, where, fallback=_with_lark)
         expr = parse_expression(value, ctx)
         self.diagnostics.extend(ctx.diagnostics)
         return None if ctx.diagnostics else expr
@@ -155,8 +172,9 @@ class JsonFrontEnd:
         if isinstance(value, (int, Decimal, float)):
             number = from_float(value) if isinstance(value, float) else Decimal(value)
             if not number.is_finite() or literal_too_large(number):
-                self.report(codes.LITERAL_TOO_LARGE,
-                            f"number has more than {MAX_LITERAL_DIGITS} digits or is not finite", path)
+                self.report(
+                    codes.LITERAL_TOO_LARGE, f"number has more than {MAX_LITERAL_DIGITS} digits or is not finite", path
+                )
                 return n.NumberLit(value=Decimal(0), span=span)
             return n.NumberLit(value=number, span=span)
         if isinstance(value, str):
@@ -168,16 +186,19 @@ class JsonFrontEnd:
 
     def type_(self, value: Any, items: Any, path: Path) -> Type:
         if value not in DECLARABLE:
-            self.report(codes.INVALID_DECLARATION, f"unknown type {json.dumps(value, default=str)}",
-                        path + ("type",), hint=f"types are: {', '.join(DECLARABLE)}")
+            self.report(
+                codes.INVALID_DECLARATION,
+                f"unknown type {json.dumps(value, default=str)}",
+                path + ("type",),
+                hint=f"types are: {', '.join(DECLARABLE)}",
+            )
             return ANY
         if value == "array":
             item_type = ANY
             if isinstance(items, dict) and "type" in items:
                 item_type = self.type_(items["type"], items.get("items"), path + ("items",))
             elif items is not None:
-                self.report(codes.INVALID_DECLARATION, "`items` must be an object with a `type`",
-                            path + ("items",))
+                self.report(codes.INVALID_DECLARATION, "`items` must be an object with a `type`", path + ("items",))
             return Type(name="array", items=item_type)
         if items is not None:
             self.report(codes.INVALID_DECLARATION, f"type `{value}` takes no `items`", path + ("items",))
@@ -204,16 +225,24 @@ class JsonFrontEnd:
             self.report(codes.WRONG_JSON_TYPE, f"a step must be an object, not {json_type(obj)}", path)
             return None
         op = obj.get("op")
-        if not isinstance(op, str) or op not in STEP_FIELDS:     # a list or object is unhashable
+        if not isinstance(op, str) or op not in STEP_FIELDS:  # a list or object is unhashable
             if "op" not in obj:
-                self.report(codes.MISSING_FIELD, "step is missing the field `op`", path,
-                            hint=f"op is one of: {', '.join(STEP_FIELDS)}")
+                self.report(
+                    codes.MISSING_FIELD,
+                    "step is missing the field `op`",
+                    path,
+                    hint=f"op is one of: {', '.join(STEP_FIELDS)}",
+                )
             else:
                 shown = json.dumps(op, default=str)
                 guess = _op_alias(op) or _suggest(str(op), list(STEP_FIELDS))
                 ops = f"op is one of: {', '.join(STEP_FIELDS)}"
-                self.report(codes.UNKNOWN_OP, f"unknown op {_shorten(shown)}", path + ("op",),
-                            hint=f"{guess} ({ops})" if guess else ops)
+                self.report(
+                    codes.UNKNOWN_OP,
+                    f"unknown op {_shorten(shown)}",
+                    path + ("op",),
+                    hint=f"{guess} ({ops})" if guess else ops,
+                )
             return None
         fields = self.fields(obj, path, STEP_FIELDS[op], f"`{op}` step")
         if fields is None:
@@ -221,34 +250,53 @@ class JsonFrontEnd:
         span = structural_span(path)
         match op:
             case "math":
-                return self._built(n.Assign, span, target=self.name(obj["output"], path + ("output",)),
-                                   value=self.expression(obj["expression"], path + ("expression",)))
+                return self._built(
+                    n.Assign,
+                    span,
+                    target=self.name(obj["output"], path + ("output",)),
+                    value=self.expression(obj["expression"], path + ("expression",)),
+                )
             case "lookup":
                 default = obj.get("default")
                 return self._built(
-                    n.Lookup, span, target=self.name(obj["output"], path + ("output",)),
+                    n.Lookup,
+                    span,
+                    target=self.name(obj["output"], path + ("output",)),
                     table=self.name(obj["table"], path + ("table",)),
                     key=self.expression(obj["key"], path + ("key",)),
                     default=None if "default" not in obj else self.expression(default, path + ("default",)),
-                    optional={"default"})
+                    optional={"default"},
+                )
             case "format":
-                return self._built(n.Format, span, target=self.name(obj["output"], path + ("output",)),
-                                   template=self.template(obj["template"], path + ("template",)))
+                return self._built(
+                    n.Format,
+                    span,
+                    target=self.name(obj["output"], path + ("output",)),
+                    template=self.template(obj["template"], path + ("template",)),
+                )
             case "call":
-                return self._built(n.CallTool, span, target=self.name(obj["output"], path + ("output",)),
-                                   tool=self.name(obj["tool"], path + ("tool",), tool=True),
-                                   args=self.tool_args(obj.get("args", {}), path + ("args",)))
+                return self._built(
+                    n.CallTool,
+                    span,
+                    target=self.name(obj["output"], path + ("output",)),
+                    tool=self.name(obj["tool"], path + ("tool",), tool=True),
+                    args=self.tool_args(obj.get("args", {}), path + ("args",)),
+                )
             case "condition":
                 return self._built(
-                    n.If, span, condition=self.expression(obj["if"], path + ("if",)),
+                    n.If,
+                    span,
+                    condition=self.expression(obj["if"], path + ("if",)),
                     then=self.steps(obj["then"], path + ("then",), depth + 1),
-                    otherwise=self.steps(obj.get("else", []), path + ("else",), depth + 1))
+                    otherwise=self.steps(obj.get("else", []), path + ("else",), depth + 1),
+                )
             case "return":
                 return self._built(n.Return, span, value=self.expression(obj["value"], path + ("value",)))
         raise AssertionError(op)
 
-    def _built(self, node: type[n.Node], span: Span, optional: frozenset[str] | set[str] = frozenset(),
-               **parts: Any) -> n.Step | None:
+    def _built(
+        self, node: type[n.Node], span: Span, optional: frozenset[str] | set[str] = frozenset(), **parts: Any
+    ) -> n.Step | None:
         """The node, or None when a required part failed (its diagnostic is already out). Its
         parts were all checked or built here, so it is not validated again."""
         for key, value in parts.items():
@@ -259,8 +307,12 @@ class JsonFrontEnd:
     def tool_args(self, obj: Any, path: Path) -> tuple[n.ToolArg, ...] | None:
         """The `args` of a call step: an object of argument name -> expression."""
         if not isinstance(obj, dict):
-            self.report(codes.WRONG_JSON_TYPE, f"args must be an object of name -> expression, not {json_type(obj)}",
-                        path, hint='write "args": {"weight_kg": "w * 2"}')
+            self.report(
+                codes.WRONG_JSON_TYPE,
+                f"args must be an object of name -> expression, not {json_type(obj)}",
+                path,
+                hint='write "args": {"weight_kg": "w * 2"}',
+            )
             return None
         args = []
         for key, value in obj.items():
@@ -276,7 +328,7 @@ class JsonFrontEnd:
             return None
         where = json_path(path)
         self.source.fragments[where] = text
-        ctx = ParseContext(LineIndex(text), 0, where)
+        ctx = ParseContext(LineIndex(text), 0, where, fallback=_with_lark)
         template = parse_template(text, ctx, escaped=False)
         self.diagnostics.extend(ctx.diagnostics)
         return template
@@ -293,8 +345,12 @@ class JsonFrontEnd:
             self.report(codes.INVALID_ESCAPE, LONE_SURROGATE, surrogate, hint=LONE_SURROGATE_HINT)
             return None
         if not isinstance(obj, dict):
-            self.report(codes.WRONG_JSON_TYPE, f"the document must be a JSON object, not {json_type(obj)}",
-                        (), hint='write {"steps": [...]} or a tool definition with "name" and "logic"')
+            self.report(
+                codes.WRONG_JSON_TYPE,
+                f"the document must be a JSON object, not {json_type(obj)}",
+                (),
+                hint='write {"steps": [...]} or a tool definition with "name" and "logic"',
+            )
             return None
         if "steps" in obj and "logic" not in obj:
             steps = self.logic(obj, ())
@@ -304,25 +360,34 @@ class JsonFrontEnd:
     def definition(self, obj: dict[str, Any]) -> n.Program | None:
         fields = self.fields(obj, (), DEFINITION_FIELDS, "tool definition")
         name = self.name(obj.get("name"), ("name",), tool=True) if "name" in obj else None
-        description = self.string(obj["description"], ("description",), "description") \
-            if "description" in obj else None
+        description = self.string(obj["description"], ("description",), "description") if "description" in obj else None
         steps = self.logic(obj["logic"], ("logic",)) if "logic" in obj else None
         parameters = self.parameters(obj.get("parameters", {}))
         tables = self.tables(obj["tables"]) if "tables" in obj else None
         risk = obj.get("riskLevel")
         if risk is not None and risk not in RISK_LEVELS:
-            self.report(codes.INVALID_DECLARATION, f"unknown risk level {json.dumps(risk, default=str)}",
-                        ("riskLevel",), hint="use low, medium or high")
+            self.report(
+                codes.INVALID_DECLARATION,
+                f"unknown risk level {json.dumps(risk, default=str)}",
+                ("riskLevel",),
+                hint="use low, medium or high",
+            )
             risk = None
         if fields is None or name is None or description is None or steps is None:
             return None
-        return _program(name=name, description=description, parameters=parameters, tables=tables,
-                        risk_level=risk, steps=steps, span=structural_span(()))
+        return _program(
+            name=name,
+            description=description,
+            parameters=parameters,
+            tables=tables,
+            risk_level=risk,
+            steps=steps,
+            span=structural_span(()),
+        )
 
     def parameters(self, obj: Any) -> tuple[n.Param, ...]:
         if not isinstance(obj, dict):
-            self.report(codes.WRONG_JSON_TYPE, f"parameters must be an object, not {json_type(obj)}",
-                        ("parameters",))
+            self.report(codes.WRONG_JSON_TYPE, f"parameters must be an object, not {json_type(obj)}", ("parameters",))
             return ()
         params = []
         for key, spec in obj.items():
@@ -335,12 +400,25 @@ class JsonFrontEnd:
             if "default" in spec:
                 default = self.literal(spec["default"], path + ("default",))
                 if default is None:
-                    self.report(codes.DEFAULT_TYPE, "a default must be a number, string, boolean, null or list",
-                                path + ("default",))
-            description = self.string(spec["description"], path + ("description",), "description") \
-                if "description" in spec else None
-            params.append(_param(name=name, type=self.type_(spec["type"], spec.get("items"), path),
-                                 description=description, default=default, span=structural_span(path)))
+                    self.report(
+                        codes.DEFAULT_TYPE,
+                        "a default must be a number, string, boolean, null or list",
+                        path + ("default",),
+                    )
+            description = (
+                self.string(spec["description"], path + ("description",), "description")
+                if "description" in spec
+                else None
+            )
+            params.append(
+                _param(
+                    name=name,
+                    type=self.type_(spec["type"], spec.get("items"), path),
+                    description=description,
+                    default=default,
+                    span=structural_span(path),
+                )
+            )
         return tuple(params)
 
     def tables(self, obj: Any) -> tuple[n.TableDecl, ...]:
@@ -354,10 +432,19 @@ class JsonFrontEnd:
             fields = self.fields(spec, path, TABLE_FIELDS, f"table `{_shorten(str(key))}`")
             if name is None or fields is None:
                 continue
-            description = self.string(spec["description"], path + ("description",), "description") \
-                if "description" in spec else None
-            tables.append(_table(name=name, type=self.type_(spec["type"], None, path),
-                                 description=description, span=structural_span(path)))
+            description = (
+                self.string(spec["description"], path + ("description",), "description")
+                if "description" in spec
+                else None
+            )
+            tables.append(
+                _table(
+                    name=name,
+                    type=self.type_(spec["type"], None, path),
+                    description=description,
+                    span=structural_span(path),
+                )
+            )
         return tuple(tables)
 
 
@@ -393,8 +480,16 @@ def json_type(value: Any) -> str:
 
 
 # Ops models write that difflib would match to the wrong op (`calculate` is not `call`).
-OP_ALIASES = {"calc": "math", "calculate": "math", "compute": "math", "assign": "math", "set": "math",
-              "if": "condition", "invoke": "call", "call_tool": "call"}
+OP_ALIASES = {
+    "calc": "math",
+    "calculate": "math",
+    "compute": "math",
+    "assign": "math",
+    "set": "math",
+    "if": "condition",
+    "invoke": "call",
+    "call_tool": "call",
+}
 
 
 def _op_alias(op: Any) -> str | None:
@@ -409,3 +504,11 @@ def _suggest(word: str, options: list[str]) -> str | None:
 
 def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _with_lark(text: str, ctx: ParseContext) -> n.Expr | None:
+    """The Lark parse of an expression the hand-written parser declines. Lark and the tree
+    builder load on the first such expression: most JSON tools never need them."""
+    from toolkiln.syntax.builder import parse_expression_with_lark
+
+    return parse_expression_with_lark(text, ctx)

@@ -5,21 +5,29 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from typing import TYPE_CHECKING
 
-from lark import Lark, Token, Tree
-from lark.exceptions import LarkError
+from toolkiln.ast.spans import json_path
 
-from toolkiln.syntax.grammar import grammar_text
-from toolkiln.syntax.spans import json_path
+if TYPE_CHECKING:
+    from lark import Lark
 
 
 @cache
 def _parser() -> Lark:
+    # Lark loads only when a diagnostic of a JSON source needs its position.
+    from lark import Lark
+
+    from toolkiln.syntax.grammar import grammar_text
+
     return Lark(grammar_text("json.lark"), parser="lalr", lexer="basic", propagate_positions=True)
 
 
 def value_offsets(text: str) -> dict[str, tuple[int, str | None]]:
     """JSON path -> (offset of the value in `text`, raw string token if the value is a string)."""
+    from lark import Token, Tree
+    from lark.exceptions import LarkError
+
     try:
         tree = _parser().parse(text)
     except (LarkError, RecursionError):
@@ -42,15 +50,3 @@ def value_offsets(text: str) -> dict[str, tuple[int, str | None]]:
             values = [child for child in inner.children if isinstance(child, Tree)]
             stack.extend((value, path + (index,)) for index, value in enumerate(values))
     return found
-
-
-def raw_offset(raw: str, decoded_offset: int) -> int:
-    """Offset in a raw JSON string token (quotes included) of the `decoded_offset`-th char."""
-    position, count = 1, 0
-    while count < decoded_offset and position < len(raw) - 1:
-        if raw[position] == "\\":
-            position += 6 if raw[position + 1] == "u" else 2
-        else:
-            position += 1
-        count += 1
-    return position

@@ -13,21 +13,30 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
+from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.grammar import TooDeep, compute_parser
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS  # noqa: F401 - syntax/workflow_text.py imports it from here
-from toolkiln.syntax.spans import LineIndex
 
 _TOKEN_WORDS = {
-    "NAME": "a name", "NUMBER": "a number", "STRING": "a string", "_NL": "end of line",
-    "$END": "end of input", "__ANON_0": "`**`",
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "_NL": "end of line",
+    "$END": "end of input",
+    "__ANON_0": "`**`",
 }
 # Operators from other languages that models often write, and what to write instead.
 _FOREIGN_OPERATORS = {
-    "^": "use `**` for powers", "&&": "use `and`", "||": "use `or`", "!": "use `not` (or `!=`)",
-    "?": "use `x if condition else y`", ";": "put each step on its own line",
-    "===": "use `==`", "!==": "use `!=`",
+    "^": "use `**` for powers",
+    "&&": "use `and`",
+    "||": "use `or`",
+    "!": "use `not` (or `!=`)",
+    "?": "use `x if condition else y`",
+    ";": "put each step on its own line",
+    "===": "use `==`",
+    "!==": "use `!=`",
 }
 
 
@@ -44,8 +53,13 @@ def expected_tokens(terminals: set[str], parser: Lark, words: dict[str, str] | N
     """The tokens a parser could take, as a message reads them: "`(`, `+`, a name, ..."."""
     literals = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
     words = {**_TOKEN_WORDS, **(words or {})}
-    shown = sorted({words.get(t) or (f"`{literals[t]}`" if t in literals else f"`{t.lower()}`")
-                    for t in terminals if not t.startswith("__IGNORE")})
+    shown = sorted(
+        {
+            words.get(t) or (f"`{literals[t]}`" if t in literals else f"`{t.lower()}`")
+            for t in terminals
+            if not t.startswith("__IGNORE")
+        }
+    )
     if len(shown) > 8:
         shown = shown[:8] + ["..."]
     return ", ".join(shown)
@@ -55,37 +69,47 @@ def _expected(terminals: set[str]) -> str:
     return expected_tokens(terminals, compute_parser())
 
 
-def parse_tree(text: str, start: str, index: LineIndex, base: int = 0,
-               path: str | None = None) -> tuple[Tree | None, Diagnostic | None]:
+def parse_tree(
+    text: str, start: str, index: LineIndex, base: int = 0, path: str | None = None
+) -> tuple[Tree | None, Diagnostic | None]:
     """Parse `text` (which sits at `base` in the text `index` covers) with the start rule."""
     try:
         return compute_parser().parse(text, start=start), None
     except UnexpectedInput as error:
         return None, _syntax_diagnostic(error, text, index, base, path)
     except TooDeep as error:
-        return None, Diagnostic.of(codes.TOO_DEEP, str(error),
-                                   index.span(base + error.offset, base + error.offset + 1, path),
-                                   hint="flatten the expression with intermediate steps")
+        return None, Diagnostic.of(
+            codes.TOO_DEEP,
+            str(error),
+            index.span(base + error.offset, base + error.offset + 1, path),
+            hint="flatten the expression with intermediate steps",
+        )
 
 
-def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base: int,
-                       path: str | None) -> Diagnostic:
+def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base: int, path: str | None) -> Diagnostic:
     if isinstance(error, UnexpectedCharacters):
         offset = error.pos_in_stream
         ch = text[offset]
         span = index.span(base + offset, base + offset + 1, path)
         if ch in "\"'":
-            return Diagnostic.of(codes.UNTERMINATED_STRING, "string is not closed on this line", span,
-                                 hint=f"end the string with {ch}")
-        foreign = next((op for op in sorted(_FOREIGN_OPERATORS, key=len, reverse=True)
-                        if text.startswith(op, offset)), None)
+            return Diagnostic.of(
+                codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {ch}"
+            )
+        foreign = next(
+            (op for op in sorted(_FOREIGN_OPERATORS, key=len, reverse=True) if text.startswith(op, offset)), None
+        )
         if foreign is not None:
             span = index.span(base + offset, base + offset + len(foreign), path)
-            return Diagnostic.of(codes.SYNTAX_ERROR, f"`{foreign}` is not an operator here", span,
-                                 hint=_FOREIGN_OPERATORS[foreign])
+            return Diagnostic.of(
+                codes.SYNTAX_ERROR, f"`{foreign}` is not an operator here", span, hint=_FOREIGN_OPERATORS[foreign]
+            )
         shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span,
-                             hint=f"expected {_expected(error.allowed)}" if error.allowed else None)
+        return Diagnostic.of(
+            codes.SYNTAX_ERROR,
+            f"unexpected character `{shown}`",
+            span,
+            hint=f"expected {_expected(error.allowed)}" if error.allowed else None,
+        )
     if isinstance(error, UnexpectedToken):
         token = error.token
         if token.type == "$END" or token.start_pos is None or (token.type == "_NL" and not token.value):
@@ -95,13 +119,16 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base
             offset, width = token.start_pos, max(len(token.value), 1)
         span = index.span(base + offset, base + offset + width, path)
         found = describe_token(token.type, token.value)
-        doubled = next((op for op in ("===", "!==") if op in text[max(0, offset - 2):offset + 1]), None)
+        doubled = next((op for op in ("===", "!==") if op in text[max(0, offset - 2) : offset + 1]), None)
         hint = _FOREIGN_OPERATORS[doubled] if doubled else _token_hint(token.type, _parser_expects(error))
         return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=hint)
     assert isinstance(error, UnexpectedEOF)
-    return Diagnostic.of(codes.SYNTAX_ERROR, "unexpected end of input",
-                         index.span(base + len(text), base + len(text), path),
-                         hint=f"expected {_expected(set(error.expected))}")
+    return Diagnostic.of(
+        codes.SYNTAX_ERROR,
+        "unexpected end of input",
+        index.span(base + len(text), base + len(text), path),
+        hint=f"expected {_expected(set(error.expected))}",
+    )
 
 
 def _parser_expects(error: UnexpectedToken) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 MAX_SOURCE_CHARS = 1 << 20
-MAX_DEPTH = 200                   # levels of nesting: parse-tree levels, or nested conditions
+MAX_DEPTH = 200  # levels of nesting: parse-tree levels, or nested conditions
 MAX_LITERAL_DIGITS = 100
 
 

@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.source import Source
 from toolkiln.syntax.json_front import load_json, parse_json_document
-from toolkiln.syntax.spans import LineIndex, Source
+from toolkiln.syntax.json_positions import value_offsets
 from toolkiln.syntax.strings import (
     UNENCODABLE,
     UNENCODABLE_HINT,
@@ -27,8 +29,8 @@ class Parsed:
     program: n.Program | None
     diagnostics: list[Diagnostic]
     source: Source = field(default_factory=Source)
-    format: str = "text"          # "text" or "json": what the source was written in
-    comments: list[tuple[int, str]] = field(default_factory=list)   # text sources: (line, comment)
+    format: str = "text"  # "text" or "json": what the source was written in
+    comments: list[tuple[int, str]] = field(default_factory=list)  # text sources: (line, comment)
 
 
 def parse_source(source: Any, name: str | None = None) -> Parsed:
@@ -40,8 +42,11 @@ def parse_source(source: Any, name: str | None = None) -> Parsed:
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError as error:
-            return Parsed(None, [Diagnostic.of(codes.UNREADABLE_FILE, f"source is not UTF-8: {error.reason}",
-                                               None)], Source(name=name))
+            return Parsed(
+                None,
+                [Diagnostic.of(codes.UNREADABLE_FILE, f"source is not UTF-8: {error.reason}", None)],
+                Source(name=name),
+            )
     if isinstance(source, str):
         return parse_string(source, name)
     if isinstance(source, dict):
@@ -57,14 +62,17 @@ def parse_string(text: str, name: str | None = None) -> Parsed:
     surrogate = surrogate_offset(text)
     if surrogate is not None:
         span = LineIndex(text).span(surrogate, surrogate + 1)
-        return Parsed(None, [Diagnostic.of(codes.UNREADABLE_FILE, UNENCODABLE, span, hint=UNENCODABLE_HINT)],
-                      Source(name=name, text=text))
+        return Parsed(
+            None,
+            [Diagnostic.of(codes.UNREADABLE_FILE, UNENCODABLE, span, hint=UNENCODABLE_HINT)],
+            Source(name=name, text=text),
+        )
     if text.lstrip()[:1] in ("{", "["):
         data, diagnostics = load_json(text)
         if diagnostics:
             return Parsed(None, diagnostics, Source(name=name, text=text), "json")
         program, diagnostics, src = parse_json_document(data, scan_surrogates=may_decode_to_surrogate(text))
-        src.name, src.text, src.json_text = name, text, True
+        src.name, src.text, src.json_offsets = name, text, value_offsets
         return Parsed(program, diagnostics, src, "json")
     # The text DSL needs Lark, loaded here on first use (JSON sources mostly do without it).
     from toolkiln.syntax.text import comments, parse_text

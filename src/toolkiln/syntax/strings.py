@@ -24,7 +24,7 @@ UNENCODABLE_HINT = "decode the text with errors='strict', or drop the character"
 
 
 def surrogate_offset(text: str) -> int | None:
-    if text.isascii():                  # most sources: one C pass, no regex
+    if text.isascii():  # most sources: one C pass, no regex
         return None
     match = _SURROGATE.search(text)
     return None if match is None else match.start()
@@ -78,6 +78,7 @@ class EscapeError(ValueError):
 
 def unescape(body: str) -> str:
     """Decode the body of a string literal (without its quotes)."""
+
     def replace(match: re.Match[str]) -> str:
         code = match.group(1)
         if code in _SIMPLE:
@@ -103,6 +104,7 @@ _NEEDS_ESCAPE = re.compile(r'[\\"\n\r\t\x00-\x1f\x7f]')
 
 def quote(value: str) -> str:
     """The canonical double-quoted literal for `value`; `unescape` inverts it."""
+
     def replace(match: re.Match[str]) -> str:
         ch = match.group(0)
         for code, decoded in _SIMPLE.items():

@@ -19,7 +19,7 @@ class TextPiece:
 
 @dataclass(frozen=True)
 class HolePiece:
-    start: int          # of the expression text
+    start: int  # of the expression text
     end: int
     spec: str | None
 
@@ -49,10 +49,9 @@ def split_template(raw: str) -> list[TextPiece | HolePiece]:
             raise TemplateError(opening, closing + 2, "empty `{{}}` hole")
         spec = None
         if colon >= 0:
-            spec = raw[colon + 1:closing].strip()
+            spec = raw[colon + 1 : closing].strip()
             if parse_spec(spec) is None:
-                raise TemplateError(colon + 1, closing,
-                                    f"unknown format spec `{spec}`; use [,][.N](f|%), e.g. `.2f`")
+                raise TemplateError(colon + 1, closing, f"unknown format spec `{spec}`; use [,][.N](f|%), e.g. `.2f`")
         pieces.append(HolePiece(start, end, spec))
         position = closing + 2
     if position < len(raw):

@@ -5,25 +5,29 @@ from __future__ import annotations
 import re
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.builder import AstBuilder
+from toolkiln.syntax.builder import AstBuilder, parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.lark_front import parse_tree
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
-from toolkiln.syntax.spans import LineIndex
 
 
 def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
     index = LineIndex(text)
     if len(text) > MAX_SOURCE_CHARS:
-        return None, [Diagnostic.of(codes.SOURCE_TOO_LARGE,
-                                    f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
-                                    index.span(0, 0))]
+        return None, [
+            Diagnostic.of(
+                codes.SOURCE_TOO_LARGE,
+                f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
+                index.span(0, 0),
+            )
+        ]
     tree, error = parse_tree(text, "start", index)
     if error is not None:
         return None, [error]
-    ctx = ParseContext(index)
+    ctx = ParseContext(index, fallback=parse_expression_with_lark)
     program = AstBuilder(ctx).transform(tree)
     return (None if ctx.diagnostics else program), ctx.diagnostics
 
@@ -35,5 +39,8 @@ _COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^
 def comments(text: str) -> list[tuple[int, str]]:
     """Every `# comment` with its 1-based line, for printers that keep them."""
     index = LineIndex(text)
-    return [(index.position(m.start())[0], m.group(0).rstrip())
-            for m in _COMMENT_OR_STRING.finditer(text) if m.group(0).startswith("#")]
+    return [
+        (index.position(m.start())[0], m.group(0).rstrip())
+        for m in _COMMENT_OR_STRING.finditer(text)
+        if m.group(0).startswith("#")
+    ]

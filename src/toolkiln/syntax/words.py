@@ -8,5 +8,22 @@ RISK_LEVELS = ("low", "medium", "high")
 TOOL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 # Words that cannot name a variable, parameter or table in either front end. The contextual
 # lexer lets some of them through as names where no keyword fits; the builder refuses them.
-RESERVED = frozenset({"and", "or", "not", "in", "if", "else", "for", "return", "true", "false",
-                      "null", "lookup", "format", "tool", "call"})
+RESERVED = frozenset(
+    {
+        "and",
+        "or",
+        "not",
+        "in",
+        "if",
+        "else",
+        "for",
+        "return",
+        "true",
+        "false",
+        "null",
+        "lookup",
+        "format",
+        "tool",
+        "call",
+    }
+)

@@ -27,18 +27,14 @@ from lark.tree import Meta
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
+from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.builder import (
-    ParseContext,
-    SourceBuilder,
-    parse_expression,
-    parse_template,
-)
+from toolkiln.syntax.builder import SourceBuilder, parse_expression_with_lark
+from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.grammar import TooDeep, grammar_text
 from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
 from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS
-from toolkiln.syntax.spans import LineIndex
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
     UNENCODABLE,
@@ -49,17 +45,29 @@ from toolkiln.syntax.strings import (
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 CLOCK_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
-CRON = re.compile(r"\S+( \S+){4,5}")        # five fields (six with seconds); n8n checks the values
+CRON = re.compile(r"\S+( \S+){4,5}")  # five fields (six with seconds); n8n checks the values
 TIMEZONE_SHAPE = re.compile(r"UTC|[A-Za-z_]+(/[A-Za-z0-9_+-]+)+")
 WEBHOOK_PATH = re.compile(r"/?(?::?[A-Za-z0-9_-]+)(?:/:?[A-Za-z0-9_-]+)*/?")
-_TERMINAL_WORDS = {"OP": "an operator", "RESPOND_WITH_NODE": "`respond with node`", "MERGE_MODE": "`by position`",
-                   "NOTHING": "`nothing`", "LBRACE": "`{`", "RBRACE": "`}`", "COLON": "`:`"}
+_TERMINAL_WORDS = {
+    "OP": "an operator",
+    "RESPOND_WITH_NODE": "`respond with node`",
+    "MERGE_MODE": "`by position`",
+    "NOTHING": "`nothing`",
+    "LBRACE": "`{`",
+    "RBRACE": "`}`",
+    "COLON": "`:`",
+}
 
 
 @cache
 def workflow_parser() -> Lark:
-    return Lark(grammar_text("workflow.lark"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=True, postlex=_DepthLimit())
+    return Lark(
+        grammar_text("workflow.lark"),
+        parser="lalr",
+        propagate_positions=True,
+        maybe_placeholders=True,
+        postlex=_DepthLimit(),
+    )
 
 
 class _DepthLimit:
@@ -86,30 +94,43 @@ def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple
     Text over `max_source_chars` is refused before any work (the default protects a host
     from what a model sends; an imported export of thousands of nodes needs more)."""
     if len(text) > max_source_chars:
-        return None, [Diagnostic.of(codes.SOURCE_TOO_LARGE,
-                                    f"source has {len(text):,} characters; the limit is {max_source_chars:,}",
-                                    LineIndex("").span(0, 0),
-                                    hint="raise the limit for a source you trust: compile_workflow(text, "
-                                         "max_source_chars=N), or toolkiln workflow compile --max-source-chars N")]
+        return None, [
+            Diagnostic.of(
+                codes.SOURCE_TOO_LARGE,
+                f"source has {len(text):,} characters; the limit is {max_source_chars:,}",
+                LineIndex("").span(0, 0),
+                hint="raise the limit for a source you trust: compile_workflow(text, "
+                "max_source_chars=N), or toolkiln workflow compile --max-source-chars N",
+            )
+        ]
     index = LineIndex(text)
     surrogate = surrogate_offset(text)
     if surrogate is not None:
-        return None, [Diagnostic.of(codes.UNREADABLE_FILE, UNENCODABLE, index.span(surrogate, surrogate + 1),
-                                    hint=UNENCODABLE_HINT)]
+        return None, [
+            Diagnostic.of(
+                codes.UNREADABLE_FILE, UNENCODABLE, index.span(surrogate, surrogate + 1), hint=UNENCODABLE_HINT
+            )
+        ]
     try:
         tree = workflow_parser().parse(text)
     except UnexpectedInput as error:
         return None, [_syntax_error(error, text, index)]
     except TooDeep as error:
-        return None, [Diagnostic.of(codes.TOO_DEEP, f"brackets or blocks nested deeper than {MAX_DEPTH} levels",
-                                    index.span(error.offset, error.offset + 1),
-                                    hint="flatten it: name the parts in set steps")]
-    ctx = ParseContext(index)
+        return None, [
+            Diagnostic.of(
+                codes.TOO_DEEP,
+                f"brackets or blocks nested deeper than {MAX_DEPTH} levels",
+                index.span(error.offset, error.offset + 1),
+                hint="flatten it: name the parts in set steps",
+            )
+        ]
+    ctx = ParseContext(index, fallback=parse_expression_with_lark)
     try:
         workflow = _Builder(ctx, text).transform(tree)
     except RecursionError:
-        return None, [Diagnostic.of(codes.TOO_DEEP, "steps nested too deeply", index.span(0, 0),
-                                    hint="flatten nested if steps")]
+        return None, [
+            Diagnostic.of(codes.TOO_DEEP, "steps nested too deeply", index.span(0, 0), hint="flatten nested if steps")
+        ]
     return (None if ctx.diagnostics else workflow), ctx.diagnostics
 
 
@@ -119,11 +140,11 @@ def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagno
         ch = text[offset]
         span = index.span(offset, offset + 1)
         if ch in "\"'":
-            return Diagnostic.of(codes.UNTERMINATED_STRING, "string is not closed on this line", span,
-                                 hint=f"end the string with {ch}")
+            return Diagnostic.of(
+                codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {ch}"
+            )
         shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span,
-                             hint=_expected(error.allowed))
+        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span, hint=_expected(error.allowed))
     if isinstance(error, UnexpectedToken):
         token = error.token
         if token.type == "$END" or token.start_pos is None:
@@ -133,8 +154,12 @@ def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagno
             found = describe_token(token.type, token.value)
         return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=_expected(error.expected))
     assert isinstance(error, UnexpectedEOF)
-    return Diagnostic.of(codes.SYNTAX_ERROR, "unexpected end of input", index.span(len(text), len(text)),
-                         hint=_expected(set(error.expected)))
+    return Diagnostic.of(
+        codes.SYNTAX_ERROR,
+        "unexpected end of input",
+        index.span(len(text), len(text)),
+        hint=_expected(set(error.expected)),
+    )
 
 
 def _expected(terminals: set[str] | None) -> str | None:
@@ -153,24 +178,37 @@ class _Builder(SourceBuilder):
 
     def start(self, meta: Meta, children: list[Any]) -> w.Workflow | None:
         (name, description, extra), trigger, trigger_extra, *steps = children
-        if trigger is None:         # reported already
+        if trigger is None:  # reported already
             return None
         if trigger_extra is not None:
             trigger = trigger.model_copy(update={"extra": trigger_extra})
-        return w.Workflow(name=name, description=description, trigger=trigger,
-                          steps=tuple(step for step in steps if step is not None),
-                          extra=extra or {}, span=self._span(meta))
+        return w.Workflow(
+            name=name,
+            description=description,
+            trigger=trigger,
+            steps=tuple(step for step in steps if step is not None),
+            extra=extra or {},
+            span=self._span(meta),
+        )
 
     def header(self, meta: Meta, children: list[Any]) -> tuple[str, str | None, dict | None]:
         (name, token), description, extra = children
         if token.type == "NAME" and not WORKFLOW_NAME.fullmatch(name):
-            self.ctx.report(codes.INVALID_NAME, f"`{name}` is not a valid workflow name",
-                            self._token_span(token), hint='use ^[a-z][a-z0-9_]{0,63}$, or quote any name: "Order sync"')
+            self.ctx.report(
+                codes.INVALID_NAME,
+                f"`{name}` is not a valid workflow name",
+                self._token_span(token),
+                hint='use ^[a-z][a-z0-9_]{0,63}$, or quote any name: "Order sync"',
+            )
         if token.type == "STRING" and not name.strip():
             self.ctx.report(codes.INVALID_NAME, "the workflow name is empty", self._token_span(token))
         if description is None and extra is None:
-            self.ctx.report(codes.MISSING_FIELD, f"workflow `{name}` has no description",
-                            self._token_span(token), hint='add `description "what it does"` after the name')
+            self.ctx.report(
+                codes.MISSING_FIELD,
+                f"workflow `{name}` has no description",
+                self._token_span(token),
+                hint='add `description "what it does"` after the name',
+            )
         return name, None if description is None else self._string(description), extra
 
     def label(self, meta: Meta, children: list[Any]) -> tuple[str, Token]:
@@ -181,14 +219,23 @@ class _Builder(SourceBuilder):
         method, path, respond = children
         path_text = self._string(path)
         if method.value not in w.HTTP_METHODS:
-            self.ctx.report(codes.INVALID_TRIGGER, f"unknown HTTP method `{method.value}`",
-                            self._token_span(method), hint=f"use one of {', '.join(w.HTTP_METHODS)}")
+            self.ctx.report(
+                codes.INVALID_TRIGGER,
+                f"unknown HTTP method `{method.value}`",
+                self._token_span(method),
+                hint=f"use one of {', '.join(w.HTTP_METHODS)}",
+            )
             return None
         if not WEBHOOK_PATH.fullmatch(path_text):
-            self.ctx.report(codes.INVALID_TRIGGER, f"invalid webhook path {path.value}", self._token_span(path),
-                            hint='letters, digits, `-`, `_`, `/` and `:param` segments, e.g. "/orders"')
-        return w.WebhookTrigger(method=method.value, path=path_text, respond_with_node=respond is not None,
-                                span=self._span(meta))
+            self.ctx.report(
+                codes.INVALID_TRIGGER,
+                f"invalid webhook path {path.value}",
+                self._token_span(path),
+                hint='letters, digits, `-`, `_`, `/` and `:param` segments, e.g. "/orders"',
+            )
+        return w.WebhookTrigger(
+            method=method.value, path=path_text, respond_with_node=respond is not None, span=self._span(meta)
+        )
 
     def manual(self, meta: Meta, children: list[Any]) -> w.ManualTrigger:
         return w.ManualTrigger(span=self._span(meta))
@@ -201,16 +248,24 @@ class _Builder(SourceBuilder):
         if timezone is not None:
             zone = self._string(timezone)
             if not is_timezone(zone):
-                self.ctx.report(codes.INVALID_TRIGGER, f"unknown timezone {timezone.value}",
-                                self._token_span(timezone), hint='use an IANA name such as "Europe/Berlin" or "UTC"')
+                self.ctx.report(
+                    codes.INVALID_TRIGGER,
+                    f"unknown timezone {timezone.value}",
+                    self._token_span(timezone),
+                    hint='use an IANA name such as "Europe/Berlin" or "UTC"',
+                )
         return w.ScheduleTrigger(**rule, timezone=zone, span=self._span(meta))
 
     def daily(self, meta: Meta, children: list[Any]) -> dict[str, Any] | None:
         (at,) = children
         text = self._string(at)
         if not CLOCK_TIME.fullmatch(text):
-            self.ctx.report(codes.INVALID_TRIGGER, f"{at.value} is not a time of day", self._token_span(at),
-                            hint='write it as "HH:MM" on a 24-hour clock, e.g. "09:00" or "17:30"')
+            self.ctx.report(
+                codes.INVALID_TRIGGER,
+                f"{at.value} is not a time of day",
+                self._token_span(at),
+                hint='write it as "HH:MM" on a 24-hour clock, e.g. "09:00" or "17:30"',
+            )
             return None
         return {"rule": "daily", "at": text}
 
@@ -218,8 +273,12 @@ class _Builder(SourceBuilder):
         count, unit = children
         interval = self._count(count)
         if unit.value not in w.SCHEDULE_UNITS:
-            self.ctx.report(codes.INVALID_TRIGGER, f"unknown schedule unit `{unit.value}`", self._token_span(unit),
-                            hint=f"use one of {', '.join(w.SCHEDULE_UNITS)}")
+            self.ctx.report(
+                codes.INVALID_TRIGGER,
+                f"unknown schedule unit `{unit.value}`",
+                self._token_span(unit),
+                hint=f"use one of {', '.join(w.SCHEDULE_UNITS)}",
+            )
             return None
         return None if interval is None else {"rule": "every", "interval": interval, "unit": unit.value}
 
@@ -227,9 +286,12 @@ class _Builder(SourceBuilder):
         (expression,) = children
         text = self._string(expression)
         if not CRON.fullmatch(text.strip()):
-            self.ctx.report(codes.INVALID_TRIGGER, f"{expression.value} is not a cron expression",
-                            self._token_span(expression),
-                            hint='five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"')
+            self.ctx.report(
+                codes.INVALID_TRIGGER,
+                f"{expression.value} is not a cron expression",
+                self._token_span(expression),
+                hint='five fields: minute hour day-of-month month day-of-week, e.g. "0 9 * * 1-5"',
+            )
             return None
         return {"rule": "cron", "cron": text.strip()}
 
@@ -246,30 +308,37 @@ class _Builder(SourceBuilder):
         return step.model_copy(update={"after": after, "extra": extra or {}, "span": self._span(meta)})
 
     def wiring(self, meta: Meta, children: list[Any]) -> tuple[w.Wire, ...]:
-        return tuple(wire for wire in children if isinstance(wire, w.Wire))    # () for `after nothing`
+        return tuple(wire for wire in children if isinstance(wire, w.Wire))  # () for `after nothing`
 
     def wire(self, meta: Meta, children: list[Any]) -> w.Wire:
         (source, _), output, input_ = children
-        return w.Wire(source=source, output=0 if output is None else self._index(output),
-                      input=0 if input_ is None else self._index(input_), span=self._span(meta))
+        return w.Wire(
+            source=source,
+            output=0 if output is None else self._index(output),
+            input=0 if input_ is None else self._index(input_),
+            span=self._span(meta),
+        )
 
     def extra(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
         (value,) = children
         return value
 
     def json(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
-        text = self.text[meta.start_pos:meta.end_pos]
+        text = self.text[meta.start_pos : meta.end_pos]
         try:
             data = json.loads(text, parse_constant=_not_json, parse_float=_finite)
-            if lone_surrogate_at(data) is not None:     # fmt and compile could not write it as UTF-8
+            if lone_surrogate_at(data) is not None:  # fmt and compile could not write it as UTF-8
                 raise ValueError(LONE_SURROGATE)
             return data
         except ValueError as error:
             offset = meta.start_pos + getattr(error, "pos", 0)
-            syntax = isinstance(error, json.JSONDecodeError)    # else a value JSON cannot hold
-            self.ctx.report(codes.INVALID_JSON, f"invalid JSON: {getattr(error, 'msg', error)}",
-                            self.ctx.span(offset, offset + 1),
-                            hint='JSON needs double quotes: {"key": "value"}' if syntax else None)
+            syntax = isinstance(error, json.JSONDecodeError)  # else a value JSON cannot hold
+            self.ctx.report(
+                codes.INVALID_JSON,
+                f"invalid JSON: {getattr(error, 'msg', error)}",
+                self.ctx.span(offset, offset + 1),
+                hint='JSON needs double quotes: {"key": "value"}' if syntax else None,
+            )
             return {}
 
     def node_spec(self, meta: Meta, children: list[Any]) -> w.NodeSpec | None:
@@ -277,8 +346,14 @@ class _Builder(SourceBuilder):
         if not name.strip():
             self.ctx.report(codes.INVALID_NAME, "the node name is empty", self._token_span(token))
         number = float(version.value)
-        return w.NodeSpec(name=name, type=self._string(type_), version=int(number) if number.is_integer() else number,
-                          parameters=parameters, credentials=credentials, span=self._span(meta))
+        return w.NodeSpec(
+            name=name,
+            type=self._string(type_),
+            version=int(number) if number.is_integer() else number,
+            parameters=parameters,
+            credentials=credentials,
+            span=self._span(meta),
+        )
 
     def credentials(self, meta: Meta, children: list[Any]) -> w.Credentials:
         type_, name = children
@@ -301,8 +376,9 @@ class _Builder(SourceBuilder):
 
     def if_step(self, meta: Meta, children: list[Any]) -> w.IfStep:
         name, condition, then, otherwise = children
-        return w.IfStep(name=self._name(name), condition=condition, then=then, otherwise=otherwise or (),
-                        span=self._span(meta))
+        return w.IfStep(
+            name=self._name(name), condition=condition, then=then, otherwise=otherwise or (), span=self._span(meta)
+        )
 
     def switch_step(self, meta: Meta, children: list[Any]) -> w.SwitchStep:
         name, *cases, otherwise = children
@@ -323,13 +399,21 @@ class _Builder(SourceBuilder):
     def http_step(self, meta: Meta, children: list[Any]) -> w.HttpStep | None:
         name, method, url, *clauses = children
         if method.value not in w.HTTP_METHODS:
-            self.ctx.report(codes.INVALID_STEP, f"unknown HTTP method `{method.value}`", self._token_span(method),
-                            hint=f"use one of {', '.join(w.HTTP_METHODS)}")
+            self.ctx.report(
+                codes.INVALID_STEP,
+                f"unknown HTTP method `{method.value}`",
+                self._token_span(method),
+                hint=f"use one of {', '.join(w.HTTP_METHODS)}",
+            )
         parts: dict[str, Any] = {}
         for clause, value, span in clauses:
             if clause in parts:
-                self.ctx.report(codes.INVALID_STEP, f"`{clause}` is given twice in `{name.value}`", span,
-                                hint="merge the two clauses into one")
+                self.ctx.report(
+                    codes.INVALID_STEP,
+                    f"`{clause}` is given twice in `{name.value}`",
+                    span,
+                    hint="merge the two clauses into one",
+                )
             parts[clause] = self._fields(name.value, value) if clause != "credentials" else value
         if url is None or method.value not in w.HTTP_METHODS:
             return None
@@ -350,22 +434,25 @@ class _Builder(SourceBuilder):
 
     def template(self, meta: Meta, children: list[Any]) -> n.Template | None:
         (token,) = children
-        ctx = ParseContext(self.ctx.index, token.start_pos + 1)
+        ctx = self.ctx.at(token.start_pos + 1)
         template = parse_template(token.value[1:-1], ctx, escaped=True)
         self.ctx.diagnostics.extend(ctx.diagnostics)
         return template
 
     def merge_step(self, meta: Meta, children: list[Any]) -> w.MergeStep:
         name, mode = children
-        return w.MergeStep(name=self._name(name), mode="append" if mode is None else "position",
-                           span=self._span(meta))
+        return w.MergeStep(name=self._name(name), mode="append" if mode is None else "position", span=self._span(meta))
 
     def wait_step(self, meta: Meta, children: list[Any]) -> w.WaitStep | None:
         name, amount, unit = children
         count = self._count(amount)
         if unit.value not in w.WAIT_UNITS:
-            self.ctx.report(codes.INVALID_STEP, f"unknown wait unit `{unit.value}`", self._token_span(unit),
-                            hint=f"use one of {', '.join(w.WAIT_UNITS)}")
+            self.ctx.report(
+                codes.INVALID_STEP,
+                f"unknown wait unit `{unit.value}`",
+                self._token_span(unit),
+                hint=f"use one of {', '.join(w.WAIT_UNITS)}",
+            )
             return None
         if count is None:
             return None
@@ -397,8 +484,12 @@ class _Builder(SourceBuilder):
         if self._too_long(token):
             return None
         if not token.value.isdigit() or int(token.value) == 0:
-            self.ctx.report(codes.INVALID_STEP, f"`{token.value}` is not a positive whole number",
-                            self._token_span(token), hint="write a count such as 5")
+            self.ctx.report(
+                codes.INVALID_STEP,
+                f"`{token.value}` is not a positive whole number",
+                self._token_span(token),
+                hint="write a count such as 5",
+            )
             return None
         return int(token.value)
 
@@ -406,8 +497,12 @@ class _Builder(SourceBuilder):
         if self._too_long(token):
             return 0
         if not token.value.isdigit():
-            self.ctx.report(codes.INVALID_WIRING, f"`{token.value}` is not an output or input index",
-                            self._token_span(token), hint="outputs and inputs are numbered 0, 1, 2, ...")
+            self.ctx.report(
+                codes.INVALID_WIRING,
+                f"`{token.value}` is not an output or input index",
+                self._token_span(token),
+                hint="outputs and inputs are numbered 0, 1, 2, ...",
+            )
             return 0
         return int(token.value)
 
@@ -416,15 +511,16 @@ class _Builder(SourceBuilder):
         number of more than 4,300 digits raises)."""
         if len(token.value) <= MAX_LITERAL_DIGITS:
             return False
-        self.ctx.report(codes.LITERAL_TOO_LARGE, f"number has more than {MAX_LITERAL_DIGITS} digits",
-                        self._token_span(token))
+        self.ctx.report(
+            codes.LITERAL_TOO_LARGE, f"number has more than {MAX_LITERAL_DIGITS} digits", self._token_span(token)
+        )
         return True
 
     # --- expressions: the compute parser, at their offset in the file ---------------------
 
     def _expression(self, meta: Meta) -> n.Expr:
-        ctx = ParseContext(self.ctx.index, meta.start_pos)
-        expr = parse_expression(self.text[meta.start_pos:meta.end_pos], ctx)
+        ctx = self.ctx.at(meta.start_pos)
+        expr = parse_expression(self.text[meta.start_pos : meta.end_pos], ctx)
         self.ctx.diagnostics.extend(ctx.diagnostics)
         return expr if expr is not None else n.NullLit(span=self._span(meta))
 
@@ -442,7 +538,7 @@ def _not_json(name: str) -> None:
 
 def _finite(text: str) -> float:
     number = float(text)
-    if not math.isfinite(number):       # 1e999: the float is inf, written out as Infinity
+    if not math.isfinite(number):  # 1e999: the float is inf, written out as Infinity
         raise ValueError(f"{text} is too large for a JSON number")
     return number
 

@@ -23,8 +23,9 @@ def shipped() -> dict[str, Template]:
     """Slug -> template, sorted by slug."""
     folder = resources.files("toolkiln.templates") / "starters"
     files = sorted((f for f in folder.iterdir() if f.name.endswith(SUFFIX)), key=lambda f: f.name)
-    return {f.name[:-len(SUFFIX)]: parse_template(f.name[:-len(SUFFIX)], f.read_text(encoding="utf-8"))
-            for f in files}
+    return {
+        f.name[: -len(SUFFIX)]: parse_template(f.name[: -len(SUFFIX)], f.read_text(encoding="utf-8")) for f in files
+    }
 
 
 def get(slug: str) -> Template:

@@ -25,7 +25,7 @@ MAX_INTEGER = 2**53
 @dataclass(frozen=True)
 class ParamType:
     name: str
-    shape: str                                  # what a value looks like, for messages and docs
+    shape: str  # what a value looks like, for messages and docs
     check: Callable[[object], str | int]
 
 
@@ -36,7 +36,7 @@ def _text(value: object) -> str:
 
 
 def _url(value: object) -> str:
-    text = _text(value).rstrip("/")          # templates append "/path" to it
+    text = _text(value).rstrip("/")  # templates append "/path" to it
     parts = urlsplit(text) if _URL.fullmatch(text) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"{value!r} is not an http(s) base URL")
@@ -45,11 +45,13 @@ def _url(value: object) -> str:
 
 def _matching(pattern: re.Pattern[str], what: str) -> Callable[[object], str]:
     """A check that the value is text matching `pattern` in full."""
+
     def check(value: object) -> str:
         text = _text(value)
         if not pattern.fullmatch(text):
             raise ValueError(f"{value!r} is not {what}")
         return text
+
     return check
 
 
@@ -66,7 +68,7 @@ def _timezone(value: object) -> str:
 def _integer(value: object) -> int:
     if isinstance(value, str) and re.fullmatch(r"-?\d{1,16}", value.strip()):
         value = int(value)
-    if type(value) is not int:                  # bool is an int subclass, and no number
+    if type(value) is not int:  # bool is an int subclass, and no number
         raise ValueError(f"{value!r} is not a whole number")
     if abs(value) > MAX_INTEGER:
         raise ValueError(f"{value} is larger than 2**53, which n8n cannot hold exactly")
@@ -83,15 +85,18 @@ def _credential(value: object) -> str:
 _path = _matching(WEBHOOK_PATH, "a webhook path")
 
 
-TYPES: dict[str, ParamType] = {t.name: t for t in (
-    ParamType("string", "any text", _text),
-    ParamType("url", "an http(s) base URL without query or fragment, e.g. https://crm.example.com/api", _url),
-    ParamType("time", 'a time of day "HH:MM" on a 24-hour clock, e.g. 09:00', _time),
-    ParamType("timezone", "an IANA timezone, e.g. Europe/Madrid", _timezone),
-    ParamType("integer", "a whole number", _integer),
-    ParamType("credential", "the name of an n8n credential: one line, 1 to 128 characters", _credential),
-    ParamType("path", "a webhook path of letters, digits, `-`, `_` and `/`, e.g. /orders", _path),
-)}
+TYPES: dict[str, ParamType] = {
+    t.name: t
+    for t in (
+        ParamType("string", "any text", _text),
+        ParamType("url", "an http(s) base URL without query or fragment, e.g. https://crm.example.com/api", _url),
+        ParamType("time", 'a time of day "HH:MM" on a 24-hour clock, e.g. 09:00', _time),
+        ParamType("timezone", "an IANA timezone, e.g. Europe/Madrid", _timezone),
+        ParamType("integer", "a whole number", _integer),
+        ParamType("credential", "the name of an n8n credential: one line, 1 to 128 characters", _credential),
+        ParamType("path", "a webhook path of letters, digits, `-`, `_` and `/`, e.g. /orders", _path),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -101,7 +106,7 @@ class Parameter:
     name: str
     type: ParamType
     description: str
-    default: str | int | None = None        # None: the value must be given
+    default: str | int | None = None  # None: the value must be given
 
     @property
     def required(self) -> bool:

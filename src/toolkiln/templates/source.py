@@ -20,18 +20,21 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.source import Source
 from toolkiln.errors import CompileError
-from toolkiln.syntax.spans import LineIndex, Source
 from toolkiln.syntax.strings import EscapeError, unescape
 from toolkiln.templates.params import TYPES, Parameter
 
 _STRING = r'"(?:[^"\\\n]|\\.)*"'
 _TITLE = re.compile(rf"template\s+(?P<text>{_STRING})\s*")
 _DESCRIPTION = re.compile(rf"description\s+(?P<text>{_STRING})\s*")
-_PARAM = re.compile(rf"param\s+(?P<name>[a-z][a-z0-9_]*)\s*:\s*(?P<type>[a-z]+)"
-                    rf"(?:\s*=\s*(?P<default>{_STRING}|-?\d+))?\s+(?P<doc>{_STRING})\s*")
+_PARAM = re.compile(
+    rf"param\s+(?P<name>[a-z][a-z0-9_]*)\s*:\s*(?P<type>[a-z]+)"
+    rf"(?:\s*=\s*(?P<default>{_STRING}|-?\d+))?\s+(?P<doc>{_STRING})\s*"
+)
 _PLACEHOLDER = re.compile(r"\$\{([a-z][a-z0-9_]*)\}")
 SEPARATOR = "---"
 
@@ -39,8 +42,8 @@ SEPARATOR = "---"
 @dataclass(frozen=True)
 class Placeholder:
     name: str
-    quote: str | None           # the quote of the string literal it is in; None in code
-    start: int                  # offsets in the template file
+    quote: str | None  # the quote of the string literal it is in; None in code
+    start: int  # offsets in the template file
     end: int
 
 
@@ -52,8 +55,8 @@ class Template:
     title: str
     description: str
     parameters: tuple[Parameter, ...]
-    source: str                                 # the whole file, as shipped
-    dsl: str                                    # the part after the header, as written
+    source: str  # the whole file, as shipped
+    dsl: str  # the part after the header, as written
     body: tuple[str | Placeholder, ...]
 
     def parameter(self, name: str) -> Parameter | None:
@@ -65,7 +68,7 @@ class _Reader:
         self.text = text
         self.index = LineIndex(text)
         self.diagnostics: list[Diagnostic] = []
-        self.declared: dict[str, tuple[int, int]] = {}      # parameter -> its line, for errors
+        self.declared: dict[str, tuple[int, int]] = {}  # parameter -> its line, for errors
 
     def error(self, message: str, start: int, end: int, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic.of(codes.INVALID_TEMPLATE_FILE, message, self.index.span(start, end), hint))
@@ -118,8 +121,12 @@ def _header(reader: _Reader) -> tuple[str, str, list[Parameter], int] | None:
             reader.declared.setdefault(match.group("name"), (start, end))
             parameters.append(_parameter(reader, match, base))
         else:
-            reader.error("not a header line", start, end,
-                         hint='write `template "Title"`, `description "..."` or `param NAME: TYPE [= DEFAULT] "..."`')
+            reader.error(
+                "not a header line",
+                start,
+                end,
+                hint='write `template "Title"`, `description "..."` or `param NAME: TYPE [= DEFAULT] "..."`',
+            )
     reader.error(f"no `{SEPARATOR}` line ends the header", 0, 0)
     return None
 
@@ -128,8 +135,12 @@ def _parameter(reader: _Reader, match: re.Match[str], base: int) -> Parameter:
     name, type_name = match.group("name"), match.group("type")
     param_type = TYPES.get(type_name)
     if param_type is None:
-        reader.error(f"unknown parameter type `{type_name}`", base + match.start("type"), base + match.end("type"),
-                     hint=f"use one of {', '.join(TYPES)}")
+        reader.error(
+            f"unknown parameter type `{type_name}`",
+            base + match.start("type"),
+            base + match.end("type"),
+            hint=f"use one of {', '.join(TYPES)}",
+        )
         param_type = TYPES["string"]
     default = match.group("default")
     value: str | int | None = None
@@ -138,8 +149,11 @@ def _parameter(reader: _Reader, match: re.Match[str], base: int) -> Parameter:
         try:
             value = param_type.check(raw)
         except ValueError as error:
-            reader.error(f"the default of `{name}` is not {param_type.shape}: {error}",
-                         base + match.start("default"), base + match.end("default"))
+            reader.error(
+                f"the default of `{name}` is not {param_type.shape}: {error}",
+                base + match.start("default"),
+                base + match.end("default"),
+            )
     return Parameter(name, param_type, reader.string(match, "doc", base), value)
 
 
@@ -162,7 +176,7 @@ def _scan(reader: _Reader, start: int) -> list[str | Placeholder]:
         if quote is None and ch in "\"'":
             quote = ch
         elif quote is not None and ch == "\\":
-            literal.append(text[i:i + 2])       # an escape: `\$` is no placeholder, `\"` no end
+            literal.append(text[i : i + 2])  # an escape: `\$` is no placeholder, `\"` no end
             i += 2
             continue
         elif quote is not None and ch in (quote, "\n"):
@@ -178,8 +192,12 @@ def _scan(reader: _Reader, start: int) -> list[str | Placeholder]:
             i = match.end()
             continue
         if text.startswith("${", i):
-            reader.error("malformed placeholder", i, i + 2,
-                         hint="write `${name}` with a lower-case parameter name, or `$${` for a literal `${`")
+            reader.error(
+                "malformed placeholder",
+                i,
+                i + 2,
+                hint="write `${name}` with a lower-case parameter name, or `$${` for a literal `${`",
+            )
         literal.append(ch)
         i += 1
     pieces.append("".join(literal))
@@ -191,8 +209,12 @@ def _check_names(reader: _Reader, body: list[str | Placeholder]) -> None:
     for piece in body:
         if isinstance(piece, Placeholder) and piece.name not in reader.declared:
             close = difflib.get_close_matches(piece.name, list(reader.declared), n=1)
-            reader.error(f"`{piece.name}` is no parameter of this template", piece.start, piece.end,
-                         hint=f"did you mean `{close[0]}`?" if close else "declare it with a `param` line")
+            reader.error(
+                f"`{piece.name}` is no parameter of this template",
+                piece.start,
+                piece.end,
+                hint=f"did you mean `{close[0]}`?" if close else "declare it with a `param` line",
+            )
     for name, (start, end) in reader.declared.items():
         if name not in used:
             reader.error(f"parameter `{name}` is never used", start, end, hint=f"use it as `${{{name}}}` or remove it")

@@ -18,13 +18,18 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["CompiledWorkflow", "ImportedWorkflow", "check_workflow", "compile_workflow", "import_n8n"]
-_MODULES = {"CompiledWorkflow": "compile", "check_workflow": "compile", "compile_workflow": "compile",
-            "ImportedWorkflow": "importer", "import_n8n": "importer"}
+_MODULES = {
+    "CompiledWorkflow": "toolkiln.workflow.compile",
+    "check_workflow": "toolkiln.workflow.compile",
+    "compile_workflow": "toolkiln.workflow.compile",
+    "ImportedWorkflow": "toolkiln.backends.n8n.importer",
+    "import_n8n": "toolkiln.backends.n8n.importer",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _MODULES:
         import importlib
 
-        return getattr(importlib.import_module(f"toolkiln.workflow.{_MODULES[name]}"), name)
+        return getattr(importlib.import_module(_MODULES[name]), name)
     raise AttributeError(f"module 'toolkiln.workflow' has no attribute {name!r}")

@@ -2,40 +2,21 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
-from toolkiln.ast import workflow as w
+from toolkiln.backends.n8n.catalog import load_catalog
+from toolkiln.backends.n8n.document import read_n8n
+from toolkiln.backends.n8n.emit import emit_workflow
+from toolkiln.backends.n8n.lint import lint_n8n
+from toolkiln.backends.workflow_result import WorkflowResult
+from toolkiln.check.workflow.validate import validate
+from toolkiln.check.workflow.validation import Validation
 from toolkiln.diagnostics.model import Diagnostic, has_errors, sort_key
+from toolkiln.diagnostics.source import Source
 from toolkiln.errors import CompileError
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
-from toolkiln.syntax.spans import Source
 from toolkiln.syntax.workflow_text import parse_workflow
-from toolkiln.workflow.validate import Validation, validate
-
-
-@dataclass(frozen=True)
-class WorkflowResult:
-    """A workflow AST and its n8n JSON: `to_n8n()` and `to_text()` (canonical DSL)."""
-
-    ast: w.Workflow
-    n8n: dict[str, Any]
-    diagnostics: tuple[Diagnostic, ...] = ()      # warnings (and, for an import, lint findings)
-
-    @property
-    def name(self) -> str:
-        return self.ast.name
-
-    def to_n8n(self) -> dict[str, Any]:
-        """The n8n workflow JSON (a fresh copy: name, nodes, connections, settings)."""
-        return copy.deepcopy(self.n8n)
-
-    def to_text(self) -> str:
-        """The canonical DSL text (what `toolkiln workflow fmt` writes)."""
-        from toolkiln.backends.workflow_printer import print_workflow  # noqa: PLC0415 - backends sit above
-
-        return print_workflow(self.ast)
 
 
 @dataclass(frozen=True)
@@ -46,14 +27,10 @@ class CompiledWorkflow(WorkflowResult):
 
 
 def _compile(text: str, max_source_chars: int) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
-    from toolkiln.backends.n8n.emit import (
-        emit_workflow,  # backends sit above this package
-    )
-
     workflow, diagnostics = parse_workflow(text, max_source_chars)
     if workflow is None:
         return None, diagnostics
-    validation = validate(workflow)
+    validation = validate(workflow, catalog=load_catalog)
     diagnostics = diagnostics + validation.diagnostics
     if has_errors(diagnostics):
         return None, diagnostics
@@ -64,12 +41,13 @@ def _compile(text: str, max_source_chars: int) -> tuple[CompiledWorkflow | None,
     return CompiledWorkflow(workflow, n8n, tuple(diagnostics), validation), diagnostics
 
 
-def check_workflow(source: str | dict[str, Any], file: str | None = None, *,
-                   max_source_chars: int = MAX_SOURCE_CHARS) -> list[Diagnostic]:
+def check_workflow(
+    source: str | dict[str, Any], file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS
+) -> list[Diagnostic]:
     """Every diagnostic for workflow DSL text, or the lint findings for an n8n workflow (a dict,
     or JSON text); located in `file` and sorted. Empty when it compiles (or lints) clean.
     DSL text over `max_source_chars` (default 1 MiB) is E0401."""
-    if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):    # no DSL text starts so
+    if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):  # no DSL text starts so
         return _lint(source, file)
     text = source
     _, diagnostics = _compile(text, max_source_chars)
@@ -77,7 +55,9 @@ def check_workflow(source: str | dict[str, Any], file: str | None = None, *,
     return sorted((d.located(source) for d in diagnostics), key=sort_key)
 
 
-def compile_workflow(text: str, file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS) -> CompiledWorkflow:
+def compile_workflow(
+    text: str, file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS
+) -> CompiledWorkflow:
     """Compile workflow DSL text; raises CompileError (with located diagnostics) if it is wrong.
     Text over `max_source_chars` (default 1 MiB) is E0401; raise it for a trusted source such
     as the text of a large import."""
@@ -89,8 +69,6 @@ def compile_workflow(text: str, file: str | None = None, *, max_source_chars: in
 
 
 def _lint(data: str | dict[str, Any], file: str | None) -> list[Diagnostic]:
-    from toolkiln.workflow.lint import lint_n8n  # noqa: PLC0415 - the catalog loads only here
-    from toolkiln.workflow.n8n_input import read_n8n
 
     try:
         return lint_n8n(read_n8n(data, file))

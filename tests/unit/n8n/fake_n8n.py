@@ -45,9 +45,13 @@ class FakeN8n:
         match request.method, parts[2:]:
             case "GET", ["workflows"]:
                 name = request.url.params.get("name")
-                return httpx.Response(200, json={"data": [w for w in self.workflows.values()
-                                                          if name is None or w["name"] == name],
-                                                 "nextCursor": None})
+                return httpx.Response(
+                    200,
+                    json={
+                        "data": [w for w in self.workflows.values() if name is None or w["name"] == name],
+                        "nextCursor": None,
+                    },
+                )
             case "POST", ["workflows"]:
                 self._next += 1
                 workflow_id = f"wf{self._next}"
@@ -75,9 +79,18 @@ class FakeN8n:
         for workflow in self.workflows.values():
             for node in workflow["nodes"]:
                 parameters = node.get("parameters", {})
-                if (workflow["active"] and node["type"] == "n8n-nodes-base.webhook"
-                        and parameters.get("path") == path and parameters.get("httpMethod", "GET") == request.method):
+                if (
+                    workflow["active"]
+                    and node["type"] == "n8n-nodes-base.webhook"
+                    and parameters.get("path") == path
+                    and parameters.get("httpMethod", "GET") == request.method
+                ):
                     body = json.loads(request.content) if request.content else None
                     return self.respond(workflow, body, dict(request.url.params))
-        return httpx.Response(404, json={"message": f'The requested webhook "{request.method} {path}" is not '
-                                                    "registered.", "hint": "activate the workflow"})
+        return httpx.Response(
+            404,
+            json={
+                "message": f'The requested webhook "{request.method} {path}" is not registered.',
+                "hint": "activate the workflow",
+            },
+        )

@@ -119,8 +119,10 @@ def test_known_parameters_of_known_versions(catalog):
     assert "streaming" in newer.options
     # Two descriptions of httpMethod, told apart by displayOptions.
     kinds = {spec.type: spec.display_options for spec in webhook.parameter("httpMethod")}
-    assert kinds == {"options": {"show": {"multipleMethods": [False]}},
-                     "multiOptions": {"show": {"multipleMethods": [True]}}}
+    assert kinds == {
+        "options": {"show": {"multipleMethods": [False]}},
+        "multiOptions": {"show": {"multipleMethods": [True]}},
+    }
 
 
 def test_nested_parameters_and_opaque_shapes(catalog):
@@ -171,7 +173,7 @@ def test_damaged_catalog_data_is_a_catalog_error():
     with pytest.raises(CatalogError):
         Catalog.from_bytes(b"\x1f\x8bnot gzip")
     with pytest.raises(CatalogError):
-        Catalog.from_bytes(b"{\"format\": 99, \"nodes\": {}}")
+        Catalog.from_bytes(b'{"format": 99, "nodes": {}}')
     with pytest.raises(CatalogError):
         Catalog.from_bytes(b"[]")
 
@@ -215,8 +217,12 @@ def test_workflows_that_ran_use_allowed_choices_and_collection_keys(catalog, pat
 
 
 def test_workflow_fixtures_are_present():
-    assert {path.name for path in WORKFLOWS} == {"manual_set_if_cli.json", "schedule_noop.json",
-                                                  "webhook_code_http_lastnode.json", "webhook_set_if_respond.json"}
+    assert {path.name for path in WORKFLOWS} == {
+        "manual_set_if_cli.json",
+        "schedule_noop.json",
+        "webhook_code_http_lastnode.json",
+        "webhook_set_if_respond.json",
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,17 +297,32 @@ def test_extraction_rejects_a_version_described_twice(extractor, synthetic_nodes
 
 
 def test_extraction_rejects_unknown_version_conditions(extractor):
-    node = {"name": "odd", "displayName": "Odd", "group": [], "version": 1, "inputs": [], "outputs": [],
-            "properties": [{"name": "x", "type": "string", "default": "",
-                            "displayOptions": {"show": {"@version": [{"_cnd": {"near": 1}}]}}}]}
+    node = {
+        "name": "odd",
+        "displayName": "Odd",
+        "group": [],
+        "version": 1,
+        "inputs": [],
+        "outputs": [],
+        "properties": [
+            {
+                "name": "x",
+                "type": "string",
+                "default": "",
+                "displayOptions": {"show": {"@version": [{"_cnd": {"near": 1}}]}},
+            }
+        ],
+    }
     with pytest.raises(extractor.ExtractError, match="near"):
         _trim(extractor, [node])
 
 
 def _tarball(path: Path, nodes: list[dict], version: str = "9.8.7") -> Path:
     with tarfile.open(path, "w:gz") as tar:
-        for name, payload in (("package/package.json", {"name": "n8n-nodes-base", "version": version}),
-                              ("package/dist/types/nodes.json", nodes)):
+        for name, payload in (
+            ("package/package.json", {"name": "n8n-nodes-base", "version": version}),
+            ("package/dist/types/nodes.json", nodes),
+        ):
             data = json.dumps(payload).encode()
             info = tarfile.TarInfo(name)
             info.size = len(data)
@@ -327,8 +348,10 @@ def test_the_script_refuses_other_tarballs(extractor, tmp_path, capsys):
         info = tarfile.TarInfo("package/package.json")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
-    assert extractor.main(["--version", "1", "--tarball", str(tmp_path / "other.tgz"),
-                           "--out", str(tmp_path / "out.gz")]) == 1
+    assert (
+        extractor.main(["--version", "1", "--tarball", str(tmp_path / "other.tgz"), "--out", str(tmp_path / "out.gz")])
+        == 1
+    )
     assert "not n8n-nodes-base" in capsys.readouterr().err
     assert not (tmp_path / "out.gz").exists()
 

@@ -17,10 +17,24 @@ KEY = "secret-key-123"
 BASE = "http://127.0.0.1:5678"
 
 WORKFLOW = {
-    "id": "abc", "name": "wf", "active": True, "tags": [], "pinData": {}, "versionId": "v", "meta": {},
-    "nodes": [{"name": "Webhook", "type": "n8n-nodes-base.webhook", "typeVersion": 2, "position": [0, 0],
-               "parameters": {"path": "p"}}],
-    "connections": {}, "settings": {"executionOrder": "v1"},
+    "id": "abc",
+    "name": "wf",
+    "active": True,
+    "tags": [],
+    "pinData": {},
+    "versionId": "v",
+    "meta": {},
+    "nodes": [
+        {
+            "name": "Webhook",
+            "type": "n8n-nodes-base.webhook",
+            "typeVersion": 2,
+            "position": [0, 0],
+            "parameters": {"path": "p"},
+        }
+    ],
+    "connections": {},
+    "settings": {"executionOrder": "v1"},
 }
 
 
@@ -53,6 +67,7 @@ def ok(body=None, status=200):
 
 # -- request shapes ----------------------------------------------------------------------------
 
+
 def test_create_sends_only_accepted_fields_with_the_key():
     rec = Recorder(ok({"id": "42", "name": "wf"}))
     c, _ = client(rec)
@@ -61,8 +76,12 @@ def test_create_sends_only_accepted_fields_with_the_key():
     assert (req.method, str(req.url)) == ("POST", f"{BASE}/api/v1/workflows")
     assert req.headers["X-N8N-API-KEY"] == KEY
     assert req.headers["content-type"] == "application/json"
-    assert json.loads(req.content) == {"name": "wf", "nodes": WORKFLOW["nodes"], "connections": {},
-                                       "settings": {"executionOrder": "v1"}}
+    assert json.loads(req.content) == {
+        "name": "wf",
+        "nodes": WORKFLOW["nodes"],
+        "connections": {},
+        "settings": {"executionOrder": "v1"},
+    }
 
 
 def test_missing_settings_get_the_default_and_missing_nodes_are_refused():
@@ -74,14 +93,17 @@ def test_missing_settings_get_the_default_and_missing_nodes_are_refused():
         workflow_body([1, 2])
 
 
-@pytest.mark.parametrize(("call", "method", "path"), [
-    (lambda c: c.get_workflow("a/b"), "GET", "/api/v1/workflows/a%2Fb"),
-    (lambda c: c.update_workflow("7", WORKFLOW), "PUT", "/api/v1/workflows/7"),
-    (lambda c: c.activate_workflow("7"), "POST", "/api/v1/workflows/7/activate"),
-    (lambda c: c.deactivate_workflow("7"), "POST", "/api/v1/workflows/7/deactivate"),
-    (lambda c: c.delete_workflow("7"), "DELETE", "/api/v1/workflows/7"),
-    (lambda c: c.get_execution(12, include_data=True), "GET", "/api/v1/executions/12?includeData=true"),
-])
+@pytest.mark.parametrize(
+    ("call", "method", "path"),
+    [
+        (lambda c: c.get_workflow("a/b"), "GET", "/api/v1/workflows/a%2Fb"),
+        (lambda c: c.update_workflow("7", WORKFLOW), "PUT", "/api/v1/workflows/7"),
+        (lambda c: c.activate_workflow("7"), "POST", "/api/v1/workflows/7/activate"),
+        (lambda c: c.deactivate_workflow("7"), "POST", "/api/v1/workflows/7/deactivate"),
+        (lambda c: c.delete_workflow("7"), "DELETE", "/api/v1/workflows/7"),
+        (lambda c: c.get_execution(12, include_data=True), "GET", "/api/v1/executions/12?includeData=true"),
+    ],
+)
 def test_workflow_and_execution_calls(call, method, path):
     rec = Recorder(ok({"id": "7"}))
     c, _ = client(rec)
@@ -93,8 +115,9 @@ def test_workflow_and_execution_calls(call, method, path):
 
 
 def test_lists_follow_the_cursor_and_stop_at_the_limit():
-    rec = Recorder(ok({"data": [{"id": "1"}, {"id": "2"}], "nextCursor": "CUR"}),
-                   ok({"data": [{"id": "3"}], "nextCursor": None}))
+    rec = Recorder(
+        ok({"data": [{"id": "1"}, {"id": "2"}], "nextCursor": "CUR"}), ok({"data": [{"id": "3"}], "nextCursor": None})
+    )
     c, _ = client(rec)
     assert [w["id"] for w in c.list_workflows(active=True)] == ["1", "2", "3"]
     first, second = rec.requests
@@ -107,8 +130,12 @@ def test_lists_follow_the_cursor_and_stop_at_the_limit():
     assert [r["id"] for r in runs] == ["9", "8"]
     assert len(rec.requests) == 1
     params = rec.requests[0].url.params
-    assert (params["workflowId"], params["includeData"], params["status"], params["limit"]) == \
-        ("W", "true", "success", "2")
+    assert (params["workflowId"], params["includeData"], params["status"], params["limit"]) == (
+        "W",
+        "true",
+        "success",
+        "2",
+    )
 
 
 def test_a_list_without_data_is_a_response_error():
@@ -143,11 +170,20 @@ def test_webhook_text_reply_has_no_data():
 
 # -- errors ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("status", "cls"), [
-    (400, errors.N8nBadRequest), (401, errors.N8nUnauthorized), (403, errors.N8nUnauthorized),
-    (404, errors.N8nNotFound), (409, errors.N8nConflict), (422, errors.N8nHTTPError),
-    (500, errors.N8nServerError), (503, errors.N8nServerError),
-])
+
+@pytest.mark.parametrize(
+    ("status", "cls"),
+    [
+        (400, errors.N8nBadRequest),
+        (401, errors.N8nUnauthorized),
+        (403, errors.N8nUnauthorized),
+        (404, errors.N8nNotFound),
+        (409, errors.N8nConflict),
+        (422, errors.N8nHTTPError),
+        (500, errors.N8nServerError),
+        (503, errors.N8nServerError),
+    ],
+)
 def test_error_status_maps_to_a_class_with_the_servers_message(status, cls):
     c, sleeps = client(Recorder(httpx.Response(status, json={"message": "request/body/active is read-only"})))
     with pytest.raises(cls) as info:
@@ -190,6 +226,7 @@ def test_a_2xx_that_is_not_an_object_is_a_response_error():
 
 # -- retries -----------------------------------------------------------------------------------
 
+
 def test_connection_errors_are_retried_with_backoff_then_succeed():
     rec = Recorder(httpx.ConnectError("refused"), httpx.ConnectTimeout("slow"), ok({"id": "1"}))
     c, sleeps = client(rec, retries=3, backoff=0.5)
@@ -206,11 +243,14 @@ def test_connection_errors_give_up_after_the_retries():
     assert info.value.status is None and info.value.url == f"{BASE}/webhook/w"
 
 
-@pytest.mark.parametrize(("exc", "cls"), [
-    (httpx.ReadTimeout("late"), errors.N8nTimeout),
-    (httpx.ReadError("reset"), errors.N8nError),
-    (httpx.RemoteProtocolError("bad"), errors.N8nError),
-])
+@pytest.mark.parametrize(
+    ("exc", "cls"),
+    [
+        (httpx.ReadTimeout("late"), errors.N8nTimeout),
+        (httpx.ReadError("reset"), errors.N8nError),
+        (httpx.RemoteProtocolError("bad"), errors.N8nError),
+    ],
+)
 def test_errors_after_sending_are_not_retried(exc, cls):
     rec = Recorder(exc)
     c, sleeps = client(rec)
@@ -233,6 +273,7 @@ def test_timeouts_are_passed_to_httpx():
 
 
 # -- configuration -----------------------------------------------------------------------------
+
 
 def test_from_env_and_options():
     env = {"TOOLKILN_N8N_URL": "http://127.0.0.1:9/", "TOOLKILN_N8N_API_KEY": "k"}

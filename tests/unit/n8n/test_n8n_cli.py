@@ -8,9 +8,9 @@ import httpx
 import pytest
 from unit.n8n.fake_n8n import BASE, KEY, FakeN8n
 
-from toolkiln.backends.n8n import cli as n8n_cli
 from toolkiln.backends.n8n.client import N8nClient
 from toolkiln.cli import main
+from toolkiln.cli import n8n as n8n_cli
 
 WF = """workflow order_total
 description "Prices an order"
@@ -24,8 +24,13 @@ respond reply priced
 def fake(monkeypatch):
     """The CLI's client talks to a FakeN8n; URL and key still come from the options or environment."""
     server = FakeN8n()
-    monkeypatch.setattr(n8n_cli, "_client", lambda args: N8nClient.from_env(
-        args.url, args.api_key, transport=httpx.MockTransport(server), sleep=lambda _: None))
+    monkeypatch.setattr(
+        n8n_cli,
+        "_client",
+        lambda args: N8nClient.from_env(
+            args.url, args.api_key, transport=httpx.MockTransport(server), sleep=lambda _: None
+        ),
+    )
     monkeypatch.setenv("TOOLKILN_N8N_URL", BASE)
     monkeypatch.setenv("TOOLKILN_N8N_API_KEY", KEY)
     return server
@@ -48,17 +53,28 @@ def test_deploy_creates_then_updates_the_workflow_of_the_same_name(fake, wf_file
     wf_file.write_text(WF.replace("body.price", "body.price + 1"))
     assert main(["n8n", "deploy", str(wf_file), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result == {"id": "wf1", "name": "order_total", "active": True, "created": False,
-                      "webhooks": [{"method": "POST", "path": "orders", "url": f"{BASE}/webhook/orders"}]}
-    assert list(fake.workflows) == ["wf1"]            # redeploying did not make a second workflow
+    assert result == {
+        "id": "wf1",
+        "name": "order_total",
+        "active": True,
+        "created": False,
+        "webhooks": [{"method": "POST", "path": "orders", "url": f"{BASE}/webhook/orders"}],
+    }
+    assert list(fake.workflows) == ["wf1"]  # redeploying did not make a second workflow
     assert "+ 1" in json.dumps(fake.workflows["wf1"]["nodes"])
 
 
 def test_deploy_an_n8n_json_file_without_activating(fake, tmp_path, capsys):
     path = tmp_path / "exported.json"
-    workflow = {"name": "exported", "nodes": [{"name": "Webhook", "type": "n8n-nodes-base.webhook",
-                                                "parameters": {"path": "in", "httpMethod": "PUT"}}],
-                "connections": {}, "active": True, "id": "editor-id"}
+    workflow = {
+        "name": "exported",
+        "nodes": [
+            {"name": "Webhook", "type": "n8n-nodes-base.webhook", "parameters": {"path": "in", "httpMethod": "PUT"}}
+        ],
+        "connections": {},
+        "active": True,
+        "id": "editor-id",
+    }
     path.write_text(json.dumps(workflow))
     assert main(["n8n", "deploy", str(path)]) == 0
     assert "created 'exported': id wf1 (inactive)" in capsys.readouterr().out
@@ -69,8 +85,11 @@ def test_run_posts_the_data_to_the_webhook_and_prints_the_answer(fake, wf_file, 
     main(["n8n", "deploy", str(wf_file), "--activate"])
     capsys.readouterr()
     assert main(["n8n", "run", "order_total", "--data", '{"qty": 2, "price": 3}']) == 0
-    assert json.loads(capsys.readouterr().out) == {"workflow": "order_total", "body": {"qty": 2, "price": 3},
-                                                   "query": {}}
+    assert json.loads(capsys.readouterr().out) == {
+        "workflow": "order_total",
+        "body": {"qty": 2, "price": 3},
+        "query": {},
+    }
     webhook = fake.requests[-1]
     assert (webhook.method, webhook.url.path) == ("POST", "/webhook/orders")
     assert "X-N8N-API-KEY" not in webhook.headers
@@ -99,19 +118,23 @@ def test_list_shows_name_state_and_webhooks(fake, wf_file, capsys):
     capsys.readouterr()
     assert main(["n8n", "list", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == [
-        {"id": "wf1", "name": "order_total", "active": True, "webhooks": [f"POST {BASE}/webhook/orders"]}]
+        {"id": "wf1", "name": "order_total", "active": True, "webhooks": [f"POST {BASE}/webhook/orders"]}
+    ]
 
 
-@pytest.mark.parametrize(("argv", "code", "message"), [
-    (["run", "nothing"], 1, "no workflow named 'nothing'"),
-    (["run", "x", "--data", "{oops"], 2, "--data is not valid JSON"),
-    (["run", "x", "--api-key", "wrong"], 1, "unauthorized (HTTP 401"),
-    (["list", "--url", "ftp://nowhere"], 2, "not an http(s) URL"),
-    (["list", "--url", "http://[::1"], 2, "not an http(s) URL"),          # ValueError in urlsplit
-    (["list", "--url", "http://127.0.0.1:abc"], 2, "not an http(s) URL"),  # InvalidURL in httpx
-    (["list", "--url", "http://:5678"], 2, "not an http(s) URL"),          # no host
-    (["deploy", "missing.wf"], 2, "cannot read missing.wf"),
-])
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (["run", "nothing"], 1, "no workflow named 'nothing'"),
+        (["run", "x", "--data", "{oops"], 2, "--data is not valid JSON"),
+        (["run", "x", "--api-key", "wrong"], 1, "unauthorized (HTTP 401"),
+        (["list", "--url", "ftp://nowhere"], 2, "not an http(s) URL"),
+        (["list", "--url", "http://[::1"], 2, "not an http(s) URL"),  # ValueError in urlsplit
+        (["list", "--url", "http://127.0.0.1:abc"], 2, "not an http(s) URL"),  # InvalidURL in httpx
+        (["list", "--url", "http://:5678"], 2, "not an http(s) URL"),  # no host
+        (["deploy", "missing.wf"], 2, "cannot read missing.wf"),
+    ],
+)
 def test_errors_are_messages_with_exit_codes(fake, capsys, argv, code, message):
     assert main(["n8n", *argv]) == code
     err = capsys.readouterr().err
@@ -127,8 +150,12 @@ def test_no_url_is_a_usage_error(fake, monkeypatch, capsys):
 def test_connection_refused_is_reported(monkeypatch, capsys):
     def refuse(request):
         raise httpx.ConnectError("Connection refused")
-    monkeypatch.setattr(n8n_cli, "_client", lambda args: N8nClient(
-        BASE, KEY, transport=httpx.MockTransport(refuse), sleep=lambda _: None))
+
+    monkeypatch.setattr(
+        n8n_cli,
+        "_client",
+        lambda args: N8nClient(BASE, KEY, transport=httpx.MockTransport(refuse), sleep=lambda _: None),
+    )
     assert main(["n8n", "list"]) == 1
     err = capsys.readouterr().err
     assert "cannot connect after 4 attempt(s)" in err and "is n8n running" in err
@@ -140,7 +167,7 @@ def test_compile_errors_are_rendered_as_diagnostics(fake, tmp_path, capsys):
     assert main(["n8n", "deploy", str(path)]) == 1
     err = capsys.readouterr().err
     assert "error[E0702]" in err and f"{path}:4:" in err
-    assert fake.requests == []                       # nothing was sent
+    assert fake.requests == []  # nothing was sent
     assert main(["n8n", "deploy", str(path), "--json"]) == 1
     assert json.loads(capsys.readouterr().out)[0]["code"] == "E0702"
 

@@ -10,8 +10,9 @@ def _definition(name="double", expression="x * 2", *, description="Doubles x", r
         "name": name,
         "description": description,
         "parameters": params if params is not None else {"x": {"type": "number", "description": "The number"}},
-        "logic": {"steps": [{"op": "math", "expression": expression, "output": "result"},
-                            {"op": "return", "value": "result"}]},
+        "logic": {
+            "steps": [{"op": "math", "expression": expression, "output": "result"}, {"op": "return", "value": "result"}]
+        },
     }
     if risk is not None:
         definition["riskLevel"] = risk

@@ -18,8 +18,14 @@ def subprocess_tools(*args, home=None, cwd=None):
     env = {k: v for k, v in os.environ.items() if k != "TOOLKILN_HOME"}
     if home is not None:
         env["TOOLKILN_HOME"] = str(home)
-    result = subprocess.run([sys.executable, "-m", "toolkiln", "tools", *map(str, args)], capture_output=True,
-                            text=True, env=env, cwd=cwd, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "toolkiln", "tools", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
     assert "Traceback" not in result.stderr, result.stderr
     return result
 
@@ -27,11 +33,13 @@ def subprocess_tools(*args, home=None, cwd=None):
 @pytest.fixture
 def tools(tmp_path, capsys):
     """tools(*args) -> (exit code, stdout, stderr), in-process, on the registry tmp_path/reg."""
+
     def run(*args):
         code = main(["tools", *map(str, args), "--registry", str(tmp_path / "reg")])
         out, err = capsys.readouterr()
         assert "Traceback" not in err
         return code, out, err
+
     return run
 
 
@@ -48,7 +56,7 @@ def test_through_a_subprocess(tmp_path):
     assert missing.returncode == 1 and "error[R0102]: no tool named `nope`" in missing.stderr
     assert subprocess_tools("run", "x", "--args", "{oops", home=home).returncode == 2
     assert subprocess_tools("export", "--format", "yaml", home=home).returncode == 2
-    assert subprocess_tools("list", cwd=tmp_path).returncode == 0                # ./.toolkiln by default
+    assert subprocess_tools("list", cwd=tmp_path).returncode == 0  # ./.toolkiln by default
     assert (tmp_path / ".toolkiln" / "tools").is_dir()
 
 
@@ -96,13 +104,13 @@ def test_errors_exit_1_and_usage_exits_2(tools, tmp_path):
     bad.write_text('{"name": "bad", "description": "d", "logic": {"steps": [{"op": "return", "value": "y"}]}}')
     code, _, err = tools("create", bad)
     assert code == 1 and "error[E0201]" in err and not (tmp_path / "reg" / "tools" / "bad.json").exists()
-    assert f"{bad}:1:" in err                                             # the diagnostic names the file
+    assert f"{bad}:1:" in err  # the diagnostic names the file
     assert tools("show", "../etc")[0] == 1
     code, _, err = tools("run", "shipping_cost", "--args", "{}")
     assert code == 1 and "R0102" in err
     code, _, err = tools("create", tmp_path / "absent.tk")
     assert code == 1 and "error[E0100]" in err
-    assert tools("update", "x")[0] == 2                                   # neither FILE nor --description
+    assert tools("update", "x")[0] == 2  # neither FILE nor --description
     assert tools("export", "--format", "mcp", "-o", tmp_path / "no" / "such" / "dir.json")[0] == 2
     for argv in (["export"], ["frobnicate"], ["rollback", "x", "one"]):
         with pytest.raises(SystemExit) as exit_:

@@ -9,23 +9,38 @@ import pytest
 from toolkiln import CompileError, RunError
 from toolkiln.registry import DependencyCycle, Registry, ToolInUse
 
-SHIPPING = {"name": "shipping_cost", "description": "Shipping cost of a parcel",
-            "parameters": {"weight_kg": {"type": "number"}},
-            "logic": {"steps": [{"op": "return", "value": "weight_kg * 2.5 + 5"}]}}
+SHIPPING = {
+    "name": "shipping_cost",
+    "description": "Shipping cost of a parcel",
+    "parameters": {"weight_kg": {"type": "number"}},
+    "logic": {"steps": [{"op": "return", "value": "weight_kg * 2.5 + 5"}]},
+}
 
 
 def caller(name="order_total", callee="shipping_cost", args=None):
-    return {"name": name, "description": f"Calls {callee}",
-            "parameters": {"w": {"type": "number"}, "price": {"type": "number"}},
-            "logic": {"steps": [
-                {"op": "call", "tool": callee, "args": args if args is not None else {"weight_kg": "w * 2"},
-                 "output": "cost"},
-                {"op": "return", "value": "price + cost"}]}}
+    return {
+        "name": name,
+        "description": f"Calls {callee}",
+        "parameters": {"w": {"type": "number"}, "price": {"type": "number"}},
+        "logic": {
+            "steps": [
+                {
+                    "op": "call",
+                    "tool": callee,
+                    "args": args if args is not None else {"weight_kg": "w * 2"},
+                    "output": "cost",
+                },
+                {"op": "return", "value": "price + cost"},
+            ]
+        },
+    }
 
 
 def returning(expression, params=None):
-    return {"logic": {"steps": [{"op": "return", "value": expression}]},
-            **({"parameters": params} if params is not None else {})}
+    return {
+        "logic": {"steps": [{"op": "return", "value": expression}]},
+        **({"parameters": params} if params is not None else {}),
+    }
 
 
 @pytest.fixture
@@ -38,7 +53,11 @@ def reg(tmp_path):
 def test_a_tool_calling_another_is_created_and_runs_through_reg_run(reg):
     record = reg.create(caller())
     assert record.definition["logic"]["steps"][0] == {
-        "op": "call", "tool": "shipping_cost", "args": {"weight_kg": "w * 2"}, "output": "cost"}
+        "op": "call",
+        "tool": "shipping_cost",
+        "args": {"weight_kg": "w * 2"},
+        "output": "cost",
+    }
     assert reg.run("order_total", {"w": 2, "price": 10}) == Decimal("25.0")
 
 
@@ -56,29 +75,54 @@ def test_a_call_is_checked_against_the_registered_callee(reg):
 def test_a_cycle_is_refused_at_save_time(reg):
     reg.create(caller())
     with pytest.raises(DependencyCycle) as error:
-        reg.update("shipping_cost", {**returning("x"), "logic": {"steps": [
-            {"op": "call", "tool": "order_total", "args": {"w": "weight_kg", "price": 0}, "output": "x"},
-            {"op": "return", "value": "x"}]}})
+        reg.update(
+            "shipping_cost",
+            {
+                **returning("x"),
+                "logic": {
+                    "steps": [
+                        {"op": "call", "tool": "order_total", "args": {"w": "weight_kg", "price": 0}, "output": "x"},
+                        {"op": "return", "value": "x"},
+                    ]
+                },
+            },
+        )
     assert error.value.code == "R0105"
     assert error.value.cycle == ["shipping_cost", "order_total", "shipping_cost"]
-    assert reg.get("shipping_cost").version == 1                       # nothing written
+    assert reg.get("shipping_cost").version == 1  # nothing written
 
 
 def test_a_tool_calling_itself_is_a_cycle(reg):
     with pytest.raises(DependencyCycle) as error:
-        reg.update("shipping_cost", {"logic": {"steps": [
-            {"op": "call", "tool": "shipping_cost", "args": {"weight_kg": "weight_kg"}, "output": "x"},
-            {"op": "return", "value": "x"}]}})
+        reg.update(
+            "shipping_cost",
+            {
+                "logic": {
+                    "steps": [
+                        {"op": "call", "tool": "shipping_cost", "args": {"weight_kg": "weight_kg"}, "output": "x"},
+                        {"op": "return", "value": "x"},
+                    ]
+                }
+            },
+        )
     assert error.value.cycle == ["shipping_cost", "shipping_cost"]
 
 
 def test_a_recreated_tool_cannot_call_its_broken_former_caller(reg):
     reg.create(caller())
     reg.delete("shipping_cost", force=True)
-    with pytest.raises(CompileError) as error:       # order_total no longer compiles: it is no callee
-        reg.create({**SHIPPING, "logic": {"steps": [
-            {"op": "call", "tool": "order_total", "args": {"w": "weight_kg", "price": 0}, "output": "x"},
-            {"op": "return", "value": "x"}]}})
+    with pytest.raises(CompileError) as error:  # order_total no longer compiles: it is no callee
+        reg.create(
+            {
+                **SHIPPING,
+                "logic": {
+                    "steps": [
+                        {"op": "call", "tool": "order_total", "args": {"w": "weight_kg", "price": 0}, "output": "x"},
+                        {"op": "return", "value": "x"},
+                    ]
+                },
+            }
+        )
     assert [d.code for d in error.value.diagnostics] == ["E0211"]
 
 
@@ -93,8 +137,8 @@ def test_deleting_a_called_tool_is_refused_unless_forced(reg):
     assert "shipping_cost" not in reg
     with pytest.raises(Exception) as run_error:
         reg.run("order_total", {"w": 1, "price": 1})
-    assert run_error.value.code == "R0301"                                # the caller no longer compiles
-    reg.delete("order_total")                                           # a caller itself is not in use
+    assert run_error.value.code == "R0301"  # the caller no longer compiles
+    reg.delete("order_total")  # a caller itself is not in use
 
 
 def test_a_force_deleted_callee_created_again_restores_its_callers_on_refresh(reg):
@@ -113,25 +157,42 @@ def test_an_update_of_a_callee_that_would_break_a_caller_is_refused(reg):
     assert all(m.startswith("in `order_total`, which calls `shipping_cost`: ") for m in messages)
     assert {d.code for d in error.value.diagnostics} == {"E0212"}
     assert reg.get("shipping_cost").version == 1
-    with pytest.raises(CompileError) as error:                           # the result type would change
+    with pytest.raises(CompileError) as error:  # the result type would change
         reg.update("shipping_cost", returning("'free'"))
-    assert [d.code for d in error.value.diagnostics] == ["E0306"]      # order_total: `price + cost` with text
+    assert [d.code for d in error.value.diagnostics] == ["E0306"]  # order_total: `price + cost` with text
 
 
 def test_callers_of_callers_are_rechecked(reg):
-    reg.create(caller())                                                 # order_total -> shipping_cost
-    reg.create({"name": "report", "description": "Text of the total", "parameters": {"w": {"type": "number"}},
-                "logic": {"steps": [
+    reg.create(caller())  # order_total -> shipping_cost
+    reg.create(
+        {
+            "name": "report",
+            "description": "Text of the total",
+            "parameters": {"w": {"type": "number"}},
+            "logic": {
+                "steps": [
                     {"op": "call", "tool": "order_total", "args": {"w": "w", "price": 1}, "output": "t"},
-                    {"op": "return", "value": "t * 2"}]}})
+                    {"op": "return", "value": "t * 2"},
+                ]
+            },
+        }
+    )
     # shipping_cost returning text makes order_total (price + text) fail first: refused
     with pytest.raises(CompileError):
         reg.update("shipping_cost", returning("'x'"))
     # order_total returning text breaks report (t * 2): refused with report's diagnostics
     with pytest.raises(CompileError) as error:
-        reg.update("order_total", {"logic": {"steps": [
-            {"op": "call", "tool": "shipping_cost", "args": {"weight_kg": "w"}, "output": "cost"},
-            {"op": "return", "value": "'total'"}]}})
+        reg.update(
+            "order_total",
+            {
+                "logic": {
+                    "steps": [
+                        {"op": "call", "tool": "shipping_cost", "args": {"weight_kg": "w"}, "output": "cost"},
+                        {"op": "return", "value": "'total'"},
+                    ]
+                }
+            },
+        )
     assert error.value.diagnostics[0].message.startswith("in `report`, which calls `order_total`")
 
 
@@ -161,8 +222,14 @@ def test_a_disabled_tool_can_still_be_called_by_a_new_tool(reg):
 
 
 def test_callee_failures_propagate_through_reg_run(reg):
-    reg.create({"name": "ratio", "description": "a / b", "parameters": {"a": {"type": "number"}, "b": {"type": "number"}},
-                "logic": {"steps": [{"op": "return", "value": "a / b"}]}})
+    reg.create(
+        {
+            "name": "ratio",
+            "description": "a / b",
+            "parameters": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "logic": {"steps": [{"op": "return", "value": "a / b"}]},
+        }
+    )
     reg.create(caller("halves", "ratio", {"a": "w", "b": "price"}))
     with pytest.raises(RunError) as error:
         reg.run("halves", {"w": 1, "price": 0})
@@ -173,15 +240,25 @@ def test_callees_read_the_registry_tables(reg, tmp_path):
     (reg.path / "tables").mkdir(exist_ok=True)
     (reg.path / "tables" / "rates.json").write_text(json.dumps({"rates": {"eu": 4}}))
     reg.refresh()
-    reg.create({"name": "rate", "description": "Rate of a zone", "parameters": {"zone": {"type": "string"}},
-                "logic": {"steps": [{"op": "lookup", "table": "rates", "key": "zone", "output": "r"},
-                                    {"op": "return", "value": "r"}]}})
+    reg.create(
+        {
+            "name": "rate",
+            "description": "Rate of a zone",
+            "parameters": {"zone": {"type": "string"}},
+            "logic": {
+                "steps": [
+                    {"op": "lookup", "table": "rates", "key": "zone", "output": "r"},
+                    {"op": "return", "value": "r"},
+                ]
+            },
+        }
+    )
     reg.create(caller("zone_total", "rate", {"zone": "'eu'"}))
     assert reg.run("zone_total", {"w": 0, "price": 1}) == 5
 
 
 def test_a_caller_loads_in_another_registry_whatever_the_file_order(reg, tmp_path):
-    reg.create(caller("a_first"))                                        # sorts before its callee
+    reg.create(caller("a_first"))  # sorts before its callee
     fresh = Registry(reg.path, durable=False, trust_check_cache=False)
     assert fresh.problems == []
     assert fresh.run("a_first", {"w": 2, "price": 10}) == Decimal("25.0")

@@ -8,7 +8,7 @@ from jsonschema import Draft202012Validator
 from toolkiln.registry import FORMATS, InvalidRequest
 from toolkiln.registry.exports import OPENAI_DESCRIPTION_LIMIT, ToolSpec, export
 
-LATE_FEE = '''tool late_fee(
+LATE_FEE = """tool late_fee(
   days: integer "Days overdue",
   amount: number "Invoice amount",
   rate: number = 0.001 "Daily rate",
@@ -18,15 +18,19 @@ description "Late fee"
 {
   return round(amount * rate * days, 2)
 }
-'''
+"""
 
 GEMINI_TYPES = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"}
 GEMINI_KEYS = {"type", "format", "description", "nullable", "enum", "properties", "required", "items"}
 
 
 def schema_of(definition, format):
-    return {"openai": lambda d: d["function"]["parameters"], "anthropic": lambda d: d["input_schema"],
-            "mcp": lambda d: d["inputSchema"], "gemini": lambda d: d.get("parameters")}[format](definition)
+    return {
+        "openai": lambda d: d["function"]["parameters"],
+        "anthropic": lambda d: d["input_schema"],
+        "mcp": lambda d: d["inputSchema"],
+        "gemini": lambda d: d.get("parameters"),
+    }[format](definition)
 
 
 @pytest.fixture
@@ -42,12 +46,15 @@ def filled(reg, make_def):
 
 def test_openai_function_tools(filled):
     tools = filled.definitions("openai")
-    assert [t["function"]["name"] for t in tools] == ["constant", "double", "late_fee"]    # active only
+    assert [t["function"]["name"] for t in tools] == ["constant", "double", "late_fee"]  # active only
     late = tools[2]
     assert set(late) == {"type", "function"} and late["type"] == "function"
     assert set(late["function"]) == {"name", "description", "parameters"}
-    assert late["function"]["parameters"]["properties"]["rate"] == {"type": "number", "description": "Daily rate",
-                                                                    "default": 0.001}
+    assert late["function"]["parameters"]["properties"]["rate"] == {
+        "type": "number",
+        "description": "Daily rate",
+        "default": 0.001,
+    }
 
 
 def test_anthropic_tools(filled):
@@ -59,13 +66,17 @@ def test_anthropic_tools(filled):
 def test_mcp_tools(filled):
     late = filled.definitions("mcp")[2]
     assert set(late) == {"name", "description", "inputSchema", "annotations"}
-    assert late["annotations"] == {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                                   "openWorldHint": False}
+    assert late["annotations"] == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
 
 
 def test_gemini_function_declarations_use_the_openapi_subset(filled):
     declarations = {d["name"]: d for d in filled.definitions("gemini")}
-    assert "parameters" not in declarations["constant"]           # no empty OBJECT: Gemini refuses those
+    assert "parameters" not in declarations["constant"]  # no empty OBJECT: Gemini refuses those
     late = declarations["late_fee"]
     assert set(late) == {"name", "description", "parameters"}
     assert late["parameters"] == {
@@ -95,11 +106,11 @@ def test_every_export_is_plain_json_with_valid_schemas(filled, format):
     for definition in definitions:
         schema = schema_of(definition, format)
         if format == "gemini":
-            if schema is None:                          # a tool without parameters
+            if schema is None:  # a tool without parameters
                 continue
             for node in walk(schema):
                 assert node["type"] in GEMINI_TYPES and set(node) <= GEMINI_KEYS, node
-                assert node["type"] != "OBJECT" or node.get("properties"), node     # Gemini refuses empty OBJECTs
+                assert node["type"] != "OBJECT" or node.get("properties"), node  # Gemini refuses empty OBJECTs
         else:
             Draft202012Validator.check_schema(schema)
             assert schema["type"] == "object"
@@ -127,7 +138,7 @@ def test_gemini_leaves_out_what_it_cannot_express_and_says_why(reg):
     assert set(reasons) == {"count_items", "first_key", "echo"}
     assert "item type" in reasons["count_items"] and "without declared properties" in reasons["first_key"]
     assert "no type" in reasons["echo"]
-    assert len(reg.definitions("openai")) == 4          # the other formats take them all
+    assert len(reg.definitions("openai")) == 4  # the other formats take them all
 
 
 def test_openai_descriptions_are_cut_to_the_limit():
@@ -139,8 +150,10 @@ def test_openai_descriptions_are_cut_to_the_limit():
 
 
 def test_names_a_format_refuses_are_reported_never_sent():
-    specs = [ToolSpec("has.dot", "d", {"type": "object", "properties": {}}),
-             ToolSpec("ok", "d", {"type": "object", "properties": {"p" * 70: {"type": "string"}}})]
+    specs = [
+        ToolSpec("has.dot", "d", {"type": "object", "properties": {}}),
+        ToolSpec("ok", "d", {"type": "object", "properties": {"p" * 70: {"type": "string"}}}),
+    ]
     openai = export(specs, "openai")
     assert [d["function"]["name"] for d in openai.definitions] == ["ok"] and openai.skipped[0].tool == "has.dot"
     anthropic = export(specs, "anthropic")
@@ -161,5 +174,11 @@ def test_meta_definitions_fit_every_format_as_they_are(reg, format):
     result = export(meta._specs(gemini=format == "gemini"), format)
     assert not result.skipped and not result.adapted
     names = [d.get("name") or d["function"]["name"] for d in reg.meta_definitions(format)]
-    assert names == ["create_compute_tool", "create_workflow_tool", "list_custom_tools", "test_custom_tool",
-                     "delete_custom_tool", "toggle_custom_tool"]
+    assert names == [
+        "create_compute_tool",
+        "create_workflow_tool",
+        "list_custom_tools",
+        "test_custom_tool",
+        "delete_custom_tool",
+        "toggle_custom_tool",
+    ]

@@ -35,11 +35,23 @@ def put_in(reg, make_def, status):
 
 def test_create_get_list_and_record_fields(reg, make_def):
     record = reg.create(make_def())
-    assert (record.name, record.description, record.kind, record.status, record.created_by, record.version,
-            record.usage_count, record.last_used_at, record.risk_level) == \
-        ("double", "Doubles x", "compute", "active", "user", 1, 0, None, "low")
-    assert record.parameters == {"type": "object", "properties": {"x": {"type": "number", "description": "The number"}},
-                                 "required": ["x"], "additionalProperties": False}
+    assert (
+        record.name,
+        record.description,
+        record.kind,
+        record.status,
+        record.created_by,
+        record.version,
+        record.usage_count,
+        record.last_used_at,
+        record.risk_level,
+    ) == ("double", "Doubles x", "compute", "active", "user", 1, 0, None, "low")
+    assert record.parameters == {
+        "type": "object",
+        "properties": {"x": {"type": "number", "description": "The number"}},
+        "required": ["x"],
+        "additionalProperties": False,
+    }
     assert record.definition["logic"]["steps"][0]["expression"] == "x * 2"
     assert record.created_at == record.updated_at and record.created_at.tzinfo is not None
     assert reg.get("double") == record
@@ -55,9 +67,17 @@ def test_text_dsl_definitions_are_stored_as_canonical_json(reg):
     assert reg.run("triple", {"x": 2}) == 6
 
 
-@pytest.mark.parametrize(("created_by", "risk", "expected"), [
-    ("user", None, "active"), ("user", "high", "active"), ("llm", None, "active"), ("llm", "low", "active"),
-    ("llm", "medium", "active"), ("llm", "high", "pending_approval")])
+@pytest.mark.parametrize(
+    ("created_by", "risk", "expected"),
+    [
+        ("user", None, "active"),
+        ("user", "high", "active"),
+        ("llm", None, "active"),
+        ("llm", "low", "active"),
+        ("llm", "medium", "active"),
+        ("llm", "high", "pending_approval"),
+    ],
+)
 def test_policy_decides_the_first_status(reg, make_def, created_by, risk, expected):
     assert reg.create(make_def(risk=risk), created_by=created_by).status == expected
 
@@ -80,7 +100,7 @@ def test_only_the_transitions_of_the_table_are_allowed(reg, make_def, status, ac
         with pytest.raises(InvalidTransition) as error:
             getattr(reg, action)(record.name)
         assert error.value.hint and record.name in error.value.message
-        assert reg.get(record.name).status == status          # nothing changed
+        assert reg.get(record.name).status == status  # nothing changed
     else:
         assert getattr(reg, action)(record.name).status == target == reg.get(record.name).status
 
@@ -180,7 +200,11 @@ def test_audit_log_says_who_what_when_and_versions(reg, make_def):
     reg.delete("double", by="llm")
     entries = reg.audit_log()
     assert [(e.by, e.action, e.old_version, e.new_version) for e in entries] == [
-        ("llm", "create", None, 1), ("llm", "update", 1, 2), ("llm", "disable", 2, 2), ("llm", "delete", 2, None)]
+        ("llm", "create", None, 1),
+        ("llm", "update", 1, 2),
+        ("llm", "disable", 2, 2),
+        ("llm", "delete", 2, None),
+    ]
     assert entries[2].old_status == "active" and entries[2].new_status == "disabled"
     assert all(e.at.tzinfo is not None for e in entries)
 
@@ -195,9 +219,11 @@ def test_import_toolkiln_stays_light_and_exports_the_registry():
     import subprocess
     import sys
 
-    code = ("import sys, toolkiln; heavy = [m for m in ('filelock', 'jsonschema', 'networkx', 'toolkiln.registry') "
-            "if m in sys.modules]; assert not heavy, heavy; "
-            "assert toolkiln.Registry.__name__ == 'Registry' and 'filelock' in sys.modules; "
-            "assert issubclass(toolkiln.PermissionDenied, toolkiln.Error) and toolkiln.ToolRecord")
+    code = (
+        "import sys, toolkiln; heavy = [m for m in ('filelock', 'jsonschema', 'networkx', 'toolkiln.registry') "
+        "if m in sys.modules]; assert not heavy, heavy; "
+        "assert toolkiln.Registry.__name__ == 'Registry' and 'filelock' in sys.modules; "
+        "assert issubclass(toolkiln.PermissionDenied, toolkiln.Error) and toolkiln.ToolRecord"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
     assert {"Registry", "ToolRecord", "PermissionDenied"} <= set(toolkiln.__all__) <= set(dir(toolkiln))

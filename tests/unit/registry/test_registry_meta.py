@@ -8,15 +8,28 @@ from hypothesis import strategies as st
 
 from toolkiln.registry import Registry
 
-ERROR_KEYS = {"code", "name", "severity", "message", "file", "path", "line", "column", "end_line", "end_column",
-              "in_file", "hint", "source"}
+ERROR_KEYS = {
+    "code",
+    "name",
+    "severity",
+    "message",
+    "file",
+    "path",
+    "line",
+    "column",
+    "end_line",
+    "end_column",
+    "in_file",
+    "hint",
+    "source",
+}
 
 
 def failed(reply):
     assert reply["ok"] is False and reply["errors"] and reply["message"]
     for error in reply["errors"]:
         assert set(error) == ERROR_KEYS and error["code"] and error["message"], error
-    json.dumps(reply)                                   # a reply is always plain JSON
+    json.dumps(reply)  # a reply is always plain JSON
     return reply["errors"]
 
 
@@ -32,8 +45,9 @@ def test_create_a_tool_and_see_it_at_once(reg, make_def):
 def test_arguments_as_json_text_and_a_definition_as_text(reg, make_def):
     reply = reg.call_meta("create_compute_tool", json.dumps({"definition": json.dumps(make_def())}))
     assert reply["ok"] is True
-    reply = reg.call_meta("create_compute_tool",
-                          {"definition": 'tool halve(x: number)\ndescription "Halves"\n{\n  return x / 2\n}\n'})
+    reply = reg.call_meta(
+        "create_compute_tool", {"definition": 'tool halve(x: number)\ndescription "Halves"\n{\n  return x / 2\n}\n'}
+    )
     assert reply["ok"] is True and reg.run("halve", {"x": 3}) == 1.5
 
 
@@ -43,8 +57,7 @@ def test_the_definitions_fields_directly_as_arguments(reg, make_def):
 
 def test_every_compile_error_comes_back_with_location_and_hint(reg, make_def):
     definition = make_def()
-    definition["logic"]["steps"] = [{"op": "math", "expresion": "x * 2", "output": "r"},
-                                    {"op": "retrun", "value": "r"}]
+    definition["logic"]["steps"] = [{"op": "math", "expresion": "x * 2", "output": "r"}, {"op": "retrun", "value": "r"}]
     errors = failed(reg.call_meta("create_compute_tool", {"definition": definition}))
     found = {(e["code"], e["path"]) for e in errors}
     assert ("E0107", "logic.steps[1].op") in found
@@ -72,8 +85,9 @@ def test_test_custom_tool_runs_without_saving(reg, make_def):
 
 
 def test_run_errors_of_a_dry_run(reg, make_def):
-    (error,) = failed(reg.call_meta("test_custom_tool", {"definition": make_def(expression="10 / x"),
-                                                         "args": {"x": 0}}))
+    (error,) = failed(
+        reg.call_meta("test_custom_tool", {"definition": make_def(expression="10 / x"), "args": {"x": 0}})
+    )
     assert (error["code"], error["name"], error["path"]) == ("E0501", "division-by-zero", "logic.steps[0].expression")
     (error,) = failed(reg.call_meta("test_custom_tool", {"definition": make_def(), "args": {"y": 1}}))
     assert error["code"] == "E0508" and error["hint"]
@@ -138,30 +152,56 @@ def test_a_model_cannot_toggle_a_persons_tool_but_a_person_can(reg, make_def):
     assert reg.call_meta("toggle_custom_tool", {"name": "double", "enabled": False}, created_by="user")["ok"]
 
 
-@pytest.mark.parametrize(("name", "args", "expected"), [
-    ("create_compute_tool", "{not json", "not valid JSON"),
-    ("create_compute_tool", [1, 2], "must be a JSON object"),
-    ("create_compute_tool", {}, "missing argument `definition`"),
-    ("create_compute_tool", {"definition": 3}, "must be the tool definition"),
-    ("create_compute_tool", {"definition": {}, "colour": 1}, "unknown argument `colour`"),
-    ("create_compute_tool", {"definition": {"name": "../etc", "description": "d", "logic": {"steps": []}}},
-     "not a valid name"),
-    ("create_compute_tool", {"definition": {"name": "list_custom_tools", "description": "d",
-                                            "logic": {"steps": [{"op": "return", "value": "1"}]}}}, "meta-tool"),
-    ("create_compute_tool", {"definition": "tool f(x: number) description"}, ""),
-    ("create_workflow_tool", {}, "missing argument `workflow`"),
-    ("create_workflow_tool", {"name": "w", "description": "d", "workflow": {"steps": []}}, "must be the workflow DSL"),
-    ("create_workflow_tool", {"name": "w", "description": "d", "workflow": "x", "parameters": "{"}, "not valid JSON"),
-    ("create_workflow_tool", {"name": "w", "description": "d", "workflow": "x", "definition": {}},
-     "unknown argument `definition`"),
-    ("list_custom_tool", {}, "no meta-tool"),
-    (None, {}, "no meta-tool"),
-    ("toggle_custom_tool", {"name": "x", "enabled": "yes"}, "must be true or false"),
-    ("toggle_custom_tool", {"name": "a/b", "enabled": True}, "not a valid tool name"),
-    ("delete_custom_tool", {"name": 5, "confirm": True}, "must be the tool's name"),
-    ("test_custom_tool", {"definition": {}, "args": [1]}, "must be an object of arguments"),
-    ("test_custom_tool", {"definition": {}, "args": "{"}, ""),
-])
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("create_compute_tool", "{not json", "not valid JSON"),
+        ("create_compute_tool", [1, 2], "must be a JSON object"),
+        ("create_compute_tool", {}, "missing argument `definition`"),
+        ("create_compute_tool", {"definition": 3}, "must be the tool definition"),
+        ("create_compute_tool", {"definition": {}, "colour": 1}, "unknown argument `colour`"),
+        (
+            "create_compute_tool",
+            {"definition": {"name": "../etc", "description": "d", "logic": {"steps": []}}},
+            "not a valid name",
+        ),
+        (
+            "create_compute_tool",
+            {
+                "definition": {
+                    "name": "list_custom_tools",
+                    "description": "d",
+                    "logic": {"steps": [{"op": "return", "value": "1"}]},
+                }
+            },
+            "meta-tool",
+        ),
+        ("create_compute_tool", {"definition": "tool f(x: number) description"}, ""),
+        ("create_workflow_tool", {}, "missing argument `workflow`"),
+        (
+            "create_workflow_tool",
+            {"name": "w", "description": "d", "workflow": {"steps": []}},
+            "must be the workflow DSL",
+        ),
+        (
+            "create_workflow_tool",
+            {"name": "w", "description": "d", "workflow": "x", "parameters": "{"},
+            "not valid JSON",
+        ),
+        (
+            "create_workflow_tool",
+            {"name": "w", "description": "d", "workflow": "x", "definition": {}},
+            "unknown argument `definition`",
+        ),
+        ("list_custom_tool", {}, "no meta-tool"),
+        (None, {}, "no meta-tool"),
+        ("toggle_custom_tool", {"name": "x", "enabled": "yes"}, "must be true or false"),
+        ("toggle_custom_tool", {"name": "a/b", "enabled": True}, "not a valid tool name"),
+        ("delete_custom_tool", {"name": 5, "confirm": True}, "must be the tool's name"),
+        ("test_custom_tool", {"definition": {}, "args": [1]}, "must be an object of arguments"),
+        ("test_custom_tool", {"definition": {}, "args": "{"}, ""),
+    ],
+)
 def test_bad_model_input_never_raises(reg, name, args, expected):
     errors = failed(reg.call_meta(name, args))
     assert any(expected in e["message"] for e in errors), errors
@@ -183,13 +223,38 @@ def test_a_bad_creator_is_an_error_reply(reg, make_def):
     assert error["name"] == "invalid-request"
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-                    max_leaves=8)
-NAMES = st.sampled_from(["create_compute_tool", "create_workflow_tool", "list_custom_tools", "test_custom_tool",
-                         "delete_custom_tool", "toggle_custom_tool", "other"])
-KEYS = st.sampled_from(["definition", "args", "name", "confirm", "enabled", "status", "update", "logic",
-                        "description", "workflow", "parameters", "riskLevel"])
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+NAMES = st.sampled_from(
+    [
+        "create_compute_tool",
+        "create_workflow_tool",
+        "list_custom_tools",
+        "test_custom_tool",
+        "delete_custom_tool",
+        "toggle_custom_tool",
+        "other",
+    ]
+)
+KEYS = st.sampled_from(
+    [
+        "definition",
+        "args",
+        "name",
+        "confirm",
+        "enabled",
+        "status",
+        "update",
+        "logic",
+        "description",
+        "workflow",
+        "parameters",
+        "riskLevel",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -203,7 +268,9 @@ def test_fuzzed_calls_always_get_a_reply(tmp_path_factory, name, args):
         failed(reply)
 
 
-WORKFLOW = 'workflow w\ndescription "d"\non webhook POST "/w" respond with node\nset s { t = body.x * 2 }\nrespond r s\n'
+WORKFLOW = (
+    'workflow w\ndescription "d"\non webhook POST "/w" respond with node\nset s { t = body.x * 2 }\nrespond r s\n'
+)
 
 
 @st.composite
@@ -215,15 +282,27 @@ def mangled_workflows(draw):
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(workflow=mangled_workflows(), parameters=st.dictionaries(st.sampled_from(["x", "y", "X"]), JSON, max_size=2)
-       | JSON, risk=JSON)
+@given(
+    workflow=mangled_workflows(),
+    parameters=st.dictionaries(st.sampled_from(["x", "y", "X"]), JSON, max_size=2) | JSON,
+    risk=JSON,
+)
 def test_fuzzed_workflow_tools_always_get_a_reply(tmp_path_factory, workflow, parameters, risk):
     reg = FUZZ_REGISTRY.setdefault("reg", Registry(tmp_path_factory.mktemp("fuzz")))
-    reply = reg.call_meta("create_workflow_tool", {"name": "w", "description": "d", "workflow": workflow,
-                                                   "parameters": parameters, "riskLevel": risk, "update": True})
+    reply = reg.call_meta(
+        "create_workflow_tool",
+        {
+            "name": "w",
+            "description": "d",
+            "workflow": workflow,
+            "parameters": parameters,
+            "riskLevel": risk,
+            "update": True,
+        },
+    )
     json.dumps(reply)
     if reply["ok"]:
-        assert reply["tool"]["status"] == "pending_approval"     # nothing a model makes deploys by itself
+        assert reply["tool"]["status"] == "pending_approval"  # nothing a model makes deploys by itself
     else:
         failed(reply)
 

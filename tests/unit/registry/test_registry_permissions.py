@@ -21,9 +21,12 @@ def test_a_model_cannot_change_a_tool_a_person_created(reg, make_def):
     reg.create(make_def("b"))
     reg.update("b", {"logic": make_def(expression="x * 3")["logic"]})
     reg.disable("b")
-    for call in (lambda: reg.update("a", {"description": "mine now"}, by="llm"),
-                 lambda: reg.disable("a", by="llm"), lambda: reg.enable("b", by="llm"),
-                 lambda: reg.rollback("b", 1, by="llm")):
+    for call in (
+        lambda: reg.update("a", {"description": "mine now"}, by="llm"),
+        lambda: reg.disable("a", by="llm"),
+        lambda: reg.enable("b", by="llm"),
+        lambda: reg.rollback("b", 1, by="llm"),
+    ):
         with pytest.raises(PermissionDenied):
             call()
     assert reg.get("a").description == "Doubles x" and reg.get("b").status == "disabled"
@@ -63,7 +66,10 @@ def test_a_policy_can_let_models_change_every_tool(tmp_path, make_def):
 
 def test_unknown_actors_are_refused(reg, make_def):
     reg.create(make_def())
-    for call in (lambda: reg.delete("double", by="admin"), lambda: reg.disable("double", by=None),
-                 lambda: reg.list(created_by="root")):
+    for call in (
+        lambda: reg.delete("double", by="admin"),
+        lambda: reg.disable("double", by=None),
+        lambda: reg.list(created_by="root"),
+    ):
         with pytest.raises(InvalidRequest):
             call()

@@ -19,8 +19,15 @@ def test_layout_is_readable_and_diffable(reg, make_def):
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
     reg.run("double", {"x": 1})
     reg.flush()
-    assert files(reg.path) == [".cache/checked", ".gitignore", ".lock", "audit.jsonl", "tools/double.json",
-                               "usage.json", "versions/double/1.json"]
+    assert files(reg.path) == [
+        ".cache/checked",
+        ".gitignore",
+        ".lock",
+        "audit.jsonl",
+        "tools/double.json",
+        "usage.json",
+        "versions/double/1.json",
+    ]
     text = (reg.path / "tools" / "double.json").read_text()
     record = json.loads(text)
     assert text.startswith('{\n  "name": "double",') and "usage_count" not in record
@@ -112,7 +119,7 @@ def test_files_that_are_not_tools_are_reported_or_ignored(reg, make_def):
     reg.create(make_def())
     (reg.path / "tools" / "Bad Name.json").write_text("{}")
     (reg.path / "tools" / "notes.txt").write_text("ignored")
-    (reg.path / "tools" / ".double.json.123.tmp").write_text("half a fi")      # a writer's temporary
+    (reg.path / "tools" / ".double.json.123.tmp").write_text("half a fi")  # a writer's temporary
     reg.refresh()
     assert [p.file for p in reg.problems] == [os.path.join("tools", "Bad Name.json")]
     assert [r.name for r in reg.list()] == ["double"]
@@ -146,9 +153,10 @@ def test_files_added_by_hand_are_seen(tmp_path, make_def):
     source.create(make_def())
     target = Registry(tmp_path / "target")
     assert len(target) == 0
-    (tmp_path / "target" / "tools" / "double.json").write_bytes((tmp_path / "source" / "tools" / "double.json")
-                                                               .read_bytes())
-    target._mirror.rescan_seconds = 0          # do not wait for the periodic scan
+    (tmp_path / "target" / "tools" / "double.json").write_bytes(
+        (tmp_path / "source" / "tools" / "double.json").read_bytes()
+    )
+    target._mirror.rescan_seconds = 0  # do not wait for the periodic scan
     assert target.run("double", {"x": 3}) == 6
 
 
@@ -171,8 +179,10 @@ def test_the_check_cache_spares_rechecking_and_can_be_turned_off(tmp_path, make_
 def test_tables_folder_feeds_lookups(reg):
     (reg.path / "tables" / "rates.csv").write_text("zone,rate\nnorth,4.5\nsouth,7\n")
     (reg.path / "tables" / "extra.json").write_text('{"fees": {"north": 0.5}}')
-    reg.create('tool zone_cost(zone: string)\ndescription "Cost by zone"\n{\n  rate = lookup rates[zone]\n'
-               '  fee = lookup fees[zone] default 0\n  return rate + fee\n}\n')
+    reg.create(
+        'tool zone_cost(zone: string)\ndescription "Cost by zone"\n{\n  rate = lookup rates[zone]\n'
+        "  fee = lookup fees[zone] default 0\n  return rate + fee\n}\n"
+    )
     assert reg.run("zone_cost", {"zone": "north"}) == 5
     assert reg.run("zone_cost", {"zone": "south"}, tables={"fees": {"south": 1}}) == 8
     (reg.path / "tables" / "rates.csv").write_text("zone,rate\nnorth,10\n")
@@ -193,12 +203,35 @@ def test_bad_tables_are_reported_and_skipped(reg):
     assert "also defined in" in problems[os.path.join("tables", "good.csv")].diagnostics[0].message
 
 
-@pytest.mark.parametrize("name", ["../x", "a/b", "a\0b", "", "Shout", "1st", "x" * 65, "sp ace", "..",
-                                  "double.json", "create_compute_tool", 7, None])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../x",
+        "a/b",
+        "a\0b",
+        "",
+        "Shout",
+        "1st",
+        "x" * 65,
+        "sp ace",
+        "..",
+        "double.json",
+        "create_compute_tool",
+        7,
+        None,
+    ],
+)
 def test_bad_names_and_path_tricks_are_refused(reg, make_def, name):
     reg.create(make_def())
-    for call in (reg.get, reg.delete, reg.disable, reg.history, lambda n: reg.run(n, {}),
-                 lambda n: reg.update(n, {"description": "d"}), lambda n: reg.rollback(n, 1)):
+    for call in (
+        reg.get,
+        reg.delete,
+        reg.disable,
+        reg.history,
+        lambda n: reg.run(n, {}),
+        lambda n: reg.update(n, {"description": "d"}),
+        lambda n: reg.rollback(n, 1),
+    ):
         with pytest.raises(InvalidName) as error:
             call(name)
         assert error.value.hint

@@ -40,8 +40,8 @@ def test_risk_level_changes_are_versions_and_can_need_approval(reg, make_def):
     reg.create(make_def(), created_by="llm")
     record = reg.update("double", {"riskLevel": "high"}, by="llm")
     assert (record.version, record.risk_level, record.status) == (2, "high", "pending_approval")
-    record = reg.update("double", {"risk_level": "low"}, by="llm")          # snake_case is understood too
-    assert (record.version, record.status) == (3, "pending_approval")        # once queued, a person decides
+    record = reg.update("double", {"risk_level": "low"}, by="llm")  # snake_case is understood too
+    assert (record.version, record.status) == (3, "pending_approval")  # once queued, a person decides
     assert reg.approve("double").status == "active"
 
 
@@ -51,8 +51,8 @@ def test_status_after_a_change(reg, make_def):
     assert reg.update("a", {"logic": make_def(expression="x")["logic"]}).status == "disabled"
     reg.create(make_def("b", risk="high"), created_by="llm")
     reg.reject("b")
-    assert reg.update("b", {"riskLevel": "low"}, by="llm").status == "pending_approval"   # reviewed again
-    assert reg.update("b", {"riskLevel": "medium"}, by="user").status == "active"       # a person's change
+    assert reg.update("b", {"riskLevel": "low"}, by="llm").status == "pending_approval"  # reviewed again
+    assert reg.update("b", {"riskLevel": "medium"}, by="user").status == "active"  # a person's change
 
 
 def test_a_whole_new_definition_as_text(reg, make_def):
@@ -100,7 +100,7 @@ def test_rollback_to_a_version_that_does_not_exist(reg, make_def):
         with pytest.raises(ToolNotFound):
             reg.rollback("double", version)
     with pytest.raises(InvalidRequest):
-        reg.rollback("double", 2)              # the current one
+        reg.rollback("double", 2)  # the current one
     with pytest.raises(InvalidRequest):
         reg.rollback("double", "1")
 

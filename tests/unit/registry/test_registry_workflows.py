@@ -29,10 +29,16 @@ respond reply priced
 
 
 def definition(**changes):
-    base = {"kind": "workflow", "name": "order_total", "description": "Prices an order",
-            "parameters": {"qty": {"type": "integer", "description": "How many"},
-                           "price": {"type": "number", "default": 2.5}},
-            "workflow": WF}
+    base = {
+        "kind": "workflow",
+        "name": "order_total",
+        "description": "Prices an order",
+        "parameters": {
+            "qty": {"type": "integer", "description": "How many"},
+            "price": {"type": "number", "default": 2.5},
+        },
+        "workflow": WF,
+    }
     return {**base, **changes}
 
 
@@ -50,20 +56,24 @@ def wreg(tmp_path, fake):
 def test_a_models_workflow_tool_waits_and_approval_deploys_it(wreg, fake):
     record = wreg.create(definition(), created_by="llm")
     assert (record.kind, record.status, record.deployment) == ("workflow", "pending_approval", None)
-    assert fake.workflows == {}                          # nothing reaches n8n before a person approves
+    assert fake.workflows == {}  # nothing reaches n8n before a person approves
     with pytest.raises(ToolNotActive):
         wreg.run("order_total", {"qty": 1})
 
     record = wreg.approve("order_total")
     assert record.status == "active"
-    assert (record.deployment.workflow_id, record.deployment.method, record.deployment.path,
-            record.deployment.version) == ("wf1", "POST", "orders", 1)
+    assert (
+        record.deployment.workflow_id,
+        record.deployment.method,
+        record.deployment.path,
+        record.deployment.version,
+    ) == ("wf1", "POST", "orders", 1)
     assert fake.workflows["wf1"]["active"] is True and fake.workflows["wf1"]["name"] == "order_total"
-    assert wreg.get("order_total").deployment == record.deployment      # recorded in the file
+    assert wreg.get("order_total").deployment == record.deployment  # recorded in the file
 
 
 def test_run_checks_the_arguments_posts_them_and_returns_the_answer(wreg, fake):
-    wreg.create(definition())                           # a person's tool is active, so deployed at once
+    wreg.create(definition())  # a person's tool is active, so deployed at once
     reply = wreg.run("order_total", {"qty": 3})
     assert reply == {"workflow": "order_total", "body": {"qty": 3, "price": 2.5}, "query": {}}
     with pytest.raises(RunError) as info:
@@ -132,6 +142,7 @@ def test_delete_when_n8n_is_unreachable_needs_force(tmp_path, fake):
 
     def refuse(request):
         raise httpx.ConnectError("Connection refused")
+
     broken = N8nClient(BASE, KEY, transport=httpx.MockTransport(refuse), retries=0)
     with Registry(tmp_path / "reg", n8n=broken) as reg:
         with pytest.raises(WorkflowDeployFailed, match="cannot connect"):
@@ -165,7 +176,7 @@ def test_an_active_tool_without_a_deployment_for_its_version_does_not_run(wreg, 
     wreg.refresh()
     with pytest.raises(WorkflowNotDeployed):
         wreg.run("order_total", {"qty": 1})
-    fake.workflows.clear()                   # also gone in n8n: deploy creates it again
+    fake.workflows.clear()  # also gone in n8n: deploy creates it again
     record = wreg.deploy("order_total")
     assert record.deployment.workflow_id in fake.workflows
     assert wreg.run("order_total", {"qty": 1})["body"] == {"qty": 1, "price": 2.5}
@@ -181,15 +192,18 @@ def test_deploy_is_for_active_workflow_tools(wreg, make_def):
         wreg.deploy("order_total")
 
 
-@pytest.mark.parametrize(("changes", "code", "path"), [
-    ({"workflow": WF.replace("body.qty", "bdy.qty")}, "E0702", "workflow"),
-    ({"workflow": 'workflow m\ndescription "d"\non manual\nset s { v = 1 }\n'}, "E0707", "workflow"),
-    ({"parameters": {"qty": {"type": "count"}}}, "E0111", "parameters.qty.type"),
-    ({"n8n": {"url": "ftp://x"}}, "E0111", "n8n.url"),
-    ({"n8n": {"url": "http://x", "apiKey": "k"}}, "E0106", "n8n"),
-    ({"workflw": WF}, "E0109", "workflw"),
-    ({"kind": "robot"}, "E0111", "kind"),
-])
+@pytest.mark.parametrize(
+    ("changes", "code", "path"),
+    [
+        ({"workflow": WF.replace("body.qty", "bdy.qty")}, "E0702", "workflow"),
+        ({"workflow": 'workflow m\ndescription "d"\non manual\nset s { v = 1 }\n'}, "E0707", "workflow"),
+        ({"parameters": {"qty": {"type": "count"}}}, "E0111", "parameters.qty.type"),
+        ({"n8n": {"url": "ftp://x"}}, "E0111", "n8n.url"),
+        ({"n8n": {"url": "http://x", "apiKey": "k"}}, "E0106", "n8n"),
+        ({"workflw": WF}, "E0109", "workflw"),
+        ({"kind": "robot"}, "E0111", "kind"),
+    ],
+)
 def test_bad_definitions_are_compile_errors_with_paths(wreg, fake, changes, code, path):
     with pytest.raises(CompileError) as info:
         wreg.create(definition(**changes))
@@ -206,16 +220,28 @@ def test_a_workflow_diagnostic_points_into_the_workflow_text(wreg):
 
 def test_exports_include_workflow_tools_with_their_parameters(wreg):
     wreg.create(definition())
-    schema = {"type": "object", "properties": {"qty": {"type": "integer", "description": "How many"},
-                                               "price": {"type": "number", "default": 2.5}},
-              "required": ["qty"], "additionalProperties": False}
-    assert wreg.definitions("openai") == [{"type": "function", "function": {
-        "name": "order_total", "description": "Prices an order", "parameters": schema}}]
+    schema = {
+        "type": "object",
+        "properties": {
+            "qty": {"type": "integer", "description": "How many"},
+            "price": {"type": "number", "default": 2.5},
+        },
+        "required": ["qty"],
+        "additionalProperties": False,
+    }
+    assert wreg.definitions("openai") == [
+        {
+            "type": "function",
+            "function": {"name": "order_total", "description": "Prices an order", "parameters": schema},
+        }
+    ]
     assert wreg.definitions("anthropic")[0]["input_schema"] == schema
     mcp = wreg.definitions("mcp")[0]
     assert mcp["inputSchema"] == schema and mcp["annotations"]["readOnlyHint"] is False
-    assert wreg.definitions("gemini")[0]["parameters"]["properties"]["qty"] == {"type": "INTEGER",
-                                                                               "description": "How many"}
+    assert wreg.definitions("gemini")[0]["parameters"]["properties"]["qty"] == {
+        "type": "INTEGER",
+        "description": "How many",
+    }
 
 
 def test_compute_tools_cannot_call_workflow_tools_or_become_one(wreg, make_def):
@@ -268,7 +294,7 @@ def test_create_workflow_tool_waits_for_approval_then_deploys_and_runs(wreg, fak
     assert reply["ok"] is True, reply
     assert reply["tool"]["status"] == "pending_approval" and "approval deploys it to n8n" in reply["message"]
     assert reply["tool"]["parameters"]["required"] == ["qty"]
-    assert fake.requests == []                          # nothing reaches n8n before a person approves
+    assert fake.requests == []  # nothing reaches n8n before a person approves
     assert wreg.get("order_total").kind == "workflow" and wreg.get("order_total").risk_level == "medium"
 
     record = wreg.approve("order_total")
@@ -282,14 +308,18 @@ def test_create_workflow_tool_takes_parameters_as_json_text_and_updates(wreg, fa
     assert wreg.call_meta("create_workflow_tool", args)["ok"] is True
     again = wreg.call_meta("create_workflow_tool", args)
     assert again["ok"] is False and "update: true" in again["errors"][0]["hint"]
-    updated = wreg.call_meta("create_workflow_tool", {**args, "workflow": WF.replace("body.price", "2"), "update": True})
+    updated = wreg.call_meta(
+        "create_workflow_tool", {**args, "workflow": WF.replace("body.price", "2"), "update": True}
+    )
     assert updated["ok"] is True and updated["tool"]["version"] == 2 and updated["tool"]["status"] == "pending_approval"
 
 
 def test_create_workflow_tool_reports_every_problem_at_its_argument(wreg, fake):
     bad = WF.replace("body.qty * body.price", "body.qty * ")
-    reply = wreg.call_meta("create_workflow_tool", workflow_tool_args(
-        workflow=bad, parameters={"qty": {"type": "count"}}, riskLevel="extreme"))
+    reply = wreg.call_meta(
+        "create_workflow_tool",
+        workflow_tool_args(workflow=bad, parameters={"qty": {"type": "count"}}, riskLevel="extreme"),
+    )
     assert reply["ok"] is False
     errors = {e["path"]: e for e in reply["errors"]}
     assert set(errors) >= {"workflow", "parameters.qty.type", "riskLevel"}, errors
@@ -312,8 +342,13 @@ def test_the_example_the_meta_tool_shows_a_model_is_a_working_workflow_tool(wreg
     assert meta._WORKFLOW_EXAMPLE in spec["description"] and "pending_approval" in spec["description"]
     assert meta._WORKFLOW_EXAMPLE in spec["input_schema"]["properties"]["workflow"]["description"]
     assert spec["input_schema"]["required"] == ["name", "description", "workflow"]
-    reply = wreg.call_meta("create_workflow_tool", {"name": "order_total", "description": "Prices an order",
-                                                    "workflow": meta._WORKFLOW_EXAMPLE,
-                                                    "parameters": {"qty": {"type": "integer"},
-                                                                   "price": {"type": "number"}}})
+    reply = wreg.call_meta(
+        "create_workflow_tool",
+        {
+            "name": "order_total",
+            "description": "Prices an order",
+            "workflow": meta._WORKFLOW_EXAMPLE,
+            "parameters": {"qty": {"type": "integer"}, "price": {"type": "number"}},
+        },
+    )
     assert reply["ok"] is True, reply

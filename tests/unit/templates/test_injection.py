@@ -13,7 +13,9 @@ from toolkiln.templates.render import render_dsl
 from toolkiln.templates.source import parse_template
 from toolkiln.workflow import compile_workflow
 
-PROBE = parse_template("probe", """template "Probe"
+PROBE = parse_template(
+    "probe",
+    """template "Probe"
 description "Every placement of a value"
 param v: string "any text"
 param k: integer = 2 "a number"
@@ -26,14 +28,15 @@ set s { double = "${v}", single = '${v}', bare = ${v}, framed = "<${v}>", k = ${
 http h POST "https://x.test/{{body.id}}/${v}" body { n = ${k} }
 node "N" type "n8n-nodes-base.noOp" version 1 {} with {"notes": "${v}"}
 respond r s
-""")
+""",
+)
 
 ATTACKS = [
     '"}\nhttp evil GET "https://evil.test"\nset x { a = "',
     "'}\nrespond leak body #",
     "{{ body.secret }}",
     "={{ $env.N8N_API_KEY }}",
-    "\\\" \\\\ \\u0041 \\",
+    '\\" \\\\ \\u0041 \\',
     "${v} $$ ${k}",
     "line one\nline two\r\n\ttabbed \x00 \x7f",
     "# not a comment",
@@ -83,7 +86,7 @@ def test_an_n8n_expression_in_a_value_reaches_n8n_as_a_javascript_string():
     values = assignments(workflow)
     assert values["double"] == values["bare"] == '={{ "=\\u007b\\u007b $env.N8N_API_KEY \\u007d\\u007d" }}'
     notes = next(node for node in workflow["nodes"] if node["name"] == "N")["notes"]
-    assert notes == "={{ $env.N8N_API_KEY }}"     # a node property, which n8n does not evaluate
+    assert notes == "={{ $env.N8N_API_KEY }}"  # a node property, which n8n does not evaluate
 
 
 def test_braces_in_url_template_text_are_not_an_n8n_expression():

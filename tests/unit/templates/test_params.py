@@ -5,7 +5,7 @@ import pytest
 from toolkiln.templates.params import TYPES
 
 GOOD = [
-    ("string", "any text, even \"quotes\" and {{ braces }}", "any text, even \"quotes\" and {{ braces }}"),
+    ("string", 'any text, even "quotes" and {{ braces }}', 'any text, even "quotes" and {{ braces }}'),
     ("string", "", ""),
     ("url", "https://crm.example.com/api", "https://crm.example.com/api"),
     ("url", "http://127.0.0.1:8080/v1/", "http://127.0.0.1:8080/v1"),

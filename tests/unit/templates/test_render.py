@@ -31,9 +31,12 @@ def test_list_gives_the_five_summaries_with_typed_parameters():
     assert all(t.title and t.description and t.parameters for t in listed)
     lead = listed[1]
     assert [(p.name, p.type.name, p.default) for p in lead.parameters][:5] == [
-        ("send_at", "time", "09:00"), ("timezone", "timezone", "Europe/Madrid"),
-        ("crm_url", "url", "https://crm.example.com/api"), ("crm_credential", "credential", "CRM API"),
-        ("inactive_days", "integer", 3)]
+        ("send_at", "time", "09:00"),
+        ("timezone", "timezone", "Europe/Madrid"),
+        ("crm_url", "url", "https://crm.example.com/api"),
+        ("crm_credential", "credential", "CRM API"),
+        ("inactive_days", "integer", 3),
+    ]
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -48,11 +51,18 @@ def test_every_template_renders_with_its_defaults(slug):
 
 
 def test_parameters_are_substituted_where_they_belong():
-    workflow = templates.render("lead-followup", send_at="07:45", timezone="America/Bogota",
-                                crm_url="http://127.0.0.1:9999/crm/", crm_credential="Acme CRM",
-                                inactive_days="5", message='¿Seguimos? "Sí"').to_n8n()
+    workflow = templates.render(
+        "lead-followup",
+        send_at="07:45",
+        timezone="America/Bogota",
+        crm_url="http://127.0.0.1:9999/crm/",
+        crm_credential="Acme CRM",
+        inactive_days="5",
+        message='¿Seguimos? "Sí"',
+    ).to_n8n()
     assert node(workflow, "Schedule Trigger")["parameters"]["rule"]["interval"] == [
-        {"field": "days", "triggerAtHour": 7, "triggerAtMinute": 45}]
+        {"field": "days", "triggerAtHour": 7, "triggerAtMinute": 45}
+    ]
     assert workflow["settings"]["timezone"] == "America/Bogota"
     leads = node(workflow, "leads")
     assert leads["parameters"]["url"] == "http://127.0.0.1:9999/crm/leads"
@@ -80,19 +90,25 @@ def test_missing_unknown_and_wrong_typed_values_are_all_reported():
         ("E0803", "sent_at", "`daily-summary` has no parameter `sent_at`"),
         ("E0804", "send_at", "`send_at` is a time parameter: '8am' is not a time of day"),
         ("E0804", "crm_url", "`crm_url` is a url parameter: 'crm.example.com' is not an http(s) base URL"),
-        ("E0802", "owner_phone", "`daily-summary` needs a value for `owner_phone`: "
-                                 "The owner's WhatsApp number, e.g. +34600000000"),
+        (
+            "E0802",
+            "owner_phone",
+            "`daily-summary` needs a value for `owner_phone`: The owner's WhatsApp number, e.g. +34600000000",
+        ),
     ]
 
 
-@pytest.mark.parametrize(("values", "path", "message"), [
-    ({"timezone": "Mars/Olympus"}, "timezone", "'Mars/Olympus' is not an IANA timezone"),
-    ({"inactive_days": "three"}, "inactive_days", "'three' is not a whole number"),
-    ({"inactive_days": 2.5}, "inactive_days", "2.5 is not a whole number"),
-    ({"crm_credential": "a\nb"}, "crm_credential", "'a\\nb' is not a credential name"),
-    ({"message": 42}, "message", "expected text, got int"),
-    ({"crm_url": "https://x.test/{{ $env.KEY }}"}, "crm_url", "is not an http(s) base URL"),
-])
+@pytest.mark.parametrize(
+    ("values", "path", "message"),
+    [
+        ({"timezone": "Mars/Olympus"}, "timezone", "'Mars/Olympus' is not an IANA timezone"),
+        ({"inactive_days": "three"}, "inactive_days", "'three' is not a whole number"),
+        ({"inactive_days": 2.5}, "inactive_days", "2.5 is not a whole number"),
+        ({"crm_credential": "a\nb"}, "crm_credential", "'a\\nb' is not a credential name"),
+        ({"message": 42}, "message", "expected text, got int"),
+        ({"crm_url": "https://x.test/{{ $env.KEY }}"}, "crm_url", "is not an http(s) base URL"),
+    ],
+)
 def test_each_wrong_type_is_e0804(values, path, message):
     [(code, where, text)] = failure("lead-followup", **values)
     assert (code, where) == ("E0804", path) and message in text
@@ -113,5 +129,7 @@ def test_templates_load_lazily_from_the_package():
     import subprocess
     import sys
 
-    probe = "import sys, toolkiln; assert 'toolkiln.templates' not in sys.modules; toolkiln.templates.list(); print('ok')"
+    probe = (
+        "import sys, toolkiln; assert 'toolkiln.templates' not in sys.modules; toolkiln.templates.list(); print('ok')"
+    )
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "ok"

@@ -11,15 +11,20 @@ GOLDEN = Path(__file__).parents[2] / "golden" / "templates"
 def test_list_names_every_template(capsys):
     assert main(["templates", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == ["daily-summary", "lead-followup", "new-lead-welcome",
-                                                   "order-status-notify", "payment-reminder"]
+    assert [line.split()[0] for line in lines] == [
+        "daily-summary",
+        "lead-followup",
+        "new-lead-welcome",
+        "order-status-notify",
+        "payment-reminder",
+    ]
     assert lines[1].endswith("Lead follow-up")
 
 
 def test_show_gives_parameters_and_the_dsl(capsys):
     assert main(["templates", "show", "daily-summary"]) == 0
     out = capsys.readouterr().out
-    assert "  send_at: time = \"08:00\"\n      Time of day of the run" in out
+    assert '  send_at: time = "08:00"\n      Time of day of the run' in out
     assert "  owner_phone: string (required)" in out
     assert "workflow daily_summary\n" in out and 'on schedule daily at "${send_at}"' in out
 
@@ -31,8 +36,10 @@ def test_render_to_a_file_with_values(tmp_path):
 
 
 def test_render_dsl_to_standard_output(capsys):
-    assert main(["templates", "render", "lead-followup", "--set", "inactive_days=10", "--set",
-                 "message=a=b, c", "--dsl"]) == 0
+    assert (
+        main(["templates", "render", "lead-followup", "--set", "inactive_days=10", "--set", "message=a=b, c", "--dsl"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "query { inactive_days = 10 }" in out and '", a=b, c"' in out and "${" not in out
 

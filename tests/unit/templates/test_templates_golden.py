@@ -16,8 +16,12 @@ SLUGS = [t.slug for t in templates.list()]
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_rendered_n8n_json(slug, update_golden):
-    emitted = json.dumps(templates.render(slug, **REQUIRED.get(slug, {})).to_n8n(),
-                         indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    emitted = (
+        json.dumps(
+            templates.render(slug, **REQUIRED.get(slug, {})).to_n8n(), indent=2, sort_keys=True, ensure_ascii=False
+        )
+        + "\n"
+    )
     expected = GOLDEN / f"{slug}.json"
     if update_golden or not expected.exists():
         expected.parent.mkdir(exist_ok=True)

@@ -10,8 +10,13 @@ from toolkiln.cli import main
 from toolkiln.workflow import check_workflow
 
 TESTS = Path(__file__).parents[2]
-CLEAN = sorted([*TESTS.glob("integration/fixtures/*.json"), *TESTS.glob("golden/workflows/*.json"),
-                *(TESTS / "unit/workflow/fixtures").glob("[el]*.json")])
+CLEAN = sorted(
+    [
+        *TESTS.glob("integration/fixtures/*.json"),
+        *TESTS.glob("golden/workflows/*.json"),
+        *(TESTS / "unit/workflow/fixtures").glob("[el]*.json"),
+    ]
+)
 
 
 def node(name, type_="n8n-nodes-base.noOp", version=1, **parameters):
@@ -19,8 +24,11 @@ def node(name, type_="n8n-nodes-base.noOp", version=1, **parameters):
 
 
 def flow(*nodes, connections=None):
-    return {"name": "w", "nodes": [node("Go", "n8n-nodes-base.manualTrigger"), *nodes],
-            "connections": connections if connections is not None else {}}
+    return {
+        "name": "w",
+        "nodes": [node("Go", "n8n-nodes-base.manualTrigger"), *nodes],
+        "connections": connections if connections is not None else {},
+    }
 
 
 def link(*targets, output_index=0):
@@ -44,24 +52,45 @@ def test_ai_agent_and_community_nodes_are_only_unchecked():
 
 
 def test_unknown_types_versions_and_parameters():
-    data = flow(node("A", "n8n-nodes-base.slak"), node("B", version=7), node("C", colour="red"),
-                connections={"Go": link("A", "B", "C")})
-    assert found(data) == [("W0716", "nodes[1].type"), ("W0716", "nodes[2].type"),
-                           ("W0717", "nodes[3].parameters.colour")]
+    data = flow(
+        node("A", "n8n-nodes-base.slak"),
+        node("B", version=7),
+        node("C", colour="red"),
+        connections={"Go": link("A", "B", "C")},
+    )
+    assert found(data) == [
+        ("W0716", "nodes[1].type"),
+        ("W0716", "nodes[2].type"),
+        ("W0717", "nodes[3].parameters.colour"),
+    ]
 
 
 def test_dangling_connections_and_outputs():
-    data = flow(node("A"), node("B", "n8n-nodes-base.if", 2.2, conditions={}),
-                connections={"Go": link("A", "Ghost"), "Nobody": link("A"), "A": link("B", output_index=1),
-                             "B": link("A", output_index=2)})
-    assert sorted(found(data)) == [("E0718", "connections.A.main[1][0]"), ("E0718", "connections.B.main[2][0]"),
-                                   ("E0718", "connections.Go.main[0][1].node"), ("E0718", "connections.Nobody"),
-                                   ("W0723", "nodes[1]")]
+    data = flow(
+        node("A"),
+        node("B", "n8n-nodes-base.if", 2.2, conditions={}),
+        connections={
+            "Go": link("A", "Ghost"),
+            "Nobody": link("A"),
+            "A": link("B", output_index=1),
+            "B": link("A", output_index=2),
+        },
+    )
+    assert sorted(found(data)) == [
+        ("E0718", "connections.A.main[1][0]"),
+        ("E0718", "connections.B.main[2][0]"),
+        ("E0718", "connections.Go.main[0][1].node"),
+        ("E0718", "connections.Nobody"),
+        ("W0723", "nodes[1]"),
+    ]
 
 
 def test_an_error_output_counts_when_the_node_continues_on_error():
-    data = flow(dict(node("A"), onError="continueErrorOutput"), node("B"),
-                connections={"Go": link("A"), "A": link("B", output_index=1)})
+    data = flow(
+        dict(node("A"), onError="continueErrorOutput"),
+        node("B"),
+        connections={"Go": link("A"), "A": link("B", output_index=1)},
+    )
     assert found(data) == []
 
 
@@ -76,33 +105,61 @@ def test_loops_outside_loop_over_items():
 
 
 def test_expressions_without_equals_and_code_is_exempt():
-    data = flow(node("A", "n8n-nodes-base.set", 3.4, options={}, assignments={"assignments": [
+    data = flow(
+        node(
+            "A",
+            "n8n-nodes-base.set",
+            3.4,
+            options={},
+            assignments={
+                "assignments": [
                     {"id": "1", "name": "x", "value": "Hi {{ $json.name }}", "type": "string"},
                     {"id": "2", "name": "y", "value": "={{ $json.name }}", "type": "string"},
-                    {"id": "3", "name": "z", "value": "{{ not a variable }}", "type": "string"}]}),
-                node("B", "n8n-nodes-base.code", 2, jsCode="const t = `{{ $json.x }}`;"),
-                connections={"Go": link("A", "B")})
+                    {"id": "3", "name": "z", "value": "{{ not a variable }}", "type": "string"},
+                ]
+            },
+        ),
+        node("B", "n8n-nodes-base.code", 2, jsCode="const t = `{{ $json.x }}`;"),
+        connections={"Go": link("A", "B")},
+    )
     assert found(data) == [("W0725", "nodes[1].parameters.assignments.assignments[0].value")]
 
 
-@pytest.mark.parametrize(("parameters", "path"), [
-    ({"headerParameters": {"parameters": [{"name": "Authorization", "value": "Bearer abcdefghijklmnopqrstuvwxyz012345"}]}},
-     "headerParameters.parameters[0].value"),
-    ({"queryParameters": {"parameters": [{"name": "api_key", "value": "k-123"}]}}, "queryParameters.parameters[0].value"),
-    ({"jsonBody": '{"key": "sk-proj-abcdefghijklmnopqrstuvwx"}'}, "jsonBody"),
-    ({"options": {"password": "hunter2"}}, "options.password"),
-])
+@pytest.mark.parametrize(
+    ("parameters", "path"),
+    [
+        (
+            {
+                "headerParameters": {
+                    "parameters": [{"name": "Authorization", "value": "Bearer abcdefghijklmnopqrstuvwxyz012345"}]
+                }
+            },
+            "headerParameters.parameters[0].value",
+        ),
+        (
+            {"queryParameters": {"parameters": [{"name": "api_key", "value": "k-123"}]}},
+            "queryParameters.parameters[0].value",
+        ),
+        ({"jsonBody": '{"key": "sk-proj-abcdefghijklmnopqrstuvwx"}'}, "jsonBody"),
+        ({"options": {"password": "hunter2"}}, "options.password"),
+    ],
+)
 def test_literal_secrets(parameters, path):
-    data = flow(node("H", "n8n-nodes-base.httpRequest", 4.2, url="https://x.test", **parameters),
-                connections={"Go": link("H")})
+    data = flow(
+        node("H", "n8n-nodes-base.httpRequest", 4.2, url="https://x.test", **parameters), connections={"Go": link("H")}
+    )
     assert found(data) == [("E0721", f"nodes[1].parameters.{path}")]
 
 
 def test_secrets_read_from_expressions_or_credentials_are_fine():
-    parameters = {"headerParameters": {"parameters": [{"name": "Authorization", "value": "={{ $json.token }}"},
-                                                      {"name": "X-Api-Key", "value": ""}]}}
-    data = flow(node("H", "n8n-nodes-base.httpRequest", 4.2, url="https://x.test", **parameters),
-                connections={"Go": link("H")})
+    parameters = {
+        "headerParameters": {
+            "parameters": [{"name": "Authorization", "value": "={{ $json.token }}"}, {"name": "X-Api-Key", "value": ""}]
+        }
+    }
+    data = flow(
+        node("H", "n8n-nodes-base.httpRequest", 4.2, url="https://x.test", **parameters), connections={"Go": link("H")}
+    )
     assert found(data) == []
 
 
@@ -126,7 +183,7 @@ def test_check_command_lints_exports(tmp_path, capsys):
     assert main(["check", "--format", "json", str(bad)]) == 1
     assert json.loads(capsys.readouterr().out.split("\n", 1)[1])[0]["code"] == "E0722"
     (tmp_path / "list.json").write_text("[]")
-    assert main(["check", str(tmp_path / "list.json")]) == 1       # no workflow: checked as a tool file
+    assert main(["check", str(tmp_path / "list.json")]) == 1  # no workflow: checked as a tool file
     assert "E0106" in capsys.readouterr().out
 
 

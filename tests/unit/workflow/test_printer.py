@@ -11,27 +11,31 @@ from toolkiln.syntax.workflow_text import parse_workflow
 from toolkiln.workflow import compile_workflow, import_n8n
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "property"))
-import test_workflow_nodes as nodes  # noqa: E402
-from strategies import strip_spans  # noqa: E402
+import test_workflow_nodes as nodes
+from strategies import strip_spans
 
 TESTS = Path(__file__).parents[2]
 SOURCES = [
     *(p.read_text() for p in sorted(TESTS.glob("golden/workflows/*.wf"))),
     nodes.SWITCH,
-    nodes.WEBHOOK + 'http crm POST "https://crm.test/{{body.id}}/n?a={{\'x\'}}" query { since = body.days } '
-                    'headers { "X-Source" = "toolkiln", if = 1 } body { text = upper(body.note) } '
-                    'credentials httpHeaderAuth "CRM key"\nrespond r (1 if crm.id else 2)',
-    nodes.WEBHOOK + "http h GET \"https://x.test\" body {}\nwait p 5 minutes\nrespond r body with {\"a\": [1]}",
+    nodes.WEBHOOK + "http crm POST \"https://crm.test/{{body.id}}/n?a={{'x'}}\" query { since = body.days } "
+    'headers { "X-Source" = "toolkiln", if = 1 } body { text = upper(body.note) } '
+    'credentials httpHeaderAuth "CRM key"\nrespond r (1 if crm.id else 2)',
+    nodes.WEBHOOK + 'http h GET "https://x.test" body {}\nwait p 5 minutes\nrespond r body with {"a": [1]}',
     'workflow "Form intake" with {"settings": {"x": true}, "pinData": {}}\non node "Form" type '
     '"n8n-nodes-base.formTrigger" version 2.2 {"formTitle": "Hi \\"there\\""} credentials formApi "F" '
     'with {"webhookId": "abc"}\nset s { x = -1, y = not true }\nafter s[1] -> 2, "Form", "nothing"\n'
     'merge m by position\nafter nothing\nnode "set" type "x" version 1.5 {"content": "# hi"}',
     nodes.HEAD + 'on schedule cron "0 9 * * 1-5" timezone "Europe/Madrid"\nset a { x = 1 }',
-    nodes.HEAD + 'on schedule every 15 minutes\nif c a.x > 1 { set a { x = 1 } } else { switch s { case 1 > 2 '
-                 '{ } } }',
+    nodes.HEAD + "on schedule every 15 minutes\nif c a.x > 1 { set a { x = 1 } } else { switch s { case 1 > 2 { } } }",
 ]
-IMPORTED = sorted([*TESTS.glob("integration/fixtures/*.json"), *TESTS.glob("golden/workflows/*.json"),
-                   *(TESTS / "unit/workflow/fixtures").glob("*.json")])
+IMPORTED = sorted(
+    [
+        *TESTS.glob("integration/fixtures/*.json"),
+        *TESTS.glob("golden/workflows/*.json"),
+        *(TESTS / "unit/workflow/fixtures").glob("*.json"),
+    ]
+)
 
 
 def ast(text):
@@ -55,15 +59,29 @@ def test_imported_workflows_print_parseable_text(path):
 
 
 def test_canonical_layout():
-    text = compile_workflow(nodes.WEBHOOK + "if c body.n > 1 { set a { x = 1 } } else { respond r body }\n"
-                            'respond q body with {"notes": "n"}').to_text()
-    assert text == ('workflow w\ndescription "d"\n\non webhook POST "/w" respond with node\n\n'
-                    "if c body.n > 1 {\n  set a {\n    x = 1,\n  }\n} else {\n  respond r body\n}\n"
-                    'respond q body with {"notes": "n"}\n')
+    text = compile_workflow(
+        nodes.WEBHOOK + "if c body.n > 1 { set a { x = 1 } } else { respond r body }\n"
+        'respond q body with {"notes": "n"}'
+    ).to_text()
+    assert text == (
+        'workflow w\ndescription "d"\n\non webhook POST "/w" respond with node\n\n'
+        "if c body.n > 1 {\n  set a {\n    x = 1,\n  }\n} else {\n  respond r body\n}\n"
+        'respond q body with {"notes": "n"}\n'
+    )
 
 
-@pytest.mark.parametrize(("name", "plain"), [("order", True), ("Order_2", True), ("set", False),
-                                             ("nothing", False), ("and", False), ("My Node", False), ("2x", False)])
+@pytest.mark.parametrize(
+    ("name", "plain"),
+    [
+        ("order", True),
+        ("Order_2", True),
+        ("set", False),
+        ("nothing", False),
+        ("and", False),
+        ("My Node", False),
+        ("2x", False),
+    ],
+)
 def test_names_that_need_quotes(name, plain):
     assert is_plain_name(name) is plain
 
@@ -82,12 +100,17 @@ def test_fmt_command(tmp_path, capsys):
 def test_names_spelt_like_step_keywords_parse_after_operators():
     # Regression (found by tests/property/test_workflow_roundtrip.py): after an operator the
     # lexer read `set`, `after`, `wait` as the next step's keyword, so these did not parse.
-    workflow = compile_workflow(nodes.WEBHOOK + "set set { x = 1 }\nset wait { ok = true }\n"
-                                "set s { a = 1 + set.x, b = body.after, c = wait.ok and set.x > 0 }\n"
-                                "if c 1 + set.x > 2 { respond r s }").ast
+    workflow = compile_workflow(
+        nodes.WEBHOOK + "set set { x = 1 }\nset wait { ok = true }\n"
+        "set s { a = 1 + set.x, b = body.after, c = wait.ok and set.x > 0 }\n"
+        "if c 1 + set.x > 2 { respond r s }"
+    ).ast
     fields = {field.name: field.value for field in workflow.steps[2].fields}
-    assert (fields["a"].right.target.name, fields["b"].name, fields["c"].right.left.target.name) == \
-        ("set", "after", "set")
+    assert (fields["a"].right.target.name, fields["b"].name, fields["c"].right.left.target.name) == (
+        "set",
+        "after",
+        "set",
+    )
 
 
 def test_a_respond_body_naming_a_keyword_is_parenthesized():
@@ -109,6 +132,11 @@ def test_the_words_that_may_follow_a_respond_body_are_the_grammars():
     parser = workflow_parser()
     words = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
     table = parser.parser.parser.parser.parse_table
-    found = {words[key] for actions in table.states.values() if {"NAME", "OP"} <= set(actions)
-             for key in actions if key in words and words[key].isalpha()}
+    found = {
+        words[key]
+        for actions in table.states.values()
+        if {"NAME", "OP"} <= set(actions)
+        for key in actions
+        if key in words and words[key].isalpha()
+    }
     assert found - RESERVED == FOLLOWING_WORDS

@@ -6,7 +6,7 @@ from toolkiln.backends.n8n.catalog import load_catalog
 from toolkiln.backends.n8n.expressions import js_string
 from toolkiln.workflow import compile_workflow
 
-SOURCE = '''workflow orders
+SOURCE = """workflow orders
 description "d"
 on webhook POST "/orders/new" respond with node
 set priced { total = body.qty * body.price, name = lower(body.name) }
@@ -16,7 +16,7 @@ if big priced.total > 100 and not body.rush {
 } else {
   respond no { }
 }
-'''
+"""
 
 
 def nodes(source):
@@ -29,7 +29,7 @@ def test_every_node_type_version_and_parameter_is_in_the_catalog():
     manual = SOURCE.replace('on webhook POST "/orders/new" respond with node', "on manual")
     manual = manual.replace("respond yes priced", "").replace("respond no { }", "").replace("body.", "priced.")
     manual = manual.replace("priced.qty * priced.price", "1").replace("lower(priced.name)", '"x"')
-    manual = manual.replace("not priced.rush", "priced.total < 1000")      # `priced` sets no `rush`
+    manual = manual.replace("not priced.rush", "priced.total < 1000")  # `priced` sets no `rush`
     for source in (SOURCE.replace("respond no { }", "respond no priced"), manual):
         for node in compile_workflow(source).to_n8n()["nodes"]:
             assert catalog.has(node["type"], node["typeVersion"]), node["type"]
@@ -40,17 +40,25 @@ def test_every_node_type_version_and_parameter_is_in_the_catalog():
 def test_expressions_read_json_of_the_input_and_named_nodes_otherwise():
     got = nodes(SOURCE.replace("respond no { }", "respond no priced.total"))
     total, name = got["priced"]["parameters"]["assignments"]["assignments"]
-    assert total == {"id": total["id"], "name": "total", "type": "number",
-                     "value": "={{ ($json.body.qty * $json.body.price) }}"}
+    assert total == {
+        "id": total["id"],
+        "name": "total",
+        "type": "number",
+        "value": "={{ ($json.body.qty * $json.body.price) }}",
+    }
     assert name["value"] == "={{ String($json.body.name).toLowerCase() }}" and name["type"] == "string"
     condition = got["big"]["parameters"]["conditions"]["conditions"][0]
     assert condition["leftValue"] == "={{ (($json.total > 100) && (!$('Webhook').item.json.body.rush)) }}"
     assert condition["operator"] == {"type": "boolean", "operation": "true", "singleValue": True}
-    assert got["yes"]["parameters"]["responseBody"] == "={{ $('priced').item.json }}"   # after `tag`
-    assert got["no"]["parameters"]["responseBody"] == "={{ $json.total }}"             # IF passes through
+    assert got["yes"]["parameters"]["responseBody"] == "={{ $('priced').item.json }}"  # after `tag`
+    assert got["no"]["parameters"]["responseBody"] == "={{ $json.total }}"  # IF passes through
     webhook = got["Webhook"]
-    assert webhook["parameters"] == {"httpMethod": "POST", "path": "orders/new", "responseMode": "responseNode",
-                                     "options": {}}
+    assert webhook["parameters"] == {
+        "httpMethod": "POST",
+        "path": "orders/new",
+        "responseMode": "responseNode",
+        "options": {},
+    }
 
 
 def test_connections_ids_and_layout():
@@ -58,9 +66,10 @@ def test_connections_ids_and_layout():
     workflow = compile_workflow(source).to_n8n()
     assert set(workflow) == {"name", "nodes", "connections", "settings"}
     assert workflow["settings"] == {"executionOrder": "v1"}
-    assert workflow["connections"]["big"] == {"main": [[{"node": "tag", "type": "main", "index": 0}],
-                                                       [{"node": "no", "type": "main", "index": 0}]]}
-    assert workflow == compile_workflow(source).to_n8n()                 # stable ids
+    assert workflow["connections"]["big"] == {
+        "main": [[{"node": "tag", "type": "main", "index": 0}], [{"node": "no", "type": "main", "index": 0}]]
+    }
+    assert workflow == compile_workflow(source).to_n8n()  # stable ids
     renamed = compile_workflow(source.replace("workflow orders", "workflow other")).to_n8n()
     assert {n["id"] for n in renamed["nodes"]}.isdisjoint({n["id"] for n in workflow["nodes"]})
     positions = {n["name"]: n["position"] for n in workflow["nodes"]}
@@ -75,7 +84,7 @@ def test_text_response_and_string_escaping():
     assert js_string('a"}') == '"a\\"\\u007d"'
 
 
-@pytest.mark.parametrize("expression", ["1 - -2", "2 ** 3", "abs(-1) + floor(1.5) + ceil(0.5) + len(\"ab\")"])
+@pytest.mark.parametrize("expression", ["1 - -2", "2 ** 3", 'abs(-1) + floor(1.5) + ceil(0.5) + len("ab")'])
 def test_arithmetic_translates(expression):
     source = f'workflow t\ndescription "d"\non manual\nset a {{ x = {expression} }}\n'
     value = nodes(source)["a"]["parameters"]["assignments"]["assignments"][0]["value"]

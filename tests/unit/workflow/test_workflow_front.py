@@ -6,7 +6,7 @@ from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.syntax.workflow_text import parse_workflow
 
-SOURCE = '''workflow orders
+SOURCE = """workflow orders
 description "Prices orders"
 on webhook POST "/orders" respond with node
 set priced { total = body.qty * 2, label = "a, b" if body.vip else "c" }
@@ -15,7 +15,7 @@ if big priced.total > 100 {
 } else {
   respond no (1 if priced.total > 5 else 2)
 }
-'''
+"""
 
 
 def parse(text):
@@ -27,11 +27,12 @@ def test_parses_header_trigger_and_steps():
     workflow, diagnostics = parse(SOURCE)
     assert diagnostics == []
     assert (workflow.name, workflow.description) == ("orders", "Prices orders")
-    assert workflow.trigger == w.WebhookTrigger(method="POST", path="/orders", respond_with_node=True,
-                                                span=workflow.trigger.span)
+    assert workflow.trigger == w.WebhookTrigger(
+        method="POST", path="/orders", respond_with_node=True, span=workflow.trigger.span
+    )
     priced, big = workflow.steps
     assert isinstance(priced, w.SetStep) and [f.name for f in priced.fields] == ["total", "label"]
-    assert isinstance(priced.fields[1].value, n.Conditional)        # the comma inside the string is text
+    assert isinstance(priced.fields[1].value, n.Conditional)  # the comma inside the string is text
     assert isinstance(big, w.IfStep) and [s.name for s in big.then] == ["yes"]
     assert [s.name for s in big.otherwise] == ["no"]
     assert isinstance(big.otherwise[0].body, n.Conditional)
@@ -40,11 +41,11 @@ def test_parses_header_trigger_and_steps():
 def test_expression_spans_point_into_the_file():
     workflow, _ = parse(SOURCE)
     total = workflow.steps[0].fields[0].value
-    assert SOURCE[total.span.start:total.span.end] == "body.qty * 2"
+    assert SOURCE[total.span.start : total.span.end] == "body.qty * 2"
     assert (total.span.line, total.span.column) == (4, 22)
     assert total.right == n.NumberLit(value=Decimal(2), span=total.right.span)
     condition = workflow.steps[1].condition
-    assert SOURCE[condition.span.start:condition.span.end] == "priced.total > 100"
+    assert SOURCE[condition.span.start : condition.span.end] == "priced.total > 100"
     assert condition.span.line == 5
 
 
@@ -64,10 +65,10 @@ def test_expression_errors_are_located_in_the_file():
 
 
 def test_syntax_errors_and_missing_parts():
-    assert parse('workflow m\ndescription "d"\nset a { x = 1 }')[1][0][0] == "E0101"     # no trigger
+    assert parse('workflow m\ndescription "d"\nset a { x = 1 }')[1][0][0] == "E0101"  # no trigger
     assert parse('workflow m\ndescription "d"\non manual\nset a { x 1 }')[1][0][0] == "E0101"
     assert parse('workflow m\ndescription "d\non manual')[1][0][0] == "E0102"
-    assert parse('workflow m\non manual\nset a { x = 1 }')[1] == [("E0108", "workflow `m` has no description")]
+    assert parse("workflow m\non manual\nset a { x = 1 }")[1] == [("E0108", "workflow `m` has no description")]
     assert parse('workflow M\ndescription "d"\non manual')[1][0][0] == "E0110"
     assert parse('workflow m\ndescription "d"\non manual\nset if { x = 1 }')[1][0][0] == "E0110"
     assert parse('workflow m\ndescription "d"\non manual\nset a { x = 1, x = 2 }')[1][0][0] == "E0210"

@@ -14,8 +14,15 @@ INPUTS = sorted(GOLDEN.glob("*.wf"))
 
 @pytest.mark.parametrize("path", INPUTS, ids=[p.stem for p in INPUTS])
 def test_emitted_n8n_json(path, update_golden):
-    emitted = json.dumps(compile_workflow(path.read_text(encoding="utf-8"), str(path)).to_n8n(),
-                         indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    emitted = (
+        json.dumps(
+            compile_workflow(path.read_text(encoding="utf-8"), str(path)).to_n8n(),
+            indent=2,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     expected = path.with_suffix(".json")
     if update_golden or not expected.exists():
         expected.write_text(emitted, encoding="utf-8")

@@ -29,13 +29,17 @@ def codes(source):
 
 # --- schedule triggers ------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("clause", "rule"), [
-    ('daily at "09:30"', {"field": "days", "triggerAtHour": 9, "triggerAtMinute": 30}),
-    ("every 15 minutes", {"field": "minutes", "minutesInterval": 15}),
-    ("every 2 hours", {"field": "hours", "hoursInterval": 2}),
-    ("every 3 days", {"field": "days", "daysInterval": 3}),
-    ('cron "0 9 * * 1-5"', {"field": "cronExpression", "expression": "0 9 * * 1-5"}),
-])
+
+@pytest.mark.parametrize(
+    ("clause", "rule"),
+    [
+        ('daily at "09:30"', {"field": "days", "triggerAtHour": 9, "triggerAtMinute": 30}),
+        ("every 15 minutes", {"field": "minutes", "minutesInterval": 15}),
+        ("every 2 hours", {"field": "hours", "hoursInterval": 2}),
+        ("every 3 days", {"field": "days", "daysInterval": 3}),
+        ('cron "0 9 * * 1-5"', {"field": "cronExpression", "expression": "0 9 * * 1-5"}),
+    ],
+)
 def test_schedule_rules_become_schedule_trigger_intervals(clause, rule):
     workflow = n8n(HEAD + f"on schedule {clause}\nset s {{ x = 1 }}")
     trigger = node(workflow, "Schedule Trigger")
@@ -49,15 +53,18 @@ def test_a_timezone_becomes_the_workflow_setting():
     assert workflow["settings"] == {"executionOrder": "v1", "timezone": "Europe/Madrid"}
 
 
-@pytest.mark.parametrize(("clause", "message"), [
-    ('daily at "9am"', '"9am" is not a time of day'),
-    ('daily at "24:00"', '"24:00" is not a time of day'),
-    ("every 0 minutes", "`0` is not a positive whole number"),
-    ("every 1.5 hours", "`1.5` is not a positive whole number"),
-    ("every 2 weeks", "unknown schedule unit `weeks`"),
-    ('cron "0 9 *"', '"0 9 *" is not a cron expression'),
-    ('daily at "09:00" timezone "Mars/Olympus"', 'unknown timezone "Mars/Olympus"'),
-])
+@pytest.mark.parametrize(
+    ("clause", "message"),
+    [
+        ('daily at "9am"', '"9am" is not a time of day'),
+        ('daily at "24:00"', '"24:00" is not a time of day'),
+        ("every 0 minutes", "`0` is not a positive whole number"),
+        ("every 1.5 hours", "`1.5` is not a positive whole number"),
+        ("every 2 weeks", "unknown schedule unit `weeks`"),
+        ('cron "0 9 *"', '"0 9 *" is not a cron expression'),
+        ('daily at "09:00" timezone "Mars/Olympus"', 'unknown timezone "Mars/Olympus"'),
+    ],
+)
 def test_bad_schedules_are_located_diagnostics(clause, message):
     diagnostics = check_workflow(HEAD + f"on schedule {clause}\nset s {{ x = 1 }}")
     assert message in [d.message for d in diagnostics]
@@ -67,11 +74,14 @@ def test_bad_schedules_are_located_diagnostics(clause, message):
 
 # --- http -------------------------------------------------------------------------------------
 
+
 def test_http_step_parameters_credentials_and_output_fields():
-    workflow = n8n(WEBHOOK + 'http crm POST "https://crm.test/leads/{{body.id}}/notes" '
-                   'query { since = body.days } headers { "X-Source" = "toolkiln" } '
-                   'body { text = upper(body.note), n = body.n * 2 } credentials httpHeaderAuth "CRM key"\n'
-                   "set out { id = crm.id }\nrespond r out")
+    workflow = n8n(
+        WEBHOOK + 'http crm POST "https://crm.test/leads/{{body.id}}/notes" '
+        'query { since = body.days } headers { "X-Source" = "toolkiln" } '
+        'body { text = upper(body.note), n = body.n * 2 } credentials httpHeaderAuth "CRM key"\n'
+        "set out { id = crm.id }\nrespond r out"
+    )
     http = node(workflow, "crm")
     assert (http["type"], http["typeVersion"]) == ("n8n-nodes-base.httpRequest", 4.2)
     p = http["parameters"]
@@ -81,27 +91,33 @@ def test_http_step_parameters_credentials_and_output_fields():
     assert p["queryParameters"] == {"parameters": [{"name": "since", "value": "={{ $json.body.days }}"}]}
     assert p["sendQuery"] is True and p["sendHeaders"] is True and p["sendBody"] is True
     assert p["specifyBody"] == "json"
-    assert p["jsonBody"] == ('={{ JSON.stringify({ "text": String($json.body.note).toUpperCase(), '
-                             '"n": ($json.body.n * 2) }) }}')
+    assert p["jsonBody"] == (
+        '={{ JSON.stringify({ "text": String($json.body.note).toUpperCase(), "n": ($json.body.n * 2) }) }}'
+    )
     assert http["credentials"] == {"httpHeaderAuth": {"id": None, "name": "CRM key"}}
     assert node(workflow, "out")["parameters"]["assignments"]["assignments"][0]["value"] == "={{ $json.id }}"
 
 
 def test_a_service_credential_is_predefined_and_a_plain_url_is_no_expression():
-    workflow = n8n(WEBHOOK + 'http crm GET "https://api.hubapi.com/crm/v3/objects/contacts" '
-                   'credentials hubspotApi "HubSpot"\nrespond r crm')
+    workflow = n8n(
+        WEBHOOK + 'http crm GET "https://api.hubapi.com/crm/v3/objects/contacts" '
+        'credentials hubspotApi "HubSpot"\nrespond r crm'
+    )
     p = node(workflow, "crm")["parameters"]
     assert p["url"] == "https://api.hubapi.com/crm/v3/objects/contacts"
     assert (p["authentication"], p["nodeCredentialType"]) == ("predefinedCredentialType", "hubspotApi")
     assert "sendQuery" not in p and "sendBody" not in p
 
 
-@pytest.mark.parametrize(("step", "code", "message"), [
-    ('http crm FETCH "https://x.test"', "E0709", "unknown HTTP method `FETCH`"),
-    ('http crm GET "https://x.test" query { a = 1 } query { b = 2 }', "E0709", "`query` is given twice in `crm`"),
-    ('http crm GET "https://x.test/{{nope.id}}"', "E0702", "no step or trigger data named `nope`"),
-    ('http crm GET "https://x.test/{{body.n:.2f}}"', "E0706", "a format spec has no n8n translation"),
-])
+@pytest.mark.parametrize(
+    ("step", "code", "message"),
+    [
+        ('http crm FETCH "https://x.test"', "E0709", "unknown HTTP method `FETCH`"),
+        ('http crm GET "https://x.test" query { a = 1 } query { b = 2 }', "E0709", "`query` is given twice in `crm`"),
+        ('http crm GET "https://x.test/{{nope.id}}"', "E0702", "no step or trigger data named `nope`"),
+        ('http crm GET "https://x.test/{{body.n:.2f}}"', "E0706", "a format spec has no n8n translation"),
+    ],
+)
 def test_bad_http_steps(step, code, message):
     assert (code, message) in codes(WEBHOOK + step + "\nrespond r body")
 
@@ -110,7 +126,7 @@ def test_bad_http_steps(step, code, message):
 
 # The golden switch workflow (also run in the real n8n by the integration tests).
 SWITCH = (Path(__file__).parents[2] / "golden" / "workflows" / "switch_merge.wf").read_text()
-SWITCH_STEPS = SWITCH.split('respond with node\n', 1)[1]
+SWITCH_STEPS = SWITCH.split("respond with node\n", 1)[1]
 
 
 def test_switch_cases_and_else_become_outputs_and_merge_inputs():
@@ -119,15 +135,22 @@ def test_switch_cases_and_else_become_outputs_and_merge_inputs():
     assert (switch["type"], switch["typeVersion"]) == ("n8n-nodes-base.switch", 3.2)
     rules = switch["parameters"]["rules"]["values"]
     assert [r["conditions"]["conditions"][0]["leftValue"] for r in rules] == [
-        "={{ ($json.body.n > 10) }}", "={{ ($json.body.n > 5) }}"]
+        "={{ ($json.body.n > 10) }}",
+        "={{ ($json.body.n > 5) }}",
+    ]
     assert switch["parameters"]["options"] == {"fallbackOutput": "extra"}
     assert workflow["connections"]["size"]["main"] == [
-        [{"node": "big", "type": "main", "index": 0}], [{"node": "mid", "type": "main", "index": 0}],
-        [{"node": "small", "type": "main", "index": 0}]]
+        [{"node": "big", "type": "main", "index": 0}],
+        [{"node": "mid", "type": "main", "index": 0}],
+        [{"node": "small", "type": "main", "index": 0}],
+    ]
     assert [workflow["connections"][name]["main"][0][0]["index"] for name in ("big", "mid", "small")] == [0, 1, 2]
     merge = node(workflow, "joined")
     assert (merge["type"], merge["typeVersion"], merge["parameters"]) == (
-        "n8n-nodes-base.merge", 3, {"numberInputs": 3, "options": {}})
+        "n8n-nodes-base.merge",
+        3,
+        {"numberInputs": 3, "options": {}},
+    )
 
 
 def test_merge_by_position_after_an_if_and_an_empty_branch():
@@ -143,31 +166,43 @@ def test_a_switch_without_else_drops_unmatched_items():
     assert len(workflow["connections"]["s"]["main"]) == 1
 
 
-@pytest.mark.parametrize(("body", "code", "message"), [
-    ("set a { x = 1 }\nmerge m\nrespond r m", "E0713", "merge `m` has 1 input(s) to join"),
-    ('switch s { case body.n + 1 { respond r body } }', "E0302", "the condition of `s` is number, not boolean"),
-    ("switch s { case body.n > 1 { respond r body } }\nset a { x = s.n }\nrespond q a", "E0708",
-     "`s` is a switch step and produces no fields of its own"),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "message"),
+    [
+        ("set a { x = 1 }\nmerge m\nrespond r m", "E0713", "merge `m` has 1 input(s) to join"),
+        ("switch s { case body.n + 1 { respond r body } }", "E0302", "the condition of `s` is number, not boolean"),
+        (
+            "switch s { case body.n > 1 { respond r body } }\nset a { x = s.n }\nrespond q a",
+            "E0708",
+            "`s` is a switch step and produces no fields of its own",
+        ),
+    ],
+)
 def test_bad_switches_and_merges(body, code, message):
     assert (code, message) in codes(WEBHOOK + body)
 
 
 # --- wait and generic nodes -------------------------------------------------------------------
 
+
 def test_wait_step():
     workflow = n8n(WEBHOOK + "wait pause 90 seconds\nrespond r body")
     wait = node(workflow, "pause")
     assert (wait["type"], wait["typeVersion"], wait["parameters"]) == (
-        "n8n-nodes-base.wait", 1.1, {"amount": 90, "unit": "seconds"})
+        "n8n-nodes-base.wait",
+        1.1,
+        {"amount": 90, "unit": "seconds"},
+    )
     assert wait["webhookId"] == n8n(WEBHOOK + "wait pause 90 seconds\nrespond r body")["nodes"][1]["webhookId"]
 
 
 def test_generic_node_keeps_parameters_credentials_and_with_properties():
-    workflow = n8n(WEBHOOK + 'node "Post to Slack" type "n8n-nodes-base.slack" version 2.2 '
-                   '{"select": "channel", "text": "={{ $json.body.msg }}", "otherOptions": {}} '
-                   'credentials slackApi "Team Slack" with {"notes": "ping", "onError": "continueRegularOutput", '
-                   '"position": [10, -20]}\nrespond r body')
+    workflow = n8n(
+        WEBHOOK + 'node "Post to Slack" type "n8n-nodes-base.slack" version 2.2 '
+        '{"select": "channel", "text": "={{ $json.body.msg }}", "otherOptions": {}} '
+        'credentials slackApi "Team Slack" with {"notes": "ping", "onError": "continueRegularOutput", '
+        '"position": [10, -20]}\nrespond r body'
+    )
     slack = node(workflow, "Post to Slack")
     assert slack["parameters"] == {"select": "channel", "text": "={{ $json.body.msg }}", "otherOptions": {}}
     assert slack["credentials"] == {"slackApi": {"id": None, "name": "Team Slack"}}
@@ -176,9 +211,11 @@ def test_generic_node_keeps_parameters_credentials_and_with_properties():
 
 
 def test_generic_trigger_and_workflow_properties():
-    workflow = n8n('workflow "Form intake" with {"settings": {"saveManualExecutions": true}, "pinData": {}}\n'
-                   'on node "Form" type "n8n-nodes-base.formTrigger" version 2.2 {"formTitle": "Hi"} '
-                   'with {"webhookId": "abc"}\nset s { x = 1 }')
+    workflow = n8n(
+        'workflow "Form intake" with {"settings": {"saveManualExecutions": true}, "pinData": {}}\n'
+        'on node "Form" type "n8n-nodes-base.formTrigger" version 2.2 {"formTitle": "Hi"} '
+        'with {"webhookId": "abc"}\nset s { x = 1 }'
+    )
     assert workflow["name"] == "Form intake"
     assert workflow["settings"] == {"executionOrder": "v1", "saveManualExecutions": True}
     assert workflow["pinData"] == {}
@@ -187,15 +224,24 @@ def test_generic_trigger_and_workflow_properties():
     assert workflow["connections"]["Form"]["main"][0][0]["node"] == "s"
 
 
-@pytest.mark.parametrize(("step", "code", "message"), [
-    ('node "N" type "n8n-nodes-base.slak" version 1 {}', "E0712",
-     "n8n 1.123.50 has no node type `n8n-nodes-base.slak`"),
-    ('node "N" type "n8n-nodes-base.noOp" version 7 {}', "E0712", "`n8n-nodes-base.noOp` has no version 7"),
-    ('node "N" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}', "E0714",
-     "`n8n-nodes-base.noOp` version 1 has no parameter `colour`"),
-    ("node \"N\" type \"n8n-nodes-base.noOp\" version 1 {'a': 1}", "E0105", None),
-    ("wait p 5 weeks", "E0709", "unknown wait unit `weeks`"),
-])
+@pytest.mark.parametrize(
+    ("step", "code", "message"),
+    [
+        (
+            'node "N" type "n8n-nodes-base.slak" version 1 {}',
+            "E0712",
+            "n8n 1.123.50 has no node type `n8n-nodes-base.slak`",
+        ),
+        ('node "N" type "n8n-nodes-base.noOp" version 7 {}', "E0712", "`n8n-nodes-base.noOp` has no version 7"),
+        (
+            'node "N" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}',
+            "E0714",
+            "`n8n-nodes-base.noOp` version 1 has no parameter `colour`",
+        ),
+        ('node "N" type "n8n-nodes-base.noOp" version 1 {\'a\': 1}', "E0105", None),
+        ("wait p 5 weeks", "E0709", "unknown wait unit `weeks`"),
+    ],
+)
 def test_bad_generic_nodes_and_waits(step, code, message):
     found = codes(WEBHOOK + step + "\nrespond r body")
     assert any(c == code and (message is None or m == message) for c, m in found), found
@@ -208,51 +254,72 @@ def test_unknown_type_hint_names_the_qualified_type():
 
 # --- after: explicit wiring -------------------------------------------------------------------
 
+
 def test_after_wires_outputs_to_inputs_and_following_steps_chain_on():
-    source = WEBHOOK + """
+    source = (
+        WEBHOOK
+        + """
 if check body.n > 1 { set yes { x = 1 } } else { set no { x = 2 } }
 after check[1] -> 1, yes
 node "Join" type "n8n-nodes-base.merge" version 3 {}
 respond r body
 """
+    )
     workflow = n8n(source)
     assert workflow["connections"]["check"]["main"][1] == [
-        {"node": "no", "type": "main", "index": 0}, {"node": "Join", "type": "main", "index": 1}]
+        {"node": "no", "type": "main", "index": 0},
+        {"node": "Join", "type": "main", "index": 1},
+    ]
     assert workflow["connections"]["yes"]["main"] == [[{"node": "Join", "type": "main", "index": 0}]]
     assert "no" not in workflow["connections"]
     assert workflow["connections"]["Join"]["main"] == [[{"node": "r", "type": "main", "index": 0}]]
 
 
 def test_after_nothing_parses_to_no_inputs():
-    workflow, diagnostics = parse_workflow(HEAD + 'on manual\nafter nothing\nnode "Note" type '
-                                           '"n8n-nodes-base.stickyNote" version 1 {"content": "hi"}')
+    workflow, diagnostics = parse_workflow(
+        HEAD + 'on manual\nafter nothing\nnode "Note" type "n8n-nodes-base.stickyNote" version 1 {"content": "hi"}'
+    )
     assert diagnostics == [] and workflow.steps[0].after == ()
-    emitted = n8n(HEAD + 'on manual\nset s { x = 1 }\nafter nothing\nnode "Note" type "n8n-nodes-base.stickyNote" '
-                  'version 1 {"content": "hi"}')
+    emitted = n8n(
+        HEAD + 'on manual\nset s { x = 1 }\nafter nothing\nnode "Note" type "n8n-nodes-base.stickyNote" '
+        'version 1 {"content": "hi"}'
+    )
     assert "s" not in emitted["connections"] and "Note" in [n["name"] for n in emitted["nodes"]]
 
 
-@pytest.mark.parametrize(("body", "code", "message"), [
-    ("after ghost\nset a { x = 1 }\nrespond r a", "E0713", "`a` comes after no step or trigger named `ghost`"),
-    ("if c body.n > 1 { set t { x = 1 } }\nafter c[2]\nset a { x = 1 }\nrespond r a", "E0713",
-     "`c` has no output 2"),
-    ("set t { x = 1 }\nafter t -> 1\nset a { x = 1 }\nrespond r a", "E0713", "`a` has no input 1"),
-    ("after nothing\nset a { x = 1 }\nrespond r body", "E0710", "no path from the trigger reaches `a`"),
-    ("set a { x = 1 }\nafter a, c\nset b { x = 1 }\nafter b\nset c { x = 1 }\nrespond r body", "E0711",
-     "these steps feed each other in a loop: `b`, `c`"),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "message"),
+    [
+        ("after ghost\nset a { x = 1 }\nrespond r a", "E0713", "`a` comes after no step or trigger named `ghost`"),
+        (
+            "if c body.n > 1 { set t { x = 1 } }\nafter c[2]\nset a { x = 1 }\nrespond r a",
+            "E0713",
+            "`c` has no output 2",
+        ),
+        ("set t { x = 1 }\nafter t -> 1\nset a { x = 1 }\nrespond r a", "E0713", "`a` has no input 1"),
+        ("after nothing\nset a { x = 1 }\nrespond r body", "E0710", "no path from the trigger reaches `a`"),
+        (
+            "set a { x = 1 }\nafter a, c\nset b { x = 1 }\nafter b\nset c { x = 1 }\nrespond r body",
+            "E0711",
+            "these steps feed each other in a loop: `b`, `c`",
+        ),
+    ],
+)
 def test_bad_wiring(body, code, message):
     assert (code, message) in codes(WEBHOOK + body)
 
 
 def test_a_loop_through_loop_over_items_is_allowed():
-    source = HEAD + """on manual
+    source = (
+        HEAD
+        + """on manual
 set items { x = 1 }
 after items, work
 node "Loop" type "n8n-nodes-base.splitInBatches" version 3 {"options": {}}
 after "Loop"[1]
 set work { y = 2 }
 """
+    )
     assert [c for c, _ in codes(source)] == []
 
 

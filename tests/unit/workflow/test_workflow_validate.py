@@ -15,26 +15,39 @@ def test_a_valid_workflow_has_no_diagnostics():
     assert codes("set a { x = body.n * 2 }\nif big a.x > 3 { respond r a } else { respond s body }") == []
 
 
-@pytest.mark.parametrize(("body", "code", "message"), [
-    ("set a { x = 1 }\nset a { y = 2 }\nrespond r a", "E0701", "`a` is already a step"),
-    ("set body { x = 1 }\nrespond r body", "E0701", "`body` is already the trigger's data"),
-    ("set Webhook { x = 1 }\nrespond r body", "E0701", "`Webhook` is already the trigger's node"),
-    ("set a { x = order.n }\nrespond r a", "E0702", "no step or trigger data named `order`"),
-    ("set a { x = b.n }\nset b { y = 1 }\nrespond r a", "E0703", "`b` is not upstream of `a`"),
-    ("set a { x = a.n }\nrespond r a", "E0703", "`a` cannot read its own output"),
-    ("if c body.n > 1 { set t { x = 1 } } else { set f { x = 2 } }\nset after { y = t.x }\nrespond r after",
-     "E0703", "`t` does not run on every path to `after`"),
-    ("if c body.n > 1 { set t { x = 1 } respond r t } else { respond s f }\nset f { x = 1 }",
-     "E0703", "`f` is not upstream of `s`"),
-    ("if c body.n > 1 { respond r body }\nset a { x = c.n }", "E0708", "`c` is an if step and produces no fields of its own"),
-    ("set a { x = 1, y = 2 }\nset b { z = a.q }\nrespond r b", "E0720", "`a` sets no field `q`"),
-    ("set a { x = \"s\" * 2 }\nrespond r a", "E0301", "`*` (multiply) needs number, but this is string"),
-    ("set a { x = nope(1) }\nrespond r a", "E0204", "unknown function `nope`"),
-    ("if c body.n + 1 { respond r body }", "E0302", "the condition of `c` is number, not boolean"),
-    ("set a { x = round(body.n, 2) }\nrespond r a", "E0706", "`round(...)` has no n8n translation"),
-    ("set a { x = text(body.n) }\nrespond r a", "E0706", "`text(...)` has no n8n translation"),
-    ("set a { x = number(body.s) }\nrespond r a", "E0706", "`number(...)` has no n8n translation"),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "message"),
+    [
+        ("set a { x = 1 }\nset a { y = 2 }\nrespond r a", "E0701", "`a` is already a step"),
+        ("set body { x = 1 }\nrespond r body", "E0701", "`body` is already the trigger's data"),
+        ("set Webhook { x = 1 }\nrespond r body", "E0701", "`Webhook` is already the trigger's node"),
+        ("set a { x = order.n }\nrespond r a", "E0702", "no step or trigger data named `order`"),
+        ("set a { x = b.n }\nset b { y = 1 }\nrespond r a", "E0703", "`b` is not upstream of `a`"),
+        ("set a { x = a.n }\nrespond r a", "E0703", "`a` cannot read its own output"),
+        (
+            "if c body.n > 1 { set t { x = 1 } } else { set f { x = 2 } }\nset after { y = t.x }\nrespond r after",
+            "E0703",
+            "`t` does not run on every path to `after`",
+        ),
+        (
+            "if c body.n > 1 { set t { x = 1 } respond r t } else { respond s f }\nset f { x = 1 }",
+            "E0703",
+            "`f` is not upstream of `s`",
+        ),
+        (
+            "if c body.n > 1 { respond r body }\nset a { x = c.n }",
+            "E0708",
+            "`c` is an if step and produces no fields of its own",
+        ),
+        ("set a { x = 1, y = 2 }\nset b { z = a.q }\nrespond r b", "E0720", "`a` sets no field `q`"),
+        ('set a { x = "s" * 2 }\nrespond r a', "E0301", "`*` (multiply) needs number, but this is string"),
+        ("set a { x = nope(1) }\nrespond r a", "E0204", "unknown function `nope`"),
+        ("if c body.n + 1 { respond r body }", "E0302", "the condition of `c` is number, not boolean"),
+        ("set a { x = round(body.n, 2) }\nrespond r a", "E0706", "`round(...)` has no n8n translation"),
+        ("set a { x = text(body.n) }\nrespond r a", "E0706", "`text(...)` has no n8n translation"),
+        ("set a { x = number(body.s) }\nrespond r a", "E0706", "`number(...)` has no n8n translation"),
+    ],
+)
 def test_codes(body, code, message):
     assert (code, message) in codes(body)
 

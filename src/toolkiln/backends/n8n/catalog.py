@@ -236,8 +236,9 @@ def load_catalog() -> Catalog:
     try:
         blob = resource.read_bytes()
     except OSError as error:
-        raise CatalogError(f"the n8n catalog is missing from the package ({error}); "
-                           "regenerate it with scripts/extract_n8n_catalog.py") from None
+        raise CatalogError(
+            f"the n8n catalog is missing from the package ({error}); regenerate it with scripts/extract_n8n_catalog.py"
+        ) from None
     return Catalog.from_bytes(blob)
 
 
@@ -248,13 +249,24 @@ def load_catalog() -> Catalog:
 def _node_type(name: str, raw: Mapping[str, Any]) -> NodeType:
     sets = [tuple(_parameter(entry) for entry in parameters) for parameters in raw["parameterSets"]]
     node_versions = tuple(
-        NodeVersion(version=normalize_version(entry["version"]), parameters=sets[entry["parameters"]],
-                    credentials=tuple(entry["credentials"]), inputs=_connections(entry["inputs"]),
-                    outputs=_connections(entry["outputs"]))
-        for entry in raw["versions"])
-    return NodeType(name=name, display_name=raw["displayName"], group=tuple(raw["group"]), trigger=raw["trigger"],
-                    hidden=raw["hidden"], default_version=normalize_version(raw["defaultVersion"]),
-                    node_versions=tuple(sorted(node_versions, key=lambda entry: entry.version)))
+        NodeVersion(
+            version=normalize_version(entry["version"]),
+            parameters=sets[entry["parameters"]],
+            credentials=tuple(entry["credentials"]),
+            inputs=_connections(entry["inputs"]),
+            outputs=_connections(entry["outputs"]),
+        )
+        for entry in raw["versions"]
+    )
+    return NodeType(
+        name=name,
+        display_name=raw["displayName"],
+        group=tuple(raw["group"]),
+        trigger=raw["trigger"],
+        hidden=raw["hidden"],
+        default_version=normalize_version(raw["defaultVersion"]),
+        node_versions=tuple(sorted(node_versions, key=lambda entry: entry.version)),
+    )
 
 
 def _connections(raw: list[str] | None) -> tuple[str, ...] | None:
@@ -270,13 +282,23 @@ def _parameter(raw: Mapping[str, Any]) -> ParameterSpec:
     if kind == "collection":
         nested = tuple(_parameter(entry) for entry in options)
     elif kind == "fixedCollection":
-        groups = tuple(ParameterGroup(entry["name"], tuple(_parameter(value) for value in entry["values"]))
-                       for entry in options)
+        groups = tuple(
+            ParameterGroup(entry["name"], tuple(_parameter(value) for value in entry["values"])) for entry in options
+        )
     else:
         choices = tuple(options)
-    return ParameterSpec(name=raw["name"], type=kind, default=raw.get("default"), has_default="default" in raw,
-                         required=raw.get("required", False), options=choices,
-                         load_options=raw.get("loadOptions", False), nested=nested, groups=groups,
-                         multiple_values=raw.get("multipleValues", False),
-                         no_data_expression=raw.get("noDataExpression", False), modes=tuple(raw.get("modes", ())),
-                         display_options=raw.get("displayOptions"))
+    return ParameterSpec(
+        name=raw["name"],
+        type=kind,
+        default=raw.get("default"),
+        has_default="default" in raw,
+        required=raw.get("required", False),
+        options=choices,
+        load_options=raw.get("loadOptions", False),
+        nested=nested,
+        groups=groups,
+        multiple_values=raw.get("multipleValues", False),
+        no_data_expression=raw.get("noDataExpression", False),
+        modes=tuple(raw.get("modes", ())),
+        display_options=raw.get("displayOptions"),
+    )

@@ -41,8 +41,8 @@ API_KEY_HEADER = "X-N8N-API-KEY"
 WORKFLOW_FIELDS = ("name", "nodes", "connections", "settings", "staticData")
 DEFAULT_SETTINGS: Mapping[str, Any] = {"executionOrder": "v1"}
 
-_PAGE_SIZE = 100      # the public API's largest page
-_MAX_PAGES = 1000     # a bound on cursor loops, whatever the server sends
+_PAGE_SIZE = 100  # the public API's largest page
+_MAX_PAGES = 1000  # a bound on cursor loops, whatever the server sends
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,9 @@ def workflow_body(workflow: Mapping[str, Any]) -> dict[str, Any]:
         raise N8nConfigError(f"a workflow must be a JSON object, not {type(workflow).__name__}")
     missing = [key for key in ("name", "nodes", "connections") if key not in workflow]
     if missing:
-        raise N8nConfigError(f"the workflow has no {', '.join(missing)}",
-                             hint="an n8n workflow needs name, nodes and connections")
+        raise N8nConfigError(
+            f"the workflow has no {', '.join(missing)}", hint="an n8n workflow needs name, nodes and connections"
+        )
     body = {key: workflow[key] for key in WORKFLOW_FIELDS if key in workflow and workflow[key] is not None}
     body.setdefault("settings", dict(DEFAULT_SETTINGS))
     return body
@@ -80,10 +81,19 @@ def workflow_body(workflow: Mapping[str, Any]) -> dict[str, Any]:
 class N8nClient:
     """Talks to one n8n server. Use as a context manager, or call `close()`."""
 
-    def __init__(self, base_url: str, api_key: str | None, *, timeout: float = 30.0, retries: int = 3,
-                 backoff: float = 0.5, webhook_prefix: str = "webhook", test_webhook_prefix: str = "webhook-test",
-                 transport: httpx.BaseTransport | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        *,
+        timeout: float = 30.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+        webhook_prefix: str = "webhook",
+        test_webhook_prefix: str = "webhook-test",
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.base_url = check_url(base_url)
         self._api_key = api_key or None
         if timeout <= 0:
@@ -96,12 +106,22 @@ class N8nClient:
         self.webhook_prefix = webhook_prefix.strip("/")
         self.test_webhook_prefix = test_webhook_prefix.strip("/")
         self._sleep = sleep
-        self._http = httpx.Client(base_url=self.base_url, timeout=timeout, transport=transport,
-                                  headers={"Accept": "application/json"}, follow_redirects=False)
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            timeout=timeout,
+            transport=transport,
+            headers={"Accept": "application/json"},
+            follow_redirects=False,
+        )
 
     @classmethod
-    def from_env(cls, base_url: str | None = None, api_key: str | None = None,
-                 environ: Mapping[str, str] | None = None, **options: Any) -> N8nClient:
+    def from_env(
+        cls,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        **options: Any,
+    ) -> N8nClient:
         """A client with the URL and key given, else from TOOLKILN_N8N_URL / TOOLKILN_N8N_API_KEY."""
         env = os.environ if environ is None else environ
         url = base_url or env.get(URL_ENV)
@@ -123,8 +143,9 @@ class N8nClient:
 
     # -- workflows -------------------------------------------------------------------------
 
-    def list_workflows(self, *, active: bool | None = None, name: str | None = None,
-                       limit: int | None = None) -> list[dict[str, Any]]:
+    def list_workflows(
+        self, *, active: bool | None = None, name: str | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
         """Every workflow (following the cursor), or the first `limit`."""
         params: dict[str, Any] = {}
         if active is not None:
@@ -156,8 +177,14 @@ class N8nClient:
 
     # -- executions ------------------------------------------------------------------------
 
-    def list_executions(self, *, workflow_id: str | None = None, status: str | None = None,
-                        include_data: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
+    def list_executions(
+        self,
+        *,
+        workflow_id: str | None = None,
+        status: str | None = None,
+        include_data: bool = False,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
         """Executions, newest first; `status` is one of success, error, waiting (n8n's filter)."""
         params: dict[str, Any] = {"includeData": "true" if include_data else "false"}
         if workflow_id is not None:
@@ -167,8 +194,11 @@ class N8nClient:
         return list(self._pages("/api/v1/executions", params, limit))
 
     def get_execution(self, execution_id: str | int, *, include_data: bool = False) -> dict[str, Any]:
-        return self._api("GET", f"/api/v1/executions/{_seg(str(execution_id))}",
-                         params={"includeData": "true" if include_data else "false"})
+        return self._api(
+            "GET",
+            f"/api/v1/executions/{_seg(str(execution_id))}",
+            params={"includeData": "true" if include_data else "false"},
+        )
 
     # -- webhooks --------------------------------------------------------------------------
 
@@ -177,9 +207,18 @@ class N8nClient:
         prefix = self.test_webhook_prefix if test else self.webhook_prefix
         return f"{self.base_url}/{prefix}/{quote(path.strip('/'), safe='/:')}"
 
-    def trigger_webhook(self, path: str, data: Any = None, *, method: str = "POST", test: bool = False,
-                        query: Mapping[str, Any] | None = None, headers: Mapping[str, str] | None = None,
-                        timeout: float | None = None, raise_for_status: bool = True) -> WebhookResponse:
+    def trigger_webhook(
+        self,
+        path: str,
+        data: Any = None,
+        *,
+        method: str = "POST",
+        test: bool = False,
+        query: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        raise_for_status: bool = True,
+    ) -> WebhookResponse:
         """Call a webhook and return what the workflow answered.
 
         `data` is sent as a JSON body (not for GET/HEAD, where `query` carries the input). No API
@@ -196,10 +235,18 @@ class N8nClient:
         response = self._send(method, url, timeout=timeout, auth=False, **kwargs)
         parsed = _json_or_none(response)
         if raise_for_status and response.status_code >= 400:
-            raise from_response(response.status_code, parsed, response.text, response.reason_phrase,
-                                method=method, url=url, webhook=True)
-        return WebhookResponse(status=response.status_code, headers=dict(response.headers),
-                               text=response.text, data=parsed)
+            raise from_response(
+                response.status_code,
+                parsed,
+                response.text,
+                response.reason_phrase,
+                method=method,
+                url=url,
+                webhook=True,
+            )
+        return WebhookResponse(
+            status=response.status_code, headers=dict(response.headers), text=response.text, data=parsed
+        )
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -226,24 +273,30 @@ class N8nClient:
                 return
         raise N8nResponseError(f"more than {_MAX_PAGES} pages; stopped", method="GET", url=path)
 
-    def _api(self, method: str, path: str, *, params: Mapping[str, Any] | None = None,
-             json_body: Any = None) -> dict[str, Any]:
+    def _api(
+        self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json_body: Any = None
+    ) -> dict[str, Any]:
         if not self._api_key:
-            raise N8nConfigError("no n8n API key",
-                                 hint=f"pass one or set {API_KEY_ENV} (n8n: Settings > n8n API)")
+            raise N8nConfigError("no n8n API key", hint=f"pass one or set {API_KEY_ENV} (n8n: Settings > n8n API)")
         response = self._send(method, path, params=params, json=json_body, auth=True)
         url = f"{self.base_url}{path}"
         parsed = _json_or_none(response)
         if response.status_code >= 400:
-            raise from_response(response.status_code, parsed, response.text, response.reason_phrase,
-                                method=method, url=url)
+            raise from_response(
+                response.status_code, parsed, response.text, response.reason_phrase, method=method, url=url
+            )
         if not isinstance(parsed, dict):
-            raise N8nResponseError(f"expected a JSON object, got {_preview(response.text)!r}",
-                                   status=response.status_code, method=method, url=url)
+            raise N8nResponseError(
+                f"expected a JSON object, got {_preview(response.text)!r}",
+                status=response.status_code,
+                method=method,
+                url=url,
+            )
         return parsed
 
-    def _send(self, method: str, url: str, *, auth: bool, timeout: float | None = None,
-              **kwargs: Any) -> httpx.Response:
+    def _send(
+        self, method: str, url: str, *, auth: bool, timeout: float | None = None, **kwargs: Any
+    ) -> httpx.Response:
         headers = dict(kwargs.pop("headers", None) or {})
         if auth:
             headers[API_KEY_HEADER] = self._api_key or ""
@@ -257,14 +310,16 @@ class N8nClient:
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 # Nothing reached the server, so trying again cannot run anything twice.
                 if attempt >= self.retries:
-                    raise N8nConnectionError(f"cannot connect after {attempt + 1} attempt(s): {exc}",
-                                             method=method, url=shown,
-                                             hint="is n8n running at that URL?") from None
-                self._sleep(self.backoff * (2 ** attempt))
+                    raise N8nConnectionError(
+                        f"cannot connect after {attempt + 1} attempt(s): {exc}",
+                        method=method,
+                        url=shown,
+                        hint="is n8n running at that URL?",
+                    ) from None
+                self._sleep(self.backoff * (2**attempt))
                 attempt += 1
             except httpx.TimeoutException as exc:
-                raise N8nTimeout(f"no answer in time ({type(exc).__name__})", method=method,
-                                 url=shown) from None
+                raise N8nTimeout(f"no answer in time ({type(exc).__name__})", method=method, url=shown) from None
             except httpx.HTTPError as exc:
                 raise N8nError(f"request failed: {type(exc).__name__}: {exc}", method=method, url=shown) from None
 
@@ -277,7 +332,7 @@ def check_url(base_url: str) -> str:
     try:
         parts = urlsplit(url)
         valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
-        httpx.URL(url)                      # what the requests will be made with
+        httpx.URL(url)  # what the requests will be made with
     except (ValueError, httpx.InvalidURL):  # a broken [IPv6] host, a port that is no number
         valid = False
     if not valid:

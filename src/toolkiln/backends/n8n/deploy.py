@@ -59,7 +59,7 @@ def webhooks_of(workflow: Mapping[str, Any]) -> tuple[Webhook, ...]:
         if not path:
             continue
         method = parameters.get("httpMethod") or "GET"
-        if isinstance(method, list):        # "multipleMethods": any of them answers; prefer POST
+        if isinstance(method, list):  # "multipleMethods": any of them answers; prefer POST
             method = "POST" if "POST" in method else (method[0] if method else "GET")
         found.append(Webhook(str(method).upper(), path))
     return tuple(found)
@@ -69,13 +69,17 @@ def find_workflow(client: N8nClient, name: str) -> dict[str, Any]:
     """The one workflow named `name`; UnknownWorkflow or AmbiguousWorkflow otherwise."""
     found = _named(client, name)
     if found is None:
-        raise UnknownWorkflow(f"no workflow named {name!r}", url=client.base_url,
-                              hint="deploy it first (toolkiln n8n deploy FILE), or see toolkiln n8n list")
+        raise UnknownWorkflow(
+            f"no workflow named {name!r}",
+            url=client.base_url,
+            hint="deploy it first (toolkiln n8n deploy FILE), or see toolkiln n8n list",
+        )
     return found
 
 
-def deploy(client: N8nClient, workflow: Mapping[str, Any], *, activate: bool = False,
-           workflow_id: str | None = None) -> Deployed:
+def deploy(
+    client: N8nClient, workflow: Mapping[str, Any], *, activate: bool = False, workflow_id: str | None = None
+) -> Deployed:
     """Create `workflow`, or update the workflow known by `workflow_id` (else the one of the same
     name); then activate it if asked. An active workflow stays active (n8n re-registers its
     webhooks on update)."""
@@ -88,16 +92,23 @@ def deploy(client: N8nClient, workflow: Mapping[str, Any], *, activate: bool = F
         saved, created = client.update_workflow(existing["id"], workflow), False
     if activate and not saved.get("active"):
         saved = client.activate_workflow(saved["id"])
-    return Deployed(id=saved["id"], name=saved.get("name", ""), active=bool(saved.get("active")),
-                    created=created, webhooks=webhooks_of(workflow))
+    return Deployed(
+        id=saved["id"],
+        name=saved.get("name", ""),
+        active=bool(saved.get("active")),
+        created=created,
+        webhooks=webhooks_of(workflow),
+    )
 
 
 def first_webhook(workflow: Mapping[str, Any]) -> Webhook:
     """The webhook trigger a run calls: the workflow's first; NoWebhook when it has none."""
     hooks = webhooks_of(workflow)
     if not hooks:
-        raise NoWebhook(f"the workflow {workflow.get('name')!r} has no webhook trigger",
-                        hint="only workflows that start with `on webhook` can be run this way")
+        raise NoWebhook(
+            f"the workflow {workflow.get('name')!r} has no webhook trigger",
+            hint="only workflows that start with `on webhook` can be run this way",
+        )
     return hooks[0]
 
 
@@ -105,8 +116,9 @@ def call_webhook(client: N8nClient, hook: Webhook, data: Any) -> WebhookResponse
     """Send `data` to a webhook: as the JSON body, or for GET and HEAD as the query string."""
     if hook.method in ("GET", "HEAD"):
         if data is not None and not isinstance(data, Mapping):
-            raise N8nConfigError(f"a {hook.method} webhook takes an object of query parameters, "
-                                 f"not {type(data).__name__}")
+            raise N8nConfigError(
+                f"a {hook.method} webhook takes an object of query parameters, not {type(data).__name__}"
+            )
         return client.trigger_webhook(hook.path, method=hook.method, query=data)
     return client.trigger_webhook(hook.path, data, method=hook.method)
 
@@ -116,8 +128,11 @@ def _named(client: N8nClient, name: str) -> dict[str, Any] | None:
     matches = [w for w in client.list_workflows(name=name) if w.get("name") == name]
     if len(matches) > 1:
         ids = ", ".join(str(w.get("id")) for w in matches)
-        raise AmbiguousWorkflow(f"{len(matches)} workflows are named {name!r} (ids {ids})", url=client.base_url,
-                                hint="delete or rename all but one of them in n8n")
+        raise AmbiguousWorkflow(
+            f"{len(matches)} workflows are named {name!r} (ids {ids})",
+            url=client.base_url,
+            hint="delete or rename all but one of them in n8n",
+        )
     return matches[0] if matches else None
 
 
@@ -125,4 +140,4 @@ def _by_id(client: N8nClient, workflow_id: str) -> dict[str, Any] | None:
     try:
         return client.get_workflow(workflow_id)
     except N8nNotFound:
-        return None               # deleted in n8n meanwhile: deploy by name instead
+        return None  # deleted in n8n meanwhile: deploy by name instead

@@ -5,7 +5,7 @@ tests/integration/fixtures/ show n8n 1.123.50 storing (and that tests check agai
 catalog): webhook 2, manualTrigger 1, set 3.4, if 2.2, respondToWebhook 1.1. Node ids are
 uuid5 of the workflow and node name, so the same source gives the same JSON.
 
-The input must have passed `toolkiln.workflow.validate`; expressions that cannot be
+The input must have passed `toolkiln.check.workflow.validate`; expressions that cannot be
 translated are returned as E0706 diagnostics (and no workflow).
 """
 
@@ -20,10 +20,10 @@ from toolkiln.ast import workflow as w
 from toolkiln.ast.types import Type
 from toolkiln.backends.n8n.expressions import Untranslatable, js_string, to_js
 from toolkiln.backends.n8n.layout import layered_positions
+from toolkiln.check.workflow.graph import WorkflowGraph
+from toolkiln.check.workflow.validation import Validation
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.workflow.graph import WorkflowGraph
-from toolkiln.workflow.validate import Validation
 
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://toolkiln.dev/n8n")
 NODE_TYPES: dict[str, tuple[str, float | int]] = {
@@ -40,14 +40,23 @@ NODE_TYPES: dict[str, tuple[str, float | int]] = {
 }
 # Credential types the HTTP Request node takes as "generic" auth; any other type is one of
 # n8n's predefined service credentials (hubspotApi, ...).
-GENERIC_AUTH = frozenset({"httpBasicAuth", "httpHeaderAuth", "httpQueryAuth", "httpDigestAuth", "httpCustomAuth",
-                          "oAuth1Api", "oAuth2Api"})
+GENERIC_AUTH = frozenset(
+    {"httpBasicAuth", "httpHeaderAuth", "httpQueryAuth", "httpDigestAuth", "httpCustomAuth", "oAuth1Api", "oAuth2Api"}
+)
 CONDITION_OPTIONS = {"caseSensitive": True, "leftValue": "", "typeValidation": "strict", "version": 2}
 # Compute types -> the types of n8n Set assignments. A field of unknown type (read from an HTTP
 # answer or a generic node) is "any": Set 3.4 turns every "string" field into a string
 # (String(7) is "7"), but a type it does not validate is passed through as it is.
-SET_TYPES = {"number": "number", "integer": "number", "string": "string", "boolean": "boolean",
-             "array": "array", "object": "object", "null": "any", "any": "any"}
+SET_TYPES = {
+    "number": "number",
+    "integer": "number",
+    "string": "string",
+    "boolean": "boolean",
+    "array": "array",
+    "object": "object",
+    "null": "any",
+    "any": "any",
+}
 
 
 def stable_id(*parts: str) -> str:
@@ -56,8 +65,7 @@ def stable_id(*parts: str) -> str:
 
 def emit_workflow(validation: Validation) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     emitter = _Emitter(validation)
-    nodes = [emitter.trigger()] + [emitter.step(validation.graph.steps[name])
-                                   for name in validation.graph.order[1:]]
+    nodes = [emitter.trigger()] + [emitter.step(validation.graph.steps[name]) for name in validation.graph.order[1:]]
     if emitter.diagnostics:
         return None, emitter.diagnostics
     graph = validation.graph
@@ -65,8 +73,12 @@ def emit_workflow(validation: Validation) -> tuple[dict[str, Any] | None, list[D
     for name in graph.order:
         outputs = graph.outputs(name)
         if any(outputs):
-            connections[name] = {"main": [[{"node": target, "type": "main", "index": index} for target, index in targets]
-                                          for targets in outputs]}
+            connections[name] = {
+                "main": [
+                    [{"node": target, "type": "main", "index": index} for target, index in targets]
+                    for targets in outputs
+                ]
+            }
     return _workflow(graph.workflow, nodes, connections), []
 
 
@@ -103,8 +115,14 @@ class _Emitter:
         return self.n8n_node(name, type_, version, parameters)
 
     def n8n_node(self, name: str, type_: str, version: float | int, parameters: dict[str, Any]) -> dict[str, Any]:
-        return {"id": stable_id(self.name, name), "name": name, "type": type_, "typeVersion": version,
-                "position": self.positions[name], "parameters": parameters}
+        return {
+            "id": stable_id(self.name, name),
+            "name": name,
+            "type": type_,
+            "typeVersion": version,
+            "position": self.positions[name],
+            "parameters": parameters,
+        }
 
     def generic(self, spec: w.NodeSpec) -> dict[str, Any]:
         node = self.n8n_node(spec.name, spec.type, spec.version, copy.deepcopy(spec.parameters))
@@ -121,12 +139,16 @@ class _Emitter:
     def trigger_node(self, trigger: w.Trigger) -> dict[str, Any]:
         match trigger:
             case w.WebhookTrigger():
-                node = self.node(self.graph.trigger, "webhook", {
-                    "httpMethod": trigger.method,
-                    "path": trigger.path.strip("/"),
-                    "responseMode": "responseNode" if trigger.respond_with_node else "onReceived",
-                    "options": {},
-                })
+                node = self.node(
+                    self.graph.trigger,
+                    "webhook",
+                    {
+                        "httpMethod": trigger.method,
+                        "path": trigger.path.strip("/"),
+                        "responseMode": "responseNode" if trigger.respond_with_node else "onReceived",
+                        "options": {},
+                    },
+                )
                 node["webhookId"] = stable_id(self.name, self.graph.trigger, "webhook")
                 return node
             case w.ManualTrigger():
@@ -146,35 +168,55 @@ class _Emitter:
     def step_node(self, step: w.Step) -> dict[str, Any]:
         match step:
             case w.SetStep():
-                assignments = [{
-                    "id": stable_id(self.name, step.name, "field", f.name),
-                    "name": f.name,
-                    "value": self.expression(step, f.value),
-                    "type": self.set_type(self.validation.field_types.get((step.name, f.name))),
-                } for f in step.fields]
-                return self.node(step.name, "set", {"mode": "manual",
-                                                    "assignments": {"assignments": assignments},
-                                                    "includeOtherFields": False, "options": {}})
+                assignments = [
+                    {
+                        "id": stable_id(self.name, step.name, "field", f.name),
+                        "name": f.name,
+                        "value": self.expression(step, f.value),
+                        "type": self.set_type(self.validation.field_types.get((step.name, f.name))),
+                    }
+                    for f in step.fields
+                ]
+                return self.node(
+                    step.name,
+                    "set",
+                    {
+                        "mode": "manual",
+                        "assignments": {"assignments": assignments},
+                        "includeOtherFields": False,
+                        "options": {},
+                    },
+                )
             case w.IfStep():
-                return self.node(step.name, "if", {"conditions": self.condition(step, step.condition, "condition"),
-                                                   "options": {}})
+                return self.node(
+                    step.name, "if", {"conditions": self.condition(step, step.condition, "condition"), "options": {}}
+                )
             case w.SwitchStep():
-                rules = [{"conditions": self.condition(step, case.condition, f"case{index}"), "renameOutput": False}
-                         for index, case in enumerate(step.cases)]
+                rules = [
+                    {"conditions": self.condition(step, case.condition, f"case{index}"), "renameOutput": False}
+                    for index, case in enumerate(step.cases)
+                ]
                 options = {} if step.otherwise is None else {"fallbackOutput": "extra"}
                 return self.node(step.name, "switch", {"rules": {"values": rules}, "options": options})
             case w.RespondStep():
                 type_ = self.validation.respond_types.get(step.name)
                 text = type_ is not None and type_.name == "string"
-                return self.node(step.name, "respond", {"respondWith": "text" if text else "json",
-                                                        "responseBody": self.expression(step, step.body),
-                                                        "options": {}})
+                return self.node(
+                    step.name,
+                    "respond",
+                    {
+                        "respondWith": "text" if text else "json",
+                        "responseBody": self.expression(step, step.body),
+                        "options": {},
+                    },
+                )
             case w.HttpStep():
                 return self.http(step)
             case w.MergeStep():
                 inputs = self.merge_inputs(step.name)
-                parameters: dict[str, Any] = {} if step.mode == "append" else {
-                    "mode": "combine", "combineBy": "combineByPosition"}
+                parameters: dict[str, Any] = (
+                    {} if step.mode == "append" else {"mode": "combine", "combineBy": "combineByPosition"}
+                )
                 if inputs > 2:
                     parameters["numberInputs"] = inputs
                 parameters["options"] = {}
@@ -193,8 +235,12 @@ class _Emitter:
 
     def condition(self, step: w.Step, expr: n.Expr, label: str) -> dict[str, Any]:
         """An n8n filter that holds when the (boolean) expression is true."""
-        condition = {"id": stable_id(self.name, step.name, label), "leftValue": self.expression(step, expr),
-                     "rightValue": "", "operator": {"type": "boolean", "operation": "true", "singleValue": True}}
+        condition = {
+            "id": stable_id(self.name, step.name, label),
+            "leftValue": self.expression(step, expr),
+            "rightValue": "",
+            "operator": {"type": "boolean", "operation": "true", "singleValue": True},
+        }
         return {"options": dict(CONDITION_OPTIONS), "conditions": [condition], "combinator": "and"}
 
     def http(self, step: w.HttpStep) -> dict[str, Any]:
@@ -205,16 +251,18 @@ class _Emitter:
                 parameters.update(authentication="genericCredentialType", genericAuthType=credentials.type)
             else:
                 parameters.update(authentication="predefinedCredentialType", nodeCredentialType=credentials.type)
-        for flag, key, fields in (("sendQuery", "queryParameters", step.query),
-                                  ("sendHeaders", "headerParameters", step.headers)):
+        for flag, key, fields in (
+            ("sendQuery", "queryParameters", step.query),
+            ("sendHeaders", "headerParameters", step.headers),
+        ):
             if fields:
                 parameters[flag] = True
-                parameters[key] = {"parameters": [{"name": f.name, "value": self.expression(step, f.value)}
-                                                  for f in fields]}
+                parameters[key] = {
+                    "parameters": [{"name": f.name, "value": self.expression(step, f.value)} for f in fields]
+                }
         if step.body is not None:
             members = ", ".join(f"{js_string(f.name)}: {self.javascript(step, f.value)}" for f in step.body)
-            parameters.update(sendBody=True, specifyBody="json",
-                              jsonBody="={{ JSON.stringify({ " + members + " }) }}")
+            parameters.update(sendBody=True, specifyBody="json", jsonBody="={{ JSON.stringify({ " + members + " }) }}")
         parameters["options"] = {}
         node = self.node(step.name, "http", parameters)
         if credentials is not None:
@@ -232,8 +280,14 @@ class _Emitter:
                 braced = "{" in part.text or "}" in part.text
                 pieces.append("{{ " + js_string(part.text) + " }}" if braced else part.text)
             elif part.spec is not None:
-                self.diagnostics.append(Diagnostic.of(codes.UNTRANSLATABLE, "a format spec has no n8n translation",
-                                                      part.span, "compute the formatted text in a `set` step"))
+                self.diagnostics.append(
+                    Diagnostic.of(
+                        codes.UNTRANSLATABLE,
+                        "a format spec has no n8n translation",
+                        part.span,
+                        "compute the formatted text in a `set` step",
+                    )
+                )
             else:
                 pieces.append("{{ " + self.javascript(step, part.expr) + " }}")
         return "=" + "".join(pieces)

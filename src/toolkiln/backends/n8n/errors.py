@@ -17,8 +17,16 @@ _MAX_TEXT = 500  # characters of a non-JSON error body kept in the message
 class N8nError(Error):
     """Base of every n8n client error."""
 
-    def __init__(self, message: str, *, status: int | None = None, method: str | None = None,
-                 url: str | None = None, body: Any = None, hint: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        method: str | None = None,
+        url: str | None = None,
+        body: Any = None,
+        hint: str | None = None,
+    ) -> None:
         self.message = message
         self.status = status
         self.method = method
@@ -36,8 +44,14 @@ class N8nError(Error):
         super().__init__(text)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"error": type(self).__name__, "message": self.message, "status": self.status,
-                "method": self.method, "url": self.url, "hint": self.hint}
+        return {
+            "error": type(self).__name__,
+            "message": self.message,
+            "status": self.status,
+            "method": self.method,
+            "url": self.url,
+            "hint": self.hint,
+        }
 
 
 class N8nConfigError(N8nError):
@@ -97,13 +111,17 @@ class WebhookNotRegistered(N8nNotFound):
 
 
 _BY_STATUS: dict[int, type[N8nHTTPError]] = {
-    400: N8nBadRequest, 401: N8nUnauthorized, 403: N8nUnauthorized, 404: N8nNotFound, 409: N8nConflict,
+    400: N8nBadRequest,
+    401: N8nUnauthorized,
+    403: N8nUnauthorized,
+    404: N8nNotFound,
+    409: N8nConflict,
 }
 
 _HINTS: dict[type[N8nHTTPError], str] = {
     N8nUnauthorized: "check the API key (TOOLKILN_N8N_API_KEY) and its scopes",
     WebhookNotRegistered: "activate the workflow (production URL) or start a test listener in the editor "
-                          "(test URL); check the HTTP method and path",
+    "(test URL); check the HTTP method and path",
 }
 
 
@@ -119,8 +137,9 @@ def server_message(body: Any, text: str, reason: str) -> str:
     return reason or "error"
 
 
-def from_response(status: int, body: Any, text: str, reason: str, *, method: str, url: str,
-                  webhook: bool = False) -> N8nHTTPError:
+def from_response(
+    status: int, body: Any, text: str, reason: str, *, method: str, url: str, webhook: bool = False
+) -> N8nHTTPError:
     """The error for an error response: the class from the status, the message from the server."""
     cls: type[N8nHTTPError]
     if webhook and status == 404:
@@ -130,5 +149,11 @@ def from_response(status: int, body: Any, text: str, reason: str, *, method: str
     else:
         cls = _BY_STATUS.get(status, N8nHTTPError)
     hint = body.get("hint") if isinstance(body, dict) and isinstance(body.get("hint"), str) else None
-    return cls(server_message(body, text, reason), status=status, method=method, url=url, body=body,
-               hint=hint or _HINTS.get(cls))
+    return cls(
+        server_message(body, text, reason),
+        status=status,
+        method=method,
+        url=url,
+        body=body,
+        hint=hint or _HINTS.get(cls),
+    )

@@ -20,14 +20,29 @@ from collections.abc import Callable
 from typing import assert_never
 
 from toolkiln.ast import compute as n
-from toolkiln.syntax.spans import Span
+from toolkiln.ast.spans import Span
 
-_OPERATORS = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "**": "**", "==": "===", "!=": "!==",
-              "<": "<", "<=": "<=", ">": ">", ">=": ">=", "and": "&&", "or": "||"}
+_OPERATORS = {
+    "+": "+",
+    "-": "-",
+    "*": "*",
+    "/": "/",
+    "%": "%",
+    "**": "**",
+    "==": "===",
+    "!=": "!==",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "and": "&&",
+    "or": "||",
+}
 # `k in c`: a substring, a list item (SameValueZero, no coercion, like toolkiln's equality) or
 # an object key.
-_CONTAINS = ("((c, k) => typeof c === 'string' || Array.isArray(c) ? c.includes(k) : Object.hasOwn(c, k))"
-             "({container}, {item})")
+_CONTAINS = (
+    "((c, k) => typeof c === 'string' || Array.isArray(c) ? c.includes(k) : Object.hasOwn(c, k))({container}, {item})"
+)
 _EXTREME = "((...v) => Math.{which}(...(v.length === 1 && Array.isArray(v[0]) ? v[0] : v)))({args})"
 _SUM = "({values}).reduce((a, b) => a + b, 0)"
 
@@ -48,17 +63,24 @@ _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
     "any": (range(1, 2), lambda values: f"({values}).some((b) => b)"),
     "all": (range(1, 2), lambda values: f"({values}).every((b) => b)"),
     "contains": (range(2, 3), lambda container, item: _CONTAINS.format(container=container, item=item)),
-    "get": (range(2, 4), lambda obj, key, default="null":
-            f"((o, k, d) => Object.hasOwn(o, k) ? o[k] : d)({obj}, {key}, {default})"),
-    "coalesce": (range(1, 64), lambda *args: f"([{', '.join(args)}].find((v) => v !== null && v !== undefined) ?? null)"),
+    "get": (
+        range(2, 4),
+        lambda obj, key, default="null": f"((o, k, d) => Object.hasOwn(o, k) ? o[k] : d)({obj}, {key}, {default})",
+    ),
+    "coalesce": (
+        range(1, 64),
+        lambda *args: f"([{', '.join(args)}].find((v) => v !== null && v !== undefined) ?? null)",
+    ),
     "upper": (range(1, 2), lambda x: f"String({x}).toUpperCase()"),
     "lower": (range(1, 2), lambda x: f"String({x}).toLowerCase()"),
     "trim": (range(1, 2), lambda x: f"String({x}).trim()"),
     "starts_with": (range(2, 3), lambda text, prefix: f"String({text}).startsWith({prefix})"),
     "ends_with": (range(2, 3), lambda text, suffix: f"String({text}).endsWith({suffix})"),
     "replace": (range(3, 4), lambda text, old, new: f"String({text}).replaceAll({old}, {new})"),
-    "len": (range(1, 2), lambda x: f"((v) => typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).length "
-                                   f": v.length)({x})"),
+    "len": (
+        range(1, 2),
+        lambda x: f"((v) => typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).length : v.length)({x})",
+    ),
 }
 TRANSLATED_FUNCTIONS = tuple(sorted(_FUNCTIONS))
 
@@ -107,13 +129,14 @@ class _Translator:
             case n.Binary():
                 return self.binary(expr, bound)
             case n.Conditional():
-                return (f"({self.js(expr.test, bound)} ? {self.js(expr.then, bound)} "
-                        f": {self.js(expr.otherwise, bound)})")
+                return f"({self.js(expr.test, bound)} ? {self.js(expr.then, bound)} : {self.js(expr.otherwise, bound)})"
             case n.Call():
                 return self.call(expr, bound)
             case n.Index():
-                return (f"((c, i) => Array.isArray(c) || typeof c === 'string' ? c.at(i) : c[i])"
-                        f"({self.js(expr.target, bound)}, {self.js(expr.index, bound)})")
+                return (
+                    f"((c, i) => Array.isArray(c) || typeof c === 'string' ? c.at(i) : c[i])"
+                    f"({self.js(expr.target, bound)}, {self.js(expr.index, bound)})"
+                )
             case n.ListExpr():
                 return "[" + ", ".join(self.js(item, bound) for item in expr.items) + "]"
             case n.Comprehension():
@@ -131,8 +154,11 @@ class _Translator:
     def call(self, expr: n.Call, bound: frozenset[str]) -> str:
         known = _FUNCTIONS.get(expr.function)
         if known is None or len(expr.args) not in known[0]:
-            hint = ("round to whole numbers only: JavaScript doubles round 2.675 to 2.67"
-                    if expr.function == "round" else f"functions that translate: {', '.join(TRANSLATED_FUNCTIONS)}")
+            hint = (
+                "round to whole numbers only: JavaScript doubles round 2.675 to 2.67"
+                if expr.function == "round"
+                else f"functions that translate: {', '.join(TRANSLATED_FUNCTIONS)}"
+            )
             raise Untranslatable(f"`{expr.function}(...)` has no n8n translation", expr.span, hint)
         return known[1](*(self.js(arg, bound) for arg in expr.args))
 

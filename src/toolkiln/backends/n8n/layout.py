@@ -23,6 +23,6 @@ def layered_positions(graph: nx.MultiDiGraph, order: Sequence[str]) -> dict[str,
         nodes = [name for component in components for name in condensed.nodes[component]["members"]]
         ordered = sorted(nodes, key=rank.__getitem__)
         for i, name in enumerate(ordered):
-            offset = i * 2 - (len(ordered) - 1)          # ..., -2, 0, 2, ... or -1, 1, ...
+            offset = i * 2 - (len(ordered) - 1)  # ..., -2, 0, 2, ... or -1, 1, ...
             positions[name] = [layer * X_STEP, offset * Y_STEP // 2]
     return positions

@@ -5,45 +5,28 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import assert_never
 
 import networkx as nx
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
-from toolkiln.ast.types import ANY, BOOLEAN, OBJECT, Type, fits
+from toolkiln.ast.types import ANY, BOOLEAN, OBJECT, fits
 from toolkiln.ast.visitor import walk
 from toolkiln.check.checker import check_program
 from toolkiln.check.scope import free_reads
+from toolkiln.check.workflow.catalog import CatalogLoader
+from toolkiln.check.workflow.graph import build_graph
+from toolkiln.check.workflow.validation import Validation
+from toolkiln.check.workflow.wiring import check_nodes, check_wiring
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.spans import Span
-from toolkiln.workflow.graph import WorkflowGraph, build_graph
-from toolkiln.workflow.wiring import check_nodes, check_wiring
 
 
-@dataclass
-class Validation:
-    graph: WorkflowGraph
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    # The static type of each `set` field, by (step name, field name): the emitter's n8n type.
-    field_types: dict[tuple[str, str], Type] = field(default_factory=dict)
-    # The type of each respond body, by step name.
-    respond_types: dict[str, Type] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not any(d.is_error for d in self.diagnostics)
-
-    def report(self, code: codes.Code, message: str, span: Span, hint: str | None = None) -> None:
-        self.diagnostics.append(Diagnostic.of(code, message, span, hint))
-
-
-def validate(workflow: w.Workflow, *, lint: bool = False) -> Validation:
-    """`lint=True` (an imported n8n workflow) leaves the node catalog, unreachable nodes and
-    loops to the n8n linter (`toolkiln.workflow.lint`), which reports them as warnings."""
-    result = Validation(build_graph(workflow))
+def validate(workflow: w.Workflow, *, catalog: CatalogLoader, lint: bool = False) -> Validation:
+    """Generic nodes are checked against `catalog()`, called only when there are some.
+    `lint=True` (an imported n8n workflow) leaves the node catalog, unreachable nodes and
+    loops to the n8n linter (`toolkiln.backends.n8n.lint`), which reports them as warnings."""
+    result = Validation(build_graph(workflow), catalog)
     _names(workflow, result)
     _respond_wiring(workflow, result)
     check_wiring(result, structure=not lint)
@@ -51,7 +34,7 @@ def validate(workflow: w.Workflow, *, lint: bool = False) -> Validation:
         check_nodes(workflow, result)
     for step in w.walk_steps(workflow.steps):
         if result.graph.steps.get(step.name) is not step:
-            continue                # a duplicate: reported once, not checked twice
+            continue  # a duplicate: reported once, not checked twice
         for label, expr in _expressions(step):
             if _references(step, expr, result) and _fields_exist(expr, result):
                 _types(step, label, expr, result)
@@ -60,11 +43,15 @@ def validate(workflow: w.Workflow, *, lint: bool = False) -> Validation:
 
 def _names(workflow: w.Workflow, result: Validation) -> None:
     taken = {result.graph.trigger: "the trigger's node"}
-    taken.update({root: "the trigger's data" for root in result.graph.roots})
+    taken.update(dict.fromkeys(result.graph.roots, "the trigger's data"))
     for step in w.walk_steps(workflow.steps):
         if step.name in taken:
-            result.report(codes.DUPLICATE_STEP, f"`{step.name}` is already {taken[step.name]}", step.span,
-                          hint="give every step its own name")
+            result.report(
+                codes.DUPLICATE_STEP,
+                f"`{step.name}` is already {taken[step.name]}",
+                step.span,
+                hint="give every step its own name",
+            )
         else:
             taken[step.name] = "a step"
 
@@ -75,14 +62,24 @@ def _respond_wiring(workflow: w.Workflow, result: Validation) -> None:
     responds = [s for s in w.walk_steps(workflow.steps) if isinstance(s, w.RespondStep)]
     if not responding:
         for step in responds:
-            hint = ("add `respond with node` to the webhook trigger" if isinstance(trigger, w.WebhookTrigger)
-                    else "only a webhook trigger has a request to answer")
-            result.report(codes.RESPOND_WITHOUT_WEBHOOK,
-                          f"`{step.name}` responds, but the trigger is not a webhook that responds with a node",
-                          step.span, hint=hint)
+            hint = (
+                "add `respond with node` to the webhook trigger"
+                if isinstance(trigger, w.WebhookTrigger)
+                else "only a webhook trigger has a request to answer"
+            )
+            result.report(
+                codes.RESPOND_WITHOUT_WEBHOOK,
+                f"`{step.name}` responds, but the trigger is not a webhook that responds with a node",
+                step.span,
+                hint=hint,
+            )
     elif not responds:
-        result.report(codes.MISSING_RESPOND, "the webhook responds with a node, but no step responds",
-                      trigger.span, hint="add a `respond NAME expression` step, or drop `respond with node`")
+        result.report(
+            codes.MISSING_RESPOND,
+            "the webhook responds with a node, but no step responds",
+            trigger.span,
+            hint="add a `respond NAME expression` step, or drop `respond with node`",
+        )
 
 
 def _expressions(step: w.Step) -> Iterator[tuple[str, n.Expr]]:
@@ -120,25 +117,40 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
             ok = False
             options = sorted(set(graph.steps) | set(graph.roots))
             close = difflib.get_close_matches(name.name, options, n=1)
-            hint = f"did you mean `{close[0]}`?" if close else (
-                f"readable here: {', '.join(f'`{o}`' for o in options)}" if options else None)
+            hint = (
+                f"did you mean `{close[0]}`?"
+                if close
+                else (f"readable here: {', '.join(f'`{o}`' for o in options)}" if options else None)
+            )
             result.report(codes.UNKNOWN_STEP, f"no step or trigger data named `{name.name}`", name.span, hint=hint)
         elif not graph.produces_fields(name.name):
             ok = False
             article = "an" if target.kind == "if" else "a"
-            result.report(codes.NO_OUTPUT, f"`{name.name}` is {article} {target.kind} step and produces no fields "
-                          "of its own", name.span, hint="read the step (or trigger data) before it instead")
+            result.report(
+                codes.NO_OUTPUT,
+                f"`{name.name}` is {article} {target.kind} step and produces no fields of its own",
+                name.span,
+                hint="read the step (or trigger data) before it instead",
+            )
         elif name.name == step.name:
             ok = False
-            result.report(codes.NOT_UPSTREAM, f"`{step.name}` cannot read its own output", name.span,
-                          hint="read the fields of an earlier step")
+            result.report(
+                codes.NOT_UPSTREAM,
+                f"`{step.name}` cannot read its own output",
+                name.span,
+                hint="read the fields of an earlier step",
+            )
         elif not graph.dominates(name.name, step.name):
             ok = False
             upstream = name.name in nx.ancestors(graph.graph, step.name)
-            message = (f"`{name.name}` does not run on every path to `{step.name}`" if upstream
-                       else f"`{name.name}` is not upstream of `{step.name}`")
-            result.report(codes.NOT_UPSTREAM, message, name.span,
-                          hint="read only steps that always run before this one")
+            message = (
+                f"`{name.name}` does not run on every path to `{step.name}`"
+                if upstream
+                else f"`{name.name}` is not upstream of `{step.name}`"
+            )
+            result.report(
+                codes.NOT_UPSTREAM, message, name.span, hint="read only steps that always run before this one"
+            )
     return ok
 
 
@@ -153,17 +165,25 @@ def _fields_exist(expr: n.Expr, result: Validation) -> bool:
         if isinstance(target, w.SetStep) and node.name not in (names := [f.name for f in target.fields]):
             ok = False
             close = difflib.get_close_matches(node.name, names, n=1)
-            result.report(codes.NO_SUCH_FIELD, f"`{target.name}` sets no field `{node.name}`", node.span,
-                          hint=f"did you mean `{close[0]}`?" if close else
-                          "its fields: " + ", ".join(f"`{name}`" for name in names))
+            result.report(
+                codes.NO_SUCH_FIELD,
+                f"`{target.name}` sets no field `{node.name}`",
+                node.span,
+                hint=f"did you mean `{close[0]}`?"
+                if close
+                else "its fields: " + ", ".join(f"`{name}`" for name in names),
+            )
     return ok
 
 
 def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
     """Type the expression with the compute checker: each name it reads is an object."""
     names = sorted({name.name for name in free_reads(expr)})
-    program = n.Program(parameters=tuple(n.Param(name=name, type=OBJECT) for name in names),
-                        steps=(n.Return(value=expr, span=expr.span),), span=expr.span)
+    program = n.Program(
+        parameters=tuple(n.Param(name=name, type=OBJECT) for name in names),
+        steps=(n.Return(value=expr, span=expr.span),),
+        span=expr.span,
+    )
     checked = check_program(program)
     result.diagnostics.extend(checked.diagnostics)
     type_ = checked.result_type if checked.ok else ANY
@@ -175,8 +195,12 @@ def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
             result.field_types[(step.name, label)] = type_
         case w.IfStep() | w.SwitchStep():
             if not fits(type_, BOOLEAN):
-                result.report(codes.CONDITION_TYPE, f"the condition of `{step.name}` is {type_}, not boolean",
-                              expr.span, hint="compare it, e.g. `x > 0` or `x == \"yes\"`")
+                result.report(
+                    codes.CONDITION_TYPE,
+                    f"the condition of `{step.name}` is {type_}, not boolean",
+                    expr.span,
+                    hint='compare it, e.g. `x > 0` or `x == "yes"`',
+                )
         case w.RespondStep():
             result.respond_types[step.name] = type_
         case w.HttpStep() | w.MergeStep() | w.WaitStep() | w.NodeStep():

@@ -28,14 +28,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.cli import UsageError
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, write_atomically
 from toolkiln.errors import CompileError, Error, RunError
 
 if TYPE_CHECKING:
     from toolkiln.registry.models import ToolRecord
     from toolkiln.registry.registry import Registry
 
-EXIT_OK, EXIT_FAILED = 0, 1
 DEFAULT_REGISTRY = ".toolkiln"
 ACTORS = ("user", "llm")
 STATUSES = ("active", "disabled", "pending_approval", "rejected")
@@ -45,10 +44,19 @@ FORMATS = ("openai", "anthropic", "mcp", "gemini")
 def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
     """Add `tools` and its subcommands to the `toolkiln` parser's subparsers."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--registry", metavar="DIR", type=Path, default=argparse.SUPPRESS,
-                        help="the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)")
-    tools = subparsers.add_parser("tools", help="manage the tool registry", parents=[common],
-                                  description="Create, change, run and export registered tools.")
+    common.add_argument(
+        "--registry",
+        metavar="DIR",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)",
+    )
+    tools = subparsers.add_parser(
+        "tools",
+        help="manage the tool registry",
+        parents=[common],
+        description="Create, change, run and export registered tools.",
+    )
     commands = tools.add_subparsers(dest="tools_command", required=True, metavar="TOOLS_COMMAND")
 
     def command(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:  # noqa: A002
@@ -75,16 +83,23 @@ def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
     update.add_argument("--description", help="change only the description (no new version)")
     update.add_argument("--by", choices=ACTORS, default="user")
 
-    for name, verb in (("delete", "delete a tool and its past versions"), ("enable", "enable a disabled tool"),
-                       ("disable", "disable an active tool"), ("approve", "approve a tool waiting for approval"),
-                       ("reject", "reject a tool waiting for approval")):
+    for name, verb in (
+        ("delete", "delete a tool and its past versions"),
+        ("enable", "enable a disabled tool"),
+        ("disable", "disable an active tool"),
+        ("approve", "approve a tool waiting for approval"),
+        ("reject", "reject a tool waiting for approval"),
+    ):
         action = command(name, cmd_action, verb)
         action.add_argument("name")
         action.add_argument("--by", choices=ACTORS, default="user")
         if name == "delete":
-            action.add_argument("--force", action="store_true",
-                                help="delete even if other tools call it (they then fail when they call it), "
-                                     "or its n8n workflow cannot be removed")
+            action.add_argument(
+                "--force",
+                action="store_true",
+                help="delete even if other tools call it (they then fail when they call it), "
+                "or its n8n workflow cannot be removed",
+            )
 
     deploy = command("deploy", cmd_deploy, "deploy an active workflow tool to n8n again")
     deploy.add_argument("name")
@@ -101,8 +116,14 @@ def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
     run = command("run", cmd_run, "run an active tool")
     run.add_argument("name")
     run.add_argument("--args", default="{}", help="the arguments as a JSON object")
-    run.add_argument("--tables", type=Path, action="append", default=[], metavar="FILE",
-                     help="a JSON or CSV table file, added to the registry's tables (repeatable)")
+    run.add_argument(
+        "--tables",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a JSON or CSV table file, added to the registry's tables (repeatable)",
+    )
 
     export = command("export", cmd_export, "print the active tools' definitions for a tool-calling API")
     export.add_argument("--format", choices=FORMATS, required=True)
@@ -115,8 +136,10 @@ def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
 
 # --- plumbing ---------------------------------------------------------------------------------
 
+
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """Registry, compile and run errors are printed for people (exit 1), never as tracebacks."""
+
     def run(args: argparse.Namespace) -> int:
         from toolkiln.diagnostics.render import render_text
         from toolkiln.registry.errors import RegistryError
@@ -138,6 +161,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         except Error as error:
             print(f"toolkiln: error: {error}", file=sys.stderr)
             return EXIT_FAILED
+
     return run
 
 
@@ -165,8 +189,11 @@ def open_registry(args: argparse.Namespace) -> Registry:
 def _warn_problems(reg: Registry) -> None:
     problems = reg.problems
     if problems:
-        print(f"warning: {len(problems)} file(s) in {reg.path} cannot be loaded and were skipped; "
-              "see `toolkiln tools check`", file=sys.stderr)
+        print(
+            f"warning: {len(problems)} file(s) in {reg.path} cannot be loaded and were skipped; "
+            "see `toolkiln tools check`",
+            file=sys.stderr,
+        )
 
 
 def _print_json(data: Any) -> None:
@@ -196,6 +223,7 @@ def _table(rows: list[list[str]]) -> str:
 
 # --- commands ---------------------------------------------------------------------------------
 
+
 def cmd_list(args: argparse.Namespace) -> int:
     with open_registry(args) as reg:
         records = reg.list(status=args.status, created_by=args.created_by)
@@ -207,8 +235,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             rows = [["NAME", "STATUS", "VERSION", "BY", "RISK", "RUNS", "DESCRIPTION"]]
             for r in records:
                 description = r.description if len(r.description) <= 50 else r.description[:47] + "..."
-                rows.append([r.name, r.status, str(r.version), r.created_by, r.risk_level, str(r.usage_count),
-                             description])
+                rows.append(
+                    [r.name, r.status, str(r.version), r.created_by, r.risk_level, str(r.usage_count), description]
+                )
             print(_table(rows))
         _warn_problems(reg)
     return EXIT_OK
@@ -220,10 +249,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(record_json(record))
         return EXIT_OK
-    lines = [f"{record.name}  (version {record.version}, {record.status})", f"  {record.description}",
-             f"  created by {record.created_by} {_when(record.created_at)}; updated {_when(record.updated_at)}",
-             f"  risk {record.risk_level}; runs {record.usage_count}; last used {_when(record.last_used_at)}",
-             "", _definition_text(record)]
+    lines = [
+        f"{record.name}  (version {record.version}, {record.status})",
+        f"  {record.description}",
+        f"  created by {record.created_by} {_when(record.created_at)}; updated {_when(record.updated_at)}",
+        f"  risk {record.risk_level}; runs {record.usage_count}; last used {_when(record.last_used_at)}",
+        "",
+        _definition_text(record),
+    ]
     print("\n".join(lines))
     return EXIT_OK
 
@@ -235,8 +268,12 @@ def _definition_text(record: ToolRecord) -> str:
 
         return to_text(record.definition).rstrip()
     deployment = record.deployment
-    where = (f"deployed: version {deployment.version} as n8n workflow {deployment.workflow_id}, "
-             f"webhook {deployment.method} /{deployment.path} on {deployment.url}" if deployment else "not deployed")
+    where = (
+        f"deployed: version {deployment.version} as n8n workflow {deployment.workflow_id}, "
+        f"webhook {deployment.method} /{deployment.path} on {deployment.url}"
+        if deployment
+        else "not deployed"
+    )
     parameters = json.dumps(record.definition.get("parameters", {}), ensure_ascii=False, default=str)
     return f"  {where}\n  parameters: {parameters}\n\n{record.definition['workflow'].rstrip()}"
 
@@ -250,7 +287,7 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    with open_registry(args) as reg:            # a Path, so that diagnostics name the file
+    with open_registry(args) as reg:  # a Path, so that diagnostics name the file
         record = reg.create(args.file, created_by=args.created_by)
     print(f"created {record.name} (version {record.version}, {record.status})")
     return EXIT_OK
@@ -293,8 +330,14 @@ def cmd_history(args: argparse.Namespace) -> int:
     for v in versions:
         current = " (current)" if v is versions[-1] else ""
         how = " rollback" if (v.version, "rollback") in changes else ""
-        rows.append([f"{v.version}{current}", _when(v.updated_at) + how, v.status,
-                     v.description if len(v.description) <= 50 else v.description[:47] + "..."])
+        rows.append(
+            [
+                f"{v.version}{current}",
+                _when(v.updated_at) + how,
+                v.status,
+                v.description if len(v.description) <= 50 else v.description[:47] + "...",
+            ]
+        )
     print(_table(rows))
     return EXIT_OK
 
@@ -314,7 +357,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         arguments = json.loads(args.args, parse_float=Decimal)
     except json.JSONDecodeError as error:
         raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
-    except (ValueError, RecursionError) as error:     # an integer of 4,300+ digits; nesting past the stack
+    except (ValueError, RecursionError) as error:  # an integer of 4,300+ digits; nesting past the stack
         raise UsageError(f"--args cannot be read: {error}"[:200]) from None
     tables: dict[str, Any] = {}
     for table_file in args.tables:
@@ -335,8 +378,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        from toolkiln.cli import write_atomically
-
         try:
             write_atomically(args.output, text)
         except OSError as error:
@@ -350,7 +391,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     with open_registry(args) as reg:
         for record in reg.list():
-            reg.history(record.name)          # reads every past version, so broken ones are reported too
+            reg.history(record.name)  # reads every past version, so broken ones are reported too
         problems = reg.problems
         count = len(reg)
     for problem in problems:

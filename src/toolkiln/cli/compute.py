@@ -1,16 +1,10 @@
-"""The `toolkiln` command: thin argument handling over the library.
-
-Exit codes: 0 ok, 1 diagnostics or a run error, 2 usage. No Python traceback reaches the user.
-"""
+"""The commands on tool files: check, run, fmt, optimize and explain."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -18,6 +12,8 @@ from typing import Any
 from toolkiln import api
 from toolkiln.backends.json_printer import print_json
 from toolkiln.backends.text_printer import print_text
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat, source_files
+from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_diagnostics
 from toolkiln.diagnostics.codes import CODES, lookup_code
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_github, render_json, render_text
@@ -26,39 +22,8 @@ from toolkiln.interpret.tables import load_table_file
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
-
-class UsageError(Exception):
-    pass
-
-
-def main(argv: list[str] | None = None) -> int:
-    for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(errors="backslashreplace")    # a lone surrogate in a value must not crash
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.handler(args)
-    except UsageError as error:
-        print(f"toolkiln: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The reader (`| head`) went away: stop quietly, and keep Python from complaining at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except Exception as error:  # noqa: BLE001 - the last line of defence: never a traceback
-        print(f"toolkiln: internal error: {type(error).__name__}: {error}\n"
-              "This is a bug in toolkiln; please report it with the input that caused it.", file=sys.stderr)
-        return EXIT_FAILED
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolkiln", description="Compile, check and run toolkiln tools.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def add_compute_commands(commands: argparse._SubParsersAction) -> None:
     check = commands.add_parser("check", help="check tool files (folders are walked)")
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
@@ -67,8 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a tool file with arguments")
     run.add_argument("file", type=Path)
     run.add_argument("--args", default="{}", help="the arguments as a JSON object")
-    run.add_argument("--tables", type=Path, action="append", default=[], metavar="FILE",
-                     help="a JSON or CSV table file (repeatable)")
+    run.add_argument(
+        "--tables", type=Path, action="append", default=[], metavar="FILE", help="a JSON or CSV table file (repeatable)"
+    )
     run.set_defaults(handler=cmd_run)
 
     fmt = commands.add_parser("fmt", help="rewrite tool and workflow files in canonical form")
@@ -84,35 +50,17 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code")
     explain.set_defaults(handler=cmd_explain)
 
-    from toolkiln.registry.cli import add_tools_command  # noqa: PLC0415 - the registry itself loads on use
-    add_tools_command(commands)
-    from toolkiln.workflow.cli import add_workflow_command  # noqa: PLC0415 - loads on use
-    add_workflow_command(commands)
-    from toolkiln.templates.cli import add_templates_command  # noqa: PLC0415 - loads on use
-    add_templates_command(commands)
-    from toolkiln.backends.n8n.cli import add_n8n_command  # noqa: PLC0415 - loads on use
-    add_n8n_command(commands)
-    return parser
-
-
-def source_files(paths: list[Path], suffixes: tuple[str, ...] = SOURCE_SUFFIXES) -> Iterator[Path]:
-    for path in paths:
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in suffixes and p.is_file())
-        else:
-            yield path
-
 
 # --- check --------------------------------------------------------------------------------
+
 
 def cmd_check(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
     files = list(source_files(args.paths, (*SOURCE_SUFFIXES, ".wf")))
     if not files:
         raise UsageError(f"no tool or workflow files (*.tk, *.json, *.wf) under {', '.join(map(str, args.paths))}")
-    from toolkiln.workflow.cli import workflow_diagnostics  # noqa: PLC0415 - loads on use
     for path in files:
-        found = workflow_diagnostics(path)      # a .wf file or an n8n export, else a tool file
+        found = workflow_diagnostics(path)  # a .wf file or an n8n export, else a tool file
         diagnostics.extend(api.check(path) if found is None else found)
     if args.format == "json":
         print(render_json(diagnostics))
@@ -130,12 +78,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # --- run ----------------------------------------------------------------------------------
 
+
 def cmd_run(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.args, parse_float=Decimal)
     except json.JSONDecodeError as error:
         raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
-    except (ValueError, RecursionError) as error:     # an integer of 4,300+ digits; nesting past the stack
+    except (ValueError, RecursionError) as error:  # an integer of 4,300+ digits; nesting past the stack
         raise UsageError(f"--args cannot be read: {error}"[:200]) from None
     try:
         tool = api.compile(args.file)
@@ -167,6 +116,7 @@ def render_run_error(error: RunError, file: Path) -> str:
 
 # --- fmt ----------------------------------------------------------------------------------
 
+
 def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
     parsed = parse_file(path)
     if parsed.program is None:
@@ -178,50 +128,15 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Tool files and .wf files; n8n exports are n8n's to write, so they are left alone."""
-    from toolkiln.workflow.cli import canonical_workflow, is_n8n_export  # noqa: PLC0415 - loads on use
 
     files = (path for path in source_files(args.paths, (*SOURCE_SUFFIXES, ".wf")) if not is_n8n_export(path))
-    return reformat(files, lambda path: canonical_workflow(path) if path.suffix == ".wf" else canonical(path),
-                    check=args.check)
-
-
-def reformat(paths: Iterable[Path], canonical_text: Callable[[Path], tuple[str | None, list[Diagnostic]]], *,
-             check: bool) -> int:
-    """The loop of every `fmt` command: rewrite each file to its canonical text (or, with
-    `check`, only name it); a file that does not parse gets its diagnostics and exit 1."""
-    failed = changed = 0
-    for path in paths:
-        text, diagnostics = canonical_text(path)
-        if text is None:
-            for diagnostic in diagnostics:
-                print(render_text(diagnostic) + "\n", file=sys.stderr)
-            failed += 1
-            continue
-        if path.read_text(encoding="utf-8") == text:
-            continue
-        changed += 1
-        if check:
-            print(f"would reformat {path}")
-        else:
-            write_atomically(path, text)
-            print(f"reformatted {path}")
-    return EXIT_FAILED if failed or (check and changed) else EXIT_OK
-
-
-def write_atomically(path: Path, text: str) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    return reformat(
+        files, lambda path: canonical_workflow(path) if path.suffix == ".wf" else canonical(path), check=args.check
+    )
 
 
 # --- optimize -----------------------------------------------------------------------------
+
 
 def cmd_optimize(args: argparse.Namespace) -> int:
     try:
@@ -234,6 +149,7 @@ def cmd_optimize(args: argparse.Namespace) -> int:
 
 
 # --- explain ------------------------------------------------------------------------------
+
 
 def cmd_explain(args: argparse.Namespace) -> int:
     entry = lookup_code(args.code)

@@ -12,17 +12,17 @@ from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
-from toolkiln.backends.n8n.emit import NODE_TYPES, stable_id
-from toolkiln.backends.workflow_printer import is_plain_name
-from toolkiln.syntax.spans import Span
-from toolkiln.workflow.decompile import (
+from toolkiln.ast.spans import Span
+from toolkiln.backends.n8n.decompile import (
     NotDecompilable,
     Resolver,
     decompile,
     decompile_object,
     decompile_template,
 )
-from toolkiln.workflow.graph import TRIGGER_NODE
+from toolkiln.backends.n8n.emit import NODE_TYPES, stable_id
+from toolkiln.backends.workflow_printer import is_plain_name
+from toolkiln.check.workflow.graph import TRIGGER_NODE
 
 KIND_OF_TYPE = {(type_, version): kind for kind, (type_, version) in NODE_TYPES.items()}
 
@@ -42,8 +42,9 @@ def read_trigger(node: dict[str, Any]) -> w.Trigger:
     p = node.get("parameters", {})
     if kind == "webhook":
         need(p.get("responseMode") in ("responseNode", "onReceived") and isinstance(p.get("path"), str))
-        return w.WebhookTrigger(method=p.get("httpMethod"), path="/" + p["path"],
-                                respond_with_node=p["responseMode"] == "responseNode")
+        return w.WebhookTrigger(
+            method=p.get("httpMethod"), path="/" + p["path"], respond_with_node=p["responseMode"] == "responseNode"
+        )
     if kind == "manual":
         return w.ManualTrigger()
     rules = p.get("rule", {}).get("interval") if isinstance(p.get("rule"), dict) else None
@@ -72,8 +73,11 @@ def read_step(node: dict[str, Any], workflow_name: str, resolver: Callable[[str]
         return decompile(text, resolve, span)
 
     def condition(filter_: Any, label: str) -> n.Expr:
-        need(isinstance(filter_, dict) and isinstance(filter_.get("conditions"), list)
-             and len(filter_["conditions"]) == 1)
+        need(
+            isinstance(filter_, dict)
+            and isinstance(filter_.get("conditions"), list)
+            and len(filter_["conditions"]) == 1
+        )
         only = filter_["conditions"][0]
         need(isinstance(only, dict) and only.get("id") == stable_id(workflow_name, name, label))
         return expr(only.get("leftValue"))
@@ -85,19 +89,23 @@ def read_step(node: dict[str, Any], workflow_name: str, resolver: Callable[[str]
                 need(isinstance(assignments, list))
                 fields = []
                 for entry in assignments:
-                    need(isinstance(entry, dict) and isinstance(entry.get("name"), str)
-                         and is_plain_name(entry["name"])
-                         and entry.get("id") == stable_id(workflow_name, name, "field", entry["name"]))
+                    need(
+                        isinstance(entry, dict)
+                        and isinstance(entry.get("name"), str)
+                        and is_plain_name(entry["name"])
+                        and entry.get("id") == stable_id(workflow_name, name, "field", entry["name"])
+                    )
                     fields.append(w.SetField(name=entry["name"], value=expr(entry.get("value")), span=span))
                 return w.SetStep(name=name, fields=tuple(fields), span=span)
             case "if":
-                return w.IfStep(name=name, condition=condition(p.get("conditions"), "condition"), then=(),
-                                span=span)
+                return w.IfStep(name=name, condition=condition(p.get("conditions"), "condition"), then=(), span=span)
             case "switch":
                 rules = p.get("rules", {}).get("values")
                 need(isinstance(rules, list) and bool(rules))
-                cases = tuple(w.SwitchCase(condition=condition(rule.get("conditions"), f"case{index}"), steps=(),
-                                           span=span) for index, rule in enumerate(rules))
+                cases = tuple(
+                    w.SwitchCase(condition=condition(rule.get("conditions"), f"case{index}"), steps=(), span=span)
+                    for index, rule in enumerate(rules)
+                )
                 fallback = p.get("options", {}).get("fallbackOutput") == "extra"
                 return w.SwitchStep(name=name, cases=cases, otherwise=() if fallback else None, span=span)
             case "respond":
@@ -108,7 +116,7 @@ def read_step(node: dict[str, Any], workflow_name: str, resolver: Callable[[str]
                 return w.MergeStep(name=name, mode="position" if p.get("mode") == "combine" else "append", span=span)
             case "wait":
                 return w.WaitStep(name=name, amount=p.get("amount"), unit=p.get("unit"), span=span)
-    except (AttributeError, KeyError, TypeError, NotDecompilable):    # parameters of another shape
+    except (AttributeError, KeyError, TypeError, NotDecompilable):  # parameters of another shape
         raise NotModeled from None
     raise NotModeled
 
@@ -118,18 +126,29 @@ def _http(node: dict[str, Any], name: str, p: dict[str, Any], resolve: Resolver,
     pairs = {}
     for clause, key in (("query", "queryParameters"), ("headers", "headerParameters")):
         entries = p.get(key, {}).get("parameters", []) if key in p else []
-        pairs[clause] = tuple(w.SetField(name=entry["name"], value=decompile(entry["value"], resolve, span),
-                                         span=span) for entry in entries)
+        pairs[clause] = tuple(
+            w.SetField(name=entry["name"], value=decompile(entry["value"], resolve, span), span=span)
+            for entry in entries
+        )
     body = None
     if "jsonBody" in p:
         need(isinstance(p["jsonBody"], str))
-        body = tuple(w.SetField(name=key, value=value, span=span)
-                     for key, value in decompile_object(p["jsonBody"], resolve, span))
+        body = tuple(
+            w.SetField(name=key, value=value, span=span)
+            for key, value in decompile_object(p["jsonBody"], resolve, span)
+        )
     credentials = None
     if "credentials" in node:
         need(isinstance(node["credentials"], dict) and len(node["credentials"]) == 1)
         ((type_, value),) = node["credentials"].items()
         need(is_plain_name(type_) and isinstance(value, dict) and isinstance(value.get("name"), str))
         credentials = w.Credentials(type=type_, name=value["name"], span=span)
-    return w.HttpStep(name=name, method=p.get("method"), url=decompile_template(p["url"], resolve, span),
-                      body=body, credentials=credentials, span=span, **pairs)
+    return w.HttpStep(
+        name=name,
+        method=p.get("method"),
+        url=decompile_template(p["url"], resolve, span),
+        body=body,
+        credentials=credentials,
+        span=span,
+        **pairs,
+    )

@@ -13,8 +13,8 @@ from toolkiln.ast import workflow as w
 from toolkiln.diagnostics import codes
 
 if TYPE_CHECKING:
-    from toolkiln.backends.n8n.catalog import Catalog
-    from toolkiln.workflow.validate import Validation
+    from toolkiln.check.workflow.catalog import CatalogLoader, NodeCatalog
+    from toolkiln.check.workflow.validation import Validation
 
 # The one node type n8n runs in a loop (Loop Over Items).
 LOOP_NODE = "n8n-nodes-base.splitInBatches"
@@ -24,17 +24,24 @@ def check_wiring(result: Validation, *, structure: bool = True) -> None:
     """`structure=False` skips the reachability and loop checks."""
     graph = result.graph
     for dangling in graph.dangling:
-        result.report(codes.INVALID_WIRING, f"`{dangling.step.name}` comes after {dangling.problem}",
-                      dangling.wire.span, hint=_names_hint(graph.order))
+        result.report(
+            codes.INVALID_WIRING,
+            f"`{dangling.step.name}` comes after {dangling.problem}",
+            dangling.wire.span,
+            hint=_names_hint(graph.order),
+        )
     for step in graph.steps.values():
         for wire in step.after or ():
             _check_ends(result, step, wire)
         if isinstance(step, w.MergeStep):
             inputs = {data["input"] for _, _, data in graph.graph.in_edges(step.name, data=True)}
             if len(inputs) < 2:
-                result.report(codes.INVALID_WIRING, f"merge `{step.name}` has {len(inputs)} input(s) to join",
-                              step.span, hint="put the merge right after an `if` or `switch`, or give it "
-                                              "`after a -> 0, b -> 1`")
+                result.report(
+                    codes.INVALID_WIRING,
+                    f"merge `{step.name}` has {len(inputs)} input(s) to join",
+                    step.span,
+                    hint="put the merge right after an `if` or `switch`, or give it `after a -> 0, b -> 1`",
+                )
     if structure:
         _unreachable(result)
         _cycles(result)
@@ -46,39 +53,52 @@ def _check_ends(result: Validation, step: w.Step, wire: w.Wire) -> None:
     if source is not None and not isinstance(source, w.NodeStep):
         outputs = len(w.branches(source)) or 1
         if wire.output >= outputs:
-            result.report(codes.INVALID_WIRING, f"`{wire.source}` has no output {wire.output}", wire.span,
-                          hint=f"its outputs are 0 to {outputs - 1}" if outputs > 1 else "it has output 0 only")
+            result.report(
+                codes.INVALID_WIRING,
+                f"`{wire.source}` has no output {wire.output}",
+                wire.span,
+                hint=f"its outputs are 0 to {outputs - 1}" if outputs > 1 else "it has output 0 only",
+            )
     elif wire.source == graph.trigger and not isinstance(graph.workflow.trigger, w.NodeTrigger) and wire.output:
-        result.report(codes.INVALID_WIRING, f"the trigger has no output {wire.output}", wire.span,
-                      hint="it has output 0 only")
+        result.report(
+            codes.INVALID_WIRING, f"the trigger has no output {wire.output}", wire.span, hint="it has output 0 only"
+        )
     if wire.input and not isinstance(step, w.MergeStep | w.NodeStep):
-        result.report(codes.INVALID_WIRING, f"`{step.name}` has no input {wire.input}", wire.span,
-                      hint="only a merge (or a generic node) has more than input 0")
+        result.report(
+            codes.INVALID_WIRING,
+            f"`{step.name}` has no input {wire.input}",
+            wire.span,
+            hint="only a merge (or a generic node) has more than input 0",
+        )
 
 
 def _unreachable(result: Validation) -> None:
     graph = result.graph
     # Another trigger (a generic trigger node) starts its own part of the workflow.
-    starts = [graph.trigger, *(name for name, step in graph.steps.items() if _starts_on_its_own(step))]
+    starts = [graph.trigger, *(name for name, step in graph.steps.items() if _starts_on_its_own(step, result.catalog))]
     reached = set(starts)
     for start in starts:
         reached |= nx.descendants(graph.graph, start)
     for name in graph.order:
         step = graph.steps.get(name)
-        if name in reached or step is None or _starts_on_its_own(step):
+        if name in reached or step is None or _starts_on_its_own(step, result.catalog):
             continue
-        result.report(codes.DISCONNECTED_STEP, f"no path from the trigger reaches `{name}`", step.span,
-                      hint="wire it with `after STEP`, or delete it")
+        result.report(
+            codes.DISCONNECTED_STEP,
+            f"no path from the trigger reaches `{name}`",
+            step.span,
+            hint="wire it with `after STEP`, or delete it",
+        )
 
 
-def _starts_on_its_own(step: w.Step) -> bool:
+def _starts_on_its_own(step: w.Step, catalog: CatalogLoader) -> bool:
     """A generic node that needs no input: another trigger, or a sticky note."""
     if not isinstance(step, w.NodeStep):
         return False
-    catalog = _catalog()
-    if not catalog.has(step.node.type, step.node.version):
-        return True         # reported as unknown; no second message
-    node_type = catalog.node_type(step.node.type)
+    known = catalog()
+    if not known.has(step.node.type, step.node.version):
+        return True  # reported as unknown; no second message
+    node_type = known.node_type(step.node.type)
     return node_type.trigger or node_type.version(step.node.version).inputs == ()
 
 
@@ -95,10 +115,12 @@ def _cycles(result: Validation) -> None:
         if not steps or any(isinstance(step, w.NodeStep) and step.node.type == LOOP_NODE for step in steps):
             continue
         first = steps[0]
-        result.report(codes.WORKFLOW_CYCLE, "these steps feed each other in a loop: "
-                      + ", ".join(f"`{step.name}`" for step in steps), first.span,
-                      hint="break the loop, or run it through a Loop Over Items node "
-                           f"({LOOP_NODE})")
+        result.report(
+            codes.WORKFLOW_CYCLE,
+            "these steps feed each other in a loop: " + ", ".join(f"`{step.name}`" for step in steps),
+            first.span,
+            hint=f"break the loop, or run it through a Loop Over Items node ({LOOP_NODE})",
+        )
 
 
 def check_nodes(workflow: w.Workflow, result: Validation) -> None:
@@ -108,23 +130,32 @@ def check_nodes(workflow: w.Workflow, result: Validation) -> None:
         specs.insert(0, workflow.trigger.node)
     if not specs:
         return
-    catalog = _catalog()
-    kinds = {"unchecked": codes.UNCHECKED_NODE_TYPE, "type": codes.UNKNOWN_NODE_TYPE,
-             "version": codes.UNKNOWN_NODE_TYPE, "parameter": codes.UNKNOWN_PARAMETER}
+    catalog = result.catalog()
+    kinds = {
+        "unchecked": codes.UNCHECKED_NODE_TYPE,
+        "type": codes.UNKNOWN_NODE_TYPE,
+        "version": codes.UNKNOWN_NODE_TYPE,
+        "parameter": codes.UNKNOWN_PARAMETER,
+    }
     for spec in specs:
         for kind, message, hint, _ in node_findings(catalog, spec.type, spec.version, spec.parameters):
             result.report(kinds[kind], message, spec.span, hint=hint)
 
 
-def node_findings(catalog: Catalog, type_: str, version: int | float,
-                  parameters: Mapping[str, Any]) -> Iterator[tuple[str, str, str | None, str | None]]:
+def node_findings(
+    catalog: NodeCatalog, type_: str, version: int | float, parameters: Mapping[str, Any]
+) -> Iterator[tuple[str, str, str | None, str | None]]:
     """What the catalog says against a node: (kind, message, hint, parameter) with kind
     "unchecked" (a package the catalog does not describe), "type", "version" or "parameter"."""
     # n8n makes an AI tool `xTool` of each node `x` usable as a tool, at run time.
-    tool_variant = type_.endswith("Tool") and type_[:-len("Tool")] in catalog
+    tool_variant = type_.endswith("Tool") and type_[: -len("Tool")] in catalog
     if type_ not in catalog and (tool_variant or "." in type_ and type_.rsplit(".", 1)[0] != catalog.package):
-        yield ("unchecked", f"the node catalog does not describe `{type_}`; its version and parameters "
-               "are not checked", "make sure its package is installed on the n8n server", None)
+        yield (
+            "unchecked",
+            f"the node catalog does not describe `{type_}`; its version and parameters are not checked",
+            "make sure its package is installed on the n8n server",
+            None,
+        )
         return
     if type_ not in catalog:
         yield "type", f"n8n {catalog.n8n_version} has no node type `{type_}`", _type_hint(catalog, type_), None
@@ -132,29 +163,31 @@ def node_findings(catalog: Catalog, type_: str, version: int | float,
     node_type = catalog.node_type(type_)
     if not node_type.has_version(version):
         versions = ", ".join(str(v) for v in node_type.versions)
-        yield ("version", f"`{type_}` has no version {version}", f"versions in n8n {catalog.n8n_version}: {versions}",
-               None)
+        yield (
+            "version",
+            f"`{type_}` has no version {version}",
+            f"versions in n8n {catalog.n8n_version}: {versions}",
+            None,
+        )
         return
     accepted = node_type.version(version).parameter_names
     for parameter in sorted(set(parameters) - accepted):
-        yield ("parameter", f"`{type_}` version {version} has no parameter `{parameter}`",
-               _close(parameter, sorted(accepted)), parameter)
+        yield (
+            "parameter",
+            f"`{type_}` version {version} has no parameter `{parameter}`",
+            _close(parameter, sorted(accepted)),
+            parameter,
+        )
 
 
-def _catalog() -> Catalog:
-    from toolkiln.backends.n8n.catalog import load_catalog  # noqa: PLC0415 - read only for generic nodes
-
-    return load_catalog()
-
-
-def _type_hint(catalog: Catalog, name: str) -> str:
+def _type_hint(catalog: NodeCatalog, name: str) -> str:
     short = name.rsplit(".", 1)[-1].lower()
     close = [known for known in catalog.names() if known.rsplit(".", 1)[-1].lower() == short]
     return f"did you mean `{close[0]}`?" if close else _close(name, list(catalog.names()))
 
 
 def _close(name: str, options: list[str]) -> str:
-    import difflib  # noqa: PLC0415
+    import difflib
 
     match = difflib.get_close_matches(name, options, n=1)
     return f"did you mean `{match[0]}`?" if match else "see docs/n8n-catalog.md for the known names"

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
@@ -39,8 +40,13 @@ def add_workflow_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _limit_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-source-chars", type=_positive, default=MAX_SOURCE_CHARS, metavar="N",
-                        help=f"refuse larger files (default {MAX_SOURCE_CHARS:,}: raise it for a large import)")
+    parser.add_argument(
+        "--max-source-chars",
+        type=_positive,
+        default=MAX_SOURCE_CHARS,
+        metavar="N",
+        help=f"refuse larger files (default {MAX_SOURCE_CHARS:,}: raise it for a large import)",
+    )
 
 
 def _positive(text: str) -> int:
@@ -61,13 +67,13 @@ def workflow_diagnostics(path: Path) -> list | None:
 
 def is_n8n_export(path: Path) -> bool:
     """A .json file holding an n8n workflow (nodes and connections) rather than a tool."""
-    from toolkiln.workflow.n8n_input import looks_like_n8n
+    from toolkiln.backends.n8n.document import looks_like_n8n
 
     if path.suffix != ".json" or not path.is_file():
         return False
     try:
         return looks_like_n8n(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, RecursionError):     # unreadable: the tool parser reports it
+    except (OSError, ValueError, RecursionError):  # unreadable: the tool parser reports it
         return False
 
 
@@ -82,7 +88,6 @@ def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> 
 
 
 def cmd_workflow_import(args: argparse.Namespace) -> int:
-    from toolkiln.cli import EXIT_FAILED, EXIT_OK
     from toolkiln.workflow import import_n8n
 
     try:
@@ -96,13 +101,11 @@ def cmd_workflow_import(args: argparse.Namespace) -> int:
 
 
 def cmd_workflow_fmt(args: argparse.Namespace) -> int:
-    from toolkiln.cli import reformat
 
     return reformat(args.files, lambda path: canonical_workflow(path, args.max_source_chars), check=args.check)
 
 
 def _read(path: Path) -> str:
-    from toolkiln.cli import UsageError
 
     try:
         return path.read_text(encoding="utf-8")
@@ -111,7 +114,6 @@ def _read(path: Path) -> str:
 
 
 def _write(path: Path | None, text: str) -> None:
-    from toolkiln.cli import UsageError
 
     if path is None:
         sys.stdout.write(text)
@@ -130,7 +132,6 @@ def _report(diagnostics: list, format_: str) -> None:
 
 
 def cmd_workflow_compile(args: argparse.Namespace) -> int:
-    from toolkiln.cli import EXIT_FAILED, EXIT_OK, UsageError
     from toolkiln.workflow import compile_workflow
 
     try:

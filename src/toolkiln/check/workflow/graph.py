@@ -40,8 +40,8 @@ class WorkflowGraph:
     workflow: w.Workflow
     graph: nx.MultiDiGraph
     trigger: str
-    steps: dict[str, w.Step]            # the first step of each name
-    order: list[str]                    # trigger first, then steps in source order
+    steps: dict[str, w.Step]  # the first step of each name
+    order: list[str]  # trigger first, then steps in source order
     dangling: list[Dangling] = field(default_factory=list)
     _idom: dict[str, str] | None = field(default=None, repr=False)
     _rank: dict[str, int] = field(default_factory=dict, repr=False)
@@ -90,7 +90,7 @@ class WorkflowGraph:
         outs: list[list[tuple[str, int]]] = [[] for _ in range(self.width(name))]
         for _, target, data in self.graph.out_edges(name, data=True):
             outs[data["output"]].append((target, data["input"]))
-        if len(self._rank) != len(self.order):      # built once: a large workflow asks for every node
+        if len(self._rank) != len(self.order):  # built once: a large workflow asks for every node
             self._rank = {node: i for i, node in enumerate(self.order)}
         rank = self._rank
         return [sorted(targets, key=lambda t: (rank[t[0]], t[1])) for targets in outs]
@@ -111,14 +111,19 @@ def build_graph(workflow: w.Workflow) -> WorkflowGraph:
                 order.append(step.name)
                 graph.add_node(step.name)
             if step.after is not None:
-                explicit.append(step)           # wired once every step is known
+                explicit.append(step)  # wired once every step is known
             else:
                 for parent, output, input_ in preds:
-                    graph.add_edge(parent, step.name, output=output, input=input_ if isinstance(step, w.MergeStep) else 0)
+                    graph.add_edge(
+                        parent, step.name, output=output, input=input_ if isinstance(step, w.MergeStep) else 0
+                    )
             blocks = w.branches(step)
             if blocks:
-                preds = [end for index, block_ in enumerate(blocks)
-                         for end in _as_input(wire(block_, [(step.name, index, 0)]), index)]
+                preds = [
+                    end
+                    for index, block_ in enumerate(blocks)
+                    for end in _as_input(wire(block_, [(step.name, index, 0)]), index)
+                ]
             else:
                 preds = [(step.name, 0, 0)]
         return preds

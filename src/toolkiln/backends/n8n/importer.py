@@ -22,18 +22,19 @@ from pydantic import ValidationError
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
+from toolkiln.ast.spans import Span
 from toolkiln.backends.n8n.catalog import load_catalog
+from toolkiln.backends.n8n.document import at, read_n8n
+from toolkiln.backends.n8n.emit import emit_workflow
+from toolkiln.backends.n8n.lint import lint_n8n
+from toolkiln.backends.n8n.modeled import NotModeled, need, read_step, read_trigger
 from toolkiln.backends.workflow_printer import is_plain_name
+from toolkiln.backends.workflow_result import WorkflowResult
+from toolkiln.check.workflow.graph import WorkflowGraph, build_graph
+from toolkiln.check.workflow.validate import validate
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
-from toolkiln.syntax.spans import Span
-from toolkiln.workflow.compile import WorkflowResult
-from toolkiln.workflow.graph import WorkflowGraph, build_graph
-from toolkiln.workflow.lint import lint_n8n
-from toolkiln.workflow.modeled import NotModeled, need, read_step, read_trigger
-from toolkiln.workflow.n8n_input import at, read_n8n
-from toolkiln.workflow.validate import validate
 
 DESCRIPTION = "Imported from n8n"
 # What the emitter adds to a node that lacks it (n8n fills these in itself on import).
@@ -49,12 +50,20 @@ class ImportedWorkflow(WorkflowResult):
 def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
     """Import an n8n workflow (a dict or JSON text). Raises CompileError only for what is not
     an n8n workflow at all, or cannot be one workflow (two nodes with one name, no nodes)."""
-    source = read_n8n(copy.deepcopy(data) if isinstance(data, dict) else data, file)   # the AST keeps parts
+    source = read_n8n(copy.deepcopy(data) if isinstance(data, dict) else data, file)  # the AST keeps parts
     diagnostics = lint_n8n(source)
     fatal = [d for d in diagnostics if d.code == codes.DUPLICATE_NODE_NAME.code]
     if not source.data["nodes"]:
-        fatal = source.locate([Diagnostic.of(codes.NOT_A_WORKFLOW, "the workflow has no nodes to import", at("nodes"),
-                                             "a workflow needs at least its trigger")])
+        fatal = source.locate(
+            [
+                Diagnostic.of(
+                    codes.NOT_A_WORKFLOW,
+                    "the workflow has no nodes to import",
+                    at("nodes"),
+                    "a workflow needs at least its trigger",
+                )
+            ]
+        )
     if fatal:
         raise CompileError(fatal)
     ast, emitted = _Importer(source.data).run()
@@ -93,7 +102,8 @@ class _Importer:
             for target in targets if isinstance(targets, list) else ():
                 if _plain_target(target) and target["node"] in self.nodes and target["node"] != self.order[0]:
                     self.inputs[target["node"]].append(
-                        w.Wire(source=source, output=output, input=target["index"], span=self.spans[source]))
+                        w.Wire(source=source, output=output, input=target["index"], span=self.spans[source])
+                    )
                 else:
                     whole = False
             whole = whole and isinstance(targets, list)
@@ -106,14 +116,14 @@ class _Importer:
         while True:
             built = self._attempt(modeled)
             if isinstance(built, set):
-                if not modeled:     # generic nodes always validate; this would be a bug
+                if not modeled:  # generic nodes always validate; this would be a bug
                     raise AssertionError(f"generic nodes did not validate: {sorted(built)}")
                 modeled -= built or modeled
                 continue
             workflow, emitted = built
             if _same(emitted, self.data) or not modeled:
                 return workflow, emitted
-            modeled = set()         # not expected: the readings were proved one by one
+            modeled = set()  # not expected: the readings were proved one by one
 
     def _attempt(self, modeled: set[str]) -> set[str] | tuple[w.Workflow, dict[str, Any]]:
         """The workflow with `modeled` nodes read as DSL steps, or the nodes that failed."""
@@ -138,9 +148,8 @@ class _Importer:
     def _emit(self, workflow: w.Workflow) -> tuple[dict[str, Any], set[str]]:
         """The emitted nodes by name (and the whole workflow as `__workflow__`), or the nodes
         whose steps do not validate."""
-        from toolkiln.backends.n8n.emit import emit_workflow  # noqa: PLC0415 - backends sit above
 
-        validation = validate(workflow, lint=True)
+        validation = validate(workflow, catalog=load_catalog, lint=True)
         errors = [d for d in validation.diagnostics if d.is_error]
         if errors:
             return {}, {self.order[d.span.start - 1] for d in errors if d.span is not None and d.span.start}
@@ -174,7 +183,7 @@ class _Importer:
                 step = w.NodeStep(name=step_name, node=self._spec(step_name), span=self.spans[step_name])
             steps.append(step)
         workflow = w.Workflow(name=name, trigger=trigger, steps=tuple(steps), description=DESCRIPTION)
-        return workflow if failed else self._wired(workflow)        # a failed attempt is thrown away
+        return workflow if failed else self._wired(workflow)  # a failed attempt is thrown away
 
     def _wired(self, workflow: w.Workflow) -> w.Workflow:
         """`after` on each step whose inputs the step before it would not give."""
@@ -212,32 +221,48 @@ class _Importer:
         named = None
         if isinstance(credentials, dict) and len(credentials) == 1:
             ((type_, value),) = credentials.items()
-            if is_plain_name(type_) and isinstance(value, dict) and set(value) == {"name"} \
-                    and isinstance(value["name"], str):
+            if (
+                is_plain_name(type_)
+                and isinstance(value, dict)
+                and set(value) == {"name"}
+                and isinstance(value["name"], str)
+            ):
                 named = w.Credentials(type=type_, name=value["name"], span=self.spans[name])
-        return w.NodeSpec(name=name, type=node["type"], version=node["typeVersion"],
-                          parameters=node.get("parameters", {}), credentials=named,
-                          span=self.spans[name])
+        return w.NodeSpec(
+            name=name,
+            type=node["type"],
+            version=node["typeVersion"],
+            parameters=node.get("parameters", {}),
+            credentials=named,
+            span=self.spans[name],
+        )
 
     @staticmethod
     def _reproduced(emitted: dict[str, Any], original: dict[str, Any]) -> bool:
         """Whether a modeled node came back as it was (`with {...}` can set any property, but
         cannot take one away)."""
         return (emitted["type"], emitted["typeVersion"], emitted["parameters"]) == (
-            original["type"], original["typeVersion"], original.get("parameters", _MISSING)) \
-            and set(emitted) <= set(original)
+            original["type"],
+            original["typeVersion"],
+            original.get("parameters", _MISSING),
+        ) and set(emitted) <= set(original)
 
     def _finish(self, workflow: w.Workflow, emitted: dict[str, Any]) -> w.Workflow:
         """Add `with {...}`: the properties the emitter writes differently, and the raw connections."""
+
         def extra(name: str) -> dict[str, Any]:
-            return {key: value for key, value in self.nodes[name].items()
-                    if key != "name" and emitted[name].get(key, _MISSING) != value}
+            return {
+                key: value
+                for key, value in self.nodes[name].items()
+                if key != "name" and emitted[name].get(key, _MISSING) != value
+            }
 
         trigger = workflow.trigger.model_copy(update={"extra": extra(self.order[0])})
         steps = tuple(step.model_copy(update={"extra": extra(step.name)}) for step in workflow.steps)
         header = self._header(emitted["__workflow__"])
-        return workflow.model_copy(update={"trigger": trigger, "steps": steps, "extra": header,
-                                           "description": None if header else DESCRIPTION})
+        return workflow.model_copy(
+            update={"trigger": trigger, "steps": steps, "extra": header, "description": None if header else DESCRIPTION}
+        )
 
     def _header(self, emitted: dict[str, Any]) -> dict[str, Any]:
         header: dict[str, Any] = {}
@@ -248,7 +273,7 @@ class _Importer:
         if settings is _MISSING:
             header["settings"] = None
         elif isinstance(settings, dict):
-            kept = {"executionOrder": None, **settings}      # None: n8n's legacy order, left out
+            kept = {"executionOrder": None, **settings}  # None: n8n's legacy order, left out
             kept = {key: value for key, value in kept.items() if emitted["settings"].get(key, _MISSING) != value}
             if kept:
                 header["settings"] = kept
@@ -256,8 +281,12 @@ class _Importer:
             header["settings"] = settings
         raw = copy.deepcopy(self.raw)
         for source, kinds in (self.data.get("connections") or {}).items():
-            if isinstance(kinds, dict) and "main" in kinds and source not in raw \
-                    and emitted["connections"].get(source, {}).get("main") != kinds["main"]:
+            if (
+                isinstance(kinds, dict)
+                and "main" in kinds
+                and source not in raw
+                and emitted["connections"].get(source, {}).get("main") != kinds["main"]
+            ):
                 raw.setdefault(source, {})["main"] = copy.deepcopy(kinds["main"])
         if raw:
             header["connections"] = raw
@@ -277,13 +306,19 @@ def _pick_trigger(nodes: list[dict[str, Any]]) -> str:
         for node in nodes:
             if test(node):
                 return node["name"]
-    raise AssertionError("no nodes")     # import_n8n refuses a workflow without nodes
+    raise AssertionError("no nodes")  # import_n8n refuses a workflow without nodes
 
 
 def _plain_target(target: Any) -> bool:
-    return isinstance(target, dict) and set(target) == {"node", "type", "index"} and target["type"] == "main" \
-        and isinstance(target["node"], str) and isinstance(target["index"], int) \
-        and not isinstance(target["index"], bool) and target["index"] >= 0
+    return (
+        isinstance(target, dict)
+        and set(target) == {"node", "type", "index"}
+        and target["type"] == "main"
+        and isinstance(target["node"], str)
+        and isinstance(target["index"], int)
+        and not isinstance(target["index"], bool)
+        and target["index"] >= 0
+    )
 
 
 def _same(emitted: dict[str, Any], original: dict[str, Any]) -> bool:
@@ -291,8 +326,10 @@ def _same(emitted: dict[str, Any], original: dict[str, Any]) -> bool:
     nodes = {node["name"]: node for node in emitted["nodes"]}
     for node in original["nodes"]:
         again = nodes.get(node["name"], {})
-        if any(again.get(key, _MISSING) != value for key, value in node.items()) \
-                or not set(again) - set(node) <= FILLED_IN:
+        if (
+            any(again.get(key, _MISSING) != value for key, value in node.items())
+            or not set(again) - set(node) <= FILLED_IN
+        ):
             return False
     top = {key: value for key, value in emitted.items() if key != "nodes"}
     expected = {key: value for key, value in original.items() if key != "nodes"}

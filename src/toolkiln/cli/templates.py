@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from toolkiln import templates
-from toolkiln.cli import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from toolkiln.diagnostics.render import render_json, render_texts
 from toolkiln.errors import CompileError
 
@@ -26,8 +26,9 @@ def add_templates_command(commands: argparse._SubParsersAction) -> None:
     show.set_defaults(handler=cmd_show)
     render = actions.add_parser("render", help="render a template to n8n workflow JSON (or DSL with --dsl)")
     render.add_argument("slug")
-    render.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="values",
-                        help="a parameter value (repeatable)")
+    render.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", dest="values", help="a parameter value (repeatable)"
+    )
     render.add_argument("-o", "--output", type=Path, help="write here (default: standard output)")
     render.add_argument("--dsl", action="store_true", help="write the rendered workflow DSL instead of JSON")
     render.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")

@@ -17,21 +17,29 @@ from typing import Any
 import networkx as nx
 
 from toolkiln.backends.n8n.catalog import Catalog, load_catalog
+from toolkiln.backends.n8n.document import N8nInput, at
+from toolkiln.check.workflow.wiring import LOOP_NODE, node_findings
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.workflow.n8n_input import N8nInput, at
-from toolkiln.workflow.wiring import LOOP_NODE, node_findings
 
 STICKY_NOTE = "n8n-nodes-base.stickyNote"
 # Parameters that hold program text, where `{{` means nothing to n8n.
 CODE_PARAMETERS = frozenset({"jsCode", "pythonCode", "functionCode", "functionItemCode", "code"})
 EXPRESSION = re.compile(r"\{\{\s*\$.*?\}\}", re.DOTALL)
-SECRET_VALUE = re.compile(r"(?i:bearer)\s+[A-Za-z0-9._~+/-]{20,}=*|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}"
-                          r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}")
-SECRET_KEY = re.compile(r"(?i)(x-)?(password|passwd|api[-_]?key|(access|auth|bearer)?[-_]?token|secret"
-                        r"|client[-_]?secret|authorization)")
-_CATALOG_CODES = {"unchecked": codes.UNCHECKED_NODE_TYPE, "type": codes.NODE_NOT_IN_CATALOG,
-                  "version": codes.NODE_NOT_IN_CATALOG, "parameter": codes.NODE_PARAMETER_UNKNOWN}
+SECRET_VALUE = re.compile(
+    r"(?i:bearer)\s+[A-Za-z0-9._~+/-]{20,}=*|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}"
+)
+SECRET_KEY = re.compile(
+    r"(?i)(x-)?(password|passwd|api[-_]?key|(access|auth|bearer)?[-_]?token|secret"
+    r"|client[-_]?secret|authorization)"
+)
+_CATALOG_CODES = {
+    "unchecked": codes.UNCHECKED_NODE_TYPE,
+    "type": codes.NODE_NOT_IN_CATALOG,
+    "version": codes.NODE_NOT_IN_CATALOG,
+    "parameter": codes.NODE_PARAMETER_UNKNOWN,
+}
 
 
 def lint_n8n(workflow: N8nInput) -> list[Diagnostic]:
@@ -47,11 +55,16 @@ def lint_n8n(workflow: N8nInput) -> list[Diagnostic]:
     first: dict[str, int] = {}
     for index, node in enumerate(nodes):
         if node["name"] in first:
-            report(codes.DUPLICATE_NODE_NAME, f"nodes {first[node['name']]} and {index} are both called "
-                   f"`{node['name']}`", f"nodes[{index}].name", "rename one of them, and its connections")
+            report(
+                codes.DUPLICATE_NODE_NAME,
+                f"nodes {first[node['name']]} and {index} are both called `{node['name']}`",
+                f"nodes[{index}].name",
+                "rename one of them, and its connections",
+            )
         first.setdefault(node["name"], index)
-        for kind, message, hint, parameter in _findings(catalog, node["type"], node["typeVersion"],
-                                                        tuple(node.get("parameters", {}))):
+        for kind, message, hint, parameter in _findings(
+            catalog, node["type"], node["typeVersion"], tuple(node.get("parameters", {}))
+        ):
             where = f"nodes[{index}].parameters.{parameter}" if parameter else f"nodes[{index}].type"
             report(_CATALOG_CODES[kind], message, where, hint)
         if node["type"] != STICKY_NOTE:
@@ -71,6 +84,7 @@ def _findings(catalog: Catalog, type_: str, version: int | float, parameters: tu
 
 # --- parameter values -------------------------------------------------------------------------
 
+
 def _values(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, codes.Code, str, str]]:
     """Unwrapped expressions and literal secrets among the parameter values (walked without
     recursion: parameters can nest deeply)."""
@@ -87,14 +101,23 @@ def _values(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, codes.
             stack.extend((child, f"{path}[{i}]", key) for i, child in enumerate(value))
         elif isinstance(value, str) and not value.startswith("="):
             if key not in CODE_PARAMETERS and EXPRESSION.search(value):
-                yield (path, codes.UNWRAPPED_EXPRESSION, "this value holds `{{ }}` but does not start with `=`, "
-                       "so n8n sends it as plain text", "start the value with `=` to make it an expression")
+                yield (
+                    path,
+                    codes.UNWRAPPED_EXPRESSION,
+                    "this value holds `{{ }}` but does not start with `=`, so n8n sends it as plain text",
+                    "start the value with `=` to make it an expression",
+                )
             if SECRET_VALUE.search(value) or (SECRET_KEY.fullmatch(key) and value.strip()):
-                yield (path, codes.LITERAL_SECRET, f"`{key}` holds a secret in clear text",
-                       "store it as an n8n credential and select that on the node")
+                yield (
+                    path,
+                    codes.LITERAL_SECRET,
+                    f"`{key}` holds a secret in clear text",
+                    "store it as an n8n credential and select that on the node",
+                )
 
 
 # --- connections ----------------------------------------------------------------------------
+
 
 def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, report) -> nx.MultiDiGraph:
     """The main connections as a graph (node names), reporting those that dangle; connections of
@@ -106,8 +129,12 @@ def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, r
     for source, kinds in (data.get("connections") or {}).items():
         where = f"connections.{source}"
         if source not in names:
-            report(codes.DANGLING_CONNECTION, f"connections start at `{source}`, which is no node", where,
-                   "rename them to the node's current name, or delete them")
+            report(
+                codes.DANGLING_CONNECTION,
+                f"connections start at `{source}`, which is no node",
+                where,
+                "rename them to the node's current name, or delete them",
+            )
             continue
         if not isinstance(kinds, dict):
             report(codes.DANGLING_CONNECTION, f"the connections of `{source}` are not an object", where)
@@ -116,19 +143,31 @@ def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, r
         for kind, outputs in kinds.items():
             for output, target, index, path in _targets(outputs, f"{where}.{kind}", report):
                 if target not in names:
-                    report(codes.DANGLING_CONNECTION, f"`{source}` connects to `{target}`, which is no node",
-                           f"{path}.node", "connect it to an existing node, or delete the connection")
+                    report(
+                        codes.DANGLING_CONNECTION,
+                        f"`{source}` connects to `{target}`, which is no node",
+                        f"{path}.node",
+                        "connect it to an existing node, or delete the connection",
+                    )
                     continue
                 if kind != "main":
                     graph.add_edge(target, source, kind=kind)
                     continue
                 if outputs_allowed is not None and output >= outputs_allowed:
-                    report(codes.DANGLING_CONNECTION, f"`{source}` has no output {output}", path,
-                           f"its outputs are 0 to {outputs_allowed - 1}")
+                    report(
+                        codes.DANGLING_CONNECTION,
+                        f"`{source}` has no output {output}",
+                        path,
+                        f"its outputs are 0 to {outputs_allowed - 1}",
+                    )
                 inputs_allowed = _width(catalog, nodes[names[target]], "inputs")
                 if inputs_allowed is not None and index >= inputs_allowed:
-                    report(codes.DANGLING_CONNECTION, f"`{target}` has no input {index}", f"{path}.index",
-                           f"its inputs are 0 to {inputs_allowed - 1}" if inputs_allowed else "it has no input")
+                    report(
+                        codes.DANGLING_CONNECTION,
+                        f"`{target}` has no input {index}",
+                        f"{path}.index",
+                        f"its inputs are 0 to {inputs_allowed - 1}" if inputs_allowed else "it has no input",
+                    )
                 graph.add_edge(source, target, kind=kind)
     return graph
 
@@ -138,17 +177,24 @@ def _targets(outputs: Any, where: str, report) -> Iterator[tuple[int, str, int, 
         report(codes.DANGLING_CONNECTION, "connections of one type are a list of outputs", where)
         return
     for output, targets in enumerate(outputs):
-        if targets is None:             # n8n may write null for an output without connections
+        if targets is None:  # n8n may write null for an output without connections
             continue
         if not isinstance(targets, list):
             report(codes.DANGLING_CONNECTION, "an output's connections are not a list", f"{where}[{output}]")
             continue
         for position, target in enumerate(targets):
             path = f"{where}[{output}][{position}]"
-            if not (isinstance(target, dict) and isinstance(target.get("node"), str)
-                    and isinstance(target.get("index", 0), int)):
-                report(codes.DANGLING_CONNECTION, "a connection names no node", path,
-                       'write {"node": "Name", "type": "main", "index": 0}')
+            if not (
+                isinstance(target, dict)
+                and isinstance(target.get("node"), str)
+                and isinstance(target.get("index", 0), int)
+            ):
+                report(
+                    codes.DANGLING_CONNECTION,
+                    "a connection names no node",
+                    path,
+                    'write {"node": "Name", "type": "main", "index": 0}',
+                )
                 continue
             yield output, target["node"], target.get("index", 0), path
 
@@ -175,16 +221,21 @@ def _starts(node: dict[str, Any], graph: nx.MultiDiGraph, catalog: Catalog) -> b
     return "trigger" in node["type"].lower() or graph.in_degree(node["name"]) == 0
 
 
-def _reachability(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int],
-                  catalog: Catalog, report) -> None:
+def _reachability(
+    graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], catalog: Catalog, report
+) -> None:
     starts = [name for name, index in names.items() if _starts(nodes[index], graph, catalog)]
     reached: set[str] = set(starts)
     for start in starts:
         reached |= nx.descendants(graph, start)
     for name, index in names.items():
         if name not in reached:
-            report(codes.UNREACHABLE_NODE, f"no trigger reaches `{name}`, so n8n never runs it",
-                   f"nodes[{index}]", "connect it to a node that runs, or delete it")
+            report(
+                codes.UNREACHABLE_NODE,
+                f"no trigger reaches `{name}`, so n8n never runs it",
+                f"nodes[{index}]",
+                "connect it to a node that runs, or delete it",
+            )
 
 
 def _loops(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], report) -> None:
@@ -196,5 +247,9 @@ def _loops(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str,
             continue
         members = sorted(component, key=names.__getitem__)
         shown = ", ".join(f"`{name}`" for name in members[:6]) + (", ..." if len(members) > 6 else "")
-        report(codes.NODE_CYCLE, f"these nodes feed each other in a loop: {shown}", f"nodes[{names[members[0]]}]",
-               f"make sure a node on the loop stops it, or loop with Loop Over Items ({LOOP_NODE})")
+        report(
+            codes.NODE_CYCLE,
+            f"these nodes feed each other in a loop: {shown}",
+            f"nodes[{names[members[0]]}]",
+            f"make sure a node on the loop stops it, or loop with Loop Over Items ({LOOP_NODE})",
+        )

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+
 if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
     from toolkiln.backends.n8n.deploy import Deployed
@@ -50,9 +52,9 @@ def add_n8n_command(commands: argparse._SubParsersAction) -> None:
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """n8n's errors for people: a bad configuration is a usage error (2), anything else 1."""
+
     def run(args: argparse.Namespace) -> int:
         from toolkiln.backends.n8n.errors import N8nConfigError, N8nError
-        from toolkiln.cli import EXIT_FAILED, UsageError
 
         try:
             return handler(args)
@@ -61,6 +63,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         except N8nError as error:
             print(f"toolkiln: {error}", file=sys.stderr)
             return EXIT_FAILED
+
     return run
 
 
@@ -72,11 +75,11 @@ def _client(args: argparse.Namespace) -> N8nClient:
 
 # --- deploy -----------------------------------------------------------------------------------
 
+
 def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list]:
     """The n8n workflow in a file: n8n JSON (*.json) as it is, anything else compiled as workflow
     DSL. (None, diagnostics) when the DSL does not compile; UsageError when it cannot be read."""
     from toolkiln.backends.n8n.client import workflow_body
-    from toolkiln.cli import UsageError
     from toolkiln.errors import CompileError
     from toolkiln.workflow import compile_workflow
 
@@ -93,12 +96,11 @@ def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list]:
         workflow = json.loads(text)
     except json.JSONDecodeError as error:
         raise UsageError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-    workflow_body(workflow)          # refuses what is no n8n workflow before anything is sent
+    workflow_body(workflow)  # refuses what is no n8n workflow before anything is sent
     return workflow, []
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
-    from toolkiln.cli import EXIT_FAILED, EXIT_OK
     from toolkiln.diagnostics.render import render_json, render_text
 
     workflow, diagnostics = load_workflow(args.file)
@@ -124,16 +126,23 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 
 
 def _deployed_json(deployed: Deployed, urls: list[str]) -> dict[str, Any]:
-    return {"id": deployed.id, "name": deployed.name, "active": deployed.active, "created": deployed.created,
-            "webhooks": [{"method": hook.method, "path": hook.path, "url": url}
-                         for hook, url in zip(deployed.webhooks, urls, strict=True)]}
+    return {
+        "id": deployed.id,
+        "name": deployed.name,
+        "active": deployed.active,
+        "created": deployed.created,
+        "webhooks": [
+            {"method": hook.method, "path": hook.path, "url": url}
+            for hook, url in zip(deployed.webhooks, urls, strict=True)
+        ],
+    }
 
 
 # --- run --------------------------------------------------------------------------------------
 
+
 def cmd_run(args: argparse.Namespace) -> int:
     from toolkiln.backends.n8n.deploy import call_webhook, find_workflow, first_webhook
-    from toolkiln.cli import EXIT_OK, UsageError
 
     try:
         data = json.loads(args.data)
@@ -150,14 +159,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 # --- list -------------------------------------------------------------------------------------
 
+
 def cmd_list(args: argparse.Namespace) -> int:
     from toolkiln.backends.n8n.deploy import webhooks_of
-    from toolkiln.cli import EXIT_OK
 
     with _client(args) as client:
-        rows = [{"id": w.get("id"), "name": w.get("name"), "active": bool(w.get("active")),
-                 "webhooks": [f"{hook.method} {client.webhook_url(hook.path)}" for hook in webhooks_of(w)]}
-                for w in client.list_workflows()]
+        rows = [
+            {
+                "id": w.get("id"),
+                "name": w.get("name"),
+                "active": bool(w.get("active")),
+                "webhooks": [f"{hook.method} {client.webhook_url(hook.path)}" for hook in webhooks_of(w)],
+            }
+            for w in client.list_workflows()
+        ]
     rows.sort(key=lambda row: (str(row["name"]), str(row["id"])))
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))

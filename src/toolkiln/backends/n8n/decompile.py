@@ -16,19 +16,35 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.spans import NO_SPAN, Span
 from toolkiln.backends.workflow_printer import is_plain_name
-from toolkiln.syntax.spans import NO_SPAN, Span
 
-_TOKEN = re.compile(r"""\s*(?:
+_TOKEN = re.compile(
+    r"""\s*(?:
     (?P<root>\$json|\$\('(?:[^'\\]|\\.)*'\)\.item\.json)
   | (?P<number>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
   | (?P<string>"(?:[^"\\]|\\.)*")
   | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>===|!==|<=|>=|&&|\|\||\*\*|[-+*/<>()?:.!,{}])
-)""", re.VERBOSE)
-_BINARY = {"+": "+", "-": "-", "*": "*", "/": "/", "**": "**", "===": "==", "!==": "!=", "<": "<",
-           "<=": "<=", ">": ">", ">=": ">=", "&&": "and", "||": "or"}
-REQUEST_PARTS = ("body", "query", "headers")     # a webhook's data: keywords of `http`, fine here
+)""",
+    re.VERBOSE,
+)
+_BINARY = {
+    "+": "+",
+    "-": "-",
+    "*": "*",
+    "/": "/",
+    "**": "**",
+    "===": "==",
+    "!==": "!=",
+    "<": "<",
+    "<=": "<=",
+    ">": ">",
+    ">=": ">=",
+    "&&": "and",
+    "||": "or",
+}
+REQUEST_PARTS = ("body", "query", "headers")  # a webhook's data: keywords of `http`, fine here
 _MATH = {"abs", "floor", "ceil", "sqrt"}
 _STRING_METHODS = {"toUpperCase": "upper", "toLowerCase": "lower", "trim": "trim"}
 
@@ -53,7 +69,7 @@ def decompile_object(text: str, resolve: Resolver, span: Span = NO_SPAN) -> list
     prefix, suffix = "={{ JSON.stringify({ ", " }) }}"
     if not (text.startswith(prefix) and text.endswith(suffix)):
         raise NotDecompilable(text)
-    reader = _Reader(text[len(prefix):-len(suffix)], resolve, span)
+    reader = _Reader(text[len(prefix) : -len(suffix)], resolve, span)
     members = []
     while reader.tokens:
         key = reader.take("string")
@@ -103,7 +119,7 @@ class _Reader:
             kind = match.lastgroup or ""
             self.tokens.append((kind, match.group(kind)))
             position = match.end()
-        self.tokens.reverse()       # popped from the end
+        self.tokens.reverse()  # popped from the end
 
     def whole(self) -> n.Expr:
         try:
@@ -183,7 +199,7 @@ class _Reader:
             return self.node(n.Unary, op="-" if op == "-" else "not", operand=operand)
         left = self.expr()
         following = self.take()
-        if following == ")":           # `(x).length`: the only plain wrapper to_js writes
+        if following == ")":  # `(x).length`: the only plain wrapper to_js writes
             if self.peek() == "." and len(self.tokens) > 1 and self.tokens[-2][1] == "length":
                 self.take()
                 self.take()
@@ -209,13 +225,17 @@ class _Reader:
             names.append(self.take())
         if any(not _field_name(name) for name in names):
             raise NotDecompilable("field name")
-        source = None if token == "$json" else _string('"' + token[3:-len("').item.json")] + '"')
+        source = None if token == "$json" else _string('"' + token[3 : -len("').item.json")] + '"')
         return self.resolve(source, names)
 
     def fields(self, expr: n.Expr) -> n.Expr:
         """`.name` after an expression (`.length` after a parenthesis is `len`)."""
-        while self.peek() == "." and len(self.tokens) > 1 and self.tokens[-2][0] == "word" \
-                and self.tokens[-2][1] != "length":
+        while (
+            self.peek() == "."
+            and len(self.tokens) > 1
+            and self.tokens[-2][0] == "word"
+            and self.tokens[-2][1] != "length"
+        ):
             self.take()
             name = self.take()
             if not _field_name(name):

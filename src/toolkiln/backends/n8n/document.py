@@ -8,10 +8,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from toolkiln.ast.spans import LineIndex, Span, json_path
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, sort_key
+from toolkiln.diagnostics.source import Source
 from toolkiln.errors import CompileError
-from toolkiln.syntax.spans import LineIndex, Source, Span, json_path
+from toolkiln.syntax.json_positions import value_offsets
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
     LONE_SURROGATE_HINT,
@@ -22,7 +24,7 @@ from toolkiln.syntax.strings import (
 @dataclass(frozen=True)
 class N8nInput:
     data: dict[str, Any]
-    source: Source          # where diagnostics point (the JSON text, when there is one)
+    source: Source  # where diagnostics point (the JSON text, when there is one)
 
     def locate(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         return sorted((d.located(self.source) for d in diagnostics), key=sort_key)
@@ -53,16 +55,19 @@ def read_n8n(data: Any, file: str | None = None) -> N8nInput:
             index = LineIndex(text)
             span = index.span(offset, min(offset + 1, len(text)))
             _fail(file, text, f"not JSON: {getattr(error, 'msg', error)}", span)
-    source = Source(name=file, text=text, json_text=text is not None)
+    source = Source(name=file, text=text, json_offsets=value_offsets if text is not None else None)
     if not isinstance(data, dict):
         _fail(file, text, f"an n8n workflow is a JSON object, not {_kind(data)}", None)
     problems = list(_problems(data))
     surrogate = lone_surrogate_at(data)
-    if surrogate is not None:       # a node's name becomes its id's input, hashed as UTF-8
+    if surrogate is not None:  # a node's name becomes its id's input, hashed as UTF-8
         problems.append((json_path(surrogate), LONE_SURROGATE, LONE_SURROGATE_HINT))
     if problems:
-        raise CompileError(N8nInput(data, source).locate(
-            [Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(path), hint) for path, message, hint in problems]))
+        raise CompileError(
+            N8nInput(data, source).locate(
+                [Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(path), hint) for path, message, hint in problems]
+            )
+        )
     return N8nInput(data, source)
 
 
@@ -94,7 +99,7 @@ def _problems(data: dict[str, Any]):
 def _finite(number: float) -> bool:
     try:
         return math.isfinite(number)
-    except OverflowError:       # an integer beyond any float (10**400) is no version either
+    except OverflowError:  # an integer beyond any float (10**400) is no version either
         return False
 
 
@@ -103,6 +108,7 @@ def _kind(value: Any) -> str:
 
 
 def _fail(file: str | None, text: str | None, message: str, span: Span | None) -> None:
-    diagnostic = Diagnostic.of(codes.NOT_A_WORKFLOW, message, span,
-                               hint="export the workflow from the n8n editor (Download) or the n8n API")
+    diagnostic = Diagnostic.of(
+        codes.NOT_A_WORKFLOW, message, span, hint="export the workflow from the n8n editor (Download) or the n8n API"
+    )
     raise CompileError([diagnostic.located(Source(name=file, text=text))])

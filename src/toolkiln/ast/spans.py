@@ -1,0 +1,109 @@
+"""Source positions.
+
+A span locates a node in the text it was parsed from. For the text DSL that text is the
+whole file. For the JSON DSL it is the string value at `path` (for example
+`steps[1].then[0].expression`): expressions inside JSON strings are located by the path
+and by line and column inside that string.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict
+
+from toolkiln.ast.construct import instance
+
+
+class Span(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    start: int = 0
+    end: int = 0
+    line: int = 1
+    column: int = 1
+    end_line: int = 1
+    end_column: int = 1
+    path: str | None = None
+    # With a `path`, line and column count inside the JSON string at that path, unless
+    # `in_file` says they were mapped onto the JSON file itself. Line 0: no position known.
+    in_file: bool = False
+
+    def shifted(self, path: str | None) -> Span:
+        """The same span, placed inside the JSON string at `path`."""
+        return self.model_copy(update={"path": path})
+
+
+NO_SPAN = Span()
+
+
+# The front ends make a span for every node, from offsets they computed: nothing to validate,
+# so spans are built directly (fields in their order; the second set: those not defaulted).
+def path_span(path: str) -> Span:
+    """The span of a JSON value that is not itself parsed text: only its path is known."""
+    return instance(
+        Span,
+        {"start": 0, "end": 0, "line": 0, "column": 0, "end_line": 0, "end_column": 0, "path": path, "in_file": False},
+        {"line", "column", "end_line", "end_column", "path"},
+    )
+
+
+def json_path(parts: tuple[str | int, ...]) -> str:
+    """`("steps", 1, "then", 0, "expression")` -> `steps[1].then[0].expression`."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+@dataclass
+class LineIndex:
+    """Maps offsets in a text to 1-based line and column numbers."""
+
+    text: str
+    starts: list[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        starts, text = [0], self.text
+        newline = text.find("\n")
+        while newline >= 0:  # str.find, not a Python loop over every character
+            starts.append(newline + 1)
+            newline = text.find("\n", newline + 1)
+        self.starts = starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+    def span(self, start: int, end: int, path: str | None = None) -> Span:
+        if len(self.starts) == 1:  # one line (most expressions): no search
+            line = end_line = 1
+            column, end_column = start + 1, end + 1
+        else:
+            line, column = self.position(start)
+            end_line, end_column = self.position(end)
+        return instance(
+            Span,
+            {
+                "start": start,
+                "end": end,
+                "line": line,
+                "column": column,
+                "end_line": end_line,
+                "end_column": end_column,
+                "path": path,
+                "in_file": False,
+            },
+            {"start", "end", "line", "column", "end_line", "end_column", "path"},
+        )
+
+    def line_text(self, line: int) -> str | None:
+        if not 1 <= line <= len(self.starts):
+            return None
+        start = self.starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start:] if end < 0 else self.text[start:end]

@@ -1,0 +1,65 @@
+"""What every command shares: exit codes, the usage error, walking paths, writing files safely,
+and the loop of the `fmt` commands."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.render import render_text
+from toolkiln.syntax.loader import SOURCE_SUFFIXES
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def source_files(paths: list[Path], suffixes: tuple[str, ...] = SOURCE_SUFFIXES) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix in suffixes and p.is_file())
+        else:
+            yield path
+
+
+def reformat(
+    paths: Iterable[Path], canonical_text: Callable[[Path], tuple[str | None, list[Diagnostic]]], *, check: bool
+) -> int:
+    """The loop of every `fmt` command: rewrite each file to its canonical text (or, with
+    `check`, only name it); a file that does not parse gets its diagnostics and exit 1."""
+    failed = changed = 0
+    for path in paths:
+        text, diagnostics = canonical_text(path)
+        if text is None:
+            for diagnostic in diagnostics:
+                print(render_text(diagnostic) + "\n", file=sys.stderr)
+            failed += 1
+            continue
+        if path.read_text(encoding="utf-8") == text:
+            continue
+        changed += 1
+        if check:
+            print(f"would reformat {path}")
+        else:
+            write_atomically(path, text)
+            print(f"reformatted {path}")
+    return EXIT_FAILED if failed or (check and changed) else EXIT_OK
+
+
+def write_atomically(path: Path, text: str) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

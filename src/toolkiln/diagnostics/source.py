@@ -1,0 +1,77 @@
+"""What diagnostics point into: a file's name and text, and for JSON its strings by path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from toolkiln.ast.spans import LineIndex, Span
+
+# JSON path -> (offset of the value in the text, the raw string token if the value is a string).
+JsonOffsets = dict[str, tuple[int, str | None]]
+
+
+@dataclass
+class Source:
+    """What diagnostics point into: a file name, its text and, for JSON, its strings by path."""
+
+    name: str | None = None
+    text: str | None = None
+    fragments: dict[str, str] = field(default_factory=dict)
+    # For JSON text: how to find each value's offset (the JSON front end hands in its locator).
+    json_offsets: Callable[[str], JsonOffsets] | None = None
+    _offsets: JsonOffsets | None = field(default=None, repr=False)
+    _indexes: dict[str, LineIndex] = field(default_factory=dict, repr=False, compare=False)
+
+    def _index(self, text: str) -> LineIndex:
+        """The line index of `text` (the file or a fragment), made once however many
+        diagnostics point into it."""
+        index = self._indexes.get(text)
+        if index is None:
+            index = self._indexes[text] = LineIndex(text)
+        return index
+
+    def resolve(self, span: Span) -> tuple[Span, str | None]:
+        """The span in file coordinates where they can be known, and its source line."""
+        if span.path is None:
+            if self.text is None:
+                return span, None
+            return span, self._index(self.text).line_text(span.line)
+        if self.text is not None and self.json_offsets is not None:
+            located = self._in_json_file(span)
+            if located is not None:
+                return located, self._index(self.text).line_text(located.line)
+        fragment = self.fragments.get(span.path)
+        if fragment is None or span.line == 0:
+            return span, None
+        return span, self._index(fragment).line_text(span.line)
+
+    def _in_json_file(self, span: Span) -> Span | None:
+        assert self.text is not None and self.json_offsets is not None
+        if self._offsets is None:
+            self._offsets = self.json_offsets(self.text)  # only on the error path
+        found = self._offsets.get(span.path)
+        if found is None:
+            return None
+        offset, raw = found
+        index = self._index(self.text)
+        if raw is None or span.line == 0:
+            width = len(raw) if raw is not None else 1
+            return index.span(offset, offset + width, span.path).model_copy(update={"in_file": True})
+        fragment_index = self._index(self.fragments.get(span.path, ""))
+        start = fragment_index.starts[span.line - 1] + span.column - 1 if span.line else 0
+        end = fragment_index.starts[span.end_line - 1] + span.end_column - 1 if span.end_line else start
+        located = index.span(offset + _raw_offset(raw, start), offset + _raw_offset(raw, end), span.path)
+        return located.model_copy(update={"in_file": True})
+
+
+def _raw_offset(raw: str, decoded_offset: int) -> int:
+    """Offset in a raw JSON string token (quotes included) of the `decoded_offset`-th char."""
+    position, count = 1, 0
+    while count < decoded_offset and position < len(raw) - 1:
+        if raw[position] == "\\":
+            position += 6 if raw[position + 1] == "u" else 2
+        else:
+            position += 1
+        count += 1
+    return position
