@@ -1,0 +1,45 @@
+"""The layering is a fact of the code, not only of ARCHITECTURE.md: import-linter's contracts
+hold, and no two modules of src/ import each other, directly or through others."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def import_graph() -> nx.DiGraph:
+    graph = grimp.build_graph("toolkiln")
+    edges = nx.DiGraph()
+    for module in graph.modules:
+        edges.add_node(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            edges.add_edge(module, imported)
+    return edges
+
+
+def test_no_module_takes_part_in_an_import_cycle():
+    cycles = [cycle for cycle in nx.simple_cycles(import_graph()) if len(cycle) > 1]
+    assert cycles == []
+
+
+def test_the_import_contracts_hold():
+    probe = (
+        "import sys; from importlinter.cli import lint_imports; "
+        "sys.exit(lint_imports(config_filename='.importlinter', no_cache=True, no_logo=True))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
+
+
+def test_the_contracts_name_every_top_level_package():
+    """A new package must be placed in the layers, or the layers contract does not see it."""
+    contracts = (ROOT / ".importlinter").read_text(encoding="utf-8")
+    packages = {path.name for path in (ROOT / "src" / "toolkiln").iterdir() if (path / "__init__.py").exists()}
+    modules = {path.stem for path in (ROOT / "src" / "toolkiln").glob("*.py") if not path.stem.startswith("_")}
+    for name in sorted(packages | modules):
+        assert f"toolkiln.{name}" in contracts, f"toolkiln.{name} is in no layer of .importlinter"
