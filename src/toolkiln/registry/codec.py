@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from toolkiln.ast.spans import Span, json_path
 from toolkiln.diagnostics import codes
@@ -83,7 +84,7 @@ def decode_record(data: bytes, file: str) -> tuple[ToolRecord | None, list[Diagn
         return None, [_validation_diagnostic(e, file) for e in error.errors()]
 
 
-def _validation_diagnostic(error: dict[str, Any], file: str) -> Diagnostic:
+def _validation_diagnostic(error: ErrorDetails, file: str) -> Diagnostic:
     loc = tuple(part for part in error["loc"] if isinstance(part, str | int))
     kind = error["type"]
     field = str(loc[-1]) if loc else "?"
@@ -103,7 +104,7 @@ def _validation_diagnostic(error: dict[str, Any], file: str) -> Diagnostic:
     return _at(codes.WRONG_JSON_TYPE, f"`{json_path(loc) or field}`: {error['msg']} (found {shown_text})", loc, file)
 
 
-def _at(code: codes.Code, message: str, loc: tuple, file: str, hint: str | None = None) -> Diagnostic:
+def _at(code: codes.Code, message: str, loc: tuple[str | int, ...], file: str, hint: str | None = None) -> Diagnostic:
     span = Span(line=0, column=0, end_line=0, end_column=0, path=json_path(loc)) if loc else None
     return Diagnostic.of(code, message, span, hint).model_copy(update={"file": file})
 

@@ -159,7 +159,7 @@ def definition_kind(source: Any) -> tuple[str, Any]:
     )
 
 
-def _json_text(source: str | os.PathLike) -> str | None:
+def _json_text(source: str | os.PathLike[str]) -> str | None:
     if isinstance(source, str):
         return source if source.lstrip().startswith("{") else None
     if not str(source).lower().endswith(".json"):
@@ -240,7 +240,7 @@ def same_data(a: Any, b: Any) -> bool:
     return _norm(a) == _norm(b)
 
 
-def _norm(value: Any) -> Any:
+def _norm(value: Any) -> object:
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return (type(value).__name__, value)
     if isinstance(value, float):

@@ -7,10 +7,13 @@ and `to_dict()` gives the same keys as `Diagnostic.to_dict()`, so a model (throu
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
+
+if TYPE_CHECKING:
+    from toolkiln.diagnostics.model import Diagnostic
 
 
 class RegistryError(Error):
@@ -95,7 +98,7 @@ class ToolNotActive(RegistryError, code=codes.TOOL_NOT_ACTIVE):
 class BrokenTool(RegistryError, code=codes.BROKEN_TOOL):
     """A stored tool no longer compiles (its file was changed by hand, or the language changed)."""
 
-    def __init__(self, message: str, hint: str | None = None, *, diagnostics: list | None = None) -> None:
+    def __init__(self, message: str, hint: str | None = None, *, diagnostics: list[Diagnostic] | None = None) -> None:
         super().__init__(message, hint)
         self.diagnostics = diagnostics or []
 

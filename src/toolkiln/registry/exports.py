@@ -94,7 +94,9 @@ def check_format(format: str) -> str:  # noqa: A002 - the public parameter name
 
 def export(specs: Iterable[ToolSpec], format: str) -> Export:  # noqa: A002
     check_format(format)
-    definitions, skipped, adapted = [], [], []
+    definitions: list[dict[str, Any]] = []
+    skipped: list[ExportIssue] = []
+    adapted: list[ExportIssue] = []
     for spec in specs:
         notes: list[str] = []
         try:

@@ -66,13 +66,13 @@ class Mirror:
         self._checked: set[str] = set()
         self._checked_offset = 0
         self._audit_offset = 0
-        self._watch: tuple = ()
+        self._watch: tuple[Sig | None, ...] = ()  # empty until the first load
         self._last_scan = 0.0
         self._tools_dir, self._audit_path = str(store.tools_dir), str(store.audit_path)
 
     # --- refreshing -----------------------------------------------------------------------
 
-    def _watched(self) -> tuple:
+    def _watched(self) -> tuple[Sig | None, Sig | None]:
         """What is looked at before every call: two stat calls. Registry changes always touch
         both; usage counts and tables are looked at by the periodic scan (and `load`)."""
         return sig_of(self._tools_dir), sig_of(self._audit_path)

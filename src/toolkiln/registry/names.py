@@ -4,7 +4,7 @@ built from a name goes through (so "../x", "a/b" and NUL never reach the file sy
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from toolkiln.registry.errors import InvalidName
 
@@ -43,7 +43,7 @@ def check_name(name: Any) -> str:
         raise InvalidName(
             problem, hint=f"tool names match {NAME_RULE} and are not one of: {', '.join(META_TOOL_NAMES)}"
         )
-    return name
+    return cast(str, name)  # name_problem refuses anything but a str
 
 
 def _shown(text: str, limit: int = 40) -> str:

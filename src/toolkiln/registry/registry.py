@@ -8,6 +8,7 @@ other processes (see mirror.py). Only what compiled is written.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import threading
 import time
@@ -15,7 +16,7 @@ import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -77,7 +78,7 @@ def _version_tag() -> str:
     return f"toolkiln {__version__}"
 
 
-def _actor(value: Any, what: str = "created_by") -> Actor:
+def _actor(value: object, what: str = "created_by") -> Actor:
     if value not in ACTORS:
         raise InvalidRequest(
             f'{what} must be "user" or "llm", not {value!r}',
@@ -126,7 +127,8 @@ class Registry:
         self._flush_seconds = usage_flush_seconds
         self._last_flush = time.monotonic()
         resolve = weakref.WeakMethod(self._callee_tool)
-        self._mirror.tools = Callees(self._mirror, lambda name: resolve()(name))  # type: ignore[misc]
+        self._callees = Callees(self._mirror, lambda name: resolve()(name))  # type: ignore[misc]
+        self._mirror.tools = self._callees
         self._mirror.load()
         self._finalizer = weakref.finalize(self, flush_quietly, self._usage)
 
@@ -177,7 +179,7 @@ class Registry:
             self._mirror.refresh()
             return self._with_usage(self._loaded(check_name(name)))
 
-    def list(self, status: str | None = None, created_by: str | None = None) -> list[ToolRecord]:
+    def list(self, status: str | None = None, created_by: str | None = None) -> builtins.list[ToolRecord]:
         """The tools, by name; optionally only those of one status or creator."""
         if status is not None and status not in STATUSES:
             raise InvalidRequest(f"unknown status {status!r}", hint=f"statuses are: {', '.join(STATUSES)}")
@@ -202,7 +204,7 @@ class Registry:
             self._mirror.refresh()
             return len(self._mirror.records)
 
-    def history(self, name: str) -> list[ToolRecord]:
+    def history(self, name: str) -> builtins.list[ToolRecord]:
         """Every version of a tool, oldest first; the last is the current one."""
         with self._mutex:
             self._mirror.refresh()
@@ -216,7 +218,7 @@ class Registry:
                     versions.append(past)
             return versions + [self._with_usage(current)]
 
-    def audit_log(self, tool: str | None = None) -> list[AuditEntry]:
+    def audit_log(self, tool: str | None = None) -> builtins.list[AuditEntry]:
         """The audit entries, oldest first; only one tool's when `tool` is given."""
         lines, _ = self._store.read_lines(self._store.audit_path)
         entries = (decode_audit(line) for line in lines)
@@ -497,12 +499,12 @@ class Registry:
         ]
         return exports.export(specs, format)
 
-    def definitions(self, format: str) -> list[dict[str, Any]]:  # noqa: A002
+    def definitions(self, format: str) -> builtins.list[dict[str, Any]]:  # noqa: A002
         """The active tools as `format` ("openai", "anthropic", "mcp", "gemini") expects them.
         Tools the format cannot express are left out: `export(format).skipped` says which."""
         return self.export(format).definitions
 
-    def meta_definitions(self, format: str) -> list[dict[str, Any]]:  # noqa: A002
+    def meta_definitions(self, format: str) -> builtins.list[dict[str, Any]]:  # noqa: A002
         """The meta-tools (create_compute_tool, ...) in `format`."""
         return meta.meta_definitions(format)
 
@@ -578,7 +580,7 @@ class Registry:
             if record is None or caller == name:
                 continue
             try:
-                overrides[caller] = compile_definition(record.definition, self._mirror.tools.with_overrides(overrides))
+                overrides[caller] = compile_definition(record.definition, self._callees.with_overrides(overrides))
             except CompileError as error:
                 problems.extend(
                     d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})
@@ -650,6 +652,10 @@ class Registry:
         self._store.append_line(self._store.audit_path, encode_audit(entry))
         self._mirror.note_own_write(name, record, compiled)
 
+    @overload
+    def _read_locked(self, name: str) -> ToolRecord: ...
+    @overload
+    def _read_locked(self, name: str, *, missing_ok: Literal[True]) -> ToolRecord | None: ...
     def _read_locked(self, name: str, *, missing_ok: bool = False) -> ToolRecord | None:
         """The tool's record as it is on disk now (the caller holds the lock)."""
         path = self._store.tool_path(name)
@@ -692,17 +698,15 @@ class Registry:
         rel = self._store.relative(path)
         record, diagnostics = decode_record(data, rel)
         if record is not None and (record.name, record.version) != (name, version):
-            record, diagnostics = (
-                None,
-                [
-                    Diagnostic.of(
-                        codes.INVALID_NAME,
-                        f"{rel} holds version {record.version} of `{record.name}`",
-                        None,
-                        hint="restore the file from version control",
-                    ).model_copy(update={"file": rel})
-                ],
-            )
+            diagnostics = [
+                Diagnostic.of(
+                    codes.INVALID_NAME,
+                    f"{rel} holds version {record.version} of `{record.name}`",
+                    None,
+                    hint="restore the file from version control",
+                ).model_copy(update={"file": rel})
+            ]
+            record = None
         if record is None:
             self._mirror.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
         else:
@@ -723,7 +727,7 @@ _ACTIVATE_HINT = {
 }
 
 
-def _shape(tool: Tool) -> tuple:
+def _shape(tool: Tool) -> tuple[object, ...]:
     """What a caller's check depends on: the callee's parameters (name, type, required) and result."""
     signature = tool.signature
     return tuple((p.name, p.type, p.required) for p in signature.parameters), signature.result_type

@@ -257,7 +257,7 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _remove_if_stale(entry: os.DirEntry, now: float) -> None:
+def _remove_if_stale(entry: os.DirEntry[str], now: float) -> None:
     """A temporary file left by a writer that died: no live writer keeps one for a minute."""
     try:
         if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from toolkiln.registry.codec import iso
@@ -46,7 +47,7 @@ class UsageBook:
             last = when if last is None or when > last else last
         return count, last
 
-    def flush(self, exists=None, *, forget: tuple[str, ...] = ()) -> Usage | None:
+    def flush(self, exists: Callable[[str], bool] | None = None, *, forget: tuple[str, ...] = ()) -> Usage | None:
         """Add the pending counts to usage.json (and drop the entries of `forget`). Takes the
         lock; `exists(name)` says whether a tool still exists (counts of deleted ones are dropped).
         Returns the counts now in the file, or None when there was nothing to do."""
@@ -74,9 +75,9 @@ class UsageBook:
                 return usage
         except BaseException:
             with self._lock:  # keep the counts for the next try
-                for name, (count, last) in pending.items():
+                for name, (count, stamp) in pending.items():
                     old = self.pending.get(name)
-                    self.pending[name] = (count + (old[0] if old else 0), max(last, old[1]) if old else last)
+                    self.pending[name] = (count + (old[0] if old else 0), max(stamp, old[1]) if old else stamp)
             raise
 
 

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.definitions import Compiled, WorkflowTarget, compile_definition
 from toolkiln.registry.errors import (
+    N8nFailure,
     N8nNotConfigured,
-    RegistryError,
     WorkflowDeployFailed,
     WorkflowNotDeployed,
     WorkflowRunFailed,
@@ -45,7 +45,7 @@ class WorkflowTools:
         self._client = client
 
     @contextmanager
-    def _connection(self, url: str | None, error: type[RegistryError]) -> Iterator[N8nClient]:
+    def _connection(self, url: str | None, error: type[N8nFailure]) -> Iterator[N8nClient]:
         """A client for the server at `url` (None: the registry's); n8n errors become `error`."""
         from toolkiln.backends.n8n.client import N8nClient
         from toolkiln.backends.n8n.errors import N8nConfigError, N8nError
