@@ -9,6 +9,8 @@ from toolkiln.errors import CompileError, Error, RunError
 from toolkiln.version import __version__
 
 if TYPE_CHECKING:
+    from typing import Any  # for annotations only: dir(toolkiln) lists every global
+
     from toolkiln.api import check, compile, to_json, to_text
     from toolkiln.diagnostics.model import Diagnostic
     from toolkiln.interpret.tables import load_table_file
@@ -66,7 +68,7 @@ import_module("toolkiln.check")
 del check
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "templates":  # the subpackage; importing it binds `toolkiln.templates`
         return import_module("toolkiln.templates")
     module = _EXPORTS.get(name)

@@ -36,12 +36,14 @@ class _Signatures(Mapping[str, ToolSignature]):
 
 def _diagnose(
     source: Any, name: str | None, tools: Mapping[str, Tool] | None = None
-) -> tuple[Parsed, list[Diagnostic], Any]:
+) -> tuple[list[Diagnostic], tuple[n.Program, CheckResult] | None]:
+    """Every diagnostic, and the program with its check (None when it did not parse)."""
     parsed = parse_source(source, name)
-    if parsed.program is None:
-        return parsed, _located(parsed, parsed.diagnostics), None
-    checked = check_program(parsed.program, tools=None if tools is None else _Signatures(tools))
-    return parsed, _located(parsed, parsed.diagnostics + checked.diagnostics), checked
+    program = parsed.program
+    if program is None:
+        return _located(parsed, parsed.diagnostics), None
+    checked = check_program(program, tools=None if tools is None else _Signatures(tools))
+    return _located(parsed, parsed.diagnostics + checked.diagnostics), (program, checked)
 
 
 def _located(parsed: Parsed, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -52,7 +54,7 @@ def _located(parsed: Parsed, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 def check(source: Any, *, name: str | None = None, tools: Mapping[str, Tool] | None = None) -> list[Diagnostic]:
     """Every diagnostic for `source` (text DSL, JSON text, dict or path); empty when clean.
     `tools` are the tools its `call` steps may call, by name."""
-    return _diagnose(source, name, tools)[1]
+    return _diagnose(source, name, tools)[0]
 
 
 def compile(
@@ -67,51 +69,51 @@ def compile(
     """Parse, check, optimize and compile `source` into a Tool; raises CompileError with the
     diagnostics. `tools` are the compiled tools its `call` steps may call, by name.
     `optimize=False` runs the program exactly as written."""
-    parsed, diagnostics, checked = _diagnose(source, name, tools)
-    if checked is None or any(d.is_error for d in diagnostics):
+    diagnostics, result = _diagnose(source, name, tools)
+    if result is None or any(d.is_error for d in diagnostics):
         raise CompileError(diagnostics)
+    program, checked = result
     checked.diagnostics = diagnostics
     callees = (
-        {}
-        if tools is None
-        else {node.tool: tools[node.tool] for node in walk(parsed.program) if isinstance(node, n.CallTool)}
+        {} if tools is None else {node.tool: tools[node.tool] for node in walk(program) if isinstance(node, n.CallTool)}
     )
     signatures = None if tools is None else _Signatures(callees)
 
     def optimized(run_limits: Limits) -> tuple[n.Program, CheckResult]:
         """The program optimized for the limits it runs under (folds fail where runs would)."""
-        program = optimize_program(parsed.program, limits=run_limits)
-        return program, (
-            checked if program is parsed.program else check_program(program, checked.parameters, tools=signatures)
+        optimized_program = optimize_program(program, limits=run_limits)
+        return optimized_program, (
+            checked
+            if optimized_program is program
+            else check_program(optimized_program, checked.parameters, tools=signatures)
         )
 
-    return Tool(
-        parsed.program, checked, tables=tables, limits=limits, runnable=optimized if optimize else None, tools=callees
-    )
+    return Tool(program, checked, tables=tables, limits=limits, runnable=optimized if optimize else None, tools=callees)
 
 
 def optimized_text(source: Any) -> str:
     """The canonical text of the optimized program (`toolkiln optimize`); it must check."""
-    parsed, diagnostics, checked = _diagnose(source, None)
-    if checked is None or any(d.is_error for d in diagnostics):
+    diagnostics, result = _diagnose(source, None)
+    if result is None or any(d.is_error for d in diagnostics):
         raise CompileError(diagnostics)
-    return print_text(optimize_program(parsed.program))
+    return print_text(optimize_program(result[0]))
 
 
-def _parsed(source: Any) -> Parsed:
+def _parsed(source: Any) -> tuple[n.Program, Parsed]:
+    """The program of `source` (it must parse), with the rest of what the parse found."""
     parsed = parse_source(source)
     if parsed.program is None:
         raise CompileError(_located(parsed, parsed.diagnostics))
-    return parsed
+    return parsed.program, parsed
 
 
 def to_text(source: Any) -> str:
     """The canonical text DSL for `source` (it must parse; it need not type-check).
     Comments of a text source are kept."""
-    parsed = _parsed(source)
-    return print_text(parsed.program, parsed.comments)
+    program, parsed = _parsed(source)
+    return print_text(program, parsed.comments)
 
 
 def to_json(source: Any) -> dict[str, Any]:
     """The canonical JSON DSL for `source`, as a dict."""
-    return print_json(_parsed(source).program)
+    return print_json(_parsed(source)[0])

@@ -19,12 +19,14 @@ from toolkiln.templates.render import render_dsl
 from toolkiln.templates.source import Template
 
 if TYPE_CHECKING:
+    import builtins  # `list` names this module's function below
+
     from toolkiln.workflow.compile import CompiledWorkflow
 
 __all__ = ["TYPES", "ParamType", "Parameter", "Template", "get", "list", "render", "render_text"]
 
 
-def list() -> list[Template]:  # noqa: A001 - the API's name
+def list() -> builtins.list[Template]:  # noqa: A001 - the API's name
     """Every shipped template, sorted by slug."""
     return [*shipped().values()]
 

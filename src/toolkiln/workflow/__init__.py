@@ -15,7 +15,11 @@ the validator (and networkx) for every other command.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolkiln.backends.n8n.importer import ImportedWorkflow, import_n8n
+    from toolkiln.workflow.compile import CompiledWorkflow, check_workflow, compile_workflow
 
 __all__ = ["CompiledWorkflow", "ImportedWorkflow", "check_workflow", "compile_workflow", "import_n8n"]
 _MODULES = {

@@ -49,10 +49,9 @@ def check_workflow(
     DSL text over `max_source_chars` (default 1 MiB) is E0401."""
     if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):  # no DSL text starts so
         return _lint(source, file)
-    text = source
-    _, diagnostics = _compile(text, max_source_chars)
-    source = Source(name=file, text=text)
-    return sorted((d.located(source) for d in diagnostics), key=sort_key)
+    _, diagnostics = _compile(source, max_source_chars)
+    origin = Source(name=file, text=source)
+    return sorted((d.located(origin) for d in diagnostics), key=sort_key)
 
 
 def compile_workflow(
