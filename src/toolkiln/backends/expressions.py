@@ -5,6 +5,7 @@ Shared by the text and JSON printers: the JSON DSL carries expressions as text t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import assert_never
 
@@ -84,7 +85,7 @@ class ExprPrinter:
             text += f" if {self.print(expr.condition, OR)}"
         return text
 
-    def template(self, template: n.Template, escape_text) -> str:
+    def template(self, template: n.Template, escape_text: Callable[[str], str]) -> str:
         """A template's source. A literal `{{` in its text is written as the hole `{{"{{"}}`,
         the only way to write it (the front ends read such a hole back as text)."""
         literal_braces = "{{" + self.string("{{") + "}}"

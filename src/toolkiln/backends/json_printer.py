@@ -37,7 +37,7 @@ def step_json(step: n.Step) -> dict[str, Any]:
         case n.Assign(target=target, value=value):
             return {"op": "math", "expression": _EXPR.print(value), "output": target}
         case n.Lookup(target=target, table=table, key=key, default=default):
-            out = {"op": "lookup", "table": table, "key": _EXPR.print(key), "output": target}
+            out: dict[str, Any] = {"op": "lookup", "table": table, "key": _EXPR.print(key), "output": target}
             if default is not None:
                 out["default"] = _EXPR.print(default)
             return out

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import NO_SPAN, Span
@@ -100,9 +101,10 @@ def _field_name(name: str) -> bool:
 
 def _string(token: str) -> str:
     try:
-        return json.loads(token)
+        text: str = json.loads(token)  # the token matched the JSON string pattern
     except ValueError:
         raise NotDecompilable(token) from None
+    return text
 
 
 class _Reader:
@@ -142,7 +144,7 @@ class _Reader:
         if self.take() != value:
             raise NotDecompilable(value)
 
-    def node(self, cls, **fields) -> n.Expr:
+    def node(self, cls: Callable[..., n.Expr], **fields: Any) -> n.Expr:
         return cls(span=self.span, **fields)
 
     def expr(self) -> n.Expr:
@@ -193,10 +195,10 @@ class _Reader:
     def parenthesized(self) -> n.Expr:
         self.expect("(")
         if self.peek() in ("-", "!"):
-            op = self.take()
+            sign = self.take()
             operand = self.expr()
             self.expect(")")
-            return self.node(n.Unary, op="-" if op == "-" else "not", operand=operand)
+            return self.node(n.Unary, op="-" if sign == "-" else "not", operand=operand)
         left = self.expr()
         following = self.take()
         if following == ")":  # `(x).length`: the only plain wrapper to_js writes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,7 +72,7 @@ def read_n8n(data: Any, file: str | None = None) -> N8nInput:
     return N8nInput(data, source)
 
 
-def _problems(data: dict[str, Any]):
+def _problems(data: dict[str, Any]) -> Iterator[tuple[str, str, str | None]]:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         yield "name", "the workflow has no name", 'add "name": "My workflow"'

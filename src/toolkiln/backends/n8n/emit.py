@@ -231,7 +231,9 @@ class _Emitter:
                 assert_never(step)
 
     def merge_inputs(self, name: str) -> int:
-        return 1 + max(data["input"] for _, _, data in self.graph.graph.in_edges(name, data=True))
+        # networkx is untyped: an edge's "input" is the input index the validator's graph set.
+        highest: int = max(data["input"] for _, _, data in self.graph.graph.in_edges(name, data=True))
+        return 1 + highest
 
     def condition(self, step: w.Step, expr: n.Expr, label: str) -> dict[str, Any]:
         """An n8n filter that holds when the (boolean) expression is true."""

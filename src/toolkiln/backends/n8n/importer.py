@@ -16,6 +16,7 @@ and keeps as generic whatever does not come back the same.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,6 +25,7 @@ from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.ast.spans import Span
 from toolkiln.backends.n8n.catalog import load_catalog
+from toolkiln.backends.n8n.decompile import Resolver
 from toolkiln.backends.n8n.document import at, read_n8n
 from toolkiln.backends.n8n.emit import emit_workflow
 from toolkiln.backends.n8n.lint import lint_n8n
@@ -127,7 +129,7 @@ class _Importer:
 
     def _attempt(self, modeled: set[str]) -> set[str] | tuple[w.Workflow, dict[str, Any]]:
         """The workflow with `modeled` nodes read as DSL steps, or the nodes that failed."""
-        failed = set()
+        failed: set[str] = set()
         placeholder = self._assemble(modeled, lambda name: lambda source, names: n.NullLit(), failed)
         if failed:
             return failed
@@ -160,7 +162,7 @@ class _Importer:
         by_name["__workflow__"] = emitted
         return by_name, set()
 
-    def _assemble(self, modeled: set[str], resolver, failed: set[str]) -> w.Workflow:
+    def _assemble(self, modeled: set[str], resolver: Callable[[str], Resolver], failed: set[str]) -> w.Workflow:
         name = self.data["name"]
         trigger_name = self.order[0]
         trigger = None
@@ -197,7 +199,7 @@ class _Importer:
             steps.append(step)
         return workflow.model_copy(update={"steps": tuple(steps)})
 
-    def _resolver(self, graph: WorkflowGraph, step: str):
+    def _resolver(self, graph: WorkflowGraph, step: str) -> Resolver:
         def resolve(source: str | None, names: list[str]) -> n.Expr:
             span = self.spans[step]
             origin = graph.input_source(step) if source is None else source
@@ -305,7 +307,8 @@ def _pick_trigger(nodes: list[dict[str, Any]]) -> str:
     for test in (is_trigger, lambda node: node["type"] != "n8n-nodes-base.stickyNote", lambda node: True):
         for node in nodes:
             if test(node):
-                return node["name"]
+                name: str = node["name"]  # read_n8n refuses a node without a string name
+                return name
     raise AssertionError("no nodes")  # import_n8n refuses a workflow without nodes
 
 

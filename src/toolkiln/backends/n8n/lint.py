@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 import networkx as nx
 
@@ -40,6 +40,12 @@ _CATALOG_CODES = {
     "version": codes.NODE_NOT_IN_CATALOG,
     "parameter": codes.NODE_PARAMETER_UNKNOWN,
 }
+
+
+class _Report(Protocol):
+    """How the checks below report a finding (lint_n8n's `report`)."""
+
+    def __call__(self, code: codes.Code, message: str, path: str, hint: str | None = None) -> None: ...
 
 
 def lint_n8n(workflow: N8nInput) -> list[Diagnostic]:
@@ -77,7 +83,9 @@ def lint_n8n(workflow: N8nInput) -> list[Diagnostic]:
 
 
 @lru_cache(maxsize=4096)
-def _findings(catalog: Catalog, type_: str, version: int | float, parameters: tuple[str, ...]) -> tuple:
+def _findings(
+    catalog: Catalog, type_: str, version: int | float, parameters: tuple[str, ...]
+) -> tuple[tuple[str, str, str | None, str | None], ...]:
     """The catalog's findings, once per kind of node (a large export repeats the same nodes)."""
     return tuple(node_findings(catalog, type_, version, dict.fromkeys(parameters)))
 
@@ -119,7 +127,7 @@ def _values(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, codes.
 # --- connections ----------------------------------------------------------------------------
 
 
-def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, report) -> nx.MultiDiGraph:
+def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, report: _Report) -> nx.MultiDiGraph:
     """The main connections as a graph (node names), reporting those that dangle; connections of
     other types (an AI agent's tools and model) tie a sub-node to its parent: an edge
     parent -> sub-node, so that the sub-node counts as reached when its parent is."""
@@ -172,7 +180,7 @@ def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, r
     return graph
 
 
-def _targets(outputs: Any, where: str, report) -> Iterator[tuple[int, str, int, str]]:
+def _targets(outputs: Any, where: str, report: _Report) -> Iterator[tuple[int, str, int, str]]:
     if not isinstance(outputs, list):
         report(codes.DANGLING_CONNECTION, "connections of one type are a list of outputs", where)
         return
@@ -222,7 +230,7 @@ def _starts(node: dict[str, Any], graph: nx.MultiDiGraph, catalog: Catalog) -> b
 
 
 def _reachability(
-    graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], catalog: Catalog, report
+    graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], catalog: Catalog, report: _Report
 ) -> None:
     starts = [name for name, index in names.items() if _starts(nodes[index], graph, catalog)]
     reached: set[str] = set(starts)
@@ -238,7 +246,7 @@ def _reachability(
             )
 
 
-def _loops(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], report) -> None:
+def _loops(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], report: _Report) -> None:
     main = nx.DiGraph((a, b) for a, b, kind in graph.edges(data="kind") if kind == "main")
     for component in nx.strongly_connected_components(main):
         if len(component) == 1 and not any(main.has_edge(name, name) for name in component):

@@ -48,7 +48,8 @@ def read_trigger(node: dict[str, Any]) -> w.Trigger:
     if kind == "manual":
         return w.ManualTrigger()
     rules = p.get("rule", {}).get("interval") if isinstance(p.get("rule"), dict) else None
-    need(isinstance(rules, list) and len(rules) == 1 and isinstance(rules[0], dict))
+    if not (isinstance(rules, list) and len(rules) == 1 and isinstance(rules[0], dict)):
+        raise NotModeled  # `need` inline, so that rules is known to be a list below
     rule = rules[0]
     field = rule.get("field")
     if field == "cronExpression":
