@@ -6,8 +6,10 @@ Exit codes: 0 ok, 1 diagnostics or a run error, 2 usage. No Python traceback rea
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
+from collections.abc import Callable
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from toolkiln.cli.compute import add_compute_commands
@@ -19,11 +21,13 @@ from toolkiln.cli.workflow import add_workflow_command
 
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(errors="backslashreplace")  # a lone surrogate in a value must not crash
+        if isinstance(stream, io.TextIOWrapper):  # a replaced stream (a StringIO) has no reconfigure
+            stream.reconfigure(errors="backslashreplace")  # a lone surrogate in a value must not crash
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        handler: Callable[[argparse.Namespace], int] = args.handler  # every command sets one
+        return handler(args)
     except UsageError as error:
         print(f"toolkiln: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -23,7 +23,7 @@ from toolkiln.semantics.values import to_json
 from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file
 
 
-def add_compute_commands(commands: argparse._SubParsersAction) -> None:
+def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = commands.add_parser("check", help="check tool files (folders are walked)")
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")

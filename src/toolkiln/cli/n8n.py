@@ -17,16 +17,17 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
     from toolkiln.backends.n8n.deploy import Deployed
+    from toolkiln.diagnostics.model import Diagnostic
 
 
-def add_n8n_command(commands: argparse._SubParsersAction) -> None:
+def add_n8n_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     n8n = commands.add_parser("n8n", help="deploy and run workflows on an n8n server")
     actions = n8n.add_subparsers(dest="n8n_command", required=True, metavar="ACTION")
 
@@ -76,7 +77,7 @@ def _client(args: argparse.Namespace) -> N8nClient:
 # --- deploy -----------------------------------------------------------------------------------
 
 
-def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list]:
+def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """The n8n workflow in a file: n8n JSON (*.json) as it is, anything else compiled as workflow
     DSL. (None, diagnostics) when the DSL does not compile; UsageError when it cannot be read."""
     from toolkiln.backends.n8n.client import workflow_body
@@ -160,11 +161,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 # --- list -------------------------------------------------------------------------------------
 
 
+class _Row(TypedDict):
+    """A workflow as `n8n list` shows it (and prints with --json)."""
+
+    id: object  # as the server sent them
+    name: object
+    active: bool
+    webhooks: list[str]
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from toolkiln.backends.n8n.deploy import webhooks_of
 
     with _client(args) as client:
-        rows = [
+        rows: list[_Row] = [
             {
                 "id": w.get("id"),
                 "name": w.get("name"),

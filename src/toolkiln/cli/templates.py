@@ -17,7 +17,7 @@ from toolkiln.diagnostics.render import render_json, render_texts
 from toolkiln.errors import CompileError
 
 
-def add_templates_command(commands: argparse._SubParsersAction) -> None:
+def add_templates_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     templates = commands.add_parser("templates", help="starter workflows with parameters, rendered to n8n")
     actions = templates.add_subparsers(dest="templates_command", required=True, metavar="ACTION")
     actions.add_parser("list", help="list the templates").set_defaults(handler=cmd_list)

@@ -41,7 +41,7 @@ STATUSES = ("active", "disabled", "pending_approval", "rejected")
 FORMATS = ("openai", "anthropic", "mcp", "gemini")
 
 
-def add_tools_command(subparsers: Any) -> argparse.ArgumentParser:
+def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add `tools` and its subcommands to the `toolkiln` parser's subparsers."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -170,7 +170,7 @@ def _render_problem(code: str, message: str, hint: str | None) -> str:
 
 
 def registry_path(args: argparse.Namespace) -> Path:
-    given = getattr(args, "registry", None)
+    given: Path | None = getattr(args, "registry", None)  # --registry is parsed as a Path
     if given is not None:
         return given
     home = os.environ.get("TOOLKILN_HOME")

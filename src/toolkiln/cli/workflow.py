@@ -11,14 +11,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 
+if TYPE_CHECKING:
+    from toolkiln.diagnostics.model import Diagnostic
 
-def add_workflow_command(commands: argparse._SubParsersAction) -> None:
+
+def add_workflow_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     workflow = commands.add_parser("workflow", help="compile workflow DSL files to n8n workflows")
     actions = workflow.add_subparsers(dest="workflow_command", required=True, metavar="ACTION")
     compile_ = actions.add_parser("compile", help="compile a .wf file to n8n workflow JSON")
@@ -55,7 +59,7 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def workflow_diagnostics(path: Path) -> list | None:
+def workflow_diagnostics(path: Path) -> list[Diagnostic] | None:
     """For `toolkiln check`: the diagnostics of a .wf file or an n8n workflow export, or None
     when the file is neither (a tool file)."""
     from toolkiln.workflow import check_workflow
@@ -77,7 +81,7 @@ def is_n8n_export(path: Path) -> bool:
         return False
 
 
-def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple[str | None, list]:
+def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple[str | None, list[Diagnostic]]:
     """A .wf file's canonical text, or None and the diagnostics of why it has none."""
     from toolkiln.workflow import compile_workflow
 
@@ -124,7 +128,7 @@ def _write(path: Path | None, text: str) -> None:
         raise UsageError(f"cannot write {path}: {error}") from None
 
 
-def _report(diagnostics: list, format_: str) -> None:
+def _report(diagnostics: list[Diagnostic], format_: str) -> None:
     if format_ == "json":
         print(render_json(diagnostics), file=sys.stderr)
     elif diagnostics:
