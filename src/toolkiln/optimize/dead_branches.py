@@ -20,8 +20,9 @@ def _is_constant_if(step: n.Step) -> bool:
 def _inline_constant_ifs(steps: tuple[n.Step, ...]) -> tuple[n.Step, ...]:
     out: list[n.Step] = []
     for step in steps:
-        if _is_constant_if(step):
-            out.extend(step.then if step.condition.value else step.otherwise)
-        else:
-            out.append(step)
+        match step:
+            case n.If(condition=n.BoolLit(value=value)):
+                out.extend(step.then if value else step.otherwise)
+            case _:
+                out.append(step)
     return tuple(out)

@@ -75,16 +75,15 @@ def _fold(expr: n.Expr, limits: Limits) -> n.Expr:
 
 def _may_fold(node: n.Node) -> bool:
     """Whether `node` has the shape of one of `_fold`'s cases (so it may fold; no other can)."""
-    kind = type(node)
-    if kind is n.Binary:
+    if type(node) is n.Binary:
         return _constant(node.left) and (_constant(node.right) or node.op in n.LOGIC_OPS)
-    if kind is n.Unary:
+    if type(node) is n.Unary:
         return _constant(node.operand)
-    if kind is n.Call:
+    if type(node) is n.Call:
         return BUILTINS[node.function].pure and all(_constant(arg) for arg in node.args)
-    if kind is n.Conditional:
+    if type(node) is n.Conditional:
         return type(node.test) is n.BoolLit
-    if kind is n.Index:
+    if type(node) is n.Index:
         return type(node.target) is n.ListExpr and type(node.index) is n.NumberLit
     return False
 

@@ -4,6 +4,8 @@ are then removed by `remove_unused_assignments`, and constants reach the folder.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from toolkiln.ast import compute as n
 from toolkiln.optimize.rewrite import (
     any_step,
@@ -23,7 +25,7 @@ def propagate_copies(program: n.Program, *, limits: Limits) -> n.Program:
     return with_steps(program, _block(program.steps, {})[0])
 
 
-def _is_copy(step: n.Step) -> bool:
+def _is_copy(step: n.Step) -> TypeGuard[n.Assign]:
     return isinstance(step, n.Assign) and _copyable(step.value) and not _reads(step.value, step.target)
 
 

@@ -6,6 +6,8 @@ computing its value cannot fail, so removing it cannot turn a failing run into a
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import walk
 from toolkiln.optimize.rewrite import any_step, with_steps
@@ -37,6 +39,8 @@ def _block(steps: tuple[n.Step, ...], live_after: frozenset[str]) -> tuple[tuple
                 continue
             case n.Assign() | n.Lookup() | n.Format() | n.CallTool():  # a call can fail: always kept
                 live = (live - {step.target}) | _reads(step)
+            case _:
+                assert_never(step)
         kept.append(step)
     kept.reverse()
     unchanged = len(kept) == len(steps) and all(a is b for a, b in zip(kept, steps))
