@@ -1,7 +1,8 @@
 """One real n8n 1.123.50 for the whole test session (installing is cached; starting takes
 ~15 s). Every test gives what it creates unique names and webhook paths; the workflows are
 deleted at the end. When n8n cannot be installed the tests are skipped with the reason,
-except under CI (CI=true), where that is a failure."""
+except under CI (CI=true), where that is a failure. Tests that use the fixture are marked `n8n`
+(below): `pytest -m "not n8n"` runs everything else without installing or starting n8n."""
 
 from __future__ import annotations
 
@@ -13,6 +14,15 @@ from n8n_server import N8nServer, N8nServerError, install
 
 from toolkiln.backends.n8n import errors
 from toolkiln.backends.n8n.client import N8nClient
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects: the mark must be there when it looks
+def pytest_collection_modifyitems(config, items):
+    """Every test that uses the `n8n` fixture, directly or through another fixture, is marked
+    `n8n`, so `pytest -m "not n8n"` never installs or starts n8n and no new test can forget it."""
+    for item in items:
+        if "n8n" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.n8n)
 
 
 @pytest.fixture(scope="session")
