@@ -52,7 +52,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         if kind is int and -int_bound < value < int_bound:  # whole, few enough digits
             return Decimal(value)
         if kind is Decimal and value.is_finite():
-            result = value
+            result: Decimal = value
         elif kind is int:
             result = Decimal(value)
         elif kind is float:
@@ -73,7 +73,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
         return result
 
-    def string(value: Any) -> str:
+    def string(value: object) -> str:
         if type(value) is not str:
             if not isinstance(value, str):
                 raise ArgumentError(f"argument `{name}` must be a string, not {_describe(value)}")
@@ -87,19 +87,21 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             raise ArgumentError(f"argument `{name}` must be true or false, not {_describe(value)}")
         return value
 
-    def array(value: Any) -> list:
+    def array(value: Any) -> list[Any]:
         if type(value) not in (list, tuple):
             raise ArgumentError(f"argument `{name}` must be a list, not {_describe(value)}")
         if len(value) > max_len:
             raise ArgumentError(f"argument `{name}` has more than {max_len:,} items")
         return [item_converter(item) for item in value]
 
-    def obj(value: Any) -> dict:
+    def obj(value: Any) -> dict[str, Any]:
         if type(value) is dict:  # the usual case, without the slower ABC test
-            return to_value(value)  # (which builds a new dict: no copy needed)
-        if not isinstance(value, Mapping):
+            converted: dict[str, Any] = to_value(value)  # (which builds a new dict: no copy needed)
+        elif not isinstance(value, Mapping):
             raise ArgumentError(f"argument `{name}` must be an object, not {_describe(value)}")
-        return to_value(dict(value))
+        else:
+            converted = to_value(dict(value))
+        return converted
 
     def anything(value: Any) -> Any:
         return to_value(value)
@@ -122,7 +124,7 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
 
 def compile_binder(
     params: tuple[ParamInfo, ...], slots: dict[str, int], limits: Limits, defaults: dict[str, Any]
-) -> Callable[[Mapping[str, Any] | None, list], None]:
+) -> Callable[[Mapping[str, Any] | None, list[Any]], None]:
     """A function that checks `args`, converts them and stores them into the frame."""
     plan = tuple(
         (p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING)) for p in params
@@ -130,7 +132,7 @@ def compile_binder(
     wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "") for p in params}
     names = frozenset(p.name for p in params)
 
-    def bind(args: Mapping[str, Any] | None, frame: list) -> None:
+    def bind(args: Mapping[str, Any] | None, frame: list[Any]) -> None:
         if type(args) is not dict:
             if args is None:
                 args = {}

@@ -6,7 +6,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from typing import Any, Protocol, assert_never
+from typing import Any, Protocol, assert_never, cast
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import NO_SPAN, Span
@@ -16,9 +16,10 @@ from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.arguments import compile_binder, single_scalar
 from toolkiln.interpret.decimal_scope import DecimalScope
-from toolkiln.interpret.expressions import ExprCompiler, Fn, comprehension_cost
+from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault
 from toolkiln.interpret.runtime import Runtime
+from toolkiln.interpret.specialize import Fn, Frame
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import render_number
 from toolkiln.semantics.values import to_value, type_name
@@ -27,6 +28,7 @@ _NEXT = object()  # a block finished without returning
 _ABSENT = object()
 _PLAIN, _RETURN, _BRANCH = 0, 1, 2
 _ASSIGNING = frozenset(n.ASSIGNING_STEPS)
+_Assigning = n.Assign | n.Lookup | n.Format | n.CallTool  # the types of ASSIGNING_STEPS
 
 
 class Callee(Protocol):
@@ -61,7 +63,7 @@ class CompiledProgram:
             kind = type(node)
             kinds.add(kind)
             if kind in _ASSIGNING:
-                slots.setdefault(node.target, len(slots) + 1)
+                slots.setdefault(cast(_Assigning, node).target, len(slots) + 1)  # by its kind
         self.limits = limits
         self.tools = tools or {}
         self.scope = DecimalScope(limits.context)
@@ -155,8 +157,8 @@ class CompiledProgram:
         return self.scope.run(self._rows, list(rows), tables)
 
     def _rows(self, rows: list[Mapping[str, Any] | None], tables: Mapping[str, Any]) -> list[Any]:
-        execute, results = self.execute, []
-        append = results.append
+        results: list[Any] = []
+        execute, append = self.execute, results.append
         for row in rows:
             try:
                 append(execute(row, tables))
@@ -166,7 +168,7 @@ class CompiledProgram:
 
     # --- blocks ---------------------------------------------------------------------------
 
-    def block(self, steps: tuple[n.Step, ...]) -> Callable[[list], Any]:
+    def block(self, steps: tuple[n.Step, ...]) -> Fn:
         compiled: list[tuple[Fn, int]] = []
         for step in steps:
             kind = _RETURN if isinstance(step, n.Return) else _BRANCH if self.may_return(step) else _PLAIN
@@ -178,7 +180,7 @@ class CompiledProgram:
         if compiled and compiled[-1][1] == _RETURN and all(k == _PLAIN for _, k in compiled[:-1]):
             plain, result = tuple(fn for fn, _ in compiled[:-1]), compiled[-1][0]
 
-            def straight(f: list) -> Any:
+            def straight(f: Frame) -> Any:
                 for step in plain:
                     step(f)
                 return result(f)
@@ -186,7 +188,7 @@ class CompiledProgram:
             return straight
         items = tuple(compiled)
 
-        def general(f: list) -> Any:
+        def general(f: Frame) -> Any:
             for step, kind in items:
                 if kind == _PLAIN:
                     step(f)
@@ -208,7 +210,7 @@ class CompiledProgram:
         if not plain:
             return _nothing
 
-        def run_all(f: list) -> None:
+        def run_all(f: Frame) -> None:
             for step in plain:
                 step(f)
 
@@ -256,7 +258,7 @@ class CompiledProgram:
         declared = self.tables.get(name)
         expected = None if declared is None or declared.name == "any" else declared.name
 
-        def lookup(f: list) -> Any:
+        def lookup(f: Frame) -> Any:
             table = f[0].tables.get(name)
             if table is None:
                 raise fault(
@@ -306,14 +308,14 @@ class CompiledProgram:
         callee = self.tools.get(name)
         if callee is None:  # the checker refuses this; a hand-built program may not
 
-            def missing(f: list) -> Any:
+            def missing(f: Frame) -> Any:
                 raise fault(codes.UNKNOWN_TOOL, f"unknown tool `{name}`", span, hint="pass tools={...} to compile")
 
             return missing
         args = tuple((arg.name, self.exprs.closure(arg.value)) for arg in step.args)
         run_call = callee.run_call
 
-        def call(f: list) -> Any:
+        def call(f: Frame) -> Any:
             values = {arg: value(f) for arg, value in args}
             state = f[0]
             try:
@@ -332,11 +334,11 @@ def _has_type(value: Any, expected: str) -> bool:
     return type_name(value) == expected
 
 
-def _fall_through(f: list) -> Any:
+def _fall_through(f: Frame) -> Any:
     return _NEXT
 
 
-def _nothing(f: list) -> None:
+def _nothing(f: Frame) -> None:
     return None
 
 
@@ -345,7 +347,7 @@ def _store(slot: int, value: Fn) -> Fn:
     if chain is not None and len(chain.steps) == 1:
         source, ((op, constant),) = chain.slot, chain.steps
 
-        def store_operation(f: list) -> None:
+        def store_operation(f: Frame) -> None:
             try:
                 f[slot] = op(f[source], constant)
             except ArithmeticError:
@@ -353,7 +355,7 @@ def _store(slot: int, value: Fn) -> Fn:
 
         return store_operation
 
-    def store(f: list) -> None:
+    def store(f: Frame) -> None:
         f[slot] = value(f)
 
     return store

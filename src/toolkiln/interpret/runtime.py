@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from toolkiln.semantics.limits import Limits
@@ -10,7 +11,7 @@ from toolkiln.semantics.limits import Limits
 class Runtime:
     __slots__ = ("limits", "tables", "operations", "deadline")
 
-    def __init__(self, limits: Limits, tables: dict[str, Any], operations: int, deadline: float) -> None:
+    def __init__(self, limits: Limits, tables: Mapping[str, Any], operations: int, deadline: float) -> None:
         self.limits = limits
         self.tables = tables
         self.operations = operations

@@ -23,7 +23,8 @@ from typing import Any
 from toolkiln.ast.spans import Span
 from toolkiln.interpret.faults import arithmetic_fault
 
-Fn = Callable[[list], Any]
+Frame = list[Any]  # slot 0 the run's state (a Runtime), then the variables
+Fn = Callable[[Frame], Any]
 Operand = tuple[str, Any]  # ("slot", index) | ("const", value) | ("fn", closure)
 Op = Callable[[Any, Any], Any]
 MAX_CHAIN = 3
@@ -43,7 +44,8 @@ def as_fn(operand: Operand) -> Fn:
         return lambda f: f[value]
     if kind == "const":
         return lambda f: value
-    return value
+    fn: Fn = value  # the third kind, "fn": a closure
+    return fn
 
 
 def pure_binary(op: Op, left: Operand, right: Operand) -> Fn:
@@ -85,7 +87,7 @@ def _fused(chain: Chain, located: Fn) -> Fn:
     if len(chain.steps) == 2:
         (op1, c1), (op2, c2) = chain.steps
 
-        def fused2(f: list) -> Any:
+        def fused2(f: Frame) -> Any:
             try:
                 return op2(op1(f[slot], c1), c2)
             except ArithmeticError:
@@ -94,7 +96,7 @@ def _fused(chain: Chain, located: Fn) -> Fn:
         return fused2
     (op1, c1), (op2, c2), (op3, c3) = chain.steps
 
-    def fused3(f: list) -> Any:
+    def fused3(f: Frame) -> Any:
         try:
             return op3(op2(op1(f[slot], c1), c2), c3)
         except ArithmeticError:
@@ -108,7 +110,7 @@ def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int)
     (lk, lv), (rk, rv) = left, right
     if lk == "slot" and rk == "const":
 
-        def slot_const(f: list) -> Any:
+        def slot_const(f: Frame) -> Any:
             try:
                 return op(f[lv], rv)
             except ArithmeticError as error:
@@ -117,7 +119,7 @@ def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int)
         return slot_const
     if lk == "fn" and rk == "const":
 
-        def fn_const(f: list) -> Any:
+        def fn_const(f: Frame) -> Any:
             try:
                 return op(lv(f), rv)
             except ArithmeticError as error:
@@ -126,7 +128,7 @@ def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int)
         return fn_const
     if lk == "slot" and rk == "slot":
 
-        def slot_slot(f: list) -> Any:
+        def slot_slot(f: Frame) -> Any:
             try:
                 return op(f[lv], f[rv])
             except ArithmeticError as error:
@@ -135,7 +137,7 @@ def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int)
         return slot_slot
     lf, rf = as_fn(left), as_fn(right)
 
-    def general(f: list) -> Any:
+    def general(f: Frame) -> Any:
         a = lf(f)  # left before right: errors come in reading order
         try:
             return op(a, rf(f))
