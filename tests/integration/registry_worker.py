@@ -1,8 +1,14 @@
 """A process that works on a registry, for the multi-process tests (run as a script).
 
-registry_worker.py stress REGISTRY WORKER SECONDS   create, update and run; print counts as JSON
-registry_worker.py churn REGISTRY                    update one tool with big definitions forever
-registry_worker.py big-write REGISTRY BYTES          write one huge file through the store
+registry_worker.py stress REGISTRY WORKER OPS SYNC WORKERS
+    create, update and run; print counts as JSON. Start-up is synchronised through files in the
+    folder SYNC: the worker writes `ready-WORKER` once its registry is open, waits for the parent's
+    `go`, writes `started-WORKER`, then does at least OPS operations and keeps going until all
+    WORKERS workers have started, so their working times overlap whatever the load.
+registry_worker.py churn REGISTRY
+    update one tool with big definitions forever; after each completed update print its number
+registry_worker.py big-write REGISTRY BYTES
+    write one huge file through the store
 """
 
 from __future__ import annotations
@@ -27,16 +33,42 @@ def definition(name: str, expression: str, description: str = "A test tool") -> 
     }
 
 
-def stress(root: str, worker: int, seconds: float) -> None:
+SYNC_TIMEOUT = 120.0  # a bound on every wait for another process, not a pace
+
+
+def wait_for(condition, what: str) -> None:
+    """Poll `condition` until it holds; exit with an error after SYNC_TIMEOUT seconds."""
+    deadline = time.monotonic() + SYNC_TIMEOUT
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"registry_worker: gave up waiting for {what} after {SYNC_TIMEOUT:.0f} s")
+        time.sleep(0.005)
+
+
+def touch(path: Path) -> None:
+    """Create `path` whole: the name appears only once the file is complete."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(str(time.time()))
+    tmp.rename(path)
+
+
+def stress(root: str, worker: int, ops: int, sync: Path, workers: int) -> None:
     """Own tools: create, change, run. The shared tool: logic updates (each a version) and runs."""
     rng = random.Random(worker)
     counts = {"creates": 0, "updates": 0, "shared_updates": 0, "runs": 0, "foreign_runs": 0}
     runs_by_tool: dict[str, int] = {}
     with Registry(root, usage_flush_seconds=0.2) as reg:
         mine: list[str] = []
-        deadline = time.monotonic() + seconds
+        touch(sync / f"ready-{worker}")
+        wait_for((sync / "go").exists, "the parent's go")
+        started = time.time()
+        touch(sync / f"started-{worker}")
+
+        def everyone_started() -> bool:
+            return len(list(sync.glob("started-*"))) == workers
+
         n = 0
-        while time.monotonic() < deadline:
+        while n < ops or not everyone_started():
             n += 1
             roll = rng.random()
             if roll < 0.25 or not mine:
@@ -65,7 +97,10 @@ def stress(root: str, worker: int, seconds: float) -> None:
                     pass  # a failed run counts as a use too
                 counts["runs"] += 1
                 runs_by_tool[target] = runs_by_tool.get(target, 0) + 1
-    print(json.dumps({**counts, "runs_by_tool": runs_by_tool}))
+        finished = time.time()
+    print(
+        json.dumps({**counts, "runs_by_tool": runs_by_tool, "operations": n, "started": started, "finished": finished})
+    )
 
 
 def churn(root: str) -> None:
@@ -79,6 +114,7 @@ def churn(root: str) -> None:
             reg.update(
                 "victim", {"description": f"{n} {padding}", "logic": {"steps": [{"op": "return", "value": f"x + {n}"}]}}
             )
+            print(n, flush=True)  # the parent kills only after a completed update
             reg.create(definition(f"extra_{n}", "x"))
         except (CompileError, DuplicateTool):
             pass
@@ -95,7 +131,7 @@ def big_write(root: str, size: int) -> None:
 if __name__ == "__main__":
     mode, registry = sys.argv[1], sys.argv[2]
     if mode == "stress":
-        stress(registry, int(sys.argv[3]), float(sys.argv[4]))
+        stress(registry, int(sys.argv[3]), int(sys.argv[4]), Path(sys.argv[5]), int(sys.argv[6]))
     elif mode == "churn":
         churn(registry)
     elif mode == "big-write":

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from toolkiln import Registry
 
 WORKER = Path(__file__).with_name("registry_worker.py")
+OPS_PER_WORKER = 40  # operations each of the eight stress workers does, at least (~3 s together)
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and fork-free POSIX semantics")
 
 
@@ -46,17 +48,39 @@ def assert_every_file_is_valid(root: Path) -> Registry:
     return reg
 
 
+def wait_for_files(folder: Path, prefix: str, count: int, procs, timeout: float = 120.0) -> None:
+    """Poll until `count` files named `prefix*` are in `folder`; fail early if a worker died."""
+    deadline = time.monotonic() + timeout
+    while len(list(folder.glob(f"{prefix}*"))) < count:
+        for proc in procs:
+            if proc.poll() is not None:
+                out, err = proc.communicate()
+                pytest.fail(f"a worker exited ({proc.returncode}) before writing its {prefix} file:\n{err}")
+        assert time.monotonic() < deadline, f"only {len(list(folder.glob(prefix + '*')))}/{count} {prefix} files"
+        time.sleep(0.01)
+
+
 def test_eight_processes_lose_no_write(tmp_path):
-    root = tmp_path / "reg"
+    root, sync = tmp_path / "reg", tmp_path / "sync"
+    sync.mkdir()
     with Registry(root) as reg:
         reg.create(definition("shared", "x"))
-    procs = [worker("stress", root, i, 3.0) for i in range(8)]
+    workers, ops = 8, OPS_PER_WORKER
+    procs = [worker("stress", root, i, ops, sync, workers) for i in range(workers)]
+    # A start barrier: no worker writes before all have opened the registry.
+    wait_for_files(sync, "ready-", workers, procs)
+    (sync / "go").touch()
     counts = []
     for proc in procs:
-        out, err = proc.communicate(timeout=120)
+        out, err = proc.communicate(timeout=240)
         assert proc.returncode == 0, err
         counts.append(json.loads(out))
-    total = {key: sum(c[key] for c in counts) for key in counts[0] if key != "runs_by_tool"}
+    # They worked at the same time: every worker was still at work when the last one began.
+    assert max(c["started"] for c in counts) < min(c["finished"] for c in counts)
+    assert all(c["operations"] >= ops for c in counts)
+    keys = ("creates", "updates", "shared_updates", "runs", "foreign_runs")
+    total = {key: sum(c[key] for c in counts) for key in keys}
+    assert sum(total.values()) - total["foreign_runs"] == sum(c["operations"] for c in counts)
     runs_by_tool = {}
     for c in counts:
         for name, runs in c["runs_by_tool"].items():
@@ -84,14 +108,22 @@ def test_a_writer_killed_mid_write_leaves_the_old_or_the_new_version(tmp_path):
         reg.create(definition("victim", "x"))
     for attempt in range(4):
         proc = worker("churn", root)
-        time.sleep(0.7 + 0.17 * attempt)  # past start-up, into the writes
+        watchdog = threading.Timer(120, proc.kill)  # a hung worker ends readline() with EOF
+        watchdog.start()
+        # The worker prints the number of each completed update and goes straight on to the next
+        # write; killing right after the (attempt + 1)th lands in a different write each time.
+        for expected_line in range(1, attempt + 2):
+            line = proc.stdout.readline()  # the worker never stops writing: this cannot block for long
+            assert line == f"{expected_line}\n", proc.stderr.read() if proc.poll() is not None else line
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
+        watchdog.cancel()
         reg = assert_every_file_is_valid(root)
         victim = reg.get("victim")
         # Description and logic were written together: the file is one whole version.
         expected = int(victim.description.split()[0]) if victim.version > 1 else 0
         assert reg.run("victim", {"x": 0}) == expected
+        assert expected >= attempt + 1  # the update it reported is there (or a later one)
         versions = [r.version for r in reg.history("victim")]
         assert versions == list(range(1, victim.version + 1))
     assert victim.version > 1  # the churn did get to write
