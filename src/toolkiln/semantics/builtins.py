@@ -310,7 +310,7 @@ def contains(container: Any, item: Any) -> bool:
     "A field of an object, or the default (null) when it is missing.",
     pure=True,
 )
-def _get(limits: Limits, obj: dict, field: str, default: Any = None) -> Any:
+def _get(limits: Limits, obj: dict[str, Any], field: str, default: Any = None) -> Any:
     return obj.get(field, default)
 
 

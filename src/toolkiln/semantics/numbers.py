@@ -50,7 +50,7 @@ def _decimal_places() -> bytes:
 
 _PLACES = _decimal_places()
 # By decimal places: the unit (1E-places) and what divides n to drop the trailing zeros.
-_SCALES = tuple((Decimal(f"1E-{places}"), 10 ** (4 - places)) for places in range(5))
+_SCALES: tuple[tuple[Decimal, int], ...] = tuple((Decimal(f"1E-{places}"), 10 ** (4 - places)) for places in range(5))
 
 
 def from_float_fast(value: float) -> Decimal:

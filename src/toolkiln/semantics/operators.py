@@ -70,15 +70,18 @@ def compare(op: str, a: Any, b: Any) -> bool:
         return equal(a, b)
     if op == "!=":
         return not equal(a, b)
-    if not ((type(a) is Decimal and type(b) is Decimal) or (type(a) is str and type(b) is str)):
+    kind = type(a)
+    if type(b) is not kind or (kind is not Decimal and kind is not str):  # two numbers or two strings
         raise _fault(codes.RUNTIME_TYPE, f"cannot order {type_name(a)} and {type_name(b)}")
     if op == "<":
-        return a < b
-    if op == "<=":
-        return a <= b
-    if op == ">":
-        return a > b
-    return a >= b
+        ordered: bool = a < b
+    elif op == "<=":
+        ordered = a <= b
+    elif op == ">":
+        ordered = a > b
+    else:
+        ordered = a >= b
+    return ordered
 
 
 def member(op: str, item: Any, container: Any) -> bool:

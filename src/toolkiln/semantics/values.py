@@ -7,6 +7,7 @@ Arguments and table data are converted into this form once, at the boundary.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -88,7 +89,7 @@ def to_value(data: Any, depth: int = 0) -> Any:
             out[key] = convert(item) if convert is not None else to_value(item, depth + 1)
         return out
     if isinstance(data, (int, float, str, list, tuple, dict)):  # subclasses: normalise
-        base = next(t for t in (bool, int, float, str, list, dict) if isinstance(data, t))
+        base: Callable[[Any], Any] = next(t for t in (bool, int, float, str, list, dict) if isinstance(data, t))
         return to_value(base(data), depth)
     raise RunError(codes.INVALID_ARGUMENT.code, f"unsupported value of type {kind.__name__}")
 
@@ -101,14 +102,16 @@ def equal(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
     if type(a) is dict:
         return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
-    return a == b
+    same: bool = a == b
+    return same
 
 
 def to_text(value: Any) -> str:
     """How a value prints inside a template or through `text(...)`."""
     kind = type(value)
     if kind is str:
-        return value
+        text: str = value
+        return text
     if kind is Decimal:
         return render_number(value)
     return to_json(value)
