@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolkiln.ast.spans import Span
@@ -40,7 +40,7 @@ class RunError(Error):
             self.span = span
         return self
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         span = self.span
         return {
             "code": self.code,

@@ -8,7 +8,7 @@ and `any` (the gradual type: unknown until run time, checked there).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 TypeName = Literal["number", "integer", "string", "boolean", "null", "array", "object", "any"]
 DECLARABLE = ("number", "integer", "string", "boolean", "array", "object", "any")
@@ -34,10 +34,10 @@ class Type:
     def item_type(self) -> Type:
         return self.items or ANY
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> dict[str, Any]:
         if self.name == "any":
             return {}
-        schema: dict = {"type": self.name}
+        schema: dict[str, Any] = {"type": self.name}
         if self.name == "array" and self.items is not None and self.items.name != "any":
             schema["items"] = self.items.json_schema()
         return schema

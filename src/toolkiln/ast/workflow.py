@@ -7,6 +7,7 @@ unions discriminated by `kind`. Expressions inside a workflow are compute expres
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -216,7 +217,7 @@ def branches(step: Step) -> tuple[tuple[Step, ...], ...]:
     return ()
 
 
-def walk_steps(steps: tuple[Step, ...]):
+def walk_steps(steps: tuple[Step, ...]) -> Iterator[Step]:
     """Every step, branches included, in source order (depth first)."""
     for step in steps:
         yield step

@@ -197,28 +197,28 @@ class Checker:
             seen.add(param.name)
             state.assign(param.name, param.type)
             if param.default is not None:
-                self.default(param)
+                self.default(param, param.default)
         tables: set[str] = set()
         for table in self.program.tables or ():
             if table.name in tables:
                 self.report(codes.DUPLICATE_NAME, f"table `{table.name}` is declared twice", table.span)
             tables.add(table.name)
 
-    def default(self, param: n.Param) -> None:
-        if not _is_constant(param.default):
+    def default(self, param: n.Param, default: n.Expr) -> None:
+        if not _is_constant(default):
             self.report(
                 codes.DEFAULT_TYPE,
                 f"the default of `{param.name}` must be a constant",
-                param.default.span,
+                default.span,
                 hint="write a number, string, true, false, null or a list of those",
             )
             return
-        actual = self.expr(param.default)
+        actual = self.expr(default)
         if actual != NULL and not fits(actual, param.type):
             self.report(
                 codes.DEFAULT_TYPE,
                 f"the default of `{param.name}` is {actual}, but the parameter is {param.type}",
-                param.default.span,
+                default.span,
             )
 
     # --- steps ----------------------------------------------------------------------------
@@ -446,14 +446,15 @@ class Checker:
                 hint=f"move the step that assigns `{name}` before this one",
             )
         else:
-            known = list(state.definite) + [v for scope in self.scopes for v in scope]
+            names = list(state.definite) + [v for scope in self.scopes for v in scope]
+            hint: str | None
             if name in BUILTINS:
                 hint = (
                     f"`{name}` is a built-in function: call it as {BUILTINS[name].signature}, "
                     "or name the parameter differently"
                 )
             else:
-                hint = _did_you_mean(name, known) or (
+                hint = _did_you_mean(name, names) or (
                     "declare it as a parameter" if self.program.parameters is not None else None
                 )
             self.report_once(codes.UNKNOWN_VARIABLE, name, f"unknown variable `{name}`", expr.span, hint=hint)

@@ -82,7 +82,7 @@ def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.is_error for d in diagnostics)
 
 
-def sort_key(diagnostic: Diagnostic) -> tuple:
+def sort_key(diagnostic: Diagnostic) -> tuple[object, ...]:
     """Reading order: by file, then line and column in it. Spans known only by their JSON path
     (data given as a dict, not text) come in document order: `steps[2]` before `steps[10]`."""
     span, file = diagnostic.span, diagnostic.file or ""

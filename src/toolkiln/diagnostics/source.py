@@ -38,7 +38,7 @@ class Source:
                 return span, None
             return span, self._index(self.text).line_text(span.line)
         if self.text is not None and self.json_offsets is not None:
-            located = self._in_json_file(span)
+            located = self._in_json_file(span, span.path)
             if located is not None:
                 return located, self._index(self.text).line_text(located.line)
         fragment = self.fragments.get(span.path)
@@ -46,22 +46,22 @@ class Source:
             return span, None
         return span, self._index(fragment).line_text(span.line)
 
-    def _in_json_file(self, span: Span) -> Span | None:
+    def _in_json_file(self, span: Span, path: str) -> Span | None:
         assert self.text is not None and self.json_offsets is not None
         if self._offsets is None:
             self._offsets = self.json_offsets(self.text)  # only on the error path
-        found = self._offsets.get(span.path)
+        found = self._offsets.get(path)
         if found is None:
             return None
         offset, raw = found
         index = self._index(self.text)
         if raw is None or span.line == 0:
             width = len(raw) if raw is not None else 1
-            return index.span(offset, offset + width, span.path).model_copy(update={"in_file": True})
-        fragment_index = self._index(self.fragments.get(span.path, ""))
+            return index.span(offset, offset + width, path).model_copy(update={"in_file": True})
+        fragment_index = self._index(self.fragments.get(path, ""))
         start = fragment_index.starts[span.line - 1] + span.column - 1 if span.line else 0
         end = fragment_index.starts[span.end_line - 1] + span.end_column - 1 if span.end_line else start
-        located = index.span(offset + _raw_offset(raw, start), offset + _raw_offset(raw, end), span.path)
+        located = index.span(offset + _raw_offset(raw, start), offset + _raw_offset(raw, end), path)
         return located.model_copy(update={"in_file": True})
 
 

@@ -82,7 +82,7 @@ class WorkflowGraph:
         """How many main outputs node `name` has (at least those that are wired)."""
         step = self.steps.get(name)
         declared = len(w.branches(step)) if step is not None and w.branches(step) else 1
-        wired = [index for _, _, index in self.graph.out_edges(name, data="output")]
+        wired: list[int] = [index for _, _, index in self.graph.out_edges(name, data="output")]
         return max([declared, *(index + 1 for index in wired)])
 
     def outputs(self, name: str) -> list[list[tuple[str, int]]]:

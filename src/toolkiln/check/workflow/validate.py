@@ -159,7 +159,7 @@ def _fields_exist(expr: n.Expr, result: Validation) -> bool:
     free = {id(name) for name in free_reads(expr)}
     ok = True
     for node in walk(expr):
-        if not (isinstance(node, n.Field_) and id(node.target) in free):
+        if not (isinstance(node, n.Field_) and isinstance(node.target, n.Name) and id(node.target) in free):
             continue
         target = result.graph.steps.get(node.target.name)
         if isinstance(target, w.SetStep) and node.name not in (names := [f.name for f in target.fields]):
