@@ -1,4 +1,14 @@
+"""Shared by every test: the `--update-golden` switch and the `golden` fixture that compares an
+output with its expected file (tests/golden/...). A missing expected file is a failure, never a
+silent pass: run the command in the failure message to create it, then review the new file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
 import pytest
+
+pytest_plugins = ["pytester"]  # tests/unit/test_golden_harness.py runs pytest on this file
 
 
 def pytest_addoption(parser):
@@ -6,10 +16,36 @@ def pytest_addoption(parser):
         "--update-golden",
         action="store_true",
         default=False,
-        help="rewrite the expected outputs of golden tests from the current behaviour",
+        help="write the expected outputs of golden tests (missing or different) from the current behaviour",
     )
 
 
 @pytest.fixture
 def update_golden(request):
     return request.config.getoption("--update-golden")
+
+
+@pytest.fixture
+def golden(request, update_golden):
+    """`golden(expected_path, actual_text)`: assert that the file holds exactly `actual_text`.
+    With --update-golden the file is (re)written instead. A missing file fails with the command
+    that creates it."""
+    command = f"python -m pytest '{request.node.nodeid}' --update-golden"
+
+    def compare(expected: Path, actual: str) -> None:
+        if update_golden:
+            expected.parent.mkdir(parents=True, exist_ok=True)
+            expected.write_text(actual, encoding="utf-8")
+            return
+        if not expected.exists():
+            pytest.fail(
+                f"golden file {expected} does not exist.\n"
+                f"Create it from the current output with\n    {command}\n"
+                "then review the new file (git diff / git status) before committing it.",
+                pytrace=False,
+            )
+        assert actual == expected.read_text(encoding="utf-8"), (
+            f"output differs from {expected}; if the change is intended, run `{command}` and review the diff"
+        )
+
+    return compare

@@ -14,13 +14,11 @@ INPUTS = sorted(p for p in GOLDEN.iterdir() if p.suffix in (".tk", ".json"))
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=[p.name for p in INPUTS])
-def test_rendered_diagnostics(path, update_golden, monkeypatch):
+def test_rendered_diagnostics(path, golden, monkeypatch):
     monkeypatch.chdir(GOLDEN)
     rendered = "\n\n".join(render_text(d) for d in toolkiln.check(Path(path.name))) + "\n"
     expected = path.with_name(path.name + ".out")
-    if update_golden or not expected.exists():
-        expected.write_text(rendered, encoding="utf-8")
-    assert rendered == expected.read_text(encoding="utf-8")
+    golden(expected, rendered)
 
 
 def test_every_input_has_an_expected_output():

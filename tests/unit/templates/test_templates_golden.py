@@ -15,7 +15,7 @@ SLUGS = [t.slug for t in templates.list()]
 
 
 @pytest.mark.parametrize("slug", SLUGS)
-def test_rendered_n8n_json(slug, update_golden):
+def test_rendered_n8n_json(slug, golden):
     emitted = (
         json.dumps(
             templates.render(slug, **REQUIRED.get(slug, {})).to_n8n(), indent=2, sort_keys=True, ensure_ascii=False
@@ -23,10 +23,7 @@ def test_rendered_n8n_json(slug, update_golden):
         + "\n"
     )
     expected = GOLDEN / f"{slug}.json"
-    if update_golden or not expected.exists():
-        expected.parent.mkdir(exist_ok=True)
-        expected.write_text(emitted, encoding="utf-8")
-    assert emitted == expected.read_text(encoding="utf-8")
+    golden(expected, emitted)
 
 
 def test_every_golden_file_is_a_template():

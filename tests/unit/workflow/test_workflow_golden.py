@@ -13,7 +13,7 @@ INPUTS = sorted(GOLDEN.glob("*.wf"))
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=[p.stem for p in INPUTS])
-def test_emitted_n8n_json(path, update_golden):
+def test_emitted_n8n_json(path, golden):
     emitted = (
         json.dumps(
             compile_workflow(path.read_text(encoding="utf-8"), str(path)).to_n8n(),
@@ -24,9 +24,7 @@ def test_emitted_n8n_json(path, update_golden):
         + "\n"
     )
     expected = path.with_suffix(".json")
-    if update_golden or not expected.exists():
-        expected.write_text(emitted, encoding="utf-8")
-    assert emitted == expected.read_text(encoding="utf-8")
+    golden(expected, emitted)
 
 
 def test_every_input_has_an_expected_output():
