@@ -78,8 +78,9 @@ def _client(args: argparse.Namespace) -> N8nClient:
 
 
 def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
-    """The n8n workflow in a file: n8n JSON (*.json) as it is, anything else compiled as workflow
-    DSL. (None, diagnostics) when the DSL does not compile; UsageError when it cannot be read."""
+    """The n8n workflow in a file: n8n JSON (*.json) as it is (named after the file when it has
+    no name), anything else compiled as workflow DSL. (None, diagnostics) when the DSL does not
+    compile; UsageError when it cannot be read."""
     from toolkiln.backends.n8n.client import workflow_body
     from toolkiln.errors import CompileError
     from toolkiln.workflow import compile_workflow
@@ -97,6 +98,8 @@ def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
         workflow = json.loads(text)
     except json.JSONDecodeError as error:
         raise UsageError(f"{path} is not JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+    if isinstance(workflow, dict) and not workflow.get("name"):
+        workflow["name"] = path.stem  # what n8n's editor copies to the clipboard has no name
     workflow_body(workflow)  # refuses what is no n8n workflow before anything is sent
     return workflow, []
 
@@ -143,14 +146,14 @@ def _deployed_json(deployed: Deployed, urls: list[str]) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from toolkiln.backends.n8n.deploy import call_webhook, find_workflow, first_webhook
+    from toolkiln.backends.n8n.deploy import find_workflow, run_workflow
 
     try:
         data = json.loads(args.data)
     except json.JSONDecodeError as error:
         raise UsageError(f"--data is not valid JSON: {error.msg} (column {error.colno})") from None
     with _client(args) as client:
-        reply = call_webhook(client, first_webhook(find_workflow(client, args.name)), data)
+        reply = run_workflow(client, find_workflow(client, args.name), data)  # a failed run raises
     if reply.data is not None:
         print(json.dumps(reply.data, indent=2, ensure_ascii=False))
     elif reply.text:

@@ -797,6 +797,22 @@ workflow answered with an error status (the message is n8n's, `.status` its HTTP
 """,
 )
 
+WORKFLOW_NAME_TAKEN = _register(
+    "R0405",
+    "workflow-name-taken",
+    "Workflow name taken in n8n",
+    """
+A workflow tool's workflow would get the name of a workflow in n8n that the tool did not
+create (deployed with `toolkiln n8n deploy`, or made in n8n's editor). The tool knows its own
+workflow by its n8n id and never updates, deactivates or deletes another one, so nothing was
+changed in n8n or in the registry. Give the tool's workflow another name (`workflow NAME` in
+its definition), or rename or delete the other workflow in n8n, then retry.
+
+    workflow order_total          # error: n8n already has a workflow `order_total`
+    workflow order_total_tool     # fixed
+""",
+)
+
 # --- workflows ----------------------------------------------------------------------------
 
 DUPLICATE_STEP = _register(

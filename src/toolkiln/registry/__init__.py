@@ -34,6 +34,7 @@ _EXPORTS = {
     "ToolInUse": "errors",
     "N8nNotConfigured": "errors",
     "WorkflowDeployFailed": "errors",
+    "WorkflowNameTaken": "errors",
     "WorkflowNotDeployed": "errors",
     "WorkflowRunFailed": "errors",
     "Deployment": "models",

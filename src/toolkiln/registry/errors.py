@@ -123,6 +123,10 @@ class WorkflowDeployFailed(N8nFailure, code=codes.WORKFLOW_DEPLOY_FAILED):
     """n8n refused or could not be reached while deploying or taking down a workflow tool."""
 
 
+class WorkflowNameTaken(RegistryError, code=codes.WORKFLOW_NAME_TAKEN):
+    """Another workflow in n8n (one the tool did not create) has the name of the tool's workflow."""
+
+
 class WorkflowNotDeployed(RegistryError, code=codes.WORKFLOW_NOT_DEPLOYED):
     """An active workflow tool whose current version has no deployment on record."""
 
@@ -146,6 +150,7 @@ __all__ = [
     "ToolNotActive",
     "ToolNotFound",
     "WorkflowDeployFailed",
+    "WorkflowNameTaken",
     "WorkflowNotDeployed",
     "WorkflowRunFailed",
 ]

@@ -27,6 +27,7 @@ from toolkiln.registry.errors import (
     N8nFailure,
     N8nNotConfigured,
     WorkflowDeployFailed,
+    WorkflowNameTaken,
     WorkflowNotDeployed,
     WorkflowRunFailed,
 )
@@ -47,8 +48,8 @@ class WorkflowTools:
     @contextmanager
     def _connection(self, url: str | None, error: type[N8nFailure]) -> Iterator[N8nClient]:
         """A client for the server at `url` (None: the registry's); n8n errors become `error`."""
+        from toolkiln.backends.n8n import errors as n8n_errors
         from toolkiln.backends.n8n.client import N8nClient
-        from toolkiln.backends.n8n.errors import N8nConfigError, N8nError
 
         try:
             if self._client is not None and url in (None, self._client.base_url):
@@ -56,19 +57,23 @@ class WorkflowTools:
                 return
             with N8nClient.from_env(base_url=url) as client:
                 yield client
-        except N8nConfigError as problem:
+        except n8n_errors.N8nConfigError as problem:
             raise N8nNotConfigured(problem.message, hint=problem.hint) from None
-        except N8nError as problem:
+        except n8n_errors.WorkflowNameTaken as problem:
+            raise WorkflowNameTaken(problem.message, hint=problem.hint) from None
+        except n8n_errors.N8nError as problem:
             raise error(problem.message, hint=problem.hint, status=getattr(problem, "status", None)) from None
 
     def deploy(self, record: ToolRecord, compiled: Compiled) -> Deployment:
-        """Create or update the tool's workflow in n8n and activate it."""
-        from toolkiln.backends.n8n.deploy import deploy
+        """Create the tool's workflow in n8n, or update the one it created (known by its id on
+        that server); then activate it. A workflow it did not create is never touched."""
+        from toolkiln.backends.n8n.deploy import deploy_owned
 
         target = _target(compiled)
-        known = record.deployment.workflow_id if record.deployment else None
         with self._connection(target.url, WorkflowDeployFailed) as client:
-            deployed = deploy(client, target.n8n, activate=True, workflow_id=known)
+            known = record.deployment
+            owned = known.workflow_id if known is not None and known.url == client.base_url else None
+            deployed = deploy_owned(client, target.n8n, owned_id=owned, activate=True)
             return Deployment(
                 url=client.base_url,
                 workflow_id=deployed.id,

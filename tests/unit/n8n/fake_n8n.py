@@ -3,7 +3,9 @@
 Enough of n8n for the CLI and the registry's workflow tools: workflows by id (list with the
 `name` filter, get, create, update, activate, deactivate, delete), the X-N8N-API-KEY check
 (401), and production webhooks of active workflows, which answer with `respond(workflow, body)`
-(default: echo the posted JSON with the workflow's name).
+(default: echo the posted JSON with the workflow's name). Each webhook call records an execution
+(`outcome(workflow, body)`: its status and error, default success; None saves none), listed
+newest first by GET /api/v1/executions?workflowId=...
 """
 
 from __future__ import annotations
@@ -20,6 +22,16 @@ BASE = "http://127.0.0.1:5678"
 KEY = "fake-key"
 
 
+def success(workflow: dict[str, Any], body: Any) -> dict[str, Any] | None:
+    return {"status": "success"}
+
+
+def failure(node: str, message: str, description: str | None = None) -> Callable[..., dict[str, Any]]:
+    """An outcome: the run failed in `node` with n8n's error `message` (as a Code node's throw)."""
+    error = {"message": message, "description": description, "node": {"name": node}}
+    return lambda workflow, body: {"status": "error", "error": error, "lastNodeExecuted": node}
+
+
 def echo(workflow: dict[str, Any], body: Any, query: dict[str, str]) -> httpx.Response:
     return httpx.Response(200, json={"workflow": workflow["name"], "body": body, "query": query})
 
@@ -28,6 +40,8 @@ class FakeN8n:
     def __init__(self, respond: Callable[..., httpx.Response] = echo) -> None:
         self.workflows: dict[str, dict[str, Any]] = {}
         self.respond = respond
+        self.outcome: Callable[..., dict[str, Any] | None] = success
+        self.executions: list[dict[str, Any]] = []
         self.requests: list[httpx.Request] = []
         self._next = 0
 
@@ -52,6 +66,8 @@ class FakeN8n:
                         "nextCursor": None,
                     },
                 )
+            case "GET", ["executions"]:
+                return httpx.Response(200, json={"data": self._executions(request.url.params), "nextCursor": None})
             case "POST", ["workflows"]:
                 self._next += 1
                 workflow_id = f"wf{self._next}"
@@ -86,6 +102,7 @@ class FakeN8n:
                     and parameters.get("httpMethod", "GET") == request.method
                 ):
                     body = json.loads(request.content) if request.content else None
+                    self._execute(workflow, body)
                     return self.respond(workflow, body, dict(request.url.params))
         return httpx.Response(
             404,
@@ -94,3 +111,25 @@ class FakeN8n:
                 "hint": "activate the workflow",
             },
         )
+
+    def _execute(self, workflow: dict[str, Any], body: Any) -> None:
+        outcome = self.outcome(workflow, body)
+        if outcome is None:
+            return
+        result = {key: outcome[key] for key in ("error", "lastNodeExecuted") if key in outcome}
+        self.executions.append(
+            {
+                "id": str(len(self.executions) + 1),
+                "workflowId": workflow["id"],
+                "status": outcome["status"],
+                "mode": "webhook",
+                "data": {"resultData": result},
+            }
+        )
+
+    def _executions(self, params: httpx.QueryParams) -> list[dict[str, Any]]:
+        found = [e for e in reversed(self.executions) if e["workflowId"] == params.get("workflowId", e["workflowId"])]
+        found = found[: int(params.get("limit", 100))]
+        if params.get("includeData") != "true":
+            found = [{k: v for k, v in e.items() if k != "data"} for e in found]
+        return found

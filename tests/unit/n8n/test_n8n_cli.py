@@ -6,9 +6,10 @@ import json
 
 import httpx
 import pytest
-from unit.n8n.fake_n8n import BASE, KEY, FakeN8n
+from unit.n8n.fake_n8n import BASE, KEY, FakeN8n, failure
 
 from toolkiln.backends.n8n.client import N8nClient
+from toolkiln.backends.n8n.deploy import run_workflow
 from toolkiln.cli import main
 from toolkiln.cli import n8n as n8n_cli
 
@@ -81,6 +82,15 @@ def test_deploy_an_n8n_json_file_without_activating(fake, tmp_path, capsys):
     assert fake.workflows["wf1"]["active"] is False and "id" not in json.loads(fake.requests[-1].content)
 
 
+def test_an_export_without_a_name_is_named_after_its_file(fake, tmp_path, capsys):
+    path = tmp_path / "copied from editor.json"  # n8n's editor copies nodes and connections, no name
+    hook = {"name": "Webhook", "type": "n8n-nodes-base.webhook", "parameters": {"path": "in", "httpMethod": "POST"}}
+    path.write_text(json.dumps({"nodes": [hook], "connections": {}, "pinData": {}, "meta": {"instanceId": "x"}}))
+    assert main(["n8n", "deploy", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "copied from editor"
+    assert fake.workflows["wf1"]["name"] == "copied from editor" and "pinData" not in fake.workflows["wf1"]
+
+
 def test_run_posts_the_data_to_the_webhook_and_prints_the_answer(fake, wf_file, capsys):
     main(["n8n", "deploy", str(wf_file), "--activate"])
     capsys.readouterr()
@@ -90,7 +100,7 @@ def test_run_posts_the_data_to_the_webhook_and_prints_the_answer(fake, wf_file, 
         "body": {"qty": 2, "price": 3},
         "query": {},
     }
-    webhook = fake.requests[-1]
+    (webhook,) = [r for r in fake.requests if r.url.path.startswith("/webhook/")]
     assert (webhook.method, webhook.url.path) == ("POST", "/webhook/orders")
     assert "X-N8N-API-KEY" not in webhook.headers
 
@@ -111,6 +121,47 @@ def test_a_failing_workflow_exits_1_with_the_servers_message(fake, wf_file, caps
     assert main(["n8n", "run", "order_total"]) == 1
     err = capsys.readouterr().err
     assert "Workflow could not be started" in err and "HTTP 500" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("source", "answer"),
+    [
+        (WF, httpx.Response(200)),  # a respond node that the failure never reached: an empty 200
+        (WF.replace(" respond with node", "").replace("respond reply priced\n", ""), None),  # on receipt
+        (WF, httpx.Response(500, json={"message": "Error in workflow"})),  # last node: only a 500
+    ],
+)
+def test_a_failed_execution_exits_1_with_n8ns_error_message(fake, tmp_path, capsys, source, answer):
+    path = tmp_path / "order_total.wf"
+    path.write_text(source)
+    main(["n8n", "deploy", str(path), "--activate"])
+    capsys.readouterr()
+    if answer is not None:
+        fake.respond = lambda workflow, body, query: answer
+    fake.outcome = failure("Boom", "qty missing [line 1]", "boom")
+    assert main(["n8n", "run", "order_total"]) == 1
+    captured = capsys.readouterr()
+    assert "the workflow 'order_total' failed in node 'Boom': qty missing [line 1] (boom) (execution 1)" in captured.err
+    assert captured.out == "" and "Traceback" not in captured.err
+
+
+def test_an_empty_answer_of_a_successful_run_is_no_error(fake, wf_file, capsys):
+    main(["n8n", "deploy", str(wf_file), "--activate"])
+    capsys.readouterr()
+    fake.respond = lambda workflow, body, query: httpx.Response(200)
+    assert main(["n8n", "run", "order_total"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_an_older_failed_execution_is_not_taken_for_this_run(fake, wf_file, capsys):
+    main(["n8n", "deploy", str(wf_file), "--activate"])
+    fake.outcome = failure("Boom", "an earlier failure")
+    assert main(["n8n", "run", "order_total"]) == 1
+    fake.outcome = lambda workflow, body: None  # this run's execution is not saved
+    fake.respond = lambda workflow, body, query: httpx.Response(200)
+    with fake.client() as client:
+        workflow = client.get_workflow("wf1")
+        assert run_workflow(client, workflow, {}, wait=0).text == ""
 
 
 def test_list_shows_name_state_and_webhooks(fake, wf_file, capsys):

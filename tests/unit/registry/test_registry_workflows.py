@@ -16,6 +16,7 @@ from toolkiln.registry import (
     N8nNotConfigured,
     ToolNotActive,
     WorkflowDeployFailed,
+    WorkflowNameTaken,
     WorkflowNotDeployed,
     WorkflowRunFailed,
 )
@@ -352,3 +353,48 @@ def test_the_example_the_meta_tool_shows_a_model_is_a_working_workflow_tool(wreg
         },
     )
     assert reply["ok"] is True, reply
+
+
+def users_workflow(fake, name="order_total", path="users-orders"):
+    """A workflow the user deployed themselves (as `toolkiln n8n deploy` would): not the tool's."""
+    hook = {"name": "Webhook", "type": "n8n-nodes-base.webhook", "parameters": {"httpMethod": "POST", "path": path}}
+    with fake.client() as client:
+        return client.create_workflow({"name": name, "nodes": [hook], "connections": {}})["id"]
+
+
+def changes_to(fake, workflow_id):
+    """The requests that changed the workflow `workflow_id` (anything but a GET)."""
+    return [r for r in fake.requests if r.method != "GET" and f"/workflows/{workflow_id}" in r.url.path]
+
+
+def test_a_workflow_of_the_same_name_that_the_tool_did_not_create_is_never_taken_over(wreg, fake):
+    theirs = users_workflow(fake)
+    before = json.loads(json.dumps(fake.workflows[theirs]))
+    with pytest.raises(WorkflowNameTaken) as info:
+        wreg.create(definition())
+    assert info.value.code == "R0405" and theirs in info.value.message and "rename" in info.value.hint
+    assert fake.workflows == {theirs: before} and changes_to(fake, theirs) == []
+    assert "order_total" not in wreg
+
+
+def test_a_tool_updates_and_deletes_only_the_workflow_it_created(wreg, fake):
+    mine = wreg.create(definition()).deployment.workflow_id
+    theirs = users_workflow(fake)  # n8n allows a second workflow of the name
+    with pytest.raises(WorkflowNameTaken):
+        wreg.update("order_total", {"workflow": WF.replace("body.price", "body.price * 2")})
+    assert wreg.get("order_total").version == 1 and changes_to(fake, theirs) == []
+
+    wreg.disable("order_total")
+    wreg.delete("order_total")
+    assert (
+        list(fake.workflows) == [theirs] and fake.workflows[theirs]["nodes"][0]["parameters"]["path"] == "users-orders"
+    )
+    assert changes_to(fake, theirs) == [] and mine != theirs
+
+
+def test_a_tool_whose_workflow_was_deleted_in_n8n_creates_it_again(wreg, fake):
+    first = wreg.create(definition()).deployment.workflow_id
+    del fake.workflows[first]
+    second = wreg.deploy("order_total").deployment.workflow_id
+    assert second != first and fake.workflows[second]["active"] is True
+    assert wreg.run("order_total", {"qty": 1})["body"] == {"qty": 1, "price": 2.5}

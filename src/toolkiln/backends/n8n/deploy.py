@@ -3,15 +3,17 @@
     with N8nClient.from_env() as n8n:
         deployed = deploy(n8n, workflow_json, activate=True)     # idempotent: run it again freely
         deployed.id, deployed.webhooks                            # [Webhook("POST", "orders")]
-        reply = call_webhook(n8n, first_webhook(find_workflow(n8n, "order_total")), {"qty": 2})
+        reply = run_workflow(n8n, find_workflow(n8n, "order_total"), {"qty": 2})  # ExecutionFailed
 
-A workflow's name is its identity here (n8n itself allows several workflows of one name; two
-are refused as ambiguous rather than guessed between). Used by `toolkiln n8n` and by the
-registry's workflow tools.
+A workflow's name is its identity for `toolkiln n8n` (n8n itself allows several workflows of
+one name; two are refused as ambiguous rather than guessed between). The registry's workflow
+tools use `deploy_owned` instead: a tool knows its workflow by id and never takes over another
+workflow that happens to have its name.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,10 +21,13 @@ from typing import Any
 from toolkiln.backends.n8n.client import N8nClient, WebhookResponse
 from toolkiln.backends.n8n.errors import (
     AmbiguousWorkflow,
+    ExecutionFailed,
     N8nConfigError,
     N8nNotFound,
+    N8nServerError,
     NoWebhook,
     UnknownWorkflow,
+    WorkflowNameTaken,
 )
 
 WEBHOOK_TYPE = "n8n-nodes-base.webhook"
@@ -39,7 +44,7 @@ class Webhook:
 @dataclass(frozen=True)
 class Deployed:
     """A workflow as deployed: its n8n id and name, whether it is active, whether this deploy
-    created it (else it updated the workflow of the same name), and its webhook triggers."""
+    created it (else it updated an existing one), and its webhook triggers."""
 
     id: str
     name: str
@@ -77,19 +82,38 @@ def find_workflow(client: N8nClient, name: str) -> dict[str, Any]:
     return found
 
 
-def deploy(
-    client: N8nClient, workflow: Mapping[str, Any], *, activate: bool = False, workflow_id: str | None = None
+def deploy(client: N8nClient, workflow: Mapping[str, Any], *, activate: bool = False) -> Deployed:
+    """Create `workflow`, or update the workflow of the same name; then activate it if asked.
+    An active workflow stays active (n8n re-registers its webhooks on update)."""
+    existing = _named(client, str(workflow.get("name")))
+    return _save(client, workflow, existing["id"] if existing else None, activate=activate)
+
+
+def deploy_owned(
+    client: N8nClient, workflow: Mapping[str, Any], *, owned_id: str | None, activate: bool = False
 ) -> Deployed:
-    """Create `workflow`, or update the workflow known by `workflow_id` (else the one of the same
-    name); then activate it if asked. An active workflow stays active (n8n re-registers its
-    webhooks on update)."""
-    existing = _by_id(client, workflow_id) if workflow_id else None
-    if existing is None:
-        existing = _named(client, str(workflow.get("name")))
-    if existing is None:
+    """Create `workflow`, or update the workflow `owned_id` (the one this caller created before);
+    create it again when it was deleted in n8n. No other workflow is ever updated: when one of
+    the same name exists, WorkflowNameTaken is raised before anything is changed."""
+    name = str(workflow.get("name"))
+    mine = _by_id(client, owned_id) if owned_id else None
+    others = [w for w in client.list_workflows(name=name) if w.get("name") == name and w.get("id") != owned_id]
+    if others:
+        ids = ", ".join(str(w.get("id")) for w in others)
+        raise WorkflowNameTaken(
+            f"another workflow in n8n is named {name!r} (id {ids}); it is not this tool's, so it is left alone",
+            url=client.base_url,
+            hint="rename the workflow in the tool's definition (`workflow NAME`), or rename or delete "
+            "the other one in n8n",
+        )
+    return _save(client, workflow, mine["id"] if mine else None, activate=activate)
+
+
+def _save(client: N8nClient, workflow: Mapping[str, Any], workflow_id: str | None, *, activate: bool) -> Deployed:
+    if workflow_id is None:
         saved, created = client.create_workflow(workflow), True
     else:
-        saved, created = client.update_workflow(existing["id"], workflow), False
+        saved, created = client.update_workflow(workflow_id, workflow), False
     if activate and not saved.get("active"):
         saved = client.activate_workflow(saved["id"])
     return Deployed(
@@ -123,6 +147,84 @@ def call_webhook(client: N8nClient, hook: Webhook, data: Any) -> WebhookResponse
     return client.trigger_webhook(hook.path, data, method=hook.method)
 
 
+def run_workflow(client: N8nClient, workflow: Mapping[str, Any], data: Any, *, wait: float = 5.0) -> WebhookResponse:
+    """Call a deployed workflow's first webhook and return its answer, or raise ExecutionFailed
+    with n8n's error message when n8n recorded the run as failed.
+
+    Only a webhook that responds with the last node answers a failure with an error status
+    (500, "Error in workflow"); an empty answer, or one given before the end (when received, or
+    by a respond node), does not tell. Then the run's execution is read (the newest one newer
+    than before the call), waiting up to `wait` seconds for it to finish.
+    """
+    hook = first_webhook(workflow)
+    workflow_id = str(workflow["id"])
+    before = _newest_execution(client, workflow_id, include_data=False)
+    try:
+        reply = call_webhook(client, hook, data)
+    except N8nServerError as error:
+        failed: N8nServerError | None = error  # n8n's own message is in the execution
+    else:
+        failed = None
+        if reply.text.strip() and _response_mode(workflow) == "lastNode":
+            return reply
+    execution = _execution_after(client, workflow_id, before.get("id") if before else None, wait)
+    if execution is not None and execution.get("status") in FAILED_STATUSES:
+        node, message = _failure(execution)
+        where = f" in node {node!r}" if node else ""
+        raise ExecutionFailed(
+            f"the workflow {workflow.get('name')!r} failed{where}: {message} (execution {execution.get('id')})",
+            url=client.base_url,
+            hint="n8n's editor shows each node's input and output under Executions",
+        )
+    if failed is not None:
+        raise failed
+    return reply
+
+
+FAILED_STATUSES = ("error", "crashed")
+_UNFINISHED_STATUSES = ("new", "running")
+
+
+def _response_mode(workflow: Mapping[str, Any]) -> str:
+    """How the first enabled webhook answers; n8n's default is `onReceived` (at once)."""
+    for node in workflow.get("nodes") or ():
+        if isinstance(node, Mapping) and node.get("type") == WEBHOOK_TYPE and not node.get("disabled"):
+            return str((node.get("parameters") or {}).get("responseMode") or "onReceived")
+    return "onReceived"
+
+
+def _newest_execution(client: N8nClient, workflow_id: str, *, include_data: bool) -> dict[str, Any] | None:
+    found = client.list_executions(workflow_id=workflow_id, include_data=include_data, limit=1)
+    return found[0] if found else None
+
+
+def _execution_after(client: N8nClient, workflow_id: str, before: object, wait: float) -> dict[str, Any] | None:
+    """The workflow's newest execution once it is newer than `before` and finished; None when
+    none appears in `wait` seconds (n8n may be told not to save executions)."""
+    deadline, pause = time.monotonic() + wait, 0.05
+    while True:
+        newest = _newest_execution(client, workflow_id, include_data=True)
+        if newest is not None and newest.get("id") != before and newest.get("status") not in _UNFINISHED_STATUSES:
+            return newest
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
+
+
+def _failure(execution: Mapping[str, Any]) -> tuple[str | None, str]:
+    """The failed node and n8n's error message (with its description) of a failed execution."""
+    result = (execution.get("data") or {}).get("resultData") or {}
+    error = result.get("error") or {}
+    node = error.get("node")
+    node = (node.get("name") if isinstance(node, Mapping) else node) or result.get("lastNodeExecuted")
+    message = str(error.get("message") or f"status {execution.get('status')}")
+    description = error.get("description")
+    if description and description not in message:
+        message = f"{message} ({description})"
+    return (str(node) if node else None), message
+
+
 def _named(client: N8nClient, name: str) -> dict[str, Any] | None:
     # The API's `name` filter is not documented as exact, so the names are compared here.
     matches = [w for w in client.list_workflows(name=name) if w.get("name") == name]
@@ -140,4 +242,4 @@ def _by_id(client: N8nClient, workflow_id: str) -> dict[str, Any] | None:
     try:
         return client.get_workflow(workflow_id)
     except N8nNotFound:
-        return None  # deleted in n8n meanwhile: deploy by name instead
+        return None  # deleted in n8n meanwhile: created again

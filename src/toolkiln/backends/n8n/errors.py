@@ -78,6 +78,14 @@ class AmbiguousWorkflow(N8nError):
     """Several workflows have the name asked for; n8n allows it, deploying by name does not."""
 
 
+class WorkflowNameTaken(N8nError):
+    """A workflow to be deployed as one's own has the name of a workflow someone else made."""
+
+
+class ExecutionFailed(N8nError):
+    """n8n recorded a workflow's run as failed (its webhook may still have answered 200)."""
+
+
 class NoWebhook(N8nError):
     """The workflow has no (enabled) webhook trigger to call."""
 
