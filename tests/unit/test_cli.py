@@ -125,3 +125,33 @@ def test_fmt_folder_formats_workflow_files_and_leaves_n8n_exports_alone(tmp_path
     assert "set a {\n  x = 1,\n}" in flow.read_text()
     assert export.read_text() == before
     assert toolkiln("fmt", "--check", tmp_path).returncode == 0
+
+
+def registry_with_a_tool(path):
+    """A registry folder as `toolkiln tools` leaves it: records, versions, a table, the audit log."""
+    steps = [{"op": "math", "expression": "x * 2", "output": "r"}, {"op": "return", "value": "r"}]
+    definition = {"name": "double", "description": "Doubles x", "parameters": {"x": {"type": "number"}}}
+    with toolkiln_api.Registry(path) as reg:
+        reg.create({**definition, "logic": {"steps": steps}})
+        reg.update("double", {"description": "Doubles"})
+    (path / "tables" / "rates.json").write_text('{"rates": {"a": 1}}')
+
+
+def test_check_and_fmt_skip_hidden_and_registry_folders_and_excluded_paths(tmp_path):
+    from toolkiln.cli import main
+
+    (tmp_path / "tool.tk").write_text("return 1\n")
+    registry_with_a_tool(tmp_path / ".toolkiln")  # the default registry of a project
+    registry_with_a_tool(tmp_path / "shared_tools")  # a registry by any name
+    for broken in (".venv/lib/x.tk", "vendor/v.tk", "drafts/wip.json", "keep/drafts/d.tk"):
+        (tmp_path / broken).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / broken).write_text("return (\n")
+    excluded = ["--exclude", "vendor", "--exclude", "drafts/*", "--exclude", "d.tk"]
+    result = toolkiln("check", tmp_path, *excluded)
+    assert (result.returncode, result.stdout.strip()) == (0, "1 file(s) checked: 0 error(s), 0 warning(s)")
+    assert toolkiln("fmt", "--check", tmp_path, *excluded).returncode == 0
+
+    named = tmp_path / ".toolkiln" / "tools"
+    assert main(["check", str(named), "--format", "json"]) == 1  # named: walked (a record is no tool file)
+    assert main(["check", str(tmp_path), "--exclude", "vendor"]) == 1  # drafts are checked again
+    assert main(["check", str(tmp_path / ".venv")]) == 1

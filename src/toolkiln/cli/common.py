@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from fnmatch import fnmatch
 from pathlib import Path
 
 from toolkiln.diagnostics.model import Diagnostic
@@ -20,12 +21,42 @@ class UsageError(Exception):
     pass
 
 
-def source_files(paths: list[Path], suffixes: tuple[str, ...] = SOURCE_SUFFIXES) -> Iterator[Path]:
+def source_files(
+    paths: list[Path], suffixes: tuple[str, ...] = SOURCE_SUFFIXES, exclude: Sequence[str] = ()
+) -> Iterator[Path]:
+    """Each file named, and the files with one of `suffixes` under each folder named, sorted.
+
+    The walk skips hidden folders, registry folders (a project's ./.toolkiln holds records, not
+    tool files) and what an `exclude` glob matches: a name, or a path relative to the folder
+    named. Whatever is named on the command line is taken as it is.
+    """
     for path in paths:
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in suffixes and p.is_file())
-        else:
+        if not path.is_dir():
             yield path
+            continue
+        found: list[Path] = []
+        for folder, dirs, files in os.walk(path):
+            here = Path(folder)
+            dirs[:] = [d for d in dirs if not _skipped_folder(here / d, path, exclude)]
+            found.extend(
+                here / name
+                for name in files
+                if Path(name).suffix in suffixes
+                and (here / name).is_file()
+                and not _excluded(here / name, path, exclude)
+            )
+        yield from sorted(found)
+
+
+def _skipped_folder(folder: Path, root: Path, exclude: Sequence[str]) -> bool:
+    from toolkiln.registry.layout import is_registry
+
+    return folder.name.startswith(".") or _excluded(folder, root, exclude) or is_registry(folder)
+
+
+def _excluded(path: Path, root: Path, exclude: Sequence[str]) -> bool:
+    relative = path.relative_to(root).as_posix()
+    return any(fnmatch(path.name, glob) or fnmatch(relative, glob.rstrip("/")) for glob in exclude)
 
 
 def reformat(

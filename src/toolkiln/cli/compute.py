@@ -27,6 +27,7 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     check = commands.add_parser("check", help="check tool files (folders are walked)")
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    _exclude_option(check)
     check.set_defaults(handler=cmd_check)
 
     run = commands.add_parser("run", help="run a tool file with arguments")
@@ -40,6 +41,7 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     fmt = commands.add_parser("fmt", help="rewrite tool and workflow files in canonical form")
     fmt.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     fmt.add_argument("--check", action="store_true", help="only report files that would change")
+    _exclude_option(fmt)
     fmt.set_defaults(handler=cmd_fmt)
 
     optimize = commands.add_parser("optimize", help="print the optimized program in canonical text")
@@ -51,12 +53,22 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     explain.set_defaults(handler=cmd_explain)
 
 
+def _exclude_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip files and folders whose name or path (relative to the folder given) matches (repeatable)",
+    )
+
+
 # --- check --------------------------------------------------------------------------------
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     diagnostics: list[Diagnostic] = []
-    files = list(source_files(args.paths, (*SOURCE_SUFFIXES, ".wf")))
+    files = list(source_files(args.paths, (*SOURCE_SUFFIXES, ".wf"), args.exclude))
     if not files:
         raise UsageError(f"no tool or workflow files (*.tk, *.json, *.wf) under {', '.join(map(str, args.paths))}")
     for path in files:
@@ -129,7 +141,8 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Tool files and .wf files; n8n exports are n8n's to write, so they are left alone."""
 
-    files = (path for path in source_files(args.paths, (*SOURCE_SUFFIXES, ".wf")) if not is_n8n_export(path))
+    found = source_files(args.paths, (*SOURCE_SUFFIXES, ".wf"), args.exclude)
+    files = (path for path in found if not is_n8n_export(path))
     return reformat(
         files, lambda path: canonical_workflow(path) if path.suffix == ".wf" else canonical(path), check=args.check
     )

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from toolkiln.registry import layout
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.names import check_name
 
@@ -50,11 +51,11 @@ class Store:
     def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0, durable: bool = True) -> None:
         self.root = Path(os.path.abspath(root))
         self.durable = durable  # fsync files and folders (off: atomic still, but a power cut may lose writes)
-        self.tools_dir = self.root / "tools"
-        self.versions_dir = self.root / "versions"
-        self.tables_dir = self.root / "tables"
-        self.audit_path = self.root / "audit.jsonl"
-        self.usage_path = self.root / "usage.json"
+        self.tools_dir = self.root / layout.TOOLS
+        self.versions_dir = self.root / layout.VERSIONS
+        self.tables_dir = self.root / layout.TABLES
+        self.audit_path = self.root / layout.AUDIT
+        self.usage_path = self.root / layout.USAGE
         self.cache_path = self.root / ".cache" / "checked"
         self.lock_timeout = lock_timeout
         try:
@@ -66,7 +67,9 @@ class Store:
                 hint="check the path and its permissions",
             ) from None
         # thread_local=False: the registry's own mutex already serializes its threads.
-        self._lock = FileLock(str(self.root / ".lock"), timeout=lock_timeout, thread_local=False, poll_interval=0.002)
+        self._lock = FileLock(
+            str(self.root / layout.LOCK), timeout=lock_timeout, thread_local=False, poll_interval=0.002
+        )
         if not (self.root / ".gitignore").exists():
             try:
                 with self.lock():
