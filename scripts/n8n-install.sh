@@ -10,8 +10,14 @@
 #     CDN tarball that cannot be reached).
 #   - --ignore-scripts, then `npm rebuild sqlite3` (no prebuilt binary can be downloaded; it
 #     compiles from source).
-# Idempotent: a marker file is written last; when it is present and matches, the script exits at once.
-# A failed or interrupted install leaves no marker, so the next run starts that folder over.
+# Idempotent: a marker file is written last; when it is present and matches, the script prints one
+# line and exits at once. A failed or interrupted install leaves no marker, so the next run starts
+# that folder over.
+#
+# Output: messages go to stderr ("n8n-install: ..."), the install folder to stdout (last line).
+# A cold install announces itself (what, how big, how long, how to skip it) and then prints a
+# "still installing... N MB so far" line every TOOLKILN_N8N_PROGRESS_SECONDS (default 30) until
+# it ends.
 set -euo pipefail
 
 N8N_VERSION="1.123.50"
@@ -20,8 +26,39 @@ HOME_DIR="${TOOLKILN_N8N_HOME:-${HOME}/.cache/toolkiln/n8n-${N8N_VERSION}}"
 MARKER="${HOME_DIR}/.toolkiln-install-complete"
 MARKER_TEXT="n8n@${N8N_VERSION} xlsx@${XLSX_VERSION}"
 
+PROGRESS_SECONDS="${TOOLKILN_N8N_PROGRESS_SECONDS:-30}"
+
 log() { printf 'n8n-install: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# A background loop that reports the size of the install folder every PROGRESS_SECONDS, so a long
+# step is never silent. progress_stop ends it (also on any exit, through the EXIT trap).
+PROGRESS_PID=""
+progress_start() {
+  local what="$1" began
+  began="$(date +%s)"
+  (
+    sleeper=""
+    trap '[[ -n "${sleeper}" ]] && kill "${sleeper}" 2>/dev/null; exit 0' TERM
+    while true; do
+      # sleep in the background, its output detached: a kill never leaves a sleep holding our stderr
+      sleep "${PROGRESS_SECONDS}" </dev/null >/dev/null 2>&1 &
+      sleeper=$!
+      wait "${sleeper}" || true
+      mb="$(du -sm "${HOME_DIR}" 2>/dev/null | cut -f1)" || true
+      log "still ${what}... ${mb:-?} MB so far, $(( $(date +%s) - began )) s"
+    done
+  ) >/dev/null &  # stderr only: the caller reads stdout to its end
+  PROGRESS_PID=$!
+}
+progress_stop() {
+  if [[ -n "${PROGRESS_PID}" ]]; then
+    kill "${PROGRESS_PID}" 2>/dev/null || true
+    wait "${PROGRESS_PID}" 2>/dev/null || true
+    PROGRESS_PID=""
+  fi
+}
+trap progress_stop EXIT
 
 if [[ -f "${MARKER}" ]] && [[ "$(cat "${MARKER}")" == "${MARKER_TEXT}" ]] \
    && [[ -x "${HOME_DIR}/node_modules/.bin/n8n" ]]; then
@@ -40,7 +77,7 @@ mkdir -p "$(dirname "${HOME_DIR}")"
 LOCK="${HOME_DIR}.lock"
 exec 9>"${LOCK}"
 if command -v flock >/dev/null; then
-  flock 9
+  flock -n 9 || { log "waiting for another install into ${HOME_DIR} to finish"; flock 9; }
   if [[ -f "${MARKER}" ]] && [[ "$(cat "${MARKER}")" == "${MARKER_TEXT}" ]]; then
     log "already installed in ${HOME_DIR} (by a concurrent run)"
     printf '%s\n' "${HOME_DIR}"
@@ -69,14 +106,20 @@ cat > package.json <<EOF
 EOF
 
 start=$(date +%s)
-log "installing n8n@${N8N_VERSION} into ${HOME_DIR} (several minutes on a cold cache)"
+log "installing n8n ${N8N_VERSION} (~1.7 GB, 5-15 min on 2 cores) into ${HOME_DIR};" \
+    "run \`python -m pytest -m \"not n8n\"\` to skip it"
+log "progress every ${PROGRESS_SECONDS} s; a finished install is reused by every later run"
+progress_start "installing n8n ${N8N_VERSION}"
 # One retry: a registry hiccup during a 1.7 GB install should not fail a CI run.
 npm install --no-audit --no-fund --ignore-scripts --loglevel=error "n8n@${N8N_VERSION}" \
   || { log "npm install failed; retrying once"; sleep 10;
        npm install --no-audit --no-fund --ignore-scripts --loglevel=error "n8n@${N8N_VERSION}"; } \
   || die "npm install n8n@${N8N_VERSION} failed (see the npm output above)"
-log "building sqlite3 from source"
+progress_stop
+log "downloaded and unpacked in $(( $(date +%s) - start )) s; building sqlite3 from source (~1-3 min)"
+progress_start "building sqlite3"
 npm rebuild sqlite3 --loglevel=error || die "npm rebuild sqlite3 failed (needs python3, make and a C++ compiler)"
+progress_stop
 
 [[ -x node_modules/.bin/n8n ]] || die "node_modules/.bin/n8n is missing after install"
 INSTALLED="$(node -p 'require("./node_modules/n8n/package.json").version')"

@@ -6,6 +6,7 @@ except under CI (CI=true), where that is a failure. Tests that use the fixture a
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -25,10 +26,31 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.n8n)
 
 
+def show_install_progress(config: pytest.Config):
+    """Print the install script's lines on the terminal as they come, past pytest's capture: a cold
+    install takes minutes and must say so. The one line of a cached install stays quiet."""
+    capture = config.pluginmanager.getplugin("capturemanager")
+    terminal = config.pluginmanager.getplugin("terminalreporter")
+
+    shown = []
+
+    def show(line: str) -> None:
+        if line.startswith("n8n-install: already installed") or terminal is None:
+            return
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            if not shown:
+                terminal.write_line("")  # off the line of progress dots
+            shown.append(line)
+            terminal.write_line(line)
+            terminal.flush()
+
+    return show
+
+
 @pytest.fixture(scope="session")
-def n8n():
+def n8n(pytestconfig):
     try:
-        home = install()
+        home = install(progress=show_install_progress(pytestconfig))
     except N8nServerError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"n8n could not be installed under CI: {exc}")

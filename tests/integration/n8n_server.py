@@ -10,6 +10,7 @@ setup (or login), the scopes list, then API key creation. Every wait is bounded.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -17,7 +18,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,17 +40,46 @@ class N8nServerError(RuntimeError):
     """The test server could not be installed, started or set up; the message says which step."""
 
 
-def install(timeout: float = INSTALL_TIMEOUT) -> Path:
-    """Run the install script (returns at once when cached); the install folder."""
+def install(timeout: float = INSTALL_TIMEOUT, progress: Callable[[str], None] | None = None) -> Path:
+    """Run the install script (returns at once when cached); the install folder. Each line the
+    script prints on stderr (its announcement and progress) goes to `progress` as it comes."""
+    proc = subprocess.Popen(
+        ["bash", str(INSTALL_SCRIPT)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a timeout ends npm and its children too
+    )
+    stdout: list[str] = []
+    reader = threading.Thread(target=lambda: stdout.append(proc.stdout.read()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    timed_out = threading.Event()
+
+    def kill() -> None:
+        timed_out.set()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    watchdog = threading.Timer(timeout, kill)
+    watchdog.start()
+    stderr: list[str] = []
     try:
-        done = subprocess.run(
-            ["bash", str(INSTALL_SCRIPT)], capture_output=True, text=True, timeout=timeout, check=False
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise N8nServerError(f"{INSTALL_SCRIPT} did not finish in {timeout:.0f} s") from exc
-    if done.returncode != 0:
-        raise N8nServerError(f"{INSTALL_SCRIPT} failed (exit {done.returncode}):\n{done.stderr[-4000:]}")
-    home = Path(done.stdout.strip().splitlines()[-1])
+        for line in proc.stderr:  # type: ignore[union-attr]
+            stderr.append(line)
+            if progress is not None:
+                progress(line.rstrip("\n"))
+        proc.wait()
+        reader.join()
+    finally:
+        watchdog.cancel()
+    if timed_out.is_set():
+        raise N8nServerError(f"{INSTALL_SCRIPT} did not finish in {timeout:.0f} s")
+    if proc.returncode != 0:
+        raise N8nServerError(f"{INSTALL_SCRIPT} failed (exit {proc.returncode}):\n{''.join(stderr)[-4000:]}")
+    lines = "".join(stdout).strip().splitlines()
+    if not lines:
+        raise N8nServerError(f"{INSTALL_SCRIPT} printed no install folder")
+    home = Path(lines[-1])
     if not (home / "node_modules" / ".bin" / "n8n").exists():
         raise N8nServerError(f"the install script reported {home}, which has no node_modules/.bin/n8n")
     return home
@@ -216,7 +248,7 @@ def _interrupt(signum: int, frame: object) -> None:
 def main() -> int:
     try:
         began = time.monotonic()
-        home = install()
+        home = install(progress=lambda line: print(line, file=sys.stderr, flush=True))
         print(f"installed: {home} ({time.monotonic() - began:.1f} s)", file=sys.stderr)
         server = N8nServer(home).start()
     except N8nServerError as exc:
