@@ -26,11 +26,11 @@ class CompiledWorkflow(WorkflowResult):
     validation: Validation | None = None
 
 
-def _compile(text: str, max_source_chars: int) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
+def _compile(text: str, max_source_chars: int, strict: bool) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     workflow, diagnostics = parse_workflow(text, max_source_chars)
     if workflow is None:
         return None, diagnostics
-    validation = validate(workflow, catalog=load_catalog)
+    validation = validate(workflow, catalog=load_catalog, strict=strict)
     diagnostics = diagnostics + validation.diagnostics
     if has_errors(diagnostics):
         return None, diagnostics
@@ -42,25 +42,32 @@ def _compile(text: str, max_source_chars: int) -> tuple[CompiledWorkflow | None,
 
 
 def check_workflow(
-    source: str | dict[str, Any], file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS
+    source: str | dict[str, Any],
+    file: str | None = None,
+    *,
+    max_source_chars: int = MAX_SOURCE_CHARS,
+    strict: bool = False,
 ) -> list[Diagnostic]:
     """Every diagnostic for workflow DSL text, or the lint findings for an n8n workflow (a dict,
     or JSON text); located in `file` and sorted. Empty when it compiles (or lints) clean.
-    DSL text over `max_source_chars` (default 1 MiB) is E0401."""
+    DSL text over `max_source_chars` (default 1 MiB) is E0401. What n8n accepts (a step no
+    trigger reaches, a loop, a node or parameter the catalog does not know) is a warning;
+    `strict=True` makes it an error (docs/workflows.md#severities)."""
     if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):  # no DSL text starts so
         return _lint(source, file)
-    _, diagnostics = _compile(source, max_source_chars)
+    _, diagnostics = _compile(source, max_source_chars, strict)
     origin = Source(name=file, text=source)
     return sorted((d.located(origin) for d in diagnostics), key=sort_key)
 
 
 def compile_workflow(
-    text: str, file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS
+    text: str, file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS, strict: bool = False
 ) -> CompiledWorkflow:
     """Compile workflow DSL text; raises CompileError (with located diagnostics) if it is wrong.
     Text over `max_source_chars` (default 1 MiB) is E0401; raise it for a trusted source such
-    as the text of a large import."""
-    compiled, diagnostics = _compile(text, max_source_chars)
+    as the text of a large import. Warnings (what n8n accepts) are in `.diagnostics`;
+    `strict=True` makes them errors."""
+    compiled, diagnostics = _compile(text, max_source_chars, strict)
     if compiled is None:
         source = Source(name=file, text=text)
         raise CompileError(sorted((d.located(source) for d in diagnostics), key=sort_key))

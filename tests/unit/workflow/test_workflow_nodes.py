@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import toolkiln
 from toolkiln.ast import workflow as w
 from toolkiln.errors import CompileError
 from toolkiln.syntax.workflow_text import parse_workflow
@@ -23,8 +24,8 @@ def node(workflow, name):
     return next(n for n in workflow["nodes"] if n["name"] == name)
 
 
-def codes(source):
-    return [(d.code, d.message) for d in check_workflow(source)]
+def codes(source, *, strict=False):
+    return [(d.code, d.message) for d in check_workflow(source, strict=strict)]
 
 
 # --- schedule triggers ------------------------------------------------------------------------
@@ -232,7 +233,16 @@ def test_generic_trigger_and_workflow_properties():
             "E0712",
             "n8n 1.123.50 has no node type `n8n-nodes-base.slak`",
         ),
-        ('node "N" type "n8n-nodes-base.noOp" version 7 {}', "E0712", "`n8n-nodes-base.noOp` has no version 7"),
+        (
+            'node "N" type "n8n-nodes-base.noOp" version 7 {}',
+            "E0712",
+            "`n8n-nodes-base.noOp` version 7 is newer than the node catalog of n8n 1.123.50",
+        ),
+        (
+            'node "N" type "n8n-nodes-base.set" version 2.5 {}',
+            "E0712",
+            "`n8n-nodes-base.set` has no version 2.5 in the node catalog of n8n 1.123.50",
+        ),
         (
             'node "N" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}',
             "E0714",
@@ -243,7 +253,7 @@ def test_generic_trigger_and_workflow_properties():
     ],
 )
 def test_bad_generic_nodes_and_waits(step, code, message):
-    found = codes(WEBHOOK + step + "\nrespond r body")
+    found = codes(WEBHOOK + step + "\nrespond r body", strict=True)
     assert any(c == code and (message is None or m == message) for c, m in found), found
 
 
@@ -306,7 +316,34 @@ def test_after_nothing_parses_to_no_inputs():
     ],
 )
 def test_bad_wiring(body, code, message):
-    assert (code, message) in codes(WEBHOOK + body)
+    assert (code, message) in codes(WEBHOOK + body, strict=True)
+
+
+# What n8n accepts and runs is a warning (the n8n linter's code for the same finding); --strict
+# keeps the error. What n8n refuses or cannot run stays an error either way.
+ACCEPTED = [
+    ("after nothing\nset a { x = 1 }\nrespond r body", "W0719", "E0710"),
+    ("set a { x = 1 }\nafter a, c\nset b { x = 1 }\nafter b\nset c { x = 1 }\nrespond r body", "W0723", "E0711"),
+    ('node "N" type "n8n-nodes-base.noOp" version 7 {}\nrespond r body', "W0716", "E0712"),
+    ('node "N" type "n8n-nodes-base.slak" version 1 {}\nrespond r body', "W0716", "E0712"),
+    ('node "N" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}\nrespond r body', "W0717", "E0714"),
+]
+
+
+@pytest.mark.parametrize(("body", "warning", "error"), ACCEPTED)
+def test_what_n8n_accepts_is_a_warning_unless_strict(body, warning, error):
+    source = WEBHOOK + body
+    compiled = compile_workflow(source)
+    assert warning in [d.code for d in compiled.diagnostics]
+    assert all(d.severity == "warning" for d in compiled.diagnostics)
+    assert error in [c for c, _ in codes(source, strict=True)]
+    with pytest.raises(toolkiln.CompileError) as info:
+        compile_workflow(source, strict=True)
+    assert error in [d.code for d in info.value.diagnostics]
+
+
+def test_what_cannot_run_is_an_error_even_when_not_strict():
+    assert "E0713" in [c for c, _ in codes(WEBHOOK + "after ghost\nset a { x = 1 }\nrespond r a")]
 
 
 def test_a_loop_through_loop_over_items_is_allowed():

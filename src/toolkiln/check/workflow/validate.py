@@ -22,11 +22,12 @@ from toolkiln.check.workflow.wiring import check_nodes, check_wiring
 from toolkiln.diagnostics import codes
 
 
-def validate(workflow: w.Workflow, *, catalog: CatalogLoader, lint: bool = False) -> Validation:
+def validate(workflow: w.Workflow, *, catalog: CatalogLoader, lint: bool = False, strict: bool = False) -> Validation:
     """Generic nodes are checked against `catalog()`, called only when there are some.
+    What n8n accepts is a warning unless `strict` (see validation.ACCEPTED_BY_N8N).
     `lint=True` (an imported n8n workflow) leaves the node catalog, unreachable nodes and
     loops to the n8n linter (`toolkiln.backends.n8n.lint`), which reports them as warnings."""
-    result = Validation(build_graph(workflow), catalog)
+    result = Validation(build_graph(workflow), catalog, strict=strict)
     _names(workflow, result)
     _respond_wiring(workflow, result)
     check_wiring(result, structure=not lint)

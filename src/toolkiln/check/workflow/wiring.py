@@ -163,9 +163,12 @@ def node_findings(
     node_type = catalog.node_type(type_)
     if not node_type.has_version(version):
         versions = ", ".join(str(v) for v in node_type.versions)
+        newer = bool(node_type.versions) and version > max(node_type.versions)
         yield (
             "version",
-            f"`{type_}` has no version {version}",
+            f"`{type_}` version {version} is newer than the node catalog of n8n {catalog.n8n_version}"
+            if newer
+            else f"`{type_}` has no version {version} in the node catalog of n8n {catalog.n8n_version}",
             f"versions in n8n {catalog.n8n_version}: {versions}",
             None,
         )
