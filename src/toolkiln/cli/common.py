@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
+from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_text
 from toolkiln.syntax.loader import SOURCE_SUFFIXES
@@ -57,6 +58,18 @@ def _skipped_folder(folder: Path, root: Path, exclude: Sequence[str]) -> bool:
 def _excluded(path: Path, root: Path, exclude: Sequence[str]) -> bool:
     relative = path.relative_to(root).as_posix()
     return any(fnmatch(path.name, glob) or fnmatch(relative, glob.rstrip("/")) for glob in exclude)
+
+
+def read_source(path: Path) -> tuple[str | None, list[Diagnostic]]:
+    """A file's text, or (None, [E0100]) when it is missing or unreadable: every command reports
+    that as `check` and `run` do, a diagnostic and exit 1."""
+    try:
+        return path.read_text(encoding="utf-8"), []
+    except UnicodeDecodeError as error:
+        message = f"not UTF-8 text: {error.reason}"
+    except OSError as error:
+        message = f"cannot read: {error.strerror or error}"
+    return None, [Diagnostic.of(codes.UNREADABLE_FILE, message, None).model_copy(update={"file": str(path)})]
 
 
 def reformat(

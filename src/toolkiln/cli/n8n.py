@@ -6,7 +6,8 @@
 
 The server and key come from --url/--api-key, else TOOLKILN_N8N_URL/TOOLKILN_N8N_API_KEY (as
 `N8nClient.from_env`). Exit codes as for the other commands: 0 ok, 1 diagnostics or an error
-from n8n (the server's message is shown), 2 usage (an unreadable file, bad --data, no URL or key).
+from n8n (the server's message is shown) or a file that cannot be read (E0100), 2 usage (a file
+that is no workflow, bad --data, no URL or key).
 Nothing here imports httpx until a command runs.
 """
 
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source
 
 if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
@@ -79,16 +80,15 @@ def _client(args: argparse.Namespace) -> N8nClient:
 
 def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """The n8n workflow in a file: n8n JSON (*.json) as it is (named after the file when it has
-    no name), anything else compiled as workflow DSL. (None, diagnostics) when the DSL does not
-    compile; UsageError when it cannot be read."""
+    no name), anything else compiled as workflow DSL. (None, diagnostics) when the file cannot be
+    read (E0100) or the DSL does not compile; UsageError when the JSON is no n8n workflow."""
     from toolkiln.backends.n8n.client import workflow_body
     from toolkiln.errors import CompileError
     from toolkiln.workflow import compile_workflow
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read {path}: {error}") from None
+    text, unreadable = read_source(path)
+    if text is None:
+        return None, unreadable
     if path.suffix.lower() != ".json":
         try:
             return compile_workflow(text, str(path)).to_n8n(), []

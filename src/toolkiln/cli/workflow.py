@@ -2,7 +2,8 @@
 `toolkiln workflow import FILE.json [-o OUT.wf]`: an n8n export -> DSL (docs/workflow-import.md);
 `toolkiln workflow fmt FILE... [--check]`: canonical DSL text.
 
-Exit codes as for the other commands: 0 ok, 1 diagnostics, 2 usage (an unreadable file).
+Exit codes as for the other commands: 0 ok, 1 diagnostics (an unreadable file: E0100), 2 usage
+(an output that cannot be written).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source, reformat
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
@@ -65,7 +66,8 @@ def workflow_diagnostics(path: Path) -> list[Diagnostic] | None:
     from toolkiln.workflow import check_workflow
 
     if path.suffix == ".wf" and path.is_file() or is_n8n_export(path):
-        return check_workflow(_read(path), str(path))
+        text, unreadable = read_source(path)
+        return unreadable if text is None else check_workflow(text, str(path))
     return None
 
 
@@ -85,8 +87,11 @@ def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> 
     """A .wf file's canonical text, or None and the diagnostics of why it has none."""
     from toolkiln.workflow import compile_workflow
 
+    text, unreadable = read_source(path)
+    if text is None:
+        return None, unreadable
     try:
-        return compile_workflow(_read(path), str(path), max_source_chars=max_source_chars).to_text(), []
+        return compile_workflow(text, str(path), max_source_chars=max_source_chars).to_text(), []
     except CompileError as error:
         return None, error.diagnostics
 
@@ -94,8 +99,12 @@ def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> 
 def cmd_workflow_import(args: argparse.Namespace) -> int:
     from toolkiln.workflow import import_n8n
 
+    text, unreadable = read_source(args.file)
+    if text is None:
+        _report(unreadable, args.format)
+        return EXIT_FAILED
     try:
-        imported = import_n8n(_read(args.file), str(args.file))
+        imported = import_n8n(text, str(args.file))
     except CompileError as error:
         _report(error.diagnostics, args.format)
         return EXIT_FAILED
@@ -107,14 +116,6 @@ def cmd_workflow_import(args: argparse.Namespace) -> int:
 def cmd_workflow_fmt(args: argparse.Namespace) -> int:
 
     return reformat(args.files, lambda path: canonical_workflow(path, args.max_source_chars), check=args.check)
-
-
-def _read(path: Path) -> str:
-
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read {path}: {error}") from None
 
 
 def _write(path: Path | None, text: str) -> None:
@@ -138,17 +139,18 @@ def _report(diagnostics: list[Diagnostic], format_: str) -> None:
 def cmd_workflow_compile(args: argparse.Namespace) -> int:
     from toolkiln.workflow import compile_workflow
 
-    try:
-        text = args.file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read {args.file}: {error}") from None
-    try:
-        workflow = compile_workflow(text, str(args.file), max_source_chars=args.max_source_chars)
-    except CompileError as error:
+    text, diagnostics = read_source(args.file)
+    workflow = None
+    if text is not None:
+        try:
+            workflow = compile_workflow(text, str(args.file), max_source_chars=args.max_source_chars)
+        except CompileError as error:
+            diagnostics = error.diagnostics
+    if workflow is None:
         if args.format == "json":
-            print(render_json(error.diagnostics))
+            print(render_json(diagnostics))
         else:
-            print("\n\n".join(render_text(d) for d in error.diagnostics), file=sys.stderr)
+            print("\n\n".join(render_text(d) for d in diagnostics), file=sys.stderr)
         return EXIT_FAILED
     output = json.dumps(workflow.to_n8n(), indent=2, ensure_ascii=False) + "\n"
     if args.output is None:

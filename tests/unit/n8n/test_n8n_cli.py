@@ -183,7 +183,7 @@ def test_list_shows_name_state_and_webhooks(fake, wf_file, capsys):
         (["list", "--url", "http://[::1"], 2, "not an http(s) URL"),  # ValueError in urlsplit
         (["list", "--url", "http://127.0.0.1:abc"], 2, "not an http(s) URL"),  # InvalidURL in httpx
         (["list", "--url", "http://:5678"], 2, "not an http(s) URL"),  # no host
-        (["deploy", "missing.wf"], 2, "cannot read missing.wf"),
+        (["deploy", "missing.wf"], 1, "error[E0100]: cannot read: No such file or directory\n --> missing.wf"),
     ],
 )
 def test_errors_are_messages_with_exit_codes(fake, capsys, argv, code, message):

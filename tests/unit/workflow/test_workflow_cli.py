@@ -19,7 +19,7 @@ def test_compile_reports_diagnostics_and_usage_errors(tmp_path, capsys):
     bad.write_text('workflow w\ndescription "d"\non manual\nset a { x = b.y }\n')
     assert main(["workflow", "compile", str(bad)]) == 1
     assert "error[E0702]: no step or trigger data named `b`" in capsys.readouterr().err
-    assert main(["workflow", "compile", str(tmp_path / "missing.wf")]) == 2
+    assert main(["workflow", "compile", str(tmp_path / "missing.wf")]) == 1
 
 
 def test_compile_and_fmt_take_a_higher_source_limit(tmp_path, capsys):
@@ -37,3 +37,36 @@ def test_compile_and_fmt_take_a_higher_source_limit(tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         main(["workflow", "compile", str(source), "--max-source-chars", "0"])
     assert usage.value.code == 2 and "not a positive whole number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "FILE.tk"],
+        ["check", "FILE.wf"],
+        ["run", "FILE.tk"],
+        ["fmt", "FILE.tk"],
+        ["fmt", "FILE.wf"],
+        ["optimize", "FILE.tk"],
+        ["workflow", "compile", "FILE.wf"],
+        ["workflow", "import", "FILE.json"],
+        ["workflow", "fmt", "FILE.wf"],
+        ["n8n", "deploy", "FILE.wf", "--url", "http://127.0.0.1:9"],
+        ["n8n", "deploy", "FILE.json", "--url", "http://127.0.0.1:9"],
+    ],
+)
+def test_every_command_reports_a_missing_file_as_e0100_with_exit_1(tmp_path, capsys, argv):
+    missing = str(tmp_path / "missing")
+    assert main([arg.replace("FILE", missing) for arg in argv]) == 1
+    captured = capsys.readouterr()
+    output = captured.out + captured.err
+    assert "error[E0100]: cannot read: No such file or directory" in output and f" --> {missing}." in output
+    assert "Traceback" not in output
+
+
+@pytest.mark.parametrize("argv", [["workflow", "compile", "--format", "json"], ["n8n", "deploy", "--json"]])
+def test_a_missing_file_is_a_json_diagnostic_with_json_output(tmp_path, capsys, argv):
+    missing = tmp_path / "missing.wf"
+    assert main([*argv, str(missing)]) == 1
+    (diagnostic,) = json.loads(capsys.readouterr().out)
+    assert (diagnostic["code"], diagnostic["file"]) == ("E0100", str(missing))
