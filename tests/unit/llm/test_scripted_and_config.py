@@ -3,11 +3,16 @@ client_from_env (the TOOLKILN_LLM_* variables pick and configure the client)."""
 
 from __future__ import annotations
 
+import inspect
+import re
+from pathlib import Path
+
 import pytest
 from unit.llm.fake_llm_server import KEY, FakeLLMServer, Text
 
 from toolkiln.llm import (
     AnthropicMessages,
+    HTTPChatClient,
     LLMConfigError,
     LLMRateLimited,
     OpenAIChat,
@@ -102,3 +107,42 @@ def test_arguments_win_over_the_environment_and_openai_is_the_default(monkeypatc
 def test_a_bad_environment_is_a_config_error(environ, problem):
     with pytest.raises(LLMConfigError, match=problem):
         client_from_env(environ=environ)
+
+
+def test_the_tool_loop_of_the_docs_works():
+    """docs/llm-clients.md, "A tool loop", as written there."""
+    add = ToolSpec(
+        "add",
+        "Add two numbers.",
+        {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]},
+    )
+    model = ScriptedClient([Reply(tool_calls=[ToolCall("call_1", "add", {"a": 2, "b": 3})]), "2 + 3 = 5."])
+
+    conversation = [User("What is 2 + 3?")]
+    reply = model.chat(conversation, tools=[add])
+    while reply.tool_calls:
+        conversation.append(reply.message())
+        for call in reply.tool_calls:
+            result = call.arguments["a"] + call.arguments["b"]  # run the tool here
+            conversation.append(ToolResult(call.id, str(result)))
+        reply = model.chat(conversation, tools=[add])
+
+    assert reply.text == "2 + 3 = 5."
+    assert str(model.usage) == "Usage(input_tokens=0, output_tokens=0, requests=2)"
+    assert model.requests[1].messages[-1] == ToolResult("call_1", "5")
+
+
+def test_the_documented_defaults_are_the_codes():
+    text = (Path(__file__).resolve().parents[3] / "docs" / "llm-clients.md").read_text(encoding="utf-8")
+    documented = dict(re.findall(r"^\| `(\w+)` \| ([\d.]+) \|", text, re.M))
+    defaults = {
+        name: p.default
+        for cls in (HTTPChatClient, AnthropicMessages)
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if isinstance(p.default, int | float) and not isinstance(p.default, bool)
+    }
+    assert documented.keys() <= defaults.keys()
+    assert {name: float(value) for name, value in documented.items()} == {
+        name: float(defaults[name]) for name in documented
+    }
+    assert set(documented) >= {"timeout", "max_retries", "max_retry_after", "max_tokens"}
