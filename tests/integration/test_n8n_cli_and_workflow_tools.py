@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from toolkiln.cli import main
-from toolkiln.registry import Registry, ToolNotActive, WorkflowRunFailed
+from toolkiln.registry import Registry, ToolNotActive, WorkflowNameTaken, WorkflowRunFailed
 
 
 def source(name: str, path: str) -> str:
@@ -93,3 +93,96 @@ def test_a_workflow_tool_is_approved_deployed_and_run(n8n, tmp_path):
 
         reg.delete("order_total")
         assert record.deployment.workflow_id not in {w["id"] for w in n8n.client.list_workflows()}
+
+
+def test_a_workflow_tool_never_takes_over_a_users_workflow_of_its_name(n8n, tmp_path, capsys):
+    tag = uuid.uuid4().hex[:8]
+    name, path = f"shared_total_{tag}", f"users-total-{tag}"
+    file = tmp_path / "users.wf"
+    file.write_text(source(name, path))
+    options = ["--url", n8n.server.url, "--api-key", n8n.key]
+    assert main(["n8n", "deploy", str(file), "--activate", "--json", *options]) == 0
+    users = json.loads(capsys.readouterr().out)["id"]
+    n8n.created.append(users)
+    definition = {
+        "kind": "workflow",
+        "name": "order_total",
+        "description": "Prices an order",
+        "parameters": {"qty": {"type": "integer"}, "price": {"type": "number"}, "customer": {"type": "string"}},
+        "workflow": source(name, f"tool-total-{tag}"),  # the same workflow name, another path
+    }
+
+    def untouched():
+        workflow = n8n.client.get_workflow(users)
+        hooks = [n["parameters"]["path"] for n in workflow["nodes"] if n["type"] == "n8n-nodes-base.webhook"]
+        assert (workflow["id"], workflow["name"], workflow["active"], hooks) == (users, name, True, [path])
+        assert [w["id"] for w in n8n.client.list_workflows(name=name) if w["name"] == name] == [users]
+
+    with Registry(tmp_path / "reg", n8n=n8n.client) as reg:
+        with pytest.raises(WorkflowNameTaken) as info:
+            reg.create(definition)
+        assert info.value.code == "R0405" and users in info.value.message and info.value.hint
+        assert "order_total" not in reg
+        untouched()
+
+        reg.create(definition, created_by="llm")  # waits for approval: nothing reaches n8n yet
+        with pytest.raises(WorkflowNameTaken):
+            reg.approve("order_total")
+        assert reg.get("order_total").status == "pending_approval" and reg.get("order_total").deployment is None
+        reg.delete("order_total")
+        untouched()
+    assert main(["n8n", "run", name, "--data", '{"qty": 2, "price": 3, "customer": "ann"}', *options]) == 0
+    assert json.loads(capsys.readouterr().out) == {"total": 6, "customer": "ANN"}
+
+
+def failing_workflow(path: str, response_mode: str) -> dict:
+    """An n8n export as the editor copies it (no name): webhook -> a Code node that throws -> respond."""
+    webhook = {
+        "id": "1",
+        "name": "Webhook",
+        "type": "n8n-nodes-base.webhook",
+        "typeVersion": 2,
+        "position": [0, 0],
+        "webhookId": path,
+        "parameters": {"httpMethod": "POST", "path": path, "responseMode": response_mode},
+    }
+    code = {
+        "id": "2",
+        "name": "Check order",
+        "type": "n8n-nodes-base.code",
+        "typeVersion": 2,
+        "position": [220, 0],
+        "parameters": {"jsCode": "if (!$json.body.qty) { throw new Error('qty is missing'); }\nreturn $input.all();"},
+    }
+    reply = {
+        "id": "3",
+        "name": "Reply",
+        "type": "n8n-nodes-base.respondToWebhook",
+        "typeVersion": 1.1,
+        "position": [440, 0],
+        "parameters": {},
+    }
+    nodes, connections = [webhook, code], {"Webhook": {"main": [[{"node": "Check order", "type": "main", "index": 0}]]}}
+    if response_mode == "responseNode":
+        nodes.append(reply)
+        connections["Check order"] = {"main": [[{"node": "Reply", "type": "main", "index": 0}]]}
+    return {"nodes": nodes, "connections": connections, "pinData": {}, "meta": {"instanceId": "copied"}}
+
+
+@pytest.mark.parametrize("response_mode", ["responseNode", "onReceived", "lastNode"])
+def test_n8n_run_reports_a_failed_execution_with_n8ns_message(n8n, tmp_path, capsys, response_mode):
+    tag = uuid.uuid4().hex[:8]
+    file = tmp_path / f"failing_{response_mode}_{tag}.json"
+    file.write_text(json.dumps(failing_workflow(f"failing-{tag}", response_mode)))
+    options = ["--url", n8n.server.url, "--api-key", n8n.key]
+    assert main(["n8n", "deploy", str(file), "--activate", "--json", *options]) == 0
+    deployed = json.loads(capsys.readouterr().out)
+    n8n.created.append(deployed["id"])
+    assert deployed["name"] == file.stem  # no name in the export: the file's
+
+    assert main(["n8n", "run", file.stem, "--data", "{}", *options]) == 1
+    captured = capsys.readouterr()
+    assert f"the workflow {file.stem!r} failed in node 'Check order': qty is missing" in captured.err
+    assert captured.out == "" and "Traceback" not in captured.err
+    assert main(["n8n", "run", file.stem, "--data", '{"qty": 1}', *options]) == 0
+    capsys.readouterr()
