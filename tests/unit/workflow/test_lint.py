@@ -163,6 +163,67 @@ def test_secrets_read_from_expressions_or_credentials_are_fine():
     assert found(data) == []
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        "YOUR_API_KEY",
+        "Bearer ",
+        "Bearer <YOUR_BRIGHT_DATA_API_KEY>",
+        "Bearer [YOUR API KEY HERE]",
+        "Bearer {{Token}}",
+        "Bearer $OPENAI_API_KEY",
+        "Bearer undefined",
+        "Bearer key_XXXXXXXXX",
+        "bot[your-telegram-bot-token]",
+        "APY*********************************",
+        "PWDVALUE",
+        "enter-your-api-key-here",
+        "secret of your client",
+    ],
+)
+def test_placeholders_are_not_secrets(value):
+    """Templates ship with values for the user to fill in (about 300 of 365 findings on public
+    workflow collections were such placeholders)."""
+    parameters = {"headerParameters": {"parameters": [{"name": "Authorization", "value": value}]}}
+    data = flow(
+        node("H", "n8n-nodes-base.httpRequest", 4.2, url="https://x.test", **parameters), connections={"Go": link("H")}
+    )
+    assert found(data) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Bearer apify_api_8UZf2KdZTkPihmNauBubgDsjAYTfKP4nsQSN",
+        "dTzUfBoTFLxNhuzc1zsnDbCeii98ZaE5By4aQPQEOxLJAS9y6i",
+        "Basic YXBpOnNrX2VhNDVmY2YxN2E1NjMxY2I1ZmQxZGVmNjJmZTY3Y2JiYjM3MjQ2N2M=",
+        "3AFID4BGE9PDQ2WTFDO1X61H4RNQLE",
+    ],
+)
+def test_real_looking_secrets_next_to_placeholder_rules_are_still_found(value):
+    parameters = {"headerParameters": {"parameters": [{"name": "Authorization", "value": value}]}}
+    data = flow(
+        node("H", "n8n-nodes-base.httpRequest", 4.2, url="https://x.test", **parameters), connections={"Go": link("H")}
+    )
+    assert found(data) == [("E0721", "nodes[1].parameters.headerParameters.parameters[0].value")]
+
+
+def test_parameters_n8n_resolves_itself_are_not_unwrapped_expressions():
+    """The HTML node renders `{{ }}` in its template itself; a resource locator's cached URL
+    is the editor's and never evaluated."""
+    data = flow(
+        node("T", "n8n-nodes-base.html", 1.2, operation="generateHtmlTemplate", html="<p>{{ $json.name }}</p>"),
+        node(
+            "S",
+            "n8n-nodes-base.googleSheets",
+            4.5,
+            documentId={"__rl": True, "value": "=abc", "mode": "list", "cachedResultUrl": "https://x/{{ $json.id }}"},
+        ),
+        connections={"Go": link("T"), "T": link("S")},
+    )
+    assert [code for code, _ in found(data) if code == "W0725"] == []
+
+
 def test_duplicate_names():
     assert found(flow(node("A"), node("A"), connections={"Go": link("A")})) == [("E0722", "nodes[2].name")]
 

@@ -34,6 +34,18 @@ SECRET_KEY = re.compile(
     r"(?i)(x-)?(password|passwd|api[-_]?key|(access|auth|bearer)?[-_]?token|secret"
     r"|client[-_]?secret|authorization)"
 )
+# What a template's author leaves for the user to fill in, not a secret: an empty value after
+# the scheme, a <bracketed>, [bracketed] or {braced} hint, a variable ($KEY, {{ key }}), words
+# such as YOUR or HERE, a name in capitals (OPENAI_API_KEY, PWDVALUE), or a masked value.
+AUTH_SCHEME = re.compile(r"(?i)^\s*(bearer|basic|token|apikey|api-key|bot)\b\s*")
+PLACEHOLDER = re.compile(
+    r"(?i)^[\s<\[{(\"'`$]|\{\{|\$\{|your|here|enter|example|placeholder|dummy|change[-_ ]?me|insert|replace"
+    r"|undefined|null|censored|redacted|xxx|\*\*\*|token|api[-_ ]?key|secret|passw|\s"
+)
+CAPITALS_NAME = re.compile(r"[A-Z][A-Z_]*")
+# Parameters n8n reads without evaluating `{{ }}` as an n8n expression: the HTML node renders
+# its template itself, and resource locators cache a URL for the editor only.
+RESOLVED_BY_N8N = {"n8n-nodes-base.html": frozenset({"html"})}
 _CATALOG_CODES = {
     "unchecked": codes.UNCHECKED_NODE_TYPE,
     "type": codes.NODE_NOT_IN_CATALOG,
@@ -74,7 +86,9 @@ def lint_n8n(workflow: N8nInput) -> list[Diagnostic]:
             where = f"nodes[{index}].parameters.{parameter}" if parameter else f"nodes[{index}].type"
             report(_CATALOG_CODES[kind], message, where, hint)
         if node["type"] != STICKY_NOTE:
-            for path, code, message, hint in _values(node.get("parameters", {}), f"nodes[{index}].parameters"):
+            resolved = RESOLVED_BY_N8N.get(node["type"], frozenset())
+            parameters = {k: v for k, v in node.get("parameters", {}).items() if k not in resolved}
+            for path, code, message, hint in _values(parameters, f"nodes[{index}].parameters"):
                 report(code, message, path, hint)
     graph = _main_graph(data, first, catalog, report)
     _reachability(graph, nodes, first, catalog, report)
@@ -102,6 +116,8 @@ def _values(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, codes.
         if isinstance(value, dict):
             pair_name = value.get("name")
             for child_key, child in value.items():
+                if child_key.startswith("cachedResult"):
+                    continue  # the editor's cache of a resource locator: n8n never evaluates it
                 # {"name": "Authorization", "value": "..."}: headers, query and body entries.
                 named = pair_name if child_key == "value" and isinstance(pair_name, str) else child_key
                 stack.append((child, f"{path}.{child_key}", named))
@@ -115,7 +131,7 @@ def _values(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, codes.
                     "this value holds `{{ }}` but does not start with `=`, so n8n sends it as plain text",
                     "start the value with `=` to make it an expression",
                 )
-            if SECRET_VALUE.search(value) or (SECRET_KEY.fullmatch(key) and value.strip()):
+            if _is_secret(key, value):
                 yield (
                     path,
                     codes.LITERAL_SECRET,
@@ -261,3 +277,13 @@ def _loops(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str,
             f"nodes[{names[members[0]]}]",
             f"make sure a node on the loop stops it, or loop with Loop Over Items ({LOOP_NODE})",
         )
+
+
+def _is_secret(key: str, value: str) -> bool:
+    """A secret-shaped value (a bearer token, an sk- key...), or any value of a secret-named
+    key, unless it is a placeholder for the user to fill in."""
+    found = SECRET_VALUE.search(value)
+    if found is None and not SECRET_KEY.fullmatch(key):
+        return False
+    secret = AUTH_SCHEME.sub("", found.group(0) if found else value).strip()
+    return bool(secret) and not (PLACEHOLDER.search(secret) or CAPITALS_NAME.fullmatch(secret) or len(set(secret)) <= 2)
