@@ -23,8 +23,12 @@ class ChatClient(Protocol):
     """Anything that answers a conversation: the HTTP clients and `ScriptedClient`."""
 
     model: str
-    tool_format: str
     usage: Usage
+
+    @property
+    def tool_format(self) -> str:
+        """The format `chat` wants tools in: "openai" or "anthropic"."""
+        ...
 
     def chat(
         self,

@@ -77,7 +77,8 @@ def wire_message(message: Message) -> dict[str, Any]:
         case User(text):
             return {"role": "user", "content": text}
         case Assistant(text, tool_calls):
-            wire: dict[str, Any] = {"role": "assistant", "content": text or None}
+            # Null content is allowed only beside tool calls.
+            wire: dict[str, Any] = {"role": "assistant", "content": text or (None if tool_calls else "")}
             if tool_calls:
                 wire["tool_calls"] = [
                     {

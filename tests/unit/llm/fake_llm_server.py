@@ -81,6 +81,16 @@ class Huge:
 
 
 @dataclass
+class Trickle:
+    """A text reply sent a few bytes at a time, each piece `every` seconds after the last: every
+    read is quick, the whole reply is slow."""
+
+    text: str
+    every: float = 0.1
+    pieces: int = 10
+
+
+@dataclass
 class Drop:
     """Read the request, then close the connection without a word."""
 
@@ -379,6 +389,9 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     self._answer(then, path, body)
                 case Huge():
                     self._huge(step)
+                case Trickle(text, every, pieces):
+                    render = anthropic_message if path == "/v1/messages" else openai_completion
+                    self._trickle(json.dumps(render(server, Text(text), body["model"])).encode(), every, pieces)
                 case Drop():
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -396,6 +409,17 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
             server.bytes_sent += len(data)
+
+        def _trickle(self, data: bytes, every: float, pieces: int) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            size = -(-len(data) // pieces)
+            for start in range(0, len(data), size):
+                self.wfile.write(data[start : start + size])
+                self.wfile.flush()
+                server.wait(every)
 
         def _huge(self, step: Huge) -> None:
             self.send_response(200)

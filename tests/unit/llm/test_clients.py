@@ -221,3 +221,10 @@ def test_bad_options_are_refused(options):
         AnthropicMessages("http://127.0.0.1:9", KEY, "m", **options)
     with pytest.raises(LLMConfigError, match="no model"):
         OpenAIChat("http://127.0.0.1:9", KEY, " ")
+
+
+@pytest.mark.parametrize("earlier", ["Paris.", ""])
+def test_an_earlier_answer_without_tool_calls_is_sent_back(make, server: FakeLLMServer, earlier):
+    """An empty one too: OpenAI wants content beside no tool calls, Anthropic no empty turn."""
+    server.script(Text("Berlin."))
+    assert make().chat([User("France?"), Assistant(earlier), User("Germany?")]).text == "Berlin."

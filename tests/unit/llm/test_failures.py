@@ -11,7 +11,7 @@ import time
 from email.utils import formatdate
 
 import pytest
-from unit.llm.fake_llm_server import KEY, MB, Drop, Fail, FakeLLMServer, Huge, Raw, Slow, Text
+from unit.llm.fake_llm_server import KEY, MB, Drop, Fail, FakeLLMServer, Huge, Raw, Slow, Text, Trickle
 
 from toolkiln.errors import Error
 from toolkiln.llm import (
@@ -210,6 +210,14 @@ def test_a_slow_reply_is_a_timeout_and_not_retried(make, server: FakeLLMServer, 
         make(timeout=0.3).chat("hi")
     assert time.monotonic() - started < 2
     assert server.hits == 1 and sleeps == []
+
+
+def test_the_timeout_bounds_the_whole_reply_not_each_read(make, server: FakeLLMServer):
+    server.script(Trickle("slowly", every=0.15, pieces=10), Trickle("in time", every=0.01, pieces=10))
+    client = make(timeout=0.6)
+    with pytest.raises(LLMTimeout, match="no complete reply within 0.6s"):
+        client.chat("hi")
+    assert client.chat("hi").text == "in time"
 
 
 def test_no_retries_when_asked_for_none(make, server: FakeLLMServer):
