@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 M = TypeVar("M", bound=BaseModel)
+F = TypeVar("F", bound=Callable[..., Any])
 
 # BaseModel's own slot descriptors, called directly: a third cheaper than `object.__setattr__`,
 # which looks each one up again on the node's type.
@@ -29,7 +30,13 @@ set_private = _SLOTS["__pydantic_private__"].__set__
 _new = object.__new__
 
 
-@cache
+def _cached(function: F) -> F:
+    """`functools.cache`, keeping the function's signature for type checkers (cache's own
+    typing drops its type variables: every node would come out as Any)."""
+    return cast(F, cache(function))
+
+
+@_cached
 def unvalidated(model: type[M]) -> Callable[..., M]:
     """A constructor `build(**fields)` for `model` that trusts its arguments: every required
     field must be given, with a value of the right type (tests compare its nodes with

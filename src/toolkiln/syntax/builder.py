@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Transformer, v_args
 from lark.tree import Meta
@@ -12,6 +13,7 @@ from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, DECLARABLE, Type
 from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.expressions import ParseContext, parse_template
 from toolkiln.syntax.lark_front import parse_tree
 from toolkiln.syntax.limits import MAX_LITERAL_DIGITS, literal_too_large
@@ -21,14 +23,15 @@ from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
 
 def parse_expression_with_lark(flat: str, ctx: ParseContext) -> n.Expr | None:
     """The grammar's own parse (and diagnostics) of a one-line expression."""
-    tree, error = parse_tree(flat, "expr_start", ctx.index, ctx.base, ctx.path)
-    if error is not None:
-        ctx.diagnostics.append(error)
+    tree = parse_tree(flat, "expr_start", ctx.index, ctx.base, ctx.path)
+    if isinstance(tree, Diagnostic):
+        ctx.diagnostics.append(tree)
         return None
-    return AstBuilder(ctx).transform(tree)
+    expr: n.Expr = AstBuilder(ctx).transform(tree)  # what the expr_start rule builds
+    return expr
 
 
-class SourceBuilder(Transformer):
+class SourceBuilder(Transformer[Token, Any]):
     """What every tree -> AST builder needs: spans in its ParseContext, and names and string
     literals checked the same way (used by this module and by the workflow front end)."""
 
@@ -42,7 +45,8 @@ class SourceBuilder(Transformer):
         return self.ctx.span(meta.start_pos, meta.end_pos)
 
     def _token_span(self, token: Token) -> Span:
-        return self.ctx.span(token.start_pos, token.end_pos)
+        # Lark types the positions Optional (for tokens made by hand); lexed ones have them.
+        return self.ctx.span(cast(int, token.start_pos), cast(int, token.end_pos))
 
     def _name(self, token: Token) -> str:
         """A variable, parameter or table name: any NAME but a reserved word."""
@@ -53,20 +57,22 @@ class SourceBuilder(Transformer):
                 self._token_span(token),
                 hint="choose another name",
             )
-        return token.value
+        name: str = token.value
+        return name
 
     def _string(self, token: Token) -> str:
+        quoted: str = token.value
         try:
-            return unescape(token.value[1:-1])
+            return unescape(quoted[1:-1])
         except EscapeError as error:
-            start = token.start_pos + 1 + error.offset
+            start = cast(int, token.start_pos) + 1 + error.offset  # (see _token_span)
             self.ctx.report(
                 codes.INVALID_ESCAPE,
                 f"invalid escape `{error.escape}` in a string",
                 self.ctx.span(start, start + len(error.escape)),
                 hint="allowed escapes: \\\\ \\\" \\' \\n \\r \\t \\uXXXX",
             )
-            return token.value[1:-1]
+            return quoted[1:-1]
 
 
 @v_args(meta=True)
@@ -217,7 +223,8 @@ class AstBuilder(SourceBuilder):
     # --- expressions ----------------------------------------------------------------------
 
     def expr_start(self, meta: Meta, children: list[Any]) -> n.Expr:
-        return children[0]
+        expr: n.Expr = children[0]
+        return expr
 
     def conditional(self, meta: Meta, children: list[Any]) -> n.Conditional:
         then, test, otherwise = children
@@ -227,34 +234,34 @@ class AstBuilder(SourceBuilder):
         left, right = children[0], children[-1]
         return n.Binary(op=op, left=left, right=right, span=self._span(meta))
 
-    def or_(self, meta, children):
+    def or_(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("or", meta, children)
 
-    def and_(self, meta, children):
+    def and_(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("and", meta, children)
 
-    def in_(self, meta, children):
+    def in_(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("in", meta, children)
 
-    def not_in(self, meta, children):
+    def not_in(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("not in", meta, children)
 
-    def add(self, meta, children):
+    def add(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("+", meta, children)
 
-    def sub(self, meta, children):
+    def sub(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("-", meta, children)
 
-    def mul(self, meta, children):
+    def mul(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("*", meta, children)
 
-    def div(self, meta, children):
+    def div(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("/", meta, children)
 
-    def mod(self, meta, children):
+    def mod(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("%", meta, children)
 
-    def pow(self, meta, children):
+    def pow(self, meta: Meta, children: list[Any]) -> n.Binary:
         return self._binary("**", meta, children)
 
     def compare(self, meta: Meta, children: list[Any]) -> n.Binary:
@@ -313,16 +320,17 @@ class AstBuilder(SourceBuilder):
     def items(self, meta: Meta, children: list[Any]) -> list[n.Expr]:
         return [c for c in children if c is not None]
 
+    # (From here on `list` in this class names this method: annotations use builtins.list.)
     def list(self, meta: Meta, children: list[Any]) -> n.ListExpr:
         return n.ListExpr(items=tuple(children[0] or ()), span=self._span(meta))
 
-    def comp_for(self, meta: Meta, children: list[Any]) -> tuple[str, n.Expr, n.Expr | None]:
+    def comp_for(self, meta: Meta, children: builtins.list[Any]) -> tuple[str, n.Expr, n.Expr | None]:
         var, iterable, condition = children
         return self._name(var), iterable, condition
 
-    def comprehension(self, meta: Meta, children: list[Any]) -> n.Comprehension:
+    def comprehension(self, meta: Meta, children: builtins.list[Any]) -> n.Comprehension:
         element, (var, iterable, condition) = children
         return n.Comprehension(element=element, var=var, iterable=iterable, condition=condition, span=self._span(meta))
 
-    def generator(self, meta: Meta, children: list[Any]) -> list[n.Comprehension]:
+    def generator(self, meta: Meta, children: builtins.list[Any]) -> builtins.list[n.Comprehension]:
         return [self.comprehension(meta, children)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
@@ -102,6 +102,7 @@ class _Token:
 
 _END = _Token("end", "", -1, -1)
 Parsed = tuple[n.Expr, int, int, int]  # node, start and end with parentheses, tree height
+E = TypeVar("E", bound=n.Expr)
 
 
 def tokenize(text: str) -> list[_Token]:
@@ -115,6 +116,7 @@ def tokenize(text: str) -> list[_Token]:
                 break
             raise Declined
         group = match.lastgroup
+        assert group is not None  # every alternative of _TOKEN is a named group
         value = match.group(group)
         kind = value if group == "op" or (group == "name" and value in KEYWORDS) else group
         tokens.append(_Token(kind, value, match.start(group), match.end()))
@@ -156,7 +158,7 @@ class ExpressionParser:
         self.index += 1
         return token
 
-    def node(self, node_type: type[n.Node], start: int, end: int, height: int, **fields: Any) -> Parsed:
+    def node(self, node_type: type[E], start: int, end: int, height: int, **fields: Any) -> Parsed:
         if height > MAX_HEIGHT:
             raise Declined
         # Made from tokens matched here and nodes made here: there is nothing to validate.

@@ -73,15 +73,16 @@ class TooDeep(Exception):
         self.offset = offset
 
 
-class DepthTree(Tree):
+class DepthTree(Tree[Token]):
     __slots__ = ("depth",)
+    depth: int
 
 
-class DepthGuard(Transformer):
+class DepthGuard(Transformer[Token, Tree[Token]]):
     """Builds the parse tree, giving up as soon as it nests deeper than MAX_DEPTH: a 1 MB
     `1+1+...` is refused after a few hundred tokens instead of after seconds of parsing."""
 
-    def __default__(self, data: str, children: list, meta: object) -> Tree:
+    def __default__(self, data: str, children: list[Tree[Token] | Token], meta: object) -> Tree[Token]:
         if data.startswith("__"):
             # A repetition helper (`step*`): Lark splices its children into the parent rule,
             # whose own call measures them once; measuring here would be quadratic.
@@ -97,7 +98,7 @@ class DepthGuard(Transformer):
         return tree
 
 
-def _first_offset(children: list) -> int:
+def _first_offset(children: list[Tree[Token] | Token]) -> int:
     for child in children:
         if isinstance(child, Token) and child.start_pos is not None:
             return child.start_pos

@@ -13,7 +13,7 @@ import difflib
 import json
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
@@ -57,6 +57,7 @@ Path = tuple[str | int, ...]
 # Declarations and programs are made from parts checked or built here (names, strings, types,
 # risk levels, nodes): they are not validated again.
 _program, _param, _table = unvalidated(n.Program), unvalidated(n.Param), unvalidated(n.TableDecl)
+S = TypeVar("S", bound=n.Node)
 
 
 def load_json(text: str) -> tuple[Any, list[Diagnostic]]:
@@ -295,14 +296,14 @@ class JsonFrontEnd:
         raise AssertionError(op)
 
     def _built(
-        self, node: type[n.Node], span: Span, optional: frozenset[str] | set[str] = frozenset(), **parts: Any
-    ) -> n.Step | None:
+        self, node: type[S], span: Span, optional: frozenset[str] | set[str] = frozenset(), **parts: Any
+    ) -> S | None:
         """The node, or None when a required part failed (its diagnostic is already out). Its
         parts were all checked or built here, so it is not validated again."""
         for key, value in parts.items():
             if value is None and key not in optional:
                 return None
-        return unvalidated(node)(span=span, **parts)  # type: ignore[return-value]
+        return unvalidated(node)(span=span, **parts)
 
     def tool_args(self, obj: Any, path: Path) -> tuple[n.ToolArg, ...] | None:
         """The `args` of a call step: an object of argument name -> expression."""

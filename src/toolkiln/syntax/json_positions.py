@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from toolkiln.ast.spans import json_path
 
@@ -32,19 +32,21 @@ def value_offsets(text: str) -> dict[str, tuple[int, str | None]]:
         tree = _parser().parse(text)
     except (LarkError, RecursionError):
         return {}
+    # The casts follow json.lark: `start: value` and `pair: STRING ":" value`, and lexed tokens
+    # have their positions (Lark types them Optional, for tokens made by hand).
     found: dict[str, tuple[int, str | None]] = {}
-    stack: list[tuple[Tree, tuple]] = [(tree.children[0], ())]
+    stack: list[tuple[Tree[Token], tuple[str | int, ...]]] = [(cast("Tree[Token]", tree.children[0]), ())]
     while stack:
         node, path = stack.pop()
         inner = node.children[0]
         if isinstance(inner, Token):
-            found[json_path(path)] = (inner.start_pos, inner.value if inner.type == "STRING" else None)
+            found[json_path(path)] = (cast(int, inner.start_pos), inner.value if inner.type == "STRING" else None)
             continue
         found[json_path(path)] = (inner.meta.start_pos, None)
         if inner.data == "object":
             for pair in inner.children:
                 if isinstance(pair, Tree):
-                    key_token, value = pair.children
+                    key_token, value = cast("tuple[Token, Tree[Token]]", pair.children)
                     stack.append((value, path + (json.loads(key_token.value),)))
         else:
             values = [child for child in inner.children if isinstance(child, Tree)]

@@ -5,6 +5,8 @@ This and `builder.py` are the only modules that see Lark's trees and exceptions.
 
 from __future__ import annotations
 
+from typing import cast
+
 from lark import Lark, Token, Tree
 from lark.exceptions import (
     UnexpectedCharacters,
@@ -17,7 +19,6 @@ from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.grammar import TooDeep, compute_parser
-from toolkiln.syntax.limits import MAX_SOURCE_CHARS  # noqa: F401 - syntax/workflow_text.py imports it from here
 
 _TOKEN_WORDS = {
     "NAME": "a name",
@@ -71,14 +72,15 @@ def _expected(terminals: set[str]) -> str:
 
 def parse_tree(
     text: str, start: str, index: LineIndex, base: int = 0, path: str | None = None
-) -> tuple[Tree | None, Diagnostic | None]:
-    """Parse `text` (which sits at `base` in the text `index` covers) with the start rule."""
+) -> Tree[Token] | Diagnostic:
+    """Parse `text` (which sits at `base` in the text `index` covers) with the start rule: its
+    tree, or the diagnostic of why it does not parse."""
     try:
-        return compute_parser().parse(text, start=start), None
+        return compute_parser().parse(text, start=start)
     except UnexpectedInput as error:
-        return None, _syntax_diagnostic(error, text, index, base, path)
+        return _syntax_diagnostic(error, text, index, base, path)
     except TooDeep as error:
-        return None, Diagnostic.of(
+        return Diagnostic.of(
             codes.TOO_DEEP,
             str(error),
             index.span(base + error.offset, base + error.offset + 1, path),
@@ -88,7 +90,7 @@ def parse_tree(
 
 def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base: int, path: str | None) -> Diagnostic:
     if isinstance(error, UnexpectedCharacters):
-        offset = error.pos_in_stream
+        offset = cast(int, error.pos_in_stream)  # lark's base class says None; the lexer sets it
         ch = text[offset]
         span = index.span(base + offset, base + offset + 1, path)
         if ch in "\"'":
@@ -111,12 +113,12 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base
             hint=f"expected {_expected(error.allowed)}" if error.allowed else None,
         )
     if isinstance(error, UnexpectedToken):
-        token = error.token
-        if token.type == "$END" or token.start_pos is None or (token.type == "_NL" and not token.value):
+        token, start = error.token, error.token.start_pos
+        if token.type == "$END" or start is None or (token.type == "_NL" and not token.value):
             offset, width = len(text), 0
             token = Token("$END", "")
         else:
-            offset, width = token.start_pos, max(len(token.value), 1)
+            offset, width = start, max(len(token.value), 1)
         span = index.span(base + offset, base + offset + width, path)
         found = describe_token(token.type, token.value)
         doubled = next((op for op in ("===", "!==") if op in text[max(0, offset - 2) : offset + 1]), None)

@@ -81,19 +81,20 @@ def parse_string(text: str, name: str | None = None) -> Parsed:
     return Parsed(program, diagnostics, Source(name=name, text=text), "text", comments(text))
 
 
-def read_source_file(path: Path) -> tuple[str | None, Diagnostic | None]:
+def read_source_file(path: Path) -> str | Diagnostic:
+    """The file's text, or the diagnostic of why it cannot be read."""
     try:
-        return path.read_text(encoding="utf-8"), None
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        return None, Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None)
+        return Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None)
     except OSError as error:
-        return None, Diagnostic.of(codes.UNREADABLE_FILE, f"cannot read: {error.strerror or error}", None)
+        return Diagnostic.of(codes.UNREADABLE_FILE, f"cannot read: {error.strerror or error}", None)
 
 
 def parse_file(path: Path) -> Parsed:
-    text, problem = read_source_file(path)
-    if problem is not None:
-        return Parsed(None, [problem.model_copy(update={"file": str(path)})], Source(name=str(path)))
+    text = read_source_file(path)
+    if isinstance(text, Diagnostic):
+        return Parsed(None, [text.model_copy(update={"file": str(path)})], Source(name=str(path)))
     parsed = parse_string(text, str(path))
     parsed.diagnostics = [d.located(parsed.source) for d in parsed.diagnostics]
     return parsed

@@ -90,12 +90,13 @@ def unescape(body: str) -> str:
     if "\\" not in body:
         return body
     text = _ESCAPE.sub(replace, body)
-    if _SURROGATE.search(text):
+    surrogate = _SURROGATE.search(text)
+    if surrogate:
         # \ud83d\ude42 is one character (a pair of UTF-16 halves); a lone half is no character.
         try:
             text = text.encode("utf-16", "surrogatepass").decode("utf-16")
         except UnicodeDecodeError:
-            raise EscapeError(body.find("\\u"), "\\u" + f"{ord(_SURROGATE.search(text).group()):04x}") from None
+            raise EscapeError(body.find("\\u"), "\\u" + f"{ord(surrogate.group()):04x}") from None
     return text
 
 

@@ -24,11 +24,11 @@ def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
                 index.span(0, 0),
             )
         ]
-    tree, error = parse_tree(text, "start", index)
-    if error is not None:
-        return None, [error]
+    tree = parse_tree(text, "start", index)
+    if isinstance(tree, Diagnostic):
+        return None, [tree]
     ctx = ParseContext(index, fallback=parse_expression_with_lark)
-    program = AstBuilder(ctx).transform(tree)
+    program: n.Program = AstBuilder(ctx).transform(tree)  # what the start rule builds
     return (None if ctx.diagnostics else program), ctx.diagnostics
 
 

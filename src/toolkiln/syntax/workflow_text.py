@@ -14,7 +14,7 @@ import re
 import zoneinfo
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark, Token, v_args
 from lark.exceptions import (
@@ -33,8 +33,8 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.builder import SourceBuilder, parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.grammar import TooDeep, grammar_text
-from toolkiln.syntax.lark_front import MAX_SOURCE_CHARS, describe_token, expected_tokens
-from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS
+from toolkiln.syntax.lark_front import describe_token, expected_tokens
+from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_SOURCE_CHARS
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
     UNENCODABLE,
@@ -83,7 +83,7 @@ class _DepthLimit:
             if token.type in self._OPEN:
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise TooDeep(token.start_pos)
+                    raise TooDeep(cast(int, token.start_pos))  # a lexed token has its position
             elif token.type in self._CLOSE:
                 depth = max(0, depth - 1)
             yield token
@@ -136,7 +136,7 @@ def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple
 
 def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagnostic:
     if isinstance(error, UnexpectedCharacters):
-        offset = error.pos_in_stream
+        offset = cast(int, error.pos_in_stream)  # lark's base class says None; the lexer sets it
         ch = text[offset]
         span = index.span(offset, offset + 1)
         if ch in "\"'":
@@ -191,7 +191,7 @@ class _Builder(SourceBuilder):
             span=self._span(meta),
         )
 
-    def header(self, meta: Meta, children: list[Any]) -> tuple[str, str | None, dict | None]:
+    def header(self, meta: Meta, children: list[Any]) -> tuple[str, str | None, dict[str, Any] | None]:
         (name, token), description, extra = children
         if token.type == "NAME" and not WORKFLOW_NAME.fullmatch(name):
             self.ctx.report(
@@ -301,7 +301,8 @@ class _Builder(SourceBuilder):
 
     # --- steps: common parts ----------------------------------------------------------------
 
-    def step(self, meta: Meta, children: list[Any]) -> w.Step:
+    def step(self, meta: Meta, children: list[Any]) -> w.Step | None:
+        step: w.Step | None  # None when it was reported
         after, step, extra = children
         if step is None or (after is None and extra is None):
             return step
@@ -320,13 +321,14 @@ class _Builder(SourceBuilder):
         )
 
     def extra(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
+        value: dict[str, Any]
         (value,) = children
         return value
 
     def json(self, meta: Meta, children: list[Any]) -> dict[str, Any]:
         text = self.text[meta.start_pos : meta.end_pos]
         try:
-            data = json.loads(text, parse_constant=_not_json, parse_float=_finite)
+            data: dict[str, Any] = json.loads(text, parse_constant=_not_json, parse_float=_finite)
             if lone_surrogate_at(data) is not None:  # fmt and compile could not write it as UTF-8
                 raise ValueError(LONE_SURROGATE)
             return data
@@ -389,6 +391,7 @@ class _Builder(SourceBuilder):
         return w.SwitchCase(condition=condition, steps=steps, span=self._span(meta))
 
     def default(self, meta: Meta, children: list[Any]) -> tuple[w.Step, ...]:
+        steps: tuple[w.Step, ...]
         (steps,) = children
         return steps
 
@@ -419,13 +422,13 @@ class _Builder(SourceBuilder):
             return None
         return w.HttpStep(name=self._name(name), method=method.value, url=url, span=self._span(meta), **parts)
 
-    def http_query(self, meta: Meta, children: list[Any]) -> tuple[str, list, Any]:
+    def http_query(self, meta: Meta, children: list[Any]) -> tuple[str, list[Any], Any]:
         return "query", children, self._span(meta)
 
-    def http_headers(self, meta: Meta, children: list[Any]) -> tuple[str, list, Any]:
+    def http_headers(self, meta: Meta, children: list[Any]) -> tuple[str, list[Any], Any]:
         return "headers", children, self._span(meta)
 
-    def http_body(self, meta: Meta, children: list[Any]) -> tuple[str, list, Any]:
+    def http_body(self, meta: Meta, children: list[Any]) -> tuple[str, list[Any], Any]:
         return "body", children, self._span(meta)
 
     def http_clause(self, meta: Meta, children: list[Any]) -> tuple[str, w.Credentials, Any]:
