@@ -114,10 +114,13 @@ class WorkflowTools:
         return WorkflowRun(self, record, compiled)
 
     def call(self, deployment: Deployment, data: dict[str, Any]) -> Any:
-        from toolkiln.backends.n8n.deploy import Webhook, call_webhook
+        """Post `data` to the deployed workflow's webhook; a run that n8n recorded as failed is
+        WorkflowRunFailed with n8n's message, even when the webhook answered 200."""
+        from toolkiln.backends.n8n.deploy import Webhook, run_webhook
 
         with self._connection(deployment.url, WorkflowRunFailed) as client:
-            reply = call_webhook(client, Webhook(deployment.method, deployment.path), data)
+            hook = Webhook(deployment.method, deployment.path)
+            reply = run_webhook(client, hook, deployment.workflow_id, data)
         return reply.data if reply.data is not None else reply.text
 
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import httpx
 import pytest
-from unit.n8n.fake_n8n import BASE, KEY, FakeN8n
+from unit.n8n.fake_n8n import BASE, KEY, FakeN8n, failure
 
 from toolkiln import CompileError, Registry, RunError
 from toolkiln.backends.n8n.client import N8nClient
@@ -398,3 +398,19 @@ def test_a_tool_whose_workflow_was_deleted_in_n8n_creates_it_again(wreg, fake):
     second = wreg.deploy("order_total").deployment.workflow_id
     assert second != first and fake.workflows[second]["active"] is True
     assert wreg.run("order_total", {"qty": 1})["body"] == {"qty": 1, "price": 2.5}
+
+
+def test_a_run_that_n8n_recorded_as_failed_is_a_run_error_even_after_a_200(wreg, fake):
+    wreg.create(definition())
+    fake.respond = lambda workflow, body, query: httpx.Response(200)  # the respond step was never reached
+    fake.outcome = failure("priced", "Cannot read properties of undefined")
+    with pytest.raises(WorkflowRunFailed) as info:
+        wreg.run("order_total", {"qty": 1})
+    assert info.value.code == "R0404" and "failed in node 'priced': Cannot read properties" in info.value.message
+
+
+def test_running_needs_no_api_key(tmp_path, fake):
+    with Registry(tmp_path / "reg", n8n=fake.client()) as reg:
+        reg.create(definition())
+    with Registry(tmp_path / "reg", n8n=fake.client(api_key=None)) as reg:
+        assert reg.run("order_total", {"qty": 1})["body"] == {"qty": 1, "price": 2.5}
