@@ -16,7 +16,7 @@ import httpx
 from toolkiln.llm.errors import LLMBadResponse, LLMConfigError
 from toolkiln.llm.messages import TOOL_CHOICE_MODES, Message, Reply, Usage, as_messages
 from toolkiln.llm.tools import Tools, tool_definitions, tool_name
-from toolkiln.llm.transport import MAX_REPLY_BYTES, RetryPolicy, Transport
+from toolkiln.llm.transport import MAX_REPLY_BYTES, RetryPolicy, Transport, shown_url
 
 
 class ChatClient(Protocol):
@@ -113,7 +113,7 @@ class HTTPChatClient:
         self.base_url = self._transport.base_url
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self._transport.base_url!r}, model={self.model!r})"
+        return f"{type(self).__name__}(base_url={shown_url(self.base_url)!r}, model={self.model!r})"
 
     def __enter__(self) -> Self:
         return self

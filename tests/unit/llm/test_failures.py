@@ -10,6 +10,7 @@ import socket
 import time
 from email.utils import formatdate
 
+import httpx
 import pytest
 from unit.llm.fake_llm_server import KEY, MB, Drop, Fail, FakeLLMServer, Huge, Raw, Slow, Text, Trickle
 
@@ -26,6 +27,7 @@ from toolkiln.llm import (
     LLMTimeout,
     OpenAIChat,
 )
+from toolkiln.llm.transport import retry_after
 
 
 def test_a_server_error_is_retried_after_a_backoff_with_jitter(make, server: FakeLLMServer, sleeps):
@@ -231,4 +233,27 @@ def test_a_key_in_the_url_is_not_shown(server: FakeLLMServer):
     client = OpenAIChat(f"http://user:{KEY}@127.0.0.1:9/v1", None, "m", max_retries=0)
     with pytest.raises(LLMConnectionError) as caught:
         client.chat("hi")
-    assert KEY not in str(caught.value)
+    assert KEY not in str(caught.value) and KEY not in repr(client)
+    assert repr(client) == "OpenAIChat(base_url='http://127.0.0.1:9/v1', model='m')"
+
+
+def test_a_server_error_with_retry_after_is_retried_when_it_says(make, server: FakeLLMServer, sleeps):
+    server.script(Fail(503, "Service Unavailable", retry_after="0.5"), Text("fine"))
+    make().chat("hi")
+    assert sleeps == [0.5]
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),  # the finer one wins
+        ({"retry-after": "2"}, 2.0),
+        ({"retry-after": "-3"}, 0.0),
+        ({"retry-after": formatdate(time.time() - 60, usegmt=True)}, 0.0),  # a date past
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+    ],
+)
+def test_retry_after_headers_are_read(headers, seconds):
+    assert retry_after(httpx.Headers(headers)) == seconds
