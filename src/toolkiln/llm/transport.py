@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -96,7 +97,9 @@ class Transport:
         self.timeout = timeout
         self.retry = retry
         self.max_reply_bytes = max_reply_bytes
-        self._secret = secret or None
+        # The key as a whole token: a placeholder key such as "x" (local servers) must not
+        # garble every word that contains the letter.
+        self._secret = re.compile(rf"(?<![\w-]){re.escape(secret)}(?![\w-])") if secret else None
         self._sleep = sleep
         self._random = random.Random()
         self._http = httpx.Client(
@@ -217,7 +220,7 @@ class Transport:
         return LLMBadResponse(f"unexpected HTTP {status}: {message}", **details)
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._secret, _MASK) if self._secret else text
+        return self._secret.sub(_MASK, text) if self._secret else text
 
 
 def provider_message(body: Any) -> str | None:

@@ -132,6 +132,15 @@ def test_a_wrong_key_is_an_authentication_error_never_retried_and_never_shown(
     assert not [text for text in shown if secret in text]
 
 
+def test_a_short_placeholder_key_is_masked_as_a_word_only():
+    """Local servers take any key, often "x": masking it must not garble every word with an x."""
+    with FakeLLMServer(api_key="x") as local, OpenAIChat(local.openai_url, "x", "m", max_retries=0) as client:
+        local.script(Fail(400, "max_tokens too large for key x (x-large plan)"))
+        with pytest.raises(LLMRequestError) as caught:
+            client.chat("hi")
+    assert caught.value.message == "max_tokens too large for key *** (x-large plan)"
+
+
 def test_logs_of_retries_name_no_key(make, server: FakeLLMServer, caplog):
     server.script(Fail(503, f"upstream refused key {KEY}"), Text("fine"))
     with caplog.at_level(logging.WARNING, logger="toolkiln.llm"):
