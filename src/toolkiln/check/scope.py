@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import assert_never
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import children
@@ -15,11 +16,16 @@ def assigned_names(program: n.Program) -> set[str]:
     stack = list(program.steps)
     while stack:
         step = stack.pop()
-        if isinstance(step, n.If):
-            stack += step.then
-            stack += step.otherwise
-        elif isinstance(step, n.ASSIGNING_STEPS):
-            names.add(step.target)
+        match step:
+            case n.If():
+                stack += step.then
+                stack += step.otherwise
+            case n.Assign() | n.Lookup() | n.Format() | n.CallTool():
+                names.add(step.target)
+            case n.Return():
+                pass
+            case _:
+                assert_never(step)
     return names
 
 

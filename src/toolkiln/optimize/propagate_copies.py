@@ -4,7 +4,7 @@ are then removed by `remove_unused_assignments`, and constants reach the folder.
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from typing import TypeGuard, assert_never
 
 from toolkiln.ast import compute as n
 from toolkiln.optimize.rewrite import (
@@ -36,18 +36,24 @@ def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[tuple[n
     out: list[n.Step] = []
     for step in steps:
         step = map_step_exprs(step, lambda e: _substitute(e, known))
-        if isinstance(step, n.If):
-            (then, then_assigned), (otherwise, else_assigned) = _block(step.then, known), _block(step.otherwise, known)
-            if then is not step.then or otherwise is not step.otherwise:
-                step = step.model_copy(update={"then": then, "otherwise": otherwise})
-            for name in then_assigned | else_assigned:
-                _forget(known, name)
-            assigned |= then_assigned | else_assigned
-        elif isinstance(step, n.ASSIGNING_STEPS):
-            _forget(known, step.target)
-            assigned.add(step.target)
-            if _is_copy(step):
-                known[step.target] = step.value
+        match step:
+            case n.If():
+                then, then_assigned = _block(step.then, known)
+                otherwise, else_assigned = _block(step.otherwise, known)
+                if then is not step.then or otherwise is not step.otherwise:
+                    step = step.model_copy(update={"then": then, "otherwise": otherwise})
+                for name in then_assigned | else_assigned:
+                    _forget(known, name)
+                assigned |= then_assigned | else_assigned
+            case n.Assign() | n.Lookup() | n.Format() | n.CallTool():
+                _forget(known, step.target)
+                assigned.add(step.target)
+                if _is_copy(step):
+                    known[step.target] = step.value
+            case n.Return():
+                pass
+            case _:
+                assert_never(step)
         out.append(step)
     return (steps if all(a is b for a, b in zip(out, steps)) else tuple(out)), assigned
 
