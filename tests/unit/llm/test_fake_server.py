@@ -10,8 +10,9 @@ import anthropic
 import httpx
 import openai
 import pytest
-from anthropic.types import Message
+from anthropic.types import ErrorResponse, Message
 from openai.types.chat import ChatCompletion
+from openai.types.shared import ErrorObject
 from unit.llm.fake_llm_server import KEY, Calls, Fail, FakeLLMServer, Text
 
 ADD_OPENAI = {
@@ -58,6 +59,24 @@ def test_anthropic_replies_validate_against_the_sdk_model(server: FakeLLMServer,
     )
     message = Message.model_validate(response.json())
     assert message.usage.input_tokens == step.input_tokens
+
+
+@pytest.mark.parametrize("status", [400, 401, 429, 500, 529])
+def test_error_bodies_validate_against_the_sdk_models(server: FakeLLMServer, status):
+    server.script(Fail(status, "nope"), Fail(status, "nope"))
+    openai_error = _post(
+        f"{server.openai_url}/chat/completions",
+        {"model": "m", "messages": [{"role": "user", "content": "x"}]},
+        {"Authorization": f"Bearer {KEY}"},
+    )
+    assert ErrorObject.model_validate(openai_error.json()["error"]).message == "nope"
+    anthropic_error = _post(
+        f"{server.url}/v1/messages",
+        {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]},
+        {"x-api-key": KEY, "anthropic-version": "2023-06-01"},
+    )
+    assert ErrorResponse.model_validate(anthropic_error.json()).error.message == "nope"
+    assert openai_error.status_code == anthropic_error.status_code == status
 
 
 def test_the_official_openai_client_talks_to_the_fake(server: FakeLLMServer):
