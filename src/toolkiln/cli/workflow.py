@@ -30,6 +30,7 @@ def add_workflow_command(commands: argparse._SubParsersAction[argparse.ArgumentP
     compile_.add_argument("file", type=Path)
     compile_.add_argument("-o", "--output", type=Path, help="write the JSON here (default: standard output)")
     compile_.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
+    strict_option(compile_)
     _limit_option(compile_)
     compile_.set_defaults(handler=cmd_workflow_compile)
     import_ = actions.add_parser("import", help="turn an n8n workflow export into a .wf file")
@@ -42,6 +43,15 @@ def add_workflow_command(commands: argparse._SubParsersAction[argparse.ArgumentP
     fmt.add_argument("--check", action="store_true", help="only report files that would change")
     _limit_option(fmt)
     fmt.set_defaults(handler=cmd_workflow_fmt)
+
+
+def strict_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="make what n8n accepts an error too: steps no trigger reaches, loops, nodes and "
+        "parameters the node catalog does not know",
+    )
 
 
 def _limit_option(parser: argparse.ArgumentParser) -> None:
@@ -60,14 +70,14 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def workflow_diagnostics(path: Path) -> list[Diagnostic] | None:
+def workflow_diagnostics(path: Path, *, strict: bool = False) -> list[Diagnostic] | None:
     """For `toolkiln check`: the diagnostics of a .wf file or an n8n workflow export, or None
     when the file is neither (a tool file)."""
     from toolkiln.workflow import check_workflow
 
     if path.suffix == ".wf" and path.is_file() or is_n8n_export(path):
         text, unreadable = read_source(path)
-        return unreadable if text is None else check_workflow(text, str(path))
+        return unreadable if text is None else check_workflow(text, str(path), strict=strict)
     return None
 
 
@@ -143,7 +153,9 @@ def cmd_workflow_compile(args: argparse.Namespace) -> int:
     workflow = None
     if text is not None:
         try:
-            workflow = compile_workflow(text, str(args.file), max_source_chars=args.max_source_chars)
+            workflow = compile_workflow(
+                text, str(args.file), max_source_chars=args.max_source_chars, strict=args.strict
+            )
         except CompileError as error:
             diagnostics = error.diagnostics
     if workflow is None:

@@ -22,6 +22,20 @@ def test_compile_reports_diagnostics_and_usage_errors(tmp_path, capsys):
     assert main(["workflow", "compile", str(tmp_path / "missing.wf")]) == 1
 
 
+def test_strict_makes_what_n8n_accepts_an_error(tmp_path, capsys):
+    """A step no trigger reaches: n8n saves and runs the rest, so it is a warning (exit 0);
+    --strict, for hand-written workflows, makes it the error E0710 (exit 1)."""
+    source = tmp_path / "w.wf"
+    source.write_text('workflow w\ndescription "d"\non manual\nset a { x = 1 }\nafter nothing\nset b { y = 2 }\n')
+    assert main(["check", str(source)]) == 0
+    assert "warning[W0719]" in capsys.readouterr().out
+    assert main(["check", "--strict", str(source)]) == 1
+    assert "error[E0710]" in capsys.readouterr().out
+    assert main(["workflow", "compile", str(source), "-o", str(tmp_path / "w.json")]) == 0
+    assert main(["workflow", "compile", "--strict", str(source), "-o", str(tmp_path / "s.json")]) == 1
+    assert "error[E0710]" in capsys.readouterr().err and not (tmp_path / "s.json").exists()
+
+
 def test_compile_and_fmt_take_a_higher_source_limit(tmp_path, capsys):
     source = tmp_path / "w.wf"
     text = (GOLDEN / "order_total.wf").read_text()
