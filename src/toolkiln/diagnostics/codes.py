@@ -793,7 +793,9 @@ WORKFLOW_RUN_FAILED = _register(
     """
 Posting the arguments to the tool's webhook failed: n8n could not be reached, the webhook is
 not registered (the workflow was deactivated or deleted in n8n: deploy it again), or the
-workflow answered with an error status (the message is n8n's, `.status` its HTTP status).
+workflow answered with an error status (the message is n8n's, `.status` its HTTP status), or
+n8n answered but its execution of the workflow failed (an empty answer, or one sent before the
+end): the message then names the node that failed and n8n's error.
 """,
 )
 
