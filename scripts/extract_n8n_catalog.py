@@ -6,7 +6,7 @@ name (without the `n8n-nodes-base.` prefix), `version` (a number or a list of nu
 inputs, outputs, credentials and the full UI parameter descriptions. A versioned node (httpRequest,
 set, if, ...) appears once per description, each covering some of its versions. This script keeps
 what validation and linting need and writes it, deterministically, to
-`src/toolkiln/backends/n8n/data/catalog.json.gz` (see docs/n8n-catalog.md).
+`src/toolkiln/backends/n8n/data/catalog-<n8n version>.json.gz` (see docs/n8n-catalog.md).
 
     python scripts/extract_n8n_catalog.py --version 1.123.50
     python scripts/extract_n8n_catalog.py --version 1.123.50 --tarball n8n-nodes-base-1.121.32.tgz
@@ -33,7 +33,7 @@ FORMAT = 1
 PACKAGE = "n8n-nodes-base"
 NODES_JSON = "package/dist/types/nodes.json"
 PACKAGE_JSON = "package/package.json"
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src/toolkiln/backends/n8n/data/catalog.json.gz"
+DATA = Path(__file__).resolve().parents[1] / "src/toolkiln/backends/n8n/data"
 
 _CHOICE_TYPES = frozenset({"options", "multiOptions"})
 
@@ -102,7 +102,9 @@ def _resolve_version(display: dict | None, version: float) -> tuple[bool, dict |
                 return False, None
         if conditions:
             kept[mode] = conditions
-    unknown = set(display) - {"show", "hide"}
+    # n8n 2.x marks some parameters as shown only on some deployments (cloud, self-hosted): the
+    # parameter exists either way, which is all the catalog says.
+    unknown = set(display) - {"show", "hide", "showOnDeployment"}
     if unknown:
         raise ExtractError(f"unknown displayOptions keys {sorted(unknown)}")
     return True, kept or None
@@ -289,8 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tarball", type=Path, help="an n8n-nodes-base .tgz from `npm pack` (default: ask npm and pack it)"
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where to write (default: {DEFAULT_OUT})")
+    parser.add_argument("--out", type=Path, help=f"where to write (default: {DATA}/catalog-VERSION.json.gz)")
     args = parser.parse_args(argv)
+    out = args.out or DATA / f"catalog-{args.version}.json.gz"
     try:
         if args.tarball is not None:
             raw, nodes_base_version = read_tarball(args.tarball)
@@ -304,10 +307,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"extract_n8n_catalog: {error}", file=sys.stderr)
         return 1
     data = encode_catalog(catalog)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_bytes(data)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(data)
     print(
-        f"{args.out}: {len(catalog['nodes'])} node types from {len(nodes)} descriptions of "
+        f"{out}: {len(catalog['nodes'])} node types from {len(nodes)} descriptions of "
         f"{PACKAGE}@{nodes_base_version} (n8n {args.version}); nodes.json {len(raw):,} bytes -> "
         f"{len(data):,} bytes gzipped"
     )

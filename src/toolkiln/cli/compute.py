@@ -13,7 +13,7 @@ from toolkiln import api
 from toolkiln.backends.json_printer import print_json
 from toolkiln.backends.text_printer import print_text
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat, source_files
-from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, strict_option, workflow_diagnostics
+from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options, workflow_diagnostics
 from toolkiln.diagnostics.codes import CODES, lookup_code
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_github, render_json, render_text
@@ -27,7 +27,7 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     check = commands.add_parser("check", help="check tool files (folders are walked)")
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
-    strict_option(check)
+    workflow_check_options(check)
     _exclude_option(check)
     check.set_defaults(handler=cmd_check)
 
@@ -73,7 +73,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not files:
         raise UsageError(f"no tool or workflow files (*.tk, *.json, *.wf) under {', '.join(map(str, args.paths))}")
     for path in files:
-        found = workflow_diagnostics(path, strict=args.strict)  # a .wf file or an n8n export, else a tool file
+        found = workflow_diagnostics(
+            path, strict=args.strict, n8n_version=args.n8n_version
+        )  # a .wf file or an n8n export, else a tool file
         diagnostics.extend(api.check(path) if found is None else found)
     if args.format == "json":
         print(render_json(diagnostics))

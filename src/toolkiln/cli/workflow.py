@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolkiln.backends.n8n.catalog import DEFAULT_N8N_VERSION, catalog_versions
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source, reformat
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
@@ -30,7 +31,7 @@ def add_workflow_command(commands: argparse._SubParsersAction[argparse.ArgumentP
     compile_.add_argument("file", type=Path)
     compile_.add_argument("-o", "--output", type=Path, help="write the JSON here (default: standard output)")
     compile_.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
-    strict_option(compile_)
+    workflow_check_options(compile_)
     _limit_option(compile_)
     compile_.set_defaults(handler=cmd_workflow_compile)
     import_ = actions.add_parser("import", help="turn an n8n workflow export into a .wf file")
@@ -45,12 +46,19 @@ def add_workflow_command(commands: argparse._SubParsersAction[argparse.ArgumentP
     fmt.set_defaults(handler=cmd_workflow_fmt)
 
 
-def strict_option(parser: argparse.ArgumentParser) -> None:
+def workflow_check_options(parser: argparse.ArgumentParser) -> None:
+    """--strict and --n8n-version, for the commands that check workflows."""
     parser.add_argument(
         "--strict",
         action="store_true",
         help="make what n8n accepts an error too: steps no trigger reaches, loops, nodes and "
         "parameters the node catalog does not know",
+    )
+    parser.add_argument(
+        "--n8n-version",
+        choices=catalog_versions(),
+        default=DEFAULT_N8N_VERSION,
+        help=f"the n8n release whose node catalog workflows are checked against (default {DEFAULT_N8N_VERSION})",
     )
 
 
@@ -70,14 +78,16 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def workflow_diagnostics(path: Path, *, strict: bool = False) -> list[Diagnostic] | None:
+def workflow_diagnostics(
+    path: Path, *, strict: bool = False, n8n_version: str | None = None
+) -> list[Diagnostic] | None:
     """For `toolkiln check`: the diagnostics of a .wf file or an n8n workflow export, or None
     when the file is neither (a tool file)."""
     from toolkiln.workflow import check_workflow
 
     if path.suffix == ".wf" and path.is_file() or is_n8n_export(path):
         text, unreadable = read_source(path)
-        return unreadable if text is None else check_workflow(text, str(path), strict=strict)
+        return unreadable if text is None else check_workflow(text, str(path), strict=strict, n8n_version=n8n_version)
     return None
 
 
@@ -154,7 +164,11 @@ def cmd_workflow_compile(args: argparse.Namespace) -> int:
     if text is not None:
         try:
             workflow = compile_workflow(
-                text, str(args.file), max_source_chars=args.max_source_chars, strict=args.strict
+                text,
+                str(args.file),
+                max_source_chars=args.max_source_chars,
+                strict=args.strict,
+                n8n_version=args.n8n_version,
             )
         except CompileError as error:
             diagnostics = error.diagnostics

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from toolkiln.backends.n8n.catalog import load_catalog
@@ -26,11 +27,13 @@ class CompiledWorkflow(WorkflowResult):
     validation: Validation | None = None
 
 
-def _compile(text: str, max_source_chars: int, strict: bool) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
+def _compile(
+    text: str, *, max_source_chars: int, strict: bool, n8n_version: str | None
+) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     workflow, diagnostics = parse_workflow(text, max_source_chars)
     if workflow is None:
         return None, diagnostics
-    validation = validate(workflow, catalog=load_catalog, strict=strict)
+    validation = validate(workflow, catalog=partial(load_catalog, n8n_version), strict=strict)
     diagnostics = diagnostics + validation.diagnostics
     if has_errors(diagnostics):
         return None, diagnostics
@@ -47,36 +50,43 @@ def check_workflow(
     *,
     max_source_chars: int = MAX_SOURCE_CHARS,
     strict: bool = False,
+    n8n_version: str | None = None,
 ) -> list[Diagnostic]:
     """Every diagnostic for workflow DSL text, or the lint findings for an n8n workflow (a dict,
     or JSON text); located in `file` and sorted. Empty when it compiles (or lints) clean.
     DSL text over `max_source_chars` (default 1 MiB) is E0401. What n8n accepts (a step no
     trigger reaches, a loop, a node or parameter the catalog does not know) is a warning;
-    `strict=True` makes it an error (docs/workflows.md#severities)."""
+    `strict=True` makes it an error (docs/workflows.md#severities). Nodes are checked against
+    the node catalog of `n8n_version` (default: the pinned release; `catalog_versions()` in
+    toolkiln.backends.n8n.catalog lists those shipped)."""
     if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):  # no DSL text starts so
-        return _lint(source, file)
-    _, diagnostics = _compile(source, max_source_chars, strict)
+        return _lint(source, file, n8n_version)
+    _, diagnostics = _compile(source, max_source_chars=max_source_chars, strict=strict, n8n_version=n8n_version)
     origin = Source(name=file, text=source)
     return sorted((d.located(origin) for d in diagnostics), key=sort_key)
 
 
 def compile_workflow(
-    text: str, file: str | None = None, *, max_source_chars: int = MAX_SOURCE_CHARS, strict: bool = False
+    text: str,
+    file: str | None = None,
+    *,
+    max_source_chars: int = MAX_SOURCE_CHARS,
+    strict: bool = False,
+    n8n_version: str | None = None,
 ) -> CompiledWorkflow:
     """Compile workflow DSL text; raises CompileError (with located diagnostics) if it is wrong.
     Text over `max_source_chars` (default 1 MiB) is E0401; raise it for a trusted source such
     as the text of a large import. Warnings (what n8n accepts) are in `.diagnostics`;
-    `strict=True` makes them errors."""
-    compiled, diagnostics = _compile(text, max_source_chars, strict)
+    `strict=True` makes them errors; `n8n_version` chooses the node catalog, as for check_workflow."""
+    compiled, diagnostics = _compile(text, max_source_chars=max_source_chars, strict=strict, n8n_version=n8n_version)
     if compiled is None:
         source = Source(name=file, text=text)
         raise CompileError(sorted((d.located(source) for d in diagnostics), key=sort_key))
     return compiled
 
 
-def _lint(data: str | dict[str, Any], file: str | None) -> list[Diagnostic]:
-
+def _lint(data: str | dict[str, Any], file: str | None, n8n_version: str | None) -> list[Diagnostic]:
     try:
-        return lint_n8n(read_n8n(data, file))
+        return lint_n8n(read_n8n(data, file), n8n_version=n8n_version)
     except CompileError as error:
         return error.diagnostics

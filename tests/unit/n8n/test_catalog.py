@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from toolkiln.backends.n8n.catalog import (
+    DEFAULT_N8N_VERSION,
     Catalog,
     CatalogError,
     NodeVersion,
+    catalog_versions,
     load_catalog,
     normalize_version,
 )
@@ -356,7 +358,18 @@ def test_the_script_refuses_other_tarballs(extractor, tmp_path, capsys):
     assert not (tmp_path / "out.gz").exists()
 
 
-def test_the_shipped_catalog_is_in_the_canonical_encoding(extractor):
-    shipped = (ROOT / "src/toolkiln/backends/n8n/data/catalog.json.gz").read_bytes()
+@pytest.mark.parametrize("n8n_version", catalog_versions())
+def test_the_shipped_catalogs_are_in_the_canonical_encoding(extractor, n8n_version):
+    shipped = (ROOT / f"src/toolkiln/backends/n8n/data/catalog-{n8n_version}.json.gz").read_bytes()
     assert extractor.encode_catalog(json.loads(gzip.decompress(shipped))) == shipped
     assert len(shipped) < 1_500_000
+
+
+def test_a_catalog_per_n8n_release_the_pinned_one_by_default():
+    versions = catalog_versions()
+    assert DEFAULT_N8N_VERSION in versions and len(versions) >= 2
+    newest = load_catalog(versions[-1])
+    assert newest.n8n_version == versions[-1] and load_catalog(versions[-1]) is newest
+    assert load_catalog().n8n_version == DEFAULT_N8N_VERSION
+    with pytest.raises(CatalogError, match=r"no node catalog for n8n 0\.1\.2; toolkiln ships catalogs for: 1\.123\.50"):
+        load_catalog("0.1.2")

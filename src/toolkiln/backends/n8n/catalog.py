@@ -1,9 +1,10 @@
 """The n8n node catalog: which node types exist, their typeVersions and each version's parameters.
 
 The data is generated, not written by hand: `scripts/extract_n8n_catalog.py` trims the
-`dist/types/nodes.json` of the n8n-nodes-base package that the pinned n8n depends on and stores it
-as package data (`data/catalog.json.gz`); docs/n8n-catalog.md says what is kept. This module only
-reads it: no network, and nothing is evaluated (n8n's `={{ ... }}` inputs/outputs stay opaque).
+`dist/types/nodes.json` of the n8n-nodes-base package that an n8n release depends on and stores
+it as package data (`data/catalog-<n8n version>.json.gz`, one per release); docs/n8n-catalog.md
+says what is kept. This module only reads it: no network, and nothing is evaluated (n8n's
+`={{ ... }}` inputs/outputs stay opaque).
 
     catalog = load_catalog()
     catalog.n8n_version                               # "1.123.50"
@@ -32,7 +33,10 @@ Version = int | float
 Scalar = str | int | float | bool
 
 FORMAT = 1
-_DATA = ("data", "catalog.json.gz")
+# One catalog per n8n release, `data/catalog-<n8n version>.json.gz`: the release the integration
+# tests run (the default) and the newest on the npm registry when it was extracted.
+DEFAULT_N8N_VERSION = "1.123.50"
+_DATA = "data"
 
 
 class CatalogError(Error, LookupError):
@@ -229,15 +233,28 @@ class Catalog:
         return message + (f" (did you mean {close[0]!r}?)" if close else "")
 
 
+def catalog_versions() -> tuple[str, ...]:
+    """The n8n releases whose catalogs ship with toolkiln, oldest first."""
+    names = (entry.name for entry in resources.files(__package__).joinpath(_DATA).iterdir())
+    found = [name[len("catalog-") : -len(".json.gz")] for name in names if name.startswith("catalog-")]
+    return tuple(sorted(found, key=lambda version: tuple(int(part) for part in version.split("."))))
+
+
+def load_catalog(n8n_version: str | None = None) -> Catalog:
+    """The catalog of an n8n release (default: DEFAULT_N8N_VERSION), read once per process."""
+    return _load(n8n_version or DEFAULT_N8N_VERSION)
+
+
 @cache
-def load_catalog() -> Catalog:
-    """The catalog shipped with toolkiln (read once per process)."""
-    resource = resources.files(__package__).joinpath(*_DATA)
+def _load(n8n_version: str) -> Catalog:
+    resource = resources.files(__package__).joinpath(_DATA, f"catalog-{n8n_version}.json.gz")
     try:
         blob = resource.read_bytes()
-    except OSError as error:
+    except OSError:
+        known = ", ".join(catalog_versions()) or "none"
         raise CatalogError(
-            f"the n8n catalog is missing from the package ({error}); regenerate it with scripts/extract_n8n_catalog.py"
+            f"no node catalog for n8n {n8n_version}; toolkiln ships catalogs for: {known} "
+            "(scripts/extract_n8n_catalog.py makes one for another release)"
         ) from None
     return Catalog.from_bytes(blob)
 

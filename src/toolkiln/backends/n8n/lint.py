@@ -60,11 +60,12 @@ class _Report(Protocol):
     def __call__(self, code: codes.Code, message: str, path: str, hint: str | None = None) -> None: ...
 
 
-def lint_n8n(workflow: N8nInput) -> list[Diagnostic]:
-    """Every finding for an n8n workflow that `read_n8n` accepted, located and sorted."""
+def lint_n8n(workflow: N8nInput, *, n8n_version: str | None = None) -> list[Diagnostic]:
+    """Every finding for an n8n workflow that `read_n8n` accepted, located and sorted; nodes
+    are checked against the catalog of `n8n_version` (default: the pinned release)."""
     data = workflow.data
     nodes: list[dict[str, Any]] = data["nodes"]
-    catalog = load_catalog()
+    catalog = load_catalog(n8n_version)
     found: list[Diagnostic] = []
 
     def report(code: codes.Code, message: str, path: str, hint: str | None = None) -> None:
