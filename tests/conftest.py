@@ -11,6 +11,26 @@ import pytest
 pytest_plugins = ["pytester"]  # tests/unit/test_golden_harness.py runs pytest on this file
 
 
+# Tests over ~10 s (measured with --durations) in files that are not the test suite's to edit
+# (tests/property/test_optimizer_equivalence.py is owned by the optimizer work, test_import.py by
+# the importer work); every other slow test carries @pytest.mark.slow in its own file.
+SLOW_ELSEWHERE = frozenset(
+    {
+        "tests/property/test_optimizer_equivalence.py::test_optimized_programs_behave_as_written",
+        "tests/property/test_optimizer_equivalence.py::test_optimizing_twice_changes_nothing",
+        "tests/unit/workflow/test_import.py::test_a_ten_thousand_node_export_imports_and_lints_clean",
+        "tests/unit/workflow/test_import.py::test_a_five_thousand_node_export_recompiles_from_its_text_when_the_limit_allows",
+    }
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.split("[")[0] in SLOW_ELSEWHERE:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",

@@ -186,6 +186,7 @@ def same(ours: object, theirs: object) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_generated_expressions_agree_with_n8n(n8n):
     exprs = expressions()
     fields = ",\n  ".join(f"e{i} = {expression}" for i, expression in enumerate(exprs))

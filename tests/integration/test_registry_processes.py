@@ -60,6 +60,7 @@ def wait_for_files(folder: Path, prefix: str, count: int, procs, timeout: float 
         time.sleep(0.01)
 
 
+@pytest.mark.slow
 def test_eight_processes_lose_no_write(tmp_path):
     root, sync = tmp_path / "reg", tmp_path / "sync"
     sync.mkdir()

@@ -7,6 +7,7 @@ that Lark's parse through AstBuilder builds, and Lark reports no diagnostic for 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -161,6 +162,7 @@ def assert_agrees(text: str, base: int = 0) -> None:
     assert repr(fast) == repr(slow), text
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(expressions(), st.integers(0, 3))
 @example("weight_kg * 2.50 + 5.00", 0)

@@ -140,6 +140,7 @@ def test_token_soup_gives_diagnostics(text):
     assert_handled(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(S.deep_nesting())
 @example("return " + "**".join(["2"] * 40) + "\n")  # regression: compile time doubles per `**`
@@ -167,6 +168,7 @@ def mutated_programs(draw) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=LARGE_INPUTS)
 @given(mutated_programs())
 def test_mutated_programs_give_diagnostics(text):

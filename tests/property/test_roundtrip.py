@@ -12,6 +12,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import pytest
 import strategies as S
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -56,6 +57,7 @@ def sources(model: S.ProgramModel) -> dict[str, Any]:
 # --- 2. generated programs are valid ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(S.programs(comments=True))
 def test_generated_programs_check_clean_in_every_form(model):
@@ -70,6 +72,7 @@ def test_generated_programs_check_clean_in_every_form(model):
 # --- 3. fmt is idempotent ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(S.programs(comments=True))
 def test_fmt_is_idempotent(model):
@@ -78,6 +81,7 @@ def test_fmt_is_idempotent(model):
         assert toolkiln.to_text(once) == once
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(S.programs(comments=True).filter(lambda m: m.comments))
 def test_fmt_keeps_every_comment_in_order(model):
@@ -90,6 +94,7 @@ def test_fmt_keeps_every_comment_in_order(model):
 # --- 4. JSON -> text -> JSON and text -> JSON -> text ---------------------------------------
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(S.programs())
 def test_json_text_json_is_identity_on_canonical_json(model):
@@ -100,6 +105,7 @@ def test_json_text_json_is_identity_on_canonical_json(model):
         assert toolkiln.to_json(S.json_text(j)) == j
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(S.programs())
 def test_text_json_text_is_identity_on_canonical_text(model):
@@ -111,6 +117,7 @@ def test_text_json_text_is_identity_on_canonical_text(model):
 # --- 5. both front ends build the same program ------------------------------------------------
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(S.programs(comments=True))
 def test_json_and_text_front_ends_agree(model):
@@ -122,6 +129,7 @@ def test_json_and_text_front_ends_agree(model):
     assert ast_of(S.json_text(model.json(bare_ints=False))) == ast_of(as_text)
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(S.programs(comments=True))
 def test_printing_keeps_the_ast(model):
@@ -134,6 +142,7 @@ def test_printing_keeps_the_ast(model):
 # --- printing keeps behaviour -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @SLOW
 @given(S.programs(), st.data())
 def test_every_form_runs_the_same(model, data):
@@ -149,6 +158,7 @@ def test_every_form_runs_the_same(model, data):
             assert outcome(tool, args) == expected, name
 
 
+@pytest.mark.slow
 @SLOW
 @given(S.programs(), st.data())
 def test_running_raises_only_run_errors(model, data):

@@ -10,6 +10,7 @@ compute expression parser.
 
 from __future__ import annotations
 
+import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -211,6 +212,7 @@ def _parsed(text: str) -> w.Workflow:
     return workflow
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(workflows())
 def test_print_then_parse_gives_the_same_ast(workflow):
@@ -218,6 +220,7 @@ def test_print_then_parse_gives_the_same_ast(workflow):
     assert S.strip_spans(_parsed(text).model_dump()) == S.strip_spans(workflow.model_dump()), text
 
 
+@pytest.mark.slow
 @ROUNDTRIP
 @given(workflows())
 def test_printing_is_idempotent(workflow):

@@ -227,6 +227,7 @@ def arguments(draw: st.DrawFn, types: dict[str, str], required: frozenset[str]) 
 SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TOOLS))
 @SETTINGS
 @given(data=st.data())

@@ -54,6 +54,7 @@ def test_usage_errors_exit_2():
     assert toolkiln("explain", "E9999").returncode == 2
 
 
+@pytest.mark.slow
 def test_check_folder_exit_codes_and_formats(tmp_path):
     (tmp_path / "good.tk").write_text("return 1\n")
     assert toolkiln("check", tmp_path).returncode == 0
@@ -74,6 +75,7 @@ def test_check_reports_unreadable_files(tmp_path):
     assert result.returncode == 1 and result.stdout.count("E0100") == 2
 
 
+@pytest.mark.slow
 def test_fmt_rewrites_and_check_mode(tmp_path):
     source = tmp_path / "a.tk"
     source.write_text("x=1 # one\nreturn x\n")

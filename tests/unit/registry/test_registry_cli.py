@@ -43,6 +43,7 @@ def tools(tmp_path, capsys):
     return run
 
 
+@pytest.mark.slow
 def test_through_a_subprocess(tmp_path):
     home = tmp_path / "home"
     created = subprocess_tools("create", EXAMPLES / "shipping_cost.json", home=home)

@@ -5,6 +5,7 @@ literals, code (where it becomes a whole literal), an http URL template, raw n8n
 comment. For any text, the rendered workflow compiles and holds exactly that text there.
 """
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +71,7 @@ def test_known_attacks_stay_data():
         check_placements(value)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=40))
 def test_any_text_stays_data(value):
