@@ -9,7 +9,9 @@ an IF every 10 nodes), the best of `--repeat` times of
   * lint: `check_workflow(json_text)` (what `toolkiln check workflow.json` does),
 and, for DSL workflows of N steps (set steps that read the step before, with an `if` every 10
 steps), `compile_workflow(text)` (parse, validate, emit). The DSL compiler refuses sources over
-1 MiB, so the largest DSL size is 1,000 steps. Prints a markdown table; a script, not a test.
+1 MiB, so the largest DSL size is 1,000 steps. Then lint time against the number of findings
+on one export of about 6 MB: locating findings costs one scan of the file, however many there
+are. Prints markdown tables; a script, not a test.
 """
 
 from __future__ import annotations
@@ -140,5 +142,49 @@ def main() -> None:
         sys.stdout.flush()
 
 
+def export_with_findings(findings: int, nodes: int = 3500) -> str:
+    """About 6 MB of Set nodes in a chain; the first `findings` hold an expression without `=`."""
+    listed = [
+        {
+            "id": "t",
+            "name": "Go",
+            "type": "n8n-nodes-base.manualTrigger",
+            "typeVersion": 1,
+            "position": [0, 0],
+            "parameters": {},
+        }
+    ]
+    connections: dict = {"Go": {"main": [[{"node": "N0", "type": "main", "index": 0}]]}}
+    for i in range(nodes):
+        value = "Hi {{ $json.name }}" if i < findings else "={{ $json.name }}"
+        assignment = {"id": "a", "name": "x", "value": value, "type": "string"}
+        listed.append(
+            {
+                "id": f"id{i}",
+                "name": f"N{i}",
+                "type": "n8n-nodes-base.set",
+                "typeVersion": 3.4,
+                "position": [i, 0],
+                "notes": "n" * 1200,
+                "parameters": {"assignments": {"assignments": [assignment]}, "options": {}},
+            }
+        )
+        if i + 1 < nodes:
+            connections[f"N{i}"] = {"main": [[{"node": f"N{i + 1}", "type": "main", "index": 0}]]}
+    return json.dumps({"name": "big", "nodes": listed, "connections": connections, "settings": {}}, indent=2)
+
+
+def lint_by_findings(repeat: int) -> None:
+    print("\n| findings | export (MB) | lint (s) |")
+    print("|---:|---:|---:|")
+    for findings in (0, 1, 100, 1000):
+        export = export_with_findings(findings)
+        assert len(check_workflow(export)) == findings
+        seconds = best(lambda export=export: check_workflow(export, "big.json"), repeat)
+        print(f"| {findings:,} | {len(export) / 1e6:.1f} | {seconds:.2f} |")
+        sys.stdout.flush()
+
+
 if __name__ == "__main__":
     main()
+    lint_by_findings(3)
