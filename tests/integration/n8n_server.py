@@ -70,6 +70,11 @@ def install(timeout: float = INSTALL_TIMEOUT, progress: Callable[[str], None] | 
                 progress(line.rstrip("\n"))
         proc.wait()
         reader.join()
+    except BaseException:  # Ctrl-C included: its own session keeps npm from seeing the SIGINT
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
     finally:
         watchdog.cancel()
     if timed_out.is_set():
