@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 diagnostics or a run error, 2 usage. No Python traceback rea
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
 import sys
@@ -20,6 +21,9 @@ from toolkiln.cli.workflow import add_workflow_command
 
 
 def main(argv: list[str] | None = None) -> int:
+    if not _standard_streams_open():
+        print("toolkiln: standard output is closed; redirect it (to /dev/null to discard it)", file=sys.stderr)
+        return EXIT_USAGE
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):  # a replaced stream (a StringIO) has no reconfigure
             stream.reconfigure(errors="backslashreplace")  # a lone surrogate in a value must not crash
@@ -27,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         handler: Callable[[argparse.Namespace], int] = args.handler  # every command sets one
-        return handler(args)
+        code = handler(args)
     except UsageError as error:
         print(f"toolkiln: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -35,8 +39,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader (`| head`) went away: stop quietly, and keep Python from complaining at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()
         return EXIT_OK
+    except OSError as error:
+        if _stdout_failed() or error.filename is None and error.errno in _WRITE_ERRORS:
+            _discard_stdout()
+            print(f"toolkiln: cannot write to standard output: {error.strerror or error}", file=sys.stderr)
+            return EXIT_FAILED
+        name = f" {error.filename}" if isinstance(error.filename, str) and len(error.filename) <= 200 else ""
+        print(f"toolkiln: error:{name} {error.strerror or error}", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as error:  # noqa: BLE001 - the last line of defence: never a traceback
         print(
             f"toolkiln: internal error: {type(error).__name__}: {error}\n"
@@ -44,6 +56,61 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
+    try:
+        sys.stdout.flush()  # a full disk or a closed pipe is found here, not at exit
+    except BrokenPipeError:
+        _discard_stdout()
+    except (OSError, ValueError) as error:
+        _discard_stdout()
+        print(
+            f"toolkiln: cannot write to standard output: {getattr(error, 'strerror', None) or error}", file=sys.stderr
+        )
+        return EXIT_FAILED
+    return code
+
+
+def _standard_streams_open() -> bool:
+    """False when standard output is closed. A closed descriptor 0, 1 or 2 is pointed at the null
+    device first: a file opened later would otherwise take its number, and receive the output."""
+    closed = False
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed |= fd == 1
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if sys.stderr is None:  # closed when Python started: messages go nowhere, quietly
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - kept open for the life of the process
+    return not closed and sys.stdout is not None
+
+
+# What a write to a stream fails with (an OSError with no file name: not an open or a rename).
+_WRITE_ERRORS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO", "EBADF", "EPIPE") if hasattr(errno, name)
+)
+
+
+def _stdout_failed() -> bool:
+    """Whether standard output is the stream that failed (a full disk, a closed descriptor)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        return True
+    return False
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so that the flush at exit does not fail again."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(null)
 
 
 def build_parser() -> argparse.ArgumentParser:

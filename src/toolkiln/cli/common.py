@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
-from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_text
-from toolkiln.syntax.loader import SOURCE_SUFFIXES
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS
+from toolkiln.syntax.loader import SOURCE_SUFFIXES, read_source_file
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -32,8 +32,8 @@ def source_files(
     named. Whatever is named on the command line is taken as it is.
     """
     for path in paths:
-        if not path.is_dir():
-            yield path
+        if not _is_dir(path):
+            yield path  # what cannot even be looked at is reported when it is read (E0100)
             continue
         found: list[Path] = []
         for folder, dirs, files in os.walk(path):
@@ -49,6 +49,13 @@ def source_files(
         yield from sorted(found)
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long, a loop of links: not a folder to walk
+        return False
+
+
 def _skipped_folder(folder: Path, root: Path, exclude: Sequence[str]) -> bool:
     from toolkiln.registry.layout import is_registry
 
@@ -60,16 +67,14 @@ def _excluded(path: Path, root: Path, exclude: Sequence[str]) -> bool:
     return any(fnmatch(path.name, glob) or fnmatch(relative, glob.rstrip("/")) for glob in exclude)
 
 
-def read_source(path: Path) -> tuple[str | None, list[Diagnostic]]:
-    """A file's text, or (None, [E0100]) when it is missing or unreadable: every command reports
-    that as `check` and `run` do, a diagnostic and exit 1."""
-    try:
-        return path.read_text(encoding="utf-8"), []
-    except UnicodeDecodeError as error:
-        message = f"not UTF-8 text: {error.reason}"
-    except OSError as error:
-        message = f"cannot read: {error.strerror or error}"
-    return None, [Diagnostic.of(codes.UNREADABLE_FILE, message, None).model_copy(update={"file": str(path)})]
+def read_source(path: Path, max_chars: int = MAX_SOURCE_CHARS) -> tuple[str | None, list[Diagnostic]]:
+    """A file's text, or (None, [E0100]) when it is missing or unreadable (a FIFO, a device or
+    a folder is refused without blocking; a file too large, E0401, is never read whole): every
+    command reports that as `check` and `run` do, a diagnostic and exit 1."""
+    text = read_source_file(path, max_chars)
+    if isinstance(text, str):
+        return text, []
+    return None, [text.model_copy(update={"file": str(path)})]
 
 
 def reformat(
@@ -85,7 +90,7 @@ def reformat(
                 print(render_text(diagnostic) + "\n", file=sys.stderr)
             failed += 1
             continue
-        if path.read_text(encoding="utf-8") == text:
+        if read_source(path, len(text) + 1)[0] == text:
             continue
         changed += 1
         if check:

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.backends.n8n.catalog import DEFAULT_N8N_VERSION, catalog_versions
+from toolkiln.backends.workflow_printer import print_workflow
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source, reformat
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
+from toolkiln.syntax.comments import comments
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 
 if TYPE_CHECKING:
@@ -85,7 +87,7 @@ def workflow_diagnostics(
     when the file is neither (a tool file)."""
     from toolkiln.workflow import check_workflow
 
-    if path.suffix == ".wf" and path.is_file() or is_n8n_export(path):
+    if path.suffix == ".wf" or is_n8n_export(path):  # an unreadable .wf gets its E0100 here
         text, unreadable = read_source(path)
         return unreadable if text is None else check_workflow(text, str(path), strict=strict, n8n_version=n8n_version)
     return None
@@ -95,11 +97,14 @@ def is_n8n_export(path: Path) -> bool:
     """A .json file holding an n8n workflow (nodes and connections) rather than a tool."""
     from toolkiln.backends.n8n.document import looks_like_n8n
 
-    if path.suffix != ".json" or not path.is_file():
+    if path.suffix != ".json":
         return False
+    text, _ = read_source(path)  # a regular file of bounded size only; never blocks
+    if text is None:
+        return False  # unreadable: the tool parser reports it
     try:
-        return looks_like_n8n(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, RecursionError):  # unreadable: the tool parser reports it
+        return looks_like_n8n(json.loads(text))
+    except (ValueError, RecursionError):
         return False
 
 
@@ -107,11 +112,12 @@ def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> 
     """A .wf file's canonical text, or None and the diagnostics of why it has none."""
     from toolkiln.workflow import compile_workflow
 
-    text, unreadable = read_source(path)
+    text, unreadable = read_source(path, max_source_chars)
     if text is None:
         return None, unreadable
     try:
-        return compile_workflow(text, str(path), max_source_chars=max_source_chars).to_text(), []
+        compiled = compile_workflow(text, str(path), max_source_chars=max_source_chars)
+        return print_workflow(compiled.ast, comments(text)), []  # the file's comments kept
     except CompileError as error:
         return None, error.diagnostics
 
@@ -159,7 +165,7 @@ def _report(diagnostics: list[Diagnostic], format_: str) -> None:
 def cmd_workflow_compile(args: argparse.Namespace) -> int:
     from toolkiln.workflow import compile_workflow
 
-    text, diagnostics = read_source(args.file)
+    text, diagnostics = read_source(args.file, args.max_source_chars)
     workflow = None
     if text is not None:
         try:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import csv
+import errno
 import json
+import os
+import stat
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -14,6 +17,8 @@ from toolkiln.errors import RunError
 from toolkiln.semantics.numbers import from_float, render_number
 
 Tables = dict[str, dict[str, Any]]
+MAX_TABLE_BYTES = 16 * 1024 * 1024  # a table file is read whole into memory: larger ones are refused
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def _invalid(message: str) -> RunError:
@@ -48,9 +53,14 @@ def load_table_file(path: str | Path) -> Tables:
     the first column is the key; a second column is the value, more columns make an object."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise _invalid(f"cannot read table file {path}: {error}") from None
+        raw = _read_regular_file(path)
+        if len(raw) > MAX_TABLE_BYTES:
+            raise _invalid(f"table file {path} is larger than {MAX_TABLE_BYTES:,} bytes")
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _invalid(f"table file {path} is not UTF-8 text: {error.reason}") from None
+    except OSError as error:
+        raise _invalid(f"cannot read table file {path}: {error.strerror or error}") from None
     if path.suffix.lower() == ".csv":
         return {path.stem: _csv_table(text, path)}
     try:
@@ -58,6 +68,25 @@ def load_table_file(path: str | Path) -> Tables:
     except (json.JSONDecodeError, RecursionError) as error:
         raise _invalid(f"table file {path} is not valid JSON: {error}") from None
     return normalize_tables(data)
+
+
+def _read_regular_file(path: Path) -> bytes:
+    """At most MAX_TABLE_BYTES + 1 bytes of a regular file; a FIFO, a device or a folder is
+    refused (OSError) without blocking: opened non-blocking and looked at before any read.
+    (The front ends have the same reader; the interpreter does not import them.)"""
+    fd = os.open(path, os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
+        chunks, left = [], MAX_TABLE_BYTES + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _csv_table(text: str, path: Path) -> dict[str, Any]:

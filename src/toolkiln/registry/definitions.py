@@ -25,6 +25,7 @@ from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
 from toolkiln.semantics.numbers import from_float
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.json_front import load_json
+from toolkiln.syntax.loader import read_source_file
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
@@ -164,10 +165,8 @@ def _json_text(source: str | os.PathLike[str]) -> str | None:
         return source if source.lstrip().startswith("{") else None
     if not str(source).lower().endswith(".json"):
         return None
-    try:
-        return Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None  # the compiler reports the unreadable file
+    text = read_source_file(Path(source))  # a regular file of bounded size only; never blocks
+    return text if isinstance(text, str) else None  # the compiler reports the unreadable file
 
 
 def apply_changes(current: dict[str, Any], changes: Any) -> Any:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,8 +14,10 @@ from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
+from toolkiln.syntax.comments import comments
 from toolkiln.syntax.json_front import load_json, parse_json_document
 from toolkiln.syntax.json_positions import value_offsets
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.strings import (
     UNENCODABLE,
     UNENCODABLE_HINT,
@@ -75,20 +79,74 @@ def parse_string(text: str, name: str | None = None) -> Parsed:
         src.name, src.text, src.json_offsets = name, text, value_offsets
         return Parsed(program, diagnostics, src, "json")
     # The text DSL needs Lark, loaded here on first use (JSON sources mostly do without it).
-    from toolkiln.syntax.text import comments, parse_text
+    from toolkiln.syntax.text import parse_text
 
     program, diagnostics = parse_text(text)
     return Parsed(program, diagnostics, Source(name=name, text=text), "text", comments(text))
 
 
-def read_source_file(path: Path) -> str | Diagnostic:
-    """The file's text, or the diagnostic of why it cannot be read."""
+def read_source_file(path: Path, max_chars: int = MAX_SOURCE_CHARS) -> str | Diagnostic:
+    """The file's text, or the diagnostic of why it cannot be read (E0100; E0401 when larger
+    than 4 bytes a character allows: it is never read whole to find out)."""
+    limit = 4 * max_chars  # UTF-8 takes at most 4 bytes a character
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        return Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None)
+        data = read_regular_file(path, limit)
     except OSError as error:
         return Diagnostic.of(codes.UNREADABLE_FILE, f"cannot read: {error.strerror or error}", None)
+    if len(data) > limit:
+        return Diagnostic.of(
+            codes.SOURCE_TOO_LARGE,
+            f"the file has more than {limit:,} bytes; the limit is {max_chars:,} characters",
+            None,
+            hint="split the logic into smaller tools",
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None)
+
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_OPEN_FLAGS = os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_regular_file(path: str | os.PathLike[str], limit: int) -> bytes:
+    """At most `limit` + 1 bytes of a regular file (more than `limit`: the file is too large).
+    A FIFO, a device, a socket or a folder is refused (OSError) without blocking and unread:
+    the file is opened non-blocking and looked at (fstat) before a byte is read."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            number = errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL
+            raise OSError(number, f"not a regular file ({file_kind(mode)})")
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for a message."""
+    for test, kind in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
 
 
 def parse_file(path: Path) -> Parsed:
