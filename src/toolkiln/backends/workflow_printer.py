@@ -3,13 +3,19 @@
 Parsing the printed text gives the same AST (spans aside), and printing is idempotent. Compute
 expressions and strings print as the compute printer prints them; raw n8n JSON (`node`
 parameters, `with {...}`) prints as compact single-line JSON in its own key order.
+
+Given the comments of the text the workflow was parsed from, each is kept with its step: before
+it, or at the end of its first line; a comment inside a step's braces moves before the step,
+and one inside an `if` or `switch` block stays in the block. Their order never changes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from functools import cache
+from itertools import takewhile
 from typing import Any, assert_never
 
 from toolkiln.ast import compute as n
@@ -55,29 +61,45 @@ def raw_json(value: Any) -> str:
 
 
 class WorkflowPrinter:
-    def __init__(self) -> None:
+    def __init__(self, comments: list[tuple[int, str]] | None = None) -> None:
         self.expr = ExprPrinter()
         self.hole = ExprPrinter(in_template=True)
         self.lines: list[str] = []
+        self.comments = deque(sorted(comments or ()))  # (line, text) of the source, in order
+
+    def flush_before(self, line: int | None, pad: str) -> None:
+        """Print, as lines of their own, the comments of source lines before `line` (all: None)."""
+        while self.comments and (line is None or self.comments[0][0] < line):
+            self.lines.append(pad + self.comments.popleft()[1])
+
+    def on_line(self, line: int) -> str:
+        """The comment at the end of source line `line`, taken ("" if none)."""
+        return "  " + self.comments.popleft()[1] if self.comments and self.comments[0][0] == line else ""
 
     def workflow(self, workflow: w.Workflow) -> str:
         from toolkiln.syntax.workflow_text import WORKFLOW_NAME
+
+        self.flush_before(workflow.span.line, "")
+        header_comment = self.on_line(workflow.span.line)
 
         name = (
             workflow.name
             if WORKFLOW_NAME.fullmatch(workflow.name) and is_plain_name(workflow.name)
             else quote(workflow.name)
         )
-        self.lines.append(f"workflow {name}")
+        self.lines.append(f"workflow {name}{header_comment}")
         if workflow.description is not None:
             self.lines.append(f"description {quote(workflow.description)}")
         if workflow.extra:
             self.lines.append(f"with {raw_json(workflow.extra)}")
         self.lines.append("")
-        self.lines.append(self.trigger(workflow.trigger) + self.extra(workflow.trigger.extra))
+        self.flush_before(workflow.trigger.span.line, "")
+        trigger = self.trigger(workflow.trigger) + self.extra(workflow.trigger.extra)
+        self.lines.append(trigger + self.on_line(workflow.trigger.span.line))
         if workflow.steps:
             self.lines.append("")
         self.block(workflow.steps, 0)
+        self.flush_before(None, "")
         return "\n".join(self.lines) + "\n"
 
     def trigger(self, trigger: w.Trigger) -> str:
@@ -110,6 +132,15 @@ class WorkflowPrinter:
 
     def step(self, step: w.Step, depth: int) -> None:
         pad = INDENT * depth
+        self.flush_before(step.span.line, pad)
+        first_line, last_line = step.span.line, step.span.end_line
+        within = takewhile(lambda comment: comment[0] <= last_line, self.comments)
+        if not isinstance(step, w.IfStep | w.SwitchStep) and any(line > first_line for line, _ in within):
+            # Comments inside the step's lines cannot stay there in canonical form: before it,
+            # with the one at the end of its first line, in their order.
+            self.flush_before(last_line + 1, pad)
+        trailing = self.on_line(first_line)
+        first = len(self.lines)
         if step.after is not None:
             self.lines.append(f"{pad}after {', '.join(self.wire(wire) for wire in step.after) or 'nothing'}")
         match step:
@@ -121,11 +152,13 @@ class WorkflowPrinter:
                 if step.otherwise:
                     self.lines.append(f"{pad}}} else {{")
                     self.block(step.otherwise, depth + 1)
+                self.flush_before(step.span.end_line + 1, pad + INDENT)
                 self.lines.append(f"{pad}}}")
             case w.SwitchStep():
                 self.lines.append(f"{pad}switch {step.name} {{")
                 inner = pad + INDENT
                 for case in step.cases:
+                    self.flush_before(case.span.line, inner)
                     self.lines.append(f"{inner}case {self.expr.print(case.condition)} {{")
                     self.block(case.steps, depth + 2)
                     self.lines.append(f"{inner}}}")
@@ -133,6 +166,7 @@ class WorkflowPrinter:
                     self.lines.append(f"{inner}else {{")
                     self.block(step.otherwise, depth + 2)
                     self.lines.append(f"{inner}}}")
+                self.flush_before(step.span.end_line + 1, inner)
                 self.lines.append(f"{pad}}}")
             case w.RespondStep():
                 # A respond body ends at the next step, so a conditional needs parentheses, and
@@ -152,6 +186,7 @@ class WorkflowPrinter:
             case _:
                 assert_never(step)
         self.lines[-1] += self.extra(step.extra)
+        self.lines[first] += trailing
 
     def braced(self, opening: str, entries: list[str], pad: str) -> None:
         if not entries:
@@ -201,5 +236,6 @@ class WorkflowPrinter:
         return name if is_plain_name(name) else quote(name)
 
 
-def print_workflow(workflow: w.Workflow) -> str:
-    return WorkflowPrinter().workflow(workflow)
+def print_workflow(workflow: w.Workflow, comments: list[tuple[int, str]] | None = None) -> str:
+    """The canonical text; `comments` (line, text) of the source are kept (`syntax.comments`)."""
+    return WorkflowPrinter(comments).workflow(workflow)

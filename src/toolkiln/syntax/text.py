@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
@@ -30,17 +28,3 @@ def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
     ctx = ParseContext(index, fallback=parse_expression_with_lark)
     program: n.Program = AstBuilder(ctx).transform(tree)  # what the start rule builds
     return (None if ctx.diagnostics else program), ctx.diagnostics
-
-
-# Strings first, so that a `#` inside a string literal is not taken for a comment.
-_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*')
-
-
-def comments(text: str) -> list[tuple[int, str]]:
-    """Every `# comment` with its 1-based line, for printers that keep them."""
-    index = LineIndex(text)
-    return [
-        (index.position(m.start())[0], m.group(0).rstrip())
-        for m in _COMMENT_OR_STRING.finditer(text)
-        if m.group(0).startswith("#")
-    ]

@@ -97,6 +97,36 @@ def test_fmt_command(tmp_path, capsys):
     assert main(["workflow", "fmt", "--check", str(path)]) == 0
 
 
+def test_fmt_keeps_comments(tmp_path):
+    """`toolkiln fmt` and `toolkiln workflow fmt` deleted every comment of a .wf file."""
+    from toolkiln.cli import main
+
+    source = "# Orders, priced\n" + nodes.WEBHOOK + "# the price\nset a{x=1}  # one\nrespond r a # answer\n# the end\n"
+    for command in (["workflow", "fmt"], ["fmt"]):
+        path = tmp_path / "w.wf"
+        path.write_text(source)
+        assert main([*command, str(path)]) == 0
+        text = path.read_text()
+        assert [line.strip() for line in text.splitlines() if "#" in line] == [
+            "# Orders, priced",
+            "# the price",
+            "set a {  # one",
+            "respond r a  # answer",
+            "# the end",
+        ]
+        assert main(["workflow", "fmt", "--check", str(path)]) == 0
+
+
+def test_the_readme_workflow_is_in_canonical_form(tmp_path):
+    from toolkiln.cli import main
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```\nworkflow order_total\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "order_total.wf"
+    path.write_text("workflow order_total\n" + block)
+    assert main(["workflow", "fmt", "--check", str(path)]) == 0
+
+
 def test_names_spelt_like_step_keywords_parse_after_operators():
     # Regression (found by tests/property/test_workflow_roundtrip.py): after an operator the
     # lexer read `set`, `after`, `wait` as the next step's keyword, so these did not parse.
