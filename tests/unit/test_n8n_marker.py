@@ -1,0 +1,62 @@
+"""Every integration test that uses the real n8n (the `n8n` fixture) is marked `n8n` by
+tests/integration/conftest.py, and no other test is: `pytest -m "not n8n"` then never installs
+or starts n8n. Checked against the test functions' own parameters, read from the source."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+INTEGRATION = ROOT / "tests" / "integration"
+
+
+def fixtures_taking_n8n(tree: ast.Module) -> set[str]:
+    """Module fixtures that take `n8n` (a test taking one of them needs n8n too)."""
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and not node.name.startswith("test_")
+        and "n8n" in {a.arg for a in node.args.args}
+    }
+
+
+def n8n_users() -> set[str]:
+    found = set()
+    for path in sorted(INTEGRATION.glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        needs = {"n8n"} | fixtures_taking_n8n(tree)
+        for node in tree.body:
+            is_test = isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+            if is_test and needs & {a.arg for a in node.args.args}:
+                found.add(f"tests/integration/{path.name}::{node.name}")
+    return found
+
+
+def test_exactly_the_tests_that_use_n8n_are_marked_n8n():
+    collected = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-m",
+            "n8n",
+            "-p",
+            "no:cacheprovider",
+            str(INTEGRATION),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    marked = {line.split("[")[0] for line in collected.stdout.splitlines() if "::" in line}
+    expected = n8n_users()
+    assert (
+        expected and "tests/integration/test_n8n_real.py::test_unreachable_server_is_a_connection_error" not in marked
+    )
+    assert marked == expected
