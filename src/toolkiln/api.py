@@ -25,7 +25,7 @@ class _Signatures(Mapping[str, ToolSignature]):
         self.tools = tools
 
     def __getitem__(self, name: str) -> ToolSignature:
-        return self.tools[name].signature
+        return _callee(self.tools, name).signature
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.tools)
@@ -34,10 +34,26 @@ class _Signatures(Mapping[str, ToolSignature]):
         return len(self.tools)
 
 
+def _callee(tools: Mapping[str, Tool], name: str) -> Tool:
+    """`tools[name]`, which must be a Tool or stand in for one (with `signature` and
+    `run_call`): anything else is the caller's mistake, a TypeError that says so."""
+    tool = tools[name]
+    if not (hasattr(tool, "signature") and callable(getattr(tool, "run_call", None))):
+        raise TypeError(f"tools[{name!r}] must be a toolkiln.Tool (from toolkiln.compile), not {type(tool).__name__}")
+    return tool
+
+
+def _tools(tools: Any) -> Mapping[str, Tool] | None:
+    if tools is not None and not isinstance(tools, Mapping):
+        raise TypeError(f"tools must be a mapping of name -> toolkiln.Tool, not {type(tools).__name__}")
+    return tools
+
+
 def _diagnose(
     source: Any, name: str | None, tools: Mapping[str, Tool] | None = None
 ) -> tuple[list[Diagnostic], tuple[n.Program, CheckResult] | None]:
     """Every diagnostic, and the program with its check (None when it did not parse)."""
+    tools = _tools(tools)
     parsed = parse_source(source, name)
     program = parsed.program
     if program is None:
@@ -75,7 +91,9 @@ def compile(
     program, checked = result
     checked.diagnostics = diagnostics
     callees = (
-        {} if tools is None else {node.tool: tools[node.tool] for node in walk(program) if isinstance(node, n.CallTool)}
+        {}
+        if tools is None
+        else {node.tool: _callee(tools, node.tool) for node in walk(program) if isinstance(node, n.CallTool)}
     )
     signatures = None if tools is None else _Signatures(callees)
 

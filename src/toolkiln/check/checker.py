@@ -220,6 +220,18 @@ class Checker:
                 f"the default of `{param.name}` is {actual}, but the parameter is {param.type}",
                 default.span,
             )
+            return
+        # A list's type joins its items' (`[1, "a"]` is array[any], which fits any array):
+        # each item must fit the item type, as each item of an argument must.
+        misfit = _misfit_item(default, param.type, self.types)
+        if misfit is not None:
+            item, item_type = misfit
+            self.report(
+                codes.DEFAULT_TYPE,
+                f"the default of `{param.name}` holds {self.types.get(id(item), ANY)}, "
+                f"but the parameter is {param.type}, whose items are {item_type}",
+                item.span,
+            )
 
     # --- steps ----------------------------------------------------------------------------
 
@@ -670,6 +682,21 @@ class Checker:
                 )
                 return
         self.report(code, message, expr.span, hint)
+
+
+def _misfit_item(expr: n.Expr, expected: Type, types: dict[int, Type]) -> tuple[n.Expr, Type] | None:
+    """The first item of a constant list (at any depth) that does not fit its item type."""
+    if not isinstance(expr, n.ListExpr) or expected.name != "array":
+        return None
+    item_type = expected.item_type()
+    for item in expr.items:
+        actual = types.get(id(item), ANY)
+        if item_type.name != "any" and (actual == NULL or not fits(actual, item_type)):
+            return item, item_type
+        inner = _misfit_item(item, item_type, types)
+        if inner is not None:
+            return inner
+    return None
 
 
 def _is_constant(expr: n.Expr) -> bool:

@@ -615,6 +615,18 @@ without a header), or a table value does not have the table's declared type.
 """,
 )
 
+INTERNAL_FAILURE = _register(
+    "E0514",
+    "internal-failure",
+    "Unexpected failure inside a run",
+    """
+The run stopped on a failure that toolkiln did not foresee (a Python exception, or running
+out of memory or stack) instead of one of the codes above. The run is over and nothing
+escaped it as a Python exception; this is a bug in toolkiln: please report it with the
+program and its arguments. See the budgets page for what every run is held to.
+""",
+)
+
 # --- registry -----------------------------------------------------------------------------
 # Raised as exceptions by toolkiln.Registry (registry/errors.py), and returned in the same
 # shape as diagnostics by its meta-tools.

@@ -9,15 +9,15 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from toolkiln.ast.types import Type
 from toolkiln.check import ParamInfo
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import from_float, from_float_fast
-from toolkiln.semantics.values import to_value
+from toolkiln.semantics.numbers import EXTRA_DIGITS, LOWEST_DIGIT, from_float, from_float_fast
+from toolkiln.semantics.values import value_reader
 
 Converter = Callable[[Any], Any]
 _MISSING = object()
@@ -37,11 +37,22 @@ def _describe(value: Any) -> str:
 
 def converter(type_: Type, name: str, limits: Limits) -> Converter:
     """A function that checks one argument against `type_` and converts it."""
+    return cast(Converter, _converter(type_, name, limits))
+
+
+def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
+    """A scalar's converter `fn(value)`, or a container's `fn(value, left=None)`, where `left`
+    holds how many more items and fields the argument may hold in all (Limits.max_operations,
+    when not given): data that shares one list many times over is read no further than that."""
+    # (at least max_list_length: a flat list or object is bounded by that alone)
+    budget = max(limits.max_operations, limits.max_list_length)
     max_digits, max_len = limits.max_number_digits, limits.max_list_length
     max_text = limits.max_string_length
     integer_only = type_.name == "integer"
     float_bound = 10.0 ** min(max_digits, 308)  # |x| below it: fewer digits than the limit
     int_bound = 10**max_digits
+    exact = limits.bounds.create_decimal  # refuses what is out of bounds (see make_bounds)
+    read = value_reader(max_digits, max_len, max_text, budget)
 
     def number(value: Any) -> Decimal:
         kind = type(value)
@@ -52,7 +63,10 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         if kind is int and -int_bound < value < int_bound:  # whole, few enough digits
             return Decimal(value)
         if kind is Decimal and value.is_finite():
-            result: Decimal = value
+            try:
+                result: Decimal = exact(value)  # digits and exponent within bounds
+            except ArithmeticError:
+                raise ArgumentError(_out_of_bounds(name, value, max_digits)) from None
         elif kind is int:
             result = Decimal(value)
         elif kind is float:
@@ -64,7 +78,9 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         elif kind is Decimal:
             raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
         elif isinstance(value, int) and not isinstance(value, bool):
-            result = Decimal(int(value))  # an int subclass such as an IntEnum member
+            result = Decimal(int.__index__(value))  # an int subclass such as an IntEnum member, by value
+        elif isinstance(value, Decimal):  # a Decimal subclass, by value
+            return number(Decimal(value))
         else:
             raise ArgumentError(f"argument `{name}` must be a number, not {_describe(value)}")
         if result and result.adjusted() >= max_digits:
@@ -87,24 +103,33 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             raise ArgumentError(f"argument `{name}` must be true or false, not {_describe(value)}")
         return value
 
-    def array(value: Any) -> list[Any]:
+    def array(value: Any, left: list[int] | None = None) -> list[Any]:
         if type(value) not in (list, tuple):
             raise ArgumentError(f"argument `{name}` must be a list, not {_describe(value)}")
         if len(value) > max_len:
             raise ArgumentError(f"argument `{name}` has more than {max_len:,} items")
-        return [item_converter(item) for item in value]
+        if left is None:
+            left = [budget]
+        left[0] -= len(value)
+        if left[0] < 0:
+            raise ArgumentError(f"argument `{name}` holds more than {budget:,} values in all")
+        if scalar_items:
+            return [item_converter(item) for item in value]
+        return [item_converter(item, left) for item in value]
 
-    def obj(value: Any) -> dict[str, Any]:
+    def obj(value: Any, left: list[int] | None = None) -> dict[str, Any]:
         if type(value) is dict:  # the usual case, without the slower ABC test
-            converted: dict[str, Any] = to_value(value)  # (which builds a new dict: no copy needed)
+            converted: dict[str, Any] = read(value, left)  # (which builds a new dict: no copy needed)
         elif not isinstance(value, Mapping):
             raise ArgumentError(f"argument `{name}` must be an object, not {_describe(value)}")
         else:
-            converted = to_value(dict(value))
+            if len(value) > max_len:
+                raise ArgumentError(f"argument `{name}` has more than {max_len:,} fields")
+            converted = read(dict(value), left)
         return converted
 
-    def anything(value: Any) -> Any:
-        return to_value(value)
+    def anything(value: Any, left: list[int] | None = None) -> Any:
+        return read(value, left)
 
     match type_.name:
         case "number" | "integer":
@@ -114,7 +139,8 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
         case "boolean":
             return boolean
         case "array":
-            item_converter = converter(type_.item_type(), f"{name}[]", limits)
+            scalar_items = type_.item_type().name in _SCALARS
+            item_converter = _converter(type_.item_type(), f"{name}[]", limits)
             return array
         case "object":
             return obj
@@ -122,10 +148,30 @@ def converter(type_: Type, name: str, limits: Limits) -> Converter:
             return anything
 
 
+class _BadDefault:
+    __slots__ = ("error",)
+
+    def __init__(self, error: RunError) -> None:
+        self.error = error
+
+
+def _out_of_bounds(name: str, value: Decimal, max_digits: int) -> str:
+    if value and value.adjusted() >= max_digits:
+        return f"argument `{name}` has more than {max_digits} digits"
+    return f"argument `{name}` has more than {max_digits + EXTRA_DIGITS:,} significant digits, or digits below 1E{LOWEST_DIGIT}"
+
+
 def compile_binder(
-    params: tuple[ParamInfo, ...], slots: dict[str, int], limits: Limits, defaults: dict[str, Any]
+    params: tuple[ParamInfo, ...],
+    slots: dict[str, int],
+    limits: Limits,
+    defaults: dict[str, Any],
+    bad_defaults: Mapping[str, RunError] | None = None,
 ) -> Callable[[Mapping[str, Any] | None, list[Any]], None]:
-    """A function that checks `args`, converts them and stores them into the frame."""
+    """A function that checks `args`, converts them and stores them into the frame; a default
+    in `bad_defaults` (one that fails its parameter's check) is refused when it is needed."""
+    for param_name, error in (bad_defaults or {}).items():
+        defaults = {**defaults, param_name: _BadDefault(error)}
     plan = tuple(
         (p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING)) for p in params
     )
@@ -144,6 +190,8 @@ def compile_binder(
             if value is _MISSING:
                 if default is _MISSING:
                     raise ArgumentError(f"missing argument `{name}`", hint=wanted[name])
+                if type(default) is _BadDefault:
+                    raise default.error
                 frame[slot] = default
                 continue
             given += 1

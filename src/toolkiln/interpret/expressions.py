@@ -20,12 +20,13 @@ from toolkiln.ast.visitor import walk
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
+from toolkiln.interpret.runtime import CHECK_EVERY, charge, out_of_time, over_budget
 from toolkiln.interpret.specialize import Fn, Frame, Operand, arithmetic_binary, pure_binary
 from toolkiln.semantics import operators
-from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.semantics.builtins import BUILTINS, size_of
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import FormatSpec, format_number, parse_spec
-from toolkiln.semantics.values import to_text, type_name
+from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, parse_spec
+from toolkiln.semantics.values import to_text_within, too_long, type_name
 
 _TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict}
 _COMPARE = {
@@ -61,6 +62,8 @@ class ExprCompiler:
         self.slots = slots  # variable name -> frame slot
         self.scopes: list[dict[str, int]] = []  # comprehension variables -> slot
         self.frame_size = len(slots) + 1  # grows with each comprehension variable
+        # Whether a closure charges work as it runs (see runtime.py): the run needs its state.
+        self.charging = False
 
     def static(self, expr: n.Expr) -> str:
         type_ = self.types.get(id(expr), ANY)
@@ -184,12 +187,16 @@ class ExprCompiler:
                 return lambda f: left(f) and right(f)
             return lambda f: left(f) or right(f)
         if op in n.MEMBERSHIP_OPS:
-            return self.literal_membership(expr) or self.semantic(lambda a, b: operators.member(op, a, b), expr)
+            return self.literal_membership(expr) or self.semantic(
+                lambda a, b: operators.member(op, a, b), expr, charged=True
+            )
         kinds = {self.static(expr.left), self.static(expr.right)}
         if op in n.EQUALITY_OPS + n.ORDER_OPS:
             if len(kinds) == 1 and kinds <= ({"number", "string"} | ({"boolean"} if op in n.EQUALITY_OPS else set())):
                 return pure_binary(_COMPARE[op], self.operand(expr.left), self.operand(expr.right))
-            return self.semantic(lambda a, b: operators.compare(op, a, b), expr)
+            return self.semantic(lambda a, b: operators.compare(op, a, b), expr, charged=op in n.EQUALITY_OPS)
+        if op == "**":  # a fractional power costs hundreds of operations: charged, timed
+            return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr, charged=True)
         if kinds == {"number"} and (
             op in ("+", "-", "*") or (op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)
         ):
@@ -216,10 +223,28 @@ class ExprCompiler:
 
         return member
 
-    def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary) -> Fn:
+    def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary, charged: bool = False) -> Fn:
         """The general case: the operator's one definition (semantics/operators.py), with
-        every type and limit check, located at the expression."""
+        every type and limit check, located at the expression. `charged`: the operation's
+        cost grows with its operands (equality of lists, membership, powers), charged to the
+        run by the smaller operand's size (see runtime.py)."""
         left, right, span = self.closure(expr.left), self.closure(expr.right), expr.span
+        if charged:
+            self.charging = True
+            digits = self.limits.max_number_digits
+
+            def run_charged(f: Frame) -> Any:
+                a = left(f)
+                b = right(f)
+                charge(f[0], 1 + min(size_of(a), size_of(b)) if type(a) is type(b) else 1, span)
+                try:
+                    return evaluate(a, b)
+                except RunError as error:
+                    raise error.at(span) from None
+                except ArithmeticError as error:
+                    raise arithmetic_fault(error, span, digits) from None
+
+            return run_charged
 
         def run(f: Frame) -> Any:
             a = left(f)  # left before right: errors come in reading order
@@ -275,6 +300,21 @@ class ExprCompiler:
                 fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
             args.append(fn)
         impl, limits, span, digits = function.impl, self.limits, expr.span, self.limits.max_number_digits
+        work = function.work
+        if work is not None:  # a cost that grows with the arguments: charged before the call
+            self.charging = True
+
+            def call_charged(f: Frame) -> Any:
+                values = [a(f) for a in args]
+                charge(f[0], 1 + work(*values), span)
+                try:
+                    return impl(limits, *values)
+                except RunError as error:
+                    raise error.at(span) from None
+                except ArithmeticError as error:
+                    raise arithmetic_fault(error, span, digits) from None
+
+            return call_charged
 
         if len(args) == 1:
             only = args[0]
@@ -341,15 +381,14 @@ class ExprCompiler:
                 return container[key]
             if kind is list or kind is str:
                 if type(key) is not Decimal or key != key.to_integral_value():
-                    raise fault(codes.RUNTIME_TYPE, f"an index must be a whole number, not {key!r}", span)
-                position = int(key)
-                if not -len(container) <= position < len(container):
+                    raise fault(codes.RUNTIME_TYPE, f"an index must be a whole number, not {key:.40}", span)
+                if not -len(container) <= key < len(container):  # compared before int(): O(1)
                     raise fault(
                         codes.MISSING_ITEM,
-                        f"index {position} is outside the {type_name(container)} of length {len(container)}",
+                        f"index {key:.40} is outside the {type_name(container)} of length {len(container)}",
                         span,
                     )
-                return container[position]
+                return container[int(key)]
             raise type_fault("indexing needs a list, string or object", container, span)
 
         return read
@@ -364,25 +403,34 @@ class ExprCompiler:
         span = expr.span
         cost = self.comprehension_costs.get(span) or comprehension_cost(expr)
 
+        # Items between two looks at the clock: about CHECK_EVERY operations' worth. Work in the
+        # element that grows with the data (builtins, equality, powers) is charged as it runs.
+        chunk = max(1, CHECK_EVERY // cost)
+
         def build(f: Frame) -> list[Any]:
             items = iterable(f)
             runtime = f[0]
             runtime.operations += cost * len(items)
             limits = runtime.limits
             if runtime.operations > limits.max_operations:
-                raise fault(
-                    codes.OPERATION_BUDGET,
-                    f"more than {limits.max_operations:,} operations",
-                    span,
-                    hint="raise Limits(max_operations=...) if this is expected",
-                )
-            if time.monotonic() > runtime.deadline:
-                raise fault(codes.TIME_LIMIT, f"the run took more than {limits.max_seconds} s", span)
-            out = []
-            for item in items:
-                f[slot] = item
-                if condition is None or condition(f):
-                    out.append(element(f))
+                raise over_budget(limits, span)
+            deadline = runtime.deadline
+            if time.monotonic() > deadline:
+                raise out_of_time(limits, span)
+            out: list[Any] = []
+            if len(items) <= chunk:
+                for item in items:
+                    f[slot] = item
+                    if condition is None or condition(f):
+                        out.append(element(f))
+                return out
+            for start in range(0, len(items), chunk):
+                if start and time.monotonic() > deadline:
+                    raise out_of_time(limits, span)
+                for item in items[start : start + chunk]:
+                    f[slot] = item
+                    if condition is None or condition(f):
+                        out.append(element(f))
             return out
 
         return build
@@ -394,10 +442,19 @@ class ExprCompiler:
         limit = self.limits.max_string_length
 
         def render(f: Frame) -> str:
-            text = "".join([p(f) for p in parts])
-            if len(text) > limit:
-                raise fault(codes.STRING_TOO_LONG, f"formatted text longer than {limit:,} characters", span)
-            return text
+            # Each part is at most `limit` long (decided before it is built), the running total
+            # is checked after each: the text never holds more than twice the limit.
+            pieces, used = [], 0
+            try:
+                for part in parts:
+                    piece = part(f)
+                    used += len(piece)
+                    if used > limit:
+                        raise too_long(limit)
+                    pieces.append(piece)
+            except RunError as error:
+                raise error.at(span) from None
+            return "".join(pieces)
 
         return render
 
@@ -405,18 +462,22 @@ class ExprCompiler:
         # Values bound as default arguments, read faster than closed-over variables.
         if isinstance(part, n.TextPart):
             return _constant(part.text)
+        limit = self.limits.max_string_length
         if part.spec is None:
             value = self.closure(part.expr)
 
             def text(f: Frame, v: Fn = value) -> str:
-                return to_text(v(f))
+                return to_text_within(v(f), limit)
 
             return text
         spec, number = parse_spec(part.spec), self.number(part.expr)
         assert spec is not None  # the parser rejects a spec that does not parse (syntax/templates.py)
 
         def formatted(f: Frame, v: Fn = number, s: FormatSpec = spec) -> str:
-            return format_number(v(f), s)
+            value = v(f)
+            if format_length(value, s) > limit:
+                raise too_long(limit)
+            return format_number(value, s)
 
         return formatted
 

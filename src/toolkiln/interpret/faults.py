@@ -26,3 +26,10 @@ def type_fault(what: str, value: Any, span: Span) -> RunError:
         span,
         hint="declare the parameter's type so the checker catches this before run time",
     )
+
+
+def unexpected(error: Exception) -> RunError:
+    """A Python exception that escaped the closures, as the run's error (E0514): a run never
+    ends in a plain Python exception."""
+    what = "out of memory" if isinstance(error, MemoryError) else f"{type(error).__name__}: {error}"
+    return fault(codes.INTERNAL_FAILURE, f"the run failed unexpectedly ({what:.200})")

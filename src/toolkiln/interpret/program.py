@@ -14,15 +14,15 @@ from toolkiln.ast.visitor import walk
 from toolkiln.check import CheckResult
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
-from toolkiln.interpret.arguments import compile_binder, single_scalar
+from toolkiln.interpret.arguments import ArgumentError, compile_binder, converter, single_scalar
 from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
-from toolkiln.interpret.faults import fault, type_fault
+from toolkiln.interpret.faults import fault, type_fault, unexpected
 from toolkiln.interpret.runtime import Runtime
 from toolkiln.interpret.specialize import Fn, Frame
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import render_number
-from toolkiln.semantics.values import to_value, type_name
+from toolkiln.semantics.values import type_name, value_reader
 
 _NEXT = object()  # a block finished without returning
 _ABSENT = object()
@@ -73,18 +73,32 @@ class CompiledProgram:
             cost, comprehension_costs = written_costs(written)
         self.exprs = ExprCompiler(checked.types, limits, slots, comprehension_costs)
         self.tables = {t.name: t.type for t in program.tables or ()}
-        self.defaults = {
-            p.name: self.scope.run(self.exprs.closure(p.default), [None])
-            for p in checked.parameters
-            if p.default is not None
-        }
-        self.bind = compile_binder(checked.parameters, slots, limits, self.defaults)
+        self.read = value_reader(
+            limits.max_number_digits,
+            limits.max_list_length,
+            limits.max_string_length,
+            max(limits.max_operations, limits.max_list_length),
+        )
+        # Defaults go through their parameter's check like arguments (the checker refuses one
+        # that does not fit its type; a hand-built program is refused here, when it is used).
+        self.defaults: dict[str, Any] = {}
+        bad_defaults: dict[str, ArgumentError] = {}
+        for p in checked.parameters:
+            if p.default is not None:
+                value = self.scope.run(self.exprs.closure(p.default), [None])
+                try:
+                    self.defaults[p.name] = self.scope.run(converter(p.type, p.name, limits), value)
+                except ArgumentError as error:
+                    bad_defaults[p.name] = ArgumentError(
+                        f"the default of {error.message[0].lower()}{error.message[1:]}"
+                    )
+        self.bind = compile_binder(checked.parameters, slots, limits, self.defaults, bad_defaults)
         self.single = single_scalar(checked.parameters, limits)
         self.body = self.block(program.steps)
         self.frame_size = self.exprs.frame_size
         self.cost = cost
         self.over_budget = self.cost > limits.max_operations
-        self.timed = n.Comprehension in kinds
+        self.timed = n.Comprehension in kinds or self.exprs.charging
         # Slot 0 holds the run's state; only comprehensions, lookups and calls read it.
         self.stateful = self.timed or n.Lookup in kinds or n.CallTool in kinds
 
@@ -109,32 +123,47 @@ class CompiledProgram:
             rest = [None] * (size - 2)  # the slots after the parameter's (slot 1)
 
             def execute_single(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
-                if type(args) is dict and len(args) == 1 and name in args:
-                    frame = [None, convert(args[name])]  # the usual call, bound inline
-                    if rest:
-                        frame += rest
-                else:
-                    frame = [None] * size
-                    bind(args, frame)
-                return body(frame)
+                try:  # (free in CPython 3.11 unless it catches)
+                    if type(args) is dict and len(args) == 1 and name in args:
+                        frame = [None, convert(args[name])]  # the usual call, bound inline
+                        if rest:
+                            frame += rest
+                    else:
+                        frame = [None] * size
+                        bind(args, frame)
+                    return body(frame)
+                except RunError:
+                    raise
+                except Exception as error:  # never a plain Python exception out of a run
+                    raise unexpected(error) from error
 
             return execute_single
         if not self.stateful:
 
             def execute(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
-                frame = [None] * size
-                bind(args, frame)
-                return body(frame)
+                try:
+                    frame = [None] * size
+                    bind(args, frame)
+                    return body(frame)
+                except RunError:
+                    raise
+                except Exception as error:
+                    raise unexpected(error) from error
 
             return execute
         timed = self.timed
 
         def execute_with_state(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
-            frame: list[Any] = [None] * size
-            deadline = time.monotonic() + limits.max_seconds if timed else math.inf
-            frame[0] = Runtime(limits, tables, cost, deadline)
-            bind(args, frame)
-            return body(frame)
+            try:
+                frame: list[Any] = [None] * size
+                deadline = time.monotonic() + limits.max_seconds if timed else math.inf
+                frame[0] = Runtime(limits, tables, cost, deadline)
+                bind(args, frame)
+                return body(frame)
+            except RunError:
+                raise
+            except Exception as error:
+                raise unexpected(error) from error
 
         return execute_with_state
 
@@ -257,6 +286,7 @@ class CompiledProgram:
         name, span = step.table, step.span
         declared = self.tables.get(name)
         expected = None if declared is None or declared.name == "any" else declared.name
+        read, max_list = self.read, self.limits.max_list_length
 
         def lookup(f: Frame) -> Any:
             table = f[0].tables.get(name)
@@ -283,17 +313,20 @@ class CompiledProgram:
                         hint=f"add a default; some keys: {sample}" if sample else "the table is empty",
                     )
                 return default(f)
-            value = to_value(value)
+            if type(value) is list and len(value) > max_list:
+                raise fault(
+                    codes.LIST_TOO_LONG,
+                    f"table `{name}` holds a list longer than {max_list:,} items at key {key!r}",
+                    span,
+                )
+            try:
+                value = read(value)  # within the run's bounds, like an argument
+            except RunError as error:
+                raise fault(codes.INVALID_TABLE, f"table `{name}` at key {key!r:.40}: {error.message}", span) from None
             if expected is not None and not _has_type(value, expected):
                 raise fault(
                     codes.INVALID_TABLE,
-                    f"table `{name}` holds {type_name(value)} {value!r} at key {key!r}, declared {expected}",
-                    span,
-                )
-            if type(value) is list and len(value) > f[0].limits.max_list_length:
-                raise fault(
-                    codes.LIST_TOO_LONG,
-                    f"table `{name}` holds a list longer than {f[0].limits.max_list_length:,} items at key {key!r}",
+                    f"table `{name}` holds {type_name(value)} {value!r:.60} at key {key!r:.40}, declared {expected}",
                     span,
                 )
             return value

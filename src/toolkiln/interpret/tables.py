@@ -35,14 +35,21 @@ def normalize_tables(tables: Mapping[str, Any] | None) -> Tables:
     for name, table in tables.items():
         if not isinstance(table, Mapping):
             raise _invalid(f"table `{name}` must be an object of key -> value")
-        out[str(name)] = {_key(k): v for k, v in table.items()}
+        name = str.__str__(name) if isinstance(name, str) else str(name)
+        if type(table) is dict and set(map(type, table)) <= _TEXT:
+            out[name] = table  # keys all text already: the table as given, checked at C speed
+        else:
+            out[name] = {_key(k): v for k, v in table.items()}
     return out
+
+
+_TEXT = frozenset({str})
 
 
 def _key(key: Any) -> str:
     """Keys are text; a number key is stored as its plain text, the form a lookup uses."""
     if isinstance(key, str):
-        return key
+        return str.__str__(key)
     if isinstance(key, bool) or not isinstance(key, (int, Decimal, float)):
         raise _invalid(f"table keys must be strings or numbers, not {key!r}")
     return render_number(from_float(key) if isinstance(key, float) else Decimal(key))

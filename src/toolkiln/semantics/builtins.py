@@ -26,7 +26,7 @@ from toolkiln.ast.types import (
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.values import equal, to_text, type_name
+from toolkiln.semantics.values import equal, to_text_within, too_long, type_name
 
 NUMBERS = array_of(NUMBER)
 _NUMERAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,6})?")
@@ -50,6 +50,10 @@ class Builtin:
     # Whether a call with the same arguments always gives the same result and does nothing
     # else: only pure builtins are folded at compile time (a `today()` must not be).
     pure: bool = field(kw_only=True)
+    # What a call costs beyond one operation, from its arguments, when that grows with them
+    # (items of a list, characters of a text): the interpreter charges it to the operation
+    # budget and looks at the clock before calling. None: a constant cost.
+    work: Callable[..., int] | None = field(default=None, kw_only=True)
 
     @property
     def signature(self) -> str:
@@ -77,12 +81,14 @@ def builtin(
     variadic: bool = False,
     *,
     pure: bool,
+    work: Callable[..., int] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a builtin; `pure` must be said (see Builtin.pure)."""
+    """Register a builtin; `pure` must be said (see Builtin.pure), `work` when its cost grows
+    with its arguments (see Builtin.work)."""
     result_fn = result if callable(result) else (lambda _types, _r=result: _r)
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure)
+        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, work=work)
         return impl
 
     return register
@@ -112,6 +118,33 @@ def _numbers(values: list[Any], what: str) -> list[Decimal]:
         if type(value) is not Decimal:
             raise fault(codes.RUNTIME_TYPE, f"{what} needs numbers, got {type_name(value)}")
     return values
+
+
+CHARS_PER_OPERATION = 64
+"""Characters of text that count as one operation for builtins that read or write text."""
+
+
+def size_of(value: Any) -> int:
+    """The work of reading `value` once, in operations: a list's or object's items, a text's
+    characters by CHARS_PER_OPERATION, 0 for anything else."""
+    kind = type(value)
+    if kind is list or kind is dict:
+        return len(value)
+    if kind is str:
+        return len(value) // CHARS_PER_OPERATION
+    return 0
+
+
+def _first_size(value: Any, *rest: Any) -> int:
+    return size_of(value) + sum(size_of(other) for other in rest if type(other) is str)
+
+
+def _all_sizes(*values: Any) -> int:
+    return sum(size_of(value) for value in values)
+
+
+def _constant_work(*values: Any) -> int:
+    return 1
 
 
 def _item_type(types: list[Type]) -> Type:
@@ -155,7 +188,7 @@ def _ceil(limits: Limits, x: Decimal) -> Decimal:
     return x.to_integral_value(rounding=ROUND_CEILING, context=limits.context)
 
 
-@builtin("sqrt", (N,), NUMBER, "Square root (28 significant digits).", pure=True)
+@builtin("sqrt", (N,), NUMBER, "Square root (28 significant digits).", pure=True, work=_constant_work)
 def _sqrt(limits: Limits, x: Decimal) -> Decimal:
     if x < 0:
         raise fault(codes.INVALID_OPERATION, f"square root of a negative number ({x})")
@@ -190,6 +223,7 @@ BUILTINS["min"] = Builtin(
     "Smallest of several numbers, or of a list: min(a, b), min(prices).",
     True,
     pure=True,
+    work=_all_sizes,
 )
 BUILTINS["max"] = Builtin(
     "max",
@@ -199,6 +233,7 @@ BUILTINS["max"] = Builtin(
     "Largest of several numbers, or of a list.",
     True,
     pure=True,
+    work=_all_sizes,
 )
 
 
@@ -208,6 +243,7 @@ BUILTINS["max"] = Builtin(
     NUMBER,
     "Sum of a list of numbers; 0 for an empty list. sum(i.price * i.qty for i in items).",
     pure=True,
+    work=_first_size,
 )
 def _sum(limits: Limits, values: list[Any]) -> Decimal:
     add = limits.context.add
@@ -217,7 +253,9 @@ def _sum(limits: Limits, values: list[Any]) -> Decimal:
     return total
 
 
-@builtin("avg", (Arg("values", (NUMBERS,)),), NUMBER, "Average of a non-empty list of numbers.", pure=True)
+@builtin(
+    "avg", (Arg("values", (NUMBERS,)),), NUMBER, "Average of a non-empty list of numbers.", pure=True, work=_first_size
+)
 def _avg(limits: Limits, values: list[Any]) -> Decimal:
     if not values:
         raise fault(codes.INVALID_OPERATION, "avg of an empty list")
@@ -225,7 +263,12 @@ def _avg(limits: Limits, values: list[Any]) -> Decimal:
 
 
 @builtin(
-    "number", (Arg("value", (STRING, NUMBER)),), NUMBER, 'Parse text as a number: number("12.50") = 12.5.', pure=True
+    "number",
+    (Arg("value", (STRING, NUMBER)),),
+    NUMBER,
+    'Parse text as a number: number("12.50") = 12.5.',
+    pure=True,
+    work=_first_size,
 )
 def _number(limits: Limits, value: Any) -> Decimal:
     if type(value) is Decimal:
@@ -256,7 +299,9 @@ def _count(limits: Limits, values: list[Any]) -> Decimal:
     return Decimal(len(values))
 
 
-@builtin("any", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN, "Whether any item is true.", pure=True)
+@builtin(
+    "any", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN, "Whether any item is true.", pure=True, work=_first_size
+)
 def _any(limits: Limits, values: list[Any]) -> bool:
     return any(_booleans(values, "any"))
 
@@ -267,6 +312,7 @@ def _any(limits: Limits, values: list[Any]) -> bool:
     BOOLEAN,
     "Whether every item is true (true for an empty list).",
     pure=True,
+    work=_first_size,
 )
 def _all(limits: Limits, values: list[Any]) -> bool:
     return all(_booleans(values, "all"))
@@ -285,6 +331,7 @@ def _booleans(values: list[Any], what: str) -> list[bool]:
     BOOLEAN,
     "Whether a string contains a substring, a list an item, or an object a key.",
     pure=True,
+    work=_all_sizes,
 )
 def _contains(limits: Limits, container: Any, item: Any) -> bool:
     return contains(container, item)
@@ -338,27 +385,36 @@ def _join_all(types: list[Type]) -> Type:
 S = Arg("text", (STRING,))
 
 
-@builtin("lower", (S,), STRING, "Lower-case text.", pure=True)
+@builtin("lower", (S,), STRING, "Lower-case text.", pure=True, work=_first_size)
 def _lower(limits: Limits, text: str) -> str:
     return _checked_text(limits, text.lower())
 
 
-@builtin("upper", (S,), STRING, "Upper-case text.", pure=True)
+@builtin("upper", (S,), STRING, "Upper-case text.", pure=True, work=_first_size)
 def _upper(limits: Limits, text: str) -> str:
     return _checked_text(limits, text.upper())
 
 
-@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.", pure=True)
+@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.", pure=True, work=_first_size)
 def _trim(limits: Limits, text: str) -> str:
     return text.strip()
 
 
-@builtin("starts_with", (S, Arg("prefix", (STRING,))), BOOLEAN, "Whether text starts with prefix.", pure=True)
+@builtin(
+    "starts_with",
+    (S, Arg("prefix", (STRING,))),
+    BOOLEAN,
+    "Whether text starts with prefix.",
+    pure=True,
+    work=_all_sizes,
+)
 def _starts_with(limits: Limits, text: str, prefix: str) -> bool:
     return text.startswith(prefix)
 
 
-@builtin("ends_with", (S, Arg("suffix", (STRING,))), BOOLEAN, "Whether text ends with suffix.", pure=True)
+@builtin(
+    "ends_with", (S, Arg("suffix", (STRING,))), BOOLEAN, "Whether text ends with suffix.", pure=True, work=_all_sizes
+)
 def _ends_with(limits: Limits, text: str, suffix: str) -> bool:
     return text.endswith(suffix)
 
@@ -369,6 +425,7 @@ def _ends_with(limits: Limits, text: str, suffix: str) -> bool:
     STRING,
     "Text with every occurrence of old replaced by new.",
     pure=True,
+    work=_all_sizes,
 )
 def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     if not old:
@@ -385,9 +442,19 @@ def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     STRING,
     'Items as text, joined by separator: join(names, ", ").',
     pure=True,
+    work=_first_size,
 )
 def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
-    return _checked_text(limits, separator.join(to_text(value) for value in values))
+    # Each item's text is bounded by what is left (to_text_within): the whole never passes the
+    # limit, in time or memory, however long the items' texts would be.
+    limit, parts, used, step = limits.max_string_length, [], 0, len(separator)
+    for value in values:
+        text = to_text_within(value, limit - used)
+        used += len(text) + step
+        if used - step > limit:
+            raise too_long(limit)
+        parts.append(text)
+    return separator.join(parts)
 
 
 @builtin(
@@ -396,6 +463,7 @@ def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
     STRING,
     'Any value as text, as a template would print it: text(31.500) = "31.5".',
     pure=True,
+    work=_first_size,
 )
 def _text(limits: Limits, value: Any) -> str:
-    return _checked_text(limits, to_text(value))
+    return to_text_within(value, limits.max_string_length)

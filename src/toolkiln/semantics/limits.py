@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from decimal import Context
 from functools import cached_property
 
 from toolkiln.errors import Error
-from toolkiln.semantics.numbers import make_context
+from toolkiln.semantics.numbers import MAX_NUMBER_DIGITS, make_bounds, make_context
 
 
 class LimitsError(Error, ValueError):
@@ -24,14 +25,27 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name in ("max_operations", "max_string_length", "max_list_length", "max_number_digits"):
-            if getattr(self, name) < 1:
-                raise LimitsError(f"{name} must be at least 1")
-        if not self.max_seconds > 0:
-            raise LimitsError("max_seconds must be positive")
+            value = getattr(self, name)
+            if type(value) is not int:  # not bool, not float, not str
+                raise LimitsError(f"{name} must be a whole number, not {type(value).__name__} {value!r:.40}")
+            if value < 1:
+                raise LimitsError(f"{name} must be at least 1, not {value}")
+        if self.max_number_digits > MAX_NUMBER_DIGITS:
+            raise LimitsError(f"max_number_digits must be at most {MAX_NUMBER_DIGITS:,}, not {self.max_number_digits}")
+        seconds = self.max_seconds
+        if type(seconds) not in (int, float):
+            raise LimitsError(f"max_seconds must be a number, not {type(seconds).__name__} {seconds!r:.40}")
+        if not seconds > 0 or math.isnan(seconds):
+            raise LimitsError(f"max_seconds must be positive, not {seconds}")
 
     @cached_property
     def context(self) -> Context:
         return make_context(self.max_number_digits)
+
+    @cached_property
+    def bounds(self) -> Context:
+        """What a number from outside (argument, table, data) may be: see `make_bounds`."""
+        return make_bounds(self.max_number_digits)
 
 
 DEFAULT_LIMITS = Limits()

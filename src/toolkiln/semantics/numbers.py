@@ -9,12 +9,16 @@ from decimal import (
     Context,
     Decimal,
     DivisionByZero,
+    Inexact,
     InvalidOperation,
     Overflow,
 )
 
 PRECISION = 28
 MIN_EXPONENT = -999_999
+MAX_NUMBER_DIGITS = 1_000_000  # the largest `Limits.max_number_digits`
+LOWEST_DIGIT = MIN_EXPONENT - PRECISION + 1
+"""The exponent of the smallest digit a result can have (1E-1000026: decimal's Etiny)."""
 
 
 def make_context(max_digits: int) -> Context:
@@ -28,6 +32,41 @@ def make_context(max_digits: int) -> Context:
         Emin=MIN_EXPONENT,
         traps=[InvalidOperation, DivisionByZero, Overflow],
     )
+
+
+EXTRA_DIGITS = 1_000
+"""Significant digits a number from outside may have beyond its integer digits' limit."""
+
+
+def make_bounds(max_digits: int) -> Context:
+    """What a number from outside may be, as a context whose `create_decimal` refuses the rest:
+    at most `max_digits` integer digits (Overflow), at most `max_digits + EXTRA_DIGITS`
+    significant digits and no digit below the arithmetic's own floor, 1E-1000026 (both
+    Inexact). A number inside the bounds comes through unchanged (trailing zeros past the
+    precision aside). Every operation on such a number costs at most that many digits' work."""
+    digits = max_digits + EXTRA_DIGITS
+    return Context(
+        prec=digits,
+        rounding=ROUND_HALF_EVEN,
+        Emax=max_digits - 1,
+        Emin=LOWEST_DIGIT + digits - 1,  # so that its lowest digit (Etiny) is the run's
+        traps=[InvalidOperation, Overflow, Inexact],
+    )
+
+
+def text_length(value: Decimal) -> int:
+    """`len(render_number(value))`, without building the text (O(digits), not O(exponent))."""
+    if not value:
+        return 1
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # a finite number
+    count = len(digits)
+    if exponent < 0:
+        zeros = count - len(bytes(digits).rstrip(b"\0"))  # trailing zeros render_number drops
+        drop = min(zeros, -exponent)
+        count, exponent = count - drop, exponent + drop
+    whole = count + exponent
+    return sign + (whole if whole > 0 else 1) + (1 - exponent if exponent < 0 else 0)
 
 
 def from_float(value: float) -> Decimal:
@@ -113,21 +152,22 @@ def parse_spec(spec: str) -> FormatSpec | None:
     )
 
 
-# Formatting runs inside a run's context (whose Emax is the digit limit): these make it
-# independent of that, and of whichever context the caller has.
-_PERCENT_CONTEXT = Context(prec=PRECISION, Emax=10**6, Emin=-(10**6))
-_ROUNDING_CONTEXT = Context(prec=PRECISION + 100, Emax=10**6, Emin=-(10**6))
+# Formatting runs inside a run's context (whose Emax is the digit limit): this one makes it
+# independent of that, and of whichever context the caller has. It is exact for every number
+# a run can hold (at most MAX_NUMBER_DIGITS integer digits and as many more significant ones,
+# exponents from the bounds' floor): scaling by 100 and rounding to 99 places never round
+# or overflow in it, so neither raises.
+_EXACT = 3 * MAX_NUMBER_DIGITS
+_FORMAT_CONTEXT = Context(prec=_EXACT, Emax=_EXACT, Emin=-_EXACT, traps=[])
+_QUANTA = tuple(Decimal(1).scaleb(-places) for places in range(100))
 
 
 def format_number(value: Decimal, spec: FormatSpec) -> str:
+    """`value` by `spec`. Its length is at most `format_length(value, spec)`."""
     if spec.percent:
-        value = value.scaleb(2, context=_PERCENT_CONTEXT)
+        value = value.scaleb(2, context=_FORMAT_CONTEXT)
     if spec.decimals is not None:
-        value = value.quantize(
-            Decimal(1).scaleb(-spec.decimals, context=_ROUNDING_CONTEXT),
-            rounding="ROUND_HALF_UP",
-            context=_ROUNDING_CONTEXT,
-        )
+        value = value.quantize(_QUANTA[spec.decimals], rounding="ROUND_HALF_UP", context=_FORMAT_CONTEXT)
         if not value:
             value = value.copy_abs()  # -0.001 shows as 0.00, never -0.00
         text = format(value, ",f" if spec.grouping else "f")
@@ -135,5 +175,17 @@ def format_number(value: Decimal, spec: FormatSpec) -> str:
         text = render_number(value)
         if spec.grouping:
             whole, dot, fraction = text.partition(".")
-            text = f"{int(whole):,}" + dot + fraction if whole != "-0" else text
+            # (grouped by Decimal's format: int() of a long text is refused past 4,300 digits)
+            text = format(Decimal(whole), ",f") + dot + fraction if whole != "-0" else text
     return text + ("%" if spec.percent else "")
+
+
+def format_length(value: Decimal, spec: FormatSpec) -> int:
+    """A bound of `len(format_number(value, spec))`, computed without formatting."""
+    if not value:
+        whole, fraction = 1, 0
+    else:
+        whole = max(value.adjusted() + 1 + (2 if spec.percent else 0), 1)
+        fraction = text_length(value) + 2 if spec.decimals is None else spec.decimals
+    grouped = whole + whole // 3 if spec.grouping else whole
+    return 1 + grouped + 1 + fraction + 1

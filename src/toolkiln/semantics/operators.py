@@ -55,7 +55,7 @@ def arithmetic(op: str, a: Any, b: Any, limits: Limits) -> Any:
     if op in ("/", "%") and not b:
         raise _fault(codes.DIVISION_BY_ZERO, "division by zero", hint="guard it: `x / y if y != 0 else 0`")
     if op == "**":
-        if abs(b) > MAX_EXPONENT:
+        if b.copy_abs() > MAX_EXPONENT:  # (abs() rounds in the context: it may overflow)
             raise _fault(codes.INVALID_OPERATION, f"exponent {b} is larger than the cap of {MAX_EXPONENT}")
         if not a and b < 0:
             raise _fault(codes.DIVISION_BY_ZERO, "zero raised to a negative power")

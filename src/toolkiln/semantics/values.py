@@ -8,12 +8,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from decimal import Decimal
+from decimal import Decimal, Overflow
 from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
-from toolkiln.semantics.numbers import from_float, from_float_fast, render_number
+from toolkiln.semantics.numbers import (
+    EXTRA_DIGITS,
+    LOWEST_DIGIT,
+    from_float,
+    from_float_fast,
+    make_bounds,
+    render_number,
+    text_length,
+)
 
 MAX_NESTING = 64
 _INF = float("inf")
@@ -64,6 +72,109 @@ _SCALARS: dict[type, Any] = {
 }
 
 
+def value_reader(max_digits: int, max_length: int, max_text: int, max_values: int) -> Callable[..., Any]:
+    """`to_value` within bounds (a run's `Limits`): numbers by `make_bounds(max_digits)` (integer
+    digits, significant digits, exponent), every list and object at most `max_length` items or
+    fields, every string at most `max_text` characters, and at most `max_values` items and fields
+    in all (so that data sharing one list many times over cannot make conversion unbounded).
+    Raises RunError E0508 for anything outside them. Called inside a run's decimal scope."""
+    bounds = make_bounds(max_digits)
+    exact = bounds.create_decimal  # C: refuses by signal, with no Python frame per int
+    float_bound = 10.0 ** min(max_digits, 308)
+
+    def number(value: Decimal) -> Decimal:
+        if not value.is_finite():
+            raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
+        return exact(value)
+
+    def real(value: float) -> Decimal:
+        if -float_bound < value < float_bound:  # finite, few enough digits
+            return from_float_fast(value)
+        if value != value or value in (_INF, -_INF):
+            raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
+        return exact(from_float(value))
+
+    def text(value: str) -> str:
+        if len(value) > max_text:
+            raise RunError(codes.INVALID_ARGUMENT.code, f"a string in the data is longer than {max_text:,} characters")
+        return value
+
+    scalars: dict[type, Any] = {str: text, bool: _same, type(None): _same, int: exact, float: real, Decimal: number}
+
+    def read(data: Any, left: list[int] | None = None) -> Any:
+        """`data` converted; `left` holds how many more items and fields may be read, shared
+        by the calls that read one argument (a fresh `[max_values]` when not given)."""
+        convert = scalars.get(type(data))
+        try:
+            if convert is not None:
+                return convert(data)
+            return walk(data, 0, [max_values] if left is None else left)
+        except ArithmeticError as error:
+            raise RunError(codes.INVALID_ARGUMENT.code, _number_refusal(error, max_digits)) from None
+
+    def walk(data: Any, depth: int, left: list[int]) -> Any:
+        convert = scalars.get(type(data))
+        if convert is not None:
+            return convert(data)
+        if depth >= MAX_NESTING:
+            raise RunError(codes.INVALID_ARGUMENT.code, f"data nested deeper than {MAX_NESTING} levels")
+        kind = type(data)
+        if kind is list or kind is tuple or kind is dict:
+            size = len(data)
+            if size > max_length:
+                what = "an object with more than" if kind is dict else "a list of more than"
+                raise RunError(codes.INVALID_ARGUMENT.code, f"the data holds {what} {max_length:,} items")
+            left[0] -= size
+            if left[0] < 0:
+                raise RunError(codes.INVALID_ARGUMENT.code, f"the data holds more than {max_values:,} values in all")
+        if kind is list or kind is tuple:
+            items = []
+            for item in data:
+                convert = scalars.get(type(item))
+                items.append(convert(item) if convert is not None else walk(item, depth + 1, left))
+            return items
+        if kind is dict:
+            out = {}
+            for key, item in data.items():
+                if type(key) is not str:
+                    raise RunError(codes.INVALID_ARGUMENT.code, f"object keys must be strings, not {key!r:.40}")
+                convert = scalars.get(type(item))
+                out[key] = convert(item) if convert is not None else walk(item, depth + 1, left)
+            return out
+        return walk(_normalised(data), depth, left)
+
+    return read
+
+
+def _normalised(data: Any) -> Any:
+    """A subclass of a value's type as that type, by value (a str subclass's own __str__ is
+    never called); anything else is refused."""
+    if isinstance(data, bool):
+        return bool(data)
+    if isinstance(data, int):
+        return int.__index__(data)
+    if isinstance(data, float):
+        return float.__float__(data)
+    if isinstance(data, str):
+        return str.__str__(data)
+    if isinstance(data, (list, tuple)):
+        return list(data)
+    if isinstance(data, dict):
+        return dict(data)
+    if isinstance(data, Decimal):
+        return Decimal(data)
+    raise RunError(codes.INVALID_ARGUMENT.code, f"unsupported value of type {type(data).__name__}")
+
+
+def _number_refusal(error: ArithmeticError, max_digits: int) -> str:
+    if isinstance(error, Overflow):
+        return f"a number in the data has more than {max_digits:,} digits before the point"
+    return (
+        f"a number in the data has more than {max_digits + EXTRA_DIGITS:,} significant digits, "
+        f"or digits below 1E{LOWEST_DIGIT}"
+    )
+
+
 def to_value(data: Any, depth: int = 0) -> Any:
     """Plain Python / JSON data -> a run-time value (floats by their shortest repr). Called
     inside a run's decimal scope (see `from_float_fast`)."""
@@ -88,10 +199,7 @@ def to_value(data: Any, depth: int = 0) -> Any:
             convert = scalars.get(type(item))
             out[key] = convert(item) if convert is not None else to_value(item, depth + 1)
         return out
-    if isinstance(data, (int, float, str, list, tuple, dict)):  # subclasses: normalise
-        base: Callable[[Any], Any] = next(t for t in (bool, int, float, str, list, dict) if isinstance(data, t))
-        return to_value(base(data), depth)
-    raise RunError(codes.INVALID_ARGUMENT.code, f"unsupported value of type {kind.__name__}")
+    return to_value(_normalised(data), depth)  # a subclass, by value; anything else refused
 
 
 def equal(a: Any, b: Any) -> bool:
@@ -115,6 +223,66 @@ def to_text(value: Any) -> str:
     if kind is Decimal:
         return render_number(value)
     return to_json(value)
+
+
+def too_long(limit: int) -> RunError:
+    return RunError(codes.STRING_TOO_LONG.code, f"the text would be longer than {limit:,} characters")
+
+
+def to_text_within(value: Any, limit: int) -> str:
+    """`to_text(value)`, or RunError E0504 if it would be longer than `limit`: decided before
+    the text is built (a number's length is computed, a list's text built piece by piece and
+    given up once over), so that neither time nor memory goes past the limit."""
+    kind = type(value)
+    if kind is str:
+        if len(value) > limit:
+            raise too_long(limit)
+        text: str = value
+        return text
+    if kind is Decimal:
+        if text_length(value) > limit:
+            raise too_long(limit)
+        return render_number(value)
+    pieces: list[str] = []
+    _json_within(value, pieces, [limit], limit)
+    return "".join(pieces)
+
+
+def _json_within(value: Any, out: list[str], left: list[int], limit: int) -> None:
+    kind = type(value)
+    if kind is list or kind is dict:
+        out.append("[" if kind is list else "{")
+        left[0] -= 2
+        first = True
+        for key, item in value.items() if kind is dict else enumerate(value):
+            if not first:
+                out.append(", ")
+                left[0] -= 2
+            first = False
+            if kind is dict:
+                _json_within(key, out, left, limit)
+                out.append(": ")
+                left[0] -= 2
+            _json_within(item, out, left, limit)
+        out.append("]" if kind is list else "}")
+    elif kind is str:
+        if len(value) + 2 > left[0]:
+            raise too_long(limit)
+        piece = json.dumps(value, ensure_ascii=False)
+        left[0] -= len(piece)
+        out.append(piece)
+    elif kind is Decimal:
+        size = text_length(value)
+        if size > left[0]:
+            raise too_long(limit)
+        left[0] -= size
+        out.append(render_number(value))
+    else:
+        piece = to_json(value)  # null, true, false
+        left[0] -= len(piece)
+        out.append(piece)
+    if left[0] < 0:
+        raise too_long(limit)
 
 
 def to_json(value: Any, indent: int | None = None, _level: int = 0) -> str:
