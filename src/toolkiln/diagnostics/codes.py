@@ -759,6 +759,34 @@ holds it). Check the folder's permissions and free space, then retry.
 """,
 )
 
+UNSAFE_REGISTRY_FILE = _register(
+    "R0303",
+    "unsafe-registry-file",
+    "Not a regular file inside the registry",
+    """
+The registry reads and writes only regular files inside its own folder. An entry where it
+expects one is a symbolic link, a FIFO, a device, a socket or a folder (or a folder on the way
+to it is a symbolic link): it is not opened, followed or written through, and it is listed in
+`Registry.problems` (`toolkiln tools check`). A change that would write through it is refused.
+Remove or replace the entry by hand; toolkiln does not delete what it did not create.
+
+    tools/evil.json -> /etc/passwd        # refused: a symbolic link
+    versions/price -> /home/me/elsewhere  # refused: writes would leave the folder
+""",
+)
+
+REGISTRY_FILE_TOO_LARGE = _register(
+    "R0304",
+    "registry-file-too-large",
+    "Registry file too large",
+    """
+A file in the registry folder is larger than the registry ever writes it (4 MiB for a tool
+record or a past version, 16 MiB for usage counts and for a table file). Only the first bytes
+are read, to tell; the file is skipped and listed in `Registry.problems`. Restore it from
+version control, or delete it.
+""",
+)
+
 # --- registry: workflow tools on n8n ----------------------------------------------------------
 # Raised by the registry when a workflow tool is deployed to n8n or run through its webhook.
 

@@ -107,6 +107,15 @@ class StoreError(RegistryError, code=codes.STORE_ERROR):
     """The store cannot be read or written: a file system error, or the lock timed out."""
 
 
+class UnsafeFile(StoreError, code=codes.UNSAFE_REGISTRY_FILE):
+    """An entry of the registry folder that is not a regular file inside it (a symbolic link, a
+    FIFO, a device, a folder where a file belongs): never read, followed or written through."""
+
+
+class FileTooLarge(StoreError, code=codes.REGISTRY_FILE_TOO_LARGE):
+    """A file of the registry folder larger than the registry ever writes it; left unread."""
+
+
 class N8nNotConfigured(RegistryError, code=codes.N8N_NOT_CONFIGURED):
     """A workflow tool is to be deployed or run, but no n8n server (or API key) is known."""
 
@@ -139,6 +148,7 @@ __all__ = [
     "BrokenTool",
     "DependencyCycle",
     "DuplicateTool",
+    "FileTooLarge",
     "InvalidName",
     "InvalidRequest",
     "InvalidTransition",
@@ -149,6 +159,7 @@ __all__ = [
     "ToolInUse",
     "ToolNotActive",
     "ToolNotFound",
+    "UnsafeFile",
     "WorkflowDeployFailed",
     "WorkflowNameTaken",
     "WorkflowNotDeployed",

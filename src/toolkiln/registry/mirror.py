@@ -34,10 +34,10 @@ from toolkiln.registry.definitions import (
     same_data,
     verify_stored,
 )
-from toolkiln.registry.errors import BrokenTool, StoreError
+from toolkiln.registry.errors import BrokenTool, StoreError, UnsafeFile
 from toolkiln.registry.models import Problem, ToolRecord
 from toolkiln.registry.names import NAME_PATTERN
-from toolkiln.registry.store import Sig, Store, sig_of
+from toolkiln.registry.store import MAX_USAGE_BYTES, Sig, Store, sig_of
 
 Usage = dict[str, tuple[int, datetime | None]]
 
@@ -84,9 +84,13 @@ class Mirror:
         self._read_checked()
         self._sigs.clear()  # every tool file is read again (checked ones are not rechecked)
         self._scan_tools()
+        self.check_versions()
         self._load_usage()
         self._scan_tables()
-        self.store.scan(self.store.root, ())  # only removes temporaries a dead writer left there
+        try:
+            self.store.scan(self.store.root, ())  # only removes temporaries a dead writer left there
+        except StoreError:
+            pass
         self._last_scan = time.monotonic()
         self._compact_checked()
 
@@ -124,7 +128,11 @@ class Mirror:
         if self._audit_size() < self._audit_offset:
             self._audit_offset = self._audit_size()
             return None
-        lines, self._audit_offset = self.store.read_lines(self.store.audit_path, self._audit_offset)
+        try:
+            lines, self._audit_offset = self.store.read_lines(self.store.audit_path, self._audit_offset)
+        except StoreError as error:
+            self.note_unreadable(self.store.audit_path, error)
+            return None
         names = set()
         for line in lines:
             entry = decode_audit(line)
@@ -187,8 +195,26 @@ class Mirror:
 
     # --- tools ----------------------------------------------------------------------------
 
+    def note_unreadable(self, path: Path, error: StoreError) -> None:
+        """A file (or folder) the store refused or could not read: a problem with its code."""
+        rel = self.store.relative(path)
+        diagnostic = Diagnostic.of(codes.lookup_code(error.code) or codes.STORE_ERROR, error.message, None, error.hint)
+        self.problems[rel] = Problem(file=rel, diagnostics=(diagnostic.model_copy(update={"file": rel}),))
+
     def _scan_tools(self) -> None:
-        found = self.store.scan(self.store.tools_dir, (".json",))
+        refused: dict[str, UnsafeFile] = {}
+        folder_rel = self.store.relative(self.store.tools_dir)
+        try:
+            found = self.store.scan(self.store.tools_dir, (".json",), refused)
+            self.problems.pop(folder_rel, None)
+        except StoreError as error:
+            found = {}
+            self.note_unreadable(self.store.tools_dir, error)
+        for filename, refusal in refused.items():
+            path = self.store.tools_dir / filename
+            self._drop_record_for(self.store.relative(path))
+            self._sigs.pop(filename[:-5], None)
+            self.note_unreadable(path, refusal)
         seen = set()
         pending: list[tuple[str, Path, bytes, ToolRecord]] = []
         for filename, (path, sig) in found.items():
@@ -222,7 +248,7 @@ class Mirror:
                 self._forget(name, self.store.tool_path(name))
         tools_prefix = self.store.relative(self.store.tools_dir) + os.sep
         for rel in list(self.problems):
-            if rel.startswith(tools_prefix) and Path(rel).name not in found:
+            if rel.startswith(tools_prefix) and Path(rel).name not in found and Path(rel).name not in refused:
                 del self.problems[rel]
 
     def _reload_tool(self, name: str) -> None:
@@ -254,7 +280,13 @@ class Mirror:
     def _read_tool_file(self, name: str, path: Path, sig: Sig) -> tuple[str, Path, bytes, ToolRecord] | None:
         """Read and decode a tool file; its record is loaded (to be verified), or it is a problem."""
         rel = self.store.relative(path)
-        data = self.store.read_bytes(path)
+        try:
+            data = self.store.read_bytes(path)
+        except StoreError as error:
+            self._unset_record(name)
+            self._sigs[name] = sig
+            self.note_unreadable(path, error)
+            return None
         if data is None:
             self._forget(name, path)
             return None
@@ -345,6 +377,78 @@ class Mirror:
         except BrokenTool:
             return None
 
+    # --- past versions --------------------------------------------------------------------
+
+    def check_versions(self) -> None:
+        """Look at every past version of the loaded tools (at load): a file that is not a
+        regular file, does not decode or holds another version is a problem (R0303, E01xx)."""
+        folder = self.store.versions_dir
+        prefix = self.store.relative(folder)
+        for rel in [r for r in self.problems if r == prefix or r.startswith(prefix + os.sep)]:
+            del self.problems[rel]
+        try:
+            self.store.check_folders(folder, create=False)
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name) if folder.exists() else []
+        except StoreError as error:
+            self.note_unreadable(folder, error)
+            return
+        except OSError as error:
+            self.note_unreadable(folder, StoreError(f"cannot list {prefix}: {error.strerror or error}"))
+            return
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+                try:
+                    self.store.check_folders(Path(entry.path), create=False)
+                except StoreError as error:
+                    self.note_unreadable(Path(entry.path), error)
+                continue
+            if entry.name not in self.records:
+                continue  # what a deleted tool left behind is removed when the name is used again
+            record = self.records[entry.name]
+            refused: dict[str, UnsafeFile] = {}
+            try:
+                found = self.store.scan(Path(entry.path), (".json",), refused)
+            except StoreError as error:
+                self.note_unreadable(Path(entry.path), error)
+                continue
+            for filename, refusal in refused.items():
+                self.note_unreadable(Path(entry.path) / filename, refusal)
+            for filename in found:
+                number = filename[:-5]
+                if number.isdigit() and int(number) < record.version:
+                    self.past_version(entry.name, int(number))
+
+    def past_version(self, name: str, version: int) -> ToolRecord | None:
+        """A past version's record; a file that cannot be read or decoded is added to the problems."""
+        path = self.store.version_path(name, version)
+        rel = self.store.relative(path)
+        try:
+            data = self.store.read_bytes(path)
+        except StoreError as error:
+            self.note_unreadable(path, error)
+            return None
+        if data is None:
+            self.problems.pop(rel, None)
+            return None
+        record, diagnostics = decode_record(data, rel)
+        if record is not None and (record.name, record.version) != (name, version):
+            diagnostics = [
+                Diagnostic.of(
+                    codes.INVALID_NAME,
+                    f"{rel} holds version {record.version} of `{record.name}`",
+                    None,
+                    hint="restore the file from version control",
+                ).model_copy(update={"file": rel})
+            ]
+            record = None
+        if record is None:
+            self.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
+        else:
+            self.problems.pop(rel, None)
+        return record
+
     # --- the check cache ------------------------------------------------------------------
 
     def _read_checked(self) -> None:
@@ -354,7 +458,10 @@ class Mirror:
             self._checked, self._checked_offset = set(), 0
         if size == self._checked_offset:
             return
-        lines, self._checked_offset = self.store.read_lines(self.store.cache_path, self._checked_offset)
+        try:
+            lines, self._checked_offset = self.store.read_lines(self.store.cache_path, self._checked_offset)
+        except StoreError:
+            return  # only a cache: everything is checked
         self._checked.update(line.strip() for line in lines if len(line.strip()) == 64)
 
     def _compact_checked(self) -> None:
@@ -363,7 +470,10 @@ class Mirror:
             return
         live = set()
         for name in self.records:
-            data = self.store.read_bytes(self.store.tool_path(name))
+            try:
+                data = self.store.read_bytes(self.store.tool_path(name))
+            except StoreError:
+                continue
             if data is not None:
                 live.add(file_digest(data, self.version_tag))
         try:
@@ -390,7 +500,12 @@ class Mirror:
         self._usage_sig = sig
         rel = self.store.relative(path)
         self.problems.pop(rel, None)
-        data = self.store.read_bytes(path)
+        try:
+            data = self.store.read_bytes(path, MAX_USAGE_BYTES)
+        except StoreError as error:
+            self.usage = {}
+            self.note_unreadable(path, error)
+            return
         usage, problem = decode_usage(data, rel)
         self.usage = usage
         if problem is not None:
@@ -401,14 +516,24 @@ class Mirror:
         self._scan_tables()
 
     def _scan_tables(self) -> None:
-        found = self.store.scan(self.store.tables_dir, (".json", ".csv", ".JSON", ".CSV"))
+        refused: dict[str, UnsafeFile] = {}
+        folder_rel = self.store.relative(self.store.tables_dir)
+        try:
+            found = self.store.scan(self.store.tables_dir, (".json", ".csv", ".JSON", ".CSV"), refused)
+            folder_problem = None
+        except StoreError as error:
+            found, folder_problem = {}, error
         sigs = {filename: sig for filename, (_, sig) in found.items()}
-        if sigs == self._table_sigs and self._table_sigs:
+        if sigs == self._table_sigs and self._table_sigs and not refused:
             return
         self._table_sigs = sigs
-        prefix = self.store.relative(self.store.tables_dir) + os.sep
-        for rel in [r for r in self.problems if r.startswith(prefix)]:
+        prefix = folder_rel + os.sep
+        for rel in [r for r in self.problems if r.startswith(prefix) or r == folder_rel]:
             del self.problems[rel]
+        if folder_problem is not None:
+            self.note_unreadable(self.store.tables_dir, folder_problem)
+        for filename, refusal in refused.items():
+            self.note_unreadable(self.store.tables_dir / filename, refusal)
         tables: dict[str, dict[str, Any]] = {}
         origin: dict[str, str] = {}
         for filename in sorted(found):

@@ -44,6 +44,7 @@ from toolkiln.registry.errors import (
     InvalidRequest,
     N8nNotConfigured,
     RegistryError,
+    StoreError,
     ToolInUse,
     ToolNotActive,
     ToolNotFound,
@@ -142,8 +143,9 @@ class Registry:
         self.close()
 
     def close(self) -> None:
-        """Write pending usage counts. The registry stays usable."""
-        self.flush()
+        """Write pending usage counts (when they cannot be written, they are kept and a problem
+        says why: closing never fails for them). The registry stays usable."""
+        self._flush_quietly()
 
     def flush(self) -> None:
         """Add this process's pending run counts to usage.json."""
@@ -488,7 +490,26 @@ class Registry:
         finally:
             self._usage.count(name)
             if time.monotonic() - self._last_flush >= self._flush_seconds:
-                self.flush()
+                self._flush_quietly()
+
+    def _flush_quietly(self) -> None:
+        """Flush the run counts; counting never turns a run into a failure. When usage.json
+        cannot be written (a full disk, a read-only folder), the counts stay in memory for the
+        next flush, and a problem on usage.json says why until a flush succeeds."""
+        try:
+            self.flush()
+        except StoreError as error:
+            with self._mutex:
+                self._last_flush = time.monotonic()  # retried after usage_flush_seconds, not on every run
+                pending = sum(count for count, _ in self._usage.pending.values())
+                self._mirror.note_unreadable(
+                    self._store.usage_path,
+                    StoreError(
+                        f"run counts not written: {error.message}; {pending} run(s) are kept in memory "
+                        "and written at the next flush",
+                        hint="free space or fix the folder's permissions; counts of a process that ends first are lost",
+                    ),
+                )
 
     def export(self, format: str) -> exports.Export:  # noqa: A002 - the public parameter name
         """The active tools in `format`, with the tools left out and the adaptations made."""
@@ -691,27 +712,7 @@ class Registry:
 
     def _past_version(self, name: str, version: int) -> ToolRecord | None:
         """A past version's record; a file that does not decode is added to the problems."""
-        path = self._store.version_path(name, version)
-        data = self._store.read_bytes(path)
-        if data is None:
-            return None
-        rel = self._store.relative(path)
-        record, diagnostics = decode_record(data, rel)
-        if record is not None and (record.name, record.version) != (name, version):
-            diagnostics = [
-                Diagnostic.of(
-                    codes.INVALID_NAME,
-                    f"{rel} holds version {record.version} of `{record.name}`",
-                    None,
-                    hint="restore the file from version control",
-                ).model_copy(update={"file": rel})
-            ]
-            record = None
-        if record is None:
-            self._mirror.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
-        else:
-            self._mirror.problems.pop(rel, None)
-        return record
+        return self._mirror.past_version(name, version)
 
     def _with_usage(self, record: ToolRecord) -> ToolRecord:
         count, last = self._usage.merged(self._mirror.usage, record.name)

@@ -19,8 +19,10 @@ POSIX, msvcrt locking on Windows), so they never interleave. Appends to the logs
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,7 +31,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from toolkiln.registry import layout
-from toolkiln.registry.errors import StoreError
+from toolkiln.registry.errors import FileTooLarge, StoreError, UnsafeFile
 from toolkiln.registry.names import check_name
 
 Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a file is replaced or edited
@@ -37,6 +39,16 @@ Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a fil
 GITIGNORE = "# written by toolkiln: run-time state, not tool definitions\nusage.json\n.cache/\n.lock\n"
 TEMP_SUFFIX = ".tmp"
 STALE_TEMP_SECONDS = 60.0
+MAX_RECORD_BYTES = 4 * 1024 * 1024  # a tool file or past version (a definition is at most 256 KB)
+MAX_USAGE_BYTES = 16 * 1024 * 1024
+LOG_CHUNK_BYTES = 64 * 1024 * 1024  # what one read of an append-only log takes at most
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# Open relative to the registry's folder, one component at a time, never following a link.
+_WALK = _NOFOLLOW != 0 and _DIRECTORY != 0 and os.open in os.supports_dir_fd
 
 
 def sig_of(path: Path | str) -> Sig | None:
@@ -59,8 +71,12 @@ class Store:
         self.cache_path = self.root / ".cache" / "checked"
         self.lock_timeout = lock_timeout
         try:
+            self.root.mkdir(parents=True, exist_ok=True)
             for folder in (self.tools_dir, self.versions_dir, self.tables_dir, self.cache_path.parent):
-                folder.mkdir(parents=True, exist_ok=True)
+                try:
+                    self.check_folders(folder)
+                except UnsafeFile:
+                    pass  # a link or a file where a folder belongs: reported by the load, never followed
         except OSError as error:
             raise StoreError(
                 f"cannot create the registry at {self.root}: {error.strerror or error}",
@@ -70,10 +86,10 @@ class Store:
         self._lock = FileLock(
             str(self.root / layout.LOCK), timeout=lock_timeout, thread_local=False, poll_interval=0.002
         )
-        if not (self.root / ".gitignore").exists():
+        if not os.path.lexists(self.root / ".gitignore"):
             try:
                 with self.lock():
-                    if not (self.root / ".gitignore").exists():
+                    if not os.path.lexists(self.root / ".gitignore"):
                         self.write_text(self.root / ".gitignore", GITIGNORE)
             except StoreError:
                 pass  # a read-only registry can still be read
@@ -117,6 +133,76 @@ class Store:
         except ValueError:
             return str(path)
 
+    # --- staying inside the folder --------------------------------------------------------
+    #
+    # Whatever is in the folder may have been put there by someone else (a clone, a shared
+    # drive). Only regular files inside it are read, and only through real folders: a symbolic
+    # link, a FIFO, a device or a folder where a file belongs is refused (UnsafeFile, R0303)
+    # without being followed or opened for a blocking read.
+
+    def _parts(self, path: Path) -> tuple[str, ...]:
+        try:
+            parts = path.relative_to(self.root).parts
+        except ValueError:
+            raise UnsafeFile(f"{path} is outside the registry at {self.root}") from None
+        if not parts or ".." in parts:
+            raise UnsafeFile(f"{path} is not a file inside the registry at {self.root}")
+        return parts
+
+    def _refuse(self, path: Path, mode: int | None) -> UnsafeFile:
+        kind = "a symbolic link" if mode is None else _kind(mode)
+        return UnsafeFile(
+            f"{self.relative(path)} is {kind}; the registry reads and writes only regular files inside its folder",
+            hint="remove or replace it by hand (toolkiln does not follow, read or delete it)",
+        )
+
+    def _open(self, path: Path, flags: int, mode: int = 0o644) -> int:
+        """A descriptor of `path`, opened without following a symbolic link anywhere below the
+        root (ELOOP/ENOTDIR on the way are UnsafeFile); FileNotFoundError when it is missing.
+        The caller checks what it opened (fstat) before reading or writing."""
+        parts = self._parts(path)
+        flags |= _NOFOLLOW | _CLOEXEC
+        if not _WALK:  # no openat (Windows): look at each folder on the way, then open
+            self.check_folders(path.parent, create=False)
+            return os.open(path, flags, mode)
+        folder = os.open(self.root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)  # the root may be a link: the user's choice
+        try:
+            here = self.root
+            for part in parts[:-1]:
+                here = here / part
+                try:
+                    inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=folder)
+                except OSError as error:
+                    if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                        raise self._refuse(here, _lstat_mode(part, folder)) from None
+                    raise
+                os.close(folder)
+                folder = inner
+            try:
+                return os.open(parts[-1], flags, mode, dir_fd=folder)
+            except OSError as error:
+                if error.errno in (errno.ELOOP, errno.EMLINK):
+                    raise self._refuse(path, _lstat_mode(parts[-1], folder)) from None
+                raise
+        finally:
+            os.close(folder)
+
+    def check_folders(self, folder: Path, *, create: bool = True) -> None:
+        """Every folder from the root down to `folder` is a real folder (not a link), made when
+        missing (`create`); UnsafeFile otherwise. Writes go only where this holds."""
+        here = self.root
+        for part in () if folder == self.root else self._parts(folder):
+            here = here / part
+            try:
+                mode = os.lstat(here).st_mode
+            except FileNotFoundError:
+                if not create:
+                    return
+                here.mkdir()
+                continue
+            if not stat.S_ISDIR(mode):
+                raise self._refuse(here, None if stat.S_ISLNK(mode) else mode)
+
     # --- whole files ----------------------------------------------------------------------
 
     def write_text(self, path: Path, text: str) -> None:
@@ -127,8 +213,8 @@ class Store:
         folder = path.parent
         temp = folder / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}{TEMP_SUFFIX}"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            self.check_folders(folder)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o644)
             try:
                 view = memoryview(data)
                 while view:
@@ -147,15 +233,36 @@ class Store:
                 pass
             raise StoreError(f"cannot write {self.relative(path)}: {error.strerror or error}") from None
 
-    def read_bytes(self, path: Path) -> bytes | None:
-        """The file's bytes, or None when it does not exist."""
+    def read_bytes(self, path: Path, limit: int = MAX_RECORD_BYTES) -> bytes | None:
+        """The bytes of a regular file inside the registry, or None when it does not exist.
+        UnsafeFile for anything else (never followed or read), FileTooLarge past `limit`
+        (only `limit` + 1 bytes are read to tell)."""
         try:
-            with open(path, "rb") as handle:
-                return handle.read()
-        except (FileNotFoundError, NotADirectoryError):
+            fd = self._open(path, os.O_RDONLY | _NONBLOCK)
+        except FileNotFoundError:
             return None
         except OSError as error:
             raise StoreError(f"cannot read {self.relative(path)}: {error.strerror or error}") from None
+        try:
+            self._regular(fd, path)
+            data = _read_at_most(fd, limit + 1)
+        except OSError as error:
+            raise StoreError(f"cannot read {self.relative(path)}: {error.strerror or error}") from None
+        finally:
+            os.close(fd)
+        if len(data) > limit:
+            raise FileTooLarge(
+                f"{self.relative(path)} is larger than {limit:,} bytes, more than the registry writes",
+                hint="restore it from version control, or delete it",
+            )
+        return data
+
+    def _regular(self, fd: int, path: Path) -> None:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise self._refuse(path, mode)
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
 
     def remove(self, path: Path) -> None:
         try:
@@ -166,6 +273,8 @@ class Store:
             raise StoreError(f"cannot remove {self.relative(path)}: {error.strerror or error}") from None
 
     def remove_tree(self, path: Path) -> None:
+        """Remove a folder the registry made; never through a link (UnsafeFile)."""
+        self.check_folders(path, create=False)
         try:
             shutil.rmtree(path)
         except FileNotFoundError:
@@ -179,8 +288,10 @@ class Store:
         """Append one line with a single write; return the file's size after it."""
         data = (line.rstrip("\n") + "\n").encode("utf-8")
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self.check_folders(path.parent)
+            fd = self._open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NONBLOCK)
             try:
+                self._regular(fd, path)
                 written = os.write(fd, data)
                 if written != len(data):  # never seen on a local file system; do not leave half a line
                     raise OSError(f"short write ({written} of {len(data)} bytes)")
@@ -198,23 +309,34 @@ class Store:
         """The complete lines from `offset` on, and the offset after the last complete one.
         A partial last line (a write in progress) is left for the next read."""
         try:
-            with open(path, "rb") as handle:
-                handle.seek(offset)
-                data = handle.read()
+            fd = self._open(path, os.O_RDONLY | _NONBLOCK)
         except FileNotFoundError:
             return [], 0
         except OSError as error:
             raise StoreError(f"cannot read {self.relative(path)}: {error.strerror or error}") from None
+        try:
+            self._regular(fd, path)
+            os.lseek(fd, offset, os.SEEK_SET)
+            data = _read_at_most(fd, LOG_CHUNK_BYTES)  # the rest is taken by the next read
+        except OSError as error:
+            raise StoreError(f"cannot read {self.relative(path)}: {error.strerror or error}") from None
+        finally:
+            os.close(fd)
         end = data.rfind(b"\n") + 1
         lines = data[:end].decode("utf-8", errors="replace").splitlines()
         return lines, offset + end
 
     # --- listings -------------------------------------------------------------------------
 
-    def scan(self, folder: Path, suffixes: tuple[str, ...]) -> dict[str, tuple[Path, Sig]]:
-        """{file name: (path, sig)} of the regular files in `folder` with one of `suffixes`.
-        Hidden files (temporaries among them) are skipped; stale temporaries are removed."""
+    def scan(
+        self, folder: Path, suffixes: tuple[str, ...], refused: dict[str, UnsafeFile] | None = None
+    ) -> dict[str, tuple[Path, Sig]]:
+        """{file name: (path, sig)} of the regular files in `folder` with one of `suffixes`;
+        the other entries with such a name (links, FIFOs, devices, folders) go to `refused`,
+        unopened. Hidden files (temporaries among them) are skipped; stale temporaries are
+        removed. A folder that is itself a link is not listed (UnsafeFile)."""
         found: dict[str, tuple[Path, Sig]] = {}
+        self.check_folders(folder, create=False)
         try:
             entries = list(os.scandir(folder))
         except FileNotFoundError:
@@ -233,6 +355,11 @@ class Store:
                 st = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue
+            if not stat.S_ISREG(st.st_mode):
+                if refused is not None:
+                    path = Path(entry.path)
+                    refused[entry.name] = self._refuse(path, None if stat.S_ISLNK(st.st_mode) else st.st_mode)
+                continue
             found[entry.name] = (Path(entry.path), (st.st_ino, st.st_size, st.st_mtime_ns))
         return found
 
@@ -240,9 +367,12 @@ class Store:
         """The numbers of the past-version files of `name`, ascending."""
         folder = self.version_dir(name)
         try:
+            self.check_folders(folder, create=False)
             names = os.listdir(folder)
-        except (FileNotFoundError, NotADirectoryError):
-            return []
+        except (FileNotFoundError, NotADirectoryError, UnsafeFile):
+            return []  # a folder that is a link is reported by the load (Mirror.check_versions)
+        except OSError as error:
+            raise StoreError(f"cannot list {self.relative(folder)}: {error.strerror or error}") from None
         return sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
 
 
@@ -267,3 +397,37 @@ def _remove_if_stale(entry: os.DirEntry[str], now: float) -> None:
             os.unlink(entry.path)
     except OSError:
         pass
+
+
+def _read_at_most(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _lstat_mode(name: str, folder: int) -> int | None:
+    """The mode of `name` in the open folder, not following it; None for a link (or unknown)."""
+    try:
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISLNK(mode) else mode
+
+
+def _kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISREG, "a file"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
