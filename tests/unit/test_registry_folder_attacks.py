@@ -252,6 +252,7 @@ def test_a_full_disk_does_not_fail_tools_run(root, monkeypatch, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert captured.out.strip() == "8"
+    assert captured.err.startswith("warning: run counts not written: cannot write usage.json: No space left on device")
 
 
 # --- past versions are checked at load -------------------------------------------------------------
@@ -265,6 +266,8 @@ def test_a_broken_past_version_is_reported_at_load(root, capsys):
     code = main(["tools", "--registry", str(root), "check"])
     output = "".join(capsys.readouterr())
     assert code == 1 and "versions/double/1.json" in output
+    assert main(["tools", "--registry", str(root), "history", "double"]) == 0
+    assert "1 past version file(s) of double cannot be loaded" in capsys.readouterr().err
 
 
 def test_a_past_version_holding_another_version_is_reported_at_load(root):

@@ -323,6 +323,13 @@ def cmd_history(args: argparse.Namespace) -> int:
     with open_registry(args) as reg:
         versions = reg.history(args.name)
         changes = {(e.new_version, e.action) for e in reg.audit_log(args.name)}
+        broken = [p.file for p in reg.problems if p.file.startswith(f"versions{os.sep}{args.name}{os.sep}")]
+    if broken:
+        print(
+            f"warning: {len(broken)} past version file(s) of {args.name} cannot be loaded and are left out: "
+            f"{', '.join(broken)}; see `toolkiln tools check`",
+            file=sys.stderr,
+        )
     if args.json:
         _print_json([record_json(v) for v in versions])
         return EXIT_OK
@@ -364,6 +371,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         tables.update(load_table_file(table_file))
     with open_registry(args) as reg:
         result = reg.run(args.name, arguments, tables=tables or None)
+        reg.close()  # counting never fails the run: a count not written is a problem on usage.json
+        for problem in reg.problems:
+            if Path(problem.file).name == "usage.json":
+                print(f"warning: {problem.diagnostics[0].message}", file=sys.stderr)
     print(to_json(result))
     return EXIT_OK
 
