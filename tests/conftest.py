@@ -12,12 +12,13 @@ pytest_plugins = ["pytester"]  # tests/unit/test_golden_harness.py runs pytest o
 
 
 # Tests over ~10 s (measured with --durations) in files that are not the test suite's to edit
-# (tests/property/test_optimizer_equivalence.py is owned by the optimizer work, test_import.py by
-# the importer work); every other slow test carries @pytest.mark.slow in its own file.
+# (test_optimizer_equivalence.py is owned by the optimizer work, test_workflow_comments.py and
+# test_import.py by the workflow work); every other slow test has @pytest.mark.slow in its file.
 SLOW_ELSEWHERE = frozenset(
     {
         "tests/property/test_optimizer_equivalence.py::test_optimized_programs_behave_as_written",
         "tests/property/test_optimizer_equivalence.py::test_optimizing_twice_changes_nothing",
+        "tests/property/test_workflow_comments.py::test_formatting_keeps_every_comment_in_order_with_its_step",
         "tests/unit/workflow/test_import.py::test_a_ten_thousand_node_export_imports_and_lints_clean",
         "tests/unit/workflow/test_import.py::test_a_five_thousand_node_export_recompiles_from_its_text_when_the_limit_allows",
     }

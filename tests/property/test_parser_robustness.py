@@ -194,6 +194,7 @@ def test_any_json_value_gives_diagnostics(value):
     assert_handled(value)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(S.program_like())
 def test_program_like_dicts_give_diagnostics(doc):
@@ -219,6 +220,7 @@ def broken_json_texts(draw) -> str:
     return text[:at] + draw(st.sampled_from(list('{}[]",:\\') + ["\x00", "NaN", "1e999999"])) + text[at + 1 :]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=LARGE_INPUTS)
 @given(broken_json_texts())
 def test_broken_json_text_gives_diagnostics(text):
