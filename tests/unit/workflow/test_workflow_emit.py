@@ -4,6 +4,7 @@ import pytest
 
 from toolkiln.backends.n8n.catalog import load_catalog
 from toolkiln.backends.n8n.expressions import js_string
+from toolkiln.errors import CompileError
 from toolkiln.workflow import compile_workflow
 
 SOURCE = """workflow orders
@@ -89,3 +90,53 @@ def test_arithmetic_translates(expression):
     source = f'workflow t\ndescription "d"\non manual\nset a {{ x = {expression} }}\n'
     value = nodes(source)["a"]["parameters"]["assignments"]["assignments"][0]["value"]
     assert value.startswith("={{ ") and value.endswith(" }}")
+
+
+MANUAL = "workflow t\n{header}\non manual{trigger}\nset a {{ x = 1 }}{step}\nset b {{ y = 2 }}\n"
+
+
+def compiled(header='description "d"', trigger="", step=""):
+    return compile_workflow(MANUAL.format(header=header, trigger=trigger, step=step)).to_n8n()
+
+
+def test_header_settings_are_merged_and_written_as_given_nulls_too():
+    workflow = compiled('with {"settings": {"errorWorkflow": null, "saveManualExecutions": true}, "staticData": null}')
+    assert workflow["settings"] == {"executionOrder": "v1", "errorWorkflow": None, "saveManualExecutions": True}
+    assert workflow["staticData"] is None
+
+
+def test_settings_given_as_null_are_written_as_null():
+    assert compiled('with {"settings": null}')["settings"] is None
+
+
+def test_omit_leaves_out_what_toolkiln_would_write():
+    workflow = compiled(
+        'with {"toolkiln:omit": ["name", "connections"], "settings": {"toolkiln:omit": ["executionOrder"]}}',
+        trigger=' with {"toolkiln:omit": ["position"]}',
+        step=' with {"toolkiln:omit": ["id", "parameters"]}',
+    )
+    assert set(workflow) == {"nodes", "settings"} and workflow["settings"] == {}
+    trigger, a, _ = workflow["nodes"]
+    assert "position" not in trigger and "id" in trigger
+    assert set(a) == {"name", "type", "typeVersion", "position"}
+
+
+def test_the_trigger_index_places_the_trigger_among_the_nodes():
+    names = [node["name"] for node in compiled(trigger=' with {"toolkiln:index": 2}')["nodes"]]
+    assert names == ["a", "b", "Manual Trigger"]
+
+
+@pytest.mark.parametrize(
+    ("parts", "message"),
+    [
+        ({"header": 'with {"toolkiln:omit": "name"}'}, "`toolkiln:omit` is not a list of property names"),
+        ({"step": ' with {"toolkiln:omit": [1]}'}, "`toolkiln:omit` is not a list of property names"),
+        ({"trigger": ' with {"toolkiln:index": 3}'}, "`toolkiln:index` is not a node index from 0 to 2"),
+        ({"trigger": ' with {"toolkiln:index": true}'}, "`toolkiln:index` is not a node index from 0 to 2"),
+        ({"step": ' with {"toolkiln:index": 1}'}, "`toolkiln:index` places only the trigger"),
+    ],
+)
+def test_a_malformed_toolkiln_key_is_an_error(parts, message):
+    with pytest.raises(CompileError) as error:
+        compiled(**parts)
+    assert [(d.code, d.message) for d in error.value.diagnostics] == [("E0106", message)]

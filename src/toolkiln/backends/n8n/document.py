@@ -73,9 +73,7 @@ def read_n8n(data: Any, file: str | None = None) -> N8nInput:
 
 
 def _problems(data: dict[str, Any]) -> Iterator[tuple[str, str, str | None]]:
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        yield "name", "the workflow has no name", 'add "name": "My workflow"'
+    # No `name` is fine: the editor copies a workflow to the clipboard without one.
     if not isinstance(data.get("nodes"), list):
         yield "nodes", "the workflow has no `nodes` list", None
         return

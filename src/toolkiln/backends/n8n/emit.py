@@ -17,6 +17,7 @@ from typing import Any, assert_never
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
+from toolkiln.ast.spans import Span
 from toolkiln.ast.types import Type
 from toolkiln.backends.n8n.expressions import Untranslatable, js_string, to_js
 from toolkiln.backends.n8n.layout import layered_positions
@@ -59,15 +60,20 @@ SET_TYPES = {
 }
 
 
+# Keys of a `with {...}` that are toolkiln's, not n8n's: with them an import gives back an
+# export exactly (docs/workflow-import.md).
+OMIT = "toolkiln:omit"  # properties toolkiln writes that this node, workflow or settings lacks
+INDEX = "toolkiln:index"  # the trigger node's place among the nodes (default 0: first)
+
+
 def stable_id(*parts: str) -> str:
     return str(uuid.uuid5(NAMESPACE, "/".join(parts)))
 
 
 def emit_workflow(validation: Validation) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     emitter = _Emitter(validation)
-    nodes = [emitter.trigger()] + [emitter.step(validation.graph.steps[name]) for name in validation.graph.order[1:]]
-    if emitter.diagnostics:
-        return None, emitter.diagnostics
+    nodes = [emitter.step(validation.graph.steps[name]) for name in validation.graph.order[1:]]
+    nodes.insert(emitter.trigger_index(len(nodes)), emitter.trigger())
     graph = validation.graph
     connections = {}
     for name in graph.order:
@@ -79,27 +85,10 @@ def emit_workflow(validation: Validation) -> tuple[dict[str, Any] | None, list[D
                     for targets in outputs
                 ]
             }
-    return _workflow(graph.workflow, nodes, connections), []
-
-
-def _workflow(workflow: w.Workflow, nodes: list[dict[str, Any]], connections: dict[str, Any]) -> dict[str, Any]:
-    """The top level: `with {...}` on the header adds properties and settings (pinData, tags...).
-    A setting given as null is left out (`"executionOrder": null` keeps n8n's legacy order), and
-    `"settings": null` writes none. Its `connections` replace, per node and connection type, what
-    the wiring gives: how an import keeps connections `after` cannot say (ai_tool, ...)."""
-    settings: dict[str, Any] = {"executionOrder": "v1"}
-    trigger = workflow.trigger
-    if isinstance(trigger, w.ScheduleTrigger) and trigger.timezone is not None:
-        settings["timezone"] = trigger.timezone
-    extra = copy.deepcopy(dict(workflow.extra))
-    if isinstance(extra.get("settings"), dict):
-        settings.update(extra.pop("settings"))
-        settings = {key: value for key, value in settings.items() if value is not None}
-    if isinstance(extra.get("connections"), dict):
-        for source, kinds in extra.pop("connections").items():
-            connections.setdefault(source, {}).update(kinds if isinstance(kinds, dict) else {})
-    top = {"name": workflow.name, "nodes": nodes, "connections": connections, "settings": settings, **extra}
-    return {key: value for key, value in top.items() if not (key == "settings" and value is None)}
+    workflow = emitter.workflow(nodes, connections)
+    if emitter.diagnostics:
+        return None, emitter.diagnostics
+    return workflow, []
 
 
 class _Emitter:
@@ -130,11 +119,56 @@ class _Emitter:
             node["credentials"] = _credential(spec.credentials)
         return node
 
+    def workflow(self, nodes: list[dict[str, Any]], connections: dict[str, Any]) -> dict[str, Any]:
+        """The top level. The header's `with {...}` adds properties (pinData, tags, ...) as given,
+        nulls too; its `settings` are merged into the generated ones, and its `connections`
+        replace, per node and connection type, what the wiring gives: how an import keeps
+        connections `after` cannot say (ai_tool, ...)."""
+        workflow = self.graph.workflow
+        settings: dict[str, Any] = {"executionOrder": "v1"}
+        trigger = workflow.trigger
+        if isinstance(trigger, w.ScheduleTrigger) and trigger.timezone is not None:
+            settings["timezone"] = trigger.timezone
+        extra = dict(workflow.extra)
+        if isinstance(extra.get("settings"), dict):
+            settings = self.merged(settings, extra.pop("settings"), workflow.span)
+        if isinstance(extra.get("connections"), dict):
+            for source, kinds in copy.deepcopy(extra.pop("connections")).items():
+                if isinstance(kinds, dict) and isinstance(connections.get(source), dict):
+                    connections[source].update(kinds)
+                else:
+                    connections[source] = kinds
+        top = {"name": workflow.name, "nodes": nodes, "connections": connections, "settings": settings}
+        return self.merged(top, extra, workflow.span)
+
+    def merged(self, generated: dict[str, Any], given: dict[str, Any], span: Span) -> dict[str, Any]:
+        """`generated` with the properties of a `with {...}` written over it, less those its
+        `toolkiln:omit` lists."""
+        given = copy.deepcopy(given)
+        omit = given.pop(OMIT, [])
+        if not (isinstance(omit, list) and all(isinstance(key, str) for key in omit)):
+            self.report(f"`{OMIT}` is not a list of property names", span, f'e.g. "{OMIT}": ["id", "position"]')
+            omit = []
+        merged = {**generated, **given}
+        for key in omit:
+            merged.pop(key, None)
+        return merged
+
+    def trigger_index(self, steps: int) -> int:
+        trigger = self.graph.workflow.trigger
+        index = trigger.extra.get(INDEX, 0)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= steps:
+            self.report(f"`{INDEX}` is not a node index from 0 to {steps}", trigger.span, f'e.g. "{INDEX}": 1')
+            return 0
+        return index
+
+    def report(self, message: str, span: Span, hint: str) -> None:
+        self.diagnostics.append(Diagnostic.of(codes.WRONG_JSON_TYPE, message, span, hint))
+
     def trigger(self) -> dict[str, Any]:
         trigger = self.graph.workflow.trigger
-        node = self.trigger_node(trigger)
-        node.update(copy.deepcopy(trigger.extra))
-        return node
+        extra = {key: value for key, value in trigger.extra.items() if key != INDEX}
+        return self.merged(self.trigger_node(trigger), extra, trigger.span)
 
     def trigger_node(self, trigger: w.Trigger) -> dict[str, Any]:
         match trigger:
@@ -161,9 +195,9 @@ class _Emitter:
                 assert_never(trigger)
 
     def step(self, step: w.Step) -> dict[str, Any]:
-        node = self.step_node(step)
-        node.update(copy.deepcopy(step.extra))
-        return node
+        if INDEX in step.extra:
+            self.report(f"`{INDEX}` places only the trigger", step.span, "steps are written in their order")
+        return self.merged(self.step_node(step), step.extra, step.span)
 
     def step_node(self, step: w.Step) -> dict[str, Any]:
         match step:

@@ -27,7 +27,7 @@ from toolkiln.ast.spans import Span
 from toolkiln.backends.n8n.catalog import load_catalog
 from toolkiln.backends.n8n.decompile import Resolver
 from toolkiln.backends.n8n.document import at, read_n8n
-from toolkiln.backends.n8n.emit import emit_workflow
+from toolkiln.backends.n8n.emit import INDEX, OMIT, emit_workflow
 from toolkiln.backends.n8n.lint import lint_n8n
 from toolkiln.backends.n8n.modeled import NotModeled, need, read_step, read_trigger
 from toolkiln.backends.workflow_printer import is_plain_name
@@ -39,8 +39,9 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 
 DESCRIPTION = "Imported from n8n"
-# What the emitter adds to a node that lacks it (n8n fills these in itself on import).
-FILLED_IN = frozenset({"id", "position", "parameters"})
+# The DSL name of a workflow without one (the editor copies workflows without a name); the
+# header's `with {"toolkiln:omit": ["name"]}` keeps it out of the n8n JSON.
+UNNAMED = "unnamed"
 _MISSING = object()
 
 
@@ -76,40 +77,25 @@ class _Importer:
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
         self.nodes: dict[str, dict[str, Any]] = {node["name"]: node for node in data["nodes"]}
+        name = data.get("name")
+        self.name = name if isinstance(name, str) and name.strip() else UNNAMED
         trigger = _pick_trigger(data["nodes"])
-        self.order = [trigger, *(name for name in self.nodes if name != trigger)]
+        self.order = [trigger, *(name for name in self.nodes if name != trigger)]  # the steps keep their order
         # Steps are marked with their place in `order` (+1), so that a diagnostic leads to its node.
         self.spans = {name: Span(start=i + 1, end=i + 1) for i, name in enumerate(self.order)}
         self.inputs: dict[str, list[w.Wire]] = {name: [] for name in self.nodes}
-        self.raw: dict[str, dict[str, Any]] = {}
         self._read_connections()
 
-    # --- connections --------------------------------------------------------------------------
-
     def _read_connections(self) -> None:
+        """Wire the `main` connections `after` can say; the header keeps the rest raw."""
         for source, kinds in (self.data.get("connections") or {}).items():
-            if source not in self.nodes or not isinstance(kinds, dict):
-                self.raw[source] = kinds
-                continue
-            for kind, outputs in kinds.items():
-                if kind != "main" or not self._main(source, outputs):
-                    self.raw.setdefault(source, {})[kind] = outputs
-
-    def _main(self, source: str, outputs: Any) -> bool:
-        """Wire what `after` can say; whether that is all of it."""
-        if not isinstance(outputs, list):
-            return False
-        whole = True
-        for output, targets in enumerate(outputs):
-            for target in targets if isinstance(targets, list) else ():
-                if _plain_target(target) and target["node"] in self.nodes and target["node"] != self.order[0]:
-                    self.inputs[target["node"]].append(
-                        w.Wire(source=source, output=output, input=target["index"], span=self.spans[source])
-                    )
-                else:
-                    whole = False
-            whole = whole and isinstance(targets, list)
-        return whole
+            outputs = kinds.get("main") if source in self.nodes and isinstance(kinds, dict) else None
+            for output, targets in enumerate(outputs if isinstance(outputs, list) else ()):
+                for target in targets if isinstance(targets, list) else ():
+                    if _plain_target(target) and target["node"] in self.nodes and target["node"] != self.order[0]:
+                        self.inputs[target["node"]].append(
+                            w.Wire(source=source, output=output, input=target["index"], span=self.spans[source])
+                        )
 
     # --- building and proving -----------------------------------------------------------------
 
@@ -123,7 +109,7 @@ class _Importer:
                 modeled -= built or modeled
                 continue
             workflow, emitted = built
-            if _same(emitted, self.data) or not modeled:
+            if emitted == self.data or not modeled:
                 return workflow, emitted
             modeled = set()  # not expected: the readings were proved one by one
 
@@ -163,7 +149,7 @@ class _Importer:
         return by_name, set()
 
     def _assemble(self, modeled: set[str], resolver: Callable[[str], Resolver], failed: set[str]) -> w.Workflow:
-        name = self.data["name"]
+        name = self.name
         trigger_name = self.order[0]
         trigger = None
         if trigger_name in modeled:
@@ -241,58 +227,63 @@ class _Importer:
 
     @staticmethod
     def _reproduced(emitted: dict[str, Any], original: dict[str, Any]) -> bool:
-        """Whether a modeled node came back as it was (`with {...}` can set any property, but
-        cannot take one away)."""
+        """Whether a modeled node came back as it was (`with {...}` sets or omits the rest)."""
         return (emitted["type"], emitted["typeVersion"], emitted["parameters"]) == (
             original["type"],
             original["typeVersion"],
             original.get("parameters", _MISSING),
-        ) and set(emitted) <= set(original)
+        )
 
     def _finish(self, workflow: w.Workflow, emitted: dict[str, Any]) -> w.Workflow:
-        """Add `with {...}`: the properties the emitter writes differently, and the raw connections."""
-
-        def extra(name: str) -> dict[str, Any]:
-            return {
-                key: value
-                for key, value in self.nodes[name].items()
-                if key != "name" and emitted[name].get(key, _MISSING) != value
-            }
-
-        trigger = workflow.trigger.model_copy(update={"extra": extra(self.order[0])})
-        steps = tuple(step.model_copy(update={"extra": extra(step.name)}) for step in workflow.steps)
+        """Add `with {...}`: the properties the emitter writes differently or not at all, those it
+        writes that the export lacks (`toolkiln:omit`), the trigger's place among the nodes
+        (`toolkiln:index`) and the raw connections."""
+        trigger = workflow.trigger.model_copy(update={"extra": self._extra(self.order[0], emitted)})
+        index = next(i for i, node in enumerate(self.data["nodes"]) if node["name"] == self.order[0])
+        if index:
+            trigger = trigger.model_copy(update={"extra": {**trigger.extra, INDEX: index}})
+        steps = tuple(step.model_copy(update={"extra": self._extra(step.name, emitted)}) for step in workflow.steps)
         header = self._header(emitted["__workflow__"])
         return workflow.model_copy(
             update={"trigger": trigger, "steps": steps, "extra": header, "description": None if header else DESCRIPTION}
         )
 
+    def _extra(self, name: str, emitted: dict[str, Any]) -> dict[str, Any]:
+        return _difference(emitted[name], self.nodes[name])
+
     def _header(self, emitted: dict[str, Any]) -> dict[str, Any]:
-        header: dict[str, Any] = {}
-        for key, value in self.data.items():
-            if key not in ("name", "nodes", "connections", "settings"):
-                header[key] = copy.deepcopy(value)
-        settings = self.data.get("settings", _MISSING)
-        if settings is _MISSING:
-            header["settings"] = None
-        elif isinstance(settings, dict):
-            kept = {"executionOrder": None, **settings}  # None: n8n's legacy order, left out
-            kept = {key: value for key, value in kept.items() if emitted["settings"].get(key, _MISSING) != value}
-            if kept:
-                header["settings"] = kept
-        else:
-            header["settings"] = settings
-        raw = copy.deepcopy(self.raw)
-        for source, kinds in (self.data.get("connections") or {}).items():
-            if (
-                isinstance(kinds, dict)
-                and "main" in kinds
-                and source not in raw
-                and emitted["connections"].get(source, {}).get("main") != kinds["main"]
-            ):
-                raw.setdefault(source, {})["main"] = copy.deepcopy(kinds["main"])
-        if raw:
-            header["connections"] = raw
+        generated = {key: value for key, value in emitted.items() if key != "nodes"}
+        wanted = {key: value for key, value in self.data.items() if key != "nodes"}
+        header = _difference(generated, wanted)  # a name the DSL cannot say, too
+        if isinstance(header.get("settings"), dict) and isinstance(generated["settings"], dict):
+            header["settings"] = _difference(generated["settings"], header["settings"])
+        if "connections" in header:
+            header["connections"] = self._raw_connections(generated["connections"])
         return header
+
+    def _raw_connections(self, generated: dict[str, Any]) -> dict[str, Any]:
+        """What the header's `connections` must say, per node and connection type, so that the
+        emitter, merging it into what the `after` clauses give, writes the export's."""
+        raw: dict[str, Any] = {}
+        for source, kinds in self.data["connections"].items():
+            if generated.get(source, _MISSING) == kinds:
+                continue
+            if isinstance(kinds, dict):
+                given = generated.get(source, {})
+                raw[source] = {kind: value for kind, value in kinds.items() if given.get(kind, _MISSING) != value}
+            else:
+                raw[source] = kinds
+        return copy.deepcopy(raw)
+
+
+def _difference(generated: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """The `with {...}` that makes the emitter write `wanted` where it would write `generated`:
+    the properties it writes differently, and `toolkiln:omit` for those `wanted` lacks."""
+    extra = {key: copy.deepcopy(value) for key, value in wanted.items() if generated.get(key, _MISSING) != value}
+    omitted = [key for key in generated if key not in wanted]
+    if omitted:
+        extra[OMIT] = omitted
+    return extra
 
 
 def _pick_trigger(nodes: list[dict[str, Any]]) -> str:
@@ -322,19 +313,3 @@ def _plain_target(target: Any) -> bool:
         and not isinstance(target["index"], bool)
         and target["index"] >= 0
     )
-
-
-def _same(emitted: dict[str, Any], original: dict[str, Any]) -> bool:
-    """Whether the emitted workflow is the original, up to what n8n fills in itself."""
-    nodes = {node["name"]: node for node in emitted["nodes"]}
-    for node in original["nodes"]:
-        again = nodes.get(node["name"], {})
-        if (
-            any(again.get(key, _MISSING) != value for key, value in node.items())
-            or not set(again) - set(node) <= FILLED_IN
-        ):
-            return False
-    top = {key: value for key, value in emitted.items() if key != "nodes"}
-    expected = {key: value for key, value in original.items() if key != "nodes"}
-    expected.setdefault("connections", {})
-    return top == expected and len(nodes) == len(original["nodes"])

@@ -23,6 +23,7 @@ from toolkiln.backends.n8n.decompile import (
 from toolkiln.backends.n8n.emit import NODE_TYPES, stable_id
 from toolkiln.backends.workflow_printer import is_plain_name
 from toolkiln.check.workflow.graph import TRIGGER_NODE
+from toolkiln.syntax.workflow_text import CRON, WEBHOOK_PATH
 
 KIND_OF_TYPE = {(type_, version): kind for kind, (type_, version) in NODE_TYPES.items()}
 
@@ -36,12 +37,21 @@ def need(condition: bool) -> None:
         raise NotModeled
 
 
+def _count(value: Any) -> bool:
+    """A positive whole number, as the text DSL writes an interval or a wait (not true, not 2.0)."""
+    return type(value) is int and value > 0
+
+
 def read_trigger(node: dict[str, Any]) -> w.Trigger:
     kind = KIND_OF_TYPE.get((node["type"], node["typeVersion"]))
     need(kind in TRIGGER_NODE and node["name"] == TRIGGER_NODE[kind])
     p = node.get("parameters", {})
     if kind == "webhook":
-        need(p.get("responseMode") in ("responseNode", "onReceived") and isinstance(p.get("path"), str))
+        need(
+            p.get("responseMode") in ("responseNode", "onReceived")
+            and isinstance(p.get("path"), str)
+            and WEBHOOK_PATH.fullmatch("/" + p["path"]) is not None
+        )
         return w.WebhookTrigger(
             method=p.get("httpMethod"), path="/" + p["path"], respond_with_node=p["responseMode"] == "responseNode"
         )
@@ -52,13 +62,18 @@ def read_trigger(node: dict[str, Any]) -> w.Trigger:
         raise NotModeled  # `need` inline, so that rules is known to be a list below
     rule = rules[0]
     field = rule.get("field")
+    # Only what the text DSL can say: the front end refuses other crons, times and intervals.
     if field == "cronExpression":
-        return w.ScheduleTrigger(rule="cron", cron=rule.get("expression"))
+        cron = rule.get("expression")
+        need(isinstance(cron, str) and CRON.fullmatch(cron) is not None)
+        return w.ScheduleTrigger(rule="cron", cron=cron)
     if "triggerAtHour" in rule:
         hour, minute = rule.get("triggerAtHour"), rule.get("triggerAtMinute")
-        need(isinstance(hour, int) and isinstance(minute, int))
+        need(type(hour) is int and type(minute) is int and 0 <= hour < 24 and 0 <= minute < 60)
         return w.ScheduleTrigger(rule="daily", at=f"{hour:02d}:{minute:02d}")
-    return w.ScheduleTrigger(rule="every", unit=field, interval=rule.get(f"{field}Interval"))
+    interval = rule.get(f"{field}Interval")
+    need(_count(interval))
+    return w.ScheduleTrigger(rule="every", unit=field, interval=interval)
 
 
 def read_step(node: dict[str, Any], workflow_name: str, resolver: Callable[[str], Resolver], span: Span) -> w.Step:
@@ -116,7 +131,8 @@ def read_step(node: dict[str, Any], workflow_name: str, resolver: Callable[[str]
             case "merge":
                 return w.MergeStep(name=name, mode="position" if p.get("mode") == "combine" else "append", span=span)
             case "wait":
-                return w.WaitStep(name=name, amount=p.get("amount"), unit=p.get("unit"), span=span)
+                need(_count(p.get("amount")))
+                return w.WaitStep(name=name, amount=p["amount"], unit=p.get("unit"), span=span)
     except (AttributeError, KeyError, TypeError, NotDecompilable):  # parameters of another shape
         raise NotModeled from None
     raise NotModeled
