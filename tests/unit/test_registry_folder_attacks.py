@@ -277,3 +277,22 @@ def test_a_past_version_holding_another_version_is_reported_at_load(root):
     path.write_text(json.dumps(record))
     with Registry(root, durable=False) as reg:
         assert list(problem_codes(reg)) == ["versions/double/1.json"]
+
+
+def test_a_linked_table_is_not_loaded_and_a_huge_one_not_read(root, tmp_path):
+    outside = tmp_path / "prices.json"
+    outside.write_text('{"prices": {"a": 1}}')
+    os.symlink(outside, root / "tables" / "prices.json")
+    with open(root / "tables" / "huge.json", "wb") as handle:
+        handle.truncate(1 << 33)  # 8 GiB, sparse
+    with Registry(root, durable=False) as reg:
+        assert reg.tables == {}
+        assert problem_codes(reg) == {"tables/prices.json": ["R0303"], "tables/huge.json": ["R0304"]}
+
+
+def test_the_audit_log_is_read_whole_in_chunks(root, monkeypatch):
+    import toolkiln.registry.store as store_module
+
+    monkeypatch.setattr(store_module, "LOG_CHUNK_BYTES", 300)
+    with Registry(root, durable=False) as reg:
+        assert [e.action for e in reg.audit_log("double")] == ["create", "update"]

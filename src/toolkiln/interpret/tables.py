@@ -61,13 +61,20 @@ def load_table_file(path: str | Path) -> Tables:
     path = Path(path)
     try:
         raw = _read_regular_file(path)
-        if len(raw) > MAX_TABLE_BYTES:
-            raise _invalid(f"table file {path} is larger than {MAX_TABLE_BYTES:,} bytes")
+    except OSError as error:
+        raise _invalid(f"cannot read table file {path}: {error.strerror or error}") from None
+    return table_file_data(raw, path)
+
+
+def table_file_data(raw: bytes, path: Path) -> Tables:
+    """The tables in a table file's bytes (read by the caller, e.g. the registry's store);
+    `path` names the file (its suffix says CSV or JSON, its stem names a CSV table)."""
+    if len(raw) > MAX_TABLE_BYTES:
+        raise _invalid(f"table file {path} is larger than {MAX_TABLE_BYTES:,} bytes")
+    try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _invalid(f"table file {path} is not UTF-8 text: {error.reason}") from None
-    except OSError as error:
-        raise _invalid(f"cannot read table file {path}: {error.strerror or error}") from None
     if path.suffix.lower() == ".csv":
         return {path.stem: _csv_table(text, path)}
     try:

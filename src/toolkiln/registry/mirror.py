@@ -25,7 +25,7 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, RunError
-from toolkiln.interpret.tables import load_table_file
+from toolkiln.interpret.tables import MAX_TABLE_BYTES, table_file_data
 from toolkiln.registry.callees import Callees, calls_of
 from toolkiln.registry.codec import decode_audit, decode_record, file_digest
 from toolkiln.registry.definitions import (
@@ -540,7 +540,14 @@ class Mirror:
             path = found[filename][0]
             rel = self.store.relative(path)
             try:
-                loaded = load_table_file(path)
+                raw = self.store.read_bytes(path, MAX_TABLE_BYTES)  # a regular file inside the folder only
+            except StoreError as error:
+                self.note_unreadable(path, error)
+                continue
+            if raw is None:
+                continue  # removed since the scan
+            try:
+                loaded = table_file_data(raw, path)
             except RunError as error:
                 self.problems[rel] = Problem(
                     file=rel,

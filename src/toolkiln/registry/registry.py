@@ -222,9 +222,15 @@ class Registry:
 
     def audit_log(self, tool: str | None = None) -> builtins.list[AuditEntry]:
         """The audit entries, oldest first; only one tool's when `tool` is given."""
-        lines, _ = self._store.read_lines(self._store.audit_path)
-        entries = (decode_audit(line) for line in lines)
-        return [e for e in entries if e is not None and (tool is None or e.tool == tool)]
+        found: builtins.list[AuditEntry] = []
+        offset = 0
+        while True:  # read in chunks: the log only grows
+            lines, end = self._store.read_lines(self._store.audit_path, offset)
+            entries = (decode_audit(line) for line in lines)
+            found.extend(e for e in entries if e is not None and (tool is None or e.tool == tool))
+            if end == offset:
+                return found
+            offset = end
 
     # --- creating and changing ----------------------------------------------------------------
 

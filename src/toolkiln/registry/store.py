@@ -306,8 +306,9 @@ class Store:
             ) from None
 
     def read_lines(self, path: Path, offset: int = 0) -> tuple[list[str], int]:
-        """The complete lines from `offset` on, and the offset after the last complete one.
-        A partial last line (a write in progress) is left for the next read."""
+        """The complete lines from `offset` on (at most LOG_CHUNK_BYTES of them), and the offset
+        after the last complete one. A partial last line (a write in progress) is left for the
+        next read."""
         try:
             fd = self._open(path, os.O_RDONLY | _NONBLOCK)
         except FileNotFoundError:
