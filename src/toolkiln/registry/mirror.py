@@ -415,10 +415,19 @@ class Mirror:
                 continue
             for filename, refusal in refused.items():
                 self.note_unreadable(Path(entry.path) / filename, refusal)
-            for filename in found:
+            for filename, (path, sig) in found.items():
                 number = filename[:-5]
-                if number.isdigit() and int(number) < record.version:
-                    self.past_version(entry.name, int(number))
+                if not number.isdigit() or int(number) >= record.version:
+                    continue  # left by an update that died before its record was written
+                # A version file is written once: one that decoded before, unchanged since (same
+                # inode, size and time), is not read again. These keys are apart from the digests
+                # of checked tool files (a version is decoded, never compiled).
+                rel = self.store.relative(path)
+                key = file_digest(f"{rel}\0{sig}".encode(), self.version_tag + " past version")
+                if self.trust_cache and key in self._checked:
+                    self.problems.pop(rel, None)
+                elif self.past_version(entry.name, int(number)) is not None:
+                    self._remember_checked(key)
 
     def past_version(self, name: str, version: int) -> ToolRecord | None:
         """A past version's record; a file that cannot be read or decoded is added to the problems."""

@@ -62,6 +62,7 @@ def sig_of(path: Path | str) -> Sig | None:
 class Store:
     def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0, durable: bool = True) -> None:
         self.root = Path(os.path.abspath(root))
+        self._root_prefix = os.path.join(os.fspath(self.root), "")  # the root and a separator
         self.durable = durable  # fsync files and folders (off: atomic still, but a power cut may lose writes)
         self.tools_dir = self.root / layout.TOOLS
         self.versions_dir = self.root / layout.VERSIONS
@@ -128,10 +129,8 @@ class Store:
         return self.version_dir(name) / f"{int(version)}.json"
 
     def relative(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(self.root))
-        except ValueError:
-            return str(path)
+        text = os.fspath(path)  # string work: pathlib's relative_to is slow at start-up's thousands of files
+        return text[len(self._root_prefix) :] if text.startswith(self._root_prefix) else text
 
     # --- staying inside the folder --------------------------------------------------------
     #
@@ -141,10 +140,10 @@ class Store:
     # without being followed or opened for a blocking read.
 
     def _parts(self, path: Path) -> tuple[str, ...]:
-        try:
-            parts = path.relative_to(self.root).parts
-        except ValueError:
-            raise UnsafeFile(f"{path} is outside the registry at {self.root}") from None
+        text, root = os.fspath(path), self._root_prefix
+        if not text.startswith(root):
+            raise UnsafeFile(f"{path} is outside the registry at {self.root}")
+        parts = tuple(part for part in text[len(root) :].split(os.sep) if part not in ("", "."))
         if not parts or ".." in parts:
             raise UnsafeFile(f"{path} is not a file inside the registry at {self.root}")
         return parts
@@ -167,13 +166,12 @@ class Store:
             return os.open(path, flags, mode)
         folder = os.open(self.root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)  # the root may be a link: the user's choice
         try:
-            here = self.root
-            for part in parts[:-1]:
-                here = here / part
+            for depth, part in enumerate(parts[:-1]):
                 try:
                     inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=folder)
                 except OSError as error:
                     if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                        here = self.root.joinpath(*parts[: depth + 1])
                         raise self._refuse(here, _lstat_mode(part, folder)) from None
                     raise
                 os.close(folder)
