@@ -296,3 +296,30 @@ def test_the_audit_log_is_read_whole_in_chunks(root, monkeypatch):
     monkeypatch.setattr(store_module, "LOG_CHUNK_BYTES", 300)
     with Registry(root, durable=False) as reg:
         assert [e.action for e in reg.audit_log("double")] == ["create", "update"]
+
+
+def test_without_openat_links_are_refused_too(root, tmp_path, monkeypatch):
+    """Where os.open takes no dir_fd (Windows), each folder and the file are looked at first."""
+    import toolkiln.registry.store as store_module
+
+    monkeypatch.setattr(store_module, "_WALK", False)
+    os.symlink("/etc/passwd", root / "tools" / "evil.json")
+    os.mkfifo(root / "tools" / "x.json")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    versions = root / "versions" / "double"
+    for file in versions.iterdir():
+        file.unlink()
+    versions.rmdir()
+    os.symlink(outside, versions)
+    with Registry(root, durable=False) as reg:
+        assert problem_codes(reg) == {
+            "tools/evil.json": ["R0303"],
+            "tools/x.json": ["R0303"],
+            "versions/double": ["R0303"],
+        }
+        with pytest.raises(UnsafeFile):
+            reg.update("double", {"logic": {"steps": [{"op": "return", "value": "x * 3"}]}})
+        with pytest.raises(UnsafeFile):
+            reg._store.read_bytes(root / "tools" / "evil.json")
+    assert list(outside.iterdir()) == []

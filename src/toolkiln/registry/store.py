@@ -161,8 +161,13 @@ class Store:
         The caller checks what it opened (fstat) before reading or writing."""
         parts = self._parts(path)
         flags |= _NOFOLLOW | _CLOEXEC
-        if not _WALK:  # no openat (Windows): look at each folder on the way, then open
+        if not _WALK:  # no openat (Windows): look at each folder on the way and the file, then open
             self.check_folders(path.parent, create=False)
+            try:
+                if stat.S_ISLNK(os.lstat(path).st_mode):
+                    raise self._refuse(path, None)
+            except FileNotFoundError:
+                pass  # created by this open, when it may
             return os.open(path, flags, mode)
         folder = os.open(self.root, os.O_RDONLY | _DIRECTORY | _CLOEXEC)  # the root may be a link: the user's choice
         try:
