@@ -243,3 +243,17 @@ def test_read_regular_file_reads_at_most_one_byte_past_the_limit(tmp_path):
     path.write_bytes(b"x" * 1000)
     assert read_regular_file(path, 10) == b"x" * 11
     assert read_regular_file(path, 5000) == b"x" * 1000
+
+
+def test_a_registry_path_too_long_is_a_usage_error(capsys):
+    code = main(["tools", "--registry", LONG, "list"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err.strip() == "toolkiln: --registry cannot be opened: File name too long"
+
+
+def test_tools_run_with_a_fifo_table(fifo, tmp_path):
+    result = cli("tools", "--registry", tmp_path / "reg", "run", "nothing", "--tables", fifo)
+    output = assert_clean(result)
+    assert result.returncode == 1
+    assert "not a regular file" in output

@@ -181,8 +181,11 @@ def open_registry(args: argparse.Namespace) -> Registry:
     from toolkiln.registry.registry import Registry
 
     path = registry_path(args)
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"--registry {path} is not a folder")
+    try:
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"--registry {path} is not a folder")
+    except OSError as error:  # a name too long, a loop of links
+        raise UsageError(f"--registry cannot be opened: {error.strerror or error}") from None
     return Registry(path)
 
 
