@@ -6,9 +6,14 @@ if/switch blocks, `after` wiring, `with {...}` properties, generic nodes with ra
 parameters and quoted labels. Compute expressions come from `strategies` (the valid-program
 generator's expressions, plus field access on step outputs), turned into AST nodes by the
 compute expression parser.
+
+Generated n8n exports (any node order, missing ids, names and settings, nulls, unknown keys)
+import and come back exactly, as JSON and through their DSL text.
 """
 
 from __future__ import annotations
+
+import copy
 
 import pytest
 import strategies as S
@@ -21,6 +26,7 @@ from toolkiln.backends.workflow_printer import print_workflow
 from toolkiln.syntax.builder import parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.workflow_text import parse_workflow
+from toolkiln.workflow import compile_workflow, import_n8n
 
 ROUNDTRIP = settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -226,3 +232,70 @@ def test_print_then_parse_gives_the_same_ast(workflow):
 def test_printing_is_idempotent(workflow):
     text = print_workflow(workflow)
     assert print_workflow(_parsed(text)) == text
+
+
+# --- n8n exports: import, then JSON and DSL text back -------------------------------------
+
+NODE_TYPES = [
+    ("n8n-nodes-base.manualTrigger", 1),
+    ("n8n-nodes-base.scheduleTrigger", 1.2),
+    ("n8n-nodes-base.noOp", 1),
+    ("n8n-nodes-base.set", 3.4),
+    ("n8n-nodes-base.stickyNote", 1),
+]
+NODE_PROPERTIES = ("notes", "disabled", "onError", "webhookId", "color")
+TRIGGER_NAMES = ("Manual Trigger", "Schedule Trigger", "Webhook")  # what the DSL's triggers are called
+positions = st.lists(st.integers(-2000, 2000), min_size=2, max_size=2)
+
+
+@st.composite
+def export_nodes(draw):
+    nodes = []
+    for name in draw(st.lists(labels | st.sampled_from(TRIGGER_NAMES), min_size=1, max_size=5, unique=True)):
+        type_, version = draw(st.sampled_from(NODE_TYPES))
+        node = {"name": name, "type": type_, "typeVersion": version}
+        for key, values in (("id", st.uuids().map(str)), ("position", positions), ("parameters", json_objects)):
+            if draw(st.integers(0, 4)):  # mostly there, as in an export
+                node[key] = draw(values)
+        node.update(draw(st.dictionaries(st.sampled_from(NODE_PROPERTIES), json_values, max_size=2)))
+        nodes.append(node)
+    return nodes
+
+
+@st.composite
+def exports(draw):
+    """Documents n8n's editor imports: any node order, ids and positions or not, a name or not,
+    settings with nulls or none, unknown top-level keys, main and AI connections."""
+    nodes = draw(export_nodes())
+    names = [node["name"] for node in nodes]
+    connections = {}
+    for source in draw(st.lists(st.sampled_from(names), unique=True, max_size=len(names))):
+        targets = draw(st.lists(st.sampled_from(names), max_size=2))
+        kinds = {"main": [[{"node": target, "type": "main", "index": 0} for target in targets]]}
+        if draw(st.booleans()):
+            kinds["ai_tool"] = [[{"node": draw(st.sampled_from(names)), "type": "ai_tool", "index": 0}]]
+        connections[source] = kinds
+    settings_ = st.dictionaries(
+        st.sampled_from(["executionOrder", "errorWorkflow", "timezone", "callerPolicy"]),
+        st.none() | st.sampled_from(["v1", "v0", "UTC"]),
+    )
+    optional = {
+        "name": st.text(max_size=10) | st.none(),
+        "connections": st.just(connections),
+        "settings": settings_ | st.none(),
+        "pinData": st.just({}),
+        "meta": json_objects,
+        "x-unknown": json_values,
+    }
+    document = {"nodes": nodes}
+    for key in draw(st.lists(st.sampled_from(sorted(optional)), unique=True)):
+        document[key] = draw(optional[key])
+    return document
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(exports())
+def test_an_export_comes_back_exactly_as_json_and_through_its_text(document):
+    imported = import_n8n(copy.deepcopy(document))
+    assert imported.to_n8n() == document
+    assert compile_workflow(imported.to_text()).to_n8n() == document

@@ -217,6 +217,14 @@ def test_a_schedule_the_dsl_cannot_say_stays_a_generic_trigger():
         ),
         ('{"name": "x", "nodes": [7]}', "node 0 is a number, not an object"),
         ('{"name": "x", "nodes": []}', "the workflow has no nodes to import"),
+        (
+            '{"nodes": [{"name": "a", "type": "t", "typeVersion": 1, "toolkiln:omit": []}]}',
+            "`toolkiln:omit` is toolkiln's own key, not an n8n property",
+        ),
+        (
+            '{"nodes": [{"name": "a", "type": "t", "typeVersion": 1}], "settings": {"toolkiln:index": 1}}',
+            "`toolkiln:index` is toolkiln's own key, not an n8n property",
+        ),
     ],
 )
 def test_what_is_not_a_workflow_is_a_compile_error(data, message):
@@ -315,3 +323,8 @@ def test_connections_of_any_shape_come_back_as_they_were():
     workflow = import_n8n(copy.deepcopy(data))
     assert workflow.ast.extra["connections"] == {"Pass on": {}, "Ghost": None}
     assert workflow.to_n8n() == data == compile_workflow(workflow.to_text()).to_n8n()
+
+
+def test_a_node_may_have_any_name():
+    data = {"nodes": [{"name": "__workflow__", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1}]}
+    assert import_n8n(copy.deepcopy(data)).to_n8n() == data

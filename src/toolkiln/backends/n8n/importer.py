@@ -67,6 +67,10 @@ def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
                 )
             ]
         )
+    reserved = _reserved_key(source.data)
+    if reserved is not None and not fatal:  # its `with {...}` would say something else
+        message = f"`{reserved[1]}` is toolkiln's own key, not an n8n property"
+        fatal = source.locate([Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(reserved[0]))])
     if fatal:
         raise CompileError(fatal)
     ast, emitted = _Importer(source.data).run()
@@ -126,16 +130,16 @@ class _Importer:
         emitted, bad = self._emit(workflow)
         if bad:
             return bad & modeled
-        failed = {name for name in modeled if not self._reproduced(emitted[name], self.nodes[name])}
+        nodes = {node["name"]: node for node in emitted["nodes"]}
+        failed = {name for name in modeled if not self._reproduced(nodes[name], self.nodes[name])}
         if failed:
             return failed
         workflow = self._finish(workflow, emitted)
         final, _ = self._emit(workflow)
-        return workflow, final["__workflow__"]
+        return workflow, final
 
     def _emit(self, workflow: w.Workflow) -> tuple[dict[str, Any], set[str]]:
-        """The emitted nodes by name (and the whole workflow as `__workflow__`), or the nodes
-        whose steps do not validate."""
+        """The emitted workflow, or the nodes whose steps do not validate."""
 
         validation = validate(workflow, catalog=load_catalog, lint=True)
         errors = [d for d in validation.diagnostics if d.is_error]
@@ -144,9 +148,7 @@ class _Importer:
         emitted, problems = emit_workflow(validation)
         if emitted is None:
             return {}, {self.order[d.span.start - 1] for d in problems if d.span is not None and d.span.start}
-        by_name: dict[str, Any] = {node["name"]: node for node in emitted["nodes"]}
-        by_name["__workflow__"] = emitted
-        return by_name, set()
+        return emitted, set()
 
     def _assemble(self, modeled: set[str], resolver: Callable[[str], Resolver], failed: set[str]) -> w.Workflow:
         name = self.name
@@ -238,18 +240,19 @@ class _Importer:
         """Add `with {...}`: the properties the emitter writes differently or not at all, those it
         writes that the export lacks (`toolkiln:omit`), the trigger's place among the nodes
         (`toolkiln:index`) and the raw connections."""
-        trigger = workflow.trigger.model_copy(update={"extra": self._extra(self.order[0], emitted)})
+        nodes = {node["name"]: node for node in emitted["nodes"]}
+        trigger = workflow.trigger.model_copy(update={"extra": self._extra(self.order[0], nodes)})
         index = next(i for i, node in enumerate(self.data["nodes"]) if node["name"] == self.order[0])
         if index:
             trigger = trigger.model_copy(update={"extra": {**trigger.extra, INDEX: index}})
-        steps = tuple(step.model_copy(update={"extra": self._extra(step.name, emitted)}) for step in workflow.steps)
-        header = self._header(emitted["__workflow__"])
+        steps = tuple(step.model_copy(update={"extra": self._extra(step.name, nodes)}) for step in workflow.steps)
+        header = self._header(emitted)
         return workflow.model_copy(
             update={"trigger": trigger, "steps": steps, "extra": header, "description": None if header else DESCRIPTION}
         )
 
-    def _extra(self, name: str, emitted: dict[str, Any]) -> dict[str, Any]:
-        return _difference(emitted[name], self.nodes[name])
+    def _extra(self, name: str, nodes: dict[str, Any]) -> dict[str, Any]:
+        return _difference(nodes[name], self.nodes[name])
 
     def _header(self, emitted: dict[str, Any]) -> dict[str, Any]:
         generated = {key: value for key, value in emitted.items() if key != "nodes"}
@@ -284,6 +287,18 @@ def _difference(generated: dict[str, Any], wanted: dict[str, Any]) -> dict[str, 
     if omitted:
         extra[OMIT] = omitted
     return extra
+
+
+def _reserved_key(data: dict[str, Any]) -> tuple[str, str] | None:
+    """Where the export holds a key of toolkiln's own (`toolkiln:omit`, ...), and which."""
+    settings = data.get("settings")
+    places = [("", data), ("settings.", settings if isinstance(settings, dict) else {})]
+    places += [(f"nodes[{index}].", node) for index, node in enumerate(data["nodes"])]
+    for prefix, properties in places:
+        for key in (OMIT, INDEX):
+            if key in properties:
+                return prefix + key, key
+    return None
 
 
 def _pick_trigger(nodes: list[dict[str, Any]]) -> str:
