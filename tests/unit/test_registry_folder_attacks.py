@@ -323,3 +323,15 @@ def test_without_openat_links_are_refused_too(root, tmp_path, monkeypatch):
         with pytest.raises(UnsafeFile):
             reg._store.read_bytes(root / "tools" / "evil.json")
     assert list(outside.iterdir()) == []
+
+
+def test_only_its_own_stale_temporaries_are_removed(root):
+    old = 1_000_000_000  # 2001: stale by any measure
+    own = root / "tools" / ".double.json.123.456.tmp"
+    theirs = root / "tools" / ".notes.tmp"
+    for path in (own, theirs):
+        path.write_text("x")
+        os.utime(path, (old, old))
+    Registry(root, durable=False).close()
+    assert not own.exists()
+    assert theirs.read_text() == "x"

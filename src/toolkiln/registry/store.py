@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import stat
 import time
@@ -38,6 +39,7 @@ Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a fil
 
 GITIGNORE = "# written by toolkiln: run-time state, not tool definitions\nusage.json\n.cache/\n.lock\n"
 TEMP_SUFFIX = ".tmp"
+_OWN_TEMP = re.compile(r"\..+\.[0-9]+\.[0-9]+\.tmp")  # .<file name>.<pid>.<ns>.tmp, as write_bytes names them
 STALE_TEMP_SECONDS = 60.0
 MAX_RECORD_BYTES = 4 * 1024 * 1024  # a tool file or past version (a definition is at most 256 KB)
 MAX_USAGE_BYTES = 16 * 1024 * 1024
@@ -350,7 +352,7 @@ class Store:
         now = time.time()
         for entry in entries:
             if entry.name.startswith("."):
-                if entry.name.endswith(TEMP_SUFFIX):
+                if _OWN_TEMP.fullmatch(entry.name):
                     _remove_if_stale(entry, now)
                 continue
             if not entry.name.endswith(suffixes):
@@ -395,9 +397,11 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _remove_if_stale(entry: os.DirEntry[str], now: float) -> None:
-    """A temporary file left by a writer that died: no live writer keeps one for a minute."""
+    """A temporary file left by a writer that died: no live writer keeps one for a minute.
+    Only a regular file named as write_bytes names them is removed, nothing else hidden."""
     try:
-        if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS:
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMP_SECONDS:
             os.unlink(entry.path)
     except OSError:
         pass
