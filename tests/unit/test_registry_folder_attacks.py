@@ -335,3 +335,17 @@ def test_only_its_own_stale_temporaries_are_removed(root):
     Registry(root, durable=False).close()
     assert not own.exists()
     assert theirs.read_text() == "x"
+
+
+def test_store_never_removes_through_a_linked_folder(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.json").write_text("mine")
+    store = Store(tmp_path / "reg", durable=False)
+    os.rmdir(store.tools_dir)
+    os.symlink(outside, store.tools_dir)
+    with pytest.raises(UnsafeFile):
+        store.remove(store.tools_dir / "x.json")
+    with pytest.raises(UnsafeFile):
+        store.write_text(store.tools_dir / "y.json", "{}")
+    assert sorted(p.name for p in outside.iterdir()) == ["x.json"]

@@ -270,6 +270,8 @@ class Store:
             os.set_blocking(fd, True)
 
     def remove(self, path: Path) -> None:
+        """Remove a file (a link itself, never what it points to); never inside a linked folder."""
+        self.check_folders(path.parent, create=False)
         try:
             path.unlink(missing_ok=True)
             if self.durable:
