@@ -52,6 +52,7 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     float_bound = 10.0 ** min(max_digits, 308)  # |x| below it: fewer digits than the limit
     int_bound = 10**max_digits
     exact = limits.bounds.create_decimal  # refuses what is out of bounds (see make_bounds)
+    lowest = LOWEST_DIGIT + _SHORT_DIGITS  # a short Decimal's top digit above it: no digit below the floor
     read = value_reader(max_digits, max_len, max_text, budget)
 
     def number(value: Any) -> Decimal:
@@ -63,13 +64,19 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
         if kind is int and -int_bound < value < int_bound:  # whole, few enough digits
             return Decimal(value)
         if kind is Decimal and value.is_finite():
-            try:
-                result: Decimal = exact(value)  # digits and exponent within bounds
-            except ArithmeticError:
-                raise ArgumentError(_out_of_bounds(name, value, max_digits)) from None
-        elif kind is int:
-            result = Decimal(value)
-        elif kind is float:
+            if value.__sizeof__() == _SHORT and lowest < value.adjusted() < max_digits:
+                result: Decimal = value  # <= 76 digits, none below the floor: within bounds
+            else:
+                try:
+                    result = exact(value)  # digits and exponent within bounds (make_bounds)
+                except ArithmeticError:
+                    raise ArgumentError(_out_of_bounds(name, value, max_digits)) from None
+            if integer_only and result != result.to_integral_value():
+                raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
+            return result
+        if kind is int:  # (whole numbers of too many digits are never converted)
+            raise ArgumentError(f"argument `{name}` has more than {max_digits} digits")
+        if kind is float:
             if value != value or value in (_INF, -_INF):
                 raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
             if integer_only and not value.is_integer():
@@ -148,6 +155,13 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             return anything
 
 
+# A Decimal whose coefficient fits in the object itself (76 digits on 64-bit builds) reports
+# this size; a longer one reports more, and takes the exact check. (On a build where that
+# differs, every Decimal takes the exact check: slower, never wrong.)
+_SHORT = Decimal(1).__sizeof__()
+_SHORT_DIGITS = 76
+
+
 class _BadDefault:
     __slots__ = ("error",)
 
@@ -158,7 +172,8 @@ class _BadDefault:
 def _out_of_bounds(name: str, value: Decimal, max_digits: int) -> str:
     if value and value.adjusted() >= max_digits:
         return f"argument `{name}` has more than {max_digits} digits"
-    return f"argument `{name}` has more than {max_digits + EXTRA_DIGITS:,} significant digits, or digits below 1E{LOWEST_DIGIT}"
+    digits = max_digits + EXTRA_DIGITS
+    return f"argument `{name}` has more than {digits:,} significant digits, or digits below 1E{LOWEST_DIGIT}"
 
 
 def compile_binder(

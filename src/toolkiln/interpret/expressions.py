@@ -188,15 +188,16 @@ class ExprCompiler:
             return lambda f: left(f) or right(f)
         if op in n.MEMBERSHIP_OPS:
             return self.literal_membership(expr) or self.semantic(
-                lambda a, b: operators.member(op, a, b), expr, charged=True
+                lambda a, b: operators.member(op, a, b), expr, charged=_container_work
             )
         kinds = {self.static(expr.left), self.static(expr.right)}
         if op in n.EQUALITY_OPS + n.ORDER_OPS:
             if len(kinds) == 1 and kinds <= ({"number", "string"} | ({"boolean"} if op in n.EQUALITY_OPS else set())):
                 return pure_binary(_COMPARE[op], self.operand(expr.left), self.operand(expr.right))
-            return self.semantic(lambda a, b: operators.compare(op, a, b), expr, charged=op in n.EQUALITY_OPS)
+            charged = _equality_work if op in n.EQUALITY_OPS else None
+            return self.semantic(lambda a, b: operators.compare(op, a, b), expr, charged=charged)
         if op == "**":  # a fractional power costs hundreds of operations: charged, timed
-            return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr, charged=True)
+            return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr, charged=_one)
         if kinds == {"number"} and (
             op in ("+", "-", "*") or (op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)
         ):
@@ -223,20 +224,23 @@ class ExprCompiler:
 
         return member
 
-    def semantic(self, evaluate: Callable[[Any, Any], Any], expr: n.Binary, charged: bool = False) -> Fn:
+    def semantic(
+        self, evaluate: Callable[[Any, Any], Any], expr: n.Binary, charged: Callable[[Any, Any], int] | None = None
+    ) -> Fn:
         """The general case: the operator's one definition (semantics/operators.py), with
-        every type and limit check, located at the expression. `charged`: the operation's
-        cost grows with its operands (equality of lists, membership, powers), charged to the
-        run by the smaller operand's size (see runtime.py)."""
+        every type and limit check, located at the expression. `charged(a, b)`: the work of
+        an operation whose cost grows with its operands (equality of lists, membership,
+        powers), charged to the run before it runs (see runtime.py)."""
         left, right, span = self.closure(expr.left), self.closure(expr.right), expr.span
-        if charged:
+        if charged is not None:
             self.charging = True
+            work = charged
             digits = self.limits.max_number_digits
 
             def run_charged(f: Frame) -> Any:
                 a = left(f)
                 b = right(f)
-                charge(f[0], 1 + min(size_of(a), size_of(b)) if type(a) is type(b) else 1, span)
+                charge(f[0], work(a, b), span)
                 try:
                     return evaluate(a, b)
                 except RunError as error:
@@ -480,6 +484,19 @@ class ExprCompiler:
             return format_number(value, s)
 
         return formatted
+
+
+def _equality_work(a: Any, b: Any) -> int:
+    """Equality stops at the shorter operand (and at once for two different types)."""
+    return 1 + min(size_of(a), size_of(b)) if type(a) is type(b) else 1
+
+
+def _container_work(item: Any, container: Any) -> int:
+    return 1 + size_of(container)
+
+
+def _one(a: Any, b: Any) -> int:
+    return 1
 
 
 def _constant(value: object) -> Fn:
