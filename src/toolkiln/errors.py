@@ -24,6 +24,11 @@ class CompileError(Error):
         super().__init__(summary)
 
 
+class UsageError(Error, TypeError):
+    """An entry point was called with an argument of the wrong type (a float for a source, a
+    list for `tools`); the message names the argument. It is a TypeError too."""
+
+
 class RunError(Error):
     """A failure while running a compiled tool, with a stable code and the span it came from."""
 

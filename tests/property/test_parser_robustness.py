@@ -263,9 +263,9 @@ def test_ten_thousand_nested_parentheses():
 
 def test_regression_megabyte_expression_is_refused_quickly():
     """Found by this suite: ~17 s to parse before the depth check refuses it."""
-    assert timed(codes_of, "1+" * 500_000 + "1") == ["E0101"]
+    assert timed(codes_of, "1+" * 500_000 + "1") in (["E0101"], ["E0404"])  # E0404: too many tokens
     codes = timed(codes_of, "return " + "1+" * 500_000 + "1")
-    assert codes and set(codes) <= {"E0401", "E0402"}
+    assert codes and set(codes) <= {"E0401", "E0402", "E0404"}
 
 
 def test_source_over_the_size_limit_is_refused():

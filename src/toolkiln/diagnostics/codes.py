@@ -479,6 +479,28 @@ A number literal has more digits than the maximum (100 by default).
 """,
 )
 
+TOO_MANY_TOKENS = _register(
+    "E0404",
+    "too-many-tokens",
+    "Source has too many tokens",
+    """
+A text-DSL source has more tokens (names, numbers, strings, operators, punctuation) than the
+limit (40,000: some 2,500 steps of arithmetic). Compile time grows with the number of tokens;
+the count is taken by a fast scan before parsing, so such a source is refused at once. Split
+the logic into smaller tools, or move large constant data into a table.
+""",
+)
+
+LITERAL_TOO_LONG = _register(
+    "E0405",
+    "literal-too-long",
+    "List literal too long",
+    """
+One literal value (a list, with every list nested in it) has more items than the limit
+(10,000). Large constant data belongs in a table (`tables=`), not in the program.
+""",
+)
+
 # --- run time -----------------------------------------------------------------------------
 
 DIVISION_BY_ZERO = _register(

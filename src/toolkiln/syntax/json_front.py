@@ -27,6 +27,7 @@ from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_te
 from toolkiln.syntax.limits import (
     MAX_DEPTH,
     MAX_LITERAL_DIGITS,
+    MAX_LITERAL_ITEMS,
     MAX_SOURCE_CHARS,
     literal_too_large,
 )
@@ -164,7 +165,25 @@ class JsonFrontEnd:
         return None if ctx.diagnostics else expr
 
     def literal(self, value: Any, path: Path) -> n.Expr | None:
-        """A JSON constant as a literal node (parameter defaults, bare numbers)."""
+        """A JSON constant as a literal node (parameter defaults, bare numbers); a list nested
+        deeper than MAX_DEPTH or with more than MAX_LITERAL_ITEMS items in all is refused
+        (E0402, E0405) before it is built."""
+        if isinstance(value, list):
+            depth, items = literal_shape(value)
+            if depth > MAX_DEPTH:
+                self.report(codes.TOO_DEEP, f"list nested deeper than {MAX_DEPTH} levels", path)
+                return None
+            if items > MAX_LITERAL_ITEMS:
+                self.report(
+                    codes.LITERAL_TOO_LONG,
+                    f"list literal has more than {MAX_LITERAL_ITEMS:,} items",
+                    path,
+                    hint="large constant data belongs in a table",
+                )
+                return None
+        return self._literal(value, path)
+
+    def _literal(self, value: Any, path: Path) -> n.Expr | None:
         span = structural_span(path)
         if value is None:
             return n.NullLit(span=span)
@@ -181,15 +200,18 @@ class JsonFrontEnd:
         if isinstance(value, str):
             return n.StringLit(value=value, span=span)
         if isinstance(value, list):
-            items = [self.literal(item, path + (i,)) for i, item in enumerate(value)]
+            items = [self._literal(item, path + (i,)) for i, item in enumerate(value)]
             return None if None in items else n.ListExpr(items=tuple(items), span=span)
         return None
 
-    def type_(self, value: Any, items: Any, path: Path) -> Type:
+    def type_(self, value: Any, items: Any, path: Path, depth: int = 0) -> Type:
+        if depth > MAX_DEPTH:
+            self.report(codes.TOO_DEEP, f"`items` nested deeper than {MAX_DEPTH} levels", path)
+            return ANY
         if value not in DECLARABLE:
             self.report(
                 codes.INVALID_DECLARATION,
-                f"unknown type {json.dumps(value, default=str)}",
+                f"unknown type {_shown(value)}",
                 path + ("type",),
                 hint=f"types are: {', '.join(DECLARABLE)}",
             )
@@ -197,7 +219,7 @@ class JsonFrontEnd:
         if value == "array":
             item_type = ANY
             if isinstance(items, dict) and "type" in items:
-                item_type = self.type_(items["type"], items.get("items"), path + ("items",))
+                item_type = self.type_(items["type"], items.get("items"), path + ("items",), depth + 1)
             elif items is not None:
                 self.report(codes.INVALID_DECLARATION, "`items` must be an object with a `type`", path + ("items",))
             return Type(name="array", items=item_type)
@@ -235,8 +257,8 @@ class JsonFrontEnd:
                     hint=f"op is one of: {', '.join(STEP_FIELDS)}",
                 )
             else:
-                shown = json.dumps(op, default=str)
-                guess = _op_alias(op) or _suggest(str(op), list(STEP_FIELDS))
+                shown = _shown(op)
+                guess = _op_alias(op) or (_suggest(op, list(STEP_FIELDS)) if isinstance(op, str) else None)
                 ops = f"op is one of: {', '.join(STEP_FIELDS)}"
                 self.report(
                     codes.UNKNOWN_OP,
@@ -369,7 +391,7 @@ class JsonFrontEnd:
         if risk is not None and risk not in RISK_LEVELS:
             self.report(
                 codes.INVALID_DECLARATION,
-                f"unknown risk level {json.dumps(risk, default=str)}",
+                f"unknown risk level {_shown(risk)}",
                 ("riskLevel",),
                 hint="use low, medium or high",
             )
@@ -453,10 +475,40 @@ def parse_json_document(obj: Any, *, scan_surrogates: bool = True) -> tuple[n.Pr
     """`scan_surrogates=False` when `obj` was decoded from text that cannot hold a lone
     surrogate (see strings.may_decode_to_surrogate): the walk for one is then skipped."""
     front = JsonFrontEnd(scan_surrogates)
+    problem = shape_problem(obj)
+    if problem is not None:
+        code, message, path = problem
+        front.report(code, message, path)
+        return None, front.diagnostics, front.source
     program = front.document(obj)
     if front.diagnostics:
         program = None
     return program, front.diagnostics, front.source
+
+
+# How deep a document may nest: a condition nested MAX_DEPTH levels takes two JSON levels
+# (the step and its `then` list) each, and a literal below it MAX_DEPTH more.
+MAX_DOCUMENT_DEPTH = 3 * MAX_DEPTH + 16
+
+
+def shape_problem(obj: Any) -> tuple[codes.Code, str, Path] | None:
+    """What makes `obj` no JSON document the front end can walk: a key that is not a string,
+    or nesting deeper than MAX_DOCUMENT_DEPTH. Found without recursion (a dict source is
+    Python data, and may hold anything)."""
+    stack: list[tuple[Any, Path]] = [(obj, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_DOCUMENT_DEPTH:
+            return codes.TOO_DEEP, f"the document nests deeper than {MAX_DOCUMENT_DEPTH} levels", path[:8]
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    return codes.WRONG_JSON_TYPE, f"an object key must be a string, not {type(key).__name__}", path
+                if isinstance(item, (dict, list)):
+                    stack.append((item, (*path, key)))
+        elif isinstance(value, list):
+            stack.extend((item, (*path, i)) for i, item in enumerate(value) if isinstance(item, (dict, list)))
+    return None
 
 
 def structural_span(path: Path) -> Span:
@@ -513,3 +565,28 @@ def _with_lark(text: str, ctx: ParseContext) -> n.Expr | None:
     from toolkiln.syntax.builder import parse_expression_with_lark
 
     return parse_expression_with_lark(text, ctx)
+
+
+def literal_shape(value: list[Any]) -> tuple[int, int]:
+    """How deep lists nest in `value` and how many items it holds in all, found without
+    recursion; the walk stops once either is past its limit."""
+    depth, items = 1, 0
+    stack: list[tuple[list[Any], int]] = [(value, 1)]
+    while stack:
+        current, level = stack.pop()
+        items += len(current)
+        depth = max(depth, level)
+        if depth > MAX_DEPTH or items > MAX_LITERAL_ITEMS:
+            break
+        stack.extend((item, level + 1) for item in current if isinstance(item, list))
+    return depth, items
+
+
+def _shown(value: Any) -> str:
+    """A short JSON-like rendering of an unexpected value for a message: strings and scalars
+    as JSON, anything else by its JSON type (never a recursive dump of user data)."""
+    if isinstance(value, str):
+        return _shorten(json.dumps(value))
+    if value is None or isinstance(value, (bool, int, float, Decimal)):
+        return _shorten(json.dumps(value, default=str))
+    return f"({json_type(value)})"

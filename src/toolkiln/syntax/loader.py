@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.spans import LineIndex
+from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
 from toolkiln.syntax.comments import comments
 from toolkiln.syntax.json_front import load_json, parse_json_document
 from toolkiln.syntax.json_positions import value_offsets
-from toolkiln.syntax.limits import MAX_SOURCE_CHARS
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS, MAX_SOURCE_TOKENS, too_many_tokens
 from toolkiln.syntax.strings import (
     UNENCODABLE,
     UNENCODABLE_HINT,
@@ -26,6 +26,7 @@ from toolkiln.syntax.strings import (
 )
 
 SOURCE_SUFFIXES = (".tk", ".json")
+_SPLIT_HINT = "split the logic into smaller tools; large constant data belongs in a table"
 
 
 @dataclass
@@ -62,7 +63,16 @@ def parse_source(source: Any, name: str | None = None) -> Parsed:
 
 
 def parse_string(text: str, name: str | None = None) -> Parsed:
-    """JSON when the text starts with `{` or `[`, else the text DSL."""
+    """JSON when the text starts with `{` or `[`, else the text DSL. The size is checked
+    before any other work (no line index, scan or parse of a source that is too large)."""
+    if len(text) > MAX_SOURCE_CHARS:
+        message = f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}"
+        return Parsed(
+            None,
+            [Diagnostic.of(codes.SOURCE_TOO_LARGE, message, Span(start=0, end=0, line=1, column=1))],
+            Source(name=name),
+            "json" if text.lstrip()[:1] in ("{", "[") else "text",
+        )
     surrogate = surrogate_offset(text)
     if surrogate is not None:
         span = LineIndex(text).span(surrogate, surrogate + 1)
@@ -79,6 +89,12 @@ def parse_string(text: str, name: str | None = None) -> Parsed:
         src.name, src.text, src.json_offsets = name, text, value_offsets
         return Parsed(program, diagnostics, src, "json")
     # The text DSL needs Lark, loaded here on first use (JSON sources mostly do without it).
+    if too_many_tokens(text):
+        message = f"source has more than {MAX_SOURCE_TOKENS:,} tokens"
+        diagnostic = Diagnostic.of(
+            codes.TOO_MANY_TOKENS, message, Span(start=0, end=0, line=1, column=1), hint=_SPLIT_HINT
+        )
+        return Parsed(None, [diagnostic], Source(name=name, text=text), "text")
     from toolkiln.syntax.text import parse_text
 
     program, diagnostics = parse_text(text)

@@ -13,15 +13,15 @@ from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 
 
 def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
-    index = LineIndex(text)
     if len(text) > MAX_SOURCE_CHARS:
         return None, [
             Diagnostic.of(
                 codes.SOURCE_TOO_LARGE,
                 f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}",
-                index.span(0, 0),
+                LineIndex("").span(0, 0),
             )
         ]
+    index = LineIndex(text)
     tree = parse_tree(text, "start", index)
     if isinstance(tree, Diagnostic):
         return None, [tree]

@@ -15,7 +15,7 @@ from toolkiln.check.workflow.validate import validate
 from toolkiln.check.workflow.validation import Validation
 from toolkiln.diagnostics.model import Diagnostic, has_errors, sort_key
 from toolkiln.diagnostics.source import Source
-from toolkiln.errors import CompileError
+from toolkiln.errors import CompileError, UsageError
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.workflow_text import parse_workflow
 
@@ -59,6 +59,10 @@ def check_workflow(
     `strict=True` makes it an error (docs/workflows.md#severities). Nodes are checked against
     the node catalog of `n8n_version` (default: the pinned release; `catalog_versions()` in
     toolkiln.backends.n8n.catalog lists those shipped)."""
+    if not isinstance(source, (str, dict)):
+        raise UsageError(
+            f"source must be workflow DSL text (str) or an n8n workflow (dict), not {type(source).__name__}"
+        )
     if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):  # no DSL text starts so
         return _lint(source, file, n8n_version)
     _, diagnostics = _compile(source, max_source_chars=max_source_chars, strict=strict, n8n_version=n8n_version)
@@ -78,6 +82,8 @@ def compile_workflow(
     Text over `max_source_chars` (default 1 MiB) is E0401; raise it for a trusted source such
     as the text of a large import. Warnings (what n8n accepts) are in `.diagnostics`;
     `strict=True` makes them errors; `n8n_version` chooses the node catalog, as for check_workflow."""
+    if not isinstance(text, str):
+        raise UsageError(f"text must be workflow DSL text (str), not {type(text).__name__}")
     compiled, diagnostics = _compile(text, max_source_chars=max_source_chars, strict=strict, n8n_version=n8n_version)
     if compiled is None:
         source = Source(name=file, text=text)
