@@ -179,6 +179,7 @@ def test_secrets_read_from_expressions_or_credentials_are_fine():
         "PWDVALUE",
         "enter-your-api-key-here",
         "secret of your client",
+        "Apikey api",
     ],
 )
 def test_placeholders_are_not_secrets(value):

@@ -42,7 +42,8 @@ PLACEHOLDER = re.compile(
     r"(?i)^[\s<\[{(\"'`$]|\{\{|\$\{|your|here|enter|example|placeholder|dummy|change[-_ ]?me|insert|replace"
     r"|undefined|null|censored|redacted|xxx|\*\*\*|token|api[-_ ]?key|secret|passw|\s"
 )
-CAPITALS_NAME = re.compile(r"[A-Z][A-Z_]*")
+# A name in capitals (OPENAI_API_KEY) or a plain lowercase word (`Apikey api`): no key is either.
+CAPITALS_NAME = re.compile(r"[A-Z][A-Z_]*|[a-z]+")
 # Parameters n8n reads without evaluating `{{ }}` as an n8n expression: the HTML node renders
 # its template itself, and resource locators cache a URL for the editor only.
 RESOLVED_BY_N8N = {"n8n-nodes-base.html": frozenset({"html"})}
