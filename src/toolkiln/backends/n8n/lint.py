@@ -36,14 +36,14 @@ SECRET_KEY = re.compile(
 )
 # What a template's author leaves for the user to fill in, not a secret: an empty value after
 # the scheme, a <bracketed>, [bracketed] or {braced} hint, a variable ($KEY, {{ key }}), words
-# such as YOUR or HERE, a name in capitals (OPENAI_API_KEY, PWDVALUE), or a masked value.
+# such as YOUR or HERE, a name in capitals (OPENAI_API_KEY, PWDVALUE) or a word, or a masked value.
 AUTH_SCHEME = re.compile(r"(?i)^\s*(bearer|basic|token|apikey|api-key|bot)\b\s*")
 PLACEHOLDER = re.compile(
     r"(?i)^[\s<\[{(\"'`$]|\{\{|\$\{|your|here|enter|example|placeholder|dummy|change[-_ ]?me|insert|replace"
     r"|undefined|null|censored|redacted|xxx|\*\*\*|token|api[-_ ]?key|secret|passw|\s"
 )
 # A name in capitals (OPENAI_API_KEY) or a plain lowercase word (`Apikey api`): no key is either.
-CAPITALS_NAME = re.compile(r"[A-Z][A-Z_]*|[a-z]+")
+NAME_LIKE = re.compile(r"[A-Z][A-Z_]*|[a-z]+")
 # Parameters n8n reads without evaluating `{{ }}` as an n8n expression: the HTML node renders
 # its template itself, and resource locators cache a URL for the editor only.
 RESOLVED_BY_N8N = {"n8n-nodes-base.html": frozenset({"html"})}
@@ -288,4 +288,4 @@ def _is_secret(key: str, value: str) -> bool:
     if found is None and not SECRET_KEY.fullmatch(key):
         return False
     secret = AUTH_SCHEME.sub("", found.group(0) if found else value).strip()
-    return bool(secret) and not (PLACEHOLDER.search(secret) or CAPITALS_NAME.fullmatch(secret) or len(set(secret)) <= 2)
+    return bool(secret) and not (PLACEHOLDER.search(secret) or NAME_LIKE.fullmatch(secret) or len(set(secret)) <= 2)
