@@ -311,3 +311,12 @@ def test_import_toolkiln_does_not_import_httpx():
     code = "import sys, toolkiln; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_workflow_body_leaves_out_null_settings():
+    """The public API refuses `"saveDataSuccessExecution": null` ("must be string"), which
+    exports carry for unset settings; unset is left out instead."""
+    export = {"name": "a", "nodes": [], "connections": {}, "settings": {"errorWorkflow": None, "timezone": "UTC"}}
+    assert workflow_body(export)["settings"] == {"timezone": "UTC"}
+    assert export["settings"] == {"errorWorkflow": None, "timezone": "UTC"}  # the caller's copy is untouched
+

@@ -63,7 +63,8 @@ def workflow_body(workflow: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a workflow the public API accepts: name, nodes, connections, settings, staticData.
 
     Read-only and editor-only fields are dropped; a missing `settings` becomes
-    {"executionOrder": "v1"} (n8n requires the key). Anything else is sent as given, so the
+    {"executionOrder": "v1"} (n8n requires the key), and settings that are null (unset) are left
+    out. Anything else is sent as given, so the
     server, not this function, judges the nodes and settings.
     """
     if not isinstance(workflow, Mapping):
@@ -75,6 +76,10 @@ def workflow_body(workflow: Mapping[str, Any]) -> dict[str, Any]:
         )
     body = {key: workflow[key] for key in WORKFLOW_FIELDS if key in workflow and workflow[key] is not None}
     body.setdefault("settings", dict(DEFAULT_SETTINGS))
+    if isinstance(body["settings"], Mapping):
+        # Exports carry unset settings as null (`"errorWorkflow": null`), which the editor's
+        # import takes and the public API refuses ("must be string"): unset is left out.
+        body["settings"] = {key: value for key, value in body["settings"].items() if value is not None}
     return body
 
 
