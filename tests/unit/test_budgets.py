@@ -39,7 +39,7 @@ def outcome(run_tool: toolkiln.Tool, args: dict[str, Any], **options: Any) -> tu
 def code_of(run_tool: toolkiln.Tool, args: dict[str, Any], **options: Any) -> str:
     kind, value, seconds = outcome(run_tool, args, **options)
     assert kind == "error", value
-    assert seconds < LIMITS.max_seconds + SLACK
+    assert seconds < 2 * LIMITS.max_seconds  # the contract (docs/budgets.md), with room for a loaded machine
     return str(value)
 
 
@@ -205,11 +205,13 @@ def test_object_arguments_have_a_field_limit():
 
 
 def test_data_that_shares_one_list_is_read_no_further_than_the_budget():
+    """10 billion items by reference: read up to the 1,000,000 values' cap, then E0508 (about
+    0.3 s each on an idle machine), instead of converting for hours."""
     row = list(range(100_000))
-    start = time.monotonic()
-    assert code_of(tool("  return len(o)", "o: any"), {"o": [row] * 100_000}) == "E0508"
-    assert code_of(tool("  return len(o)", "o: array[array[number]]"), {"o": [row] * 100_000}) == "E0508"
-    assert time.monotonic() - start < 2 * (LIMITS.max_seconds + SLACK)
+    for params in ("o: any", "o: array[array[number]]"):
+        kind, value, seconds = outcome(tool("  return len(o)", params), {"o": [row] * 100_000})
+        assert (kind, value) == ("error", "E0508")
+        assert seconds < 5
 
 
 def test_tables_with_text_keys_are_not_copied_per_run():
@@ -282,3 +284,15 @@ def test_an_unforeseen_python_exception_is_a_run_error():
     finally:
         object.__setattr__(builtins.BUILTINS["abs"], "impl", original)
     assert compiled.run({"x": -1}) == 1
+
+
+def test_a_caller_reads_its_clock_after_each_call():
+    """A callee runs on its own clock: the caller looks at its own after each call, so that a
+    chain of calls ends within about two of its max_seconds, not one per call."""
+    spin = tool("  return len([v ** 0.12345 for v in xs])", "xs: array[number]")
+    steps = "\n".join(f"  r{i} = call spin(xs = xs)" for i in range(40))
+    caller = tool(f"{steps}\n  return r0", "xs: array[number]", tools={"spin": spin})
+    limits = toolkiln.Limits(max_seconds=0.2)
+    kind, value, seconds = outcome(caller, {"xs": list(range(2_000))}, limits=limits)
+    assert (kind, value) == ("error", "E0507")
+    assert seconds < 2 * limits.max_seconds + SLACK

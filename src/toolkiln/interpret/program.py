@@ -18,7 +18,7 @@ from toolkiln.interpret.arguments import ArgumentError, compile_binder, converte
 from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault, unexpected
-from toolkiln.interpret.runtime import Runtime
+from toolkiln.interpret.runtime import Runtime, check_clock
 from toolkiln.interpret.specialize import Fn, Frame
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import render_number
@@ -98,7 +98,7 @@ class CompiledProgram:
         self.frame_size = self.exprs.frame_size
         self.cost = cost
         self.over_budget = self.cost > limits.max_operations
-        self.timed = n.Comprehension in kinds or self.exprs.charging
+        self.timed = n.Comprehension in kinds or self.exprs.charging or n.CallTool in kinds
         # Slot 0 holds the run's state; only comprehensions, lookups and calls read it.
         self.stateful = self.timed or n.Lookup in kinds or n.CallTool in kinds
 
@@ -352,11 +352,13 @@ class CompiledProgram:
             values = {arg: value(f) for arg, value in args}
             state = f[0]
             try:
-                return run_call(values, state.tables, state.limits)
+                result = run_call(values, state.tables, state.limits)
             except RunError as error:
                 raise RunError(
                     error.code, f"in tool `{name}`: {error.message}", span or error.span, error.hint
                 ) from error
+            check_clock(state, span)  # the callee ran on a clock of its own
+            return result
 
         return call
 
