@@ -4,7 +4,10 @@ A fold that would fail (1 / 0, a limit, a type error) is left in place, so the r
 with its location: folding never changes what a program does, only when the work is done.
 Folds compute under the Limits the program will run under (the pass's `limits`), so a value
 too large for them stays a computation that fails at run time, as written; and only builtins
-declared `pure` fold.
+declared `pure` fold. Nor does an operation whose work the run charges to the operation
+budget as it goes (a builtin with a `work` cost, `**`, membership, equality of anything but
+two numbers, strings or booleans): folded, that charge would be lost, and a program the
+budget stops as written would run.
 """
 
 from __future__ import annotations
@@ -53,10 +56,10 @@ def _fold(expr: n.Expr, limits: Limits) -> n.Expr:
             return literal(_evaluate(lambda: operators.unary(op, value_of(operand), limits)), expr)
         case n.Binary(op=op, left=left, right=right):
             a, b = value_of(left), value_of(right)
+            if op == "**" or (op in n.EQUALITY_OPS and not _same_scalar(a, b)):
+                raise Impossible  # charged at run time (see the module's docstring)
             if op in n.ARITHMETIC_OPS:
                 return literal(_evaluate(lambda: operators.arithmetic(op, a, b, limits)), expr)
-            if op in n.MEMBERSHIP_OPS:
-                return literal(_evaluate(lambda: operators.member(op, a, b)), expr)
             if op in n.LOGIC_OPS:
                 if type(a) is not bool or type(b) is not bool:
                     raise Impossible
@@ -76,16 +79,24 @@ def _fold(expr: n.Expr, limits: Limits) -> n.Expr:
 def _may_fold(node: n.Node) -> bool:
     """Whether `node` has the shape of one of `_fold`'s cases (so it may fold; no other can)."""
     if type(node) is n.Binary:
+        if node.op in n.MEMBERSHIP_OPS:
+            return False  # charged at run time (see the module's docstring)
         return _constant(node.left) and (_constant(node.right) or node.op in n.LOGIC_OPS)
     if type(node) is n.Unary:
         return _constant(node.operand)
     if type(node) is n.Call:
-        return BUILTINS[node.function].pure and all(_constant(arg) for arg in node.args)
+        builtin = BUILTINS[node.function]
+        return builtin.pure and builtin.work is None and all(_constant(arg) for arg in node.args)
     if type(node) is n.Conditional:
         return type(node.test) is n.BoolLit
     if type(node) is n.Index:
         return type(node.target) is n.ListExpr and type(node.index) is n.NumberLit
     return False
+
+
+def _same_scalar(a: Any, b: Any) -> bool:
+    """Two numbers, two strings or two booleans: the equality the run does not charge."""
+    return type(a) is type(b) and type(a) in (Decimal, str, bool)
 
 
 def _constant(expr: n.Expr) -> bool:
