@@ -298,3 +298,28 @@ def test_a_caller_reads_its_clock_after_each_call():
     assert (kind, value) == ("error", "E0507")
     assert seconds < 2 * limits.max_seconds + SLACK
 
+
+SAME = list(range(100_000))
+LAST_DIFFERS = [*range(99_999), -1]  # each comparison with SAME runs to its end
+
+
+@pytest.mark.parametrize(
+    "body, ys",
+    [
+        ("  a = [xs for v in xs]\n  b = [ys for v in xs]\n  return a == b", SAME),
+        ("  a = [xs for v in xs]\n  return ys in a", LAST_DIFFERS),
+        ("  a = [xs for v in xs]\n  b = [ys for v in xs]\n  return a in [b]", SAME),
+        ("  a = [xs for v in xs]\n  b = [ys for v in xs]\n  return a != b", SAME),
+        ("  a = [xs for v in xs]\n  return contains(a, ys)", LAST_DIFFERS),
+    ],
+)
+def test_equality_of_lists_of_lists_counts_every_item_it_compares(body, ys):
+    """Lists holding one list many times over: equality would take the product of the lengths
+    (3.4 s at 3,000 items; hours at 100,000); it is counted against the budget as it goes."""
+    compiled = tool(body, "xs: array[number], ys: array[number]")
+    assert code_of(compiled, {"xs": SAME, "ys": ys}) == "E0503"
+
+
+def test_a_list_equals_itself_without_comparing_its_items():
+    same = tool("  a = [xs for v in xs]\n  return a == a", "xs: array[number]")
+    assert same.run({"xs": SAME}) is True

@@ -188,16 +188,16 @@ class ExprCompiler:
             return lambda f: left(f) or right(f)
         if op in n.MEMBERSHIP_OPS:
             return self.literal_membership(expr) or self.semantic(
-                lambda a, b: operators.member(op, a, b), expr, charged=_container_work
+                lambda a, b, left=None: operators.member(op, a, b, left), expr, charged=_container_work
             )
         kinds = {self.static(expr.left), self.static(expr.right)}
         if op in n.EQUALITY_OPS + n.ORDER_OPS:
             if len(kinds) == 1 and kinds <= ({"number", "string"} | ({"boolean"} if op in n.EQUALITY_OPS else set())):
                 return pure_binary(_COMPARE[op], self.operand(expr.left), self.operand(expr.right))
             charged = _equality_work if op in n.EQUALITY_OPS else None
-            return self.semantic(lambda a, b: operators.compare(op, a, b), expr, charged=charged)
+            return self.semantic(lambda a, b, left=None: operators.compare(op, a, b, left), expr, charged=charged)
         if op == "**":  # a fractional power costs hundreds of operations: charged, timed
-            return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr, charged=_one)
+            return self.semantic(lambda a, b, left=None: operators.arithmetic(op, a, b, limits), expr, charged=_one)
         if kinds == {"number"} and (
             op in ("+", "-", "*") or (op in ("/", "%") and isinstance(expr.right, n.NumberLit) and expr.right.value)
         ):
@@ -225,7 +225,7 @@ class ExprCompiler:
         return member
 
     def semantic(
-        self, evaluate: Callable[[Any, Any], Any], expr: n.Binary, charged: Callable[[Any, Any], int] | None = None
+        self, evaluate: Callable[..., Any], expr: n.Binary, charged: Callable[[Any, Any], int] | None = None
     ) -> Fn:
         """The general case: the operator's one definition (semantics/operators.py), with
         every type and limit check, located at the expression. `charged(a, b)`: the work of
@@ -240,13 +240,20 @@ class ExprCompiler:
             def run_charged(f: Frame) -> Any:
                 a = left(f)
                 b = right(f)
-                charge(f[0], work(a, b), span)
+                runtime = f[0]
+                charge(runtime, work(a, b), span)
+                # What the operation compares beyond its top level (lists inside lists) is
+                # counted as it goes, within what is left of the budget, and charged after.
+                allowance = [runtime.limits.max_operations - runtime.operations]
+                before = allowance[0]
                 try:
-                    return evaluate(a, b)
+                    return evaluate(a, b, allowance)
                 except RunError as error:
                     raise error.at(span) from None
                 except ArithmeticError as error:
                     raise arithmetic_fault(error, span, digits) from None
+                finally:
+                    runtime.operations += before - allowance[0]
 
             return run_charged
 

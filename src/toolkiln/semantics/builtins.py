@@ -334,17 +334,18 @@ def _booleans(values: list[Any], what: str) -> list[bool]:
     work=_all_sizes,
 )
 def _contains(limits: Limits, container: Any, item: Any) -> bool:
-    return contains(container, item)
+    return contains(container, item, [limits.max_operations])
 
 
-def contains(container: Any, item: Any) -> bool:
+def contains(container: Any, item: Any, left: list[int] | None = None) -> bool:
+    """Membership; `left`: how many items its equalities may compare (see `equal`)."""
     kind = type(container)
     if kind is str:
         if type(item) is not str:
             raise fault(codes.RUNTIME_TYPE, f"a string can only contain strings, not {type_name(item)}")
         return item in container
     if kind is list:
-        return any(equal(element, item) for element in container)
+        return any(equal(element, item, left) for element in container)
     if kind is dict:
         return type(item) is str and item in container
     raise fault(codes.RUNTIME_TYPE, f"cannot look inside {type_name(container)}")

@@ -65,11 +65,12 @@ def arithmetic(op: str, a: Any, b: Any, limits: Limits) -> Any:
         raise signal_fault(error, limits.max_number_digits) from None
 
 
-def compare(op: str, a: Any, b: Any) -> bool:
+def compare(op: str, a: Any, b: Any, left: list[int] | None = None) -> bool:
+    """`a op b`; `left`: how many items equality may compare (see `equal`)."""
     if op == "==":
-        return equal(a, b)
+        return equal(a, b, left)
     if op == "!=":
-        return not equal(a, b)
+        return not equal(a, b, left)
     kind = type(a)
     if type(b) is not kind or (kind is not Decimal and kind is not str):  # two numbers or two strings
         raise _fault(codes.RUNTIME_TYPE, f"cannot order {type_name(a)} and {type_name(b)}")
@@ -84,8 +85,8 @@ def compare(op: str, a: Any, b: Any) -> bool:
     return ordered
 
 
-def member(op: str, item: Any, container: Any) -> bool:
-    found = contains(container, item)
+def member(op: str, item: Any, container: Any, left: list[int] | None = None) -> bool:
+    found = contains(container, item, left)
     return found if op == "in" else not found
 
 

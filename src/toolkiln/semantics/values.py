@@ -202,14 +202,27 @@ def to_value(data: Any, depth: int = 0) -> Any:
     return to_value(_normalised(data), depth)  # a subclass, by value; anything else refused
 
 
-def equal(a: Any, b: Any) -> bool:
-    """Equality without Python's coercions: `1 == true` is false, `[1] == [1.0]` is true."""
+def equal(a: Any, b: Any, left: list[int] | None = None) -> bool:
+    """Equality without Python's coercions: `1 == true` is false, `[1] == [1.0]` is true.
+
+    With `left` (`[n]`), at most n items and fields are compared, at every depth (what is
+    compared is subtracted): past that, RunError E0503. Lists that hold one list many times
+    over would otherwise take the product of their lengths."""
     if type(a) is not type(b):
         return False
-    if type(a) is list:
-        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
-    if type(a) is dict:
-        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
+    kind = type(a)
+    if kind is list or kind is dict:
+        if a is b:
+            return True  # (no NaN among values: a value equals itself)
+        if len(a) != len(b) or (kind is dict and a.keys() != b.keys()):
+            return False
+        if left is not None:
+            left[0] -= len(a)
+            if left[0] < 0:
+                raise RunError(codes.OPERATION_BUDGET.code, "the comparison needs more operations than are left")
+        if kind is list:
+            return all(equal(x, y, left) for x, y in zip(a, b))
+        return all(equal(a[k], b[k], left) for k in a)
     same: bool = a == b
     return same
 

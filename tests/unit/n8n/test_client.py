@@ -319,4 +319,3 @@ def test_workflow_body_leaves_out_null_settings():
     export = {"name": "a", "nodes": [], "connections": {}, "settings": {"errorWorkflow": None, "timezone": "UTC"}}
     assert workflow_body(export)["settings"] == {"timezone": "UTC"}
     assert export["settings"] == {"errorWorkflow": None, "timezone": "UTC"}  # the caller's copy is untouched
-
