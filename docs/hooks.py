@@ -30,6 +30,7 @@ CODE_GROUPS = {
     "03": "Types",
     "04": "Static limits",
     "05": "Run time",
+    "06": "Model replies and examples",
     "07": "Workflows",
     "08": "Workflow templates",
     "R01": "Registry: names and requests",
