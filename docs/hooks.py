@@ -33,10 +33,12 @@ CODE_GROUPS = {
     "06": "Model replies and examples",
     "07": "Workflows",
     "08": "Workflow templates",
+    "09": "Prompted tool calls",
     "R01": "Registry: names and requests",
     "R02": "Registry: permissions and lifecycle",
     "R03": "Registry: storage",
     "R04": "Registry: workflow tools on n8n",
+    "R05": "Server: requests and auth",
 }
 
 LIMIT_DESCRIPTIONS = {
