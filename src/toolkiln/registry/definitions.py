@@ -10,8 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from decimal import Decimal
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +20,9 @@ from toolkiln.backends.json_printer import print_json
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
+from toolkiln.registry import examples
+from toolkiln.registry.equality import same_data
 from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
-from toolkiln.semantics.numbers import from_float
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.json_front import load_json
 from toolkiln.syntax.loader import read_source_file
@@ -33,9 +33,9 @@ if TYPE_CHECKING:
 
 MAX_DEFINITION_BYTES = 256 * 1024
 # The fields of a tool definition (the JSON DSL) that `update` may change.
-CHANGEABLE = ("description", "parameters", "logic", "riskLevel", "tables")
+CHANGEABLE = ("description", "parameters", "logic", "riskLevel", "tables", "examples")
 WORKFLOW_CHANGEABLE = ("description", "parameters", "workflow", "riskLevel", "n8n")
-_OPTIONAL = ("riskLevel", "tables", "parameters", "n8n")
+_OPTIONAL = ("riskLevel", "tables", "parameters", "n8n", "examples")
 KINDS = ("compute", "workflow")
 _ALIASES = {"risk_level": "riskLevel", "risk": "riskLevel"}
 
@@ -49,6 +49,7 @@ class Compiled:
     definition: dict[str, Any]
     kind: str = "compute"
     target: WorkflowTarget | None = None
+    examples: list[dict[str, Any]] | None = None  # also in `definition`; run before saving
 
     @property
     def name(self) -> str:
@@ -110,19 +111,17 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> C
         )
     if isinstance(source, Mapping) and not isinstance(source, dict):
         source = dict(source)
+    source, found = _split_examples(source)
     kind, source = definition_kind(source)
-    if kind == "workflow":
-        compiled = compile_workflow_tool(source)
-    else:
-        tool = compile_source(source, tools=tools)
-        if tool.name is None:
-            raise refuse(
-                codes.MISSING_FIELD,
-                "a registered tool needs a name and a description; this is bare logic",
-                hint='write a tool definition: {"name": "...", "description": "...", '
-                '"parameters": {...}, "logic": {"steps": [...]}}',
-            )
-        compiled = Compiled(tool, print_json(tool.program))
+    problems = [] if found is None else _examples_problems(kind, found)
+    try:
+        compiled = _compile_kind(kind, source, tools)
+    except CompileError as error:
+        raise CompileError(error.diagnostics + problems) from None
+    if problems:
+        raise CompileError(problems)
+    if found is not None:
+        compiled = replace(compiled, definition={**compiled.definition, examples.FIELD: found}, examples=found)
     if compiled.name in META_TOOL_NAMES:
         raise refuse(
             codes.INVALID_NAME,
@@ -131,6 +130,50 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> C
             hint=f"choose another name ({NAME_RULE}, not one of {', '.join(META_TOOL_NAMES)})",
         )
     return compiled
+
+
+def _compile_kind(kind: str, source: Any, tools: Mapping[str, Any] | None) -> Compiled:
+    if kind == "workflow":
+        return compile_workflow_tool(source)
+    tool = compile_source(source, tools=tools)
+    if tool.name is None:
+        raise refuse(
+            codes.MISSING_FIELD,
+            "a registered tool needs a name and a description; this is bare logic",
+            hint='write a tool definition: {"name": "...", "description": "...", '
+            '"parameters": {...}, "logic": {"steps": [...]}}',
+        )
+    return Compiled(tool, print_json(tool.program))
+
+
+def _split_examples(source: Any) -> tuple[Any, Any]:
+    """The definition without its `examples`, and the examples (None when it has none). The
+    compiler knows nothing of examples: they are the registry's. A JSON text with examples is
+    compiled as the data it holds (its diagnostics then locate by path, not line)."""
+    obj = source
+    if isinstance(source, str | os.PathLike):
+        text = _json_text(source)
+        if text is None or f'"{examples.FIELD}"' not in text:
+            return source, None
+        obj, diagnostics = load_json(text)
+        if diagnostics:
+            return source, None  # the compiler reports what is wrong with it
+    if not isinstance(obj, dict) or examples.FIELD not in obj:
+        return source, None
+    return {key: value for key, value in obj.items() if key != examples.FIELD}, obj[examples.FIELD]
+
+
+def _examples_problems(kind: str, found: Any) -> list[Diagnostic]:
+    if kind == "workflow":
+        return [
+            _diagnostic(
+                codes.INVALID_EXAMPLE,
+                "a workflow tool has no examples: its runs act in n8n, so none is run before approval",
+                examples.FIELD,
+                hint="leave `examples` out; test the workflow after a person approves it",
+            )
+        ]
+    return examples.examples_problems(found)
 
 
 def definition_kind(source: Any) -> tuple[str, Any]:
@@ -232,25 +275,6 @@ def only_description_changed(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """Whether two definitions differ in nothing but the tool's description (no new version then)."""
     strip = {"description"}
     return same_data({k: v for k, v in old.items() if k not in strip}, {k: v for k, v in new.items() if k not in strip})
-
-
-def same_data(a: Any, b: Any) -> bool:
-    """JSON data equality with numbers compared by value (0.10 == 0.1, 2 == 2.0), bools apart."""
-    return _norm(a) == _norm(b)
-
-
-def _norm(value: Any) -> object:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return (type(value).__name__, value)
-    if isinstance(value, float):
-        return ("number", from_float(value))
-    if isinstance(value, int | Decimal):
-        return ("number", Decimal(value))
-    if isinstance(value, Mapping):
-        return {k: _norm(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_norm(v) for v in value]
-    return ("other", repr(value))
 
 
 def verify_stored(

@@ -31,9 +31,9 @@ from toolkiln.registry.codec import decode_audit, decode_record, file_digest
 from toolkiln.registry.definitions import (
     Compiled,
     compile_definition,
-    same_data,
     verify_stored,
 )
+from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import BrokenTool, StoreError, UnsafeFile
 from toolkiln.registry.models import Problem, ToolRecord
 from toolkiln.registry.names import NAME_PATTERN

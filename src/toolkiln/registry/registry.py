@@ -35,8 +35,8 @@ from toolkiln.registry.definitions import (
     compile_definition,
     only_description_changed,
     refuse,
-    same_data,
 )
+from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import (
     BrokenTool,
     DependencyCycle,
@@ -50,6 +50,7 @@ from toolkiln.registry.errors import (
     ToolNotFound,
     WorkflowDeployFailed,
 )
+from toolkiln.registry.examples import run_examples
 from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import (
     ACTORS,
@@ -234,12 +235,13 @@ class Registry:
 
     # --- creating and changing ----------------------------------------------------------------
 
-    def create(self, definition: Any, created_by: str = "user") -> ToolRecord:
+    def create(self, definition: Any, created_by: str = "user", *, note: str | None = None) -> ToolRecord:
         """Compile `definition` (JSON DSL dict or text, text DSL, or a path) and save it as a new
-        tool. Raises CompileError, and writes nothing, if it does not check."""
+        tool. Raises CompileError, and writes nothing, if it does not check or one of its
+        examples fails. `note` is kept in the audit entry (what the tool was made from)."""
         actor = _actor(created_by)
         with self._writing():
-            compiled = compile_definition(definition, self._mirror.tools)
+            compiled = self._passing(compile_definition(definition, self._mirror.tools))
             name = compiled.name
             existing = self._read_locked(name, missing_ok=True)
             if existing is not None:
@@ -271,7 +273,7 @@ class Registry:
             self._commit(
                 record,
                 compiled,
-                AuditEntry(at=now, by=actor, action="create", tool=name, new_version=1, new_status=status),
+                AuditEntry(at=now, by=actor, action="create", tool=name, new_version=1, new_status=status, note=note),
             )
         return record
 
@@ -285,7 +287,7 @@ class Registry:
         with self._writing():
             old = self._read_locked(name)
             self.policy.check("update", actor, old)
-            compiled = compile_definition(apply_changes(old.definition, changes), self._mirror.tools)
+            compiled = self._passing(compile_definition(apply_changes(old.definition, changes), self._mirror.tools))
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
             if compiled.kind != old.kind:
@@ -355,6 +357,7 @@ class Registry:
                 raise BrokenTool(
                     f"version {version} of `{name}` no longer compiles", diagnostics=error.diagnostics
                 ) from None
+            self._passing(compiled)  # what it calls or reads may have changed since
             self._refuse_cycle(name, compiled)
             self._recheck_callers(name, compiled)
             now = utc_now()
@@ -569,10 +572,20 @@ class Registry:
         return tool
 
     def check_definition(self, definition: Any) -> Compiled:
-        """Compile a definition against the registry's tools, saving nothing (for the meta-tools)."""
+        """Compile a definition against the registry's tools and run its examples, saving
+        nothing (for the meta-tools and the factory)."""
         with self._mutex:
             self._mirror.refresh()
-            return compile_definition(definition, self._mirror.tools)
+            return self._passing(compile_definition(definition, self._mirror.tools))
+
+    def _passing(self, compiled: Compiled) -> Compiled:
+        """`compiled`, once its examples pass with the registry's tables and limits; else
+        CompileError with a diagnostic per failing example."""
+        if compiled.examples:
+            problems = run_examples(compiled.tool, compiled.examples, tables=self._mirror.tables, limits=self.limits)
+            if problems:
+                raise CompileError(problems)
+        return compiled
 
     def _refuse_cycle(self, name: str, compiled: Compiled) -> None:
         """DependencyCycle if saving `compiled` as `name` would make tools call each other in a cycle."""

@@ -1,0 +1,112 @@
+"""A tool's examples: arguments and the result expected for them, run before the tool is saved.
+
+    "examples": [{"args": {"weight_kg": 2}, "expect": 10}, ...]
+
+The compiler checks types; examples check behaviour. A definition keeps its examples (they are
+stored with it), and the registry runs them on every create, update and rollback: a version
+whose examples fail is never saved, whoever wrote it. Loading a registry does not run them
+(the versions on disk passed them when they were saved).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolkiln.ast.spans import Span
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import RunError
+from toolkiln.registry.equality import same_data
+from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.values import to_json
+from toolkiln.tool import Tool
+
+FIELD = "examples"
+EXAMPLE_KEYS = ("args", "expect")
+# Each example is a run under the registry's limits (a second by default): a cap keeps a save
+# from taking minutes.
+MAX_EXAMPLES = 20
+# How much of a value a diagnostic quotes.
+SHOWN_CHARS = 200
+
+
+def _at(code: codes.Code, message: str, path: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic.of(code, message, Span(line=0, column=0, end_line=0, end_column=0, path=path), hint)
+
+
+def examples_problems(examples: Any) -> list[Diagnostic]:
+    """What is wrong with the shape of a definition's `examples` (empty when nothing)."""
+    shape = 'examples are [{"args": {...}, "expect": value}, ...]'
+    if not isinstance(examples, list):
+        return [_at(codes.INVALID_EXAMPLE, "`examples` must be a list", FIELD, shape)]
+    if len(examples) > MAX_EXAMPLES:
+        return [
+            _at(
+                codes.INVALID_EXAMPLE,
+                f"{len(examples)} examples; a tool may have at most {MAX_EXAMPLES}",
+                FIELD,
+                "keep the examples that show different cases",
+            )
+        ]
+    problems = []
+    for index, example in enumerate(examples):
+        path = f"{FIELD}[{index}]"
+        if not isinstance(example, dict):
+            problems.append(_at(codes.INVALID_EXAMPLE, "an example must be an object", path, shape))
+            continue
+        missing = [key for key in EXAMPLE_KEYS if key not in example]
+        unknown = sorted(str(key)[:40] for key in example if key not in EXAMPLE_KEYS)
+        if missing or unknown:
+            wrong = [f"missing `{key}`" for key in missing] + [f"unknown field `{key}`" for key in unknown]
+            problems.append(_at(codes.INVALID_EXAMPLE, f"example {index + 1}: {', '.join(wrong)}", path, shape))
+        elif not isinstance(example["args"], dict):
+            problems.append(
+                _at(
+                    codes.INVALID_EXAMPLE,
+                    f"example {index + 1}: `args` must be an object of arguments by name",
+                    f"{path}.args",
+                    shape,
+                )
+            )
+    return problems
+
+
+def run_examples(
+    tool: Tool, examples: list[dict[str, Any]], *, tables: Mapping[str, Any], limits: Limits | None
+) -> list[Diagnostic]:
+    """One diagnostic per example whose run fails or returns another value than `expect`."""
+    problems = []
+    for index, example in enumerate(examples):
+        args, expected = example["args"], example["expect"]
+        path = f"{FIELD}[{index}]"
+        try:
+            actual = tool.run(args, tables=tables, limits=limits)
+        except RunError as error:
+            problems.append(
+                _at(
+                    codes.EXAMPLE_RAISED,
+                    f"example {index + 1}: with args {_shown(args)} the tool fails: [{error.code}] {error.message}",
+                    path,
+                    error.hint or f"expected {_shown(expected)}; make the logic handle these arguments",
+                )
+            )
+            continue
+        if not same_data(actual, expected):
+            problems.append(
+                _at(
+                    codes.EXAMPLE_FAILED,
+                    f"example {index + 1}: with args {_shown(args)} expected {_shown(expected)}, got {_shown(actual)}",
+                    path,
+                    "fix the logic, or the example if its expected value is wrong",
+                )
+            )
+    return problems
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = to_json(value)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
