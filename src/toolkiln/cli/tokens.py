@@ -1,0 +1,80 @@
+"""`toolkiln tokens create NAME --scope read|run|write|admin | list | revoke NAME`: the bearer
+tokens of `toolkiln serve` on a registry folder. A new token is printed once; only its
+SHA-256 is kept (in `<registry>/.server/tokens.json`, mode 0600).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
+from toolkiln.cli.serve import registry_option
+from toolkiln.cli.tools import registry_path
+
+if TYPE_CHECKING:
+    from toolkiln.server.tokens import TokenStore
+
+SCOPES = ("read", "run", "write", "admin")
+
+
+def add_tokens_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    common = registry_option(argparse.ArgumentParser(add_help=False))
+    tokens = commands.add_parser("tokens", help="bearer tokens for `toolkiln serve`", parents=[common])
+    actions = tokens.add_subparsers(dest="tokens_command", required=True, metavar="ACTION")
+    create = actions.add_parser("create", help="create a token and print it (once)", parents=[common])
+    create.add_argument("name")
+    create.add_argument(
+        "--scope", choices=SCOPES, required=True, help="read < run (execute) < write (change) < admin (approve, tokens)"
+    )
+    create.set_defaults(handler=_guarded(cmd_create))
+    listing = actions.add_parser("list", help="list the tokens (names and scopes, never the tokens)", parents=[common])
+    listing.set_defaults(handler=_guarded(cmd_list))
+    revoke = actions.add_parser("revoke", help="revoke a token: at once, on every server", parents=[common])
+    revoke.add_argument("name")
+    revoke.set_defaults(handler=_guarded(cmd_revoke))
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        from toolkiln.server.tokens import TokenError
+
+        try:
+            return handler(args)
+        except TokenError as error:
+            hint = f"\n  = hint: {error.hint}" if error.hint else ""
+            print(f"error[{error.code}]: {error.message}{hint}", file=sys.stderr)
+            return EXIT_FAILED
+
+    return run
+
+
+def _store(args: argparse.Namespace) -> TokenStore:
+    from toolkiln.server.services import server_folder
+    from toolkiln.server.tokens import TokenStore
+
+    return TokenStore(server_folder(registry_path(args)))
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    token, info = _store(args).create(args.name, args.scope)
+    print(token)
+    print(f"created token {info.name!r} (scope {info.scope}); it is shown only now: keep it", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    tokens = _store(args).entries()
+    if not tokens:
+        print("no tokens; create one with `toolkiln tokens create NAME --scope ...`")
+    for info in tokens:
+        print(f"{info.name:<24} {info.scope:<6} {info.created_at}")
+    return EXIT_OK
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    info = _store(args).revoke(args.name)
+    print(f"revoked token {info.name!r}")
+    return EXIT_OK

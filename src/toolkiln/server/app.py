@@ -1,0 +1,64 @@
+"""The ASGI app of `toolkiln serve`: routers, error answers, the body limit and the write audit.
+
+The registry is opened when the app starts and flushed (usage counts) when it stops; it
+notices other processes' changes before every call, so a tool created anywhere on the same
+folder is listed, exported and run here at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import JSONResponse
+
+from toolkiln.registry.registry import Registry
+from toolkiln.server import problems
+from toolkiln.server.auth import Reader
+from toolkiln.server.guards import BodySizeLimit, WriteAudit
+from toolkiln.server.routes import check, exports, health, runs, seed, tokens, tools, workflows
+from toolkiln.server.services import Services, Settings, server_folder
+from toolkiln.version import __version__
+
+API_PREFIX = "/api/v1"
+
+
+def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
+    """The app over the registry in `settings.registry` (or `registry`, already open)."""
+    opened = registry or Registry(settings.registry)
+    found = Services(settings, opened)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        opened.close()  # the run counts not written yet
+
+    app = FastAPI(
+        title="toolkiln",
+        version=__version__,
+        summary="Create, check, run and export safe, typed tools over HTTP",
+        lifespan=lifespan,
+        openapi_url=None,  # served below, behind a token like every route but /health
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.services = found
+    api = APIRouter(prefix=API_PREFIX)
+    # Fixed paths (/tools/definitions, /tools/stats, /tools/test, /tools/validate) before /tools/{name}.
+    for router in (exports.router, runs.router, tools.router, check.router, workflows.router, tokens.router):
+        api.include_router(router)
+    app.include_router(api)
+    app.include_router(seed.router)
+    app.include_router(health.router)
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi(_: Reader) -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    problems.install(app)
+    folder = server_folder(opened.path)
+    found.tokens.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    app.add_middleware(WriteAudit, path=folder / "requests.jsonl")
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)  # outermost: before anything reads
+    return app

@@ -1,0 +1,90 @@
+"""Who is calling, and may they: a bearer token, its scope, and its rate limit.
+
+A route declares the scope it needs with `Depends(require("write"))`; the scopes grow
+read < run < write < admin. Failures are problem details: 401 (R0501 no token, R0502 an
+unknown or revoked one), 429 (R0504, with Retry-After), 403 (R0503, a scope too narrow).
+A caller whose scope is write or admin is a writer: the request audit log records it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from toolkiln.diagnostics import codes
+from toolkiln.server.problems import ServerProblem
+from toolkiln.server.services import services
+from toolkiln.server.tokens import Scope, TokenInfo
+
+_bearer = HTTPBearer(auto_error=False, description="a token from `toolkiln tokens create NAME --scope ...`")
+Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+WRITE_SCOPES: tuple[Scope, ...] = ("write", "admin")
+
+
+@dataclass(frozen=True)
+class Caller:
+    token: TokenInfo
+    needed: Scope  # what the route asked for: the audit log records writes
+
+    @property
+    def name(self) -> str:
+        return self.token.name
+
+
+def require(needed: Scope) -> Callable[..., Caller]:
+    """The dependency of a route that needs `needed` (or a wider scope)."""
+
+    def dependency(request: Request, credentials: Bearer) -> Caller:
+        if credentials is None or not credentials.credentials:
+            raise ServerProblem(
+                401,
+                codes.MISSING_TOKEN,
+                "this route needs a bearer token",
+                hint="send `Authorization: Bearer <token>`; create one with `toolkiln tokens create`",
+                headers=_CHALLENGE,
+            )
+        found = services(request)
+        token = found.tokens.authenticate(credentials.credentials)
+        if token is None:
+            raise ServerProblem(
+                401,
+                codes.INVALID_TOKEN,
+                "the bearer token is unknown or revoked",
+                hint="create a new token with `toolkiln tokens create`",
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+        wait = found.limiter.retry_after(token.name)
+        if wait is not None:
+            raise ServerProblem(
+                429,
+                codes.RATE_LIMITED,
+                f"token {token.name!r} is over the rate limit; retry in {wait} s",
+                hint="slow down, or raise `toolkiln serve --rate-limit`",
+                headers={"Retry-After": str(wait)},
+            )
+        if not token.allows(needed):
+            raise ServerProblem(
+                403,
+                codes.INSUFFICIENT_SCOPE,
+                f"this route needs scope {needed!r}; token {token.name!r} has {token.scope!r}",
+                hint="use a token with a wider scope",
+                headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{needed}"'},
+            )
+        caller = Caller(token, needed)
+        request.state.caller = caller  # read by the request audit
+        return caller
+
+    dependency.__name__ = f"require_{needed}"
+    return dependency
+
+
+# What a route's parameter says to need a scope: `_: Reader`.
+Reader = Annotated[Caller, Depends(require("read"))]
+Runner = Annotated[Caller, Depends(require("run"))]
+Writer = Annotated[Caller, Depends(require("write"))]
+Admin = Annotated[Caller, Depends(require("admin"))]

@@ -1,0 +1,204 @@
+"""Errors as RFC 9457 problem details (`application/problem+json`), never a stack trace.
+
+Every 4xx and 5xx answer has `type`, `title`, `status`, `detail`, `instance`, the stable
+`code` and a `diagnostics` list in the JSON form of `toolkiln check --format json`, so a
+client repairs a request the way a model repairs a definition. Registry errors keep their
+R01xx-R04xx codes; the server's own are R05xx.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.registry import errors as registry_errors
+from toolkiln.registry.meta import run_error_dict
+from toolkiln.semantics.values import to_json
+from toolkiln.server.tokens import TokenError
+
+MEDIA_TYPE = "application/problem+json"
+log = logging.getLogger("toolkiln.server")
+
+# The HTTP status of each registry error; a subclass not listed takes its parent's.
+_REGISTRY_STATUS: dict[type[registry_errors.RegistryError], int] = {
+    registry_errors.InvalidName: 400,
+    registry_errors.InvalidRequest: 400,
+    registry_errors.ToolNotFound: 404,
+    registry_errors.DuplicateTool: 409,
+    registry_errors.DependencyCycle: 409,
+    registry_errors.ToolInUse: 409,
+    registry_errors.PermissionDenied: 403,
+    registry_errors.InvalidTransition: 409,
+    registry_errors.ToolNotActive: 409,
+    registry_errors.BrokenTool: 409,
+    registry_errors.WorkflowNameTaken: 409,
+    registry_errors.WorkflowNotDeployed: 409,
+    registry_errors.StoreError: 503,
+    registry_errors.N8nNotConfigured: 503,
+    registry_errors.N8nFailure: 502,
+    registry_errors.RegistryError: 500,
+}
+_TOKEN_STATUS = {
+    codes.TOKEN_EXISTS.code: 409,
+    codes.TOKEN_NOT_FOUND.code: 404,
+    codes.TOKEN_NAME_INVALID.code: 400,
+}
+
+
+class ServerProblem(Exception):
+    """Raised by the server's own checks (auth, scopes, limits): an R05xx problem."""
+
+    def __init__(
+        self, status: int, code: codes.Code, detail: str, hint: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.hint, self.headers = status, code, detail, hint, headers
+
+
+class NotFound(Exception):
+    """A 404 whose reasons are diagnostics of their own (an unknown template: E0801)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(diagnostics[0].message)
+        self.diagnostics = diagnostics
+
+
+def problem(
+    status: int,
+    code: str,
+    detail: str,
+    diagnostics: list[dict[str, Any]],
+    *,
+    instance: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    entry = codes.CODES.get(code)
+    body = {
+        "type": f"urn:toolkiln:error:{code}",
+        "title": entry.title if entry else "Error",
+        "status": status,
+        "detail": detail,
+        "instance": instance,
+        "code": code,
+        "diagnostics": diagnostics,
+    }
+    return Response(to_json(body), status_code=status, media_type=MEDIA_TYPE, headers=headers)
+
+
+def diagnostic(code: codes.Code, message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:
+    """A server problem in the shape of `Diagnostic.to_dict()`."""
+    return {
+        "code": code.code,
+        "name": code.name,
+        "severity": "error",
+        "message": message,
+        "file": None,
+        "path": path,
+        "line": None,
+        "column": None,
+        "end_line": None,
+        "end_column": None,
+        "in_file": None,
+        "hint": hint,
+        "source": None,
+    }
+
+
+def install(app: FastAPI) -> None:
+    """Answer every error the routes and FastAPI raise as problem details."""
+
+    def where(request: Request) -> str:
+        return request.url.path
+
+    async def server_problem(request: Request, error: Exception) -> Response:
+        assert isinstance(error, ServerProblem)
+        return problem(
+            error.status,
+            error.code.code,
+            error.detail,
+            [diagnostic(error.code, error.detail, error.hint)],
+            instance=where(request),
+            headers=error.headers,
+        )
+
+    async def not_found(request: Request, error: Exception) -> Response:
+        assert isinstance(error, NotFound)
+        first = error.diagnostics[0]
+        found = [d.to_dict() for d in error.diagnostics]
+        return problem(404, first.code, first.message, found, instance=where(request))
+
+    async def registry_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, registry_errors.RegistryError)
+        status = next(s for kind, s in _REGISTRY_STATUS.items() if isinstance(error, kind))
+        found = [error.to_dict()] + [d.to_dict() for d in getattr(error, "diagnostics", [])]
+        return problem(status, error.code, error.message, found, instance=where(request))
+
+    async def compile_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, CompileError)
+        found = [d.to_dict() for d in error.diagnostics]
+        first = next((d for d in error.diagnostics if d.is_error), None)
+        code = first.code if first else codes.REGISTRY_ERROR.code
+        detail = f"the definition does not check: {sum(d.is_error for d in error.diagnostics)} error(s)"
+        return problem(422, code, detail, found, instance=where(request))
+
+    async def run_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RunError)
+        return problem(422, error.code, error.message, [run_error_dict(error)], instance=where(request))
+
+    async def token_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, TokenError)
+        status = _TOKEN_STATUS.get(error.code, 500)
+        code = codes.CODES[error.code]
+        return problem(status, error.code, error.message, [diagnostic(code, error.message, error.hint)])
+
+    async def invalid_body(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestValidationError)
+        found = [
+            diagnostic(
+                codes.INVALID_BODY, str(e.get("msg", "invalid")), path=".".join(str(p) for p in e.get("loc", ()))
+            )
+            for e in error.errors()
+        ]
+        detail = f"the request does not match the route: {len(found)} problem(s)"
+        return problem(422, codes.INVALID_BODY.code, detail, found, instance=where(request))
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, StarletteHTTPException)
+        code = codes.NO_SUCH_ROUTE if error.status_code in (404, 405) else codes.INVALID_BODY
+        detail = str(error.detail)
+        return problem(
+            error.status_code,
+            code.code,
+            detail,
+            [diagnostic(code, detail)],
+            instance=where(request),
+            headers=getattr(error, "headers", None),
+        )
+
+    async def other_error(request: Request, error: Exception) -> Response:
+        """A toolkiln.Error the routes do not expect is the request's fault (400); anything
+        else is a bug: logged here, answered without a trace."""
+        if isinstance(error, Error):
+            detail = str(error)[:500]
+            return problem(400, codes.INVALID_BODY.code, detail, [diagnostic(codes.INVALID_BODY, detail)])
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        detail = "the server failed; its log has the details"
+        return problem(500, codes.INTERNAL_ERROR.code, detail, [diagnostic(codes.INTERNAL_ERROR, detail)])
+
+    app.add_exception_handler(ServerProblem, server_problem)
+    app.add_exception_handler(NotFound, not_found)
+    app.add_exception_handler(registry_errors.RegistryError, registry_error)
+    app.add_exception_handler(CompileError, compile_error)
+    app.add_exception_handler(RunError, run_error)
+    app.add_exception_handler(TokenError, token_error)
+    app.add_exception_handler(RequestValidationError, invalid_body)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(Exception, other_error)

@@ -1,0 +1,33 @@
+"""JSON answers with exact numbers, and the JSON form of a tool record.
+
+A tool's result is a Decimal (`0.1 * 3` is `0.3`, not `0.30000000000000004`); FastAPI's own
+encoder would turn it into a float. Every answer is written by `semantics.values.to_json`,
+the encoder the CLI prints results with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.responses import JSONResponse
+
+from toolkiln.registry.codec import iso
+from toolkiln.registry.models import ToolRecord
+from toolkiln.semantics.values import to_json
+
+
+class ExactJSONResponse(JSONResponse):
+    def render(self, content: Any) -> bytes:
+        return to_json(content).encode("utf-8")
+
+
+def record_json(record: ToolRecord) -> dict[str, Any]:
+    """A record as JSON data: the fields of the tool file, usage and times as ISO text."""
+    data = record.model_dump(exclude={"created_at", "updated_at", "last_used_at", "deployment"})
+    data.update(
+        created_at=iso(record.created_at),
+        updated_at=iso(record.updated_at),
+        last_used_at=iso(record.last_used_at),
+        deployment=None if record.deployment is None else record.deployment.model_dump(),
+    )
+    return data

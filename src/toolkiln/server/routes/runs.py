@@ -1,0 +1,76 @@
+"""/api/v1/tools: execute a tool, test a definition without saving it, validate either.
+
+Declared before the tools router, so that /tools/test and /tools/validate are not taken
+for tool names.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi import Path as PathParam
+
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import CompileError
+from toolkiln.registry.registry import Registry
+from toolkiln.server.auth import Reader, Runner
+from toolkiln.server.responses import ExactJSONResponse
+from toolkiln.server.routes import PROBLEMS
+from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ValidateDefinition, Validation
+from toolkiln.server.services import registry
+
+router = APIRouter(prefix="/tools", tags=["runs"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
+Reg = Annotated[Registry, Depends(registry)]
+ToolName = Annotated[str, PathParam(description="the tool's name", max_length=200)]
+
+
+def validation(diagnostics: list[Diagnostic]) -> dict[str, Any]:
+    errors = sum(d.is_error for d in diagnostics)
+    return {
+        "valid": errors == 0,
+        "errors": errors,
+        "warnings": len(diagnostics) - errors,
+        "diagnostics": [d.to_dict() for d in diagnostics],
+    }
+
+
+def validate_with(reg: Registry, definition: Any) -> dict[str, Any]:
+    """The definition's diagnostics against the registry's tools (a 200 either way: the
+    question was answered)."""
+    try:
+        return validation(reg.check_definition(definition).warnings)
+    except CompileError as error:
+        return validation(error.diagnostics)
+
+
+@router.post("/test", response_model=Tested, summary="Check a definition and run it once; nothing is saved")
+def test_definition(body: TestDefinition, reg: Reg, _: Runner) -> Any:
+    compiled = reg.check_definition(body.definition)
+    ran = body.args is not None and compiled.kind == "compute"  # a workflow run would act in n8n
+    return ExactJSONResponse(
+        {
+            "name": compiled.name,
+            "kind": compiled.kind,
+            "parameters": compiled.parameters,
+            "warnings": [d.to_dict() for d in compiled.warnings],
+            "ran": ran,
+            "result": compiled.tool.run(body.args, tables=reg.tables) if ran else None,
+        }
+    )
+
+
+@router.post("/validate", response_model=Validation, summary="Check a definition: its diagnostics")
+def validate_definition(body: ValidateDefinition, reg: Reg, _: Reader) -> Any:
+    return ExactJSONResponse(validate_with(reg, body.definition))
+
+
+@router.get("/{name}/validate", response_model=Validation, summary="Check a stored tool against today's registry")
+def validate_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
+    return ExactJSONResponse(validate_with(reg, reg.get(name).definition))
+
+
+@router.post("/{name}/execute", response_model=Executed, summary="Run an active tool")
+def execute(name: ToolName, body: Execute, reg: Reg, _: Runner) -> Any:
+    result = reg.run(name, body.args)
+    return ExactJSONResponse({"tool": name, "version": reg.get(name).version, "result": result})

@@ -1,0 +1,113 @@
+"""/api/tools: the seed's (RustyClaw's) tool API, mapped onto the same registry.
+
+Answers keep the seed's envelope, `{"status": "success", "data": ...}`, and its shapes:
+create takes the definition itself as the body, PUT a whole new definition, `test` runs a
+stored tool with `{"parameters": {...}}`, definitions are in OpenAI's format. Errors are
+problem details, as on /api/v1.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends
+from fastapi import Path as PathParam
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.registry import Registry
+from toolkiln.server.auth import Reader, Runner, Writer
+from toolkiln.server.responses import ExactJSONResponse, record_json
+from toolkiln.server.routes import PROBLEMS
+from toolkiln.server.routes.exports import tool_definition
+from toolkiln.server.routes.runs import validate_with
+from toolkiln.server.services import registry
+
+router = APIRouter(
+    prefix="/api/tools", tags=["seed-compatible"], responses=PROBLEMS, default_response_class=ExactJSONResponse
+)
+Reg = Annotated[Registry, Depends(registry)]
+ToolName = Annotated[str, PathParam(description="the tool's name", max_length=200)]
+DefinitionBody = Annotated[dict[str, Any], Body(description="a tool definition in the JSON format")]
+
+
+class Envelope(BaseModel):
+    status: str = Field(description='always "success"; errors are problem details')
+    data: Any
+
+
+class TestRun(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    parameters: dict[str, Any] = Field(default_factory=dict, description="the tool's arguments")
+
+
+def success(data: Any, status_code: int = 200) -> ExactJSONResponse:
+    return ExactJSONResponse({"status": "success", "data": data}, status_code=status_code)
+
+
+def summary(record: ToolRecord) -> dict[str, Any]:
+    return {
+        "id": record.name,
+        "name": record.name,
+        "description": record.description,
+        "status": record.status,
+        "version": record.version,
+        "created_at": record_json(record)["created_at"],
+        "ready": record.status == "active",
+    }
+
+
+@router.post("", response_model=Envelope, status_code=201, summary="Create a tool (seed shape)")
+def create(definition: DefinitionBody, reg: Reg, _: Writer) -> Any:
+    return success(summary(reg.create(definition)), 201)
+
+
+@router.get("", response_model=Envelope, summary="List tools (seed shape)")
+def list_all(reg: Reg, _: Reader) -> Any:
+    records = reg.list()
+    ready = sum(r.status == "active" for r in records)
+    failed = len(reg.problems)
+    return success({"tools": [summary(r) for r in records], "total": len(records), "ready": ready, "failed": failed})
+
+
+@router.get("/definitions/all", response_model=Envelope, summary="Every active tool in OpenAI's format")
+def all_definitions(reg: Reg, _: Reader) -> Any:
+    return success(reg.definitions("openai"))
+
+
+@router.get("/{name}", response_model=Envelope, summary="Show a tool (seed shape)")
+def show(name: ToolName, reg: Reg, _: Reader) -> Any:
+    return success(record_json(reg.get(name)))
+
+
+@router.put("/{name}", response_model=Envelope, summary="Replace a tool's definition (a new version)")
+def replace(name: ToolName, definition: DefinitionBody, reg: Reg, _: Writer) -> Any:
+    return success(record_json(reg.update(name, {"definition": definition})))
+
+
+@router.delete("/{name}", response_model=Envelope, summary="Delete a tool (seed shape)")
+def delete(name: ToolName, reg: Reg, _: Writer) -> Any:
+    reg.delete(name)
+    return success({"message": f"Tool '{name}' deleted"})
+
+
+@router.post("/{name}/test", response_model=Envelope, summary="Run a stored tool with test arguments")
+def test(name: ToolName, body: TestRun, reg: Reg, _: Runner) -> Any:
+    started = time.perf_counter()
+    output = reg.run(name, body.parameters)
+    elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+    return success({"output": output, "execution_time_ms": elapsed_ms, "status": "success"})
+
+
+@router.post("/{name}/validate", response_model=Envelope, summary="Check a stored tool: errors and warnings")
+def validate(name: ToolName, reg: Reg, _: Reader) -> Any:
+    found = validate_with(reg, reg.get(name).definition)
+    errors = [d for d in found["diagnostics"] if d["severity"] == "error"]
+    warnings = [d for d in found["diagnostics"] if d["severity"] != "error"]
+    return success({"valid": found["valid"], "errors": errors, "warnings": warnings})
+
+
+@router.get("/{name}/definition", response_model=Envelope, summary="One active tool in OpenAI's format")
+def definition(name: ToolName, reg: Reg, _: Reader) -> Any:
+    return success(tool_definition(reg, name, "openai"))

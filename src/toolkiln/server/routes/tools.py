@@ -1,0 +1,122 @@
+"""/api/v1/tools: list, show, create, change, delete, the lifecycle, history and rollback."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi import Path as PathParam
+
+from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.registry import Registry
+from toolkiln.server.auth import Caller, Reader, Writer, require
+from toolkiln.server.responses import ExactJSONResponse, record_json
+from toolkiln.server.routes import PROBLEMS
+from toolkiln.server.schemas import Actor, CreateTool, Deleted, Rollback, ToolOut, ToolPage, UpdateTool
+from toolkiln.server.services import registry
+
+router = APIRouter(prefix="/tools", tags=["tools"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
+Reg = Annotated[Registry, Depends(registry)]
+ToolName = Annotated[str, PathParam(description="the tool's name", max_length=200)]
+Status = Literal["active", "disabled", "pending_approval", "rejected"]
+
+
+def tool_page(records: list[ToolRecord], limit: int, offset: int) -> dict[str, Any]:
+    return {
+        "tools": [record_json(r) for r in records[offset : offset + limit]],
+        "total": len(records),
+        "limit": limit,
+        "offset": offset,
+    }
+
+
+def search(records: list[ToolRecord], kind: str | None, text: str | None) -> list[ToolRecord]:
+    """The registry filters by status and creator; kind and free text are filtered here."""
+    needle = text.casefold() if text else None
+    return [
+        r
+        for r in records
+        if (kind is None or r.kind == kind)
+        and (needle is None or needle in r.name.casefold() or needle in r.description.casefold())
+    ]
+
+
+@router.get("", response_model=ToolPage, summary="List tools")
+def list_tools(
+    reg: Reg,
+    _: Reader,
+    status: Status | None = None,
+    kind: Literal["compute", "workflow"] | None = None,
+    created_by: Actor | None = None,
+    search_text: Annotated[str | None, Query(alias="search", max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Any:
+    records = search(reg.list(status=status, created_by=created_by), kind, search_text)
+    return ExactJSONResponse(tool_page(records, limit, offset))
+
+
+@router.get("/pending", response_model=ToolPage, summary="Tools waiting for approval")
+def pending_tools(
+    reg: Reg,
+    _: Reader,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Any:
+    return ExactJSONResponse(tool_page(reg.list(status="pending_approval"), limit, offset))
+
+
+@router.post("", response_model=ToolOut, status_code=201, summary="Create a tool")
+def create_tool(body: CreateTool, reg: Reg, _: Writer) -> Any:
+    return ExactJSONResponse(record_json(reg.create(body.definition, created_by=body.created_by)), status_code=201)
+
+
+@router.get("/{name}", response_model=ToolOut, summary="Show a tool")
+def get_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
+    return ExactJSONResponse(record_json(reg.get(name)))
+
+
+@router.patch("/{name}", response_model=ToolOut, summary="Change a tool (a new version unless only the description)")
+def update_tool(name: ToolName, body: UpdateTool, reg: Reg, _: Writer) -> Any:
+    return ExactJSONResponse(record_json(reg.update(name, body.changes, by=body.by)))
+
+
+@router.delete("/{name}", response_model=Deleted, summary="Delete a tool and its past versions")
+def delete_tool(
+    name: ToolName,
+    reg: Reg,
+    _: Writer,
+    force: bool = False,
+    by: Actor = "user",
+) -> Any:
+    reg.delete(name, by=by, force=force)
+    return ExactJSONResponse({"deleted": name})
+
+
+def _lifecycle(action: Literal["enable", "disable", "approve", "reject"], scope: Literal["write", "admin"]) -> None:
+    """Register POST /tools/{name}/<action>: approvals need admin, the rest write."""
+
+    allowed = Depends(require(scope))  # a default, not an annotation: annotations are strings here
+
+    def act(name: ToolName, reg: Reg, by: Actor = "user", _: Caller = allowed) -> Any:
+        return ExactJSONResponse(record_json(getattr(reg, action)(name, by=by)))
+
+    act.__name__ = f"{action}_tool"
+    summary = f"{action.capitalize()} a tool" + (
+        " (only from pending_approval; 409 otherwise)" if scope == "admin" else ""
+    )
+    router.post(f"/{{name}}/{action}", response_model=ToolOut, summary=summary)(act)
+
+
+for _action, _scope in (("enable", "write"), ("disable", "write"), ("approve", "admin"), ("reject", "admin")):
+    _lifecycle(_action, _scope)  # type: ignore[arg-type]
+
+
+@router.get("/{name}/history", response_model=list[ToolOut], summary="Every version, oldest first")
+def history(name: ToolName, reg: Reg, _: Reader) -> Any:
+    return ExactJSONResponse([record_json(r) for r in reg.history(name)])
+
+
+@router.post("/{name}/rollback", response_model=ToolOut, summary="Make a past version current (as a new version)")
+def rollback(name: ToolName, body: Rollback, reg: Reg, _: Writer) -> Any:
+    return ExactJSONResponse(record_json(reg.rollback(name, body.version, by=body.by)))

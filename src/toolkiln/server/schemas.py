@@ -1,0 +1,222 @@
+"""The shapes of request bodies and answers, as the OpenAPI document shows them.
+
+Bodies refuse unknown fields (a typo is a 422 naming it, not a silently ignored option).
+Definitions stay open (`dict | str`): the registry's compiler checks them and answers
+with located diagnostics, which say far more than a schema could.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Actor = Literal["user", "llm"]
+Format = Literal["openai", "anthropic", "mcp", "gemini"]
+Definition = dict[str, Any] | str
+Arguments = dict[str, Any]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateTool(Body):
+    definition: Definition = Field(description="a tool in the JSON format (an object) or the text DSL")
+    created_by: Actor = Field("user", description='"llm" when a model wrote it: the policy may hold it for approval')
+
+
+class UpdateTool(Body):
+    changes: Definition = Field(
+        description="fields of the definition to change (description, parameters, logic, riskLevel, tables), "
+        "or a whole new definition"
+    )
+    by: Actor = "user"
+
+
+class Rollback(Body):
+    version: int = Field(ge=1)
+    by: Actor = "user"
+
+
+class Execute(Body):
+    args: Arguments = Field(default_factory=dict, description="the tool's arguments, by name")
+
+
+class TestDefinition(Body):
+    definition: Definition
+    args: Arguments | None = Field(None, description="run it once with these arguments (a compute tool)")
+
+
+class ValidateDefinition(Body):
+    definition: Definition
+
+
+class CheckSource(Body):
+    source: Definition = Field(description="a compute tool (text DSL or JSON), workflow DSL, or an n8n workflow")
+    kind: Literal["auto", "compute", "workflow"] = Field(
+        "auto", description="auto: an n8n workflow object or text starting with `workflow` is a workflow"
+    )
+    strict: bool = Field(False, description="workflows: what n8n accepts but toolkiln warns about is an error")
+    n8n_version: str | None = None
+
+
+class CompileWorkflow(Body):
+    source: str = Field(description="workflow DSL text")
+    strict: bool = False
+    n8n_version: str | None = None
+
+
+class DeployWorkflow(Body):
+    source: str = Field(description="workflow DSL text")
+    activate: bool = True
+
+
+class RenderTemplate(Body):
+    values: dict[str, str | int] = Field(default_factory=dict, description="the template's parameters")
+    dsl: bool = Field(False, description="answer with the rendered DSL text instead of n8n JSON")
+
+
+class CreateToken(Body):
+    name: str
+    scope: Literal["read", "run", "write", "admin"]
+
+
+# --- answers ----------------------------------------------------------------------------------
+
+
+class DiagnosticOut(BaseModel):
+    code: str
+    name: str | None
+    severity: str
+    message: str
+    file: str | None
+    path: str | None
+    line: int | None
+    column: int | None
+    end_line: int | None
+    end_column: int | None
+    in_file: bool | None
+    hint: str | None
+    source: str | None
+
+
+class ProblemOut(BaseModel):
+    type: str
+    title: str
+    status: int
+    detail: str
+    instance: str | None
+    code: str
+    diagnostics: list[DiagnosticOut]
+
+
+class DeploymentOut(BaseModel):
+    url: str
+    workflow_id: str
+    method: str
+    path: str
+    version: int
+
+
+class ToolOut(BaseModel):
+    name: str
+    description: str
+    kind: str
+    parameters: dict[str, Any]
+    risk_level: str
+    status: str
+    created_by: Actor
+    created_at: str
+    updated_at: str
+    version: int
+    usage_count: int
+    last_used_at: str | None
+    definition: dict[str, Any]
+    deployment: DeploymentOut | None
+
+
+class ToolPage(BaseModel):
+    tools: list[ToolOut]
+    total: int = Field(description="tools matching the filters, before limit and offset")
+    limit: int
+    offset: int
+
+
+class Deleted(BaseModel):
+    deleted: str
+
+
+class Executed(BaseModel):
+    tool: str
+    version: int
+    result: Any
+
+
+class Tested(BaseModel):
+    name: str
+    kind: str
+    parameters: dict[str, Any]
+    warnings: list[DiagnosticOut]
+    ran: bool
+    result: Any = None
+
+
+class Validation(BaseModel):
+    valid: bool
+    errors: int
+    warnings: int
+    diagnostics: list[DiagnosticOut]
+
+
+class Stats(BaseModel):
+    total: int
+    by_status: dict[str, int]
+    by_kind: dict[str, int]
+    by_creator: dict[str, int]
+    runs: int = Field(description="runs of every tool so far")
+    most_used: list[dict[str, Any]]
+    problems: int = Field(description="registry files that do not load")
+
+
+class Compiled(BaseModel):
+    name: str
+    workflow: dict[str, Any] = Field(description="n8n workflow JSON")
+    diagnostics: list[DiagnosticOut]
+
+
+class Deployed(BaseModel):
+    id: str
+    name: str
+    active: bool
+    created: bool
+    webhooks: list[dict[str, str]]
+
+
+class TemplateOut(BaseModel):
+    slug: str
+    title: str
+    description: str
+    parameters: list[dict[str, Any]]
+
+
+class Rendered(BaseModel):
+    slug: str
+    dsl: str | None = None
+    workflow: dict[str, Any] | None = None
+
+
+class TokenOut(BaseModel):
+    name: str
+    scope: str
+    created_at: str
+
+
+class NewToken(TokenOut):
+    token: str = Field(description="the bearer token: shown this once, stored only as its SHA-256")
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    tools: int

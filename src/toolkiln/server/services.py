@@ -1,0 +1,47 @@
+"""What the routes work with: the registry, the tokens, the limiter, the server's settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastapi import Request
+
+from toolkiln.registry.registry import Registry
+from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
+from toolkiln.server.tokens import TokenStore
+
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+SERVER_FOLDER = ".server"  # inside the registry folder: tokens.json, requests.jsonl
+
+
+def server_folder(registry: Path) -> Path:
+    return registry / SERVER_FOLDER
+
+
+@dataclass(frozen=True)
+class Settings:
+    registry: Path
+    rate_limit: str = DEFAULT_RATE_LIMIT
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+
+@dataclass
+class Services:
+    settings: Settings
+    registry: Registry
+    tokens: TokenStore = field(init=False)
+    limiter: TokenRateLimiter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tokens = TokenStore(server_folder(self.registry.path))
+        self.limiter = TokenRateLimiter(self.settings.rate_limit)
+
+
+def services(request: Request) -> Services:
+    found: Services = request.app.state.services
+    return found
+
+
+def registry(request: Request) -> Registry:
+    return services(request).registry

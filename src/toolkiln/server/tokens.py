@@ -1,0 +1,190 @@
+"""Bearer tokens: created once, stored only as their SHA-256, checked in constant time.
+
+The file (`<registry>/.server/tokens.json`, 0600) holds each token's name, scope, digest and
+creation time; the plain token is shown once, when it is made, and never written anywhere.
+Every change rewrites the file atomically under a lock, so `toolkiln tokens` and the admin
+routes of any number of servers can change it at once; a server rereads it when its size,
+time or inode changes, so a revoked token stops working at once, without a restart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from filelock import FileLock, Timeout
+
+from toolkiln.diagnostics import codes
+from toolkiln.errors import Error
+
+Scope = Literal["read", "run", "write", "admin"]
+SCOPES: tuple[Scope, ...] = get_args(Scope)  # each includes the ones before it
+TOKEN_PREFIX = "tk_"
+TOKEN_BYTES = 32  # 256 random bits
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class TokenError(Error):
+    """A token name that is taken, unknown or malformed, or a token file that cannot be used."""
+
+    def __init__(self, code: codes.Code, message: str, hint: str | None = None) -> None:
+        self.code, self.name, self.message, self.hint = code.code, code.name, message, hint
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """What is stored of a token: never the token itself."""
+
+    name: str
+    scope: Scope
+    digest: str  # hex SHA-256 of the token
+    created_at: str
+
+    def allows(self, needed: Scope) -> bool:
+        return SCOPES.index(self.scope) >= SCOPES.index(needed)
+
+    def public(self) -> dict[str, str]:
+        return {"name": self.name, "scope": self.scope, "created_at": self.created_at}
+
+
+def digest_of(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class TokenStore:
+    """The tokens of one server folder (`folder/tokens.json`)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / "tokens.json"
+        self._lock = FileLock(str(folder / ".tokens.lock"), timeout=10)
+        self._mutex = threading.Lock()
+        self._seen: tuple[int, int, int] | None = None
+        self._tokens: tuple[TokenInfo, ...] = ()
+
+    # --- reading -----------------------------------------------------------------------------
+
+    def entries(self) -> list[TokenInfo]:
+        return sorted(self._current(), key=lambda t: t.name)
+
+    def authenticate(self, presented: str) -> TokenInfo | None:
+        """The token `presented` names, or None. Every stored digest is compared, each with
+        hmac.compare_digest, so the time taken says nothing about which one (nearly) matched."""
+        wanted = digest_of(presented)
+        found = None
+        for info in self._current():
+            if hmac.compare_digest(info.digest, wanted):
+                found = info
+        return found
+
+    def _current(self) -> tuple[TokenInfo, ...]:
+        """The tokens on disk, reread only when the file changed (one stat a request)."""
+        try:
+            stat = os.stat(self.path)
+            seen = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        except FileNotFoundError:
+            seen = None
+        with self._mutex:
+            if seen != self._seen:
+                self._tokens = self._read() if seen is not None else ()
+                self._seen = seen
+            return self._tokens
+
+    def _read(self) -> tuple[TokenInfo, ...]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return tuple(
+                TokenInfo(t["name"], t["scope"], t["sha256"], t["created_at"])
+                for t in data["tokens"]
+                if t["scope"] in SCOPES
+            )
+        except FileNotFoundError:
+            return ()
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise TokenError(
+                codes.TOKEN_STORE_ERROR,
+                f"the token file {self.path} cannot be read: {error}",
+                hint="fix or delete it, then create the tokens again",
+            ) from None
+
+    # --- changing ----------------------------------------------------------------------------
+
+    def create(self, name: str, scope: str) -> tuple[str, TokenInfo]:
+        """Make a token named `name` with `scope`: the plain token (shown once) and what is kept."""
+        if not _NAME.match(name):
+            raise TokenError(
+                codes.TOKEN_NAME_INVALID,
+                f"invalid token name {name[:80]!r}",
+                hint="1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit",
+            )
+        if scope not in SCOPES:
+            raise TokenError(codes.TOKEN_NAME_INVALID, f"unknown scope {scope!r}", hint=f"one of {', '.join(SCOPES)}")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+        with self._locked():
+            tokens = list(self._read())
+            if any(t.name == name for t in tokens):
+                raise TokenError(
+                    codes.TOKEN_EXISTS,
+                    f"a token named {name!r} exists already",
+                    hint="revoke it first, or pick another name",
+                )
+            created = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+            info = TokenInfo(name, scope, digest_of(token), created)
+            self._write([*tokens, info])
+        return token, info
+
+    def revoke(self, name: str) -> TokenInfo:
+        """Remove the token `name`; the one removed."""
+        with self._locked():
+            tokens = list(self._read())
+            removed = next((t for t in tokens if t.name == name), None)
+            if removed is None:
+                raise TokenError(codes.TOKEN_NOT_FOUND, f"no token named {name[:80]!r}", hint="list the tokens")
+            self._write([t for t in tokens if t is not removed])
+        return removed
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        self._ensure_folder()
+        try:
+            with self._lock:
+                yield
+        except Timeout:
+            raise TokenError(codes.TOKEN_STORE_ERROR, f"the token file {self.path} is locked") from None
+
+    def _ensure_folder(self) -> None:
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():  # tokens and request logs are never committed with the tools
+            ignore.write_text("# written by toolkiln serve: secrets and logs, never committed\n*\n", encoding="utf-8")
+
+    def _write(self, tokens: list[TokenInfo]) -> None:
+        """Replace the file atomically; it is 0600 from its first byte (mkstemp)."""
+        data: dict[str, Any] = {
+            "tokens": [
+                {"name": t.name, "scope": t.scope, "sha256": t.digest, "created_at": t.created_at} for t in tokens
+            ]
+        }
+        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".tokens.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=2)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, self.path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
