@@ -15,7 +15,9 @@ from collections.abc import Callable
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from toolkiln.cli.compute import add_compute_commands
 from toolkiln.cli.n8n import add_n8n_command
+from toolkiln.cli.serve import add_serve_command
 from toolkiln.cli.templates import add_templates_command
+from toolkiln.cli.tokens import add_tokens_command
 from toolkiln.cli.tools import add_tools_command
 from toolkiln.cli.workflow import add_workflow_command
 
@@ -122,4 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_workflow_command(commands)
     add_templates_command(commands)
     add_n8n_command(commands)
+    add_serve_command(commands)
+    add_tokens_command(commands)
     return parser
