@@ -1,0 +1,223 @@
+"""wget against a real HTTP server on 127.0.0.1 (allowed explicitly, as only a test would):
+text, timeouts, oversize and binary bodies, redirects (to a refused address, too many), and the
+address checks that stop server-side request forgery, DNS rebinding included."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from toolkiln.llm.wget import wget
+
+LOCAL = ["127.0.0.1/32"]
+
+
+class Handler(BaseHTTPRequestHandler):
+    hosts: list[str] = []
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        Handler.hosts.append(self.headers.get("Host", ""))
+        route = {
+            "/text": lambda: self.answer(200, b"hello, world", "text/plain; charset=utf-8"),
+            "/json": lambda: self.answer(200, b'{"a": 1}', "application/json"),
+            "/latin1": lambda: self.answer(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1"),
+            "/image": lambda: self.answer(200, b"\x89PNG\r\n\x1a\n", "image/png"),
+            "/binary": lambda: self.answer(200, b"\x00\x01\x02", None),
+            "/big": lambda: self.answer(200, b"a" * 3_000_000, "text/plain"),
+            "/slow": self.slow,
+            "/trickle": self.trickle,
+            "/missing": lambda: self.answer(404, b"no", "text/plain"),
+            "/to-text": lambda: self.redirect("/text"),
+            "/to-metadata": lambda: self.redirect("http://169.254.169.254/latest/meta-data/"),
+            "/to-private": lambda: self.redirect("http://10.0.0.7/admin"),
+            "/to-file": lambda: self.redirect("file:///etc/passwd"),
+            "/loop": lambda: self.redirect("/loop"),
+        }.get(self.path)
+        if route is None:
+            self.answer(404, b"unknown", "text/plain")
+        else:
+            route()
+
+    def do_POST(self) -> None:  # wget must never send one
+        self.answer(405, b"GET only", "text/plain")
+
+    def answer(self, status: int, body: bytes, kind: str | None) -> None:
+        self.send_response(status)
+        if kind:
+            self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def redirect(self, location: str) -> None:
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def slow(self) -> None:
+        time.sleep(2)
+        self.answer(200, b"late", "text/plain")
+
+    def trickle(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "40")
+        self.end_headers()
+        try:
+            for _ in range(40):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_text_json_and_charsets(base: str) -> None:
+    assert wget(f"{base}/text", 2000, allow=LOCAL) == "hello, world"
+    assert wget(f"{base}/json", 2000, allow=LOCAL) == '{"a": 1}'
+    assert wget(f"{base}/latin1", 2000, allow=LOCAL) == "café"
+
+
+def test_loopback_is_refused_unless_allowed(base: str) -> None:
+    answer = wget(f"{base}/text", 2000)
+    assert answer.startswith("wget failed: 127.0.0.1 is at 127.0.0.1, a loopback address: refused")
+    assert wget(f"{base}/text", 2000, allow=["10.0.0.0/8"]).startswith("wget failed:")
+
+
+def test_a_timeout_is_text_for_the_model_and_ends_in_time(base: str) -> None:
+    started = time.monotonic()
+    assert wget(f"{base}/slow", 300, allow=LOCAL) == f"wget failed: no complete answer from {base}/slow within 300 ms"
+    assert time.monotonic() - started < 1.5
+
+
+def test_a_trickling_body_stops_at_the_deadline(base: str) -> None:
+    started = time.monotonic()
+    assert wget(f"{base}/trickle", 500, allow=LOCAL).startswith("wget failed: no complete answer")
+    assert time.monotonic() - started < 1.5  # the body alone takes 4 s
+
+
+def test_an_oversize_body_is_cut_at_the_cap_and_says_so(base: str) -> None:
+    answer = wget(f"{base}/big", 5000, allow=LOCAL, max_bytes=1000)
+    text, note = answer.split("\n", 1)
+    assert text == "a" * 1000
+    assert note == "[wget: the answer was cut at 1,000 bytes; the rest was not read]"
+
+
+def test_non_text_is_refused(base: str) -> None:
+    assert wget(f"{base}/image", 2000, allow=LOCAL) == f"wget failed: {base}/image sent image/png, not text"
+    assert wget(f"{base}/binary", 2000, allow=LOCAL) == f"wget failed: {base}/binary sent binary data, not text"
+
+
+def test_http_errors_are_text(base: str) -> None:
+    assert wget(f"{base}/missing", 2000, allow=LOCAL) == f"wget failed: {base}/missing answered HTTP 404 Not Found"
+
+
+def test_redirects_are_followed_and_each_target_is_checked(base: str) -> None:
+    assert wget(f"{base}/to-text", 2000, allow=LOCAL) == "hello, world"
+    metadata = wget(f"{base}/to-metadata", 2000, allow=LOCAL)
+    assert metadata.startswith("wget failed: 169.254.169.254 is at 169.254.169.254, a link-local address")
+    assert "a private address" in wget(f"{base}/to-private", 2000, allow=LOCAL)
+    assert "only http and https" in wget(f"{base}/to-file", 2000, allow=LOCAL)
+    assert wget(f"{base}/loop", 2000, allow=LOCAL).startswith("wget failed: more than 3 redirects")
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("127.0.0.2", "loopback"),
+        ("10.1.2.3", "private"),
+        ("172.16.0.1", "private"),
+        ("192.168.1.1", "private"),
+        ("169.254.169.254", "link-local"),
+        ("100.100.100.200", "not a public address"),  # shared space (Alibaba's metadata)
+        ("0.0.0.0", "private"),
+        ("224.0.0.1", "not a public address"),
+        ("::1", "loopback"),
+        ("fd00:ec2::254", "private"),  # AWS's IPv6 metadata
+        ("fe80::1", "link-local"),
+        ("::ffff:127.0.0.1", "which carries 127.0.0.1"),
+        ("64:ff9b::a9fe:a9fe", "which carries 169.254.169.254"),
+        ("2002:a9fe:a9fe::1", "which carries 169.254.169.254"),
+    ],
+)
+def test_refused_ranges(address: str, why: str) -> None:
+    host = f"[{address}]" if ":" in address else address
+    answer = wget(f"http://{host}/", 500)
+    assert answer.startswith("wget failed:") and why in answer and "refused" in answer
+
+
+def test_every_address_of_a_name_is_checked() -> None:
+    answer = wget("http://mixed.test/", 500, resolve=lambda host, port: ["93.184.216.34", "10.0.0.1"])
+    assert answer == "wget failed: mixed.test is at 10.0.0.1, a private address: refused (server-side request forgery)"
+
+
+def test_the_request_goes_to_the_checked_address_with_the_name_in_host(base: str) -> None:
+    """DNS rebinding: the name is resolved once, checked, and that address is connected to."""
+    port = int(base.rsplit(":", 1)[1])
+    answers = iter([["127.0.0.1"], ["10.9.9.9"]])  # a second lookup would give a refused one
+    Handler.hosts.clear()
+    assert wget(f"http://rebind.test:{port}/text", 2000, allow=LOCAL, resolve=lambda h, p: next(answers)) == (
+        "hello, world"
+    )
+    assert Handler.hosts == [f"rebind.test:{port}"]
+
+
+@pytest.mark.parametrize(
+    ("uri", "timeout", "expected"),
+    [
+        ("ftp://example.com/x", 500, "only http and https"),
+        ("not a url at all", 500, "only http and https"),
+        (42, 500, "uri must be a string, not int"),
+        ("http:///path", 500, "has no host"),
+        ("https://example.com", 0, "timeoutMs must be between 1 and 60000, not 0"),
+        ("https://example.com", 10**9, "timeoutMs must be between 1 and 60000"),
+        ("https://example.com", "5000", "timeoutMs must be a number of milliseconds, not str"),
+        ("https://example.com", True, "not bool"),
+    ],
+)
+def test_bad_arguments_are_text(uri: object, timeout: object, expected: str) -> None:
+    answer = wget(uri, timeout)
+    assert answer.startswith("wget failed:") and expected in answer
+
+
+def test_an_unresolvable_name_is_text() -> None:
+    def fail(host: str, port: int) -> list[str]:
+        raise OSError(-2, "Name or service not known")
+
+    assert wget("http://nowhere.test/", 500, resolve=fail) == (
+        "wget failed: cannot resolve nowhere.test: Name or service not known"
+    )
+
+
+def test_proxies_from_the_environment_are_ignored(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://10.0.0.1:3128")
+    monkeypatch.setenv("http_proxy", "http://10.0.0.1:3128")
+    assert wget(f"{base}/text", 2000, allow=LOCAL) == "hello, world"
+
+
+def test_a_bad_allow_list_is_the_callers_error() -> None:
+    with pytest.raises(ValueError, match="bad network"):
+        wget("http://example.com", 500, allow=["not a network"])
