@@ -8,7 +8,9 @@ outside CI: benchmarks/fuzz_sources.py.
 from __future__ import annotations
 
 import json
+import tempfile
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,8 +83,8 @@ def deep(kind: str, depth: int) -> Any:
 
 
 @st.composite
-def deep_documents(draw: st.DrawFn) -> Any:
-    depth = draw(st.sampled_from([10, 199, 201, 250, 330, 490, 985, 3_000]))
+def deep_documents(draw: st.DrawFn, depths: tuple[int, ...] = (10, 199, 201, 250, 330, 490, 985, 3_000)) -> Any:
+    depth = draw(st.sampled_from(depths))
     nested = deep(draw(st.sampled_from(["list", "condition"])), depth)
     where = draw(st.sampled_from(["value", "default", "op", "steps", "items"]))
     doc: dict[str, Any] = {"name": "t", "description": "d", "parameters": {}, "logic": {"steps": []}}
@@ -166,6 +168,69 @@ def test_random_text(source: str) -> None:
 def test_workflow_entry_points(source: Any) -> None:
     assert_only_toolkiln_errors(toolkiln.check_workflow, source)
     assert_only_toolkiln_errors(toolkiln.compile_workflow, source)
+
+
+NODE_TYPES = ["n8n-nodes-base.set", "n8n-nodes-base.if", "n8n-nodes-base.manualTrigger", "n8n-nodes-base.httpRequest"]
+
+
+@st.composite
+def n8n_documents(draw: st.DrawFn) -> Any:
+    """Exports with the shape of an n8n workflow, their parts filled with anything."""
+    names = draw(st.lists(st.one_of(st.sampled_from(["a", "b", "Start"]), st.text(max_size=5)), max_size=4))
+    nodes = [
+        {
+            "name": name,
+            "type": draw(st.one_of(st.sampled_from(NODE_TYPES), documents)),
+            "typeVersion": draw(st.one_of(st.sampled_from([1, 2, 3.1]), scalars)),
+            "position": [0, 0],
+            "parameters": draw(st.one_of(st.dictionaries(json_keys, documents, max_size=4), documents)),
+        }
+        for name in names
+    ]
+    connections = draw(
+        st.one_of(
+            st.just({}),
+            documents,
+            st.dictionaries(
+                st.sampled_from(names or ["a"]), st.just({"main": [[{"node": "b", "type": "main", "index": 0}]]})
+            ),
+        )
+    )
+    doc = {"name": draw(st.one_of(st.just("w"), scalars)), "nodes": nodes, "connections": connections}
+    if draw(st.booleans()):
+        doc["settings"] = draw(documents)
+    return doc
+
+
+@JSON
+@given(st.one_of(n8n_documents(), documents))
+def test_n8n_imports(source: Any) -> None:
+    for given_as in (source, json.dumps(source, default=str)):
+        assert_only_toolkiln_errors(toolkiln.check_workflow, given_as)
+        imported = assert_only_toolkiln_errors(toolkiln.import_n8n, given_as)
+        if imported is not None:
+            assert_only_toolkiln_errors(toolkiln.compile_workflow, imported.to_text())
+
+
+@JSON
+@given(st.one_of(tool_shaped(), deep_documents(depths=(201, 490, 900)), documents), st.text(max_size=12), documents)
+def test_registry_open_and_meta_tools(record: Any, name: str, args: Any) -> None:
+    """A registry folder holding any file as a tool record opens (the file is a problem, not
+    an exception); a meta-tool called with any name and arguments answers with data. (Records
+    at most 900 deep: json.dumps, which writes the file here, recurses.)"""
+    with tempfile.TemporaryDirectory() as folder:
+        tools = Path(folder) / "tools"
+        tools.mkdir()
+        (tools / "x.json").write_text(json.dumps(record, default=str), encoding="utf-8")
+        registry = assert_only_toolkiln_errors(toolkiln.Registry, folder)
+        if registry is None:
+            return
+        try:
+            for meta in (name, "create_custom_tool", "test_custom_tool", "list_custom_tools"):
+                assert_only_toolkiln_errors(registry.call_meta, meta, args)
+                assert_only_toolkiln_errors(registry.call_meta, meta, {"definition": record, "args": args})
+        finally:
+            registry.close()
 
 
 @HEAVY

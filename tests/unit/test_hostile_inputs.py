@@ -3,6 +3,7 @@ escaped as a Python exception (an "internal error" from the CLI) instead of a di
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -142,3 +143,42 @@ def test_a_source_string_holding_a_surrogate_is_refused_where_it_is(source, tmp_
 def test_a_workflow_source_holding_a_surrogate_is_refused():
     diagnostics = toolkiln.check_workflow('workflow w\ndescription "\udc80"\non manual\n')
     assert [(d.code, d.span.line, d.span.column) for d in diagnostics] == [("E0100", 2, 14)]
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "x"
+    for level in range(depth):
+        value = {"a": value} if level % 2 else [value]
+    return value
+
+
+def _export_holding(place: str, value: Any) -> dict[str, Any]:
+    node = {"name": "n", "type": "n8n-nodes-base.set", "typeVersion": 3, "position": [0, 0], "parameters": {}}
+    export: dict[str, Any] = {"name": "w", "nodes": [node], "connections": {}}
+    if place == "parameters":
+        node["parameters"] = {"deep": value}
+    elif place == "pinData":
+        export["pinData"] = {"n": [{"json": value}]}
+    else:
+        export["connections"] = {"n": {"main": value}}
+    return export
+
+
+@pytest.mark.parametrize("place", ["parameters", "pinData", "connections"])
+@pytest.mark.parametrize("depth", [600, 100_000])
+@pytest.mark.parametrize("as_text", [False, True])
+def test_n8n_exports_nested_past_the_depth_limit_are_too_deep(place, depth, as_text):
+    """A 600-deep parameter raised RecursionError through import_n8n (copy.deepcopy, the
+    importer, the emitter); now the document is measured, without recursion, before any of them."""
+    export = _export_holding(place, _nested(depth))
+    source = json.dumps(export) if as_text and depth < 1000 else export  # json.dumps recurses too
+    with pytest.raises(toolkiln.CompileError) as raised:
+        toolkiln.import_n8n(source)
+    assert [d.code for d in raised.value.diagnostics] == ["E0402"]
+    assert "E0402" in [d.code for d in toolkiln.check_workflow(source)]
+
+
+def test_n8n_parameters_nested_within_the_limit_round_trip():
+    export = _export_holding("parameters", _nested(190))
+    imported = toolkiln.import_n8n(export)
+    assert toolkiln.compile_workflow(imported.to_text()).to_n8n() == imported.to_n8n() == export

@@ -24,6 +24,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
 from toolkiln.semantics.numbers import from_float
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
+from toolkiln.syntax.json_data import path_of, walk_json
 from toolkiln.syntax.limits import (
     MAX_DEPTH,
     MAX_LITERAL_DIGITS,
@@ -495,19 +496,17 @@ def shape_problem(obj: Any) -> tuple[codes.Code, str, Path] | None:
     """What makes `obj` no JSON document the front end can walk: a key that is not a string,
     or nesting deeper than MAX_DOCUMENT_DEPTH. Found without recursion (a dict source is
     Python data, and may hold anything)."""
-    stack: list[tuple[Any, Path]] = [(obj, ())]
-    while stack:
-        value, path = stack.pop()
-        if len(path) > MAX_DOCUMENT_DEPTH:
-            return codes.TOO_DEEP, f"the document nests deeper than {MAX_DOCUMENT_DEPTH} levels", path[:8]
+    for value, trail, depth in walk_json(obj):
+        if depth > MAX_DOCUMENT_DEPTH and isinstance(value, (dict, list)):
+            return codes.TOO_DEEP, f"the document nests deeper than {MAX_DOCUMENT_DEPTH} levels", path_of(trail)[:8]
         if isinstance(value, dict):
-            for key, item in value.items():
+            for key in value:
                 if not isinstance(key, str):
-                    return codes.WRONG_JSON_TYPE, f"an object key must be a string, not {type(key).__name__}", path
-                if isinstance(item, (dict, list)):
-                    stack.append((item, (*path, key)))
-        elif isinstance(value, list):
-            stack.extend((item, (*path, i)) for i, item in enumerate(value) if isinstance(item, (dict, list)))
+                    return (
+                        codes.WRONG_JSON_TYPE,
+                        f"an object key must be a string, not {type(key).__name__}",
+                        path_of(trail),
+                    )
     return None
 
 

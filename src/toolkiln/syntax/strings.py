@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from toolkiln.syntax.json_data import path_of, walk_json
+
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "'": "'"}
 
@@ -43,30 +45,15 @@ def may_decode_to_surrogate(json_text: str) -> bool:
 def lone_surrogate_at(data: Any) -> tuple[str | int, ...] | None:
     """The path of a string or key in JSON data holding a lone surrogate (what a `\\ud800`
     escape without its pair decodes to): no character, and not writable as UTF-8."""
-    # Not recursive, and each entry links to its parent's: data nested 100,000 deep costs no
-    # 100,000-long path per value.
-    stack: list[tuple[Any, Any]] = [(data, None)]
-    while stack:
-        value, trail = stack.pop()
+    for value, trail, _ in walk_json(data):
         if isinstance(value, str):
             if _SURROGATE.search(value):
-                return _path(trail)
+                return path_of(trail)
         elif isinstance(value, dict):
-            for key, item in value.items():
+            for key in value:
                 if isinstance(key, str) and _SURROGATE.search(key):
-                    return _path((key, trail))
-                stack.append((item, (key, trail)))
-        elif isinstance(value, list):
-            stack.extend((item, (index, trail)) for index, item in enumerate(value))
+                    return path_of((key, trail))
     return None
-
-
-def _path(trail: Any) -> tuple[str | int, ...]:
-    keys = []
-    while trail is not None:
-        key, trail = trail
-        keys.append(key)
-    return tuple(reversed(keys))
 
 
 class EscapeError(ValueError):

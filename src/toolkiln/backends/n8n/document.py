@@ -14,7 +14,9 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.diagnostics.source import Source
 from toolkiln.errors import CompileError
+from toolkiln.syntax.json_data import deeper_than, foreign_value_at
 from toolkiln.syntax.json_positions import value_offsets
+from toolkiln.syntax.limits import MAX_DEPTH
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
     LONE_SURROGATE_HINT,
@@ -63,12 +65,20 @@ def read_n8n(data: Any, file: str | None = None) -> N8nInput:
     surrogate = lone_surrogate_at(data)
     if surrogate is not None:  # a node's name becomes its id's input, hashed as UTF-8
         problems.append((json_path(surrogate), LONE_SURROGATE, LONE_SURROGATE_HINT))
-    if problems:
-        raise CompileError(
-            N8nInput(data, source).locate(
-                [Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(path), hint) for path, message, hint in problems]
-            )
-        )
+    diagnostics = [Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(path), hint) for path, message, hint in problems]
+    # Before any recursive walk (copies, the importer, the emitter, printers): real exports
+    # nest 14 levels at most (2,417 public ones); 200 keeps every walk far from Python's limit.
+    too_deep = deeper_than(data, MAX_DEPTH)
+    if too_deep is not None:
+        message = f"the workflow nests lists and objects deeper than {MAX_DEPTH} levels"
+        diagnostics.append(Diagnostic.of(codes.TOO_DEEP, message, at(json_path(too_deep))))
+    foreign = foreign_value_at(data)
+    if foreign is not None:  # a dict handed in from Python: n8n reads and writes only JSON
+        path, what = foreign
+        message = f"{what} is no JSON value, and no n8n export holds it"
+        diagnostics.append(Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(json_path(path))))
+    if diagnostics:
+        raise CompileError(N8nInput(data, source).locate(diagnostics))
     return N8nInput(data, source)
 
 

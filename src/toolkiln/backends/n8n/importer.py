@@ -16,6 +16,7 @@ and keeps as generic whatever does not come back the same.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -53,7 +54,9 @@ class ImportedWorkflow(WorkflowResult):
 def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
     """Import an n8n workflow (a dict or JSON text). Raises CompileError only for what is not
     an n8n workflow at all, or cannot be one workflow (two nodes with one name, no nodes)."""
-    source = read_n8n(copy.deepcopy(data) if isinstance(data, dict) else data, file)  # the AST keeps parts
+    source = read_n8n(data, file)  # checked before it is copied: no copy of data nested too deep
+    if isinstance(data, dict):  # the AST keeps parts of it: the caller's dict is left alone
+        source = dataclasses.replace(source, data=copy.deepcopy(source.data))
     diagnostics = lint_n8n(source)
     fatal = [d for d in diagnostics if d.code == codes.DUPLICATE_NODE_NAME.code]
     if not source.data["nodes"]:
