@@ -1,0 +1,133 @@
+"""`run_prompted_loop`: a conversation with tools for a model without native tool calling.
+
+Each turn the model either calls tools in ```tool blocks (their results come back in the next
+user message, under the same system prompt) or, after `finalResponse()`, gives its final
+answer as JSON. Whatever cannot be read or run goes back to the model as diagnostics; a reply
+with any of them runs none of its calls, so a half-understood reply changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.render import render_text
+from toolkiln.diagnostics.source import Source
+from toolkiln.errors import Error
+from toolkiln.llm.client import ChatClient
+from toolkiln.llm.errors import LLMConfigError
+from toolkiln.llm.loop_limit import LoopLimitReached
+from toolkiln.llm.messages import Assistant, Message, System, Usage, User
+from toolkiln.llm.prompted.binding import bind
+from toolkiln.llm.prompted.final_answer import checked_format, read_final_answer
+from toolkiln.llm.prompted.signatures import tool_prompt
+from toolkiln.llm.prompted.tools import (
+    DEFAULT_RESPONSE_FORMAT,
+    FINAL_RESPONSE,
+    PromptedTool,
+    final_response_tool,
+)
+from toolkiln.semantics.values import to_json
+from toolkiln.syntax.tool_calls import ParsedCall, parse_tool_calls
+
+MAX_RESULT_CHARS = 100_000  # of one result, as the model reads it
+_NOTHING_RAN = "Nothing of that reply was run. Fix every problem and send the calls again."
+_CALL_OR_FINISH = "Call the tools you need in a ```tool block, or finalResponse() when you can answer."
+
+
+@dataclass(frozen=True)
+class PromptedResult:
+    """The final answer (the decoded JSON), the conversation that led to it and its cost."""
+
+    answer: Any
+    transcript: tuple[Message, ...]
+    iterations: int
+    usage: Usage
+
+
+def run_prompted_loop(
+    client: ChatClient,
+    system: str,
+    user: str,
+    tools: Sequence[PromptedTool],
+    max_iterations: int = 8,
+    *,
+    response_format: Mapping[str, Any] | None = None,
+) -> PromptedResult:
+    """Converse until the model gives its final answer after calling `finalResponse()`; the
+    answer must match `response_format` (a JSON Schema; default `{"answer": string}`).
+    LoopLimitReached after `max_iterations` replies without one."""
+    if max_iterations < 1:
+        raise LLMConfigError(f"max_iterations must be at least 1, got {max_iterations}")
+    response_format = response_format if response_format is not None else DEFAULT_RESPONSE_FORMAT
+    validator = checked_format(response_format)
+    offered = [*tools, final_response_tool(response_format)]
+    table = {tool.name: tool for tool in offered}
+    if len(table) < len(offered):
+        raise LLMConfigError("two prompted tools have the same name", hint=f"{FINAL_RESPONSE} is built in")
+    conversation: list[Message] = [System(f"{system}\n\n{tool_prompt(offered)}".lstrip()), User(user)]
+    usage = Usage()
+    finishing = False
+    for iteration in range(1, max_iterations + 1):
+        reply = client.chat(conversation)
+        usage += reply.usage
+        conversation.append(Assistant(reply.text))
+        parsed = parse_tool_calls(reply.text)
+        if finishing and parsed.blocks == 0:
+            answer = read_final_answer(reply.text, validator)
+            if not isinstance(answer, Diagnostic):
+                return PromptedResult(answer, tuple(conversation), iteration, usage)
+            conversation.append(User(_diagnostics([answer], reply.text)))
+            continue
+        feedback, finishing = _answer_calls(parsed.calls, list(parsed.diagnostics), table, reply.text)
+        conversation.append(User(feedback))
+    raise LoopLimitReached(
+        f"no final answer after {max_iterations} replies",
+        transcript=tuple(conversation),
+        turns=max_iterations,
+        hint="raise max_iterations, or look at the transcript for a model that does not call finalResponse()",
+    )
+
+
+def _answer_calls(
+    calls: Sequence[ParsedCall], diagnostics: list[Diagnostic], tools: Mapping[str, PromptedTool], reply: str
+) -> tuple[str, bool]:
+    """The next user message, and whether finalResponse() was called."""
+    bound = []
+    for call in calls:
+        found = bind(call, tools)
+        if isinstance(found, Diagnostic):
+            diagnostics.append(found)
+        else:
+            bound.append((call, *found))
+    if diagnostics:
+        return _diagnostics(diagnostics, reply), False
+    if not bound:
+        return _diagnostics([_no_call()], reply), False
+    results = [f"{call.text} returned:\n{_result(tool, arguments)}" for call, tool, arguments in bound]
+    finished = any(tool.name == FINAL_RESPONSE for _, tool, _ in bound)
+    return "\n\n".join(results), finished
+
+
+def _result(tool: PromptedTool, arguments: dict[str, Any]) -> str:
+    try:
+        value = tool.run(arguments)
+    except Error as error:  # the tool's failure is the model's to read, not the loop's
+        return f"failed: {error}"
+    text = value if isinstance(value, str) else to_json(value)
+    if len(text) > MAX_RESULT_CHARS:
+        text = text[:MAX_RESULT_CHARS] + f"\n[cut at {MAX_RESULT_CHARS:,} characters]"
+    return text
+
+
+def _no_call() -> Diagnostic:
+    return Diagnostic.of(codes.NO_TOOL_CALL, "the reply calls no tool", None, hint=_CALL_OR_FINISH)
+
+
+def _diagnostics(diagnostics: Sequence[Diagnostic], reply: str) -> str:
+    source = Source(name="your reply", text=reply)
+    shown = "\n\n".join(render_text(diagnostic.located(source)) for diagnostic in diagnostics)
+    return f"{shown}\n\n{_NOTHING_RAN}"
