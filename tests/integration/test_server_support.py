@@ -1,0 +1,91 @@
+"""Real `toolkiln serve` processes for the server tests (this module holds no tests).
+
+A server runs as `python -m toolkiln serve` on 127.0.0.1 and a free port, on a registry folder
+of the test's own; tokens are made with the same TokenStore the CLI uses.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from toolkiln.server.services import server_folder
+from toolkiln.server.tokens import SCOPES, TokenStore
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class ServerProcess:
+    def __init__(self, registry: Path, *options: str) -> None:
+        self.registry = registry
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKILN_N8N")}  # no n8n: deploy is 503
+        self.log = registry.parent / f"server-{self.port}.log"
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "toolkiln",
+                    "serve",
+                    "--registry",
+                    str(registry),
+                    "--port",
+                    str(self.port),
+                    *options,
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        self._wait_until_up()
+
+    def _wait_until_up(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited ({self.process.returncode}):\n{self.log.read_text()}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"the server did not start:\n{self.log.read_text()}")
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        return self.process.wait(timeout=30)
+
+
+def make_tokens(registry: Path) -> dict[str, str]:
+    """One token per scope, named after it."""
+    store = TokenStore(server_folder(registry))
+    return {scope: store.create(scope, scope)[0] for scope in SCOPES}
+
+
+def compute_tool(name: str, expression: str = "x * 2", description: str = "Doubles a number", **extra: object) -> dict:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"x": {"type": "number"}},
+        "logic": {"steps": [{"op": "return", "value": expression}]},
+        **extra,
+    }
