@@ -27,7 +27,7 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, registry: Path, *options: str) -> None:
+    def __init__(self, registry: Path, *options: str, wait: bool = True) -> None:
         self.registry = registry
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -50,9 +50,10 @@ class ServerProcess:
                 stderr=subprocess.STDOUT,
                 env=env,
             )
-        self._wait_until_up()
+        if wait:
+            self.wait_until_up()
 
-    def _wait_until_up(self, timeout: float = 30.0) -> None:
+    def wait_until_up(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
