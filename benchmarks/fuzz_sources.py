@@ -1,19 +1,24 @@
 """A long fuzz run of the public entry points, for outside CI: N generated hostile sources (deep
 nesting, long literals, odd Python types, random bytes and text, JSON-ish documents, mutated
 examples) through check, to_text, to_json, compile (and run of what compiles),
-check_workflow and compile_workflow. Anything that escapes other than a toolkiln.Error, or a
-CompileError without diagnostics, is a failure; the report gives the inputs tried and each
-distinct failure (exception type, where it was raised, a shortened reproducer).
+check_workflow and compile_workflow; with --n8n, N mutated n8n exports (the test fixtures'
+editor exports, their values replaced, deleted, nested or duplicated, as dicts or as JSON text
+with characters changed) through import_n8n, the imported workflow's text and JSON,
+compile_workflow of that text, and check_workflow. Anything that escapes other than a
+toolkiln.Error, or a CompileError without diagnostics, is a failure; the report gives the
+inputs tried and each distinct failure (exception type, where it was raised, a shortened
+reproducer).
 
-    python benchmarks/fuzz_sources.py [--count N] [--seed S] [--show K]
+    python benchmarks/fuzz_sources.py [--count N] [--seed S] [--show K] [--n8n]
 
 The default is 200,000 sources (hours on a 2-core machine); tests/property/
-test_no_foreign_exceptions.py runs a few thousand in CI.
+test_no_foreign_exceptions.py runs a few hundred of each kind in CI.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import sys
@@ -24,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import toolkiln
+from toolkiln.syntax.json_data import walk_json
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXPORTS = Path(__file__).resolve().parents[1] / "tests" / "unit" / "workflow" / "fixtures"
 OPS = ["math", "condition", "return", "lookup", "format", "call", "if", "", "set"]
 KEYS = ["name", "description", "parameters", "logic", "steps", "op", "expression", "output", "value", "if"]
 KEYS += ["then", "else", "type", "items", "default", "tables", "risk", "table", "key", "tool", "args"]
@@ -36,6 +43,7 @@ class Fuzzer:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.texts = [p.read_text() for p in sorted(EXAMPLES.glob("*.tk")) + sorted(EXAMPLES.glob("*.json"))]
+        self.exports = [json.loads(p.read_text()) for p in sorted(EXPORTS.glob("*.json"))]
 
     def scalar(self) -> Any:
         r = self.rng
@@ -95,9 +103,33 @@ class Fuzzer:
             "logic": {"steps": [step, {"op": "return", "value": r.choice(["1", "a", inner])}]},
         }
 
-    def mutated_text(self) -> str:
+    def n8n_export(self) -> Any:
+        """A fixture export with 1-6 of its values replaced, deleted, nested or duplicated."""
         r = self.rng
-        chars = list(r.choice(self.texts))
+        export = copy.deepcopy(r.choice(self.exports))
+        for _ in range(r.randint(1, 6)):
+            containers = [v for v, _, _ in walk_json(export) if isinstance(v, (dict, list)) and v]
+            target = r.choice(containers)
+            key = r.choice(list(target)) if isinstance(target, dict) else r.randrange(len(target))
+            action = r.random()
+            if action < 0.5:
+                target[key] = self.nested() if r.random() < 0.05 else self.value(python=r.random() < 0.2)
+            elif action < 0.7:
+                del target[key]
+            elif action < 0.85:
+                target[key] = [target[key]] if r.random() < 0.5 else {"a": target[key]}
+            elif isinstance(target, list):
+                target.append(copy.copy(target[key]))  # a second node of the same name, say
+        if r.random() < 0.5:
+            return export
+        try:
+            return self.mutated_text(json.dumps(export, default=str))
+        except (RecursionError, ValueError, TypeError):  # too deep, or a key JSON cannot write
+            return "{}"
+
+    def mutated_text(self, text: str | None = None) -> str:
+        r = self.rng
+        chars = list(text if text is not None else r.choice(self.texts))
         for _ in range(r.randint(1, 8)):
             at = r.randrange(len(chars) + 1)
             action = r.random()
@@ -135,9 +167,9 @@ class Fuzzer:
         return self.odd() if kind == 8 else self.mutated_text()
 
 
-def attempt(source: Any) -> list[tuple[str, BaseException]]:
-    """Every entry point on `source`: the (entry point, exception) pairs that should not be."""
-    failures: list[tuple[str, BaseException]] = []
+def _caller(failures: list[tuple[str, BaseException]]) -> Any:
+    """`call(name, fn, *args)`: fn's value, or None with what it raised recorded in `failures`
+    unless that is a toolkiln.Error (a CompileError with diagnostics)."""
 
     def call(name: str, fn: Any, *args: Any) -> Any:
         try:
@@ -151,6 +183,13 @@ def attempt(source: Any) -> list[tuple[str, BaseException]]:
             failures.append((name, error))
         return None
 
+    return call
+
+
+def attempt(source: Any) -> list[tuple[str, BaseException]]:
+    """Every entry point on `source`: the (entry point, exception) pairs that should not be."""
+    failures: list[tuple[str, BaseException]] = []
+    call = _caller(failures)
     call("check", toolkiln.check, source)
     call("to_text", toolkiln.to_text, source)
     call("to_json", toolkiln.to_json, source)
@@ -160,6 +199,20 @@ def attempt(source: Any) -> list[tuple[str, BaseException]]:
             call("run", tool.run, args)
     call("check_workflow", toolkiln.check_workflow, source)
     call("compile_workflow", toolkiln.compile_workflow, source)
+    return failures
+
+
+def attempt_n8n(source: Any) -> list[tuple[str, BaseException]]:
+    """The n8n entry points on `source`: the (entry point, exception) pairs that should not be."""
+    failures: list[tuple[str, BaseException]] = []
+    call = _caller(failures)
+    imported = call("import_n8n", toolkiln.import_n8n, source)
+    if imported is not None:
+        text = call("to_text", imported.to_text)
+        call("to_n8n", imported.to_n8n)
+        if text is not None:
+            call("compile_workflow", toolkiln.compile_workflow, text)
+    call("check_workflow", toolkiln.check_workflow, source)
     return failures
 
 
@@ -176,14 +229,15 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=200_000, help="sources to try (default 200,000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=20, help="distinct failures to print (default 20)")
+    parser.add_argument("--n8n", action="store_true", help="mutated n8n exports through the n8n entry points")
     args = parser.parse_args()
     fuzzer = Fuzzer(args.seed)
     found: dict[tuple[str, str, str], tuple[int, str]] = {}
     failures = 0
     start = time.monotonic()
     for tried in range(1, args.count + 1):
-        source = fuzzer.source()
-        for entry, error in attempt(source):
+        source = fuzzer.n8n_export() if args.n8n else fuzzer.source()
+        for entry, error in (attempt_n8n if args.n8n else attempt)(source):
             failures += 1
             frame = traceback.extract_tb(error.__traceback__)[-1:] or [None]
             where = f"{Path(frame[0].filename).name}:{frame[0].lineno}" if frame[0] else "?"
@@ -192,7 +246,8 @@ def main() -> None:
             found[key] = (count + 1, reproducer)
         if tried % 10_000 == 0:
             print(f"{tried:,} tried, {failures:,} failures, {time.monotonic() - start:,.0f} s", file=sys.stderr)
-    print(f"inputs tried: {args.count:,} in {time.monotonic() - start:,.0f} s (seed {args.seed})")
+    what = "n8n exports" if args.n8n else "inputs"
+    print(f"{what} tried: {args.count:,} in {time.monotonic() - start:,.0f} s (seed {args.seed})")
     print(f"failures: {failures:,} ({len(found)} distinct: entry point, exception, where raised)")
     for (entry, kind, where), (count, reproducer) in sorted(found.items(), key=lambda x: -x[1][0])[: args.show]:
         print(f"- {entry}: {kind} at {where}, {count:,} times; e.g. {reproducer}")
