@@ -87,7 +87,7 @@ def run_examples(
                 _at(
                     codes.EXAMPLE_RAISED,
                     f"example {index + 1}: with args {_shown(args)} the tool fails: [{error.code}] {error.message}",
-                    path,
+                    f"{path}.args",
                     error.hint or f"expected {_shown(expected)}; make the logic handle these arguments",
                 )
             )
@@ -97,7 +97,7 @@ def run_examples(
                 _at(
                     codes.EXAMPLE_FAILED,
                     f"example {index + 1}: with args {_shown(args)} expected {_shown(expected)}, got {_shown(actual)}",
-                    path,
+                    f"{path}.expect",
                     "fix the logic, or the example if its expected value is wrong",
                 )
             )

@@ -38,7 +38,7 @@ def test_a_failing_example_is_a_diagnostic_and_nothing_is_written(reg, make_def,
         reg.create(_with_examples(make_def, bad), created_by=created_by)
     (diagnostic,) = error.value.diagnostics
     assert diagnostic.code == "E0611"
-    assert diagnostic.span.path == "examples[3]"
+    assert diagnostic.span.path == "examples[3].expect"
     assert diagnostic.message == 'example 4: with args {"x": 3} expected 7, got 6'
     assert "double" not in reg
     assert reg.audit_log() == []
@@ -56,7 +56,7 @@ def test_an_example_whose_run_fails_names_the_run_error(reg, make_def):
 def test_an_example_with_a_wrong_argument_fails_as_a_run(reg, make_def):
     with pytest.raises(CompileError) as error:
         reg.create(_with_examples(make_def, [{"args": {"y": 1}, "expect": 2}]))
-    assert _codes(error) == [("E0612", "examples[0]")]
+    assert _codes(error) == [("E0612", "examples[0].args")]
 
 
 @pytest.mark.parametrize(
@@ -93,7 +93,7 @@ def test_examples_from_a_json_file(reg, make_def, tmp_path):
     path.write_text(json.dumps(_with_examples(make_def, [{"args": {"x": 1}, "expect": 3}], name="triple")))
     with pytest.raises(CompileError) as error:
         reg.create(path)
-    assert _codes(error) == [("E0611", "examples[0]")]
+    assert _codes(error) == [("E0611", "examples[0].expect")]
 
 
 def test_update_reruns_the_stored_examples_against_new_logic(reg, make_def):
@@ -128,7 +128,7 @@ def test_rollback_reruns_examples_with_todays_tables(reg, make_def):
     reg.refresh()
     with pytest.raises(CompileError) as error:
         reg.rollback("rate", 1)
-    assert _codes(error) == [("E0611", "examples[0]")]
+    assert _codes(error) == [("E0611", "examples[0].expect")]
     assert reg.get("rate").version == 2
 
 
@@ -148,7 +148,7 @@ def test_workflow_tools_take_no_examples(reg):
 def test_check_definition_runs_the_examples(reg, make_def):
     with pytest.raises(CompileError) as error:
         reg.check_definition(_with_examples(make_def, [{"args": {"x": 1}, "expect": 3}]))
-    assert _codes(error) == [("E0611", "examples[0]")]
+    assert _codes(error) == [("E0611", "examples[0].expect")]
 
 
 def test_the_meta_tool_reports_a_failing_example_to_the_model(reg, make_def):

@@ -1,0 +1,382 @@
+"""`Factory`: from a description to a checked, tested, saved tool, with a bounded repair loop.
+
+    factory = Factory(client, registry, max_attempts=3)
+    result = factory.create_compute("shipping cost: 5 plus 2.50 per kg")
+    result.ok, result.record, result.usage
+    for attempt in result.attempts:
+        attempt.reply, attempt.source, attempt.diagnostics
+
+Each attempt asks the model, extracts the definition from its reply (`extract`), checks it and
+saves it through the registry, which compiles it and runs its examples: nothing unchecked is
+saved. When anything fails, the next attempt sends the same system prompt and request, the
+last attempt (its definition) and its diagnostics as JSON; not the whole growing history.
+Tools are saved with created_by="llm", so the registry's policy applies (workflow tools wait
+in pending_approval), and the audit entry notes the request and the number of attempts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.api import to_json
+from toolkiln.ast.spans import Span
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.source import Source
+from toolkiln.errors import CompileError, Error, UsageError
+from toolkiln.llm.client import ChatClient
+from toolkiln.llm.errors import LLMConfigError, LLMError
+from toolkiln.llm.extract import Extraction, extract
+from toolkiln.llm.json_reply import Repair
+from toolkiln.llm.messages import Assistant, Message, System, Usage, User
+from toolkiln.llm.prompts import MIN_EXAMPLES, compute_prompt, template_prompt, workflow_prompt
+from toolkiln.registry.errors import DuplicateTool, RegistryError
+from toolkiln.registry.examples import FIELD as EXAMPLES
+from toolkiln.syntax.json_positions import value_offsets
+from toolkiln.templates import get as get_template
+from toolkiln.templates import render_text
+from toolkiln.workflow import check_workflow, compile_workflow
+
+if TYPE_CHECKING:
+    from toolkiln.registry.models import ToolRecord
+    from toolkiln.registry.registry import Registry
+
+# What of a failed reply goes back to the model: its definition, or the start of its text.
+MAX_ECHO_CHARS = 8_000
+MAX_DIAGNOSTICS_SENT = 20
+MAX_NOTE_CHARS = 500
+# The file name diagnostics give the definition taken from a reply.
+SOURCE_NAME = "definition"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One question to the model: its reply, the definition taken from it (None when none
+    could be), the diagnostics that sent it back (empty for the attempt that was saved), the
+    repairs made to the reply and the tokens it cost."""
+
+    number: int
+    reply: str
+    source: str | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    repairs: tuple[Repair, ...] = ()
+    usage: Usage = Usage()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "reply": self.reply,
+            "source": self.source,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "repairs": [r.to_dict() for r in self.repairs],
+        }
+
+
+@dataclass(frozen=True)
+class FactoryResult:
+    """`ok` when `record` (the saved tool) is there. `error` is what ended the run before the
+    attempts were used up: the client's `LLMError`, or a registry error no model can repair."""
+
+    ok: bool
+    record: ToolRecord | None
+    attempts: tuple[Attempt, ...]
+    usage: Usage
+    error: Error | None = None
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics of the last attempt."""
+        return self.attempts[-1].diagnostics if self.attempts else ()
+
+
+@dataclass
+class _Job:
+    """What one create call asks for: the prompts, how a reply becomes a definition, the note."""
+
+    system: str
+    request: str
+    definition: Callable[[Extraction], tuple[Any, list[Diagnostic]]]
+    note: str
+    name_given: bool = False
+    attempts: list[Attempt] = field(default_factory=list)
+
+
+class Factory:
+    """Creates tools by asking `client` and saving through `registry`. `on_attempt` is called
+    with each attempt as it ends (the CLI prints progress with it); `max_tokens` bounds each reply."""
+
+    def __init__(
+        self,
+        client: ChatClient,
+        registry: Registry,
+        max_attempts: int = 3,
+        *,
+        on_attempt: Callable[[Attempt], None] | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+            raise LLMConfigError(f"max_attempts must be a whole number of at least 1, not {max_attempts!r}")
+        self.client = client
+        self.registry = registry
+        self.max_attempts = max_attempts
+        self.on_attempt = on_attempt
+        self.max_tokens = max_tokens
+
+    def create_compute(self, description: str, *, name: str | None = None) -> FactoryResult:
+        """A compute tool that does what `description` says, with at least three examples."""
+        _check_text(description, "description")
+        return self._run(
+            _Job(
+                compute_prompt(self.registry.limits),
+                _request(description, name, "compute tool"),
+                lambda found: _compute_definition(found, name),
+                _note("a description", description),
+                name_given=name is not None,
+            )
+        )
+
+    def create_workflow(self, description: str, *, name: str | None = None) -> FactoryResult:
+        """A workflow tool (n8n) that does what `description` says; it waits for approval."""
+        _check_text(description, "description")
+        return self._run(
+            _Job(
+                workflow_prompt(description),
+                _request(description, name, "workflow tool"),
+                lambda found: _workflow_definition(found, name),
+                _note("a description", description),
+                name_given=name is not None,
+            )
+        )
+
+    def create_from_template(self, slug: str, customizations: str | Mapping[str, Any]) -> FactoryResult:
+        """A workflow tool from template `slug`. `customizations` is either what the user wants
+        in words (the model chooses the parameter values) or the values themselves (no model is
+        asked). The tool is named after the slug (`lead-followup` -> `lead_followup`)."""
+        template = get_template(slug)  # CompileError (E0801) for an unknown slug
+
+        def definition(values: Any) -> tuple[Any, list[Diagnostic]]:
+            if not isinstance(values, dict):
+                return None, [_at(codes.WRONG_JSON_TYPE, "the parameter values must be a JSON object", None)]
+            try:
+                workflow = render_text(slug, **values)
+            except CompileError as error:
+                return None, list(error.diagnostics)
+            name = slug.replace("-", "_")
+            return {"kind": "workflow", "name": name, "description": template.description, "workflow": workflow}, []
+
+        if not isinstance(customizations, Mapping):
+            _check_text(customizations, "customizations")
+        if isinstance(customizations, Mapping):
+            return self._save_given(
+                definition(dict(customizations)),
+                _note(f"template {slug}", json.dumps(dict(customizations), default=str)),
+            )
+        return self._run(
+            _Job(
+                template_prompt(template),
+                customizations,
+                lambda found: definition(found.data) if found.format == "json" else (None, [_needs_json()]),
+                _note(f"template {slug}", customizations),
+            )
+        )
+
+    # --- the loop -----------------------------------------------------------------------------
+
+    def _run(self, job: _Job) -> FactoryResult:
+        usage = Usage()
+        for number in range(1, self.max_attempts + 1):
+            try:
+                reply = self.client.chat(self._messages(job), max_tokens=self.max_tokens)
+            except LLMError as error:
+                return FactoryResult(False, None, tuple(job.attempts), usage, error)
+            usage += reply.usage
+            found = extract(reply.text) if reply.text.strip() or not reply.tool_calls else _called_a_tool()
+            diagnostics = list(found.diagnostics)
+            record = None
+            if found.ok:
+                definition, diagnostics = job.definition(found)
+                if not diagnostics:
+                    try:
+                        record = self.registry.create(
+                            definition, created_by="llm", note=f"{job.note}; {number} attempt(s)"
+                        )
+                    except CompileError as error:
+                        diagnostics = [d for d in error.diagnostics if d.is_error]
+                    except DuplicateTool as error:
+                        if job.name_given:
+                            return self._ended(job, number, reply.text, found, usage, error)
+                        diagnostics = [_registry_diagnostic(error, "name")]
+                    except RegistryError as error:
+                        return self._ended(job, number, reply.text, found, usage, error)
+            located = tuple(_in_source(d, found) for d in diagnostics)
+            attempt = Attempt(number, reply.text, found.source, located, found.repairs, reply.usage)
+            self._record(job, attempt)
+            if record is not None:
+                return FactoryResult(True, record, tuple(job.attempts), usage)
+        return FactoryResult(False, None, tuple(job.attempts), usage)
+
+    def _ended(
+        self, job: _Job, number: int, reply: str, found: Extraction, usage: Usage, error: Error
+    ) -> FactoryResult:
+        self._record(job, Attempt(number, reply, found.source, (), found.repairs))
+        return FactoryResult(False, None, tuple(job.attempts), usage, error)
+
+    def _record(self, job: _Job, attempt: Attempt) -> None:
+        job.attempts.append(attempt)
+        if self.on_attempt is not None:
+            self.on_attempt(attempt)
+
+    def _save_given(self, built: tuple[Any, list[Diagnostic]], note: str) -> FactoryResult:
+        """Save a definition no model wrote (a template with given values): one attempt."""
+        definition, diagnostics = built
+        record = None
+        if not diagnostics:
+            try:
+                record = self.registry.create(definition, created_by="llm", note=note)
+            except CompileError as error:
+                diagnostics = [d for d in error.diagnostics if d.is_error]
+        source = None if definition is None else definition["workflow"]
+        attempt = Attempt(1, "", source, tuple(diagnostics))
+        if self.on_attempt is not None:
+            self.on_attempt(attempt)
+        return FactoryResult(record is not None, record, (attempt,), Usage())
+
+    def _messages(self, job: _Job) -> list[Message]:
+        """The system prompt and the request; after a failed attempt, that attempt (its
+        definition) and its diagnostics. Earlier attempts are not sent again."""
+        messages: list[Message] = [System(job.system), User(job.request)]
+        if not job.attempts:
+            return messages
+        last = job.attempts[-1]
+        shown = f"```\n{last.source}\n```" if last.source is not None else last.reply
+        if len(shown) > MAX_ECHO_CHARS:
+            shown = shown[:MAX_ECHO_CHARS] + f"\n[... {len(shown) - MAX_ECHO_CHARS:,} more characters not shown]"
+        errors = [_compact(d) for d in last.diagnostics[:MAX_DIAGNOSTICS_SENT]]
+        more = len(last.diagnostics) - len(errors)
+        return [
+            *messages,
+            Assistant(shown or "(an empty answer)"),
+            User(
+                "That answer was not saved. Fix every problem below and answer again with the whole "
+                "definition, in one fenced block.\nDiagnostics (JSON):\n"
+                + json.dumps(errors, indent=1, ensure_ascii=False)
+                + (f"\n({more} more not shown)" if more > 0 else "")
+            ),
+        ]
+
+
+# --- from a reply to a definition -------------------------------------------------------------
+
+
+def _compute_definition(found: Extraction, name: str | None) -> tuple[Any, list[Diagnostic]]:
+    if found.kind == "workflow":
+        return None, [_at(codes.INVALID_DECLARATION, "this is a workflow; a compute tool was asked for", "kind")]
+    if found.format == "text":
+        try:
+            data = to_json(found.source)
+        except CompileError as error:
+            return None, list(error.diagnostics)
+    else:
+        data = dict(found.data)
+    if name is not None:
+        data["name"] = name
+    examples = data.get(EXAMPLES)
+    if not isinstance(examples, list) or len(examples) < MIN_EXAMPLES:
+        count = len(examples) if isinstance(examples, list) else 0
+        return None, [
+            _at(
+                codes.TOO_FEW_EXAMPLES,
+                f"the definition has {count} example(s); at least {MIN_EXAMPLES} are needed",
+                EXAMPLES,
+                'add "examples": [{"args": {...}, "expect": value}, ...] to the JSON definition',
+            )
+        ]
+    return data, []
+
+
+def _workflow_definition(found: Extraction, name: str | None) -> tuple[Any, list[Diagnostic]]:
+    if found.format == "text":
+        assert found.source is not None
+        if found.kind != "workflow":
+            return None, [_at(codes.INVALID_DECLARATION, "this is a compute tool; a workflow was asked for", None)]
+        data: dict[str, Any] = {"kind": "workflow", "workflow": found.source}
+    else:
+        data = dict(found.data)
+        if data.get("kind") != "workflow":
+            return None, [_at(codes.INVALID_DECLARATION, 'a workflow tool definition has "kind": "workflow"', "kind")]
+    text = data.get("workflow")
+    if isinstance(text, str):
+        # Strict: a node type or parameter the catalog does not know is an error here, not a
+        # warning: a model's unknown node is an invented one.
+        problems = [d for d in check_workflow(text, strict=True) if d.is_error]
+        if problems:
+            return None, [d.model_copy(update={"span": (d.span or _NOWHERE).shifted("workflow")}) for d in problems]
+        if found.format == "text":
+            compiled = compile_workflow(text)
+            data.update(name=compiled.name, description=compiled.ast.description or compiled.name)
+    if name is not None:
+        data["name"] = name
+    return data, []
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+_NOWHERE = Span(line=0, column=0, end_line=0, end_column=0)
+
+
+def _at(code: codes.Code, message: str, path: str | None, hint: str | None = None) -> Diagnostic:
+    return Diagnostic.of(code, message, None if path is None else _NOWHERE.shifted(path), hint)
+
+
+def _registry_diagnostic(error: RegistryError, path: str) -> Diagnostic:
+    return _at(codes.CODES[error.code], error.message, path, error.hint)
+
+
+def _needs_json() -> Diagnostic:
+    return _at(codes.NO_TOOL_IN_REPLY, "the answer must be a JSON object", None, "answer in one ```json block")
+
+
+def _called_a_tool() -> Extraction:
+    return Extraction(
+        diagnostics=(
+            _at(
+                codes.NO_TOOL_IN_REPLY,
+                "the reply is a tool call and no text",
+                None,
+                "do not call a tool: answer with the definition as text, in one fenced block",
+            ),
+        )
+    )
+
+
+def _in_source(diagnostic: Diagnostic, found: Extraction) -> Diagnostic:
+    """A diagnostic known only by its JSON path (`examples[2]`), given the line and the text it
+    points at in the definition, so that the model sees what it wrote there."""
+    span = diagnostic.span
+    if found.format != "json" or diagnostic.snippet is not None or span is None or span.line or span.path is None:
+        return diagnostic
+    return diagnostic.located(Source(name=SOURCE_NAME, text=found.source, json_offsets=value_offsets))
+
+
+def _compact(diagnostic: Diagnostic) -> dict[str, Any]:
+    """The JSON form of a diagnostic without its empty fields: code, location, the offending
+    text (`source`), message and hint."""
+    return {key: value for key, value in diagnostic.to_dict().items() if value is not None}
+
+
+def _check_text(value: object, what: str) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{what} must be a non-empty str, not {value!r:.60}")
+
+
+def _request(description: str, name: str | None, what: str) -> str:
+    named = f" Name it `{name}`." if name else ""
+    return f"Write a {what} that does this:\n\n{description}\n{named}".rstrip()
+
+
+def _note(origin: str, text: str) -> str:
+    note = f"created by the factory from {origin}: {text}"
+    return note if len(note) <= MAX_NOTE_CHARS else note[: MAX_NOTE_CHARS - 3] + "..."
