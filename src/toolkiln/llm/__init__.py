@@ -27,6 +27,7 @@ from toolkiln.llm.errors import (
     LLMTimeout,
     ScriptExhausted,
 )
+from toolkiln.llm.extract import Extraction, extract
 from toolkiln.llm.messages import Assistant, Message, Reply, System, ToolCall, ToolResult, Usage, User
 from toolkiln.llm.openai_chat import OpenAIChat
 from toolkiln.llm.scripted import ScriptedClient, ScriptedRequest
@@ -35,6 +36,7 @@ __all__ = [
     "AnthropicMessages",
     "Assistant",
     "ChatClient",
+    "Extraction",
     "HTTPChatClient",
     "LLMAuthenticationError",
     "LLMBadResponse",
@@ -58,4 +60,5 @@ __all__ = [
     "Usage",
     "User",
     "client_from_env",
+    "extract",
 ]
