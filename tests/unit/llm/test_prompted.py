@@ -16,7 +16,7 @@ from unit.llm.fake_llm_server import FakeLLMServer, Text
 from toolkiln import Registry
 from toolkiln.errors import RunError
 from toolkiln.llm import LLMConfigError, ScriptedClient, System, User
-from toolkiln.llm.loop_limit import LoopLimitReached
+from toolkiln.llm.loops import LoopLimitReached
 from toolkiln.llm.prompted import (
     PromptedTool,
     parse_tool_calls,
@@ -171,7 +171,7 @@ def test_a_conversation_to_its_final_answer_under_one_system_prompt() -> None:
     )
     result = run_prompted_loop(client, "You add numbers.", "2+3 and 1.5+1?", [ADD])
     assert result.answer == {"answer": "5 and 2.5"}
-    assert result.iterations == 3
+    assert result.turns == 3
     systems = {request.messages[0] for request in client.requests}
     assert len(systems) == 1
     (system,) = systems
@@ -250,7 +250,7 @@ def test_the_response_format_is_the_callers() -> None:
 def test_tools_may_still_be_called_after_final_response() -> None:
     client = ScriptedClient([fence("finalResponse()"), fence("add(1, 1)"), fence("finalResponse()"), '{"answer": "2"}'])
     result = run_prompted_loop(client, "", "go", [ADD])
-    assert (result.answer, result.iterations) == ({"answer": "2"}, 4)
+    assert (result.answer, result.turns) == ({"answer": "2"}, 4)
     assert client.requests[2].messages[-1].text == "add(1, 1) returned:\n2"
 
 

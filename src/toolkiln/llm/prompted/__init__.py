@@ -11,7 +11,7 @@ generated from their JSON Schemas); the model calls them in ```tool blocks, read
 `finalResponse()`. See docs/prompted-tools.md.
 """
 
-from toolkiln.llm.prompted.loop import PromptedResult, run_prompted_loop
+from toolkiln.llm.prompted.loop import run_prompted_loop
 from toolkiln.llm.prompted.signatures import signature, tool_prompt
 from toolkiln.llm.prompted.tools import (
     DEFAULT_RESPONSE_FORMAT,
@@ -28,7 +28,6 @@ __all__ = [
     "FINAL_RESPONSE",
     "ParsedCall",
     "ParsedCalls",
-    "PromptedResult",
     "PromptedTool",
     "final_response_tool",
     "format_literal",

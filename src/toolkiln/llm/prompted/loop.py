@@ -9,7 +9,6 @@ with any of them runs none of its calls, so a half-understood reply changes noth
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from toolkiln.diagnostics import codes
@@ -19,7 +18,7 @@ from toolkiln.diagnostics.source import Source
 from toolkiln.errors import Error
 from toolkiln.llm.client import ChatClient
 from toolkiln.llm.errors import LLMConfigError
-from toolkiln.llm.loop_limit import LoopLimitReached
+from toolkiln.llm.loops import LoopLimitReached, LoopResult, capped
 from toolkiln.llm.messages import Assistant, Message, System, Usage, User
 from toolkiln.llm.prompted.binding import bind
 from toolkiln.llm.prompted.final_answer import checked_format, read_final_answer
@@ -33,19 +32,8 @@ from toolkiln.llm.prompted.tools import (
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.tool_calls import ParsedCall, parse_tool_calls
 
-MAX_RESULT_CHARS = 100_000  # of one result, as the model reads it
 _NOTHING_RAN = "Nothing of that reply was run. Fix every problem and send the calls again."
 _CALL_OR_FINISH = "Call the tools you need in a ```tool block, or finalResponse() when you can answer."
-
-
-@dataclass(frozen=True)
-class PromptedResult:
-    """The final answer (the decoded JSON), the conversation that led to it and its cost."""
-
-    answer: Any
-    transcript: tuple[Message, ...]
-    iterations: int
-    usage: Usage
 
 
 def run_prompted_loop(
@@ -56,7 +44,7 @@ def run_prompted_loop(
     max_iterations: int = 8,
     *,
     response_format: Mapping[str, Any] | None = None,
-) -> PromptedResult:
+) -> LoopResult:
     """Converse until the model gives its final answer after calling `finalResponse()`; the
     answer must match `response_format` (a JSON Schema; default `{"answer": string}`).
     LoopLimitReached after `max_iterations` replies without one."""
@@ -79,7 +67,7 @@ def run_prompted_loop(
         if finishing and parsed.blocks == 0:
             answer = read_final_answer(reply.text, validator)
             if not isinstance(answer, Diagnostic):
-                return PromptedResult(answer, tuple(conversation), iteration, usage)
+                return LoopResult(answer, tuple(conversation), iteration, usage)
             conversation.append(User(_diagnostics([answer], reply.text)))
             continue
         feedback, finishing = _answer_calls(parsed.calls, list(parsed.diagnostics), table, reply.text)
@@ -117,10 +105,7 @@ def _result(tool: PromptedTool, arguments: dict[str, Any]) -> str:
         value = tool.run(arguments)
     except Error as error:  # the tool's failure is the model's to read, not the loop's
         return f"failed: {error}"
-    text = value if isinstance(value, str) else to_json(value)
-    if len(text) > MAX_RESULT_CHARS:
-        text = text[:MAX_RESULT_CHARS] + f"\n[cut at {MAX_RESULT_CHARS:,} characters]"
-    return text
+    return capped(value if isinstance(value, str) else to_json(value))
 
 
 def _no_call() -> Diagnostic:

@@ -1,0 +1,92 @@
+"""`agent_loop`: a conversation with native tool calling over a registry.
+
+    result = agent_loop(client, "What does shipping 3 kg cost?", registry)
+    result.answer, result.transcript, result.turns, result.usage
+
+Every turn offers the registry's active tools (and, with `include_meta`, the meta-tools that
+create, test, list, toggle and delete them), read afresh: a tool the model creates in turn N
+is callable in turn N+1. Each call's outcome goes back as a tool result in JSON,
+`{"ok": true, "result": ...}` or `{"ok": false, "errors": [...]}` with the keys of
+`Diagnostic.to_dict()`; a failure is the model's to read and repair, never the loop's end.
+The loop ends at the first reply without tool calls, or with LoopLimitReached after `max_turns`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.errors import RunError
+from toolkiln.llm.client import ChatClient
+from toolkiln.llm.errors import LLMConfigError
+from toolkiln.llm.loops import LoopLimitReached, LoopResult, capped
+from toolkiln.llm.messages import Message, ToolCall, ToolResult, Usage, as_messages
+from toolkiln.llm.tools import tool_name
+from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.meta import run_error_dict
+from toolkiln.semantics.values import to_json
+
+if TYPE_CHECKING:
+    from toolkiln.registry.registry import Registry
+
+Progress = Callable[[str], None]
+
+
+def agent_loop(
+    client: ChatClient,
+    messages: str | Sequence[Message],
+    registry: Registry,
+    *,
+    include_meta: bool = True,
+    max_turns: int = 10,
+    progress: Progress | None = None,
+) -> LoopResult:
+    """Converse until the model answers without calling a tool; `progress` hears one line a
+    call (`turn 2: shipping_cost -> ok`)."""
+    if max_turns < 1:
+        raise LLMConfigError(f"max_turns must be at least 1, got {max_turns}")
+    conversation = list(as_messages(messages))
+    usage = Usage()
+    for turn in range(1, max_turns + 1):
+        definitions = registry.definitions(client.tool_format)
+        meta = registry.meta_definitions(client.tool_format) if include_meta else []
+        reply = client.chat(conversation, tools=[*definitions, *meta] or None)
+        usage += reply.usage
+        conversation.append(reply.message())
+        if not reply.tool_calls:
+            return LoopResult(reply.text, tuple(conversation), turn, usage)
+        for call in reply.tool_calls:
+            outcome = _outcome(call, registry, meta, client.tool_format)
+            if progress is not None:
+                progress(f"turn {turn}: {call.name[:64]} -> {_summary(outcome)}")
+            conversation.append(ToolResult(call.id, capped(to_json(outcome)), is_error=not outcome["ok"]))
+    raise LoopLimitReached(
+        f"the model was still calling tools after {max_turns} turns",
+        transcript=tuple(conversation),
+        turns=max_turns,
+        hint="raise max_turns, or read the transcript for a model that repeats itself",
+    )
+
+
+def _outcome(call: ToolCall, registry: Registry, meta: list[dict[str, Any]], format: str) -> dict[str, Any]:  # noqa: A002
+    """What a call gives, as data; the registry's own errors (no such tool, not active, bad
+    arguments, run-time failures) carry their codes and hints."""
+    if call.arguments_error is not None:
+        message = f"the arguments of `{call.name[:64]}` are not a JSON object: {call.arguments_error}"
+        return {"ok": False, "errors": [{"code": None, "message": message, "hint": "send a JSON object"}]}
+    if any(tool_name(definition, format) == call.name for definition in meta):
+        return registry.call_meta(call.name, call.arguments)
+    try:
+        return {"ok": True, "result": registry.run(call.name, call.arguments)}
+    except RunError as error:
+        return {"ok": False, "errors": [run_error_dict(error)]}
+    except RegistryError as error:
+        return {"ok": False, "errors": [error.to_dict()]}
+
+
+def _summary(outcome: dict[str, Any]) -> str:
+    if outcome["ok"]:
+        return "ok"
+    first = (outcome.get("errors") or [{}])[0]
+    code = f"{first['code']} " if first.get("code") else ""
+    return f"failed: {code}{str(first.get('message', ''))[:160]}"

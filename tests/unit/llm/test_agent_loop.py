@@ -1,0 +1,139 @@
+"""agent_loop: native tool calling over a registry. The active tools and the meta-tools are
+offered afresh each turn (a tool created in turn N is callable in N+1), failures come back to
+the model as data, and a model that never stops calling tools ends at max_turns. Through
+ScriptedClient and through the real HTTP fake server, in both providers' wire formats."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from unit.llm.conftest import Make
+from unit.llm.fake_llm_server import Calls, FakeLLMServer, Text
+
+from toolkiln import Registry
+from toolkiln.llm import LLMConfigError, Reply, ScriptedClient, ToolCall, ToolResult, User
+from toolkiln.llm.agent import agent_loop
+from toolkiln.llm.loops import LoopLimitReached
+from toolkiln.registry.names import META_TOOL_NAMES
+
+DOUBLE = {
+    "name": "double",
+    "description": "Doubles x",
+    "parameters": {"x": {"type": "number"}},
+    "logic": {"steps": [{"op": "return", "value": "x * 2"}]},
+}
+META = list(META_TOOL_NAMES)
+
+
+@pytest.fixture
+def registry(tmp_path: Path) -> Iterator[Registry]:
+    with Registry(tmp_path / "r", durable=False) as reg:
+        yield reg
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> Reply:
+    return Reply(tool_calls=[ToolCall(f"c{index}", name, arguments) for index, (name, arguments) in enumerate(items)])
+
+
+def offered(request: Any) -> list[str]:
+    return [tool["function"]["name"] for tool in request.tools]
+
+
+def results(transcript: tuple[Any, ...]) -> list[dict[str, Any]]:
+    return [json.loads(message.content) for message in transcript if isinstance(message, ToolResult)]
+
+
+def test_a_tool_created_in_one_turn_is_callable_in_the_next(registry: Registry) -> None:
+    client = ScriptedClient(
+        [calls(("create_compute_tool", {"definition": DOUBLE})), calls(("double", {"x": 21})), "It is 42."]
+    )
+    lines: list[str] = []
+    result = agent_loop(client, "Double 21, making a tool for it.", registry, progress=lines.append)
+    assert (result.answer, result.turns, result.usage.requests) == ("It is 42.", 3, 3)
+    assert offered(client.requests[0]) == META
+    assert offered(client.requests[1]) == ["double", *META]
+    first, second = results(result.transcript)
+    assert first["ok"] and first["tool"]["created_by"] == "llm"
+    assert second == {"ok": True, "result": 42}
+    assert lines == ["turn 1: create_compute_tool -> ok", "turn 2: double -> ok"]
+    assert registry.get("double").created_by == "llm"
+
+
+def test_failures_come_back_to_the_model_as_data(registry: Registry) -> None:
+    registry.create(DOUBLE)
+    bad_json = ToolCall("c9", "double", {}, raw_arguments="{x: 1", arguments_error="Expecting property name")
+    client = ScriptedClient(
+        [
+            calls(("double", {"x": "a"}), ("dubble", {"x": 1}), ("create_compute_tool", {"definition": {"name": 1}})),
+            Reply(tool_calls=[bad_json]),
+            "Sorry.",
+        ]
+    )
+    lines: list[str] = []
+    result = agent_loop(client, "go", registry, progress=lines.append)
+    wrong_type, unknown, bad_definition, not_json = results(result.transcript)
+    assert wrong_type["errors"][0]["code"] == "E0508"
+    assert (unknown["errors"][0]["code"], unknown["errors"][0]["hint"]) == ("R0102", "did you mean `double`?")
+    assert bad_definition["ok"] is False and bad_definition["errors"]
+    assert not_json["errors"][0]["message"].startswith("the arguments of `double` are not a JSON object")
+    assert all(message.is_error for message in result.transcript if isinstance(message, ToolResult))
+    assert lines[0] == "turn 1: double -> failed: E0508 argument `x` must be a number, not 'a'"
+    assert result.answer == "Sorry."
+
+
+def test_without_meta_tools_only_the_registry_is_offered(registry: Registry) -> None:
+    registry.create(DOUBLE)
+    client = ScriptedClient([calls(("create_compute_tool", {"definition": DOUBLE | {"name": "triple"}})), "no"])
+    result = agent_loop(client, "go", registry, include_meta=False)
+    assert offered(client.requests[0]) == ["double"]
+    (refused,) = results(result.transcript)
+    assert refused["ok"] is False
+    assert "triple" not in registry
+
+
+def test_an_empty_registry_without_meta_tools_sends_no_tools(registry: Registry) -> None:
+    client = ScriptedClient(["Hello."])
+    assert agent_loop(client, [User("hi")], registry, include_meta=False).answer == "Hello."
+    assert client.requests[0].tools == ()
+
+
+def test_a_model_that_loops_forever_ends_at_max_turns(registry: Registry) -> None:
+    client = ScriptedClient([calls(("list_custom_tools", {}))] * 50)
+    with pytest.raises(LoopLimitReached, match="still calling tools after 4 turns") as caught:
+        agent_loop(client, "go", registry, max_turns=4)
+    assert caught.value.turns == 4 and len(client.requests) == 4
+    assert len(caught.value.transcript) == 1 + 4 * 2
+
+
+def test_max_turns_must_be_positive(registry: Registry) -> None:
+    with pytest.raises(LLMConfigError, match="max_turns must be at least 1"):
+        agent_loop(ScriptedClient([]), "go", registry, max_turns=0)
+
+
+def test_over_http_in_both_wire_formats(make: Make, server: FakeLLMServer, registry: Registry) -> None:
+    server.script(
+        Calls([("create_compute_tool", {"definition": DOUBLE})]),
+        Calls([("double", {"x": 4}), ("double", {"x": "four"})]),
+        Text("8"),
+    )
+    with make() as client:
+        result = agent_loop(client, "Double 4.", registry)
+    assert result.answer == "8"
+    assert [r["ok"] for r in results(result.transcript)] == [True, True, False]
+    names = [_tool_names(seen.body) for seen in server.seen]
+    assert names[0] == META and names[1] == ["double", *META]
+
+
+def test_a_provider_that_keeps_calling_tools_over_http(make: Make, server: FakeLLMServer, registry: Registry) -> None:
+    server.script(*[Calls([("list_custom_tools", {})]) for _ in range(3)])
+    with make() as client, pytest.raises(LoopLimitReached):
+        agent_loop(client, "go", registry, max_turns=3)
+    assert server.hits == 3
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    return [tool["function"]["name"] if "function" in tool else tool["name"] for tool in body["tools"]]
