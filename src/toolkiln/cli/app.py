@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from toolkiln.cli.ask import add_ask_command
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from toolkiln.cli.compute import add_compute_commands
 from toolkiln.cli.n8n import add_n8n_command
@@ -124,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_workflow_command(commands)
     add_templates_command(commands)
     add_n8n_command(commands)
+    add_ask_command(commands)
     add_serve_command(commands)
     add_tokens_command(commands)
     return parser
