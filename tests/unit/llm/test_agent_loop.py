@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 from unit.llm.conftest import Make
-from unit.llm.fake_llm_server import Calls, FakeLLMServer, Text
+from unit.llm.fake_llm_server import KEY, Calls, Fail, FakeLLMServer, Text
 
 from toolkiln import Registry
+from toolkiln.cli import main
 from toolkiln.llm import LLMConfigError, Reply, ScriptedClient, ToolCall, ToolResult, User
 from toolkiln.llm.agent import agent_loop
 from toolkiln.llm.loops import LoopLimitReached
@@ -137,3 +138,65 @@ def test_a_provider_that_keeps_calling_tools_over_http(make: Make, server: FakeL
 
 def _tool_names(body: dict[str, Any]) -> list[str]:
     return [tool["function"]["name"] if "function" in tool else tool["name"] for tool in body["tools"]]
+
+
+# --- toolkiln ask -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def model_env(monkeypatch: pytest.MonkeyPatch, server: FakeLLMServer) -> FakeLLMServer:
+    monkeypatch.setenv("TOOLKILN_LLM_PROVIDER", "openai")
+    monkeypatch.setenv("TOOLKILN_LLM_BASE_URL", server.openai_url)
+    monkeypatch.setenv("TOOLKILN_LLM_API_KEY", KEY)
+    monkeypatch.setenv("TOOLKILN_LLM_MODEL", "test-model")
+    return server
+
+
+def test_ask_answers_on_stdout_with_progress_on_stderr(
+    model_env: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model_env.script(
+        Calls([("create_compute_tool", {"definition": DOUBLE})]), Calls([("double", {"x": 21})]), Text("42")
+    )
+    assert main(["ask", "Double 21.", "--registry", str(tmp_path / "r")]) == 0
+    out, err = capsys.readouterr()
+    assert out == "42\n"
+    assert err == "turn 1: create_compute_tool -> ok\nturn 2: double -> ok\n"
+    with Registry(tmp_path / "r") as registry:
+        assert registry.get("double").created_by == "llm"
+
+
+def test_ask_stops_at_max_turns_with_exit_1(
+    model_env: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model_env.script(*[Calls([("list_custom_tools", {})]) for _ in range(2)])
+    assert main(["ask", "go", "--registry", str(tmp_path / "r"), "--max-turns", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "toolkiln: error: the model was still calling tools after 2 turns" in err
+    assert "Traceback" not in err
+
+
+def test_ask_reports_a_failing_provider_with_exit_1(
+    model_env: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model_env.script(Fail(400, "model `test-model` does not exist"))
+    assert main(["ask", "go", "--registry", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err
+    assert "toolkiln: error:" in err and "does not exist" in err and "Traceback" not in err
+
+
+def test_ask_without_a_model_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("TOOLKILN_LLM_MODEL", raising=False)
+    assert main(["ask", "go", "--registry", str(tmp_path / "r")]) == 2
+    assert "the model is not configured" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["ask", "  "], ["ask", "go", "--max-turns", "0"], ["ask", "go", "--max-turns", "x"]])
+def test_ask_usage_errors(model_env: FakeLLMServer, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        code = main(argv)
+        raise SystemExit(code)
+    assert exited.value.code == 2
+    assert model_env.hits == 0
