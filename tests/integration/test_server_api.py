@@ -173,7 +173,7 @@ def test_a_tool_from_create_to_delete(server):
 
         assert http.delete("/api/v1/tools/triple").json() == {"deleted": "triple"}
         assert_problem(http.get("/api/v1/tools/triple"), 404, "R0102")
-        assert_problem(http.get("/api/v1/tools/Not-A-Name"), 400, "R0101")
+        assert_problem(http.get("/api/v1/tools/Not-A-Name"), 422, "R0506")  # the path pattern of a name
 
 
 def test_a_definition_that_does_not_check_is_a_422_with_every_diagnostic(server):

@@ -7,8 +7,9 @@ with located diagnostics, which say far more than a schema could.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
 
 Actor = Literal["user", "llm"]
@@ -220,3 +221,8 @@ class Health(BaseModel):
     status: Literal["ok"]
     version: str
     tools: int
+
+
+ToolName = Annotated[
+    str, PathParam(description="a tool's name", pattern=r"^[a-z][a-z0-9_]{0,63}$", examples=["shipping_cost"])
+]

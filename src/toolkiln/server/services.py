@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Depends, Request
 
 from toolkiln.registry.registry import Registry
 from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
@@ -45,3 +46,6 @@ def services(request: Request) -> Services:
 
 def registry(request: Request) -> Registry:
     return services(request).registry
+
+
+Reg = Annotated[Registry, Depends(registry)]  # a route's parameter: the registry it works on

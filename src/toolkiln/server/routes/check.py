@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
 from toolkiln.backends.n8n.document import looks_like_n8n
-from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.runs import validate_with, validation
 from toolkiln.server.schemas import CheckSource, Validation
-from toolkiln.server.services import registry
+from toolkiln.server.services import Reg
 from toolkiln.workflow import check_workflow
 
 router = APIRouter(tags=["check"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
@@ -28,7 +27,7 @@ def is_workflow(source: Any) -> bool:
 
 
 @router.post("/check", response_model=Validation, summary="Diagnostics of a compute tool or a workflow")
-def check(body: CheckSource, reg: Annotated[Registry, Depends(registry)], _: Reader) -> Any:
+def check(body: CheckSource, reg: Reg, _: Reader) -> Any:
     workflow = body.kind == "workflow" or (body.kind == "auto" and is_workflow(body.source))
     if not workflow:
         return ExactJSONResponse(validate_with(reg, body.source))  # calls resolve to the registry's tools

@@ -7,22 +7,19 @@ for tool names.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends
-from fastapi import Path as PathParam
+from fastapi import APIRouter
 
 from toolkiln.registry.errors import InvalidRequest, ToolNotActive
 from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
-from toolkiln.server.schemas import Format, Stats
-from toolkiln.server.services import registry
+from toolkiln.server.schemas import Format, Stats, ToolName
+from toolkiln.server.services import Reg
 
 router = APIRouter(prefix="/tools", tags=["definitions"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
-Reg = Annotated[Registry, Depends(registry)]
-ToolName = Annotated[str, PathParam(description="the tool's name", max_length=200)]
 
 
 def tool_definition(reg: Registry, name: str, format: Format) -> dict[str, Any]:  # noqa: A002 - the API's word

@@ -6,10 +6,9 @@ for tool names.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends
-from fastapi import Path as PathParam
+from fastapi import APIRouter
 
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
@@ -17,12 +16,10 @@ from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader, Runner
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
-from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ValidateDefinition, Validation
-from toolkiln.server.services import registry
+from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ToolName, ValidateDefinition, Validation
+from toolkiln.server.services import Reg
 
 router = APIRouter(prefix="/tools", tags=["runs"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
-Reg = Annotated[Registry, Depends(registry)]
-ToolName = Annotated[str, PathParam(description="the tool's name", max_length=200)]
 
 
 def validation(diagnostics: list[Diagnostic]) -> dict[str, Any]:

@@ -11,24 +11,21 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends
-from fastapi import Path as PathParam
+from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolkiln.registry.models import ToolRecord
-from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader, Runner, Writer
 from toolkiln.server.responses import ExactJSONResponse, record_json
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.exports import tool_definition
 from toolkiln.server.routes.runs import validate_with
-from toolkiln.server.services import registry
+from toolkiln.server.schemas import ToolName
+from toolkiln.server.services import Reg
 
 router = APIRouter(
     prefix="/api/tools", tags=["seed-compatible"], responses=PROBLEMS, default_response_class=ExactJSONResponse
 )
-Reg = Annotated[Registry, Depends(registry)]
-ToolName = Annotated[str, PathParam(description="the tool's name", max_length=200)]
 DefinitionBody = Annotated[dict[str, Any], Body(description="a tool definition in the JSON format")]
 
 

@@ -5,19 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
-from fastapi import Path as PathParam
 
 from toolkiln.registry.models import ToolRecord
-from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Caller, Reader, Writer, require
 from toolkiln.server.responses import ExactJSONResponse, record_json
 from toolkiln.server.routes import PROBLEMS
-from toolkiln.server.schemas import Actor, CreateTool, Deleted, Rollback, ToolOut, ToolPage, UpdateTool
-from toolkiln.server.services import registry
+from toolkiln.server.schemas import Actor, CreateTool, Deleted, Rollback, ToolName, ToolOut, ToolPage, UpdateTool
+from toolkiln.server.services import Reg
 
 router = APIRouter(prefix="/tools", tags=["tools"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
-Reg = Annotated[Registry, Depends(registry)]
-ToolName = Annotated[str, PathParam(description="the tool's name", max_length=200)]
 Status = Literal["active", "disabled", "pending_approval", "rejected"]
 
 
