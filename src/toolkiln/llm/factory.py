@@ -29,7 +29,7 @@ from toolkiln.diagnostics.source import Source
 from toolkiln.errors import CompileError, Error, UsageError
 from toolkiln.llm.client import ChatClient
 from toolkiln.llm.errors import LLMConfigError, LLMError
-from toolkiln.llm.extract import Extraction, extract
+from toolkiln.llm.extraction import Extraction, extract
 from toolkiln.llm.json_reply import Repair
 from toolkiln.llm.messages import Assistant, Message, System, Usage, User
 from toolkiln.llm.prompts import MIN_EXAMPLES, compute_prompt, template_prompt, workflow_prompt

@@ -11,7 +11,7 @@ import pytest
 from toolkiln import Registry
 from toolkiln.errors import UsageError
 from toolkiln.llm import ScriptedClient, extract
-from toolkiln.llm.extract import MAX_REPLY_CHARS
+from toolkiln.llm.extraction import MAX_REPLY_CHARS
 from toolkiln.llm.factory import Factory
 
 REPLIES = Path(__file__).parent / "replies"
