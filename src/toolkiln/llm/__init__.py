@@ -11,6 +11,9 @@ retries, size cap), `client` (what every client shares), one module per provider
 `config`.
 """
 
+import importlib
+from typing import Any
+
 from toolkiln.llm.anthropic_messages import AnthropicMessages
 from toolkiln.llm.client import ChatClient, HTTPChatClient
 from toolkiln.llm.config import client_from_env
@@ -27,16 +30,30 @@ from toolkiln.llm.errors import (
     LLMTimeout,
     ScriptExhausted,
 )
-from toolkiln.llm.extract import Extraction, extract
 from toolkiln.llm.messages import Assistant, Message, Reply, System, ToolCall, ToolResult, Usage, User
 from toolkiln.llm.openai_chat import OpenAIChat
 from toolkiln.llm.scripted import ScriptedClient, ScriptedRequest
 
+# Loaded on first use: they bring in the compiler and the registry, which a program that only
+# talks to a model does not need.
+_LAZY = {
+    "Attempt": "factory",
+    "Extraction": "extraction",
+    "Factory": "factory",
+    "FactoryResult": "factory",
+    "compute_prompt": "prompts",
+    "extract": "extraction",
+    "workflow_prompt": "prompts",
+}
+
 __all__ = [
     "AnthropicMessages",
     "Assistant",
+    "Attempt",
     "ChatClient",
     "Extraction",
+    "Factory",
+    "FactoryResult",
     "HTTPChatClient",
     "LLMAuthenticationError",
     "LLMBadResponse",
@@ -60,5 +77,16 @@ __all__ = [
     "Usage",
     "User",
     "client_from_env",
+    "compute_prompt",
     "extract",
+    "workflow_prompt",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolkiln.llm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"toolkiln.llm.{module}"), name)
+    globals()[name] = value
+    return value
