@@ -94,3 +94,51 @@ def escape(char: str, quote: str, draw: Any) -> str:
 @given(values, st.data())
 def test_an_independent_rendering_parses_back(value: Any, data: st.DataObject) -> None:
     assert same(parsed(render(value, data.draw)), value)
+
+
+CALL_SOUP = st.lists(
+    st.sampled_from(
+        [
+            "f(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            ":",
+            ";",
+            '"',
+            "'",
+            "`",
+            "\\",
+            "${",
+            "a",
+            "1",
+            "-",
+            ".",
+            "e",
+            "true",
+            "null",
+            "return",
+            "\n",
+            " ",
+            "//",
+            "/*",
+            "*/",
+            "\ud800",
+            "é",
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@LITERALS
+@given(CALL_SOUP | st.text(max_size=60))
+def test_any_block_gives_calls_or_diagnostics_never_an_exception(body: str) -> None:
+    result = parse_tool_calls(f"before\n```tool\n{body}\n```\nafter")
+    assert result.blocks == 1
+    assert result.calls or result.diagnostics  # never nothing: a malformed call is not skipped
+    for diagnostic in result.diagnostics:
+        assert diagnostic.code in ("E0901", "E0902") and diagnostic.span is not None
