@@ -1,0 +1,125 @@
+"""`toolkiln create --from-description TEXT [--kind compute|workflow] [--name NAME] [--registry DIR]`:
+a model writes the tool, toolkiln checks it and runs its examples, repairs it with the model
+(`--max-attempts`, default 3) and saves it in the registry as created by "llm".
+
+The model comes from TOOLKILN_LLM_PROVIDER / _BASE_URL / _API_KEY / _MODEL. Each attempt is
+one line on standard error (what failed); the saved tool is one line on standard output.
+Exit codes as for the other commands: 0 saved, 1 not saved (the last attempt's diagnostics
+are printed) or the model failed, 2 usage (including a model that is not configured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.errors import Error
+
+if TYPE_CHECKING:
+    from toolkiln.llm.factory import Attempt, FactoryResult
+
+DEFAULT_MAX_ATTEMPTS = 3
+# Problems listed per attempt in the progress lines; all of the last one's are printed at the end.
+SHOWN_PER_ATTEMPT = 3
+
+
+def add_create_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "create",
+        help="have a model write a tool from a description; saved only if it checks",
+        description="A model (configured by TOOLKILN_LLM_*) writes a tool from a description; toolkiln "
+        "checks it, runs its examples and asks the model again with the problems, then saves it in the "
+        "registry. Progress goes to standard error, the saved tool to standard output.",
+    )
+    parser.add_argument("--from-description", dest="description", metavar="TEXT", required=True)
+    parser.add_argument("--kind", choices=("compute", "workflow"), default="compute")
+    parser.add_argument("--name", metavar="NAME", help="the tool's name (default: the model chooses)")
+    parser.add_argument(
+        "--registry",
+        metavar="DIR",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)",
+    )
+    parser.add_argument(
+        "--max-attempts",
+        metavar="N",
+        type=_attempts,
+        default=DEFAULT_MAX_ATTEMPTS,
+        help=f"how many times the model may answer (default: {DEFAULT_MAX_ATTEMPTS})",
+    )
+    parser.set_defaults(handler=cmd_create)
+    return parser
+
+
+def _attempts(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 1 <= value <= 20:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 20, not {value}")
+    return value
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    from toolkiln.cli.tools import open_registry
+    from toolkiln.llm import LLMConfigError, client_from_env
+    from toolkiln.llm.factory import Factory
+    from toolkiln.registry.errors import InvalidName
+    from toolkiln.registry.names import check_name
+
+    if not args.description.strip():
+        raise UsageError("create: the description is empty")
+    if args.name is not None:
+        try:
+            check_name(args.name)
+        except InvalidName as error:
+            raise UsageError(f"create: --name: {error.message}") from None
+    try:
+        client = client_from_env()
+    except LLMConfigError as error:
+        raise UsageError(f"create: the model is not configured: {error}") from None
+    try:
+        with client, open_registry(args) as registry:
+            factory = Factory(client, registry, args.max_attempts, on_attempt=_progress)
+            create = factory.create_workflow if args.kind == "workflow" else factory.create_compute
+            result = create(args.description, name=args.name)
+    except Error as error:
+        print(f"toolkiln: error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    return _report(result)
+
+
+def _progress(attempt: Attempt) -> None:
+    if not attempt.diagnostics:
+        print(f"attempt {attempt.number}: checked, examples passed", file=sys.stderr, flush=True)
+        return
+    count = len(attempt.diagnostics)
+    print(f"attempt {attempt.number}: {count} problem(s)", file=sys.stderr, flush=True)
+    for diagnostic in attempt.diagnostics[:SHOWN_PER_ATTEMPT]:
+        where = f" at {diagnostic.span.path}" if diagnostic.span and diagnostic.span.path else ""
+        print(f"  {diagnostic.code}{where}: {diagnostic.message}", file=sys.stderr, flush=True)
+    if count > SHOWN_PER_ATTEMPT:
+        print(f"  ... and {count - SHOWN_PER_ATTEMPT} more", file=sys.stderr, flush=True)
+
+
+def _report(result: FactoryResult) -> int:
+    from toolkiln.diagnostics.render import render_text
+
+    attempts = len(result.attempts)
+    if result.ok and result.record is not None:
+        record = result.record
+        status = record.status.replace("_", " ")
+        print(f"created `{record.name}` ({record.kind}, version {record.version}, {status}) in {attempts} attempt(s)")
+        return EXIT_OK
+    if result.error is not None:
+        print(f"toolkiln: error: {result.error}", file=sys.stderr)
+        return EXIT_FAILED
+    for diagnostic in result.diagnostics:
+        print(render_text(diagnostic) + "\n", file=sys.stderr)
+    print(f"toolkiln: create: no tool saved after {attempts} attempt(s)", file=sys.stderr)
+    return EXIT_FAILED
