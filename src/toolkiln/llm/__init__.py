@@ -30,6 +30,7 @@ from toolkiln.llm.errors import (
     LLMTimeout,
     ScriptExhausted,
 )
+from toolkiln.llm.loops import LoopLimitReached, LoopResult
 from toolkiln.llm.messages import Assistant, Message, Reply, System, ToolCall, ToolResult, Usage, User
 from toolkiln.llm.openai_chat import OpenAIChat
 from toolkiln.llm.scripted import ScriptedClient, ScriptedRequest
@@ -41,6 +42,7 @@ _LAZY = {
     "Extraction": "extraction",
     "Factory": "factory",
     "FactoryResult": "factory",
+    "agent_loop": "agent",
     "compute_prompt": "prompts",
     "extract": "extraction",
     "workflow_prompt": "prompts",
@@ -65,6 +67,8 @@ __all__ = [
     "LLMRequestError",
     "LLMServerError",
     "LLMTimeout",
+    "LoopLimitReached",
+    "LoopResult",
     "Message",
     "OpenAIChat",
     "Reply",
@@ -76,6 +80,7 @@ __all__ = [
     "ToolResult",
     "Usage",
     "User",
+    "agent_loop",
     "client_from_env",
     "compute_prompt",
     "extract",
