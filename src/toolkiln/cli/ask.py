@@ -57,8 +57,7 @@ def _turns(text: str) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from toolkiln.cli.tools import open_registry
-    from toolkiln.llm import LLMConfigError, client_from_env
-    from toolkiln.llm.agent import agent_loop
+    from toolkiln.llm import LLMConfigError, agent_loop, client_from_env
 
     if not args.text.strip():
         raise UsageError("ask: the question is empty")

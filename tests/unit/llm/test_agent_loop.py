@@ -16,9 +16,16 @@ from unit.llm.fake_llm_server import KEY, Calls, Fail, FakeLLMServer, Text
 
 from toolkiln import Registry
 from toolkiln.cli import main
-from toolkiln.llm import LLMConfigError, Reply, ScriptedClient, ToolCall, ToolResult, User
-from toolkiln.llm.agent import agent_loop
-from toolkiln.llm.loops import LoopLimitReached
+from toolkiln.llm import (
+    LLMConfigError,
+    LoopLimitReached,
+    Reply,
+    ScriptedClient,
+    ToolCall,
+    ToolResult,
+    User,
+    agent_loop,
+)
 from toolkiln.registry.names import META_TOOL_NAMES
 
 DOUBLE = {

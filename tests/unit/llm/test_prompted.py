@@ -15,8 +15,7 @@ from unit.llm.fake_llm_server import FakeLLMServer, Text
 
 from toolkiln import Registry
 from toolkiln.errors import RunError
-from toolkiln.llm import LLMConfigError, ScriptedClient, System, User
-from toolkiln.llm.loops import LoopLimitReached
+from toolkiln.llm import LLMConfigError, LoopLimitReached, ScriptedClient, System, User
 from toolkiln.llm.prompted import (
     PromptedTool,
     parse_tool_calls,
