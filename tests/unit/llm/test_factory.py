@@ -7,9 +7,10 @@ import copy
 import json
 
 import pytest
-from unit.llm.fake_llm_server import Calls, Fail, Huge, Text
+from unit.llm.fake_llm_server import KEY, Calls, Fail, Huge, Text
 
 from toolkiln import Registry
+from toolkiln.cli.app import main
 from toolkiln.errors import CompileError, UsageError
 from toolkiln.llm import LLMConfigError, LLMReplyTooLarge, LLMServerError, ScriptedClient
 from toolkiln.llm.extraction import MAX_REPLY_CHARS
@@ -205,3 +206,75 @@ def test_bad_arguments(registry):
         Factory(ScriptedClient([]), registry).create_compute(None)
     with pytest.raises(CompileError):
         Factory(ScriptedClient([]), registry).create_from_template("no-such-template", {})
+
+
+# --- toolkiln create ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def model_env(monkeypatch, server):
+    monkeypatch.setenv("TOOLKILN_LLM_PROVIDER", "openai")
+    monkeypatch.setenv("TOOLKILN_LLM_BASE_URL", server.openai_url)
+    monkeypatch.setenv("TOOLKILN_LLM_API_KEY", KEY)
+    monkeypatch.setenv("TOOLKILN_LLM_MODEL", "test-model")
+    return server
+
+
+def test_create_saves_with_progress_on_stderr(model_env, tmp_path, capsys):
+    model_env.script(Text(WRONG), Text(GOOD))
+    folder = str(tmp_path / "r")
+    assert main(["create", "--from-description", DESCRIPTION, "--registry", folder, "--name", "parcel_fee"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "created `parcel_fee` (compute, version 1, active) in 2 attempt(s)\n"
+    assert err == (
+        "attempt 1: 1 problem(s)\n"
+        '  E0611 at examples[0].expect: example 1: with args {"weight_kg": 2} expected 11, got 10\n'
+        "attempt 2: checked, examples passed\n"
+    )
+    with Registry(folder) as registry:
+        assert registry.get("parcel_fee").created_by == "llm"
+
+
+def test_create_a_workflow_waits_for_approval(model_env, tmp_path, capsys):
+    model_env.script(Text(fenced(WORKFLOW_EXAMPLE)))
+    argv = ["create", "--from-description", "leads to the CRM", "--kind", "workflow", "--registry", str(tmp_path)]
+    assert main(argv) == 0
+    assert "(workflow, version 1, pending approval)" in capsys.readouterr().out
+
+
+def test_create_that_never_passes_exits_1_with_the_last_diagnostics(model_env, tmp_path, capsys):
+    model_env.script(Text("no"), Text(WRONG))
+    argv = ["create", "--from-description", DESCRIPTION, "--registry", str(tmp_path), "--max-attempts", "2"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "error[E0611]" in err and "no tool saved after 2 attempt(s)" in err and "Traceback" not in err
+
+
+def test_create_reports_a_failing_provider_with_exit_1(model_env, tmp_path, capsys):
+    model_env.script(Fail(401, "invalid key"))
+    assert main(["create", "--from-description", DESCRIPTION, "--registry", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("toolkiln: error:") and "invalid key" in err and "Traceback" not in err
+
+
+def test_create_without_a_model_is_a_usage_error(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("TOOLKILN_LLM_MODEL", raising=False)
+    assert main(["create", "--from-description", "x", "--registry", str(tmp_path)]) == 2
+    assert "the model is not configured" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["create", "--from-description", "  "],
+        ["create", "--from-description", "x", "--name", "Bad Name"],
+        ["create", "--from-description", "x", "--kind", "script"],
+        ["create", "--from-description", "x", "--max-attempts", "0"],
+        ["create"],
+    ],
+)
+def test_create_usage_errors(model_env, argv, capsys):
+    with pytest.raises(SystemExit) as exited:
+        raise SystemExit(main(argv))
+    assert exited.value.code == 2
+    assert model_env.hits == 0 and "Traceback" not in capsys.readouterr().err
