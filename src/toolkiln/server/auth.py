@@ -8,7 +8,7 @@ A caller whose scope is write or admin is a writer: the request audit log record
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -17,7 +17,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from toolkiln.diagnostics import codes
 from toolkiln.server.problems import ServerProblem
-from toolkiln.server.services import services
+from toolkiln.server.services import services_of
 from toolkiln.server.tokens import Scope, TokenInfo
 
 _bearer = HTTPBearer(auto_error=False, description="a token from `toolkiln tokens create NAME --scope ...`")
@@ -36,10 +36,10 @@ class Caller:
         return self.token.name
 
 
-def require(needed: Scope) -> Callable[..., Caller]:
+def require(needed: Scope) -> Callable[..., Awaitable[Caller]]:
     """The dependency of a route that needs `needed` (or a wider scope)."""
 
-    def dependency(request: Request, credentials: Bearer) -> Caller:
+    async def dependency(request: Request, credentials: Bearer) -> Caller:  # a coroutine: no thread hop
         if credentials is None or not credentials.credentials:
             raise ServerProblem(
                 401,
@@ -48,7 +48,7 @@ def require(needed: Scope) -> Callable[..., Caller]:
                 hint="send `Authorization: Bearer <token>`; create one with `toolkiln tokens create`",
                 headers=_CHALLENGE,
             )
-        found = services(request)
+        found = services_of(request)
         token = found.tokens.authenticate(credentials.credentials)
         if token is None:
             raise ServerProblem(

@@ -39,13 +39,23 @@ class Services:
         self.limiter = TokenRateLimiter(self.settings.rate_limit)
 
 
-def services(request: Request) -> Services:
+def services_of(request: Request) -> Services:
     found: Services = request.app.state.services
     return found
 
 
-def registry(request: Request) -> Registry:
-    return services(request).registry
+# Dependencies are coroutines on purpose: FastAPI runs a plain `def` dependency in a worker
+# thread, and a thread hop costs more than all they do.
 
 
-Reg = Annotated[Registry, Depends(registry)]  # a route's parameter: the registry it works on
+async def registry(request: Request) -> Registry:
+    return services_of(request).registry
+
+
+async def token_store(request: Request) -> TokenStore:
+    return services_of(request).tokens
+
+
+# What a route's parameter says to get the registry, or the token store.
+Reg = Annotated[Registry, Depends(registry)]
+Tokens = Annotated[TokenStore, Depends(token_store)]

@@ -4,29 +4,29 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi import Path as PathParam
 
 from toolkiln.server.auth import Admin
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import CreateToken, NewToken, TokenOut
-from toolkiln.server.services import services
+from toolkiln.server.services import Tokens
 
 router = APIRouter(prefix="/tokens", tags=["tokens"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
 
 
 @router.get("", response_model=list[TokenOut], summary="List the tokens (never the tokens themselves)")
-def list_tokens(request: Request, _: Admin) -> Any:
-    return ExactJSONResponse([t.public() for t in services(request).tokens.entries()])
+def list_tokens(store: Tokens, _: Admin) -> Any:
+    return ExactJSONResponse([t.public() for t in store.entries()])
 
 
 @router.post("", response_model=NewToken, status_code=201, summary="Create a token (shown once)")
-def create_token(body: CreateToken, request: Request, _: Admin) -> Any:
-    token, info = services(request).tokens.create(body.name, body.scope)
+def create_token(body: CreateToken, store: Tokens, _: Admin) -> Any:
+    token, info = store.create(body.name, body.scope)
     return ExactJSONResponse({**info.public(), "token": token}, status_code=201)
 
 
 @router.delete("/{name}", response_model=TokenOut, summary="Revoke a token (at once, on every server)")
-def revoke_token(name: Annotated[str, PathParam(max_length=200)], request: Request, _: Admin) -> Any:
-    return ExactJSONResponse(services(request).tokens.revoke(name).public())  # R0510 (404): no such token
+def revoke_token(name: Annotated[str, PathParam(max_length=200)], store: Tokens, _: Admin) -> Any:
+    return ExactJSONResponse(store.revoke(name).public())  # R0510 (404): no such token
