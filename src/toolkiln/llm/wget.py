@@ -210,7 +210,10 @@ def _text(response: httpx.Response, url: httpx.URL, max_bytes: int, deadline: fl
             raise _Failed(f"no complete answer from {_shown(url)} within {_ms(seconds)}")
     if not kind and b"\0" in body:
         raise _Failed(f"{_shown(url)} sent binary data, not text")
-    text = body.decode(response.charset_encoding or "utf-8", errors="replace")
+    try:
+        text = body.decode(response.charset_encoding or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know: read it as UTF-8, as browsers guess
+        text = body.decode("utf-8", errors="replace")
     if cut:
         text += f"\n[wget: the answer was cut at {max_bytes:,} bytes; the rest was not read]"
     return text

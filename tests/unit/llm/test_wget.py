@@ -29,6 +29,7 @@ class Handler(BaseHTTPRequestHandler):
             "/text": lambda: self.answer(200, b"hello, world", "text/plain; charset=utf-8"),
             "/json": lambda: self.answer(200, b'{"a": 1}', "application/json"),
             "/latin1": lambda: self.answer(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1"),
+            "/odd-charset": lambda: self.answer(200, "café".encode(), "text/plain; charset=x-unheard-of"),
             "/image": lambda: self.answer(200, b"\x89PNG\r\n\x1a\n", "image/png"),
             "/binary": lambda: self.answer(200, b"\x00\x01\x02", None),
             "/big": lambda: self.answer(200, b"a" * 3_000_000, "text/plain"),
@@ -99,6 +100,7 @@ def test_text_json_and_charsets(base: str) -> None:
     assert wget(f"{base}/text", 2000, allow=LOCAL) == "hello, world"
     assert wget(f"{base}/json", 2000, allow=LOCAL) == '{"a": 1}'
     assert wget(f"{base}/latin1", 2000, allow=LOCAL) == "café"
+    assert wget(f"{base}/odd-charset", 2000, allow=LOCAL) == "café"
 
 
 def test_loopback_is_refused_unless_allowed(base: str) -> None:
