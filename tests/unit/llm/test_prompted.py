@@ -214,6 +214,15 @@ def test_bad_replies_are_diagnostics_fed_back(reply: str, code: str) -> None:
     result = run_prompted_loop(client, "", "go", [ADD])
     assert result.answer == {"answer": "ok"}
     assert client.requests[1].messages[-1].text.startswith(f"error[{code}]")
+    assert len(client.requests[1].messages[-2].text) < 2_000_000  # a huge reply is not sent back whole
+
+
+def test_a_reply_too_large_to_read_is_kept_as_its_start() -> None:
+    huge = "x" * 5_000_000
+    client = ScriptedClient([huge, fence("finalResponse()"), '{"answer": "ok"}'])
+    run_prompted_loop(client, "", "go", [ADD])
+    kept = client.requests[1].messages[2].text
+    assert kept == "x" * 1_000 + "\n[a reply of 5,000,000 characters, cut here: too large to read]"
 
 
 @pytest.mark.parametrize(

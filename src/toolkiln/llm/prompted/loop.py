@@ -30,8 +30,10 @@ from toolkiln.llm.prompted.tools import (
     final_response_tool,
 )
 from toolkiln.semantics.values import to_json
+from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.tool_calls import ParsedCall, parse_tool_calls
 
+_KEPT_CHARS = 1_000
 _NOTHING_RAN = "Nothing of that reply was run. Fix every problem and send the calls again."
 _CALL_OR_FINISH = "Call the tools you need in a ```tool block, or finalResponse() when you can answer."
 
@@ -62,7 +64,7 @@ def run_prompted_loop(
     for iteration in range(1, max_iterations + 1):
         reply = client.chat(conversation)
         usage += reply.usage
-        conversation.append(Assistant(reply.text))
+        conversation.append(Assistant(_kept(reply.text)))
         parsed = parse_tool_calls(reply.text)
         if finishing and parsed.blocks == 0:
             answer = read_final_answer(reply.text, validator)
@@ -106,6 +108,14 @@ def _result(tool: PromptedTool, arguments: dict[str, Any]) -> str:
     except Error as error:  # the tool's failure is the model's to read, not the loop's
         return f"failed: {error}"
     return capped(value if isinstance(value, str) else to_json(value))
+
+
+def _kept(reply: str) -> str:
+    """The reply as the conversation keeps it: one too large to read (E0902, E0906) is kept
+    as its start, so that it is not sent back to the provider on every later turn."""
+    if len(reply) <= MAX_SOURCE_CHARS:
+        return reply
+    return reply[:_KEPT_CHARS] + f"\n[a reply of {len(reply):,} characters, cut here: too large to read]"
 
 
 def _no_call() -> Diagnostic:
