@@ -5,7 +5,9 @@ through finalResponse() with a JSON answer, and a limit for a model that never f
 
 from __future__ import annotations
 
+import threading
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -325,3 +327,40 @@ def _system_text(body: dict[str, Any]) -> str:
         system = body["system"]
         return system if isinstance(system, str) else "".join(part["text"] for part in system)
     return str(body["messages"][0]["content"])
+
+
+def test_wget_as_a_prompted_tool_end_to_end(make: Make, server: FakeLLMServer) -> None:
+    """The model (over HTTP) fetches a page from a local server it is allowed to reach, and a
+    metadata address it is not; both results come back as text."""
+
+    class Page(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            body = b"Rates: 4 EUR per kg"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    pages = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=pages.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{pages.server_address[1]}/rates"
+        server.script(
+            Text(fence(f'return wget("{url}", 2000);', 'return wget("http://169.254.169.254/latest", 500);')),
+            Text(fence("return finalResponse();")),
+            Text('{"answer": "4 EUR per kg"}'),
+        )
+        with make() as client:
+            result = run_prompted_loop(client, "", "Rates?", [wget_tool(allow=["127.0.0.1/32"])])
+    finally:
+        pages.shutdown()
+        pages.server_close()
+    assert result.answer == {"answer": "4 EUR per kg"}
+    fed_back = result.transcript[3].text
+    assert f'return wget("{url}", 2000); returned:\nRates: 4 EUR per kg' in fed_back
+    assert 'return wget("http://169.254.169.254/latest", 500); returned:\nwget failed: ' in fed_back
+    assert "link-local" in fed_back
