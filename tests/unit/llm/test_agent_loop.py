@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from unit.llm.conftest import Make
-from unit.llm.fake_llm_server import KEY, Calls, Fail, FakeLLMServer, Text
+from unit.llm.fake_llm_server import KEY, Calls, Fail, FakeLLMServer, Raw, Text
 
 from toolkiln import Registry
 from toolkiln.cli import main
@@ -183,13 +183,20 @@ def test_ask_stops_at_max_turns_with_exit_1(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("step", "said"),
+    [
+        (Fail(400, "model `test-model` does not exist"), "does not exist"),
+        (Raw(200, b"<html>gateway</html>", "text/html"), "not JSON"),
+    ],
+)
 def test_ask_reports_a_failing_provider_with_exit_1(
-    model_env: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    model_env: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], step: Any, said: str
 ) -> None:
-    model_env.script(Fail(400, "model `test-model` does not exist"))
+    model_env.script(step)
     assert main(["ask", "go", "--registry", str(tmp_path / "r")]) == 1
     err = capsys.readouterr().err
-    assert "toolkiln: error:" in err and "does not exist" in err and "Traceback" not in err
+    assert "toolkiln: error:" in err and said in err and "Traceback" not in err
 
 
 def test_ask_without_a_model_is_a_usage_error(
