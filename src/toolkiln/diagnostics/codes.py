@@ -1361,8 +1361,8 @@ REPLY_TOO_LARGE = _register(
     "reply-too-large",
     "The reply is too large to hold a tool",
     """
-The reply is longer than a tool definition can be (1,000,000 characters; a registered tool
-may have at most 256 KB). It is refused before it is searched. Answer with the definition
+The reply is longer than a reply holding a tool can be (524,288 characters, twice the 256 KB
+a registered tool may have). It is refused before it is searched. Answer with the definition
 only, and keep large data in tables.
 """,
 )
