@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from toolkiln.ast.spans import LineIndex
@@ -25,10 +26,13 @@ from toolkiln.diagnostics.source import Source
 from toolkiln.errors import UsageError
 from toolkiln.llm.json_reply import Problem, Repair, read_json
 
-# A registered tool has at most 256 KB; a reply four times that holds no tool worth searching
-# for, and refusing it first keeps a 10 MB reply from costing anything.
-MAX_REPLY_CHARS = 1_000_000
+# A registered tool has at most 256 KB; a reply twice that holds no tool worth searching for.
+# Refusing it first keeps a 10 MB reply from costing anything, and bounds the scan of a
+# hostile one (a token a character) to about a second.
+MAX_REPLY_CHARS = 512 * 1024
 REPLY_NAME = "reply"
+# Code fences read at most; a reply with more is not searched for blocks.
+MAX_FENCES = 100
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\n]*?)[ \t]*$", re.MULTILINE)
 _JSON_TOOL = re.compile(r"""["']?\b(logic|steps|workflow)\b["']?\s*:""")
@@ -128,7 +132,9 @@ def extract(reply_text: str) -> Extraction:
 def _fenced_blocks(text: str) -> list[_Block]:
     """Every fenced code block; one left open runs to the end of the reply."""
     blocks = []
-    fences = list(_FENCE.finditer(text))
+    fences = list(islice(_FENCE.finditer(text), MAX_FENCES + 1))
+    if len(fences) > MAX_FENCES:
+        return []  # no reply holding one tool has that many: taken as prose, where none is found
     i = 0
     while i < len(fences):
         opening = fences[i]

@@ -11,6 +11,7 @@ with brackets or a string open is E0602, never completed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,8 +19,6 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.json_front import load_json
 
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-_NUMBER_CHARS = frozenset("0123456789.eE+-")
 _JSON_WORDS = frozenset({"true", "false", "null"})
 _HINTS = {
     "undefined": "JSON has no `undefined`: leave the field out, or write null if null is what you mean",
@@ -34,6 +33,8 @@ _WORD_HINT = 'quote text with double quotes; an expression is a JSON string too:
 # Past this many of one kind (single-quoted strings, unquoted keys, one bare word), the model
 # has the idea: the rest would only lengthen the re-ask.
 MAX_REFUSALS_OF_A_KIND = 3
+# Repairs listed of one kind; the rest are made, and counted in one more line.
+MAX_REPAIRS_OF_A_KIND = 20
 
 
 @dataclass(frozen=True)
@@ -56,10 +57,11 @@ Problem = tuple[codes.Code, str, int, int, str | None]
 @dataclass
 class _Scan:
     text: str
-    chars: list[str]
     repairs: list[tuple[str, str, int]]  # kind, message, offset
     problems: list[Problem]
     refused: dict[str, int] = field(default_factory=dict)  # problems found, by kind
+    repaired: dict[str, int] = field(default_factory=dict)  # repairs made, by kind
+    blanks: list[tuple[int, int]] = field(default_factory=list)  # what is removed, in order
     depth: int = 0
     open_string: int | None = None  # where a string that never ends starts
 
@@ -68,8 +70,11 @@ def read_json(text: str) -> tuple[Any, str, list[tuple[str, str, int]], list[Pro
     """Parse the JSON object in `text` (offsets as in `text`): the data, the repaired text,
     the repairs (kind, message, offset), the problems found by the scan, and the JSON
     parser's own diagnostics (spans in `text`). Data is None when anything is wrong."""
-    scan = _Scan(text, list(text), [], [])
+    scan = _Scan(text, [], [])
     _scan(scan)
+    for kind, count in scan.repaired.items():
+        if count > MAX_REPAIRS_OF_A_KIND:
+            scan.repairs.append((kind, f"and {count - MAX_REPAIRS_OF_A_KIND:,} more of the same", len(text)))
     if scan.open_string is not None or scan.depth > 0:
         opened = f"{scan.depth} bracket(s)" + (" and a string" if scan.open_string is not None else "")
         problem = (
@@ -82,7 +87,7 @@ def read_json(text: str) -> tuple[Any, str, list[tuple[str, str, int]], list[Pro
         return None, text, scan.repairs, [problem], []
     if scan.problems:
         return None, text, scan.repairs, scan.problems, []
-    repaired = "".join(scan.chars)
+    repaired = _blanked(text, scan.blanks)
     data, diagnostics = load_json(repaired)
     if not diagnostics and not isinstance(data, dict):
         problem = (codes.NO_TOOL_IN_REPLY, "the JSON is not an object", 0, len(text), "a definition is a JSON object")
@@ -90,111 +95,72 @@ def read_json(text: str) -> tuple[Any, str, list[tuple[str, str, int]], list[Pro
     return (None if diagnostics else data), repaired, scan.repairs, [], diagnostics
 
 
+# One token of what a model wrote where JSON belongs; what matches none (white space, `:`,
+# stray punctuation) is skipped here and judged by the JSON parser. The scan is the regex
+# engine's, so a reply of a million characters takes milliseconds, not seconds.
+_TOKEN = re.compile(
+    r"""(?P<string>"(?:[^"\\]|\\.)*")
+    |(?P<open_string>")
+    |(?P<open>[{\[])
+    |(?P<close>[}\]])
+    |(?P<comment>//[^\n]*|/\*(?:.*?\*/|.*))
+    |(?P<comma>,)
+    |(?P<quoted>'(?:[^'\\\n]|\\.)*'?|`(?:[^`\\]|\\.)*`?)
+    |(?P<number>-?[0-9][0-9.eE+-]*)
+    |(?P<word>[A-Za-z_$][\w$]*)""",
+    re.VERBOSE | re.DOTALL,
+)
+# After a comma: white space and comments, then the bracket that makes it a trailing comma.
+_CLOSER_AFTER = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*([}\]])", re.DOTALL)
+_COLON_AFTER = re.compile(r"[ \t]*:")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def _scan(scan: _Scan) -> None:
-    text, length = scan.text, len(scan.text)
-    i = 0
-    while i < length:
-        char = text[i]
-        if char == '"':
-            i = _string_end(scan, i)
-        elif char in "{[":
-            scan.depth += 1
-            i += 1
-        elif char in "}]":
-            scan.depth -= 1
-            i += 1
-            if scan.depth <= 0:  # the object is complete: what follows is not the JSON's
-                _blank_tail(scan, i)
-                return
-        elif text.startswith("//", i) or text.startswith("/*", i):
-            i = _comment_end(scan, i)
-        elif char == ",":
-            _trailing_comma(scan, i)
-            i += 1
-        elif char in "'`":
-            _refuse(scan, i, _quoted_end(text, i), "string")
-            i = _quoted_end(text, i)
-        elif char.isdigit() or char == "-":
-            i = _number_end(text, i)  # the parser judges the number
-        elif char in _WORD_CHARS:
-            i = _word(scan, i)
-        else:
-            i += 1
-
-
-def _number_end(text: str, start: int) -> int:
-    i = start + 1
-    while i < len(text) and text[i] in _NUMBER_CHARS:
-        i += 1
-    return i
-
-
-def _string_end(scan: _Scan, start: int) -> int:
-    text, i = scan.text, start + 1
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-        elif text[i] == '"':
-            return i + 1
-        else:
-            i += 1
-    scan.open_string = start
-    return len(text)
-
-
-def _quoted_end(text: str, start: int) -> int:
-    """The end of a single-quoted or backtick string (or of the line, for an unended one)."""
-    quote, i = text[start], start + 1
-    while i < len(text) and text[i] != quote and (quote == "`" or text[i] != "\n"):
-        i += 2 if text[i] == "\\" else 1
-    return min(i + 1, len(text))
-
-
-def _comment_end(scan: _Scan, start: int) -> int:
     text = scan.text
-    if text.startswith("//", start):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-    else:
-        close = text.find("*/", start + 2)
-        end = len(text) if close < 0 else close + 2
-    for i in range(start, end):
-        if scan.chars[i] != "\n":
-            scan.chars[i] = " "
-    scan.repairs.append(("comment", "removed a comment", start))
-    return end
+    for token in _TOKEN.finditer(text):
+        kind, start, end = token.lastgroup, token.start(), token.end()
+        if kind == "open":
+            scan.depth += 1
+        elif kind == "close":
+            scan.depth -= 1
+            if scan.depth <= 0:  # the object is complete: what follows is not the JSON's
+                _blank_tail(scan, end)
+                return
+        elif kind == "open_string":
+            scan.open_string = start
+            return
+        elif kind == "comment":
+            _blank(scan, start, end)
+            _repaired(scan, "comment", "removed a comment", start)
+        elif kind == "comma":
+            closer = _CLOSER_AFTER.match(text, end)
+            if closer is not None:
+                _blank(scan, start, end)
+                _repaired(scan, "trailing-comma", f"removed a trailing comma before `{closer.group(1)}`", start)
+        elif kind == "quoted":
+            _refuse(scan, start, end, "string")
+        elif kind == "word" and token.group() not in _JSON_WORDS:
+            _refuse(scan, start, end, "key" if _COLON_AFTER.match(text, end) else "word")
 
 
-def _trailing_comma(scan: _Scan, at: int) -> None:
-    text, i = scan.text, at + 1
-    while i < len(text):
-        if text[i].isspace():
-            i += 1
-        elif text.startswith("//", i) or text.startswith("/*", i):
-            close = text.find("\n" if text[i + 1] == "/" else "*/", i + 2)
-            i = len(text) if close < 0 else close + (1 if text[i + 1] == "/" else 2)
-        else:
-            break
-    if i < len(text) and text[i] in "}]":
-        scan.chars[at] = " "
-        scan.repairs.append(("trailing-comma", f"removed a trailing comma before `{text[i]}`", at))
+def _blank(scan: _Scan, start: int, end: int) -> None:
+    """Spaces for what is removed, newlines kept: offsets, lines and columns stay the reply's."""
+    scan.blanks.append((start, end))
 
 
-def _word(scan: _Scan, start: int) -> int:
-    text, i = scan.text, start
-    while i < len(text) and text[i] in _WORD_CHARS:
-        i += 1
-    word = text[start:i]
-    if word in _JSON_WORDS:
-        return i
-    after = i
-    while after < len(text) and text[after] in " \t":
-        after += 1
-    if after < len(text) and text[after] == ":":
-        _refuse(scan, start, i, "key")
-    else:
-        _refuse(scan, start, i, "word")
-    return i
+def _blanked(text: str, blanks: list[tuple[int, int]]) -> str:
+    pieces, last = [], 0
+    for start, end in blanks:
+        pieces += [text[last:start], _NOT_NEWLINE.sub(" ", text[start:end])]
+        last = end
+    return "".join(pieces) + text[last:]
+
+
+def _repaired(scan: _Scan, kind: str, message: str, offset: int) -> None:
+    scan.repaired[kind] = scan.repaired.get(kind, 0) + 1
+    if scan.repaired[kind] <= MAX_REPAIRS_OF_A_KIND:
+        scan.repairs.append((kind, message, offset))
 
 
 def _refuse(scan: _Scan, start: int, end: int, what: str) -> None:
@@ -221,7 +187,5 @@ def _refuse(scan: _Scan, start: int, end: int, what: str) -> None:
 def _blank_tail(scan: _Scan, end: int) -> None:
     """Blank out what follows the object, so that the parser sees the object alone."""
     if scan.text[end:].strip():
-        scan.repairs.append(("prose", "ignored the text after the JSON object", end))
-    for i in range(end, len(scan.text)):
-        if scan.chars[i] != "\n":
-            scan.chars[i] = " "
+        _repaired(scan, "prose", "ignored the text after the JSON object", end)
+    _blank(scan, end, len(scan.text))

@@ -110,3 +110,34 @@ def test_to_dict_is_plain_json():
         "message": "removed a trailing comma before `}`",
         "line": 26,  # `"output": "cost",` before the step's closing brace
     }
+
+
+def test_many_repairs_of_a_kind_are_counted_not_listed():
+    found = extract('{"logic": [' + "[1,]," * 1000 + "1]}")
+    assert found.ok and len(found.data["logic"]) == 1001
+    assert [r.message for r in found.repairs[-2:]] == [
+        "removed a trailing comma before `]`",
+        "and 980 more of the same",
+    ]
+
+
+def test_a_reply_of_many_fences_is_not_searched_for_blocks():
+    found = extract("```\n" * 10_000)
+    assert [d.code for d in found.diagnostics] == ["E0601"]
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        '{"logic": [' + "," * (MAX_REPLY_CHARS - 20) + "]}",
+        "{'" * (MAX_REPLY_CHARS // 2 - 1),
+        '{"logic": ' + "/*" * (MAX_REPLY_CHARS // 2 - 10),
+        '{"logic": "' + "a" * (MAX_REPLY_CHARS - 20),
+        '{"logic": ' + "[" * (MAX_REPLY_CHARS // 2 - 10),
+    ],
+    ids=["commas", "quotes", "open-comments", "open-string", "open-brackets"],
+)
+def test_hostile_replies_at_the_size_limit_end_in_a_diagnostic(hostile):
+    assert len(hostile) <= MAX_REPLY_CHARS
+    found = extract(hostile)
+    assert not found.ok and found.diagnostics
