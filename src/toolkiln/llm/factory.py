@@ -194,55 +194,46 @@ class Factory:
                 return FactoryResult(False, None, tuple(job.attempts), usage, error)
             usage += reply.usage
             found = extract(reply.text) if reply.text.strip() or not reply.tool_calls else _called_a_tool()
-            diagnostics = list(found.diagnostics)
-            record = None
-            if found.ok:
-                definition, diagnostics = job.definition(found)
-                if not diagnostics:
-                    try:
-                        record = self.registry.create(
-                            definition, created_by="llm", note=f"{job.note}; {number} attempt(s)"
-                        )
-                    except CompileError as error:
-                        diagnostics = [d for d in error.diagnostics if d.is_error]
-                    except DuplicateTool as error:
-                        if job.name_given:
-                            return self._ended(job, number, reply.text, found, usage, error)
-                        diagnostics = [_registry_diagnostic(error, "name")]
-                    except RegistryError as error:
-                        return self._ended(job, number, reply.text, found, usage, error)
+            definition, problems = job.definition(found) if found.ok else (None, list(found.diagnostics))
+            note = f"{job.note}; {number} attempt(s)"
+            record, diagnostics, ending = self._save(definition, problems, note, job.name_given)
             located = tuple(_in_source(d, found) for d in diagnostics)
-            attempt = Attempt(number, reply.text, found.source, located, found.repairs, reply.usage)
-            self._record(job, attempt)
-            if record is not None:
-                return FactoryResult(True, record, tuple(job.attempts), usage)
+            job.attempts.append(Attempt(number, reply.text, found.source, located, found.repairs, reply.usage))
+            self._notify(job.attempts[-1])
+            if record is not None or ending is not None:
+                return FactoryResult(record is not None, record, tuple(job.attempts), usage, ending)
         return FactoryResult(False, None, tuple(job.attempts), usage)
 
-    def _ended(
-        self, job: _Job, number: int, reply: str, found: Extraction, usage: Usage, error: Error
-    ) -> FactoryResult:
-        self._record(job, Attempt(number, reply, found.source, (), found.repairs))
-        return FactoryResult(False, None, tuple(job.attempts), usage, error)
+    def _save(
+        self, definition: Any, problems: list[Diagnostic], note: str, name_given: bool
+    ) -> tuple[ToolRecord | None, list[Diagnostic], Error | None]:
+        """Save `definition` unless there are `problems`: the record; or the diagnostics for the
+        model; or, with them, the error that ends the run (one no model can repair)."""
+        if problems:
+            return None, problems, None
+        try:
+            return self.registry.create(definition, created_by="llm", note=note), [], None
+        except CompileError as error:
+            return None, [d for d in error.diagnostics if d.is_error], None
+        except RegistryError as error:
+            taken = isinstance(error, DuplicateTool)
+            diagnostic = _at(codes.CODES[error.code], error.message, "name" if taken else None, error.hint)
+            if taken and not name_given:
+                return None, [diagnostic], None  # the model chose the name: it can choose another
+            return None, [diagnostic], error
 
-    def _record(self, job: _Job, attempt: Attempt) -> None:
-        job.attempts.append(attempt)
+    def _notify(self, attempt: Attempt) -> None:
         if self.on_attempt is not None:
             self.on_attempt(attempt)
 
     def _save_given(self, built: tuple[Any, list[Diagnostic]], note: str) -> FactoryResult:
         """Save a definition no model wrote (a template with given values): one attempt."""
-        definition, diagnostics = built
-        record = None
-        if not diagnostics:
-            try:
-                record = self.registry.create(definition, created_by="llm", note=note)
-            except CompileError as error:
-                diagnostics = [d for d in error.diagnostics if d.is_error]
+        definition, problems = built
+        record, diagnostics, ending = self._save(definition, problems, note, name_given=True)
         source = None if definition is None else definition["workflow"]
         attempt = Attempt(1, "", source, tuple(diagnostics))
-        if self.on_attempt is not None:
-            self.on_attempt(attempt)
-        return FactoryResult(record is not None, record, (attempt,), Usage())
+        self._notify(attempt)
+        return FactoryResult(record is not None, record, (attempt,), Usage(), ending)
 
     def _messages(self, job: _Job) -> list[Message]:
         """The system prompt and the request; after a failed attempt, that attempt (its
@@ -329,10 +320,6 @@ _NOWHERE = Span(line=0, column=0, end_line=0, end_column=0)
 
 def _at(code: codes.Code, message: str, path: str | None, hint: str | None = None) -> Diagnostic:
     return Diagnostic.of(code, message, None if path is None else _NOWHERE.shifted(path), hint)
-
-
-def _registry_diagnostic(error: RegistryError, path: str) -> Diagnostic:
-    return _at(codes.CODES[error.code], error.message, path, error.hint)
 
 
 def _needs_json() -> Diagnostic:

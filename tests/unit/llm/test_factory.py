@@ -169,8 +169,16 @@ def test_a_taken_name_chosen_by_the_model_is_fed_back(registry):
 
 def test_a_taken_name_given_by_the_user_ends_the_run(registry):
     registry.create(COMPUTE_EXAMPLE)
-    result = Factory(ScriptedClient([GOOD]), registry).create_compute(DESCRIPTION, name="shipping_cost")
+    result = Factory(ScriptedClient([GOOD, GOOD]), registry).create_compute(DESCRIPTION, name="shipping_cost")
     assert not result.ok and isinstance(result.error, DuplicateTool)
+    assert [d.code for d in result.diagnostics] == [DuplicateTool.code]  # one attempt: no model can fix it
+
+
+def test_a_template_tool_made_twice_ends_with_the_registry_error(registry):
+    factory = Factory(ScriptedClient([]), registry)
+    assert factory.create_from_template("new-lead-welcome", {}).ok
+    again = factory.create_from_template("new-lead-welcome", {})
+    assert not again.ok and isinstance(again.error, DuplicateTool)
 
 
 def test_from_a_template_with_values(registry):
