@@ -120,12 +120,17 @@ def test_every_registry_tool_is_a_prompted_tool(tmp_path: Path) -> None:
                     "express": {"type": "boolean", "default": False},
                 },
                 "logic": {"steps": [{"op": "return", "value": "weight_kg * 4 + (5 if express else 0)"}]},
+                "examples": [
+                    {"args": {"weight_kg": 2}, "expect": 8},
+                    {"args": {"weight_kg": 1, "express": True}, "expect": 9},
+                ],
             }
         )
         (tool,) = registry_tools(registry)
         prompt = tool_prompt([tool])
         assert "shipping_cost(number weight_kg, boolean express = false): any" in prompt
         shown = [line for line in prompt.splitlines() if "@example" in line]
+        assert shown[:2] == [" * @example return shipping_cost(2);", " * @example return shipping_cost(1, true);"]
         assert len(shown) == 3
         for line in shown:
             found = bound(line.removeprefix(" * @example "), tool)

@@ -13,8 +13,8 @@ from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.llm.prompted.signatures import parameters_of, signature
-from toolkiln.llm.prompted.tools import PromptedTool
+from toolkiln.llm.prompted.signatures import signature
+from toolkiln.llm.prompted.tools import PromptedTool, parameters_of
 from toolkiln.syntax.tool_calls import ParsedCall
 
 

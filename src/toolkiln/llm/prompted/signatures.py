@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from toolkiln.llm.prompted.tools import PromptedTool
+from toolkiln.llm.prompted.tools import PromptedTool, parameters_of
 from toolkiln.syntax.tool_calls import format_literal
 
 MIN_EXAMPLES = 3
@@ -169,18 +169,6 @@ def _bounded(value: Any, schema: Mapping[str, Any]) -> Any:
     if isinstance(high, int | float | Decimal) and value > high:
         return high
     return value
-
-
-def parameters_of(schema: Any) -> tuple[dict[str, Any], set[str]]:
-    """The properties of an object schema, in order, and the names it requires."""
-    if not isinstance(schema, Mapping):
-        return {}, set()
-    properties = schema.get("properties")
-    required = schema.get("required")
-    return (
-        dict(properties) if isinstance(properties, Mapping) else {},
-        {name for name in required if isinstance(name, str)} if isinstance(required, list) else set(),
-    )
 
 
 def _optional(name: str, required: set[str]) -> str:

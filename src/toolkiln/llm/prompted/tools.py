@@ -41,15 +41,36 @@ class PromptedTool:
 
 
 def registry_tools(registry: Registry) -> list[PromptedTool]:
-    """The registry's active tools as prompted tools: each call runs `registry.run`."""
+    """The registry's active tools as prompted tools: each call runs `registry.run`; the
+    tool's own examples (`{"args": {...}, "expect": ...}`) are shown first."""
 
     def runner(name: str) -> Callable[[dict[str, Any]], Any]:
         return lambda arguments: registry.run(name, arguments)
 
     return [
-        PromptedTool(record.name, record.description, record.parameters, runner(record.name))
+        PromptedTool(
+            record.name,
+            record.description,
+            record.parameters,
+            runner(record.name),
+            examples=_positional(record.definition.get("examples"), list(parameters_of(record.parameters)[0])),
+        )
         for record in registry.list(status="active")
     ]
+
+
+def _positional(examples: Any, names: list[str]) -> tuple[tuple[Any, ...], ...]:
+    """Examples' named arguments in the signature's order; one left out is null, and the
+    nulls at the end are dropped (an optional parameter may be left out)."""
+    found = []
+    for example in examples if isinstance(examples, list) else []:
+        arguments = example.get("args") if isinstance(example, dict) else None
+        if isinstance(arguments, dict):
+            values = [arguments.get(name) for name in names]
+            while values and values[-1] is None:
+                values.pop()
+            found.append(tuple(values))
+    return tuple(found)
 
 
 def wget_tool(*, allow: Allowed = (), max_bytes: int | None = None) -> PromptedTool:
@@ -98,4 +119,16 @@ def final_response_tool(response_format: Mapping[str, Any]) -> PromptedTool:
         {"type": "object", "properties": {}},
         lambda _: requirements,
         returns="string",
+    )
+
+
+def parameters_of(schema: Any) -> tuple[dict[str, Any], set[str]]:
+    """The properties of an object schema, in order, and the names it requires."""
+    if not isinstance(schema, Mapping):
+        return {}, set()
+    properties = schema.get("properties")
+    required = schema.get("required")
+    return (
+        dict(properties) if isinstance(properties, Mapping) else {},
+        {name for name in required if isinstance(name, str)} if isinstance(required, list) else set(),
     )
