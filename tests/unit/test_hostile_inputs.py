@@ -182,3 +182,25 @@ def test_n8n_parameters_nested_within_the_limit_round_trip():
     export = _export_holding("parameters", _nested(190))
     imported = toolkiln.import_n8n(export)
     assert toolkiln.compile_workflow(imported.to_text()).to_n8n() == imported.to_n8n() == export
+
+
+@pytest.mark.parametrize(
+    "source, hint",
+    [
+        ("return ٣ + 1", "digits"),  # Arabic-Indic three: parsed as 3, so `٣ + 1` was 4
+        ("return １２", "digits"),  # fullwidth digits parsed as 12
+        ("return 1٣", "digits"),
+        ("ａ = 1\nreturn ａ", "letters"),
+        ({"name": "t", "description": "d", "parameters": {}, "logic": {"steps": [{"op": "return", "value": "٣"}]}}, ""),
+    ],
+)
+def test_numbers_and_names_are_ascii_only(source, hint):
+    """Digits of other scripts parsed as numbers (visual spoofing: `٣ + 1` is 4)."""
+    found = toolkiln.check(source)
+    assert [d.code for d in found] == ["E0101"]
+    assert hint in (found[0].hint or "")
+
+
+def test_workflow_numbers_are_ascii_only():
+    found = toolkiln.check_workflow('workflow w\ndescription "d"\non schedule every ٣ minutes\n{\n}\n')
+    assert [(d.code, d.hint) for d in found] == [("E0101", "numbers are written with the ASCII digits 0-9 only")]

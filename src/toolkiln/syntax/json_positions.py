@@ -14,7 +14,7 @@ import re
 
 # Whitespace, then one token: a string (group 1), a number or literal (group 2), or punctuation.
 _TOKEN = re.compile(
-    r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)|([{}\[\],:]))',
+    r'[ \t\r\n]*(?:("(?:[^"\\]|\\.)*")|(-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)|([{}\[\],:]))',
     re.DOTALL,
 )
 

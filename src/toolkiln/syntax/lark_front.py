@@ -19,6 +19,7 @@ from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.grammar import TooDeep, compute_parser
+from toolkiln.syntax.words import look_alike_hint
 
 _TOKEN_WORDS = {
     "NAME": "a name",
@@ -110,7 +111,7 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base
             codes.SYNTAX_ERROR,
             f"unexpected character `{shown}`",
             span,
-            hint=f"expected {_expected(error.allowed)}" if error.allowed else None,
+            hint=look_alike_hint(ch) or (f"expected {_expected(error.allowed)}" if error.allowed else None),
         )
     if isinstance(error, UnexpectedToken):
         token, start = error.token, error.token.start_pos

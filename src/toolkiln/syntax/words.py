@@ -27,3 +27,15 @@ RESERVED = frozenset(
         "call",
     }
 )
+
+
+def look_alike_hint(ch: str) -> str | None:
+    """The hint for a character outside ASCII where a number or a name was expected: numbers
+    and names are ASCII only, so `٣` or `ａ` cannot pass for `3` or `a` (docs/decisions.md)."""
+    if ch.isascii():
+        return None
+    if ch.isdigit() or ch.isnumeric():
+        return "numbers are written with the ASCII digits 0-9 only"
+    if ch.isalpha():
+        return "names are ASCII letters, digits and _ only"
+    return None

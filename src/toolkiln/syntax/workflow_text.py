@@ -42,9 +42,10 @@ from toolkiln.syntax.strings import (
     lone_surrogate_at,
     surrogate_offset,
 )
+from toolkiln.syntax.words import look_alike_hint
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
-CLOCK_TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+CLOCK_TIME = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 CRON = re.compile(r"\S+( \S+){4,5}")  # five fields (six with seconds); n8n checks the values
 TIMEZONE_SHAPE = re.compile(r"UTC|[A-Za-z_]+(/[A-Za-z0-9_+-]+)+")
 WEBHOOK_PATH = re.compile(r"/?(?::?[A-Za-z0-9_-]+)(?:/:?[A-Za-z0-9_-]+)*/?")
@@ -144,7 +145,8 @@ def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagno
                 codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {ch}"
             )
         shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span, hint=_expected(error.allowed))
+        hint = look_alike_hint(ch) or _expected(error.allowed)
+        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span, hint=hint)
     if isinstance(error, UnexpectedToken):
         token = error.token
         if token.type == "$END" or token.start_pos is None:
