@@ -89,8 +89,10 @@ def test_sigterm_during_a_stream_of_creates_loses_no_acknowledged_create(registr
     writers = [threading.Thread(target=create_stream, args=(w,)) for w in range(4)]
     for writer in writers:
         writer.start()
+    deadline = time.monotonic() + 60
     while len(acknowledged) < 20:
         assert all(w.is_alive() for w in writers), "the writers stopped before the signal"
+        assert time.monotonic() < deadline, f"only {len(acknowledged)} creates in 60 s"
         time.sleep(0.01)
     assert server.stop(signal.SIGTERM) in (0, -signal.SIGTERM)
     stop.set()

@@ -12,6 +12,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkiln.diagnostics import codes
+from toolkiln.server.auth import WRITE_SCOPES
 from toolkiln.server.problems import diagnostic, problem
 
 
@@ -87,19 +88,11 @@ class WriteAudit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        status = 500
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracking_send)
-        finally:
+        async def audited_send(message: Message) -> None:
+            # Written before the answer starts: a client that has its answer finds the line.
             caller = scope.get("state", {}).get("caller")
-            if caller is not None and caller.needed in ("write", "admin"):
+            if message["type"] == "http.response.start" and caller is not None and caller.needed in WRITE_SCOPES:
                 self._append(
                     {
                         "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
@@ -107,9 +100,12 @@ class WriteAudit:
                         "scope": caller.token.scope,
                         "method": scope["method"],
                         "path": scope["path"],
-                        "status": status,
+                        "status": message["status"],
                     }
                 )
+            await send(message)
+
+        await self.app(scope, receive, audited_send)
 
     def _append(self, entry: dict[str, Any]) -> None:
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
