@@ -18,7 +18,7 @@ from toolkiln.server import problems
 from toolkiln.server.auth import Reader
 from toolkiln.server.guards import BodySizeLimit, WriteAudit
 from toolkiln.server.routes import check, exports, health, runs, seed, tokens, tools, workflows
-from toolkiln.server.services import Services, Settings, server_folder
+from toolkiln.server.services import Services, Settings
 from toolkiln.version import __version__
 
 API_PREFIX = "/api/v1"
@@ -53,12 +53,11 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     app.include_router(health.router)
 
     @app.get("/openapi.json", include_in_schema=False)
-    def openapi(_: Reader) -> JSONResponse:
+    async def openapi(_: Reader) -> JSONResponse:
         return JSONResponse(app.openapi())
 
     problems.install(app)
-    folder = server_folder(opened.path)
-    found.tokens.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    app.add_middleware(WriteAudit, path=folder / "requests.jsonl")
+    found.tokens.ensure_folder()  # the request log goes there too
+    app.add_middleware(WriteAudit, path=found.tokens.folder / "requests.jsonl")
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)  # outermost: before anything reads
     return app

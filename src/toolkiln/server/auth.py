@@ -1,9 +1,9 @@
 """Who is calling, and may they: a bearer token, its scope, and its rate limit.
 
-A route declares the scope it needs with `Depends(require("write"))`; the scopes grow
-read < run < write < admin. Failures are problem details: 401 (R0501 no token, R0502 an
-unknown or revoked one), 429 (R0504, with Retry-After), 403 (R0503, a scope too narrow).
-A caller whose scope is write or admin is a writer: the request audit log records it.
+A route declares the scope it needs with a parameter `_: Reader` (Runner, Writer, Admin); the
+scopes grow read < run < write < admin. Failures are problem details: 401 (R0501 no token,
+R0502 an unknown or revoked one), 429 (R0504, with Retry-After), 403 (R0503, a scope too
+narrow). The caller is left in `request.state` for the audit of writes (guards.WriteAudit).
 """
 
 from __future__ import annotations

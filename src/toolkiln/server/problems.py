@@ -184,11 +184,11 @@ def install(app: FastAPI) -> None:
         )
 
     async def other_error(request: Request, error: Exception) -> Response:
-        """A toolkiln.Error the routes do not expect is the request's fault (400); anything
+        """A toolkiln.Error the routes do not expect is the request's fault (422); anything
         else is a bug: logged here, answered without a trace."""
         if isinstance(error, Error):
             detail = str(error)[:500]
-            return problem(400, codes.INVALID_BODY.code, detail, [diagnostic(codes.INVALID_BODY, detail)])
+            return problem(422, codes.INVALID_BODY.code, detail, [diagnostic(codes.INVALID_BODY, detail)])
         log.exception("internal error on %s %s", request.method, request.url.path)
         detail = "the server failed; its log has the details"
         return problem(500, codes.INTERNAL_ERROR.code, detail, [diagnostic(codes.INTERNAL_ERROR, detail)])

@@ -158,14 +158,15 @@ class TokenStore:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self._ensure_folder()
+        self.ensure_folder()
         try:
             with self._lock:
                 yield
         except Timeout:
             raise TokenError(codes.TOKEN_STORE_ERROR, f"the token file {self.path} is locked") from None
 
-    def _ensure_folder(self) -> None:
+    def ensure_folder(self) -> None:
+        """The folder, private (0700), with a .gitignore of everything."""
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         ignore = self.folder / ".gitignore"
         if not ignore.exists():  # tokens and request logs are never committed with the tools
