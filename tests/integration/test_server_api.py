@@ -196,6 +196,10 @@ def test_a_models_tool_waits_for_approval_whatever_the_token(server):
         assert http.post("/api/v1/tools/risky_double/approve").json()["status"] == "active"
         assert http.post("/api/v1/tools/risky_double/execute", json={"args": {"x": 4}}).json()["result"] == 8
         http.delete("/api/v1/tools/risky_double")
+        http.post("/api/v1/tools", json={"definition": risky, "created_by": "llm"})
+        assert http.post("/api/v1/tools/risky_double/reject").json()["status"] == "rejected"
+        assert_problem(http.post("/api/v1/tools/risky_double/approve"), 409, "R0202")
+        http.delete("/api/v1/tools/risky_double")
 
 
 def test_listing_filters_searches_and_pages(server):
@@ -240,6 +244,15 @@ def test_dry_runs_and_validation_save_nothing(server):
         checked = http.post("/api/v1/tools/validate", json={"definition": compute_tool("dry", "y")}).json()
         assert checked["valid"] is False and checked["diagnostics"][0]["code"] == "E0201"
         assert_problem(http.get("/api/v1/tools/dry"), 404, "R0102")
+    with as_user(server, "admin") as http:
+        http.post("/api/v1/tools", json={"definition": compute_tool("stored")})
+        assert http.get("/api/v1/tools/stored/validate").json() == {
+            "valid": True,
+            "errors": 0,
+            "warnings": 0,
+            "diagnostics": [],
+        }
+        http.delete("/api/v1/tools/stored")
 
 
 def test_check_compute_sources_and_workflows(server):
@@ -270,6 +283,8 @@ def test_templates(server):
         rendered = http.post(f"/api/v1/templates/{slug}/render", json={"values": values, "dsl": True})
         assert rendered.status_code == 200, rendered.text
         assert rendered.json()["dsl"].startswith(("workflow", "#"))
+        as_n8n = http.post(f"/api/v1/templates/{slug}/render", json={"values": values}).json()
+        assert as_n8n["dsl"] is None and as_n8n["workflow"]["nodes"]
         assert_problem(http.post("/api/v1/templates/nope/render", json={}), 404, "E0801")
 
 
