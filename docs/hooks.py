@@ -39,6 +39,7 @@ CODE_GROUPS = {
     "R03": "Registry: storage",
     "R04": "Registry: workflow tools on n8n",
     "R05": "Server: requests and auth",
+    "R06": "Executables and sandbox",
 }
 
 LIMIT_DESCRIPTIONS = {
