@@ -34,11 +34,14 @@ REPLY_NAME = "reply"
 # Code fences read at most; a reply with more is not searched for blocks.
 MAX_FENCES = 100
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\n]*?)[ \t]*$", re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)  # group 2: the info string
 _JSON_TOOL = re.compile(r"""["']?\b(logic|steps|workflow)\b["']?\s*:""")
 _TEXT_TOOL = re.compile(r"^[ \t]*tool[ \t]+[A-Za-z_]\w*[ \t]*\(", re.MULTILINE)
 _TEXT_WORKFLOW = re.compile(r"""^[ \t]*workflow[ \t]+(?:[a-z][a-z0-9_]*|"[^"\n]*")[ \t]*$""", re.MULTILINE)
-_JSON_START = re.compile(r"""\{\s*(?:["'}]|[A-Za-z_$][\w$]*\s*:)""")
+# An object's opening brace, then a key (quoted or not) or its end, maybe after one comment.
+# Every part matches one way only (a comment is bounded and cannot contain what ends it), so
+# a search through a reply of braces and comments stays linear.
+_JSON_START = re.compile(r"""\{\s*(?:(?://[^\n]{0,200}\n|/\*[^*]{0,200}\*/)\s*)?(?:["'}]|[A-Za-z_$][\w$]*\s*:)""")
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ def _fenced_blocks(text: str) -> list[_Block]:
                 for j in range(i + 1, len(fences))
                 if fences[j].group(1)[0] == marker[0]
                 and len(fences[j].group(1)) >= len(marker)
-                and not fences[j].group(2)
+                and not fences[j].group(2).strip()
             ),
             None,
         )
@@ -243,15 +246,23 @@ def _taken(reply: _Reply, block: _Block) -> Extraction:
     repairs = _outside_repairs(reply, block)
     content = reply.text[block.start : block.end]
     if not (_TEXT_TOOL.search(content) or _TEXT_WORKFLOW.search(content)):
-        json_start = _JSON_START.search(content)
+        # A block that starts with `{` is taken from there, whatever follows the brace: searching
+        # on could take an inner object for the whole.
+        stripped = len(content) - len(content.lstrip())
+        json_start = stripped if content[stripped : stripped + 1] == "{" else _json_start(content)
         if json_start is not None:
-            if content[: json_start.start()].strip():  # `const tool = {`, a comment before it
+            if content[:json_start].strip():  # `const tool = {`, a comment before it
                 repairs.append(Repair("prose", "ignored the text before the JSON object", reply.line(block.start)))
-            block = _Block(block.start + json_start.start(), block.end, block.fence, block.closed)
+            block = _Block(block.start + json_start, block.end, block.fence, block.closed)
             return _json(reply, block, reply.text[block.start : block.end], repairs)
     source = content.strip()
     kind = "workflow" if _TEXT_WORKFLOW.search(source) and not _TEXT_TOOL.search(source) else "compute"
     return Extraction(source=source, format="text", kind=kind, repairs=tuple(repairs))
+
+
+def _json_start(text: str) -> int | None:
+    match = _JSON_START.search(text)
+    return None if match is None else match.start()
 
 
 def _outside_repairs(reply: _Reply, block: _Block) -> list[Repair]:

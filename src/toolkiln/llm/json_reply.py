@@ -111,7 +111,9 @@ _TOKEN = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 # After a comma: white space and comments, then the bracket that makes it a trailing comma.
-_CLOSER_AFTER = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*([}\]])", re.DOTALL)
+# (The comment pattern matches one way only: a lazy `/\*.*?\*/` under `*` could also swallow
+# `*/ /*`, and a reply of many comments would then backtrack for ever.)
+_CLOSER_AFTER = re.compile(r"(?:\s|//[^\n]*|/\*[^*]*\*+(?:[^/*][^*]*\*+)*/)*([}\]])")
 _COLON_AFTER = re.compile(r"[ \t]*:")
 _NOT_NEWLINE = re.compile(r"[^\n]")
 

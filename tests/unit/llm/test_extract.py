@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkiln import Registry
 from toolkiln.errors import UsageError
@@ -134,10 +136,48 @@ def test_a_reply_of_many_fences_is_not_searched_for_blocks():
         '{"logic": ' + "/*" * (MAX_REPLY_CHARS // 2 - 10),
         '{"logic": "' + "a" * (MAX_REPLY_CHARS - 20),
         '{"logic": ' + "[" * (MAX_REPLY_CHARS // 2 - 10),
+        "{//" * (MAX_REPLY_CHARS // 3),
+        '{"a": [1, ' + "/**/" * (MAX_REPLY_CHARS // 4 - 10) + "x]}",
+        "```" + " " * (MAX_REPLY_CHARS - 10) + "x",
     ],
-    ids=["commas", "quotes", "open-comments", "open-string", "open-brackets"],
+    ids=["commas", "quotes", "open-comments", "open-string", "open-brackets", "braces", "comments", "fence"],
 )
 def test_hostile_replies_at_the_size_limit_end_in_a_diagnostic(hostile):
     assert len(hostile) <= MAX_REPLY_CHARS
     found = extract(hostile)
     assert not found.ok and found.diagnostics
+
+
+# --- properties -----------------------------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=3000))
+def test_any_text_gives_an_extraction(text):
+    found = extract(text)
+    assert found.ok or found.diagnostics
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=6), st.sampled_from(["", "Here:\n", "x {{y}}\n"]))
+def test_a_fenced_object_comes_back_exactly(data, prose):
+    definition = {"logic": {"steps": []}, **data}
+    found = extract(f"{prose}```json\n{json.dumps(definition, indent=1)}\n```\nDone.")
+    assert found.ok and found.data == definition
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=6))
+def test_comments_and_trailing_commas_never_change_the_data(data):
+    definition = {"logic": {"steps": [1, 2]}, **data}
+    text = json.dumps(definition, indent=1)
+    noisy = text.replace("\n}", ",\n}").replace("\n]", ", // end\n]").replace("{\n", "{ /* open */\n", 1)
+    found = extract(noisy)
+    assert found.ok and found.data == definition
+    assert {r.kind for r in found.repairs} <= {"comment", "trailing-comma"}
