@@ -179,10 +179,14 @@ Use only node types from n8n; never invent one. Credentials are named, never wri
 """
 
 
+_LEXER_PART = "// --- the extent of an expression"
+
+
 def _grammar_rules() -> str:
     """The rules of workflow.lark, without its comments and the lexer's internals."""
     text = grammar_text("workflow.lark")
-    rules = text[text.index("start:") : text.index("// --- the extent of an expression")]
+    end = text.find(_LEXER_PART)  # what follows it is how expressions are delimited, not syntax
+    rules = text[text.find("start:") : end if end >= 0 else len(text)]
     lines = [line for line in rules.splitlines() if not line.lstrip().startswith("//")]
     return "\n".join(line.split("  //")[0].rstrip() for line in lines).strip()
 
