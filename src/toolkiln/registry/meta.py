@@ -66,7 +66,9 @@ _LANGUAGE = (
     "+ - * / % **, == != < <= > >=, and or not, in, x if cond else y, [e for v in list if cond], "
     "obj.field, list[i], and the functions abs all any avg ceil clamp coalesce contains count ends_with floor "
     "get join len lower max min number replace round sqrt starts_with sum text trim upper. "
-    "Numbers are exact decimals. There are no loops, imports or other functions."
+    "Numbers are exact decimals. There are no loops, imports or other functions. "
+    'Optional "examples": [{"args": {"qty": 2, "price": 5}, "expect": 10}, ...]: each is run before the tool '
+    "is saved, and a wrong result is reported with the arguments, the expected and the actual value."
 )
 
 _FIX = (
