@@ -1,0 +1,93 @@
+"""`toolkiln mcp`: the registry as a Model Context Protocol server (the official `mcp` SDK),
+over stdio.
+
+Tools and calls are mcp_tools.py's. A watcher compares the active tools with what clients were
+last told (mcp_tools.fingerprint, every `poll_seconds`) and, when another process or a call
+changed them, tells every client to refetch: clients of the 2026-07-28 protocol through their
+`subscriptions/listen` stream (the SDK's subscription bus), older ones with a
+`notifications/tools/list_changed` on the connection.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.shared.subscriptions import ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from toolkiln.registry.registry import Registry
+from toolkiln.server import mcp_tools
+from toolkiln.version import __version__
+
+POLL_SECONDS = 0.5
+
+
+class RegistryMCP:
+    """One MCP server over one registry, for one stdio connection."""
+
+    def __init__(self, registry: Registry, *, poll_seconds: float = POLL_SECONDS) -> None:
+        self.registry = registry
+        self.poll_seconds = poll_seconds
+        self.bus = InMemorySubscriptionBus()
+        # A handshake-era client hears of changes on its connection; any request's session
+        # reaches it, so the last one is kept (stdio has one connection).
+        self._handshake_session: ServerSession | None = None
+        self.server = Server(
+            "toolkiln",
+            version=__version__,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+        )
+
+    async def run_stdio(self) -> None:
+        options = self.server.create_initialization_options(
+            notification_options=NotificationOptions(tools_changed=True)
+        )
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._watch)
+            async with stdio_server() as (read, write):
+                await self.server.run(read, write, options)
+            tasks.cancel_scope.cancel()
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        self._remember(ctx)
+        listed = await anyio.to_thread.run_sync(mcp_tools.tool_list, self.registry)
+        return types.ListToolsResult(tools=[types.Tool.model_validate(d) for d in listed])  # MCP's own JSON
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        self._remember(ctx)
+        outcome = await anyio.to_thread.run_sync(mcp_tools.call_tool, self.registry, params.name, params.arguments)
+        text = json.dumps(outcome.payload, ensure_ascii=False)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=outcome.payload,
+            is_error=outcome.is_error,
+        )
+
+    def _remember(self, ctx: ServerRequestContext[Any]) -> None:
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._handshake_session = ctx.session
+
+    async def _watch(self) -> None:
+        """Tell clients to refetch when the active tools change, whoever changed them."""
+        told = await anyio.to_thread.run_sync(mcp_tools.fingerprint, self.registry)
+        while True:
+            await anyio.sleep(self.poll_seconds)
+            now = await anyio.to_thread.run_sync(mcp_tools.fingerprint, self.registry)
+            if now == told:
+                continue
+            told = now
+            await self.bus.publish(ToolsListChanged())
+            if self._handshake_session is not None:
+                await self._handshake_session.send_tool_list_changed()

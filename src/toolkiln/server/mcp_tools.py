@@ -1,0 +1,83 @@
+"""The registry as MCP tools: what `tools/list` shows and what `tools/call` does, without the SDK.
+
+The list is the active tools (their inputSchema is their parameters' JSON Schema), the
+meta-tools (create, list, test, delete, toggle) and `run_custom_tool`, a stable tool that
+runs any active tool by name: many clients never refetch the list when told it changed, and
+this one reaches tools created after they connected. Calls never raise: a failure is a
+result with `ok: false` and the diagnostics (the meta-tools' shape), marked as an error.
+Callers through MCP are models: meta-tool calls are made as `created_by="llm"`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from toolkiln.errors import RunError
+from toolkiln.registry.codec import plain_json
+from toolkiln.registry.errors import InvalidRequest, RegistryError
+from toolkiln.registry.meta import run_error_dict
+from toolkiln.registry.names import META_TOOL_NAMES
+from toolkiln.registry.registry import Registry
+
+RUN_CUSTOM_TOOL = "run_custom_tool"
+_RUN_CUSTOM_TOOL_SPEC = {
+    "name": RUN_CUSTOM_TOOL,
+    "description": "Run a custom tool by its name with its arguments. Use it for a tool created after "
+    "your tool list was given to you (list_custom_tools shows every tool and its parameters).",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "the tool's name"},
+            "args": {"type": "object", "description": "the tool's arguments, by name"},
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    },
+    "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": True},
+}
+
+
+@dataclass(frozen=True)
+class CallResult:
+    payload: dict[str, Any]  # JSON data: the structured content, and as text the content
+    is_error: bool
+
+
+def tool_list(reg: Registry) -> list[dict[str, Any]]:
+    """Every tool a client sees: active tools, meta-tools, run_custom_tool (a registry tool of
+    that name is reached through it)."""
+    own = [d for d in reg.definitions("mcp") if d["name"] != RUN_CUSTOM_TOOL]
+    return own + reg.meta_definitions("mcp") + [_RUN_CUSTOM_TOOL_SPEC]
+
+
+def fingerprint(reg: Registry) -> tuple[tuple[str, int, str], ...]:
+    """What the tool list depends on: when it changes, clients are told to refetch."""
+    return tuple((r.name, r.version, r.description) for r in reg.list(status="active"))
+
+
+def call_tool(reg: Registry, name: str, arguments: dict[str, Any] | None) -> CallResult:
+    args = arguments or {}
+    if name in META_TOOL_NAMES:
+        reply = reg.call_meta(name, args, created_by="llm")
+        return CallResult(plain_json(reply), is_error=not reply.get("ok", False))
+    try:
+        if name == RUN_CUSTOM_TOOL:
+            name, args = _target(args)
+        result = reg.run(name, args)
+    except RegistryError as error:
+        errors = [error.to_dict()] + [d.to_dict() for d in getattr(error, "diagnostics", [])]
+        return CallResult({"ok": False, "errors": errors, "message": error.message}, is_error=True)
+    except RunError as error:
+        return CallResult({"ok": False, "errors": [run_error_dict(error)], "message": error.message}, is_error=True)
+    return CallResult({"ok": True, "result": plain_json(result)}, is_error=False)
+
+
+def _target(args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The tool and arguments a run_custom_tool call names."""
+    name, tool_args = args.get("name"), args.get("args", {})
+    if not isinstance(name, str) or not isinstance(tool_args, dict):
+        raise InvalidRequest(
+            "run_custom_tool takes `name`, a string, and `args`, an object", hint="list_custom_tools shows the names"
+        )
+    return name, tool_args
