@@ -16,6 +16,7 @@ from toolkiln.cli.ask import add_ask_command
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from toolkiln.cli.compute import add_compute_commands
 from toolkiln.cli.create import add_create_command
+from toolkiln.cli.mcp import add_mcp_command
 from toolkiln.cli.n8n import add_n8n_command
 from toolkiln.cli.serve import add_serve_command
 from toolkiln.cli.templates import add_templates_command
@@ -129,5 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_ask_command(commands)
     add_create_command(commands)
     add_serve_command(commands)
+    add_mcp_command(commands)
     add_tokens_command(commands)
     return parser
