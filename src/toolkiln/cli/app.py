@@ -22,6 +22,7 @@ from toolkiln.cli.serve import add_serve_command
 from toolkiln.cli.templates import add_templates_command
 from toolkiln.cli.tokens import add_tokens_command
 from toolkiln.cli.tools import add_tools_command
+from toolkiln.cli.trust import add_trust_command
 from toolkiln.cli.workflow import add_workflow_command
 
 
@@ -132,4 +133,5 @@ def build_parser() -> argparse.ArgumentParser:
     add_serve_command(commands)
     add_mcp_command(commands)
     add_tokens_command(commands)
+    add_trust_command(commands)
     return parser
