@@ -300,8 +300,9 @@ def _workflow_definition(found: Extraction, name: str | None) -> tuple[Any, list
             return None, [_at(codes.INVALID_DECLARATION, 'a workflow tool definition has "kind": "workflow"', "kind")]
     text = data.get("workflow")
     if isinstance(text, str):
-        # Strict: a node type or parameter the catalog does not know is an error here, not a
-        # warning: a model's unknown node is an invented one.
+        # Strict: what is only a warning for a person (a node type or parameter the catalog does
+        # not know, a step no trigger reaches, a loop) is an error here: a model's unknown node
+        # is an invented one, and its unreachable step a mistake.
         problems = [d for d in check_workflow(text, strict=True) if d.is_error]
         if problems:
             return None, [d.model_copy(update={"span": (d.span or _NOWHERE).shifted("workflow")}) for d in problems]
