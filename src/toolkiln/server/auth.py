@@ -17,8 +17,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from toolkiln.diagnostics import codes
 from toolkiln.server.problems import ServerProblem
+from toolkiln.server.ratelimit import TokenRateLimiter
 from toolkiln.server.services import services_of
-from toolkiln.server.tokens import Scope, TokenInfo
+from toolkiln.server.tokens import Scope, TokenInfo, TokenStore
 
 _bearer = HTTPBearer(auto_error=False, description="a token from `toolkiln tokens create NAME --scope ...`")
 Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
@@ -36,46 +37,53 @@ class Caller:
         return self.token.name
 
 
+def authorize(tokens: TokenStore, limiter: TokenRateLimiter, presented: str | None, needed: Scope) -> TokenInfo:
+    """The token `presented` (a bearer token, or None) if it may use a route needing `needed`;
+    else the ServerProblem to answer with."""
+    if not presented:
+        raise ServerProblem(
+            401,
+            codes.MISSING_TOKEN,
+            "this route needs a bearer token",
+            hint="send `Authorization: Bearer <token>`; create one with `toolkiln tokens create`",
+            headers=_CHALLENGE,
+        )
+    token = tokens.authenticate(presented)
+    if token is None:
+        raise ServerProblem(
+            401,
+            codes.INVALID_TOKEN,
+            "the bearer token is unknown or revoked",
+            hint="create a new token with `toolkiln tokens create`",
+            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
+    wait = limiter.retry_after(token.name)
+    if wait is not None:
+        raise ServerProblem(
+            429,
+            codes.RATE_LIMITED,
+            f"token {token.name!r} is over the rate limit; retry in {wait} s",
+            hint="slow down, or raise `--rate-limit`",
+            headers={"Retry-After": str(wait)},
+        )
+    if not token.allows(needed):
+        raise ServerProblem(
+            403,
+            codes.INSUFFICIENT_SCOPE,
+            f"this route needs scope {needed!r}; token {token.name!r} has {token.scope!r}",
+            hint="use a token with a wider scope",
+            headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{needed}"'},
+        )
+    return token
+
+
 def require(needed: Scope) -> Callable[..., Awaitable[Caller]]:
     """The dependency of a route that needs `needed` (or a wider scope)."""
 
     async def dependency(request: Request, credentials: Bearer) -> Caller:  # a coroutine: no thread hop
-        if credentials is None or not credentials.credentials:
-            raise ServerProblem(
-                401,
-                codes.MISSING_TOKEN,
-                "this route needs a bearer token",
-                hint="send `Authorization: Bearer <token>`; create one with `toolkiln tokens create`",
-                headers=_CHALLENGE,
-            )
         found = services_of(request)
-        token = found.tokens.authenticate(credentials.credentials)
-        if token is None:
-            raise ServerProblem(
-                401,
-                codes.INVALID_TOKEN,
-                "the bearer token is unknown or revoked",
-                hint="create a new token with `toolkiln tokens create`",
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
-        wait = found.limiter.retry_after(token.name)
-        if wait is not None:
-            raise ServerProblem(
-                429,
-                codes.RATE_LIMITED,
-                f"token {token.name!r} is over the rate limit; retry in {wait} s",
-                hint="slow down, or raise `toolkiln serve --rate-limit`",
-                headers={"Retry-After": str(wait)},
-            )
-        if not token.allows(needed):
-            raise ServerProblem(
-                403,
-                codes.INSUFFICIENT_SCOPE,
-                f"this route needs scope {needed!r}; token {token.name!r} has {token.scope!r}",
-                hint="use a token with a wider scope",
-                headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{needed}"'},
-            )
-        caller = Caller(token, needed)
+        presented = credentials.credentials if credentials is not None else None
+        caller = Caller(authorize(found.tokens, found.limiter, presented, needed), needed)
         request.state.caller = caller  # read by the request audit
         return caller
 
