@@ -32,6 +32,7 @@ from toolkiln.diagnostics.source import Source
 from toolkiln.syntax.grammar import TooDeep, grammar_text
 from toolkiln.syntax.lark_front import describe_token, expected_tokens
 from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_SOURCE_CHARS, literal_too_large
+from toolkiln.syntax.words import look_alike_hint
 
 # Lark takes some microseconds a token: a block of 20,000 characters parses in well under a
 # second, and no prompted tool needs bigger arguments (large data belongs in a table).
@@ -183,9 +184,8 @@ def _syntax_diagnostic(error: UnexpectedInput, body: str, base: int, index: Line
                 codes.TOOL_CALL_SYNTAX, "the string is not closed", span, hint=f"end the string with {char}"
             )
         shown = char if char.isprintable() else f"U+{ord(char):04X}"
-        return Diagnostic.of(
-            codes.TOOL_CALL_SYNTAX, f"unexpected character `{shown}`", span, hint=f"expected {_expected(error)}"
-        )
+        hint = look_alike_hint(char) or f"expected {_expected(error)}"
+        return Diagnostic.of(codes.TOOL_CALL_SYNTAX, f"unexpected character `{shown}`", span, hint=hint)
     if isinstance(error, UnexpectedToken) and error.token.type != "$END":
         token = error.token
         start = token.start_pos or 0

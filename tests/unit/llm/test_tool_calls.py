@@ -153,3 +153,13 @@ def test_a_long_block_parses_and_a_longer_one_is_refused() -> None:
 def test_huge_numbers_are_diagnostics_not_int_conversion_errors() -> None:
     assert only_problem(block("f(" + "9" * 5000 + ")"))[:2] == ("E0901", "the number has more than 100 digits")
     assert only_problem(block("f(1e999999)"))[:2] == ("E0901", "the number has more than 100 digits")
+
+
+@pytest.mark.parametrize("digits", ["٣", "１２", "1٣"])
+def test_numbers_are_ascii_digits_only(digits: str) -> None:
+    """As in the compute language (docs/decisions.md): `٣` is not a look-alike of 3 here either."""
+    parsed = parse_tool_calls(f"```tool\nreturn f({digits});\n```")
+    assert parsed.calls == ()
+    assert [(d.code, d.hint) for d in parsed.diagnostics] == [
+        ("E0901", "numbers are written with the ASCII digits 0-9 only")
+    ]
