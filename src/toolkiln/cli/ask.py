@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.cli.tools import open_registry, registry_option
 from toolkiln.errors import Error
 
 DEFAULT_MAX_TURNS = 10
@@ -27,13 +27,7 @@ def add_ask_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "active tools and create new ones. Progress goes to standard error, the answer to standard output.",
     )
     parser.add_argument("text", help="the question or request")
-    parser.add_argument(
-        "--registry",
-        metavar="DIR",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)",
-    )
+    registry_option(parser)
     parser.add_argument(
         "--max-turns",
         metavar="N",
@@ -56,7 +50,6 @@ def _turns(text: str) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from toolkiln.cli.tools import open_registry
     from toolkiln.llm import LLMConfigError, agent_loop, client_from_env
 
     if not args.text.strip():

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.cli.tools import open_registry, registry_option
 from toolkiln.errors import Error
 
 if TYPE_CHECKING:
@@ -37,13 +37,7 @@ def add_create_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     parser.add_argument("--from-description", dest="description", metavar="TEXT", required=True)
     parser.add_argument("--kind", choices=("compute", "workflow"), default="compute")
     parser.add_argument("--name", metavar="NAME", help="the tool's name (default: the model chooses)")
-    parser.add_argument(
-        "--registry",
-        metavar="DIR",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)",
-    )
+    registry_option(parser)
     parser.add_argument(
         "--max-attempts",
         metavar="N",
@@ -66,7 +60,6 @@ def _attempts(text: str) -> int:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    from toolkiln.cli.tools import open_registry
     from toolkiln.llm import LLMConfigError, client_from_env
     from toolkiln.llm.factory import Factory
     from toolkiln.registry.errors import InvalidName

@@ -41,16 +41,16 @@ STATUSES = ("active", "disabled", "pending_approval", "rejected")
 FORMATS = ("openai", "anthropic", "mcp", "gemini")
 
 
+def registry_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """`--registry DIR`, read by `open_registry` (SUPPRESS: also accepted after a subcommand)."""
+    where = "the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)"
+    parser.add_argument("--registry", metavar="DIR", type=Path, default=argparse.SUPPRESS, help=where)
+    return parser
+
+
 def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add `tools` and its subcommands to the `toolkiln` parser's subparsers."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--registry",
-        metavar="DIR",
-        type=Path,
-        default=argparse.SUPPRESS,
-        help="the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)",
-    )
+    common = registry_option(argparse.ArgumentParser(add_help=False))
     tools = subparsers.add_parser(
         "tools",
         help="manage the tool registry",
