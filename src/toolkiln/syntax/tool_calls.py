@@ -184,8 +184,8 @@ def _syntax_diagnostic(error: UnexpectedInput, body: str, base: int, index: Line
                 codes.TOOL_CALL_SYNTAX, "the string is not closed", span, hint=f"end the string with {char}"
             )
         shown = char if char.isprintable() else f"U+{ord(char):04X}"
-        hint = look_alike_hint(char) or f"expected {_expected(error)}"
-        return Diagnostic.of(codes.TOOL_CALL_SYNTAX, f"unexpected character `{shown}`", span, hint=hint)
+        expected = look_alike_hint(char) or f"expected {_expected(error)}"
+        return Diagnostic.of(codes.TOOL_CALL_SYNTAX, f"unexpected character `{shown}`", span, hint=expected)
     if isinstance(error, UnexpectedToken) and error.token.type != "$END":
         token = error.token
         start = token.start_pos or 0
