@@ -1,23 +1,30 @@
-"""`toolkiln mcp` under the official MCP client over stdio, in both protocol eras: list, call,
-create through a meta-tool, hear that the list changed (also for a tool made by another
-process), call the new tool by its name and through run_custom_tool."""
+"""`toolkiln mcp` under the official MCP client, over stdio and streamable HTTP, in both
+protocol eras: list, call, create through a meta-tool, hear that the list changed (also for a
+tool made by another process), call the new tool by its name and through run_custom_tool."""
 
 from __future__ import annotations
 
+import signal
+import socket
+import subprocess
 import sys
+import time
 
 import anyio
+import httpx
+import httpx2
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from test_server_support import compute_tool
+from mcp.client.streamable_http import streamable_http_client
+from test_server_support import compute_tool, free_port, make_tokens
 
 from toolkiln import Registry
 
 CHANGE_SECONDS = 10  # the server looks every 0.1 s here; a loaded machine may take a while
 
 
-def server_for(registry) -> StdioServerParameters:
+def stdio_server_for(registry) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "toolkiln", "mcp", "--registry", str(registry), "--poll-seconds", "0.1"],
@@ -30,6 +37,32 @@ def registry(tmp_path):
     with Registry(path) as reg:
         reg.create(compute_tool("double", "x * 2"))
     return path
+
+
+@pytest.fixture
+def http_server(registry):
+    """`toolkiln mcp --http` on a free port; its tokens by scope."""
+    tokens = make_tokens(registry)
+    port = free_port()
+    args = ["--registry", str(registry), "--http", "--port", str(port), "--poll-seconds", "0.1", "--rate-limit", ""]
+    process = subprocess.Popen([sys.executable, "-m", "toolkiln", "mcp", *args], stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 30
+    while True:
+        assert process.poll() is None, process.stderr.read().decode()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            assert time.monotonic() < deadline, "toolkiln mcp --http did not start"
+            time.sleep(0.05)
+    yield url, tokens
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
+
+
+def over_http(url: str, token: str):
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}))
 
 
 async def names(client: Client) -> list[str]:
@@ -59,6 +92,15 @@ async def use_the_registry(client: Client, created: anyio.Event, registry) -> No
 
 
 def test_a_handshake_era_client_hears_of_new_tools(registry):
+    hears_of_new_tools_with_a_handshake(lambda: stdio_server_for(registry), registry)
+
+
+def test_a_handshake_era_client_over_http_hears_of_new_tools(http_server, registry):
+    url, tokens = http_server
+    hears_of_new_tools_with_a_handshake(lambda: over_http(url, tokens["write"]), registry)
+
+
+def hears_of_new_tools_with_a_handshake(server, registry) -> None:
     async def main() -> None:
         heard = anyio.Event()
 
@@ -66,7 +108,7 @@ def test_a_handshake_era_client_hears_of_new_tools(registry):
             if type(message).__name__ == "ToolListChangedNotification":
                 heard.set()
 
-        async with Client(server_for(registry), mode="legacy", message_handler=on_message) as client:
+        async with Client(server(), mode="legacy", message_handler=on_message) as client:
             assert not client.protocol_version.startswith("2026")
             await use_the_registry(client, heard, registry)
 
@@ -83,8 +125,17 @@ def test_a_handshake_era_client_hears_of_new_tools(registry):
 
 
 def test_a_2026_client_hears_of_new_tools_on_its_listen_stream(registry):
+    hears_of_new_tools_on_a_listen_stream(lambda: stdio_server_for(registry), registry)
+
+
+def test_a_2026_client_over_http_hears_of_new_tools(http_server, registry):
+    url, tokens = http_server
+    hears_of_new_tools_on_a_listen_stream(lambda: over_http(url, tokens["write"]), registry)
+
+
+def hears_of_new_tools_on_a_listen_stream(server, registry) -> None:
     async def main() -> None:
-        async with Client(server_for(registry)) as client:
+        async with Client(server()) as client:
             assert client.protocol_version == "2026-07-28"
             async with client.listen(tools_list_changed=True) as subscription:
                 heard = anyio.Event()
@@ -108,3 +159,12 @@ def test_a_2026_client_hears_of_new_tools_on_its_listen_stream(registry):
             assert "from_elsewhere" in await names(client)
 
     anyio.run(main)
+
+
+def test_http_needs_a_write_token(http_server):
+    url, tokens = http_server
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    for token, status, code in ((None, 401, "R0501"), ("tk_wrong", 401, "R0502"), (tokens["run"], 403, "R0503")):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        refused = httpx.post(url, json=hello, headers=headers)
+        assert refused.status_code == status and refused.json()["code"] == code

@@ -1,4 +1,5 @@
-"""`toolkiln mcp [--registry DIR]`: the registry as an MCP server over stdio (docs/server.md#mcp).
+"""`toolkiln mcp [--registry DIR] [--http [--host H] [--port N] [--rate-limit L]]`: the registry
+as an MCP server, over stdio or streamable HTTP (docs/server.md#mcp).
 
 The `mcp` SDK is imported when the command runs, not when the parser is built.
 """
@@ -8,18 +9,21 @@ from __future__ import annotations
 import argparse
 
 from toolkiln.cli.common import EXIT_OK, UsageError
-from toolkiln.cli.serve import registry_option
+from toolkiln.cli.serve import listening_options, rate_limit, registry_option
 from toolkiln.cli.tools import open_registry
 
 
 def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     mcp = commands.add_parser(
         "mcp",
-        help="serve the registry to MCP clients over stdio",
-        description="Serve the registry's active tools, the meta-tools and run_custom_tool to an MCP client "
-        "over standard input and output; clients are told when the tools change (docs/server.md#mcp).",
+        help="serve the registry to MCP clients (stdio, or HTTP with a token)",
+        description="Serve the registry's active tools, the meta-tools and run_custom_tool to MCP clients, "
+        "over standard input and output or, with --http, streamable HTTP at /mcp (a `write` token needed); "
+        "clients are told when the tools change (docs/server.md#mcp).",
     )
     registry_option(mcp)
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    listening_options(mcp, port=8766)
     mcp.add_argument(
         "--poll-seconds", type=float, default=0.5, help="how often tool changes are looked for (default 0.5)"
     )
@@ -27,14 +31,21 @@ def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    try:
-        import anyio
-
-        from toolkiln.server.mcp_server import RegistryMCP
-    except ImportError:
-        raise UsageError("the MCP server needs its extra: pip install 'toolkiln[server]'") from None
+    limit = rate_limit(args)  # refuses a bad --rate-limit, or a missing extra, first
     if not args.poll_seconds > 0:
         raise UsageError("--poll-seconds must be above 0")
+    import anyio
+
+    from toolkiln.server.mcp_server import RegistryMCP
+    from toolkiln.server.ratelimit import TokenRateLimiter
+    from toolkiln.server.services import server_folder
+    from toolkiln.server.tokens import TokenStore
+
     with open_registry(args) as registry:
-        anyio.run(RegistryMCP(registry, poll_seconds=args.poll_seconds).run_stdio)
+        server = RegistryMCP(registry, poll_seconds=args.poll_seconds)
+        if not args.http:
+            anyio.run(server.run_stdio)
+            return EXIT_OK
+        tokens = TokenStore(server_folder(registry.path))
+        anyio.run(server.run_http, args.host, args.port, tokens, TokenRateLimiter(limit))
     return EXIT_OK

@@ -20,16 +20,7 @@ def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "from `toolkiln tokens create`.",
     )
     registry_option(serve)
-    serve.add_argument(
-        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
-    )
-    serve.add_argument("--port", type=int, default=8765)
-    serve.add_argument(
-        "--rate-limit",
-        default=None,
-        metavar="LIMITS",
-        help='requests per token, e.g. "600/minute" (the default) or "10/second;1000/hour"; "" for none',
-    )
+    listening_options(serve, port=8765)
     serve.add_argument(
         "--max-body-bytes",
         type=int,
@@ -53,30 +44,50 @@ def registry_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def listening_options(parser: argparse.ArgumentParser, port: int) -> None:
+    """--host, --port and --rate-limit, for the commands that listen on HTTP."""
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument("--port", type=int, default=port, help=f"(default {port})")
+    parser.add_argument(
+        "--rate-limit",
+        default=None,
+        metavar="LIMITS",
+        help='requests per token, e.g. "600/minute" (the default) or "10/second;1000/hour"; "" for none',
+    )
+
+
+def rate_limit(args: argparse.Namespace) -> str:
+    """--rate-limit as given, or the default; a UsageError when `limits` cannot read it (or the
+    server extra is missing)."""
     try:
-        import uvicorn
         from limits import parse_many
+
+        from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT
     except ImportError:
         raise UsageError("the server needs its extra: pip install 'toolkiln[server]'") from None
+    limit: str = DEFAULT_RATE_LIMIT if args.rate_limit is None else args.rate_limit
+    try:
+        if limit.strip():
+            parse_many(limit)
+    except ValueError:
+        raise UsageError(f"--rate-limit {limit!r}: write it like 600/minute or 10/second;1000/hour") from None
+    return limit
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    limit = rate_limit(args)
+    import uvicorn
 
     from toolkiln.server.app import create_app
-    from toolkiln.server.services import Settings
+    from toolkiln.server.services import DEFAULT_MAX_BODY_BYTES, Settings
 
-    settings = Settings(registry=Path("."))
-    rate_limit = settings.rate_limit if args.rate_limit is None else args.rate_limit
-    if rate_limit.strip():
-        try:
-            parse_many(rate_limit)
-        except ValueError:
-            raise UsageError(f"--rate-limit {rate_limit!r}: write it like 600/minute or 10/second;1000/hour") from None
     if args.max_body_bytes is not None and args.max_body_bytes < 1:
         raise UsageError("--max-body-bytes must be at least 1")
     registry = open_registry(args)
     settings = Settings(
-        registry=registry.path,
-        rate_limit=rate_limit,
-        max_body_bytes=args.max_body_bytes or settings.max_body_bytes,
+        registry=registry.path, rate_limit=limit, max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES
     )
     uvicorn.run(
         create_app(settings, registry),

@@ -1,4 +1,5 @@
-"""ASGI middleware that does not need a route: the body size limit and the audit of writes."""
+"""ASGI middleware that does not need a route: the body size limit, the audit of writes, and
+the bearer token in front of an app that has no routes of ours (MCP over HTTP)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkiln.diagnostics import codes
-from toolkiln.server.auth import WRITE_SCOPES
-from toolkiln.server.problems import diagnostic, problem
+from toolkiln.server.auth import WRITE_SCOPES, authorize
+from toolkiln.server.problems import ServerProblem, diagnostic, problem
+from toolkiln.server.ratelimit import TokenRateLimiter
+from toolkiln.server.tokens import Scope as TokenScope
+from toolkiln.server.tokens import TokenStore
 
 
 class BodySizeLimit:
@@ -115,3 +119,24 @@ class WriteAudit:
                 os.write(fd, line)
             finally:
                 os.close(fd)
+
+
+class BearerGuard:
+    """Let through only requests with a token of scope `needed` (auth.authorize: 401, 429,
+    403 as problem details otherwise)."""
+
+    def __init__(self, app: ASGIApp, tokens: TokenStore, limiter: TokenRateLimiter, needed: TokenScope) -> None:
+        self.app, self.tokens, self.limiter, self.needed = app, tokens, limiter, needed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        kind, _, presented = header.partition(" ")
+        try:
+            authorize(self.tokens, self.limiter, presented if kind.lower() == "bearer" else None, self.needed)
+        except ServerProblem as refused:
+            await refused.response(scope.get("path"))(scope, receive, send)
+            return
+        await self.app(scope, receive, send)

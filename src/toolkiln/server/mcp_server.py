@@ -1,5 +1,6 @@
 """`toolkiln mcp`: the registry as a Model Context Protocol server (the official `mcp` SDK),
-over stdio.
+over stdio, or streamable HTTP behind a bearer token of scope `write` (the meta-tools create
+and delete tools).
 
 Tools and calls are mcp_tools.py's. A watcher compares the active tools with what clients were
 last told (mcp_tools.fingerprint, every `poll_seconds`) and, when another process or a call
@@ -15,6 +16,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import uvicorn
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.session import ServerSession
@@ -25,21 +27,25 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolkiln.registry.registry import Registry
 from toolkiln.server import mcp_tools
+from toolkiln.server.guards import BearerGuard
+from toolkiln.server.ratelimit import TokenRateLimiter
+from toolkiln.server.tokens import TokenStore
 from toolkiln.version import __version__
 
 POLL_SECONDS = 0.5
 
 
 class RegistryMCP:
-    """One MCP server over one registry, for one stdio connection."""
+    """One MCP server over one registry."""
 
     def __init__(self, registry: Registry, *, poll_seconds: float = POLL_SECONDS) -> None:
         self.registry = registry
         self.poll_seconds = poll_seconds
         self.bus = InMemorySubscriptionBus()
-        # A handshake-era client hears of changes on its connection; any request's session
-        # reaches it, so the last one is kept (stdio has one connection).
-        self._handshake_session: ServerSession | None = None
+        # A handshake-era client hears of changes on its connection, which any of its requests'
+        # sessions reaches: the last one of each connection is kept, by the connection's
+        # `initialize` parameters (one object per connection).
+        self._handshake_sessions: dict[int, ServerSession] = {}
         self.server = Server(
             "toolkiln",
             version=__version__,
@@ -56,6 +62,15 @@ class RegistryMCP:
             tasks.start_soon(self._watch)
             async with stdio_server() as (read, write):
                 await self.server.run(read, write, options)
+            tasks.cancel_scope.cancel()
+
+    async def run_http(self, host: str, port: int, tokens: TokenStore, limiter: TokenRateLimiter) -> None:
+        """Serve streamable HTTP at http://host:port/mcp until SIGTERM or Ctrl-C."""
+        app = BearerGuard(self.server.streamable_http_app(host=host), tokens, limiter, "write")
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, access_log=False))
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._watch)
+            await server.serve()
             tasks.cancel_scope.cancel()
 
     async def _list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
@@ -76,8 +91,8 @@ class RegistryMCP:
         )
 
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            self._handshake_session = ctx.session
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and ctx.session.client_params is not None:
+            self._handshake_sessions[id(ctx.session.client_params)] = ctx.session
 
     async def _watch(self) -> None:
         """Tell clients to refetch when the active tools change, whoever changed them."""
@@ -89,5 +104,8 @@ class RegistryMCP:
                 continue
             told = now
             await self.bus.publish(ToolsListChanged())
-            if self._handshake_session is not None:
-                await self._handshake_session.send_tool_list_changed()
+            for key, session in list(self._handshake_sessions.items()):
+                try:
+                    await session.send_tool_list_changed()
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    del self._handshake_sessions[key]  # the client went away

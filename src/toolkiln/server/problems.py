@@ -62,6 +62,10 @@ class ServerProblem(Exception):
         super().__init__(detail)
         self.status, self.code, self.detail, self.hint, self.headers = status, code, detail, hint, headers
 
+    def response(self, instance: str | None) -> Response:
+        found = [diagnostic(self.code, self.detail, self.hint)]
+        return problem(self.status, self.code.code, self.detail, found, instance=instance, headers=self.headers)
+
 
 class NotFound(Exception):
     """A 404 whose reasons are diagnostics of their own (an unknown template: E0801)."""
@@ -120,14 +124,7 @@ def install(app: FastAPI) -> None:
 
     async def server_problem(request: Request, error: Exception) -> Response:
         assert isinstance(error, ServerProblem)
-        return problem(
-            error.status,
-            error.code.code,
-            error.detail,
-            [diagnostic(error.code, error.detail, error.hint)],
-            instance=where(request),
-            headers=error.headers,
-        )
+        return error.response(where(request))
 
     async def not_found(request: Request, error: Exception) -> Response:
         assert isinstance(error, NotFound)
