@@ -15,7 +15,7 @@ from toolkiln.errors import CompileError
 from toolkiln.optimize import optimize as optimize_program
 from toolkiln.semantics.limits import Limits
 from toolkiln.syntax.loader import Parsed, parse_source
-from toolkiln.tool import Tool
+from toolkiln.tool import Optimized, Tool
 
 
 class _Signatures(Mapping[str, ToolSignature]):
@@ -97,16 +97,8 @@ def compile(
     )
     signatures = None if tools is None else _Signatures(callees)
 
-    def optimized(run_limits: Limits) -> tuple[n.Program, CheckResult]:
-        """The program optimized for the limits it runs under (folds fail where runs would)."""
-        optimized_program = optimize_program(program, limits=run_limits)
-        return optimized_program, (
-            checked
-            if optimized_program is program
-            else check_program(optimized_program, checked.parameters, tools=signatures)
-        )
-
-    return Tool(program, checked, tables=tables, limits=limits, runnable=optimized if optimize else None, tools=callees)
+    runnable = Optimized(program, checked, signatures) if optimize else None
+    return Tool(program, checked, tables=tables, limits=limits, runnable=runnable, tools=callees)
 
 
 def optimized_text(source: Any) -> str:

@@ -6,16 +6,49 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolkiln.ast import compute as n
-from toolkiln.check import CheckResult, ToolSignature
+from toolkiln.check import CheckResult, ToolSignature, check_program
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError
 from toolkiln.interpret import CompiledProgram
 from toolkiln.interpret.tables import normalize_tables
+from toolkiln.optimize import optimize
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.values import to_plain
 
 # What runs under given Limits: the program (optimized for them) and its check.
 Runnable = Callable[[Limits], tuple[n.Program, CheckResult]]
+
+
+class Optimized:
+    """The Runnable of an optimized tool: the program optimized for the limits it runs under
+    (folds fail where runs would), and that form's check. A class, not a closure, so that a
+    Tool can say how to rebuild it when pickled."""
+
+    def __init__(self, program: n.Program, checked: CheckResult, signatures: Mapping[str, ToolSignature] | None):
+        self.program, self.checked, self.signatures = program, checked, signatures
+
+    def __call__(self, limits: Limits) -> tuple[n.Program, CheckResult]:
+        optimized = optimize(self.program, limits=limits)
+        if optimized is self.program:
+            return optimized, self.checked
+        return optimized, check_program(optimized, self.checked.parameters, tools=self.signatures)
+
+
+def _unpickled(
+    program: n.Program,
+    diagnostics: list[Diagnostic],
+    tables: dict[str, Any],
+    limits: Limits,
+    tools: dict[str, Any],
+    optimized: bool,
+) -> Tool:
+    """A pickled Tool, checked and compiled again: its check's types are keyed by the ids of
+    the program's nodes, and its run is closures, neither of which outlives the process."""
+    signatures = {name: tool.signature for name, tool in tools.items()} if tools else None
+    checked = check_program(program, tools=signatures)
+    checked.diagnostics = diagnostics  # as located when it was compiled
+    runnable = Optimized(program, checked, signatures) if optimized else None
+    return Tool(program, checked, tables=tables, limits=limits, runnable=runnable, tools=tools)
 
 
 class Tool:
@@ -37,7 +70,7 @@ class Tool:
         self.limits = limits or DEFAULT_LIMITS
         self.tables = normalize_tables(tables)
         self.tools: dict[str, Any] = dict(tools or {})
-        self._runnable = runnable or (lambda _limits: (program, checked))
+        self._runnable = runnable
         self._default = self._compile(self.limits)
         # `run`'s hot path (CompiledProgram.run inlined), in one attribute: enter the decimal
         # scope, execute.
@@ -100,7 +133,14 @@ class Tool:
         return compiled
 
     def _compile(self, limits: Limits) -> CompiledProgram:
-        return CompiledProgram(*self._runnable(limits), limits, self.tools, written=self.program)
+        runs = (self.program, self.checked) if self._runnable is None else self._runnable(limits)
+        return CompiledProgram(*runs, limits, self.tools, written=self.program)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its program, diagnostics, tables, limits and callees; rebuilt (checked and
+        compiled again) when unpickled, so that a process pool can ship it to its workers."""
+        optimized = self._runnable is not None
+        return _unpickled, (self.program, self.checked.diagnostics, self.tables, self.limits, self.tools, optimized)
 
     def run(
         self,
