@@ -351,3 +351,6 @@ def test_every_write_is_audited_with_its_token(server):
     assert mine == [("write", "DELETE", "/api/v1/tools/audited", 200)]
     assert ("write", "POST", "/api/v1/tools", 201) in [(e["token"], e["method"], e["path"], e["status"]) for e in lines]
     assert all(e["token"] != "read" for e in lines)  # reads are not audited
+    registry_log = [json.loads(line) for line in (server.registry / "audit.jsonl").read_text().splitlines()]
+    changes = [(e["action"], e.get("via")) for e in registry_log if e["tool"] == "audited"]
+    assert changes == [("create", "token write"), ("delete", "token write")]

@@ -38,6 +38,7 @@ _EXPORTS = {
     "WorkflowNotDeployed": "errors",
     "WorkflowRunFailed": "errors",
     "Deployment": "models",
+    "acting_through": "via",
 }
 __all__ = list(_EXPORTS)
 

@@ -90,6 +90,7 @@ class AuditEntry(BaseModel):
     old_status: Status | None = None
     new_status: Status | None = None
     note: str | None = None
+    via: str | None = None  # through what the change came (a server's token); see via.py
 
 
 class Problem(BaseModel):

@@ -67,6 +67,7 @@ from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transit
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
+from toolkiln.registry.via import VIA
 from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
@@ -689,6 +690,9 @@ class Registry:
             self._store.write_bytes(self._store.tool_path(name), data)
             if compiled is not None:
                 self._mirror.note_checked(data)
+        via = VIA.get()
+        if via is not None:
+            entry = entry.model_copy(update={"via": via})
         self._store.append_line(self._store.audit_path, encode_audit(entry))
         self._mirror.note_own_write(name, record, compiled)
 

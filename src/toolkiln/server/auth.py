@@ -3,7 +3,8 @@
 A route declares the scope it needs with a parameter `_: Reader` (Runner, Writer, Admin); the
 scopes grow read < run < write < admin. Failures are problem details: 401 (R0501 no token,
 R0502 an unknown or revoked one), 429 (R0504, with Retry-After), 403 (R0503, a scope too
-narrow). The caller is left in `request.state` for the audit of writes (guards.WriteAudit).
+narrow). The caller is left in `request.state` for the audit of writes (guards.WriteAudit), and
+its token is named on the registry's own audit lines (toolkiln.registry.via).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from toolkiln.diagnostics import codes
+from toolkiln.registry.via import VIA
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.ratelimit import TokenRateLimiter
 from toolkiln.server.services import services_of
@@ -85,6 +87,9 @@ def require(needed: Scope) -> Callable[..., Awaitable[Caller]]:
         presented = credentials.credentials if credentials is not None else None
         caller = Caller(authorize(found.tokens, found.limiter, presented, needed), needed)
         request.state.caller = caller  # read by the request audit
+        # The registry's audit line names the token. Each request runs in a task (and a copy
+        # of its context) of its own, so the value lasts for this request only.
+        VIA.set(f"token {caller.name}")
         return caller
 
     dependency.__name__ = f"require_{needed}"

@@ -209,6 +209,28 @@ def test_audit_log_says_who_what_when_and_versions(reg, make_def):
     assert all(e.at.tzinfo is not None for e in entries)
 
 
+def test_changes_made_acting_through_a_channel_name_it_in_the_audit(reg, make_def):
+    """A server stamps its request's token on the registry's own audit lines."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from toolkiln.registry import acting_through
+
+    reg.create(make_def(), created_by="user")
+    with acting_through("token ci-bot"):
+        reg.disable("double")
+    reg.enable("double")
+
+    def rename_through(channel: str) -> None:  # another thread: its own channel, or none
+        with acting_through(channel):
+            reg.update("double", {"description": channel})
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(rename_through, ["token a", "token b"]))
+    via = [(e.action, e.via) for e in reg.audit_log()]
+    assert via[:3] == [("create", None), ("disable", "token ci-bot"), ("enable", None)]
+    assert sorted(via[3:]) == [("update", "token a"), ("update", "token b")]
+
+
 def test_registry_errors_derive_from_toolkiln_error(reg):
     with pytest.raises(toolkiln.Error):
         reg.get("nope")
