@@ -119,6 +119,7 @@ def _bwrap_options(name: str, fd: int, env: Mapping[str, str], policy: SandboxPo
     options += ["--perms", "0555", "--ro-bind-data", str(fd), f"{PROGRAM_FOLDER}/{name}"]
     for path in policy.read_only_paths:
         options += ["--ro-bind", str(path), str(path)]
+    options += ["--remount-ro", "/"]  # the sandbox's own root: only /tmp (its own mount) stays writable
     options += ["--chdir", str(policy.cwd or "/tmp"), "--clearenv"]
     for key, value in {**env, "HOME": "/tmp", "TMPDIR": "/tmp"}.items():
         options += ["--setenv", key, value]

@@ -4,7 +4,7 @@ over a global one, files that cannot be tools reported, and `custom_tool_` names
 from __future__ import annotations
 
 import pytest
-from conftest import python_tool, write_tool
+from executable_tools import python_tool, write_tool
 
 from toolkiln.executables import ExecutableError, ToolFolders, discover, find_tool, model_name
 

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import UNSANDBOXED, python_tool, write_tool
+from executable_tools import UNSANDBOXED, python_tool, write_tool
 
 from toolkiln.executables import ExecutableError, SandboxPolicy, ToolFolders, call, describe, discover, load_tools
 

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import python_tool, write_tool
+from executable_tools import python_tool, write_tool
 
 from toolkiln.cli import main
 from toolkiln.executables import ExecutableError, TrustStore
