@@ -345,7 +345,18 @@ def test_store_never_removes_through_a_linked_folder(tmp_path):
     os.rmdir(store.tools_dir)
     os.symlink(outside, store.tools_dir)
     with pytest.raises(UnsafeFile):
-        store.remove(store.tools_dir / "x.json")
+        store.set_aside("x", "20261123T000000000000Z")
     with pytest.raises(UnsafeFile):
         store.write_text(store.tools_dir / "y.json", "{}")
     assert sorted(p.name for p in outside.iterdir()) == ["x.json"]
+
+
+def test_a_deleted_tool_is_never_moved_into_a_linked_backup_folder(root, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, root / ".deleted")
+    with Registry(root, durable=False) as reg:
+        with pytest.raises(UnsafeFile):
+            reg.delete("double")
+        assert reg.get("double").version == 2  # nothing moved, nothing lost
+    assert list(outside.iterdir()) == []

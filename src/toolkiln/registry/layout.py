@@ -14,6 +14,7 @@ TABLES = "tables"
 AUDIT = "audit.jsonl"
 USAGE = "usage.json"
 LOCK = ".lock"
+DELETED = ".deleted"  # deleted tools, each in a folder of its own: <name>.<UTC time>/
 
 
 def is_registry(folder: Path) -> bool:

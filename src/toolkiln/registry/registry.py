@@ -381,7 +381,8 @@ class Registry:
         return self._with_usage(record)
 
     def delete(self, name: str, by: str = "user", *, force: bool = False) -> None:
-        """Delete a tool and its past versions (the audit log keeps the record of it). A tool that
+        """Delete a tool: its file and past versions move to .deleted/<name>.<UTC time>/ (the
+        audit line names that folder), from where a person can copy them back. A tool that
         other tools call is not deleted (ToolInUse) unless `force`: its callers then fail when
         they call it, until a tool of that name exists again."""
         actor = _actor(by, "by")
@@ -406,8 +407,8 @@ class Registry:
                 )
             if old is not None and old.deployment is not None:
                 self._delete_workflow(old.deployment, force)
-            self._store.remove(path)
-            self._store.remove_tree(self._store.version_dir(name))
+            now = utc_now()
+            backup = self._store.set_aside(name, now.strftime("%Y%m%dT%H%M%S%fZ"))
             self._usage.drop(name)
             usage = self._usage.flush(forget=(name,))
             if usage is not None:
@@ -417,12 +418,13 @@ class Registry:
                 None,
                 None,
                 AuditEntry(
-                    at=utc_now(),
+                    at=now,
                     by=actor,
                     action="delete",
                     tool=name,
                     old_version=old.version if old else None,
                     old_status=old.status if old else None,
+                    note=f"kept in {backup}",
                 ),
                 name=name,
             )

@@ -269,15 +269,25 @@ class Store:
         if _NONBLOCK:
             os.set_blocking(fd, True)
 
-    def remove(self, path: Path) -> None:
-        """Remove a file (a link itself, never what it points to); never inside a linked folder."""
-        self.check_folders(path.parent, create=False)
-        try:
-            path.unlink(missing_ok=True)
-            if self.durable:
-                _fsync_dir(path.parent)
-        except OSError as error:
-            raise StoreError(f"cannot remove {self.relative(path)}: {error.strerror or error}") from None
+    def set_aside(self, name: str, stamp: str) -> str:
+        """Move a tool's file and its past versions into a new folder under .deleted/ (the
+        same file system: renames, not copies); return that folder, relative to the root."""
+        backup = self.root / layout.DELETED / f"{check_name(name)}.{stamp}"
+        self.check_folders(backup)
+        moves = [(self.tool_path(name), backup / f"{name}.json"), (self.version_dir(name), backup / layout.VERSIONS)]
+        for source, target in moves:
+            self.check_folders(source.parent, create=False)
+            try:
+                os.replace(source, target)  # a link is moved as itself, never followed
+            except FileNotFoundError:
+                continue
+            except OSError as error:
+                raise StoreError(f"cannot move {self.relative(source)} aside: {error.strerror or error}") from None
+        if self.durable:
+            for folder in (backup, self.tools_dir, self.versions_dir):
+                if folder.is_dir():
+                    _fsync_dir(folder)
+        return self.relative(backup)
 
     def remove_tree(self, path: Path) -> None:
         """Remove a folder the registry made; never through a link (UnsafeFile)."""

@@ -193,6 +193,23 @@ def test_delete_then_create_again_starts_afresh(reg, make_def):
     assert [e.action for e in reg.audit_log("double")] == ["create", "update", "delete", "create"]
 
 
+def test_a_deleted_tool_is_kept_aside_with_its_past_versions(reg, make_def):
+    reg.create(make_def())
+    reg.update("double", {"logic": make_def(expression="x + x")["logic"]})
+    before = (reg.path / "tools" / "double.json").read_bytes()
+    reg.delete("double")
+    note = reg.audit_log("double")[-1].note
+    assert note is not None and note.startswith("kept in .deleted/double.")
+    kept = reg.path / note.removeprefix("kept in ")
+    assert (kept / "double.json").read_bytes() == before
+    assert sorted(p.name for p in (kept / "versions").iterdir()) == ["1.json"]
+    with toolkiln.Registry(reg.path) as reopened:  # the backup is not a tool
+        assert "double" not in reopened and reopened.problems == []
+    reg.create(make_def())
+    reg.delete("double")  # a second backup beside the first
+    assert len(list((reg.path / ".deleted").iterdir())) == 2
+
+
 def test_audit_log_says_who_what_when_and_versions(reg, make_def):
     reg.create(make_def(), created_by="llm")
     reg.update("double", {"logic": make_def(expression="x + x")["logic"]}, by="llm")
