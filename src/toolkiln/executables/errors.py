@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
 
@@ -14,6 +12,3 @@ class ExecutableError(Error):
     def __init__(self, code: codes.Code, message: str, hint: str | None = None, *, path: str | None = None) -> None:
         self.code, self.name, self.message, self.hint, self.path = code.code, code.name, message, hint, path
         super().__init__(f"[{code.code}] {message}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "name": self.name, "message": self.message, "hint": self.hint, "path": self.path}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from toolkiln.executables.policy import SandboxKind
@@ -22,7 +23,7 @@ class RunResult:
     duration_seconds: float
     sandbox: SandboxKind
 
-    @property
+    @cached_property
     def output(self) -> Any:
         try:
             return json.loads(self.stdout)
@@ -43,15 +44,3 @@ class RunResult:
         if self.exit_code != 0:
             return {"error": f"exited with status {self.exit_code}", "details": self.stderr or None}
         return None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "output": self.output,
-            "stderr": self.stderr,
-            "exit_code": self.exit_code,
-            "timed_out": self.timed_out,
-            "capped": self.capped,
-            "duration_seconds": round(self.duration_seconds, 6),
-            "sandbox": self.sandbox,
-            "error": self.error,
-        }
