@@ -110,8 +110,8 @@ class _Streams:
 
     def result(self, exit_code: int, started: float) -> RunResult:
         return RunResult(
-            stdout=bytes(self.stdout).decode("utf-8", errors="replace"),
-            stderr=bytes(self.stderr).decode("utf-8", errors="replace"),
+            stdout=self.stdout.decode("utf-8", errors="replace"),
+            stderr=self.stderr.decode("utf-8", errors="replace"),
             exit_code=exit_code,
             timed_out=self.timed_out,
             capped=self.capped,
@@ -160,11 +160,11 @@ class _Streams:
         if stream is process.stdout:
             room = cap - len(self.stdout)
             self.stdout += chunk[:room]
-            self.capped = len(chunk) > room
+            self.capped |= len(chunk) > room
         else:
             self.stderr += chunk[: max(0, self.policy.stderr_excerpt_bytes - len(self.stderr))]
             self.stderr_total += len(chunk)
-            self.capped = self.stderr_total > cap
+            self.capped |= self.stderr_total > cap
         return True
 
 

@@ -12,6 +12,7 @@ user is root reads every root-owned file bound into the sandbox through its owne
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -25,6 +26,7 @@ from toolkiln.executables.policy import SandboxPolicy
 
 UNPRIVILEGED_ID = 65534  # nobody / nogroup on Debian
 PROGRAM_FOLDER = "/run/toolkiln"  # where the program is inside bubblewrap
+_PROGRAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 # Top-level folders that are links into /usr on merged-/usr systems, or folders of their own.
 _SYSTEM_FOLDERS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # What of /etc a program may need: the loader, users' names, time zone, names and certificates
@@ -71,12 +73,18 @@ def prepared(
 ) -> Iterator[Launch]:
     """The launch of `content` (a program called `name`) with `command` after it, in the
     sandbox `policy` names; what it needs (a memfd, a private folder) lives as long as the block."""
+    if not _PROGRAM_NAME.fullmatch(name):  # it becomes a file name: no `/`, no `..`
+        raise ExecutableError(
+            codes.INVALID_SANDBOX_POLICY, f"{name!r} cannot name a program: use letters, digits, _, . and -"
+        )
     run_as = UNPRIVILEGED_ID if os.geteuid() == 0 else None
     if policy.sandbox == "bubblewrap":
         bwrap = find_bwrap()
-        fd = os.memfd_create(f"toolkiln-{name}", 0)  # inheritable: bwrap reads it, then it is gone
+        fd = os.memfd_create(f"toolkiln-{name}")  # close-on-exec: pass_fds gives it to bwrap alone
         try:
-            os.write(fd, content)
+            unwritten = memoryview(content)
+            while unwritten:
+                unwritten = unwritten[os.write(fd, unwritten) :]
             os.lseek(fd, 0, os.SEEK_SET)
             argv = [bwrap, *_bwrap_options(name, fd, env, policy), f"{PROGRAM_FOLDER}/{name}", *command]
             yield Launch(argv, {}, "/", (fd,), run_as)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolkiln.executables import SandboxPolicy, run_program
+from toolkiln.executables import ExecutableError, SandboxPolicy, run_program
 
 UNSANDBOXED = SandboxPolicy(sandbox="none", timeout_seconds=20)
 
@@ -55,3 +55,10 @@ def test_only_the_whitelisted_variables_are_passed(monkeypatch):
 @pytest.mark.parametrize(("printed", "output"), [('{"a": [1, 2]}', {"a": [1, 2]}), ("plain words", "plain words\n")])
 def test_stdout_is_json_when_it_parses_and_text_otherwise(printed, output):
     assert run(f"#!/bin/sh\necho '{printed}'\n").output == output
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "", ".hidden"])
+def test_a_program_name_that_is_not_a_plain_file_name_is_r0607(name):
+    with pytest.raises(ExecutableError) as caught:
+        run_program(name, b"#!/bin/sh\n", ["run"], policy=UNSANDBOXED)
+    assert caught.value.code == "R0607"
