@@ -24,7 +24,16 @@ from pathlib import Path
 
 import pytest
 
-from toolkiln.executables import ExecutableError, SandboxPolicy, run_program
+from toolkiln.executables import (
+    ExecutableError,
+    SandboxPolicy,
+    ToolFolders,
+    TrustStore,
+    call,
+    discover,
+    load_tools,
+    run_program,
+)
 
 BOTH = ["bubblewrap", "none"]
 ROOT = os.geteuid() == 0
@@ -320,3 +329,25 @@ def test_a_given_folder_is_the_working_directory_read_only(open_folder):
     result = run(script, SandboxPolicy(read_only_paths=(repo,), cwd=repo))
     assert result.stdout.splitlines() == ["first", "read-only"]
     assert os.listdir(repo) == [".git"]
+
+
+HELLO = """#!/usr/bin/env python3
+import json, os, sys
+if sys.argv[1] == "description":
+    print(json.dumps({"name": "hello", "description": "Greets.", "input_schema": {"type": "object",
+                      "properties": {"who": {"type": "string"}}, "required": ["who"]}}))
+else:
+    print(json.dumps({"stdin": json.load(sys.stdin), "env": os.environ["TK_ARG_WHO"], "me": sys.argv[0]}))
+"""
+
+
+def test_a_tool_is_described_and_called_through_the_protocol_inside_bubblewrap(tmp_path):
+    """The tool's file is in a folder only root may enter: the sandbox gets its bytes, not its path."""
+    tools = tmp_path / "tools"
+    tools.mkdir(mode=0o700)
+    (tools / "hello.py").write_text(HELLO)
+    (tools / "hello.py").chmod(0o700)
+    loaded = load_tools(discover(ToolFolders(tools, None), TrustStore(tmp_path)), SANDBOX)
+    result = call(loaded.tools["hello"], {"who": "$(id)"}, SANDBOX)
+    assert result.output == {"stdin": {"who": "$(id)"}, "env": '"$(id)"', "me": "/run/toolkiln/hello"}
+    assert result.sandbox == "bubblewrap"
