@@ -243,6 +243,8 @@ def main() -> None:
             where = f"{Path(frame[0].filename).name}:{frame[0].lineno}" if frame[0] else "?"
             key = (entry, type(error).__name__, where)
             count, reproducer = found.get(key, (0, shorten(source)))
+            if not count:  # a long run shows each new failure as it finds it
+                print(f"new failure at {tried:,}: {entry}: {key[1]} at {where}; e.g. {reproducer}", file=sys.stderr)
             found[key] = (count + 1, reproducer)
         if tried % 10_000 == 0:
             print(f"{tried:,} tried, {failures:,} failures, {time.monotonic() - start:,.0f} s", file=sys.stderr)

@@ -204,3 +204,13 @@ def test_numbers_and_names_are_ascii_only(source, hint):
 def test_workflow_numbers_are_ascii_only():
     found = toolkiln.check_workflow('workflow w\ndescription "d"\non schedule every ٣ minutes\n{\n}\n')
     assert [(d.code, d.hint) for d in found] == [("E0101", "numbers are written with the ASCII digits 0-9 only")]
+
+
+@pytest.mark.parametrize("key", [None, (1,), 2.5])
+def test_an_n8n_dict_with_a_key_json_cannot_hold_is_located_not_a_crash(key):
+    """Found by benchmarks/fuzz_sources.py: a lone surrogate under a top-level None key raised
+    TypeError while its path was written (json_path joined the key as a string)."""
+    node = {"name": "a", "type": "t", "typeVersion": 1, "parameters": {}}
+    found = toolkiln.check_workflow({"nodes": [node], key: "\ud800"})
+    assert {d.code for d in found} == {"E0724"}
+    assert repr(key) in {d.span.path for d in found}

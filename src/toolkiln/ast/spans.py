@@ -50,13 +50,15 @@ def path_span(path: str) -> Span:
 
 
 def json_path(parts: tuple[str | int, ...]) -> str:
-    """`("steps", 1, "then", 0, "expression")` -> `steps[1].then[0].expression`."""
+    """`("steps", 1, "then", 0, "expression")` -> `steps[1].then[0].expression`. A key JSON
+    cannot have (a dict from Python may hold a tuple or None) is written as Python shows it."""
     out = ""
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else part
+            name = part if isinstance(part, str) else repr(part)
+            out += f".{name}" if out else name
     return out
 
 
