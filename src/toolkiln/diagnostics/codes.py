@@ -552,9 +552,9 @@ LIST_TOO_LONG = _register(
     "list-too-long",
     "List too long",
     """
-A list read from a lookup table exceeds `max_list_length` (100,000 items by default). A list
-argument that is too long is refused before the run as E0508; lists built at run time are
-never longer than the lists they come from.
+A list read from a lookup table, or made by `range`, `split` or `flatten`, would exceed
+`max_list_length` (100,000 items by default); it is refused before it is made. A list
+argument that is too long is refused before the run as E0508.
 """,
 )
 
@@ -646,6 +646,17 @@ The run stopped on a failure that toolkiln did not foresee (a Python exception, 
 out of memory or stack) instead of one of the codes above. The run is over and nothing
 escaped it as a Python exception; this is a bug in toolkiln: please report it with the
 program and its arguments. See the budgets page for what every run is held to.
+""",
+)
+
+INVALID_TEXT = _register(
+    "E0515",
+    "invalid-text",
+    "Text that cannot be encoded or decoded",
+    """
+`base64_decode` was given text that is not standard base64, or whose bytes are not UTF-8
+text; or text holding a lone surrogate (JSON's `"\\ud800"`, which is not Unicode text) was
+hashed or encoded (`sha256`, `md5`, `base64_encode`, `url_encode`).
 """,
 )
 
