@@ -37,7 +37,8 @@ def test_a_tool_survives_a_pickle_round_trip_and_runs_the_same():
 def test_what_is_bound_to_a_tool_is_pickled_with_it():
     """Tables, limits, callees and warnings survive; so does an unoptimized tool."""
     rates = toolkiln.compile(
-        "tool rate(kind: string)\ndescription \"A rate\"\n{\n  r = lookup rates[kind] default 1\n  return r\n}", tables={"rates": {"a": 2}}
+        'tool rate(kind: string)\ndescription "A rate"\n{\n  r = lookup rates[kind] default 1\n  return r\n}',
+        tables={"rates": {"a": 2}},
     )
     caller = toolkiln.compile(
         'tool total(x: number)\ndescription "A total"\n{\n  r = call rate(kind = "a")\n  unused = 1\n  return x * r\n}',

@@ -2,13 +2,14 @@
 
 Each has a signature (checked statically by the checker) and an implementation on run-time
 values. Implementations take the run's `Limits` first, for their decimal context and caps.
+The numbers and the first list and text builtins are here; `text_builtins` and
+`list_builtins` register the rest into the same BUILTINS when this module imports them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -24,93 +25,39 @@ from toolkiln.ast.types import (
     join,
 )
 from toolkiln.diagnostics import codes
-from toolkiln.errors import RunError
+from toolkiln.semantics import list_builtins, text_builtins
+from toolkiln.semantics.builtin_registry import (
+    BUILTINS,
+    CHARS_PER_OPERATION,
+    Arg,
+    Builtin,
+    all_sizes,
+    builtin,
+    checked_text,
+    constant_work,
+    fault,
+    first_size,
+    size_of,
+    whole_number,
+)
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.values import equal, to_text_within, too_long, type_name
 
+__all__ = [
+    "BUILTINS",
+    "CHARS_PER_OPERATION",
+    "Arg",
+    "Builtin",
+    "builtin",
+    "contains",
+    "fault",
+    "list_builtins",
+    "size_of",
+    "text_builtins",
+]
+
 NUMBERS = array_of(NUMBER)
 _NUMERAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,6})?")
-
-
-@dataclass(frozen=True)
-class Arg:
-    name: str
-    accepts: tuple[Type, ...]
-    optional: bool = False
-
-
-@dataclass(frozen=True)
-class Builtin:
-    name: str
-    args: tuple[Arg, ...]
-    result: Callable[[list[Type]], Type]
-    impl: Callable[..., Any]
-    doc: str
-    variadic: bool = False
-    # Whether a call with the same arguments always gives the same result and does nothing
-    # else: only pure builtins are folded at compile time (a `today()` must not be).
-    pure: bool = field(kw_only=True)
-    # What a call costs beyond one operation, from its arguments, when that grows with them
-    # (items of a list, characters of a text): the interpreter charges it to the operation
-    # budget and looks at the clock before calling. None: a constant cost.
-    work: Callable[..., int] | None = field(default=None, kw_only=True)
-
-    @property
-    def signature(self) -> str:
-        parts = [f"{a.name}?" if a.optional else a.name for a in self.args]
-        if self.variadic:
-            parts[-1] = f"...{parts[-1]}"
-        return f"{self.name}({', '.join(parts)})"
-
-    def arity_ok(self, count: int) -> bool:
-        required = sum(1 for a in self.args if not a.optional)
-        return count >= required and (self.variadic or count <= len(self.args))
-
-    def arg_for(self, position: int) -> Arg:
-        return self.args[min(position, len(self.args) - 1)]
-
-
-BUILTINS: dict[str, Builtin] = {}
-
-
-def builtin(
-    name: str,
-    args: tuple[Arg, ...],
-    result: Type | Callable[[list[Type]], Type],
-    doc: str,
-    variadic: bool = False,
-    *,
-    pure: bool,
-    work: Callable[..., int] | None = None,
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a builtin; `pure` must be said (see Builtin.pure), `work` when its cost grows
-    with its arguments (see Builtin.work)."""
-    result_fn = result if callable(result) else (lambda _types, _r=result: _r)
-
-    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, work=work)
-        return impl
-
-    return register
-
-
-def fault(code: codes.Code, message: str, hint: str | None = None) -> RunError:
-    return RunError(code.code, message, hint=hint)
-
-
-def _integer(value: Decimal, what: str, low: int, high: int) -> int:
-    if value != value.to_integral_value() or not low <= value <= high:
-        raise fault(codes.INVALID_OPERATION, f"{what} must be a whole number from {low} to {high}, not {value}")
-    return int(value)
-
-
-def _checked_text(limits: Limits, text: str) -> str:
-    if len(text) > limits.max_string_length:
-        raise fault(
-            codes.STRING_TOO_LONG,
-            f"string of {len(text):,} characters exceeds the limit of {limits.max_string_length:,}",
-        )
-    return text
 
 
 def _numbers(values: list[Any], what: str) -> list[Decimal]:
@@ -118,37 +65,6 @@ def _numbers(values: list[Any], what: str) -> list[Decimal]:
         if type(value) is not Decimal:
             raise fault(codes.RUNTIME_TYPE, f"{what} needs numbers, got {type_name(value)}")
     return values
-
-
-CHARS_PER_OPERATION = 64
-"""Characters of text that count as one operation for builtins that read or write text."""
-
-
-def size_of(value: Any) -> int:
-    """The work of reading `value` once, in operations: a list's or object's items, a text's
-    characters by CHARS_PER_OPERATION, 0 for anything else."""
-    kind = type(value)
-    if kind is list or kind is dict:
-        return len(value)
-    if kind is str:
-        return len(value) // CHARS_PER_OPERATION
-    return 0
-
-
-def _first_size(value: Any, *rest: Any) -> int:
-    return size_of(value) + sum(size_of(other) for other in rest if type(other) is str)
-
-
-def _all_sizes(*values: Any) -> int:
-    return sum(size_of(value) for value in values)
-
-
-def _constant_work(*values: Any) -> int:
-    return 1
-
-
-def _item_type(types: list[Type]) -> Type:
-    return types[0].item_type() if types and types[0].name == "array" else NUMBER
 
 
 N = Arg("x", (NUMBER,))
@@ -171,7 +87,7 @@ def _abs(limits: Limits, x: Decimal) -> Decimal:
     pure=True,
 )
 def _round(limits: Limits, x: Decimal, digits: Decimal = Decimal(0)) -> Decimal:
-    places = _integer(digits, "round's digits", -limits.max_number_digits, 28)
+    places = whole_number(digits, "round's digits", -limits.max_number_digits, 28)
     try:
         return x.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=limits.context)
     except InvalidOperation:
@@ -188,7 +104,7 @@ def _ceil(limits: Limits, x: Decimal) -> Decimal:
     return x.to_integral_value(rounding=ROUND_CEILING, context=limits.context)
 
 
-@builtin("sqrt", (N,), NUMBER, "Square root (28 significant digits).", pure=True, work=_constant_work)
+@builtin("sqrt", (N,), NUMBER, "Square root (28 significant digits).", pure=True, work=constant_work)
 def _sqrt(limits: Limits, x: Decimal) -> Decimal:
     if x < 0:
         raise fault(codes.INVALID_OPERATION, f"square root of a negative number ({x})")
@@ -223,7 +139,7 @@ BUILTINS["min"] = Builtin(
     "Smallest of several numbers, or of a list: min(a, b), min(prices).",
     True,
     pure=True,
-    work=_all_sizes,
+    work=all_sizes,
 )
 BUILTINS["max"] = Builtin(
     "max",
@@ -233,7 +149,7 @@ BUILTINS["max"] = Builtin(
     "Largest of several numbers, or of a list.",
     True,
     pure=True,
-    work=_all_sizes,
+    work=all_sizes,
 )
 
 
@@ -243,7 +159,7 @@ BUILTINS["max"] = Builtin(
     NUMBER,
     "Sum of a list of numbers; 0 for an empty list. sum(i.price * i.qty for i in items).",
     pure=True,
-    work=_first_size,
+    work=first_size,
 )
 def _sum(limits: Limits, values: list[Any]) -> Decimal:
     add = limits.context.add
@@ -254,7 +170,7 @@ def _sum(limits: Limits, values: list[Any]) -> Decimal:
 
 
 @builtin(
-    "avg", (Arg("values", (NUMBERS,)),), NUMBER, "Average of a non-empty list of numbers.", pure=True, work=_first_size
+    "avg", (Arg("values", (NUMBERS,)),), NUMBER, "Average of a non-empty list of numbers.", pure=True, work=first_size
 )
 def _avg(limits: Limits, values: list[Any]) -> Decimal:
     if not values:
@@ -268,7 +184,7 @@ def _avg(limits: Limits, values: list[Any]) -> Decimal:
     NUMBER,
     'Parse text as a number: number("12.50") = 12.5.',
     pure=True,
-    work=_first_size,
+    work=first_size,
 )
 def _number(limits: Limits, value: Any) -> Decimal:
     if type(value) is Decimal:
@@ -294,13 +210,29 @@ def _len(limits: Limits, value: Any) -> Decimal:
     return Decimal(len(value))
 
 
-@builtin("count", (Arg("values", (ARRAY,)),), NUMBER, "Number of items: count(i for i in items if i.paid).", pure=True)
-def _count(limits: Limits, values: list[Any]) -> Decimal:
-    return Decimal(len(values))
+def _count_work(values: list[Any], *value: Any) -> int:
+    return size_of(values) if value else 0  # only a count of one value compares the items
 
 
 @builtin(
-    "any", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN, "Whether any item is true.", pure=True, work=_first_size
+    "count",
+    (Arg("values", (ARRAY,)), Arg("value", (ANY,), optional=True)),
+    NUMBER,
+    "Number of items: count(i for i in items if i.paid); with a value, number of items equal "
+    'to it: count(statuses, "open"). (There are no functions to pass as a predicate: a '
+    "comprehension with `if` counts what a predicate would.)",
+    pure=True,
+    work=_count_work,
+)
+def _count(limits: Limits, values: list[Any], *value: Any) -> Decimal:
+    if not value:
+        return Decimal(len(values))
+    left = [limits.max_operations]
+    return Decimal(sum(1 for item in values if equal(item, value[0], left)))
+
+
+@builtin(
+    "any", (Arg("values", (array_of(BOOLEAN),)),), BOOLEAN, "Whether any item is true.", pure=True, work=first_size
 )
 def _any(limits: Limits, values: list[Any]) -> bool:
     return any(_booleans(values, "any"))
@@ -312,7 +244,7 @@ def _any(limits: Limits, values: list[Any]) -> bool:
     BOOLEAN,
     "Whether every item is true (true for an empty list).",
     pure=True,
-    work=_first_size,
+    work=first_size,
 )
 def _all(limits: Limits, values: list[Any]) -> bool:
     return all(_booleans(values, "all"))
@@ -331,7 +263,7 @@ def _booleans(values: list[Any], what: str) -> list[bool]:
     BOOLEAN,
     "Whether a string contains a substring, a list an item, or an object a key.",
     pure=True,
-    work=_all_sizes,
+    work=all_sizes,
 )
 def _contains(limits: Limits, container: Any, item: Any) -> bool:
     return contains(container, item, [limits.max_operations])
@@ -386,17 +318,17 @@ def _join_all(types: list[Type]) -> Type:
 S = Arg("text", (STRING,))
 
 
-@builtin("lower", (S,), STRING, "Lower-case text.", pure=True, work=_first_size)
+@builtin("lower", (S,), STRING, "Lower-case text.", pure=True, work=first_size)
 def _lower(limits: Limits, text: str) -> str:
-    return _checked_text(limits, text.lower())
+    return checked_text(limits, text.lower())
 
 
-@builtin("upper", (S,), STRING, "Upper-case text.", pure=True, work=_first_size)
+@builtin("upper", (S,), STRING, "Upper-case text.", pure=True, work=first_size)
 def _upper(limits: Limits, text: str) -> str:
-    return _checked_text(limits, text.upper())
+    return checked_text(limits, text.upper())
 
 
-@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.", pure=True, work=_first_size)
+@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.", pure=True, work=first_size)
 def _trim(limits: Limits, text: str) -> str:
     return text.strip()
 
@@ -407,14 +339,14 @@ def _trim(limits: Limits, text: str) -> str:
     BOOLEAN,
     "Whether text starts with prefix.",
     pure=True,
-    work=_all_sizes,
+    work=all_sizes,
 )
 def _starts_with(limits: Limits, text: str, prefix: str) -> bool:
     return text.startswith(prefix)
 
 
 @builtin(
-    "ends_with", (S, Arg("suffix", (STRING,))), BOOLEAN, "Whether text ends with suffix.", pure=True, work=_all_sizes
+    "ends_with", (S, Arg("suffix", (STRING,))), BOOLEAN, "Whether text ends with suffix.", pure=True, work=all_sizes
 )
 def _ends_with(limits: Limits, text: str, suffix: str) -> bool:
     return text.endswith(suffix)
@@ -426,7 +358,7 @@ def _ends_with(limits: Limits, text: str, suffix: str) -> bool:
     STRING,
     "Text with every occurrence of old replaced by new.",
     pure=True,
-    work=_all_sizes,
+    work=all_sizes,
 )
 def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     if not old:
@@ -443,7 +375,7 @@ def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     STRING,
     'Items as text, joined by separator: join(names, ", ").',
     pure=True,
-    work=_first_size,
+    work=first_size,
 )
 def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
     # Each item's text is bounded by what is left (to_text_within): the whole never passes the
@@ -464,7 +396,7 @@ def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
     STRING,
     'Any value as text, as a template would print it: text(31.500) = "31.5".',
     pure=True,
-    work=_first_size,
+    work=first_size,
 )
 def _text(limits: Limits, value: Any) -> str:
     return to_text_within(value, limits.max_string_length)

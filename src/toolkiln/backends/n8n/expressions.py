@@ -7,6 +7,12 @@ emitter reports as E0706 at the expression's span. A value used more than once i
 JavaScript (the container of `in`, the number `round` rounds) is bound once through an arrow
 function, so the expression is evaluated once, as toolkiln does.
 
+Not translated, because JavaScript would give another value: `title` and `capitalize`
+(Unicode case mapping), `sort` (JavaScript orders strings by UTF-16 unit) and `unique`
+(JavaScript compares lists and objects by identity), the digests and base64 (no such functions
+in an n8n expression), `is_email` and `is_url` (toolkiln's own rules), `text`, `number`, `join`,
+`round` to digits.
+
 Where JavaScript differs (docs/workflows.md): numbers are binary doubles, not exact decimals
 (`0.1 + 0.2` is 0.30000000000000004 in n8n); division or `%` by zero, an index outside a list
 and `min` of an empty list give Infinity, NaN or undefined instead of an error; `+` on two
@@ -21,6 +27,7 @@ from typing import assert_never
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
+from toolkiln.ast.visitor import left_chain
 
 _OPERATORS = {
     "+": "+",
@@ -38,6 +45,8 @@ _OPERATORS = {
     "and": "&&",
     "or": "||",
 }
+# Operators that JavaScript, like toolkiln, groups to the left at one precedence level.
+_CHAIN_LEVEL = {"+": "sum", "-": "sum", "*": "term", "/": "term", "%": "term", "and": "and", "or": "or"}
 # `k in c`: a substring, a list item (SameValueZero, no coercion, like toolkiln's equality) or
 # an object key.
 _CONTAINS = (
@@ -45,6 +54,15 @@ _CONTAINS = (
 )
 _EXTREME = "((...v) => Math.{which}(...(v.length === 1 && Array.isArray(v[0]) ? v[0] : v)))({args})"
 _SUM = "({values}).reduce((a, b) => a + b, 0)"
+# Texts by code point, as toolkiln counts characters (JavaScript's length counts UTF-16 units).
+_SLICE = (
+    "((v, a, b) => typeof v === 'string' ? Array.from(v).slice(a, b).join('') : v.slice(a, b))({value}, {start}, {end})"
+)
+_PAD = "((s, w, f) => {left}f.repeat(Math.max(0, w - Array.from(s).length)){right})(String({text}), {width}, {fill})"
+# encodeURIComponent keeps !'()*, which RFC 3986 (and url_encode) percent-encode.
+_URL_ENCODE = "encodeURIComponent({text}).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())"
+_ZIP = "((a, b) => a.slice(0, Math.min(a.length, b.length)).map((x, i) => [x, b[i]]))({first}, {second})"
+_RANGE = "((a, b) => Array.from(Array(Math.max(0, b - a)).keys(), (i) => a + i))({start}, {end})"
 
 # name -> (numbers of arguments accepted, JavaScript template over the translated arguments)
 _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
@@ -59,7 +77,12 @@ _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
     "max": (range(1, 64), lambda *args: _EXTREME.format(which="max", args=", ".join(args))),
     "sum": (range(1, 2), lambda values: _SUM.format(values=values)),
     "avg": (range(1, 2), lambda values: f"((l) => {_SUM.format(values='l')} / l.length)({values})"),
-    "count": (range(1, 2), lambda values: f"({values}).length"),
+    "count": (
+        range(1, 3),
+        lambda values, *value: (
+            f"({values}).length" if not value else f"((l, v) => l.filter((x) => x === v).length)({values}, {value[0]})"
+        ),
+    ),
     "any": (range(1, 2), lambda values: f"({values}).some((b) => b)"),
     "all": (range(1, 2), lambda values: f"({values}).every((b) => b)"),
     "contains": (range(2, 3), lambda container, item: _CONTAINS.format(container=container, item=item)),
@@ -81,6 +104,29 @@ _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
         range(1, 2),
         lambda x: f"((v) => typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).length : v.length)({x})",
     ),
+    "split": (range(2, 3), lambda text, separator: f"String({text}).split({separator})"),
+    "slice": (
+        range(2, 4),
+        lambda value, start, end="undefined": _SLICE.format(value=value, start=start, end=end),
+    ),
+    "pad_left": (
+        range(2, 4),
+        lambda text, width, fill='" "': _PAD.format(left="", right=" + s", text=text, width=width, fill=fill),
+    ),
+    "pad_right": (
+        range(2, 4),
+        lambda text, width, fill='" "': _PAD.format(left="s + ", right="", text=text, width=width, fill=fill),
+    ),
+    "repeat": (range(2, 3), lambda text, times: f"String({text}).repeat({times})"),
+    "url_encode": (range(1, 2), lambda text: _URL_ENCODE.format(text=text)),
+    "first": (range(1, 2), lambda values: f"({values}).at(0)"),
+    "last": (range(1, 2), lambda values: f"({values}).at(-1)"),
+    "flatten": (range(1, 2), lambda values: f"({values}).flat()"),
+    "range": (
+        range(1, 3),
+        lambda first, *end: _RANGE.format(start=first if end else "0", end=end[0] if end else first),
+    ),
+    "zip": (range(2, 3), lambda first, second: _ZIP.format(first=first, second=second)),
 }
 TRANSLATED_FUNCTIONS = tuple(sorted(_FUNCTIONS))
 
@@ -145,11 +191,28 @@ class _Translator:
                 assert_never(expr)
 
     def binary(self, expr: n.Binary, bound: frozenset[str]) -> str:
-        left, right = self.js(expr.left, bound), self.js(expr.right, bound)
-        if expr.op in ("in", "not in"):
-            contains = _CONTAINS.format(container=right, item=left)
-            return contains if expr.op == "in" else f"(!{contains})"
-        return f"({left} {_OPERATORS[expr.op]} {right})"
+        """A left-deep chain (see `left_chain`) in a loop. Each run of one left-associative
+        level (`a + b - c`) shares one pair of parentheses, which JavaScript reads the same
+        way; the text grows at the end and opening parentheses are written once, at the front."""
+        leaf, chain = left_chain(expr)
+        pieces, opened, level = [self.js(leaf, bound)], 0, None
+        for node in chain:
+            right = self.js(node.right, bound)
+            if node.op in ("in", "not in"):
+                item = "(" * opened + "".join(pieces) + (")" if opened else "")
+                contains = _CONTAINS.format(container=right, item=item)
+                pieces, opened, level = [contains if node.op == "in" else f"(!{contains})"], 0, None
+                continue
+            node_level = _CHAIN_LEVEL.get(node.op)
+            if node_level is None or node_level != level:
+                if opened:  # close the run before
+                    pieces.append(")")
+                opened += 1
+            pieces.append(f" {_OPERATORS[node.op]} {right}")
+            level = node_level
+        if opened:
+            pieces.append(")")
+        return "(" * opened + "".join(pieces)
 
     def call(self, expr: n.Call, bound: frozenset[str]) -> str:
         known = _FUNCTIONS.get(expr.function)

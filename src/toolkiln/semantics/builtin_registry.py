@@ -1,0 +1,124 @@
+"""How a builtin is declared: its signature, its implementation and its cost, registered once
+in BUILTINS by the `builtin` decorator (the modules of builtins register theirs on import)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.ast.types import Type
+from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
+from toolkiln.semantics.limits import Limits
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    accepts: tuple[Type, ...]
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    args: tuple[Arg, ...]
+    result: Callable[[list[Type]], Type]
+    impl: Callable[..., Any]
+    doc: str
+    variadic: bool = False
+    # Whether a call with the same arguments always gives the same result and does nothing
+    # else: only pure builtins are folded at compile time (a `today()` must not be).
+    pure: bool = field(kw_only=True)
+    # What a call costs beyond one operation, from its arguments, when that grows with them
+    # (items of a list, characters of a text): the interpreter charges it to the operation
+    # budget and looks at the clock before calling. None: a constant cost.
+    work: Callable[..., int] | None = field(default=None, kw_only=True)
+
+    @property
+    def signature(self) -> str:
+        parts = [f"{a.name}?" if a.optional else a.name for a in self.args]
+        if self.variadic:
+            parts[-1] = f"...{parts[-1]}"
+        return f"{self.name}({', '.join(parts)})"
+
+    def arity_ok(self, count: int) -> bool:
+        required = sum(1 for a in self.args if not a.optional)
+        return count >= required and (self.variadic or count <= len(self.args))
+
+    def arg_for(self, position: int) -> Arg:
+        return self.args[min(position, len(self.args) - 1)]
+
+
+BUILTINS: dict[str, Builtin] = {}
+
+
+def builtin(
+    name: str,
+    args: tuple[Arg, ...],
+    result: Type | Callable[[list[Type]], Type],
+    doc: str,
+    variadic: bool = False,
+    *,
+    pure: bool,
+    work: Callable[..., int] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a builtin; `pure` must be said (see Builtin.pure), `work` when its cost grows
+    with its arguments (see Builtin.work)."""
+    result_fn = result if callable(result) else (lambda _types, _r=result: _r)
+
+    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
+        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, work=work)
+        return impl
+
+    return register
+
+
+def fault(code: codes.Code, message: str, hint: str | None = None) -> RunError:
+    return RunError(code.code, message, hint=hint)
+
+
+def whole_number(value: Decimal, what: str, low: int, high: int) -> int:
+    """`value` as an int, or E0511 unless it is a whole number from low to high."""
+    if value != value.to_integral_value() or not low <= value <= high:
+        raise fault(codes.INVALID_OPERATION, f"{what} must be a whole number from {low} to {high}, not {value}")
+    return int(value)
+
+
+def checked_text(limits: Limits, text: str) -> str:
+    if len(text) > limits.max_string_length:
+        raise fault(
+            codes.STRING_TOO_LONG,
+            f"string of {len(text):,} characters exceeds the limit of {limits.max_string_length:,}",
+        )
+    return text
+
+
+CHARS_PER_OPERATION = 64
+"""Characters of text that count as one operation for builtins that read or write text."""
+
+
+def size_of(value: Any) -> int:
+    """The work of reading `value` once, in operations: a list's or object's items, a text's
+    characters by CHARS_PER_OPERATION, 0 for anything else."""
+    kind = type(value)
+    if kind is list or kind is dict:
+        return len(value)
+    if kind is str:
+        return len(value) // CHARS_PER_OPERATION
+    return 0
+
+
+def first_size(value: Any, *rest: Any) -> int:
+    """Work: the first argument's size, and the characters of any text after it."""
+    return size_of(value) + sum(size_of(other) for other in rest if type(other) is str)
+
+
+def all_sizes(*values: Any) -> int:
+    return sum(size_of(value) for value in values)
+
+
+def constant_work(*values: Any) -> int:
+    return 1
