@@ -4,7 +4,8 @@ translated, inside a real n8n 1.123.50 (webhook -> set -> respond), on the same 
 The expressions come from a seeded generator over everything the n8n backend translates
 (arithmetic with %, comparisons, and/or/not, in, conditionals, indexing, lists,
 comprehensions, and the translated built-ins: abs, floor, ceil, round, clamp, min, max, sum,
-avg, count, any, all, contains, get, upper, lower, trim, starts_with, ends_with, replace, len). Numbers agree exactly where binary doubles are exact (the inputs and literals
+avg, count, any, all, contains, get, upper, lower, trim, starts_with, ends_with, replace, len,
+split, slice, pad_left, pad_right, repeat, url_encode, first, last, flatten, range, zip). Numbers agree exactly where binary doubles are exact (the inputs and literals
 are dyadic: 2.5, -0.75, ...); a division makes a value inexact, so a quotient is compared
 within 1e-9 and never feeds a comparison, floor or ceil, where doubles and exact decimals may
 round differently (documented in docs/workflows.md and tested in test_workflow_deploy.py).
@@ -165,6 +166,21 @@ EVERY_FORM = [
     "[body.a, body.b][1]",
     "coalesce(null, body.a)",
     'coalesce(get(body.o, "m"), body.s)',
+    # The text and list builtins of issue 15 (a list result is compared through a scalar).
+    'first(split(body.t, " "))',
+    'len(split(body.s, "a"))',
+    "slice(body.s, 1, 3)",
+    "sum(slice(body.items, -2))",
+    'pad_left(body.s, 6, "*")',
+    "pad_right(body.t, 3)",
+    "repeat(body.t, 2)",
+    "url_encode(body.s)",
+    "first(body.items)",
+    "last(body.items)",
+    "sum(flatten([body.items, [1, 2]]))",
+    "sum(range(4)) + len(range(1, 4))",
+    "last(last(zip(body.items, body.items)))",
+    "count(body.items, 9)",
 ]
 
 
