@@ -1747,6 +1747,7 @@ INVALID_SANDBOX_POLICY = _register(
 A sandbox setting is out of range: the sandbox is `bubblewrap` or `none`; a time limit is
 more than 0 and at most 3600 seconds; memory, processes, file size and the output cap are
 positive whole numbers; an environment name is letters, digits and `_`; a path to bind is
-absolute.
+absolute. A program's name (it becomes a file name in the sandbox) is letters, digits, `_`,
+`.` and `-`, not starting with `.` or `-`.
 """,
 )
