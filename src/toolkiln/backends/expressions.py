@@ -10,12 +10,23 @@ from decimal import Decimal
 from typing import assert_never
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.visitor import left_chain
 from toolkiln.syntax.strings import quote
 
 # Binding strength, loosest first (mirrors grammar/compute.lark).
 CONDITIONAL, OR, AND, NOT, COMPARE, SUM, TERM, FACTOR, POWER, POSTFIX = range(10)
 _BINARY = {"or": OR, "and": AND, "+": SUM, "-": SUM, "*": TERM, "/": TERM, "%": TERM}
 _OPERANDS = {OR: (OR, AND), AND: (AND, NOT), SUM: (SUM, TERM), TERM: (TERM, FACTOR)}
+
+
+def _strengths(op: n.BinaryOp) -> tuple[int, int, int]:
+    """The least binding strength of the left and right operands of `op`, and its own."""
+    if op == "**":
+        return POSTFIX, FACTOR, POWER
+    if op in _BINARY:
+        strength = _BINARY[op]
+        return (*_OPERANDS[strength], strength)
+    return SUM, SUM, COMPARE
 
 
 def number_text(value: Decimal) -> str:
@@ -54,14 +65,8 @@ class ExprPrinter:
                 return f"not {p(operand, NOT)}", NOT
             case n.Unary(op=op, operand=operand):
                 return f"{op}{p(operand, FACTOR)}", FACTOR
-            case n.Binary(op="**", left=left, right=right):
-                return f"{p(left, POSTFIX)} ** {p(right, FACTOR)}", POWER
-            case n.Binary(op=op, left=left, right=right) if op in _BINARY:
-                strength = _BINARY[op]
-                left_min, right_min = _OPERANDS[strength]
-                return f"{p(left, left_min)} {op} {p(right, right_min)}", strength
-            case n.Binary(op=op, left=left, right=right):
-                return f"{p(left, SUM)} {op} {p(right, SUM)}", COMPARE
+            case n.Binary():
+                return self.binary(expr)
             case n.Conditional(test=test, then=then, otherwise=otherwise):
                 return f"{p(then, OR)} if {p(test, OR)} else {p(otherwise)}", CONDITIONAL
             case n.Call(function=function, args=(n.Comprehension() as only,)):
@@ -78,6 +83,21 @@ class ExprPrinter:
                 return f"[{self.comprehension(expr)}]", POSTFIX
             case _:
                 assert_never(expr)
+
+    def binary(self, expr: n.Binary) -> tuple[str, int]:
+        """A left-deep chain (see `left_chain`) in a loop: its text grows at the end, and
+        parentheses around all of it are counted and written once, so printing is linear."""
+        leaf, chain = left_chain(expr)
+        text, strength = self._print(leaf)
+        pieces, opened = [text], 0
+        for node in chain:
+            left_min, right_min, node_strength = _strengths(node.op)
+            if strength < left_min:
+                opened += 1
+                pieces.append(")")
+            pieces.append(f" {node.op} {self.print(node.right, right_min)}")
+            strength = node_strength
+        return "(" * opened + "".join(pieces), strength
 
     def comprehension(self, expr: n.Comprehension) -> str:
         text = f"{self.print(expr.element)} for {expr.var} in {self.print(expr.iterable, OR)}"

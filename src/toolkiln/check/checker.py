@@ -28,6 +28,7 @@ from toolkiln.ast.types import (
     fits,
     join,
 )
+from toolkiln.ast.visitor import left_chain
 from toolkiln.check.flow import FlowState
 from toolkiln.check.scope import assigned_names, free_names
 from toolkiln.diagnostics import codes
@@ -478,8 +479,15 @@ class Checker:
             self.report(code, message, span, hint)
 
     def binary(self, expr: n.Binary, state: FlowState) -> Type:
+        """Types a left-deep chain in a loop (see `left_chain`), left operands first."""
+        leaf, chain = left_chain(expr)
+        type_ = self.expr(leaf, state)
+        for node in chain[:-1]:
+            type_ = self.types[id(node)] = self.binary_type(node, type_, self.expr(node.right, state), state)
+        return self.binary_type(expr, type_, self.expr(expr.right, state), state)
+
+    def binary_type(self, expr: n.Binary, lt: Type, rt: Type, state: FlowState) -> Type:
         op, left, right = expr.op, expr.left, expr.right
-        lt, rt = self.expr(left, state), self.expr(right, state)
         if lt.is_numeric and rt.is_numeric and op in _NUMERIC_RESULTS:
             return _NUMERIC_RESULTS[op]  # the usual case, with nothing to report or learn
         if op == "+" and STRING in (lt, rt):

@@ -16,7 +16,7 @@ from typing import Any, assert_never, cast
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, Type
-from toolkiln.ast.visitor import walk
+from toolkiln.ast.visitor import left_chain, walk
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
@@ -39,6 +39,8 @@ _COMPARE = {
 }
 # Decimal's operators: the same operations as the context's add, subtract, ... in the run's
 # context, which is current while closures run (see decimal_scope.py).
+# The longest left-deep chain compiled as nested closures; longer ones run in segments.
+_SEGMENT = 64
 _ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
 
 
@@ -179,6 +181,45 @@ class ExprCompiler:
         return guarded
 
     def binary(self, expr: n.Binary) -> Fn:
+        leaf, chain = left_chain(expr)
+        if len(chain) > _SEGMENT:
+            return self.long_chain(leaf, chain)
+        return self.single_binary(expr)
+
+    def long_chain(self, leaf: n.Expr, chain: list[n.Binary]) -> Fn:
+        """A left-deep chain of more than _SEGMENT binaries (`a + b + ...`) nests its closures
+        as deep as it is long, too deep for Python's stack. It runs as segments instead: each
+        segment's bottom operand reads the value of the segment before from a frame slot."""
+        slot = self.new_slot()
+        carried = f"#chain{slot}"  # no name of the language starts with `#`
+        self.scopes.append({carried: slot})
+        made: list[n.Expr] = []  # stand-ins, typed as what they replace while this compiles
+
+        def stand_in(new: n.Expr, old: n.Expr) -> n.Expr:
+            self.types[id(new)] = self.types.get(id(old), ANY)
+            made.append(new)  # alive until compiled: types are keyed by id
+            return new
+
+        segments: list[Fn] = []
+        below: n.Expr = leaf
+        for position, node in enumerate(chain):
+            if position and position % _SEGMENT == 0:
+                segments.append(self.closure(below))
+                below = stand_in(n.Name(name=carried, span=below.span), below)
+            below = stand_in(node.model_copy(update={"left": below}), node)
+        last = self.closure(below)
+        self.scopes.pop()
+        for stand_in_node in made:
+            del self.types[id(stand_in_node)]
+
+        def run(f: Frame) -> Any:
+            for segment in segments:
+                f[slot] = segment(f)
+            return last(f)
+
+        return run
+
+    def single_binary(self, expr: n.Binary) -> Fn:
         op, limits = expr.op, self.limits
         if op in ("and", "or"):
             left = self.boolean(expr.left, f"`{op}` needs booleans")

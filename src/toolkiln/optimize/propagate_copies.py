@@ -12,6 +12,7 @@ from toolkiln.optimize.rewrite import (
     copy_changed,
     map_children,
     map_step_exprs,
+    rebuild_chain,
     with_steps,
 )
 from toolkiln.semantics.limits import Limits
@@ -89,4 +90,6 @@ def _substitute(expr: n.Expr, known: dict[str, n.Expr]) -> n.Expr:
     if isinstance(expr, n.Name):
         value = known.get(expr.name)
         return expr if value is None else value.model_copy(update={"span": expr.span})
+    if isinstance(expr, n.Binary):
+        return rebuild_chain(expr, lambda operand: _substitute(operand, known))
     return map_children(expr, lambda child: _substitute(child, known))

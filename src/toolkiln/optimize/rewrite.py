@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, assert_never
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.visitor import children
+from toolkiln.ast.visitor import children, left_chain
 
 ExprFn = Callable[[n.Expr], n.Expr]
 N = TypeVar("N", bound=n.Node)
@@ -22,10 +22,24 @@ def bottom_up(fn: ExprFn) -> ExprFn:
     """`fn` applied to every sub-expression, children first, as one function."""
 
     def visit(node: n.Expr) -> n.Expr:
+        if type(node) is n.Binary:
+            return rebuild_chain(node, visit, fn)
         rebuild = _REBUILD[type(node)]
         return fn(node if rebuild is None else rebuild(node, visit))
 
     return visit
+
+
+def rebuild_chain(expr: n.Binary, fn: ExprFn, after: ExprFn | None = None) -> n.Expr:
+    """`expr` with `fn` applied to the operands of its left-deep chain (see `left_chain`),
+    rebuilt bottom-up in a loop, and `after` applied to each rebuilt binary: a sum of 10,000
+    terms is a tree 10,000 deep, too deep to recurse into."""
+    leaf, chain = left_chain(expr)
+    result = fn(leaf)
+    for node in chain:
+        rebuilt = copy_changed(node, left=result, right=fn(node.right))
+        result = rebuilt if after is None else after(rebuilt)
+    return result
 
 
 def map_children(expr: n.Expr, fn: ExprFn) -> n.Expr:

@@ -6,7 +6,7 @@ import builtins
 from decimal import Decimal
 from typing import Any, cast
 
-from lark import Token, Transformer, v_args
+from lark import Token, Transformer_NonRecursive, v_args
 from lark.tree import Meta
 
 from toolkiln.ast import compute as n
@@ -31,9 +31,10 @@ def parse_expression_with_lark(flat: str, ctx: ParseContext) -> n.Expr | None:
     return expr
 
 
-class SourceBuilder(Transformer[Token, Any]):
+class SourceBuilder(Transformer_NonRecursive[Token, Any]):
     """What every tree -> AST builder needs: spans in its ParseContext, and names and string
-    literals checked the same way (used by this module and by the workflow front end)."""
+    literals checked the same way (used by this module and by the workflow front end).
+    Non-recursive, because a flat chain `a + b + ...` of 10,000 terms is a tree that deep."""
 
     def __init__(self, ctx: ParseContext) -> None:
         super().__init__()

@@ -50,7 +50,7 @@ KEYWORDS = frozenset(
     }
 )
 # Taller trees are left to Lark's depth guard (its MAX_DEPTH of 200 counts parse-tree levels,
-# at most two per node), and deeper nesting (brackets, unary chains) to Lark's iterative
+# at most two per node, a flat chain `a + b + c` once), and deeper nesting (brackets, unary chains) to Lark's iterative
 # parser: this one recurses about seven frames per level.
 MAX_HEIGHT = 60
 MAX_NESTING = 40
@@ -205,6 +205,7 @@ class ExpressionParser:
             result = self.node(n.Unary, start, end, height + 1, op="not", operand=operand)
         else:
             result = self.factor()
+        chain_level = None  # the level of the flat chain `result` is, once this loop built it
         while True:
             kind = self.peek()
             op_level = _LEVEL.get(kind)
@@ -217,7 +218,10 @@ class ExpressionParser:
                 self.take("in")
                 op = "not in"
             right, _, end, right_height = self.binary(op_level + 1)
-            result = self.node(n.Binary, start, end, 1 + max(height, right_height), op=op, left=left, right=right)
+            # As Lark's depth guard measures: a flat chain `a + b + c` is one level, not two.
+            left_height = height if chain_level == op_level else height + 1
+            result = self.node(n.Binary, start, end, max(left_height, right_height + 1), op=op, left=left, right=right)
+            chain_level = op_level
             if op_level == _COMPARISON and _LEVEL.get(self.peek()) == _COMPARISON:
                 raise Declined  # comparisons do not chain
 

@@ -78,19 +78,27 @@ class DepthTree(Tree[Token]):
     depth: int
 
 
+# Left-recursive rules of one precedence level: `a + b - c` is written flat, so the left operand
+# of a chain rule that is itself of the same level adds no depth (a 10,000-term sum is depth 2).
+_CHAIN_LEVEL = {"add": "sum", "sub": "sum", "mul": "term", "div": "term", "mod": "term", "or_": "or", "and_": "and"}
+
+
 class DepthGuard(Transformer[Token, Tree[Token]]):
     """Builds the parse tree, giving up as soon as it nests deeper than MAX_DEPTH: a 1 MB
-    `1+1+...` is refused after a few hundred tokens instead of after seconds of parsing."""
+    `((((...` is refused after a few hundred tokens instead of after seconds of parsing.
+    Depth is nesting as written: a flat chain `a + b + c` counts once, not once per term."""
 
     def __default__(self, data: str, children: list[Tree[Token] | Token], meta: object) -> Tree[Token]:
         if data.startswith("__"):
             # A repetition helper (`step*`): Lark splices its children into the parent rule,
             # whose own call measures them once; measuring here would be quadratic.
             return Tree(data, children)
+        level = _CHAIN_LEVEL.get(data)
+        chained = children[0] if level and _CHAIN_LEVEL.get(getattr(children[0], "data", "")) == level else None
         depth = 1
         for child in children:
-            if type(child) is DepthTree and child.depth >= depth:
-                depth = child.depth + 1
+            if type(child) is DepthTree:
+                depth = max(depth, child.depth if child is chained else child.depth + 1)
         if depth > MAX_DEPTH:
             raise TooDeep(_first_offset(children))
         tree = DepthTree(data, children)
