@@ -1,0 +1,70 @@
+"""The cost of one call of each text and list builtin on the largest input the default limits
+let in, against what the call is charged to the operation budget. `sum` is the yardstick: a
+builtin far slower per charged operation than `sum` is undercharged (a run's budget would
+let it run past its time, where only the clock stops it).
+
+    python benchmarks/bench_builtins.py [--repeat R]
+
+Columns: the builtin and its input, milliseconds per call (best of R), operations charged
+(1 + its `work`), and microseconds per charged operation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.semantics.limits import Limits
+
+NUMBERS = [Decimal(i * 7919 % 100_003) for i in range(100_000)]
+STRINGS = [f"s{i * 7919 % 100_003}" for i in range(100_000)]
+TEXT = "x" * 100_000
+CASES: list[tuple[str, str, tuple[Any, ...]]] = [
+    ("sum", "100,000 numbers", (NUMBERS,)),
+    ("upper", "100,000 characters", (TEXT,)),
+    ("split", "33,333 words", ("ab " * 33_333, " ")),
+    ("slice", "100,000 characters", (TEXT, Decimal(1), Decimal(-1))),
+    ("title", "33,333 words", ("ab " * 33_333,)),
+    ("capitalize", "100,000 characters", (TEXT,)),
+    ("pad_left", "to 100,000", ("x", Decimal(100_000))),
+    ("repeat", "to 100,000", ("ab", Decimal(50_000))),
+    ("url_encode", "16,000 x é (to 96,000)", ("é" * 16_000,)),
+    ("base64_encode", "70,000 characters", (TEXT[:70_000],)),
+    ("base64_decode", "100,000 characters", ("eHh4" * 25_000,)),
+    ("sha256", "100,000 characters", (TEXT,)),
+    ("md5", "100,000 characters", (TEXT,)),
+    ("is_email", "254 characters", ("a" * 64 + "@" + ".".join(["b" * 60] * 3) + ".com",)),
+    ("is_url", "2,014 characters", ("https://a.com/" + "b" * 2000,)),
+    ("sort", "100,000 numbers", (NUMBERS,)),
+    ("sort", "100,000 strings", (STRINGS,)),
+    ("sort", "100,000 objects by a key", ([{"k": n} for n in NUMBERS], "k")),
+    ("unique", "100,000 numbers", (NUMBERS,)),
+    ("flatten", "100,000 lists of 1", ([[n] for n in NUMBERS],)),
+    ("range", "100,000", (Decimal(100_000),)),
+    ("zip", "100,000 pairs", (NUMBERS, STRINGS)),
+    ("count", "100,000 numbers, a value", (NUMBERS, Decimal(5))),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    repeat = parser.parse_args().repeat
+    limits = Limits()
+    print("| builtin | input | ms | charged | us / operation |\n|---|---|---:|---:|---:|")
+    for name, what, args in CASES:
+        builtin = BUILTINS[name]
+        charged = 1 + (builtin.work(*args) if builtin.work else 0)
+        best = float("inf")
+        for _ in range(repeat):
+            started = time.perf_counter()
+            builtin.impl(limits, *args)
+            best = min(best, time.perf_counter() - started)
+        print(f"| {name} | {what} | {best * 1000:.2f} | {charged:,} | {best * 1e6 / charged:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
