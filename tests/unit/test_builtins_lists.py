@@ -126,3 +126,8 @@ def test_sorting_the_largest_list_fits_the_default_budget():
 
 def test_sorting_in_a_loop_is_charged():
     assert quickly("[len(sort(xs)) for v in xs]", xs=list(range(2_000))) == "E0503"
+
+
+@pytest.mark.parametrize("function", ["sort", "unique", "first", "flatten", "count"])
+def test_a_list_of_a_million_never_reaches_a_builtin(function):
+    assert quickly(f"{function}(xs)", xs=list(range(1_000_000))) == "E0508"  # refused as an argument
