@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 
 from toolkiln.cli.common import EXIT_OK, UsageError
-from toolkiln.cli.serve import listening_options, rate_limit, registry_option
-from toolkiln.cli.tools import open_registry
+from toolkiln.cli.serve import listening_options, rate_limit
+from toolkiln.cli.tools import open_registry, registry_option
 
 
 def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,10 +6,9 @@ FastAPI and uvicorn are imported when the command runs, not when the parser is b
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from toolkiln.cli.common import EXIT_OK, UsageError
-from toolkiln.cli.tools import open_registry
+from toolkiln.cli.tools import open_registry, registry_option
 
 
 def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,13 +34,6 @@ def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "always recorded in <registry>/.server/requests.jsonl)",
     )
     serve.set_defaults(handler=cmd_serve)
-
-
-def registry_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """--registry DIR, as the `tools` commands take it (also after a subcommand: SUPPRESS)."""
-    where = "the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)"
-    parser.add_argument("--registry", metavar="DIR", type=Path, default=argparse.SUPPRESS, help=where)
-    return parser
 
 
 def listening_options(parser: argparse.ArgumentParser, port: int) -> None:

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
-from toolkiln.cli.serve import registry_option
-from toolkiln.cli.tools import registry_path
+from toolkiln.cli.tools import registry_option, registry_path
 
 if TYPE_CHECKING:
     from toolkiln.server.tokens import TokenStore
