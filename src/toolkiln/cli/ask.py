@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, whole_number
 from toolkiln.cli.tools import open_registry, registry_option
 from toolkiln.errors import Error
 
@@ -31,22 +31,12 @@ def add_ask_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     parser.add_argument(
         "--max-turns",
         metavar="N",
-        type=_turns,
+        type=whole_number(1, 1000),
         default=DEFAULT_MAX_TURNS,
         help=f"replies the model may give before it must answer (default: {DEFAULT_MAX_TURNS})",
     )
     parser.set_defaults(handler=cmd_ask)
     return parser
-
-
-def _turns(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= 1000:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 1000, not {value}")
-    return value
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@ and the loop of the `fmt` commands."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -112,3 +113,18 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def whole_number(low: int = 1, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high` (no upper bound when None)."""
+
+    def parse(text: str) -> int:
+        if not text.strip().isdigit() or not text.isascii():
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+        value = int(text)
+        if value < low or (high is not None and value > high):
+            bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"must be {bounds}, not {value}")
+        return value
+
+    return parse

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, whole_number
 from toolkiln.cli.tools import open_registry, registry_option
 from toolkiln.errors import Error
 
@@ -41,22 +41,12 @@ def add_create_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     parser.add_argument(
         "--max-attempts",
         metavar="N",
-        type=_attempts,
+        type=whole_number(1, 20),
         default=DEFAULT_MAX_ATTEMPTS,
         help=f"how many times the model may answer (default: {DEFAULT_MAX_ATTEMPTS})",
     )
     parser.set_defaults(handler=cmd_create)
     return parser
-
-
-def _attempts(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 20, not {value}")
-    return value
 
 
 def cmd_create(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from toolkiln.backends.n8n.catalog import DEFAULT_N8N_VERSION, catalog_versions
 from toolkiln.backends.workflow_printer import print_workflow
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source, reformat
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source, reformat, whole_number
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
 from toolkiln.syntax.comments import comments
@@ -67,17 +67,11 @@ def workflow_check_options(parser: argparse.ArgumentParser) -> None:
 def _limit_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-source-chars",
-        type=_positive,
+        type=whole_number(1),
         default=MAX_SOURCE_CHARS,
         metavar="N",
         help=f"refuse larger files (default {MAX_SOURCE_CHARS:,}: raise it for a large import)",
     )
-
-
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) == 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
-    return int(text)
 
 
 def workflow_diagnostics(
