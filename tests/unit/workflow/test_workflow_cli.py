@@ -72,7 +72,7 @@ def test_compile_and_fmt_take_a_higher_source_limit(tmp_path, capsys):
     assert json.loads(out.read_text()) == json.loads((GOLDEN / "order_total.json").read_text())
     with pytest.raises(SystemExit) as usage:
         main(["workflow", "compile", str(source), "--max-source-chars", "0"])
-    assert usage.value.code == 2 and "not a positive whole number" in capsys.readouterr().err
+    assert usage.value.code == 2 and "must be at least 1, not 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
