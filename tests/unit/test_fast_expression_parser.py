@@ -49,7 +49,7 @@ def test_a_negated_number_is_a_literal():
         "1" * 101,  # a literal over the digit limit
         "a && b",  # a foreign operator
         "(" * 50 + "1" + ")" * 50,  # nesting deeper than this parser goes
-        "+".join(["1"] * 80),  # a tree taller than this parser builds
+        "1" + "*(1+1" * 40 + ")" * 40,  # a tree taller than this parser builds
     ],
 )
 def test_it_leaves_to_lark_what_is_not_plainly_valid(text):
@@ -63,9 +63,18 @@ def test_lark_still_reports_what_it_declines():
     assert diagnostic.code == "E0101" and "chain" in diagnostic.hint
 
 
-def test_what_lark_refuses_as_too_deep_is_declined_first():
-    """Lark's depth guard refuses a 1+1+...+1 of 300 terms; this parser must not take it."""
+def test_a_flat_chain_is_not_deep_for_either_parser():
+    """A flat 1+1+...+1 is one level of nesting however long (issue 15): both parsers take it."""
     text = "+".join(["1"] * 300)
+    ctx = ParseContext(LineIndex(text), fallback=parse_expression_with_lark)
+    fast_tree, lark_tree = fast(text), parse_expression_with_lark(text, ctx)
+    assert isinstance(fast_tree, n.Binary) and isinstance(lark_tree, n.Binary)
+    assert (fast_tree.span, fast_tree.right) == (lark_tree.span, lark_tree.right)
+
+
+def test_what_lark_refuses_as_too_deep_is_declined_first():
+    """Lark's depth guard refuses 1*(1+1*(1+... nested 300 deep; this parser must not take it."""
+    text = "1" + "*(1+1" * 300 + ")" * 300
     assert fast(text) is None
     ctx = ParseContext(LineIndex(text), fallback=parse_expression_with_lark)
     assert parse_expression(text, ctx) is None and ctx.diagnostics[0].code == "E0402"

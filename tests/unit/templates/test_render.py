@@ -69,7 +69,7 @@ def test_parameters_are_substituted_where_they_belong():
     assert leads["parameters"]["queryParameters"]["parameters"] == [{"name": "inactive_days", "value": "={{ 5 }}"}]
     assert leads["credentials"] == {"httpHeaderAuth": {"id": None, "name": "Acme CRM"}}
     text = next(a for a in node(workflow, "draft")["parameters"]["assignments"]["assignments"] if a["name"] == "text")
-    assert text["value"] == '={{ (("Hi " + $json.name) + ", ¿Seguimos? \\"Sí\\"") }}'
+    assert text["value"] == '={{ ("Hi " + $json.name + ", ¿Seguimos? \\"Sí\\"") }}'
     assert node(workflow, "save_draft")["parameters"]["url"] == "http://127.0.0.1:9999/crm/whatsapp/drafts"
 
 
