@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.types import or_null
 from toolkiln.check import CheckResult, ToolSignature, check_program
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError
@@ -114,7 +115,8 @@ class Tool:
         properties: dict[str, Any] = {}
         required = []
         for param in self.checked.parameters:
-            schema = param.type.json_schema()
+            # An optional parameter takes its default when given null (see compile_binder).
+            schema = (param.type if param.required else or_null(param.type)).json_schema()
             if param.description is not None:
                 schema["description"] = param.description
             if param.name in self._default.defaults:

@@ -332,7 +332,7 @@ def test_each_missing_required_key_is_refused(name):
     [
         ({"o": {}}, True),
         ({}, False),
-        ({"o": {}, "n": None}, False),
+        ({"o": {}, "n": None}, True),  # an optional parameter given null takes its default
         ({"o": {}, "x": None}, True),
         ({"o": {}, "ai": [1, 2.0, -3]}, True),
         ({"o": {}, "ai": [1.5]}, False),

@@ -165,7 +165,8 @@ def test_argument_validation():
             tool.run(bad)
         assert info.value.code == "E0508", bad
     assert tool.parameters["required"] == ["n", "tags"]
-    assert tool.parameters["properties"]["opt"] == {"type": "boolean", "default": False}
+    # Optional: null is accepted for it (and means the default), so the schema allows null.
+    assert tool.parameters["properties"]["opt"] == {"type": ["boolean", "null"], "default": False}
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ _EXPR = ExprPrinter()
 
 
 def _type(type_: Type) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": type_.name}
+    out: dict[str, Any] = {"type": [type_.name, "null"] if type_.nullable else type_.name}
     if type_.name == "array" and type_.items is not None and type_.items.name != "any":
         out["items"] = _type(type_.items)
     return out

@@ -27,6 +27,8 @@ from toolkiln.ast.types import (
     array_of,
     fits,
     join,
+    not_null,
+    or_null,
 )
 from toolkiln.ast.visitor import left_chain
 from toolkiln.check.flow import FlowState
@@ -184,7 +186,8 @@ class Checker:
             return self.given
         if self.program.parameters is not None:
             return tuple(
-                ParamInfo(p.name, p.type, p.default is None, p.default, p.description) for p in self.program.parameters
+                ParamInfo(p.name, declared_type(p), p.default is None, p.default, p.description)
+                for p in self.program.parameters
             )
         return tuple(ParamInfo(name, type_, True, inferred=True) for name, type_ in self.inferred.items())
 
@@ -196,7 +199,7 @@ class Checker:
             if param.name in seen:
                 self.report(codes.DUPLICATE_NAME, f"parameter `{param.name}` is declared twice", param.span)
             seen.add(param.name)
-            state.assign(param.name, param.type)
+            state.assign(param.name, declared_type(param))
             if param.default is not None:
                 self.default(param, param.default)
         tables: set[str] = set()
@@ -265,6 +268,7 @@ class Checker:
                     "the condition of `if`",
                 )
                 then_state, else_state = state.branch(), state.branch()
+                self.narrow(condition, then_state, else_state)
                 self.block(then, then_state)
                 self.block(otherwise, else_state)
                 state.join_branches(then_state, else_state)
@@ -273,6 +277,16 @@ class Checker:
                 state.reachable = False
             case _:
                 assert_never(step)
+
+    def narrow(self, condition: n.Expr, then: FlowState, otherwise: FlowState) -> None:
+        """After `x != null` (or `x == null`), `x` is not null in the branch where that holds."""
+        tested = _null_test(condition)
+        if tested is None:
+            return
+        name, not_null_then = tested
+        type_ = self.types.get(id(name))
+        if type_ is not None and type_.nullable and not self._in_scope(name.name):
+            (then if not_null_then else otherwise).definite[name.name] = not_null(type_)
 
     def assign(self, target: str, type_: Type, span: Span, state: FlowState) -> None:
         state.assign(target, type_)
@@ -407,13 +421,17 @@ class Checker:
                     codes.CONDITION_TYPE,
                     "the condition of `... if ... else ...`",
                 )
-                return join(self.expr(then, state), self.expr(otherwise, state))
+                then_state, else_state = state.branch(), state.branch()
+                self.narrow(test, then_state, else_state)
+                return join(self.expr(then, then_state), self.expr(otherwise, else_state))
             case n.Call():
                 return self.call(expr, state)
             case n.Field_(target=target, name=field_name):
                 type_ = self.expr(target, state)
                 if type_ == ANY:
                     self.bind(target, OBJECT)
+                elif type_ == or_null(OBJECT):
+                    self.may_be_null(target, codes.NO_FIELD, f"cannot read field `{field_name}` of a {type_}")
                 elif type_ != OBJECT:
                     self.mismatch(target, type_, codes.NO_FIELD, f"cannot read field `{field_name}` of a {type_}")
                 return ANY
@@ -582,13 +600,15 @@ class Checker:
                     self.bind(arg, spec.accepts[0])
             elif not any(fits(type_, option) for option in spec.accepts):
                 wanted = " or ".join(str(t) for t in spec.accepts)
-                self.mismatch(
-                    arg,
-                    type_,
-                    codes.ARGUMENT_TYPE,
-                    f"argument `{spec.name}` of {expr.function} must be {wanted}, not {type_}",
-                )
-        return function.result([self.types[id(arg)] for arg in expr.args])
+                message = f"argument `{spec.name}` of {expr.function} must be {wanted}, not {type_}"
+                if any(fits(not_null(type_), option) for option in spec.accepts):
+                    self.may_be_null(arg, codes.ARGUMENT_TYPE, message)
+                else:
+                    self.mismatch(arg, type_, codes.ARGUMENT_TYPE, message)
+        types = [self.types[id(arg)] for arg in expr.args]
+        if expr.function == "coalesce" and types:
+            return _coalesce_type(types)
+        return function.result(types)
 
     def index(self, target: n.Expr, index: n.Expr, state: FlowState) -> Type:
         target_type, index_type = self.expr(target, state), self.expr(index, state)
@@ -644,8 +664,15 @@ class Checker:
     ) -> None:
         if actual == ANY:
             self.bind(expr, expected)
+        elif actual.nullable and not expected.nullable and fits(not_null(actual), expected):
+            self.may_be_null(expr, code, f"{what} needs {expected}, but this is {actual}")
         elif not fits(actual, expected):
             self.mismatch(expr, actual, code, f"{what} needs {expected}, but this is {actual}", hint)
+
+    def may_be_null(self, expr: n.Expr, code: codes.Code, message: str) -> None:
+        """A `T?` where a `T` is needed: the fix is a null test or a coalesce, not a new type."""
+        hint = "replace null with coalesce(value, default), or test `value != null` first"
+        self.report(code, f"{message}: it may be null", expr.span, hint=hint)
 
     def bind(self, expr: n.Expr, expected: Type) -> None:
         """Learn an inferred parameter's type from how it is used."""
@@ -684,7 +711,7 @@ class Checker:
             if param is not None and expr.name not in self.assigned:
                 self.report(
                     codes.PARAMETER_TYPE,
-                    f"parameter `{expr.name}` is declared {param.type}; {message}",
+                    f"parameter `{expr.name}` is declared {declared_type(param)}; {message}",
                     expr.span,
                     hint="change the declared type, or convert with number(...) or text(...)",
                 )
@@ -721,3 +748,31 @@ def _is_constant(expr: n.Expr) -> bool:
 def _did_you_mean(name: str, options: list[str]) -> str | None:
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
+
+
+def declared_type(param: n.Param) -> Type:
+    """A parameter's type; `= null` makes it nullable (`x: string = null` is `x: string?`), so
+    that its published schema allows the default it publishes."""
+    return or_null(param.type) if isinstance(param.default, n.NullLit) else param.type
+
+
+def _null_test(condition: n.Expr) -> tuple[n.Name, bool] | None:
+    """`x != null` -> (x, True); `x == null` -> (x, False): the name tested, and whether it is
+    not null where the condition holds."""
+    if not isinstance(condition, n.Binary) or condition.op not in n.EQUALITY_OPS:
+        return None
+    left, right = condition.left, condition.right
+    if isinstance(left, n.NullLit):
+        left, right = right, left
+    if isinstance(left, n.Name) and isinstance(right, n.NullLit):
+        return left, condition.op == "!="
+    return None
+
+
+def _coalesce_type(types: list[Type]) -> Type:
+    """The first value that is not null: null only if the last one may be."""
+    present = [not_null(type_) for type_ in types if type_ != NULL]
+    result = present[0] if present else NULL
+    for type_ in present[1:]:
+        result = join(result, type_)
+    return or_null(result) if types[-1].nullable or types[-1] == NULL else result

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, cast
 
-from toolkiln.ast.types import Type
+from toolkiln.ast.types import Type, not_null
 from toolkiln.check import ParamInfo
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
@@ -44,6 +44,9 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     """A scalar's converter `fn(value)`, or a container's `fn(value, left=None)`, where `left`
     holds how many more items and fields the argument may hold in all (Limits.max_operations,
     when not given): data that shares one list many times over is read no further than that."""
+    if type_.nullable:  # `string?`: null, or what the type without `?` accepts
+        present = _converter(not_null(type_), name, limits)
+        return lambda value, *left: None if value is None else present(value, *left)
     # (at least max_list_length: a flat list or object is bounded by that alone)
     budget = max(limits.max_operations, limits.max_list_length)
     max_digits, max_len = limits.max_number_digits, limits.max_list_length
@@ -190,6 +193,9 @@ def compile_binder(
     plan = tuple(
         (p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING)) for p in params
     )
+    # An explicit null for an optional parameter that cannot hold null means "not given": what
+    # function-calling models send for an argument they leave out.
+    null_is_missing = frozenset(p.name for p in params if p.name in defaults and not p.type.nullable)
     wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "") for p in params}
     names = frozenset(p.name for p in params)
 
@@ -202,6 +208,9 @@ def compile_binder(
         given = 0
         for name, slot, convert, default in plan:
             value = args.get(name, _MISSING)
+            if value is None and name in null_is_missing:
+                given += 1  # a key of `args`, which takes the default
+                value = _MISSING
             if value is _MISSING:
                 if default is _MISSING:
                     raise ArgumentError(f"missing argument `{name}`", hint=wanted[name])
@@ -233,5 +242,7 @@ def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> tuple[str, C
     call `{name: value}` inline; anything else goes through `compile_binder`'s bind."""
     if len(params) != 1 or params[0].type.name not in _SCALARS:
         return None
+    if not params[0].required and not params[0].type.nullable:
+        return None  # a null for it means its default: the binder knows it
     param = params[0]
     return param.name, converter(param.type, param.name, limits)

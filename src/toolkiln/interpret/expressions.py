@@ -69,6 +69,8 @@ class ExprCompiler:
 
     def static(self, expr: n.Expr) -> str:
         type_ = self.types.get(id(expr), ANY)
+        if type_.nullable:
+            return "any"  # tested at run time, as values of unknown type are
         return "number" if type_.is_numeric else type_.name
 
     def slot_for(self, name: str) -> int:

@@ -286,6 +286,7 @@ class CompiledProgram:
         name, span = step.table, step.span
         declared = self.tables.get(name)
         expected = None if declared is None or declared.name == "any" else declared.name
+        nullable = declared is not None and declared.nullable  # `table t: number?` may hold null
         read, max_list = self.read, self.limits.max_list_length
 
         def lookup(f: Frame) -> Any:
@@ -323,7 +324,7 @@ class CompiledProgram:
                 value = read(value)  # within the run's bounds, like an argument
             except RunError as error:
                 raise fault(codes.INVALID_TABLE, f"table `{name}` at key {key!r:.40}: {error.message}", span) from None
-            if expected is not None and not _has_type(value, expected):
+            if expected is not None and not (value is None and nullable) and not _has_type(value, expected):
                 raise fault(
                     codes.INVALID_TABLE,
                     f"table `{name}` holds {type_name(value)} {value!r:.60} at key {key!r:.40}, declared {expected}",

@@ -11,7 +11,7 @@ from lark.tree import Meta
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
-from toolkiln.ast.types import ANY, DECLARABLE, Type
+from toolkiln.ast.types import ANY, DECLARABLE, Type, or_null
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.expressions import ParseContext, parse_template
@@ -126,7 +126,7 @@ class AstBuilder(SourceBuilder):
         )
 
     def type_ref(self, meta: Meta, children: list[Any]) -> Type:
-        name, items = children
+        name, items, nullable = children
         if name.value not in DECLARABLE:
             self.ctx.report(
                 codes.INVALID_DECLARATION,
@@ -142,9 +142,8 @@ class AstBuilder(SourceBuilder):
                 self._span(meta),
                 hint="only `array[T]` has an item type",
             )
-        if name.value == "array":
-            return Type(name="array", items=items or ANY)
-        return Type(name=name.value)
+        type_ = Type(name="array", items=items or ANY) if name.value == "array" else Type(name=name.value)
+        return type_ if nullable is None else or_null(type_)
 
     def description(self, meta: Meta, children: list[Any]) -> tuple[str, str]:
         return "description", self._string(children[0])

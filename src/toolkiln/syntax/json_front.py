@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import LineIndex, Span, json_path, path_span
-from toolkiln.ast.types import ANY, DECLARABLE, Type
+from toolkiln.ast.types import ANY, DECLARABLE, Type, or_null
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
@@ -209,12 +209,14 @@ class JsonFrontEnd:
         if depth > MAX_DEPTH:
             self.report(codes.TOO_DEEP, f"`items` nested deeper than {MAX_DEPTH} levels", path)
             return ANY
+        if _is_nullable(value):  # ["string", "null"], as JSON Schema writes `string?`
+            return or_null(self.type_(next(v for v in value if v != "null"), items, path, depth))
         if value not in DECLARABLE:
             self.report(
                 codes.INVALID_DECLARATION,
                 f"unknown type {_shown(value)}",
                 path + ("type",),
-                hint=f"types are: {', '.join(DECLARABLE)}",
+                hint=f'types are: {", ".join(DECLARABLE)}; a type or null is ["T", "null"]',
             )
             return ANY
         if value == "array":
@@ -589,3 +591,13 @@ def _shown(value: Any) -> str:
     if value is None or isinstance(value, (bool, int, float, Decimal)):
         return _shorten(json.dumps(value, default=str))
     return f"({json_type(value)})"
+
+
+def _is_nullable(value: Any) -> bool:
+    """`["T", "null"]` or `["null", "T"]`: a declarable type T, or null."""
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and value.count("null") == 1
+        and all(isinstance(v, str) and (v == "null" or v in DECLARABLE) for v in value)
+    )

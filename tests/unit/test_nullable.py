@@ -1,0 +1,187 @@
+"""Nullable types (issue 15, item 5): `string?` / `["string", "null"]`, explicit nulls for
+optional parameters, and the checker's tracking of values that may be null."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolkiln
+from toolkiln.ast.types import DECLARABLE, Type, or_null
+from toolkiln.errors import CompileError, RunError
+
+HEADER = 'tool t({params})\ndescription "d"\n{{\n{body}\n}}\n'
+
+
+def compile_text(params: str, body: str) -> toolkiln.Tool:
+    return toolkiln.compile(HEADER.format(params=params, body=body))
+
+
+def diagnostics(params: str, body: str) -> list[tuple[str, str | None]]:
+    with pytest.raises(CompileError) as error:
+        compile_text(params, body)
+    return [(d.code, d.hint) for d in error.value.diagnostics if d.severity == "error"]
+
+
+NULL_HINT = "replace null with coalesce(value, default), or test `value != null` first"
+
+
+def test_text_and_json_declare_the_same_nullable_types():
+    text = compile_text("a: string?, b: array[number?]?", "return a")
+    document = {
+        "name": "t",
+        "description": "d",
+        "parameters": {
+            "a": {"type": ["string", "null"]},
+            "b": {"type": ["null", "array"], "items": {"type": ["number", "null"]}},
+        },
+        "logic": {"steps": [{"op": "return", "value": "a"}]},
+    }
+    assert toolkiln.compile(json.dumps(document)).parameters == text.parameters
+    assert text.parameters["properties"] == {
+        "a": {"type": ["string", "null"]},
+        "b": {"type": ["array", "null"], "items": {"type": ["number", "null"]}},
+    }
+
+
+def test_nullable_types_print_back_in_both_formats():
+    source = HEADER.format(params="a: string?, b: array[number?]? = null", body="  return a")
+    source = toolkiln.to_text(source)
+    assert "a: string?," in source and "b: array[number?]? = null," in source
+    assert toolkiln.to_text(toolkiln.to_json(source)) == source
+
+
+@pytest.mark.parametrize("value", [["string", "number"], ["null", "null"], ["string"], ["strin", "null"]])
+def test_a_json_type_list_other_than_one_type_and_null_is_refused(value):
+    document = {
+        "name": "t",
+        "description": "d",
+        "parameters": {"a": {"type": value}},
+        "logic": {"steps": [{"op": "return", "value": "1"}]},
+    }
+    with pytest.raises(CompileError) as error:
+        toolkiln.compile(json.dumps(document))
+    assert {d.code for d in error.value.diagnostics} == {"E0111"}
+
+
+def test_no_published_schema_has_a_null_default_its_type_refuses():
+    tool = compile_text("a: string = null, b: number = 1, c: string?, d: boolean", "return [a, b, c, d]")
+    properties = tool.parameters["properties"]
+    assert properties["a"] == {"type": ["string", "null"], "default": None}
+    assert properties["b"] == {"type": ["number", "null"], "default": 1}
+    assert properties["c"] == {"type": ["string", "null"]}
+    assert properties["d"] == {"type": "boolean"}
+    assert tool.parameters["required"] == ["c", "d"]
+
+
+def test_an_explicit_null_takes_the_default_of_an_optional_parameter():
+    tool = compile_text('zone: string = "domestic", note: string? = "n"', "return [zone, note]")
+    assert tool.run({"zone": None, "note": None}) == ["domestic", None]
+    assert tool.run({}) == ["domestic", "n"]
+
+
+def test_a_single_optional_parameter_given_null_takes_its_default():
+    """(A tool of one scalar parameter binds it on a fast path of its own.)"""
+    assert compile_text("n: number = 5", "return n").run({"n": None}) == 5
+
+
+def test_a_required_parameter_refuses_null_unless_nullable():
+    with pytest.raises(RunError) as error:
+        compile_text("n: number", "return n").run({"n": None})
+    assert error.value.code == "E0508"
+    assert compile_text("n: number?", "return n").run({"n": None}) is None
+
+
+def test_nullable_items_of_a_list():
+    assert compile_text("xs: array[number?]", "return xs").run({"xs": [1, None]}) == [1, None]
+    with pytest.raises(RunError) as error:
+        compile_text("xs: array[number]", "return xs").run({"xs": [1, None]})
+    assert error.value.code == "E0508"
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ("  return x + 1", "E0301"),
+        ("  return x < 3", "E0301"),
+        ("  return round(x)", "E0303"),
+        ("  return o.total", "E0304"),
+        ("  if true {\n    x2 = x\n  } else {\n    x2 = null\n  }\n  return x2 * 2", "E0301"),
+    ],
+)
+def test_a_nullable_value_must_be_tested_before_use(body, code):
+    assert diagnostics("x: number?, o: object?", body) == [(code, NULL_HINT)]
+
+
+def test_a_variable_null_on_one_path_is_nullable():
+    with pytest.raises(CompileError) as error:
+        toolkiln.compile("if c {\n  v = 1\n} else {\n  v = null\n}\nreturn v + 1\n")
+    assert [(d.code, d.hint) for d in error.value.diagnostics] == [("E0301", NULL_HINT)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "  return coalesce(x, 0) + 1",
+        "  if x != null {\n    return x + 1\n  }\n  return 0",
+        "  if null != x {\n    return x + 1\n  }\n  return 0",
+        "  if x == null {\n    return 0\n  }\n  return x + 1",
+        "  if x == null {\n    return 0\n  } else {\n    return x + 1\n  }",
+        "  return x + 1 if x != null else 0",
+        "  return 0 if x == null else x + 1",
+    ],
+)
+def test_coalesce_or_a_null_test_makes_it_a_number(body):
+    tool = compile_text("x: number?", body)
+    assert tool.run({"x": 2}) == 3
+    assert tool.run({"x": None}) in (0, 1)
+
+
+def test_a_null_test_narrows_only_where_it_holds():
+    assert diagnostics("x: number?", "  if x != null {\n    y = 1\n  }\n  return x + y") == [
+        ("E0301", NULL_HINT),
+        ("E0203", "assign `y` on every branch, or before the `if`"),
+    ]
+    assert diagnostics("x: number?", "  return x + 1 if x == null else 0") == [("E0301", NULL_HINT)]
+
+
+def test_coalesce_is_nullable_only_when_its_last_argument_is():
+    assert diagnostics("x: number?, y: number?", "  return coalesce(x, y) + 1") == [("E0301", NULL_HINT)]
+    assert compile_text("x: number?, y: number?", "  return coalesce(x, y, 0) + 1").run({"x": None, "y": None}) == 1
+
+
+def types(depth: int = 2) -> st.SearchStrategy[Type]:
+    scalars = st.sampled_from([name for name in DECLARABLE if name != "array"]).map(lambda name: Type(name=name))
+    if depth == 0:
+        declared = scalars
+    else:
+        declared = st.one_of(scalars, types(depth - 1).map(lambda items: Type(name="array", items=items)))
+    return st.tuples(declared, st.booleans()).map(lambda pair: or_null(pair[0]) if pair[1] else pair[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(types())
+def test_declared_types_read_back_from_text_json_and_the_schema(type_):
+    """Text, the JSON format and the published schema all say the same type."""
+    source = HEADER.format(params=f"a: {type_}", body="  return a")
+    text_tool = toolkiln.compile(source)
+    json_tool = toolkiln.compile(json.dumps(toolkiln.to_json(source)))
+    assert text_tool.signature.parameters[0].type == type_
+    assert json_tool.signature.parameters[0].type == type_
+    assert text_tool.parameters["properties"]["a"] == type_.json_schema()
+    assert toolkiln.to_text(toolkiln.to_json(source)) == toolkiln.to_text(source)
+
+
+def test_a_nullable_table_may_hold_null():
+    source = 'tool t(k: string)\ndescription "d"\ntable rates: number?\n{{\n  r = lookup rates[k]\n  return {}\n}}\n'
+    tool = toolkiln.compile(source.format("coalesce(r, 0) + 1"))
+    assert tool.run({"k": "a"}, tables={"rates": {"a": None}}) == 1
+    assert tool.run({"k": "a"}, tables={"rates": {"a": 2}}) == 3
+    with pytest.raises(CompileError):
+        toolkiln.compile(source.format("r + 1"))
+    with pytest.raises(RunError) as error:
+        toolkiln.compile(source.format("coalesce(r, 0)").replace("number?", "number")).run(
+            {"k": "a"}, tables={"rates": {"a": None}}
+        )
+    assert error.value.code == "E0513"
