@@ -170,3 +170,18 @@ def test_long_chains_agree_with_python_and_print_back(operations, first):
     source = f"return x + {text}\n"  # a parameter first: nothing folds at compile time
     assert toolkiln.compile(source).run({"x": 0}) == expected
     assert toolkiln.compile(toolkiln.to_text(source)).run({"x": 0}) == expected
+
+
+@pytest.mark.parametrize("field", ["expression", "template"])
+def test_a_json_expression_or_template_over_the_token_limit_is_refused_quickly(field):
+    """The text DSL counts the tokens of a whole source; the JSON format those of each
+    expression and template, so a 1 MiB flat chain is refused before it is parsed."""
+    chain = "+".join(["1"] * 300_000)
+    step = {"op": "math", "expression": chain, "output": "t"}
+    if field == "template":
+        step = {"op": "format", "template": "{{" + chain + "}}", "output": "t"}
+    start = time.perf_counter()
+    with pytest.raises(CompileError) as error:
+        toolkiln.compile(json.dumps({"steps": [step, {"op": "return", "value": "t"}]}))
+    assert [d.code for d in error.value.diagnostics] == ["E0404"]
+    assert time.perf_counter() - start < 5

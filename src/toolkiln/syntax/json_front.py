@@ -30,7 +30,9 @@ from toolkiln.syntax.limits import (
     MAX_LITERAL_DIGITS,
     MAX_LITERAL_ITEMS,
     MAX_SOURCE_CHARS,
+    MAX_SOURCE_TOKENS,
     literal_too_large,
+    too_many_tokens,
 )
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
@@ -158,12 +160,27 @@ class JsonFrontEnd:
             if literal is None:
                 self.report(codes.WRONG_JSON_TYPE, f"an expression must be a string, not {json_type(value)}", path)
             return literal
+        if self.too_many_tokens(value, path, "an expression"):
+            return None
         where = json_path(path)
         self.source.fragments[where] = value
         ctx = ParseContext(LineIndex(value), 0, where, fallback=_with_lark)
         expr = parse_expression(value, ctx)
         self.diagnostics.extend(ctx.diagnostics)
         return None if ctx.diagnostics else expr
+
+    def too_many_tokens(self, text: str, path: Path, what: str) -> bool:
+        """Refuses text of more than MAX_SOURCE_TOKENS tokens, as the text DSL refuses a source:
+        a flat chain is not deep, so only its length bounds the work of every pass over it."""
+        if len(text) <= MAX_SOURCE_TOKENS or not too_many_tokens(text):  # (fewer characters: fewer tokens)
+            return False
+        self.report(
+            codes.TOO_MANY_TOKENS,
+            f"{what} has more than {MAX_SOURCE_TOKENS:,} tokens",
+            path,
+            hint="split it into steps of intermediate results",
+        )
+        return True
 
     def literal(self, value: Any, path: Path) -> n.Expr | None:
         """A JSON constant as a literal node (parameter defaults, bare numbers); a list nested
@@ -350,7 +367,7 @@ class JsonFrontEnd:
 
     def template(self, value: Any, path: Path) -> n.Template | None:
         text = self.string(value, path, "a template")
-        if text is None:
+        if text is None or self.too_many_tokens(text, path, "a template"):
             return None
         where = json_path(path)
         self.source.fragments[where] = text
