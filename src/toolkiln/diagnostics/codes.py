@@ -484,8 +484,9 @@ TOO_MANY_TOKENS = _register(
     "too-many-tokens",
     "Source has too many tokens",
     """
-A text-DSL source has more tokens (names, numbers, strings, operators, punctuation) than the
-limit (40,000: some 2,500 steps of arithmetic). Compile time grows with the number of tokens;
+A text-DSL source, or one expression or template of the JSON format, has more tokens (names,
+numbers, strings, operators, punctuation) than the limit (40,000: some 2,500 steps of
+arithmetic, or a flat sum of 20,000 terms). Compile time grows with the number of tokens;
 the count is taken by a fast scan before parsing, so such a source is refused at once. Split
 the logic into smaller tools, or move large constant data into a table.
 """,
