@@ -214,3 +214,13 @@ def test_an_n8n_dict_with_a_key_json_cannot_hold_is_located_not_a_crash(key):
     found = toolkiln.check_workflow({"nodes": [node], key: "\ud800"})
     assert {d.code for d in found} == {"E0724"}
     assert repr(key) in {d.span.path for d in found}
+
+
+def test_a_workflow_expression_of_more_than_40000_tokens_is_too_many_tokens():
+    """As one expression of a tool: a flat chain is not deep, so only its length bounds the work
+    (100,000 terms took 10 s to check and passed)."""
+    terms = "+".join(["1"] * 15_000)  # 29,999 tokens
+    source = 'workflow w\ndescription "d"\n\non webhook POST "/x" respond with node\n\nset priced {{\n  total = {},\n}}\n'
+    assert toolkiln.check_workflow(source.format(terms) + "respond r priced\n") == []
+    found = toolkiln.check_workflow(source.format(terms + "+" + terms) + "respond r priced\n")
+    assert [(d.code, d.span.line) for d in found] == [("E0404", 7)]

@@ -34,7 +34,7 @@ from toolkiln.syntax.builder import SourceBuilder, parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.grammar import TooDeep, grammar_text
 from toolkiln.syntax.lark_front import describe_token, expected_tokens
-from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_SOURCE_CHARS
+from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_SOURCE_CHARS, MAX_SOURCE_TOKENS, too_many_tokens
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
     UNENCODABLE,
@@ -524,8 +524,15 @@ class _Builder(SourceBuilder):
     # --- expressions: the compute parser, at their offset in the file ---------------------
 
     def _expression(self, meta: Meta) -> n.Expr:
+        text = self.text[meta.start_pos : meta.end_pos]
+        if len(text) > MAX_SOURCE_TOKENS and too_many_tokens(text):  # (fewer characters: fewer tokens)
+            # As one expression of a tool may be: a flat chain is not deep, only long.
+            message = f"an expression has more than {MAX_SOURCE_TOKENS:,} tokens"
+            hint = "split it into set steps of intermediate results"
+            self.ctx.report(codes.TOO_MANY_TOKENS, message, self._span(meta), hint=hint)
+            return n.NullLit(span=self._span(meta))
         ctx = self.ctx.at(meta.start_pos)
-        expr = parse_expression(self.text[meta.start_pos : meta.end_pos], ctx)
+        expr = parse_expression(text, ctx)
         self.ctx.diagnostics.extend(ctx.diagnostics)
         return expr if expr is not None else n.NullLit(span=self._span(meta))
 
