@@ -220,7 +220,9 @@ def test_a_workflow_expression_of_more_than_40000_tokens_is_too_many_tokens():
     """As one expression of a tool: a flat chain is not deep, so only its length bounds the work
     (100,000 terms took 10 s to check and passed)."""
     terms = "+".join(["1"] * 15_000)  # 29,999 tokens
-    source = 'workflow w\ndescription "d"\n\non webhook POST "/x" respond with node\n\nset priced {{\n  total = {},\n}}\n'
+    source = (
+        'workflow w\ndescription "d"\n\non webhook POST "/x" respond with node\n\nset priced {{\n  total = {},\n}}\n'
+    )
     assert toolkiln.check_workflow(source.format(terms) + "respond r priced\n") == []
     found = toolkiln.check_workflow(source.format(terms + "+" + terms) + "respond r priced\n")
     assert [(d.code, d.span.line) for d in found] == [("E0404", 7)]
