@@ -146,14 +146,20 @@ def _one(spec: ToolSpec, format: str, notes: list[str]) -> dict[str, Any]:  # no
 
 
 def gemini_schema(schema: dict[str, Any], where: str, notes: list[str]) -> dict[str, Any]:
-    """A JSON Schema (as toolkiln writes them) in Gemini's OpenAPI 3.0 subset."""
+    """A JSON Schema (as toolkiln writes them) in Gemini's OpenAPI 3.0 subset: a nullable type
+    (`["number", "null"]`) is its one type with `nullable: true`."""
     kind = schema.get("type")
-    if kind not in GEMINI_TYPES:
+    nullable = isinstance(kind, list) and len(kind) == 2 and "null" in kind
+    if isinstance(kind, list) and nullable:
+        kind = next(name for name in kind if name != "null")
+    if not isinstance(kind, str) or kind not in GEMINI_TYPES:
         raise _Unrepresentable(
             f"{where} has no type Gemini can express (declare it: string, number, integer, "
             "boolean, or an array of one of them)"
         )
     out: dict[str, Any] = {"type": GEMINI_TYPES[kind]}
+    if nullable:
+        out["nullable"] = True
     description = schema.get("description")
     if "default" in schema:
         shown = _shown(schema["default"])

@@ -128,7 +128,7 @@ def test_every_registry_tool_is_a_prompted_tool(tmp_path: Path) -> None:
         )
         (tool,) = registry_tools(registry)
         prompt = tool_prompt([tool])
-        assert "shipping_cost(number weight_kg, boolean express = false): any" in prompt
+        assert "shipping_cost(number weight_kg, boolean | null express = false): any" in prompt
         shown = [line for line in prompt.splitlines() if "@example" in line]
         assert shown[:2] == [" * @example return shipping_cost(2);", " * @example return shipping_cost(1, true);"]
         assert len(shown) == 3

@@ -51,7 +51,7 @@ def test_openai_function_tools(filled):
     assert set(late) == {"type", "function"} and late["type"] == "function"
     assert set(late["function"]) == {"name", "description", "parameters"}
     assert late["function"]["parameters"]["properties"]["rate"] == {
-        "type": "number",
+        "type": ["number", "null"],  # an optional parameter: null (what models send) means its default
         "description": "Daily rate",
         "default": 0.001,
     }
@@ -84,8 +84,13 @@ def test_gemini_function_declarations_use_the_openapi_subset(filled):
         "properties": {
             "days": {"type": "INTEGER", "description": "Days overdue"},
             "amount": {"type": "NUMBER", "description": "Invoice amount"},
-            "rate": {"type": "NUMBER", "description": "Daily rate (default: 0.001)"},
-            "tags": {"type": "ARRAY", "description": "Labels (default: [])", "items": {"type": "STRING"}},
+            "rate": {"type": "NUMBER", "nullable": True, "description": "Daily rate (default: 0.001)"},
+            "tags": {
+                "type": "ARRAY",
+                "nullable": True,
+                "description": "Labels (default: [])",
+                "items": {"type": "STRING"},
+            },
         },
         "required": ["days", "amount"],
     }

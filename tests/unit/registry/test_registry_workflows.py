@@ -225,7 +225,7 @@ def test_exports_include_workflow_tools_with_their_parameters(wreg):
         "type": "object",
         "properties": {
             "qty": {"type": "integer", "description": "How many"},
-            "price": {"type": "number", "default": 2.5},
+            "price": {"type": ["number", "null"], "default": 2.5},
         },
         "required": ["qty"],
         "additionalProperties": False,
