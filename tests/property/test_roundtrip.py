@@ -23,8 +23,8 @@ from toolkiln.syntax.loader import parse_source
 # Programs are large inputs by design; generation time is not what these tests measure.
 LARGE_INPUTS = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
-ROUNDTRIP = settings(max_examples=60, deadline=None, suppress_health_check=LARGE_INPUTS)
-SLOW = settings(max_examples=40, deadline=None, suppress_health_check=LARGE_INPUTS)
+ROUNDTRIP = settings(max_examples=40, deadline=None, suppress_health_check=LARGE_INPUTS)
+SLOW = settings(max_examples=25, deadline=None, suppress_health_check=LARGE_INPUTS)
 
 
 # --- helpers --------------------------------------------------------------------------------
