@@ -1,0 +1,43 @@
+"""A diagnostic code, the registry of all of them, and the lookup `toolkiln explain` uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    name: str
+    severity: Severity
+    title: str
+    explanation: str
+
+
+CODES: dict[str, Code] = {}
+
+
+def register(code: str, name: str, title: str, explanation: str) -> Code:
+    severity: Severity = "warning" if code.startswith("W") else "error"
+    entry = Code(code, name, severity, title, explanation.strip())
+    # Codes and names are looked up both ways (`toolkiln explain`): each must be unique.
+    assert code not in CODES and all(name != known.name for known in CODES.values()), (code, name)
+    CODES[code] = entry
+    return entry
+
+
+def lookup_code(text: str) -> Code | None:
+    """Find a code by number (`E0201`, `e201`, `201`, `R201`) or by name (`unknown-variable`)."""
+    key = text.strip().upper()
+    for entry in CODES.values():
+        if key in (entry.code, entry.name.upper()):
+            return entry
+    letter, digits = (key[0], key[1:]) if key[:1].isalpha() else (None, key)
+    if digits.isdigit():
+        for entry in CODES.values():
+            if entry.code[1:] == digits.zfill(4) and letter in (None, entry.code[0]):
+                return entry
+    return None

@@ -1,0 +1,102 @@
+"""Executables and their sandbox (R06xx)."""
+
+from __future__ import annotations
+
+from toolkiln.diagnostics.codes.base import register
+
+# --- executables and sandbox ---------------------------------------------------------------
+# The codes of `toolkiln.executables` (src/toolkiln/executables/) and `toolkiln trust`.
+
+SANDBOX_UNAVAILABLE = register(
+    "R0601",
+    "sandbox-unavailable",
+    "The bubblewrap sandbox cannot run",
+    """
+An executable tool was to run under bubblewrap (`sandbox="bubblewrap"`, the default), but
+`bwrap` is not installed or cannot create its namespaces here. Nothing ran. Install it
+(`apt-get install bubblewrap`, or `bash scripts/sandbox-install.sh` in a checkout). A tool
+you wrote yourself may run without namespaces only when you ask for it by name:
+
+    run_program(program, "run", policy=SandboxPolicy())                 # error: no bwrap
+    run_program(program, "run", policy=SandboxPolicy(sandbox="none"))   # your choice, said aloud
+""",
+)
+
+UNTRUSTED_EXECUTABLE = register(
+    "R0602",
+    "untrusted-executable",
+    "Executable not trusted",
+    """
+A file in a project's tool folder (`./toolkiln-tools`) is executed, even to read its
+description, only once you have trusted that folder, and only while the file is the one you
+trusted (the same SHA-256). The file is new, changed, or its folder was never trusted.
+Read it, then trust the folder again:
+
+    toolkiln trust ./toolkiln-tools
+""",
+)
+
+INVALID_TOOL_ARGUMENTS = register(
+    "R0603",
+    "invalid-tool-arguments",
+    "Arguments do not match the tool's input schema",
+    """
+The arguments of an executable tool are checked against the `input_schema` of its
+description before anything runs. They must be a JSON object that the schema accepts, at most
+64 KiB as JSON. The message names the property and the rule it broke.
+
+    {"city": 12}        # error: 12 is not of type 'string'
+    {"city": "Lyon"}    # fixed
+""",
+)
+
+BAD_TOOL_DESCRIPTION = register(
+    "R0604",
+    "bad-tool-description",
+    "The tool's description is not valid",
+    """
+`TOOL description` must print one JSON object with `name` (the file's name without its
+extension), `description` (text) and `input_schema` (a valid JSON Schema of an object), and
+exit 0 within the time limit. What it printed is not that; the message says what is wrong.
+
+    {"name": "hello", "description": "Greets someone.",
+     "input_schema": {"type": "object", "properties": {"who": {"type": "string"}}}}
+""",
+)
+
+EXECUTABLE_NOT_FOUND = register(
+    "R0605",
+    "executable-not-found",
+    "No executable tool by that name",
+    """
+No executable file of that name is in the tool folders: `$TOOLKILN_HOME/tools` (yours) and
+`./toolkiln-tools` (the project's). A tool's name is its file's name without the extension;
+the file must be executable (`chmod +x`). A model sees it as `custom_tool_<name>`. The
+same code is given for a tool file that cannot be read, or is larger than 64 MiB.
+""",
+)
+
+TRUST_STORE_ERROR = register(
+    "R0606",
+    "trust-store-error",
+    "The trusted folders cannot be read or changed",
+    """
+`toolkiln trust` keeps the folders you trusted, with the SHA-256 of each file, in
+`$TOOLKILN_HOME/trusted-folders.json` (mode 0600). The folder to trust does not exist or is not
+a folder, or that file cannot be read, parsed or written. Nothing was trusted. A damaged file
+can be removed: every project folder is then untrusted until you trust it again.
+""",
+)
+
+INVALID_SANDBOX_POLICY = register(
+    "R0607",
+    "invalid-sandbox-policy",
+    "Invalid sandbox settings",
+    """
+A sandbox setting is out of range: the sandbox is `bubblewrap` or `none`; a time limit is
+more than 0 and at most 3600 seconds; memory, processes, file size and the output cap are
+positive whole numbers; an environment name is letters, digits and `_`; a path to bind is
+absolute. A program's name (it becomes a file name in the sandbox) is letters, digits, `_`,
+`.` and `-`, not starting with `.` or `-`.
+""",
+)

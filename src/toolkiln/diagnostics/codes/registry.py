@@ -1,0 +1,233 @@
+"""The tool registry (R01xx-R04xx)."""
+
+from __future__ import annotations
+
+from toolkiln.diagnostics.codes.base import register
+
+# --- registry -----------------------------------------------------------------------------
+# Raised as exceptions by toolkiln.Registry (registry/errors.py), and returned in the same
+# shape as diagnostics by its meta-tools.
+
+REGISTRY_ERROR = register(
+    "R0100",
+    "registry-error",
+    "Registry error",
+    """
+A registry operation failed; the more specific codes below say how.
+""",
+)
+
+TOOL_NAME_INVALID = register(
+    "R0101",
+    "invalid-tool-name",
+    "Invalid tool name",
+    """
+A tool name must match `^[a-z][a-z0-9_]{0,63}$` and must not be the name of a meta-tool
+(`create_compute_tool`, `create_workflow_tool`, `list_custom_tools`, `test_custom_tool`,
+`delete_custom_tool`, `toggle_custom_tool`). Path tricks such as `../x`, `a/b` or a NUL byte are refused here too.
+""",
+)
+
+TOOL_NOT_FOUND = register(
+    "R0102",
+    "tool-not-found",
+    "Tool not found",
+    """
+No tool, or no such version of a tool, has that name. `toolkiln tools list` shows them.
+""",
+)
+
+DUPLICATE_TOOL = register(
+    "R0103",
+    "duplicate-tool",
+    "Tool exists already",
+    """
+A tool of that name exists already. Change it with `update` (a new version), or choose
+another name.
+""",
+)
+
+INVALID_REQUEST = register(
+    "R0104",
+    "invalid-request",
+    "Invalid request",
+    """
+An argument the registry cannot act on: an unknown actor (use "user" or "llm"), an unknown
+export format, a version that does not exist, a field a tool definition does not have, or a
+definition larger than 256 KB.
+""",
+)
+
+DEPENDENCY_CYCLE = register(
+    "R0105",
+    "dependency-cycle",
+    "Tools would call each other in a cycle",
+    """
+Saving the tool would make a cycle of `call` steps: the tool calls, directly or through other
+tools, a tool that calls it back (or it calls itself). A cycle could never finish, so it is
+refused when the tool is saved. The message lists the cycle; break it by removing one call.
+
+    tool a(...) { r = call b(...) ... }      # registered
+    tool b(...) { r = call a(...) ... }      # refused: b -> a -> b
+""",
+)
+
+TOOL_IN_USE = register(
+    "R0106",
+    "tool-in-use",
+    "Tool is called by other tools",
+    """
+The tool cannot be deleted because other registered tools call it; the message lists them.
+Change those tools first, or delete with `force=True` (`--force` on the command line): the
+callers then no longer compile. They refuse to run (R0301) and are listed in the registry's
+problems (E0211) until a tool of that name is created again and the registry is reloaded
+(`reg.refresh()`), or until they are updated not to call it.
+""",
+)
+
+PERMISSION_DENIED = register(
+    "R0201",
+    "permission-denied",
+    "Permission denied",
+    """
+The actor may not do this. A model (`by="llm"`) may not delete or change a tool a person
+created, and only a person approves or rejects a tool waiting for approval.
+""",
+)
+
+INVALID_TRANSITION = register(
+    "R0202",
+    "invalid-transition",
+    "Invalid lifecycle transition",
+    """
+The lifecycle does not allow this action from the tool's status: `approve` and `reject` act
+only on a tool in `pending_approval`; `enable` and `disable` only on an approved tool.
+""",
+)
+
+TOOL_NOT_ACTIVE = register(
+    "R0203",
+    "tool-not-active",
+    "Tool not active",
+    """
+Only active tools run. A disabled tool can be enabled; a tool waiting for approval must be
+approved first.
+""",
+)
+
+BROKEN_TOOL = register(
+    "R0301",
+    "broken-tool",
+    "Stored tool does not compile",
+    """
+A stored tool file no longer parses or checks (it was edited by hand, truncated, or the
+language changed). It is skipped at start-up and listed in `Registry.problems` with its
+diagnostics; fix the file or roll back to a good version.
+""",
+)
+
+STORE_ERROR = register(
+    "R0302",
+    "store-error",
+    "Store cannot be read or written",
+    """
+A file system error, or the registry's lock could not be taken in time (another process
+holds it). Check the folder's permissions and free space, then retry.
+""",
+)
+
+UNSAFE_REGISTRY_FILE = register(
+    "R0303",
+    "unsafe-registry-file",
+    "Not a regular file inside the registry",
+    """
+The registry reads and writes only regular files inside its own folder. An entry where it
+expects one is a symbolic link, a FIFO, a device, a socket or a folder (or a folder on the way
+to it is a symbolic link): it is not opened, followed or written through, and it is listed in
+`Registry.problems` (`toolkiln tools check`). A change that would write through it is refused.
+Remove or replace the entry by hand; toolkiln does not delete what it did not create.
+
+    tools/evil.json -> /etc/passwd        # refused: a symbolic link
+    versions/price -> /home/me/elsewhere  # refused: writes would leave the folder
+""",
+)
+
+REGISTRY_FILE_TOO_LARGE = register(
+    "R0304",
+    "registry-file-too-large",
+    "Registry file too large",
+    """
+A file in the registry folder is larger than the registry ever writes it (4 MiB for a tool
+record or a past version, 16 MiB for usage counts and for a table file). Only the first bytes
+are read, to tell; the file is skipped and listed in `Registry.problems`. Restore it from
+version control, or delete it.
+""",
+)
+
+# --- registry: workflow tools on n8n ----------------------------------------------------------
+# Raised by the registry when a workflow tool is deployed to n8n or run through its webhook.
+
+N8N_NOT_CONFIGURED = register(
+    "R0401",
+    "n8n-not-configured",
+    "No n8n server configured",
+    """
+A workflow tool needs an n8n server to be deployed to, and an API key to deploy it. Give the
+registry a client (`Registry(path, n8n=N8nClient(url, key))`) or set `TOOLKILN_N8N_URL` and
+`TOOLKILN_N8N_API_KEY`; a tool's definition may name its server in `"n8n": {"url": ...}`. The
+key is never stored in the registry.
+""",
+)
+
+WORKFLOW_DEPLOY_FAILED = register(
+    "R0402",
+    "workflow-deploy-failed",
+    "Workflow could not be deployed",
+    """
+Creating, updating, activating, deactivating or deleting the tool's workflow in n8n failed:
+the server could not be reached, refused the key (401), or refused the workflow (400, with
+n8n's message, e.g. a node type it does not know). Nothing was changed in the registry: the
+action (create, approve, enable, update, disable, delete) can be retried once n8n is fixed.
+`delete(force=True)` deletes the tool even when its workflow cannot be removed.
+""",
+)
+
+WORKFLOW_NOT_DEPLOYED = register(
+    "R0403",
+    "workflow-not-deployed",
+    "Workflow tool not deployed",
+    """
+The workflow tool is active, but its current version has no deployment in n8n on record (its
+file was copied or edited by hand). Deploy it again with `reg.deploy(name)` or
+`toolkiln tools deploy NAME`.
+""",
+)
+
+WORKFLOW_RUN_FAILED = register(
+    "R0404",
+    "workflow-run-failed",
+    "Workflow run failed",
+    """
+Posting the arguments to the tool's webhook failed: n8n could not be reached, the webhook is
+not registered (the workflow was deactivated or deleted in n8n: deploy it again), or the
+workflow answered with an error status (the message is n8n's, `.status` its HTTP status), or
+n8n answered but its execution of the workflow failed (an empty answer, or one sent before the
+end): the message then names the node that failed and n8n's error.
+""",
+)
+
+WORKFLOW_NAME_TAKEN = register(
+    "R0405",
+    "workflow-name-taken",
+    "Workflow name taken in n8n",
+    """
+A workflow tool's workflow would get the name of a workflow in n8n that the tool did not
+create (deployed with `toolkiln n8n deploy`, or made in n8n's editor). The tool knows its own
+workflow by its n8n id and never updates, deactivates or deletes another one, so nothing was
+changed in n8n or in the registry. Give the tool's workflow another name (`workflow NAME` in
+its definition), or rename or delete the other workflow in n8n, then retry.
+
+    workflow order_total          # error: n8n already has a workflow `order_total`
+    workflow order_total_tool     # fixed
+""",
+)
