@@ -34,6 +34,7 @@ from filelock import FileLock, Timeout
 from toolkiln.registry import layout
 from toolkiln.registry.errors import FileTooLarge, StoreError, UnsafeFile
 from toolkiln.registry.names import check_name
+from toolkiln.syntax.loader import file_kind
 
 Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a file is replaced or edited
 
@@ -151,7 +152,7 @@ class Store:
         return parts
 
     def _refuse(self, path: Path, mode: int | None) -> UnsafeFile:
-        kind = "a symbolic link" if mode is None else _kind(mode)
+        kind = "a symbolic link" if mode is None else file_kind(mode)
         return UnsafeFile(
             f"{self.relative(path)} is {kind}; the registry reads and writes only regular files inside its folder",
             hint="remove or replace it by hand (toolkiln does not follow, read or delete it)",
@@ -437,17 +438,3 @@ def _lstat_mode(name: str, folder: int) -> int | None:
     except OSError:
         return None
     return None if stat.S_ISLNK(mode) else mode
-
-
-def _kind(mode: int) -> str:
-    for test, kind in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISREG, "a file"),
-    ):
-        if test(mode):
-            return kind
-    return "not a regular file"

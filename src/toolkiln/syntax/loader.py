@@ -151,7 +151,7 @@ def read_regular_file(path: str | os.PathLike[str], limit: int) -> bytes:
 
 
 def file_kind(mode: int) -> str:
-    """What a non-regular file is, for a message."""
+    """What a file is (a FIFO, a folder, ...), for a message."""
     for test, kind in (
         (stat.S_ISDIR, "a folder"),
         (stat.S_ISFIFO, "a FIFO"),
@@ -159,6 +159,7 @@ def file_kind(mode: int) -> str:
         (stat.S_ISBLK, "a block device"),
         (stat.S_ISSOCK, "a socket"),
         (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISREG, "a file"),
     ):
         if test(mode):
             return kind
