@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from harness import Deployed
@@ -84,3 +87,17 @@ def n8n(pytestconfig):
         server.cleanup()
         assert not leftovers, f"could not delete: {leftovers}"
         assert code is not None, f"n8n did not stop on SIGTERM; log:\n{log}"
+
+
+SANDBOX_INSTALL = Path(__file__).resolve().parents[2] / "scripts" / "sandbox-install.sh"
+
+
+@pytest.fixture(scope="session")
+def bwrap_installed() -> None:
+    """bubblewrap, installed on first use as n8n is (so the README's one test command works on
+    a fresh machine); a failed install fails the sandbox tests, never skips them."""
+    if shutil.which("bwrap") is not None:
+        return
+    done = subprocess.run(["bash", str(SANDBOX_INSTALL)], capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0 or shutil.which("bwrap") is None:
+        pytest.fail(f"bubblewrap could not be installed by {SANDBOX_INSTALL.name}:\n{done.stderr[-2000:]}")

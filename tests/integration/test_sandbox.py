@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -39,18 +38,7 @@ BOTH = ["bubblewrap", "none"]
 ROOT = os.geteuid() == 0
 
 
-INSTALL = Path(__file__).resolve().parents[2] / "scripts" / "sandbox-install.sh"
-
-
-@pytest.fixture(scope="session", autouse=True)
-def bwrap_installed() -> None:
-    """bubblewrap, installed on first use as n8n is (so the README's one test command works on
-    a fresh machine); a failed install fails these tests, never skips them."""
-    if shutil.which("bwrap") is not None:
-        return
-    done = subprocess.run(["bash", str(INSTALL)], capture_output=True, text=True, timeout=600, check=False)
-    if done.returncode != 0 or shutil.which("bwrap") is None:
-        pytest.fail(f"bubblewrap could not be installed by {INSTALL.name}:\n{done.stderr[-2000:]}")
+pytestmark = pytest.mark.usefixtures("bwrap_installed")
 
 
 @pytest.fixture

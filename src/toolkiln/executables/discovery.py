@@ -16,12 +16,13 @@ from typing import Literal
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.files import read_program, tool_files
 from toolkiln.executables.trust import FileTrust, TrustStore
-from toolkiln.registry.names import NAME_PATTERN, NAME_RULE
+from toolkiln.syntax.words import TOOL_NAME
 
 GLOBAL_SUBFOLDER = "tools"
 PROJECT_FOLDER = "toolkiln-tools"
 MODEL_PREFIX = "custom_tool_"
 Scope = Literal["global", "project"]
+NAME_RULE = f"^{TOOL_NAME.pattern}$"  # the registry's tool names: an executable can be registered
 
 
 def toolkiln_home() -> Path:
@@ -85,7 +86,7 @@ def discover(folders: ToolFolders, store: TrustStore) -> Discovery:
         for path in tool_files(folder):
             named.setdefault(path.name.split(".", 1)[0], []).append(path)
         for name, paths in named.items():
-            if not NAME_PATTERN.fullmatch(name):
+            if not TOOL_NAME.fullmatch(name):
                 skipped += [(path, f"`{name}` is not a tool name ({NAME_RULE})") for path in paths]
             elif len(paths) > 1:
                 skipped += [(path, f"{len(paths)} files are named `{name}`: rename all but one") for path in paths]

@@ -82,18 +82,26 @@ def call(tool: ExecutableTool, arguments: Any, policy: SandboxPolicy | None = No
 
 def encode_arguments(tool: ExecutableTool, arguments: Any) -> bytes:
     """The arguments as the JSON the program reads on stdin, once they pass the schema."""
+    return checked_arguments(tool.name, tool.input_schema, arguments, path=str(tool.found.path))
+
+
+def checked_arguments(name: str, schema: dict[str, Any], arguments: Any, *, path: str | None = None) -> bytes:
+    """`arguments` as JSON once they are an object of at most 64 KiB that `schema` accepts;
+    else R0603 naming the property and the rule it broke."""
     if not isinstance(arguments, dict):
-        raise _bad_arguments(tool, f"the arguments must be a JSON object, not {type(arguments).__name__}")
+        raise _bad_arguments(name, path, f"the arguments must be a JSON object, not {type(arguments).__name__}")
     try:
         encoded = json.dumps(arguments, allow_nan=False).encode()
     except (TypeError, ValueError) as error:
-        raise _bad_arguments(tool, f"the arguments are not JSON: {error}") from None
+        raise _bad_arguments(name, path, f"the arguments are not JSON: {error}") from None
     if len(encoded) > MAX_ARGUMENTS_BYTES:
-        raise _bad_arguments(tool, f"the arguments are {len(encoded)} bytes of JSON; at most {MAX_ARGUMENTS_BYTES}")
-    errors = sorted(Draft202012Validator(tool.input_schema).iter_errors(arguments), key=lambda e: list(e.path))
+        raise _bad_arguments(
+            name, path, f"the arguments are {len(encoded)} bytes of JSON; at most {MAX_ARGUMENTS_BYTES}"
+        )
+    errors = sorted(Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.path))
     if errors:
         where = "/".join(str(part) for part in errors[0].path) or "(the arguments)"
-        raise _bad_arguments(tool, f"{where}: {errors[0].message}")
+        raise _bad_arguments(name, path, f"{where}: {errors[0].message}")
     return encoded
 
 
@@ -132,8 +140,8 @@ def _bad_description(found: FoundExecutable, message: str) -> ExecutableError:
     return ExecutableError(codes.BAD_TOOL_DESCRIPTION, f"{found.path}: {message}", path=str(found.path))
 
 
-def _bad_arguments(tool: ExecutableTool, message: str) -> ExecutableError:
-    return ExecutableError(codes.INVALID_TOOL_ARGUMENTS, f"{tool.name}: {message}", path=str(tool.found.path))
+def _bad_arguments(name: str, path: str | None, message: str) -> ExecutableError:
+    return ExecutableError(codes.INVALID_TOOL_ARGUMENTS, f"{name}: {message}", path=path)
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ class Callees(Mapping[str, RegistryCallee]):
                 raise KeyError(name) from None
         if compiled.kind != "compute":
             raise KeyError(name)  # a `call` step is pure computation: workflows have side effects
-        return RegistryCallee(name, compiled.tool.signature, self.resolve)
+        return RegistryCallee(name, compiled.compute.signature, self.resolve)
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self.mirror.records.keys() | self.overrides.keys()))

@@ -20,6 +20,8 @@ from toolkiln.backends.json_printer import print_json
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
+from toolkiln.executables.program_tools import CHANGEABLE as PROGRAM_CHANGEABLE
+from toolkiln.executables.program_tools import PROGRAM_KINDS, ProgramSpec, parse_program
 from toolkiln.registry import examples
 from toolkiln.registry.equality import same_data
 from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
@@ -36,41 +38,53 @@ MAX_DEFINITION_BYTES = 256 * 1024
 CHANGEABLE = ("description", "parameters", "logic", "riskLevel", "tables", "examples")
 WORKFLOW_CHANGEABLE = ("description", "parameters", "workflow", "riskLevel", "n8n")
 _OPTIONAL = ("riskLevel", "tables", "parameters", "n8n", "examples")
-KINDS = ("compute", "workflow")
+# Of script and executable tools: None restores the default (for sha256: pin the file anew).
+_PROGRAM_OPTIONAL = ("sha256", "policy", "network", "timeout_secs", "sandbox")
+KINDS = ("compute", "workflow", *PROGRAM_KINDS)
 _ALIASES = {"risk_level": "riskLevel", "risk": "riskLevel"}
 
 
 @dataclass(frozen=True)
 class Compiled:
-    """A definition that compiled: the Tool, and the canonical JSON form that is stored. For a
-    workflow tool, `tool` checks its arguments and `target` is the compiled workflow."""
+    """A definition that compiled, and the canonical JSON form that is stored. A compute tool
+    is its `tool`; for a workflow tool, `tool` checks its arguments and `target` is the
+    compiled workflow; a script or executable tool is its `program` (and has no `tool`)."""
 
-    tool: Tool
+    tool: Tool | None
     definition: dict[str, Any]
     kind: str = "compute"
     target: WorkflowTarget | None = None
     examples: list[dict[str, Any]] | None = None  # also in `definition`; run before saving
+    program: ProgramSpec | None = None
+
+    @property
+    def compute(self) -> Tool:
+        """The compiled tool of a compute or workflow tool (a program tool has none)."""
+        assert self.tool is not None, f"a {self.kind} tool has no compiled logic"
+        return self.tool
 
     @property
     def name(self) -> str:
-        assert self.tool.name is not None
-        return self.tool.name
+        if self.program is not None:
+            return self.program.name
+        assert self.compute.name is not None
+        return self.compute.name
 
     @property
     def description(self) -> str:
-        return self.tool.description or ""
+        return self.program.description if self.program is not None else self.compute.description or ""
 
     @property
     def risk_level(self) -> str:
-        return self.tool.risk_level or "low"
+        return self.program.risk_level if self.program is not None else self.compute.risk_level or "low"
 
     @property
     def parameters(self) -> dict[str, Any]:
-        return self.tool.parameters
+        return self.program.parameters if self.program is not None else self.compute.parameters
 
     @property
     def warnings(self) -> list[Diagnostic]:
-        return self.tool.warnings
+        return [] if self.tool is None else self.tool.warnings
 
 
 def _diagnostic(code: codes.Code, message: str, path: str | None = None, hint: str | None = None) -> Diagnostic:
@@ -99,9 +113,11 @@ def definition_size(source: Any) -> int:
         return 0  # the compiler reports what is not JSON data
 
 
-def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> Compiled:
+def compile_definition(source: Any, tools: Mapping[str, Any] | None = None, *, pin: bool = False) -> Compiled:
     """Check a tool definition for the registry; CompileError with every diagnostic if it fails.
-    `tools` are the tools its `call` steps may call (the registry's `Callees`)."""
+    `tools` are the tools its `call` steps may call (the registry's `Callees`); `pin`: an
+    executable tool without `sha256` is pinned to its file as it is now (creating and
+    updating pin; a stored definition is never re-pinned)."""
     size = definition_size(source)
     if size > MAX_DEFINITION_BYTES:
         raise refuse(
@@ -115,7 +131,7 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> C
     kind, source = definition_kind(source)
     problems = [] if found is None else _examples_problems(kind, found)
     try:
-        compiled = _compile_kind(kind, source, tools)
+        compiled = _compile_kind(kind, source, tools, pin)
     except CompileError as error:
         raise CompileError(error.diagnostics + problems) from None
     if problems:
@@ -132,9 +148,14 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None) -> C
     return compiled
 
 
-def _compile_kind(kind: str, source: Any, tools: Mapping[str, Any] | None) -> Compiled:
+def _compile_kind(kind: str, source: Any, tools: Mapping[str, Any] | None, pin: bool) -> Compiled:
     if kind == "workflow":
         return compile_workflow_tool(source)
+    if kind in PROGRAM_KINDS:
+        spec, problems = parse_program(source, pin=pin)
+        if spec is None:
+            raise CompileError(problems)
+        return Compiled(None, spec.definition(), kind=kind, program=spec)
     tool = compile_source(source, tools=tools)
     if tool.name is None:
         raise refuse(
@@ -164,13 +185,14 @@ def _split_examples(source: Any) -> tuple[Any, Any]:
 
 
 def _examples_problems(kind: str, found: Any) -> list[Diagnostic]:
-    if kind == "workflow":
+    if kind != "compute":
+        acts = "act in n8n" if kind == "workflow" else "are programs"
         return [
             _diagnostic(
                 codes.INVALID_EXAMPLE,
-                "a workflow tool has no examples: its runs act in n8n, so none is run before approval",
+                f"a {kind} tool has no examples: its runs {acts}, so none is run before approval",
                 examples.FIELD,
-                hint="leave `examples` out; test the workflow after a person approves it",
+                hint=f"leave `examples` out; test the {kind} tool after a person approves it",
             )
         ]
     return examples.examples_problems(found)
@@ -191,7 +213,7 @@ def definition_kind(source: Any) -> tuple[str, Any]:
     if not isinstance(obj, dict) or "kind" not in obj:
         return "compute", source
     kind = obj["kind"]
-    if kind == "workflow":
+    if kind == "workflow" or kind in PROGRAM_KINDS:
         return kind, obj
     if kind == "compute":
         return kind, {key: value for key, value in obj.items() if key != "kind"}
@@ -219,7 +241,8 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
     tables; `None` removes an optional one), or `{"definition": ...}`, or a whole new
     definition (text DSL, JSON text, a path). The name cannot change."""
     name = current.get("name")
-    changeable = WORKFLOW_CHANGEABLE if current.get("kind") == "workflow" else CHANGEABLE
+    kind = str(current.get("kind", "compute"))
+    changeable = WORKFLOW_CHANGEABLE if kind == "workflow" else PROGRAM_CHANGEABLE.get(kind, CHANGEABLE)
     if not isinstance(changes, Mapping):
         new = changes
     elif "definition" in changes:
@@ -254,7 +277,7 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
                     )
                 )
                 continue
-            if value is None and field in _OPTIONAL:
+            if value is None and field in _OPTIONAL + _PROGRAM_OPTIONAL:
                 new.pop(field, None)
             else:
                 new[field] = value
@@ -368,7 +391,7 @@ def compile_workflow_tool(obj: dict[str, Any]) -> Compiled:
     if "n8n" in obj:
         definition["n8n"] = {"url": url}
     definition["workflow"] = obj["workflow"]
-    return Compiled(arguments.tool, definition, kind="workflow", target=target)
+    return Compiled(arguments.compute, definition, kind="workflow", target=target)
 
 
 def _argument_tool(obj: dict[str, Any], problems: list[Diagnostic]) -> Compiled | None:

@@ -461,19 +461,24 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
         "ok": True,
         "name": compiled.name,
         "parameters": plain_json(compiled.parameters),
-        "result_type": compiled.tool.result_type,
+        "result_type": compiled.tool.result_type if compiled.tool is not None else None,
         "warnings": [with_hint(d.to_dict()) for d in compiled.warnings],
     }
     if "args" not in args or args["args"] is None:
         reply["message"] = "the definition checks; pass args to run it once"
         return reply
-    if compiled.kind == "workflow":
-        reply["message"] = "the definition checks; a workflow tool is not run here (a run would act in n8n)"
+    if compiled.kind != "compute":
+        why = (
+            "a run would act in n8n"
+            if compiled.kind == "workflow"
+            else "its program runs only once a person approves it"
+        )
+        reply["message"] = f"the definition checks; a {compiled.kind} tool is not run here ({why})"
         return reply
     run_args = _parsed(args, "args")
     if not isinstance(run_args, Mapping):
         raise _BadArguments([_error("`args` must be an object of arguments", path="args")])
-    result = compiled.tool.run(run_args, tables=reg.tables)
+    result = compiled.compute.run(run_args, tables=reg.tables)
     reply["result"] = plain_json(result)
     reply["message"] = "the definition checks and ran; nothing was saved"
     return reply

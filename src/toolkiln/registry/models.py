@@ -15,7 +15,7 @@ from toolkiln.diagnostics.model import Diagnostic
 
 Status = Literal["active", "disabled", "pending_approval", "rejected"]
 Actor = Literal["user", "llm"]
-Kind = Literal["compute", "workflow"]  # "executable" will come
+Kind = Literal["compute", "workflow", "script", "executable"]
 RiskLevel = Literal["low", "medium", "high"]
 Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy"]
 

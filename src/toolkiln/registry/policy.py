@@ -57,14 +57,18 @@ class Policy:
     - A tool a person (`"user"`) creates is active.
     - A tool a model (`"llm"`) creates is active when it is a pure compute tool of a risk level
       not in `llm_approval_risks`; otherwise (side effects, which later kinds have, or high
-      risk) it waits in pending_approval.
+      risk) it waits in pending_approval: a model's workflow, script and executable tools
+      always wait.
+    - Every new version of a tool of `reapproval_kinds` (executables: a new version may pin a
+      new file) waits for a person's approval, whoever made it.
     - Only a person approves or rejects.
     - When `protect_user_tools` is on, a model may not update, roll back, enable, disable or
       delete a tool a person created.
     """
 
     llm_approval_risks: frozenset[str] = frozenset({"high"})
-    side_effect_kinds: frozenset[str] = field(default_factory=lambda: frozenset({"workflow", "executable"}))
+    side_effect_kinds: frozenset[str] = field(default_factory=lambda: frozenset({"workflow", "script", "executable"}))
+    reapproval_kinds: frozenset[str] = field(default_factory=lambda: frozenset({"executable"}))
     protect_user_tools: bool = True
 
     def initial_status(self, created_by: Actor, kind: str, risk_level: str) -> Status:
@@ -80,6 +84,8 @@ class Policy:
         A version that would need approval waits for it. A person's new version of a pending or
         rejected tool is taken as approved; a model's is reviewed again. Otherwise an active tool
         stays active and a disabled one disabled."""
+        if kind in self.reapproval_kinds:
+            return "pending_approval"
         needed = self.initial_status(by, kind, risk_level)
         if needed == "pending_approval":
             return "pending_approval"

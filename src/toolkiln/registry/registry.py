@@ -64,6 +64,7 @@ from toolkiln.registry.models import (
 )
 from toolkiln.registry.names import check_name
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
+from toolkiln.registry.programs import ProgramRun
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
@@ -242,7 +243,8 @@ class Registry:
         examples fails. `note` is kept in the audit entry (what the tool was made from)."""
         actor = _actor(created_by)
         with self._writing():
-            compiled = self._passing(compile_definition(definition, self._mirror.tools))
+            compiled = self._passing(compile_definition(definition, self._mirror.tools, pin=True))
+            _refuse_unsandboxed(compiled, actor)
             name = compiled.name
             existing = self._read_locked(name, missing_ok=True)
             if existing is not None:
@@ -288,7 +290,10 @@ class Registry:
         with self._writing():
             old = self._read_locked(name)
             self.policy.check("update", actor, old)
-            compiled = self._passing(compile_definition(apply_changes(old.definition, changes), self._mirror.tools))
+            compiled = self._passing(
+                compile_definition(apply_changes(old.definition, changes), self._mirror.tools, pin=True)
+            )
+            _refuse_unsandboxed(compiled, actor)
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
             if compiled.kind != old.kind:
@@ -547,7 +552,7 @@ class Registry:
 
     # --- internals ------------------------------------------------------------------------------
 
-    def _runnable(self, name: str) -> Tool | WorkflowRun:
+    def _runnable(self, name: str) -> Tool | WorkflowRun | ProgramRun:
         """The active tool `name`, with the tables it reads; ToolNotActive and the like."""
         with self._mutex:
             self._mirror.refresh()
@@ -560,6 +565,8 @@ class Registry:
             compiled = self._mirror.compiled(name)
             if record.kind == "workflow":
                 return self._workflows.runnable(record, compiled)
+            if compiled.program is not None:
+                return ProgramRun(record, compiled)
             if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
                 self._mirror.rescan_tables()
             return self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
@@ -579,13 +586,13 @@ class Registry:
         nothing (for the meta-tools and the factory)."""
         with self._mutex:
             self._mirror.refresh()
-            return self._passing(compile_definition(definition, self._mirror.tools))
+            return self._passing(compile_definition(definition, self._mirror.tools, pin=True))
 
     def _passing(self, compiled: Compiled) -> Compiled:
         """`compiled`, once its examples pass with the registry's tables and limits; else
         CompileError with a diagnostic per failing example."""
         if compiled.examples:
-            problems = run_examples(compiled.tool, compiled.examples, tables=self._mirror.tables, limits=self.limits)
+            problems = run_examples(compiled.compute, compiled.examples, tables=self._mirror.tables, limits=self.limits)
             if problems:
                 raise CompileError(problems)
         return compiled
@@ -612,7 +619,7 @@ class Registry:
         if not self._mirror.callers(name):
             return
         old = self._mirror.cached_compiled(name, self._mirror.records[name]) if name in self._mirror.records else None
-        if old is not None and _shape(old.tool) == _shape(compiled.tool):
+        if old is not None and _shape(old.compute) == _shape(compiled.compute):
             return  # same parameters and result: callers are unaffected
         from toolkiln.registry import dependencies
 
@@ -757,6 +764,17 @@ def _shape(tool: Tool) -> tuple[object, ...]:
     """What a caller's check depends on: the callee's parameters (name, type, required) and result."""
     signature = tool.signature
     return tuple((p.name, p.type, p.required) for p in signature.parameters), signature.result_type
+
+
+def _refuse_unsandboxed(compiled: Compiled, actor: Actor) -> None:
+    """A model's script or executable tool runs in bubblewrap or not at all (R0612)."""
+    if compiled.program is not None and compiled.program.sandbox == "none" and actor != "user":
+        raise refuse(
+            codes.UNSANDBOXED_MODEL_TOOL,
+            f'`{compiled.name}` asks for sandbox "none"; only a person may run a tool unsandboxed',
+            "sandbox",
+            hint="leave `sandbox` out: a model's tools run in bubblewrap",
+        )
 
 
 def refuse_rename(old: str, new: str) -> CompileError:

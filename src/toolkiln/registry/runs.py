@@ -40,15 +40,15 @@ class Runner:
         """Whether the tool reads a table that is not (yet) among `tables`."""
         hit = self._used.get(name)
         if hit is None or hit[0] is not compiled:
-            hit = self._used[name] = (compiled, tables_used(compiled.tool.program))
+            hit = self._used[name] = (compiled, tables_used(compiled.compute.program))
         return not hit[1] <= tables.keys()
 
     def tool(self, name: str, compiled: Compiled, tables: Mapping[str, Any], generation: int) -> Tool:
         hit = self._cache.get(name)
         if hit is not None and hit[0] is compiled and hit[1] == generation:
             return hit[2]
-        used = tables_used(compiled.tool.program)
-        tool = compiled.tool
+        used = tables_used(compiled.compute.program)
+        tool = compiled.compute
         if used:  # compiled again, once per change of the tables, with the tables it reads
             tool = tool.with_tables({t: tables[t] for t in sorted(used) if t in tables})
         self._cache[name] = (compiled, generation, tool)

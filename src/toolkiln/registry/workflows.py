@@ -141,8 +141,8 @@ class WorkflowRun:
         limits: Limits | None = None,
     ) -> Any:
         record = self._record
-        values = self._compiled.tool.run(args, limits=limits)  # RunError on bad arguments
-        names = [p.name for p in self._compiled.tool.checked.parameters]
+        values = self._compiled.compute.run(args, limits=limits)  # RunError on bad arguments
+        names = [p.name for p in self._compiled.compute.checked.parameters]
         deployment = record.deployment
         if deployment is None or deployment.version != record.version:
             raise WorkflowNotDeployed(

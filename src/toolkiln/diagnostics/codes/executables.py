@@ -100,3 +100,71 @@ absolute. A program's name (it becomes a file name in the sandbox) is letters, d
 `.` and `-`, not starting with `.` or `-`.
 """,
 )
+
+INVALID_PROGRAM_TOOL = register(
+    "R0608",
+    "invalid-program-tool",
+    "Invalid script or executable tool definition",
+    """
+A registered script tool (`"kind": "script"`) or executable tool (`"kind": "executable"`)
+has a field the registry cannot take. A script names its `runtime` (`bash` or `python`) and
+its `body` (the program text); an executable names the absolute `path` of its file (the
+registry pins the file's SHA-256 when it is created). Both may give `parameters` (a JSON
+Schema with `"type": "object"`), `policy` (`allow`, `deny` or `elevated`), `network`
+(`true` or `false`), `timeout_secs` (more than 0, at most 3600) and `sandbox`
+(`bubblewrap` or `none`). The message names the field.
+
+    {"kind": "script", "name": "greet", "description": "Greets someone.",
+     "runtime": "python", "body": "import json, sys\\nprint(json.load(sys.stdin)['who'])",
+     "parameters": {"type": "object", "properties": {"who": {"type": "string"}},
+                    "required": ["who"]}}
+""",
+)
+
+EXECUTABLE_CHANGED = register(
+    "R0609",
+    "executable-changed",
+    "The executable's file changed since it was approved",
+    """
+A registered executable tool is pinned to the SHA-256 of its file. The file on disk is no
+longer that file (or it is gone), so it was not run. Read the new file; if you want it, pin
+it again and approve it (a new version of an executable tool always waits for approval):
+
+    toolkiln tools repin NAME
+    toolkiln tools approve NAME
+""",
+)
+
+PROGRAM_DENIED = register(
+    "R0610",
+    "program-denied",
+    "The tool's policy is deny",
+    """
+A script or executable tool whose `policy` is `deny` is kept in the registry but never runs,
+whatever its status. Update its policy to `allow` (or `elevated`) to run it again.
+""",
+)
+
+PROGRAM_FAILED = register(
+    "R0611",
+    "program-failed",
+    "The program of a script or executable tool failed",
+    """
+The tool's program ran (the message names the sandbox that ran it) and failed: it exited
+with a status other than 0, printed an error object `{"error": ..., "details": ...}`, was
+killed at its time limit, or wrote more than the output cap. The hint holds the start of
+what it wrote to stderr, or the details it gave.
+""",
+)
+
+UNSANDBOXED_MODEL_TOOL = register(
+    "R0612",
+    "unsandboxed-model-tool",
+    "A model's tool may not run outside the sandbox",
+    """
+`"sandbox": "none"` runs a program as a plain process (limits, a private folder and a
+cleared environment, but no namespaces). Only a person may ask for that: a script or
+executable tool created or changed by a model (`created_by: "llm"`) runs in bubblewrap or
+not at all. Leave `sandbox` out (it defaults to `bubblewrap`), or have a person create the tool.
+""",
+)

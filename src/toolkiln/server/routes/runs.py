@@ -52,7 +52,7 @@ def test_definition(body: TestDefinition, reg: Reg, _: Runner) -> Any:
             "parameters": compiled.parameters,
             "warnings": [d.to_dict() for d in compiled.warnings],
             "ran": ran,
-            "result": compiled.tool.run(body.args, tables=reg.tables) if ran else None,
+            "result": compiled.compute.run(body.args, tables=reg.tables) if ran else None,
         }
     )
 

@@ -1,0 +1,70 @@
+"""Running a registered script or executable tool: refuse what may not run, check the
+arguments against the tool's schema, then run the program in its sandbox.
+
+Arguments reach the program only as JSON on stdin and as `TK_ARG_<NAME>` environment
+variables holding each one's JSON; never as program text or a command line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.executables.errors import ExecutableError
+from toolkiln.executables.files import read_program
+from toolkiln.executables.program_tools import SHEBANGS, ProgramSpec
+from toolkiln.executables.protocol import argument_env, checked_arguments
+from toolkiln.executables.result import RunResult
+from toolkiln.executables.runner import run_program
+
+
+def run_program_tool(spec: ProgramSpec, arguments: Any, *, created_by: str) -> RunResult:
+    """One run of `spec` with `arguments` (a JSON object). R0610 for a denied tool, R0612 for a
+    model's tool outside the sandbox, R0609 for an executable whose file changed, R0603 for
+    arguments the schema refuses, R0601 when bubblewrap is missing; nothing runs then."""
+    if spec.permission == "deny":
+        raise ExecutableError(
+            codes.PROGRAM_DENIED,
+            f"`{spec.name}` has policy deny; it never runs",
+            'update its policy to "allow" to run it',
+        )
+    if spec.sandbox == "none" and created_by != "user":
+        raise ExecutableError(
+            codes.UNSANDBOXED_MODEL_TOOL,
+            f'`{spec.name}` was made by a model and asks for sandbox "none"; it was not run',
+            "a model's tools run in bubblewrap only; leave `sandbox` out",
+        )
+    stdin = checked_arguments(spec.name, spec.parameters, arguments, path=spec.path)
+    content, command = program_of(spec)
+    return run_program(
+        spec.name, content, command, stdin=stdin, extra_env=argument_env(arguments), policy=spec.sandbox_policy()
+    )
+
+
+def program_of(spec: ProgramSpec) -> tuple[bytes, list[str]]:
+    """The bytes to run and their arguments: a script's interpreter line and body; an
+    executable's file, read now and run only if it is still the pinned one (`run`, per the
+    executable protocol)."""
+    if spec.kind == "script":
+        assert spec.runtime is not None and spec.body is not None  # parse_program requires both
+        return (SHEBANGS[spec.runtime] + spec.body).encode("utf-8", errors="surrogatepass"), []
+    assert spec.path is not None and spec.sha256 is not None
+    try:
+        content, sha256 = read_program(Path(spec.path))
+    except ExecutableError as error:
+        raise _changed(spec, f"its file cannot be read ({error.message})") from None
+    if sha256 != spec.sha256:
+        raise _changed(
+            spec, f"{spec.path} changed since it was pinned (SHA-256 {spec.sha256[:12]}..., now {sha256[:12]}...)"
+        )
+    return content, ["run"]
+
+
+def _changed(spec: ProgramSpec, why: str) -> ExecutableError:
+    return ExecutableError(
+        codes.EXECUTABLE_CHANGED,
+        f"`{spec.name}`: {why}; it was not run",
+        f"read the file; to run it: toolkiln tools repin {spec.name}, then toolkiln tools approve {spec.name}",
+        path=spec.path,
+    )

@@ -1,0 +1,61 @@
+"""Script and executable tools as `Registry.run` runs them (see toolkiln.executables).
+
+A run's result says which sandbox ran the program:
+
+    {"output": <stdout as JSON, else text>, "sandbox": "bubblewrap", "exit_code": 0,
+     "duration_seconds": 0.012, "stderr": ""}
+
+A program that fails (a status other than 0, its own `{"error": ...}` object, the time limit,
+the output cap) is a RunError R0611 naming the sandbox; a run refused before it starts is a
+RunError with the executables' code (R0601, R0603, R0609, R0610, R0612).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
+from toolkiln.executables.errors import ExecutableError
+from toolkiln.executables.program_runs import run_program_tool
+from toolkiln.registry.codec import plain_json
+from toolkiln.registry.definitions import Compiled
+from toolkiln.registry.models import ToolRecord
+from toolkiln.semantics.limits import Limits
+
+
+class ProgramRun:
+    """A script or executable tool, ready to run: `run(args)` as a compute tool's."""
+
+    def __init__(self, record: ToolRecord, compiled: Compiled) -> None:
+        assert compiled.program is not None, "a script or executable tool compiles to its program"
+        self._record = record
+        self._spec = compiled.program
+
+    def run(
+        self,
+        args: Mapping[str, Any] | None = None,
+        *,
+        tables: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+    ) -> dict[str, Any]:
+        try:
+            result = run_program_tool(self._spec, plain_json(dict(args or {})), created_by=self._record.created_by)
+        except ExecutableError as error:
+            raise RunError(error.code, error.message, hint=error.hint) from None
+        failure = result.error
+        if failure is not None:
+            details = failure.get("details")
+            raise RunError(
+                codes.PROGRAM_FAILED.code,
+                f"`{self._record.name}` ({result.sandbox}): {failure['error']}",
+                hint=None if details is None else str(details)[:2000],
+            )
+        return {
+            "output": result.output,
+            "sandbox": result.sandbox,
+            "exit_code": result.exit_code,
+            "duration_seconds": round(result.duration_seconds, 6),
+            "stderr": result.stderr,
+        }
