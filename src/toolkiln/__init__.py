@@ -11,7 +11,7 @@ from toolkiln.version import __version__
 if TYPE_CHECKING:
     from typing import Any  # for annotations only: dir(toolkiln) lists every global
 
-    from toolkiln.api import check, compile, to_json, to_text
+    from toolkiln.api import apply_fixes, check, compile, to_json, to_text
     from toolkiln.diagnostics.model import Diagnostic
     from toolkiln.interpret.tables import load_table_file
     from toolkiln.registry import PermissionDenied, Registry, ToolRecord
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 # light: the compiler (pydantic models, and Lark for the text DSL) loads on the first
 # `toolkiln.compile`, the registry (and filelock) on the first `toolkiln.Registry`.
 _EXPORTS = {
+    "apply_fixes": "toolkiln.api",
     "check": "toolkiln.api",
     "compile": "toolkiln.api",
     "to_json": "toolkiln.api",
@@ -49,6 +50,7 @@ __all__ = [
     "RunError",
     "Tool",
     "ToolRecord",
+    "apply_fixes",
     "check",
     "check_workflow",
     "compile",

@@ -10,6 +10,7 @@ from toolkiln.ast.visitor import walk
 from toolkiln.backends.json_printer import print_json
 from toolkiln.backends.text_printer import print_text
 from toolkiln.check import CheckResult, ToolSignature, check_program
+from toolkiln.diagnostics.fixes import apply_fixes as apply_text_fixes
 from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.errors import CompileError
 from toolkiln.optimize import optimize as optimize_program
@@ -71,6 +72,13 @@ def check(source: Any, *, name: str | None = None, tools: Mapping[str, Tool] | N
     """Every diagnostic for `source` (text DSL, JSON text, dict or path); empty when clean.
     `tools` are the tools its `call` steps may call, by name."""
     return _diagnose(source, name, tools)[0]
+
+
+def apply_fixes(text: str, diagnostics: list[Diagnostic] | None = None) -> str:
+    """`text` (a tool's source) with the certain fixes applied: those of `diagnostics`, which
+    must be what `check(text)` reported, or of a fresh check. One round; a fix can reveal
+    the next problem, so check again (`toolkiln check --fix` repeats until none is left)."""
+    return apply_text_fixes(text, check(text) if diagnostics is None else diagnostics)
 
 
 def compile(

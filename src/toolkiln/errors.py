@@ -32,11 +32,22 @@ class UsageError(Error, TypeError):
 class RunError(Error):
     """A failure while running a compiled tool, with a stable code and the span it came from."""
 
-    def __init__(self, code: str, message: str, span: Span | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        span: Span | None = None,
+        hint: str | None = None,
+        *,
+        input: str | None = None,  # noqa: A002 - as Diagnostic: the offending value or name
+        expected: tuple[str, ...] | None = None,
+    ) -> None:
         self.code = code
         self.message = message
         self.span = span
         self.hint = hint
+        self.input = input
+        self.expected = expected
         super().__init__(f"[{code}] {message}")
 
     def at(self, span: Span) -> RunError:
@@ -54,4 +65,6 @@ class RunError(Error):
             "path": span.path if span else None,
             "line": span.line if span and span.line else None,
             "column": span.column if span and span.column else None,
+            "input": self.input,
+            "expected": list(self.expected) if self.expected is not None else None,
         }

@@ -146,6 +146,48 @@ def test_a_null_test_narrows_only_where_it_holds():
     assert diagnostics("x: number?", "  return x + 1 if x == null else 0") == [("E0301", NULL_HINT)]
 
 
+@pytest.mark.parametrize(
+    ("body", "args", "result"),
+    [
+        ("  return x != null and x > 3", {"x": 5, "y": None}, True),
+        ("  return x == null or x > 3", {"x": None, "y": None}, True),
+        ("  return not (x == null) and x > 3", {"x": 1, "y": None}, False),
+        ("  return x != null and y != null and x + y > 3", {"x": 2, "y": 2}, True),
+        ("  return x != null and y != null and (x + y > 3 or x > y)", {"x": 1, "y": None}, False),
+        ("  if x != null and y != null {\n    return x + y\n  }\n  return 0", {"x": 1, "y": 2}, 3),
+        ("  if x == null or y == null {\n    return 0\n  }\n  return x + y", {"x": 1, "y": None}, 0),
+        ("  return x + y if x != null and y != null else 0", {"x": 1, "y": 2}, 3),
+    ],
+)
+def test_null_tests_narrow_across_and_and_or(body, args, result):
+    """The right of `and` runs where its left holds (of `or`, where it fails), and an `if`
+    knows every null test its condition proves (issue 15: narrowing across `and`)."""
+    assert compile_text("x: number?, y: number?", body).run(args) == result
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "  return x != null or x > 3",  # the right of `or` runs where x is null
+        "  return x == null and x > 3",
+        "  return (x != null) == true and x > 3",  # no null test at the top of the left side
+        "  if x != null or y != null {\n    return x + y\n  }\n  return 0",
+        "  if x == null and y == null {\n    return 0\n  }\n  return x + 1",
+    ],
+)
+def test_null_tests_do_not_narrow_where_they_prove_nothing(body):
+    assert ("E0301", NULL_HINT) in diagnostics("x: number?, y: number?", body)
+
+
+def test_a_long_and_chain_of_null_tests_narrows_every_name():
+    names = [f"v{i}" for i in range(300)]
+    params = ", ".join(f"{name}: number?" for name in names)
+    tests = " and ".join(f"{name} != null" for name in names)
+    total = " + ".join(names)
+    tool = compile_text(params, f"  return {tests} and {total} > 0")
+    assert tool.run(dict.fromkeys(names, 1)) is True
+
+
 def test_coalesce_is_nullable_only_when_its_last_argument_is():
     assert diagnostics("x: number?, y: number?", "  return coalesce(x, y) + 1") == [("E0301", NULL_HINT)]
     assert compile_text("x: number?, y: number?", "  return coalesce(x, y, 0) + 1").run({"x": None, "y": None}) == 1

@@ -31,6 +31,7 @@ from toolkiln.ast.types import (
     or_null,
 )
 from toolkiln.ast.visitor import left_chain
+from toolkiln.check.advice import advise
 from toolkiln.check.flow import FlowState
 from toolkiln.check.scope import assigned_names, free_names
 from toolkiln.diagnostics import codes
@@ -111,13 +112,16 @@ def check_program(
     if parameters is not None:
         return Checker(program, {}, given=parameters, tools=tools).run()
     if program.parameters is not None:
-        return Checker(program, {}, tools=tools).run()
-    # Bare logic: a first pass learns the parameter types from use; the second checks with them.
-    inferring = Checker(program, dict.fromkeys(_inferred_names(program), ANY), tools=tools)
-    first = inferring.run()
-    if not inferring.read_before_learned():
-        return first  # every parameter's type was known wherever it was read
-    return Checker(program, dict(inferring.inferred), tools=tools).run()
+        result = Checker(program, {}, tools=tools).run()
+    else:
+        # Bare logic: a first pass learns the parameter types from use; the second checks with them.
+        inferring = Checker(program, dict.fromkeys(_inferred_names(program), ANY), tools=tools)
+        result = inferring.run()
+        if inferring.read_before_learned():  # a parameter was read before its type was known
+            result = Checker(program, dict(inferring.inferred), tools=tools).run()
+    inferred = [p.name for p in result.parameters if p.inferred]
+    result.diagnostics = advise(program, result.diagnostics, inferred, result.types)
+    return result
 
 
 def _inferred_names(program: n.Program) -> list[str]:
@@ -280,13 +284,15 @@ class Checker:
 
     def narrow(self, condition: n.Expr, then: FlowState, otherwise: FlowState) -> None:
         """After `x != null` (or `x == null`), `x` is not null in the branch where that holds."""
-        tested = _null_test(condition)
-        if tested is None:
-            return
-        name, not_null_then = tested
-        type_ = self.types.get(id(name))
-        if type_ is not None and type_.nullable and not self._in_scope(name.name):
-            (then if not_null_then else otherwise).definite[name.name] = not_null(type_)
+        self.learn(condition, True, then)
+        self.learn(condition, False, otherwise)
+
+    def learn(self, condition: n.Expr, holds: bool, state: FlowState) -> None:
+        """Where `condition` is `holds`, the names its null tests prove not null are not null."""
+        for name in _not_null_where(condition, holds):
+            type_ = self.types.get(id(name))
+            if type_ is not None and type_.nullable and not self._in_scope(name.name):
+                state.definite[name.name] = not_null(type_)
 
     def assign(self, target: str, type_: Type, span: Span, state: FlowState) -> None:
         state.assign(target, type_)
@@ -500,9 +506,23 @@ class Checker:
         """Types a left-deep chain in a loop (see `left_chain`), left operands first."""
         leaf, chain = left_chain(expr)
         type_ = self.expr(leaf, state)
-        for node in chain[:-1]:
-            type_ = self.types[id(node)] = self.binary_type(node, type_, self.expr(node.right, state), state)
-        return self.binary_type(expr, type_, self.expr(expr.right, state), state)
+        # The right of `and` runs where its left holds, the right of `or` where it does not:
+        # the null tests on the left narrow it. One state for a run of the same operator.
+        narrowed, run_op = state, None
+        for node in chain:
+            if node.op in n.LOGIC_OPS:
+                if node.op != run_op:
+                    narrowed, run_op, learnt = state.branch(), node.op, node.left
+                else:
+                    learnt = node.left.right if isinstance(node.left, n.Binary) else node.left
+                self.learn(learnt, node.op == "and", narrowed)
+            else:
+                run_op = None
+            right = self.expr(node.right, narrowed if node.op in n.LOGIC_OPS else state)
+            type_ = self.binary_type(node, type_, right, state)
+            if node is not expr:
+                self.types[id(node)] = type_
+        return type_
 
     def binary_type(self, expr: n.Binary, lt: Type, rt: Type, state: FlowState) -> Type:
         op, left, right = expr.op, expr.left, expr.right
@@ -767,6 +787,24 @@ def _null_test(condition: n.Expr) -> tuple[n.Name, bool] | None:
     if isinstance(left, n.Name) and isinstance(right, n.NullLit):
         return left, condition.op == "!="
     return None
+
+
+def _not_null_where(condition: n.Expr, holds: bool) -> list[n.Name]:
+    """The names `condition` proves not null where it is `holds`: `x != null and y != null`
+    holding proves both; `x == null or y == null` failing proves both; `not` flips."""
+    found: list[n.Name] = []
+    stack = [(condition, holds)]
+    while stack:  # a loop, not recursion: `and` chains may be thousands of terms long
+        expr, value = stack.pop()
+        if isinstance(expr, n.Unary) and expr.op == "not":
+            stack.append((expr.operand, not value))
+        elif isinstance(expr, n.Binary) and expr.op == ("and" if value else "or"):
+            stack += [(expr.right, value), (expr.left, value)]
+        else:
+            tested = _null_test(expr)
+            if tested is not None and tested[1] == value:
+                found.append(tested[0])
+    return found
 
 
 def _coalesce_type(types: list[Type]) -> Type:

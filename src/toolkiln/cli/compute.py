@@ -12,21 +12,27 @@ from typing import Any
 from toolkiln import api
 from toolkiln.backends.json_printer import print_json
 from toolkiln.backends.text_printer import print_text
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat, source_files
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat, source_files, write_atomically
 from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options, workflow_diagnostics
 from toolkiln.diagnostics.codes import CODES, lookup_code
+from toolkiln.diagnostics.fixes import apply_fixes, text_fixes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_github, render_json, render_text
 from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
 from toolkiln.semantics.values import to_json
-from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file
+from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file, read_source_file
 
 
 def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = commands.add_parser("check", help="check tool files (folders are walked)")
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="rewrite tool files with the certain fixes applied (repeated until none is left), then report",
+    )
     workflow_check_options(check)
     _exclude_option(check)
     check.set_defaults(handler=cmd_check)
@@ -76,6 +82,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         found = workflow_diagnostics(
             path, strict=args.strict, n8n_version=args.n8n_version
         )  # a .wf file or an n8n export, else a tool file
+        if found is None and args.fix:
+            found = fix_file(path)
         diagnostics.extend(api.check(path) if found is None else found)
     if args.format == "json":
         print(render_json(diagnostics))
@@ -89,6 +97,25 @@ def cmd_check(args: argparse.Namespace) -> int:
         warnings = len(diagnostics) - errors
         print(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s)")
     return EXIT_FAILED if any(d.is_error for d in diagnostics) else EXIT_OK
+
+
+# Each round applies every fix that does not overlap another; a syntax error hides the rest
+# of the file, so a fix can reveal the next. The bound stops a pair of fixes that undo each other.
+MAX_FIX_ROUNDS = 20
+
+
+def fix_file(path: Path) -> list[Diagnostic]:
+    """Apply the certain fixes to a tool file, round after round; the diagnostics left."""
+    diagnostics = api.check(path)
+    for _ in range(MAX_FIX_ROUNDS):
+        fixes = text_fixes(diagnostics)
+        text = read_source_file(path)
+        if not fixes or isinstance(text, Diagnostic):
+            break
+        write_atomically(path, apply_fixes(text, diagnostics))
+        print(f"{path}: applied {len(fixes)} fix(es)", file=sys.stderr)
+        diagnostics = api.check(path)
+    return diagnostics
 
 
 # --- run ----------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -10,6 +11,28 @@ from pydantic import BaseModel, ConfigDict
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics.codes import CODES, Code, Severity
 from toolkiln.diagnostics.source import Source
+
+
+class Fix(BaseModel):
+    """A certain repair: put the replacement where `span` is. The replacement is made of
+    `pieces`: text, and spans of the source whose text is copied (`name.length` becomes
+    `len(` + the text of `name` + `)`); locating the diagnostic in its source joins them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    span: Span
+    pieces: tuple[str | Span, ...]
+
+    @classmethod
+    def replace(cls, span: Span, *pieces: str | Span) -> Fix:
+        return cls(span=span, pieces=pieces)
+
+    @property
+    def replacement(self) -> str | None:
+        """The replacement text, once every copied span is text (None before)."""
+        if all(isinstance(piece, str) for piece in self.pieces):
+            return "".join(piece for piece in self.pieces if isinstance(piece, str))
+        return None
 
 
 class Diagnostic(BaseModel):
@@ -23,10 +46,33 @@ class Diagnostic(BaseModel):
     file: str | None = None
     snippet: str | None = None
     snippet_start: int = 0  # the column (0-based) of the line where `snippet` starts
+    # Machine-readable, as pydantic-core's errors: what was found, what was allowed, the repair.
+    input: str | None = None
+    expected: tuple[str, ...] | None = None
+    fix: Fix | None = None
 
     @classmethod
-    def of(cls, code: Code, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
-        return cls(code=code.code, severity=code.severity, message=message, span=span, hint=hint)
+    def of(
+        cls,
+        code: Code,
+        message: str,
+        span: Span | None,
+        hint: str | None = None,
+        *,
+        input: str | None = None,  # noqa: A002 - pydantic-core's name for the offending value
+        expected: tuple[str, ...] | None = None,
+        fix: Fix | None = None,
+    ) -> Diagnostic:
+        return cls(
+            code=code.code,
+            severity=code.severity,
+            message=message,
+            span=span,
+            hint=hint,
+            input=input,
+            expected=expected,
+            fix=fix,
+        )
 
     @property
     def is_error(self) -> bool:
@@ -42,7 +88,10 @@ class Diagnostic(BaseModel):
             return self.model_copy(update={"file": source.name})
         span, line = source.resolve(self.span)
         snippet, start = _window(line, span.column - 1) if line is not None else (None, 0)
-        return self.model_copy(update={"file": source.name, "span": span, "snippet": snippet, "snippet_start": start})
+        update: dict[str, Any] = {"file": source.name, "span": span, "snippet": snippet, "snippet_start": start}
+        if self.fix is not None:
+            update["fix"] = _located_fix(self.fix, source)
+        return self.model_copy(update=update)
 
     def to_dict(self) -> dict[str, Any]:
         """The machine-readable form (stable keys), the one fed back to models and CI."""
@@ -61,7 +110,42 @@ class Diagnostic(BaseModel):
             "in_file": span.in_file or span.path is None if span else None,
             "hint": self.hint,
             "source": self.snippet,
+            "input": self.input,
+            "expected": list(self.expected) if self.expected is not None else None,
+            "fix": _fix_dict(self.fix),
         }
+
+
+def _located_fix(fix: Fix, source: Source) -> Fix | None:
+    """The fix in file coordinates, its copied spans read from the source (None when the
+    source text is not at hand). Inside a JSON file the replacement goes into a string
+    token, so it is escaped as JSON writes it."""
+    pieces = [piece if isinstance(piece, str) else source.text_of(piece) for piece in fix.pieces]
+    if any(piece is None for piece in pieces):
+        return None
+    replacement = "".join(piece for piece in pieces if piece is not None)
+    span, _ = source.resolve(fix.span)
+    if span.path is not None and span.in_file:
+        replacement = json.dumps(replacement, ensure_ascii=False)[1:-1]
+    return Fix.replace(span, replacement)
+
+
+def _fix_dict(fix: Fix | None) -> dict[str, Any] | None:
+    """`start`/`end` are offsets (characters) in the file's text, when the fix is in one."""
+    if fix is None or fix.replacement is None:
+        return None
+    span = fix.span
+    in_text = span.path is None or span.in_file
+    return {
+        "path": span.path,
+        "start": span.start if in_text else None,
+        "end": span.end if in_text else None,
+        "line": span.line or None,
+        "column": span.column or None,
+        "end_line": span.end_line or None,
+        "end_column": span.end_column or None,
+        "replacement": fix.replacement,
+    }
 
 
 # A minified JSON file is one long line: diagnostics show a window of it around the column,

@@ -46,6 +46,13 @@ class Source:
             return span, None
         return span, self._index(fragment).line_text(span.line)
 
+    def text_of(self, span: Span) -> str | None:
+        """The source text a span covers: of the file, or of the JSON string at its path."""
+        text = self.text if span.path is None else self.fragments.get(span.path)
+        if text is None or span.path is not None and span.line == 0:
+            return None
+        return text[span.start : span.end]
+
     def _in_json_file(self, span: Span, path: str) -> Span | None:
         assert self.text is not None and self.json_offsets is not None
         if self._offsets is None:

@@ -48,6 +48,9 @@ class RegistryError(Error):
             "in_file": None,
             "hint": self.hint,
             "source": None,
+            "input": None,
+            "expected": None,
+            "fix": None,
         }
 
 

@@ -530,6 +530,7 @@ def run_error_dict(error: RunError) -> dict[str, Any]:
             "end_column": None,
             "in_file": None,
             "source": None,
+            "fix": None,
         }
     )
 

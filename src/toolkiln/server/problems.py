@@ -113,6 +113,9 @@ def diagnostic(code: codes.Code, message: str, hint: str | None = None, path: st
         "in_file": None,
         "hint": hint,
         "source": None,
+        "input": None,
+        "expected": None,
+        "fix": None,
     }
 
 

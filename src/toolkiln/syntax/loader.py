@@ -26,6 +26,7 @@ from toolkiln.syntax.strings import (
 )
 
 SOURCE_SUFFIXES = (".tk", ".json")
+BYTE_ORDER_MARK = "\ufeff"
 _SPLIT_HINT = "split the logic into smaller tools; large constant data belongs in a table"
 
 
@@ -64,7 +65,11 @@ def parse_source(source: Any, name: str | None = None) -> Parsed:
 
 def parse_string(text: str, name: str | None = None) -> Parsed:
     """JSON when the text starts with `{` or `[`, else the text DSL. The size is checked
-    before any other work (no line index, scan or parse of a source that is too large)."""
+    before any other work (no line index, scan or parse of a source that is too large).
+    A UTF-8 byte-order mark at the start (what some Windows editors write) reads as a space,
+    so every offset, line and column stays that of the text as given."""
+    if text.startswith(BYTE_ORDER_MARK):
+        text = " " + text[1:]
     if len(text) > MAX_SOURCE_CHARS:
         message = f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}"
         return Parsed(

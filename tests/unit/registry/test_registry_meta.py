@@ -22,6 +22,9 @@ ERROR_KEYS = {
     "in_file",
     "hint",
     "source",
+    "input",
+    "expected",
+    "fix",
 }
 
 

@@ -1,0 +1,294 @@
+"""Advice on logic as models write it: the warnings for mistakes that still check (a typo
+that became a parameter, `${name}` in a template, `.length`), and the certain fixes the
+checker's own diagnostics can carry (a misspelt variable, a function named as in another
+language, a number added to text).
+
+It runs after the checker, on the program and what the checker found, so the checker
+stays about types and flow; every warning here has a code of the hints group (W012x).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.spans import Span
+from toolkiln.ast.types import ANY, OBJECT, Type
+from toolkiln.ast.visitor import walk
+from toolkiln.check.close_names import CloseNames
+from toolkiln.check.scope import free_reads
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic, Fix
+from toolkiln.semantics.builtins import BUILTINS
+
+# Fields models read for a length, from JavaScript (`.length`), Java and Ruby (`.size`).
+LENGTH_FIELDS = ("length", "size")
+# Function names from other languages with a builtin that does the same, to rename to.
+RENAMED_FUNCTIONS = {
+    "length": "len",
+    "size": "len",
+    "mean": "avg",
+    "average": "avg",
+    "lowercase": "lower",
+    "uppercase": "upper",
+    "toLowerCase": "lower",
+    "toUpperCase": "upper",
+    "strip": "trim",
+    "startswith": "starts_with",
+    "startsWith": "starts_with",
+    "endswith": "ends_with",
+    "endsWith": "ends_with",
+    "includes": "contains",
+    "str": "text",
+    "String": "text",
+    "toString": "text",
+    "float": "number",
+    "parseFloat": "number",
+    "Number": "number",
+}
+# `${name}`, `{name}` and `{name:.2f}` in literal text (a `{{` hole never reaches here).
+_FOREIGN_HOLE = re.compile(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(:[^{}]*)?\}")
+
+
+def advise(
+    program: n.Program, diagnostics: list[Diagnostic], inferred: Iterable[str], types: dict[int, Type]
+) -> list[Diagnostic]:
+    """`diagnostics` with fixes attached where one is certain, and the hints' warnings added."""
+    nodes = _nodes_by_span(program)
+    declared = [p.name for p in program.parameters or ()]
+    fields = {
+        (node.target.span.path, node.target.span.start, node.target.span.end): node
+        for node in walk(program)
+        if isinstance(node, n.Field_) and node.name in LENGTH_FIELDS
+    }
+    order = _Order(program, declared)
+    known = set(order.assigned) | set(declared) | set(inferred)
+    out = [_length_fix(_with_fix(d, nodes, order, declared, types), fields, types) for d in diagnostics]
+    out += _typo_parameters(order, set(inferred))
+    out += _template_braces(program, known)
+    out += _length_fields(program, types)
+    return out
+
+
+# --- warnings -----------------------------------------------------------------------------
+
+
+class _Order:
+    """Which variables are assigned before each read, in the order the steps run, and the
+    names close to a name among those (parameters declared first, then the variables)."""
+
+    def __init__(self, program: n.Program, declared: list[str]) -> None:
+        self.declared = declared
+        self.assigned: list[str] = []
+        self.reads: list[tuple[n.Name, int]] = []  # a read, and how many were assigned before it
+        self.before: dict[int, int] = {}
+        for step, reads in _in_order(program.steps):
+            if reads is None:
+                self.assigned.append(step.target)  # type: ignore[union-attr]  # only assigning steps
+                continue
+            for read in reads:
+                self.reads.append((read, len(self.assigned)))
+                self.before[id(read)] = len(self.assigned)
+        self._close: CloseNames | None = None
+
+    def close_to(self, name: str, assigned_before: int) -> list[str]:
+        """The closest names to `name` among the variables assigned before a read (and the
+        declared parameters)."""
+        if self._close is None:  # only when there is a name to look up: most programs have none
+            self._close = CloseNames(self.declared + self.assigned)
+        return self._close.close_to(name, len(self.declared) + assigned_before)
+
+
+def _typo_parameters(order: _Order, inferred: set[str]) -> list[Diagnostic]:
+    """W0120 at each read of an inferred parameter that is one or two edits from a variable
+    assigned before it (so that the fix reads a variable that has its value there)."""
+    found = []
+    for read, count in order.reads:
+        if read.name not in inferred:
+            continue
+        close = order.close_to(read.name, count)
+        if len(close) != 1:
+            continue
+        found.append(
+            Diagnostic.of(
+                codes.PARAMETER_TYPO,
+                f"`{read.name}` is not assigned, so it becomes a parameter; did you mean `{close[0]}`?",
+                read.span,
+                hint=f"write `{close[0]}`, or give the parameter a name no variable is close to",
+                input=read.name,
+                expected=tuple(close),
+                fix=Fix.replace(read.span, close[0]),
+            )
+        )
+    return found
+
+
+def _in_order(steps: tuple[n.Step, ...]) -> Iterator[tuple[n.Step, list[n.Name] | None]]:
+    """The steps as they run: (step, the names it reads), then (step, None) once it has
+    assigned its target; an `if` reads its condition before either branch runs."""
+    stack: list[tuple[n.Step, bool]] = [(step, False) for step in reversed(steps)]
+    while stack:
+        step, done = stack.pop()
+        if done:
+            yield step, None
+        elif isinstance(step, n.If):
+            yield step, list(free_reads(step.condition))
+            stack += [(inner, False) for inner in reversed(step.then + step.otherwise)]
+        else:
+            yield step, list(free_reads(step))
+            if isinstance(step, n.ASSIGNING_STEPS):
+                stack.append((step, True))
+
+
+def _template_braces(program: n.Program, known: set[str]) -> list[Diagnostic]:
+    """W0121 for `${name}` / `{name}` in a format template or a plain string."""
+    found = []
+    for node in walk(program):
+        if isinstance(node, n.Format):
+            for part in node.template.parts:
+                if isinstance(part, n.TextPart):
+                    found += _braces_in(part.text, part.span, known, template=True)
+        elif isinstance(node, n.StringLit):
+            found += _braces_in(node.value, node.span, known, template=False)
+    return found
+
+
+def _braces_in(text: str, span: Span, known: set[str], *, template: bool) -> list[Diagnostic]:
+    found = []
+    # A fix needs offsets: only where the source spelt the text as it reads (no escapes).
+    exact = template and span.end - span.start == len(text) and span.line > 0
+    for match in _FOREIGN_HOLE.finditer(text):
+        name, spec = match.group(1), match.group(2) or ""
+        if name not in known:
+            continue
+        hole = "{{" + name + spec + "}}"
+        where = _sub_span(span, match.start(), match.end()) if exact else span
+        if template:
+            message = f"`{match.group(0)}` is literal text in a template: holes are written `{hole}`"
+            hint = f"write `{hole}`"
+        else:
+            message = f"`{match.group(0)}` in a string is literal text: a string is not a template"
+            hint = f'build the text with a format step: `message = format "... {hole} ..."`'
+        found.append(
+            Diagnostic.of(
+                codes.TEMPLATE_BRACES,
+                message,
+                where,
+                hint=hint,
+                input=match.group(0),
+                expected=(hole,),
+                fix=Fix.replace(where, hole) if exact else None,
+            )
+        )
+    return found
+
+
+def _sub_span(span: Span, start: int, end: int) -> Span:
+    """The part `start:end` of a span that lies on one line (a template's text part)."""
+    return span.model_copy(
+        update={
+            "start": span.start + start,
+            "end": span.start + end,
+            "column": span.column + start,
+            "end_line": span.line,
+            "end_column": span.column + end,
+        }
+    )
+
+
+def _length_fields(program: n.Program, types: dict[int, Type]) -> list[Diagnostic]:
+    """W0122 for `x.length` where x may be anything or an object (a text or list is E0304)."""
+    found = []
+    for node in walk(program):
+        if (
+            isinstance(node, n.Field_)
+            and node.name in LENGTH_FIELDS
+            and types.get(id(node.target), ANY) in (ANY, OBJECT)
+        ):
+            found.append(
+                Diagnostic.of(
+                    codes.LENGTH_FIELD,
+                    f"`.{node.name}` reads a field named `{node.name}`; it does not measure a text or a list",
+                    node.span,
+                    hint="the length of a text or list is len(x)",
+                    input=f".{node.name}",
+                    expected=("len(x)",),
+                    fix=Fix.replace(node.span, "len(", node.target.span, ")"),
+                )
+            )
+    return found
+
+
+# --- fixes for the checker's diagnostics ---------------------------------------------------
+
+
+def _nodes_by_span(program: n.Program) -> dict[tuple[str | None, int, int], n.Node]:
+    """The expression nodes by where they are, to find what a diagnostic points at (the
+    outermost node of a span wins: `(x)` and `x` share one)."""
+    nodes: dict[tuple[str | None, int, int], n.Node] = {}
+    for node in walk(program):
+        if isinstance(node, (n.Name, n.Call, n.Field_, n.Binary, n.Unary, n.NumberLit, n.Index)):
+            nodes.setdefault((node.span.path, node.span.start, node.span.end), node)
+    return nodes
+
+
+def _with_fix(
+    d: Diagnostic,
+    nodes: dict[tuple[str | None, int, int], n.Node],
+    order: _Order,
+    declared: list[str],
+    types: dict[int, Type],
+) -> Diagnostic:
+    span = d.span
+    node = None if span is None else nodes.get((span.path, span.start, span.end))
+    if node is None or span is None or d.fix is not None:
+        return d
+    update: dict[str, object] = {}
+    if d.code == codes.UNKNOWN_VARIABLE.code and isinstance(node, n.Name):
+        before = order.before.get(id(node), 0)
+        close = order.close_to(node.name, before)
+        update = {"input": node.name, "expected": tuple(sorted({*declared, *order.assigned[:before]}))}
+        if len(close) == 1:
+            update["fix"] = Fix.replace(span, close[0])
+    elif d.code == codes.UNKNOWN_FUNCTION.code and isinstance(node, n.Call):
+        update = {"input": node.function, "expected": tuple(BUILTINS)}
+        renamed = RENAMED_FUNCTIONS.get(node.function) or _only(CloseNames(BUILTINS).close_to(node.function))
+        if renamed is not None:
+            name_span = _sub_span(span, 0, len(node.function)) if span.line == span.end_line else None
+            if name_span is not None:
+                update["fix"] = Fix.replace(name_span, renamed)
+            update["hint"] = f"use {renamed}: {BUILTINS[renamed].signature}"
+    elif (
+        d.code == codes.OPERAND_TYPE.code
+        and d.message.startswith("`+` on text")
+        and types.get(id(node), ANY).is_numeric
+    ):
+        update = {"input": str(types[id(node)]), "expected": ("string",)}
+        update["fix"] = Fix.replace(span, "text(", span, ")")
+    return d.model_copy(update=update) if update else d
+
+
+def _length_fix(
+    d: Diagnostic, fields: dict[tuple[str | None, int, int], n.Field_], types: dict[int, Type]
+) -> Diagnostic:
+    """`name.length` on a text or list is reported at `name` (E0304, or E0306 for a declared
+    parameter): the certain fix is `len(name)`."""
+    span = d.span
+    field = None if span is None else fields.get((span.path, span.start, span.end))
+    if field is None or d.fix is not None or "cannot read field" not in d.message:
+        return d
+    if types.get(id(field.target), ANY).name not in ("string", "array"):
+        return d
+    return d.model_copy(
+        update={
+            "hint": "the length of a text or list is len(x)",
+            "input": f".{field.name}",
+            "expected": ("len(x)",),
+            "fix": Fix.replace(field.span, "len(", field.target.span, ")"),
+        }
+    )
+
+
+def _only(names: list[str]) -> str | None:
+    return names[0] if len(names) == 1 else None
