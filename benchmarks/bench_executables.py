@@ -9,7 +9,10 @@ which reads its arguments from stdin and answers in JSON), the wall time of one 
     rlimits, the streamed capped read, the group kill (and, as root, the switch to nobody);
   * `bubblewrap`: the same inside bubblewrap (new namespaces of every kind, binds, a memfd);
   * `call`: `executables.call` of the described tool under bubblewrap: the arguments checked
-    against the input schema and passed on stdin and as TK_ARG_*, then the bubblewrap run.
+    against the input schema and passed on stdin and as TK_ARG_*, then the bubblewrap run;
+  * `registry none` / `registry bubblewrap`: `Registry.run` of the tool registered as an
+    executable tool (the lifecycle check, the file read and its SHA-256 compared with the pin,
+    the schema, the run, the usage count), without namespaces and under bubblewrap.
 PATH is set to the system's folders first, so that every way starts the same `python3` (as
 root, a sandboxed tool runs as nobody, who cannot use an interpreter under /root such as a
 pyenv shim). One call at a time; calls/s is 1 / median. It prints a markdown table, after a line naming
@@ -41,6 +44,7 @@ from toolkiln.executables import (
     load_tools,
     run_program,
 )
+from toolkiln.registry.registry import Registry
 
 SHELL_TOOL = """#!/bin/sh
 if [ "$1" = description ]; then
@@ -88,10 +92,16 @@ def main() -> None:
             (folder / name).write_text(text)
             (folder / name).chmod(0o755)
         tools = load_tools(discover(ToolFolders(folder, None), TrustStore(Path(home)))).tools
+        reg = Registry(Path(home) / "registry", durable=False)
+        for tool in tools.values():
+            for sandbox in ("none", "bubblewrap"):
+                definition = {"kind": "executable", "name": f"{tool.name}_{sandbox}", "sandbox": sandbox}
+                definition |= {"description": tool.description, "path": str(tool.found.path)}
+                reg.create({**definition, "parameters": tool.input_schema})
         rows = []
         for name, tool in sorted(tools.items()):
             direct = None
-            for way, one_call in ways(tool).items():
+            for way, one_call in ways(tool, reg).items():
                 seconds = timings(options.calls, one_call)
                 median = statistics.median(seconds)
                 direct = direct or median
@@ -107,8 +117,8 @@ def main() -> None:
         print(f"| {name} | {way} | {median * 1e3:.1f} | {p90 * 1e3:.1f} | {overhead * 1e3:+.1f} | {1 / median:,.0f} |")
 
 
-def ways(tool: ExecutableTool) -> dict[str, Callable[[], object]]:
-    """The four ways of making one call of `tool`, as the table names them."""
+def ways(tool: ExecutableTool, reg: Registry) -> dict[str, Callable[[], object]]:
+    """The six ways of making one call of `tool`, as the table names them."""
     name, content, arguments = tool.name, tool.found.content, ARGUMENTS[tool.name]
     stdin = json.dumps(arguments).encode()
     unsandboxed, sandboxed = SandboxPolicy(sandbox="none"), SandboxPolicy()
@@ -125,11 +135,16 @@ def ways(tool: ExecutableTool) -> dict[str, Callable[[], object]]:
     def through_the_protocol() -> object:
         return call(tool, arguments, sandboxed)
 
+    def registered(sandbox: str) -> Callable[[], object]:
+        return lambda: reg.run(f"{name}_{sandbox}", arguments)
+
     return {
         "subprocess.run": direct,
         "none": without_namespaces,
         "bubblewrap": in_bubblewrap,
         "call": through_the_protocol,
+        "registry none": registered("none"),
+        "registry bubblewrap": registered("bubblewrap"),
     }
 
 

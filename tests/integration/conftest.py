@@ -10,6 +10,8 @@ import contextlib
 import os
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -101,3 +103,12 @@ def bwrap_installed() -> None:
     done = subprocess.run(["bash", str(SANDBOX_INSTALL)], capture_output=True, text=True, timeout=600, check=False)
     if done.returncode != 0 or shutil.which("bwrap") is None:
         pytest.fail(f"bubblewrap could not be installed by {SANDBOX_INSTALL.name}:\n{done.stderr[-2000:]}")
+
+
+@pytest.fixture
+def writable_folder() -> Iterator[Path]:
+    """A folder under /tmp any user may enter and write (as root, programs run as nobody, who
+    cannot reach pytest's own folders): where a test's programs leave their side effects."""
+    with tempfile.TemporaryDirectory(prefix="toolkiln-program-test-") as name:
+        os.chmod(name, 0o777)
+        yield Path(name)

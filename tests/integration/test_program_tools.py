@@ -5,8 +5,6 @@ the program as data. (The runner's own attacks are in test_sandbox.py.)"""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,14 +40,6 @@ def script(name: str, body: str = ECHO_PYTHON, **fields: object) -> dict[str, ob
 def reg(tmp_path: Path) -> Iterator[Registry]:
     with Registry(tmp_path / "registry", durable=False, usage_flush_seconds=0) as registry:
         yield registry
-
-
-@pytest.fixture
-def open_folder() -> Iterator[Path]:
-    """A folder under /tmp any user may write (as root, programs run as the user nobody)."""
-    with tempfile.TemporaryDirectory(prefix="toolkiln-program-test-") as name:
-        os.chmod(name, 0o777)
-        yield Path(name)
 
 
 def test_a_skill_file_becomes_a_script_tool_that_runs_in_bubblewrap(reg: Registry, tmp_path: Path):
@@ -100,8 +90,8 @@ def test_a_model_cannot_ask_for_no_sandbox_and_its_scripts_need_bubblewrap(
     assert missing.value.code == "R0601"
 
 
-def test_arguments_reach_the_program_as_data(reg: Registry, open_folder: Path):
-    canary = open_folder / "injected"
+def test_arguments_reach_the_program_as_data(reg: Registry, writable_folder: Path):
+    canary = writable_folder / "injected"
     body = 'cat; printf "\\n%s" "$TK_ARG_TEXT"\n'
     reg.create(script("echo_bash", body, runtime="bash", sandbox="none"))  # a person's: no namespaces
     for attack in (
@@ -119,8 +109,8 @@ def test_arguments_reach_the_program_as_data(reg: Registry, open_folder: Path):
     assert not canary.exists()
 
 
-def test_arguments_are_checked_against_the_schema_before_anything_runs(reg: Registry, open_folder: Path):
-    marker = open_folder / "ran"
+def test_arguments_are_checked_against_the_schema_before_anything_runs(reg: Registry, writable_folder: Path):
+    marker = writable_folder / "ran"
     reg.create(script("marks", f"open({str(marker)!r}, 'w').close()\n", sandbox="none"))
     with pytest.raises(RunError) as refused:
         reg.run("marks", {"text": 12})
@@ -130,9 +120,9 @@ def test_arguments_are_checked_against_the_schema_before_anything_runs(reg: Regi
     assert marker.exists()
 
 
-def test_a_changed_executable_is_refused_until_pinned_and_approved_again(reg: Registry, open_folder: Path):
-    marker = open_folder / "ran"
-    program = open_folder / "touch_marker"
+def test_a_changed_executable_is_refused_until_pinned_and_approved_again(reg: Registry, writable_folder: Path):
+    marker = writable_folder / "ran"
+    program = writable_folder / "touch_marker"
     program.write_text(f"#!/bin/sh\ntouch {marker}\necho '{{\"ok\": true}}'\n", encoding="utf-8")
     program.chmod(0o755)
     record = reg.create(

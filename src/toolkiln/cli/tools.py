@@ -2,13 +2,14 @@
 
     toolkiln tools list [--status S] [--created-by user|llm] [--json]
     toolkiln tools show NAME [--json]
-    toolkiln tools create FILE [--created-by user|llm]
+    toolkiln tools create FILE [--created-by user|llm]      (.tk, .json, or a script's .skill)
     toolkiln tools update NAME (FILE | --description TEXT) [--by user|llm]
     toolkiln tools delete NAME [--by user|llm] [--force]
     toolkiln tools enable|disable|approve|reject NAME [--by user|llm]
     toolkiln tools history NAME [--json]
     toolkiln tools rollback NAME VERSION [--by user|llm]
-    toolkiln tools run NAME [--args JSON] [--tables FILE]
+    toolkiln tools run NAME [--args JSON] [--tables FILE]   (every kind; says what ran it)
+    toolkiln tools discover [--register] / repin NAME       (executables: see cli/programs.py)
     toolkiln tools export --format openai|anthropic|mcp|gemini [--meta] [--output FILE]
     toolkiln tools check
 
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, write_atomically
+from toolkiln.cli.programs import add_program_commands, definition_source, print_run_result, program_text
 from toolkiln.errors import CompileError, Error, RunError
 
 if TYPE_CHECKING:
@@ -73,7 +75,7 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     show.add_argument("name")
     show.add_argument("--json", action="store_true")
 
-    create = command("create", cmd_create, "check a definition file (.tk or .json) and register it")
+    create = command("create", cmd_create, "check a definition file (.tk, .json or a script's .skill) and register it")
     create.add_argument("file", type=Path)
     create.add_argument("--created-by", choices=ACTORS, default="user")
 
@@ -131,6 +133,7 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     export.add_argument("--output", "-o", type=Path, help="write to FILE instead of standard output")
 
     command("check", cmd_check, "report the files (tools and past versions) that cannot be loaded (exit 1 if any)")
+    add_program_commands(command, ACTORS, open_registry)
     return tools
 
 
@@ -235,11 +238,20 @@ def cmd_list(args: argparse.Namespace) -> int:
         elif not records:
             print(f"no tools in {reg.path}" + (" with these filters" if args.status or args.created_by else ""))
         else:
-            rows = [["NAME", "STATUS", "VERSION", "BY", "RISK", "RUNS", "DESCRIPTION"]]
+            rows = [["NAME", "KIND", "STATUS", "VERSION", "BY", "RISK", "RUNS", "DESCRIPTION"]]
             for r in records:
                 description = r.description if len(r.description) <= 50 else r.description[:47] + "..."
                 rows.append(
-                    [r.name, r.status, str(r.version), r.created_by, r.risk_level, str(r.usage_count), description]
+                    [
+                        r.name,
+                        r.kind,
+                        r.status,
+                        str(r.version),
+                        r.created_by,
+                        r.risk_level,
+                        str(r.usage_count),
+                        description,
+                    ]
                 )
             print(_table(rows))
         _warn_problems(reg)
@@ -265,7 +277,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _definition_text(record: ToolRecord) -> str:
-    """A compute tool in the text DSL; a workflow tool as its parameters, deployment and workflow."""
+    """A compute tool in the text DSL; a workflow tool as its parameters, deployment and
+    workflow; a script or executable tool as its settings and body or file."""
+    if record.kind in ("script", "executable"):
+        return program_text(record)
     if record.kind != "workflow":
         from toolkiln.api import to_text
 
@@ -290,8 +305,8 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    with open_registry(args) as reg:  # a Path, so that diagnostics name the file
-        record = reg.create(args.file, created_by=args.created_by)
+    with open_registry(args) as reg:  # a Path (or a .skill file's definition): diagnostics name the file
+        record = reg.create(definition_source(args.file), created_by=args.created_by)
     print(f"created {record.name} (version {record.version}, {record.status})")
     return EXIT_OK
 
@@ -299,7 +314,9 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_update(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.description is None):
         raise UsageError("give a definition FILE or --description TEXT (one of them)")
-    changes: Any = {"description": args.description} if args.file is None else {"definition": args.file}
+    changes: Any = (
+        {"description": args.description} if args.file is None else {"definition": definition_source(args.file)}
+    )
     with open_registry(args) as reg:
         before = reg.get(args.name)
         record = reg.update(args.name, changes, by=args.by)
@@ -361,7 +378,6 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from toolkiln.interpret.tables import load_table_file
-    from toolkiln.semantics.values import to_json
 
     try:
         arguments = json.loads(args.args, parse_float=Decimal)
@@ -374,11 +390,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         tables.update(load_table_file(table_file))
     with open_registry(args) as reg:
         result = reg.run(args.name, arguments, tables=tables or None)
+        kind = reg.get(args.name).kind
         reg.close()  # counting never fails the run: a count not written is a problem on usage.json
         for problem in reg.problems:
             if Path(problem.file).name == "usage.json":
                 print(f"warning: {problem.diagnostics[0].message}", file=sys.stderr)
-    print(to_json(result))
+    print_run_result(result, kind)
     return EXIT_OK
 
 

@@ -151,7 +151,8 @@ def install(app: FastAPI) -> None:
 
     async def run_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, RunError)
-        return problem(422, error.code, error.message, [run_error_dict(error)], instance=where(request))
+        status = 503 if error.code == codes.SANDBOX_UNAVAILABLE.code else 422  # the server's fault, not the call's
+        return problem(status, error.code, error.message, [run_error_dict(error)], instance=where(request))
 
     async def token_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, TokenError)

@@ -51,8 +51,8 @@ def test_through_a_subprocess(tmp_path):
     run = subprocess_tools("run", "shipping_cost", "--args", '{"weight_kg": 12}', home=home)
     assert (run.returncode, run.stdout) == (0, "31.5\n")
     table = subprocess_tools("list", home=home).stdout.splitlines()
-    assert table[0].split() == ["NAME", "STATUS", "VERSION", "BY", "RISK", "RUNS", "DESCRIPTION"]
-    assert table[1].split()[:6] == ["shipping_cost", "active", "1", "user", "low", "1"]
+    assert table[0].split() == ["NAME", "KIND", "STATUS", "VERSION", "BY", "RISK", "RUNS", "DESCRIPTION"]
+    assert table[1].split()[:7] == ["shipping_cost", "compute", "active", "1", "user", "low", "1"]
     missing = subprocess_tools("show", "nope", home=home)
     assert missing.returncode == 1 and "error[R0102]: no tool named `nope`" in missing.stderr
     assert subprocess_tools("run", "x", "--args", "{oops", home=home).returncode == 2
@@ -66,7 +66,7 @@ def test_create_list_show_and_run(tools):
     assert tools("create", EXAMPLES / "late_fee.tk", "--created-by", "llm")[0] == 0
     assert tools("run", "shipping_cost", "--args", '{"weight_kg": 12}')[1] == "31.5\n"
     code, out, _ = tools("list")
-    assert code == 0 and out.splitlines()[1].split()[:6] == ["late_fee", "active", "1", "llm", "medium", "0"]
+    assert code == 0 and out.splitlines()[1].split()[:7] == ["late_fee", "compute", "active", "1", "llm", "medium", "0"]
     as_json = json.loads(tools("list", "--json", "--created-by", "user")[1])
     assert [(t["name"], t["usage_count"]) for t in as_json] == [("shipping_cost", 1)]
     assert as_json[0]["definition"]["name"] == "shipping_cost" and as_json[0]["created_at"].endswith("Z")

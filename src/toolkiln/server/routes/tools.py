@@ -42,7 +42,7 @@ def list_tools(
     reg: Reg,
     _: Reader,
     status: Status | None = None,
-    kind: Literal["compute", "workflow"] | None = None,
+    kind: Literal["compute", "workflow", "script", "executable"] | None = None,
     created_by: Actor | None = None,
     search_text: Annotated[str | None, Query(alias="search", max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,

@@ -1,0 +1,195 @@
+"""The `tools` subcommands for programs as tools: script and executable tools.
+
+    toolkiln tools create FILE.skill                  (a script tool; .json works for both kinds)
+    toolkiln tools discover [--home DIR] [--project DIR] [--register] [--json]
+    toolkiln tools repin NAME [--by user|llm]
+
+`discover` lists the executables in `$TOOLKILN_HOME/tools` and `./toolkiln-tools`, trusted or
+not, running none of them; `--register` describes the trusted ones (in the sandbox) and puts
+them in the registry, pinned to their files. An untrusted file is never executed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
+
+if TYPE_CHECKING:
+    from toolkiln.executables import Discovery
+    from toolkiln.registry.models import ToolRecord
+    from toolkiln.registry.registry import Registry
+
+Command = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
+Opener = Callable[[argparse.Namespace], "Registry"]  # the `tools` group's open_registry
+PROGRAM_KINDS = ("script", "executable")
+
+
+def add_program_commands(command: Command, actors: tuple[str, ...], open_registry: Opener) -> None:
+    """Add `discover` and `repin` with the `tools` group's `command` maker and registry opener."""
+    discover = command(
+        "discover",
+        lambda args: cmd_discover(args, open_registry),
+        "list the executables in the tool folders, trusted or not",
+    )
+    discover.add_argument(
+        "--home",
+        type=Path,
+        help="the toolkiln home whose tools/ is searched (default: $TOOLKILN_HOME, else ~/.toolkiln)",
+    )
+    discover.add_argument(
+        "--project", type=Path, help="the project whose toolkiln-tools/ is searched (default: the current folder)"
+    )
+    discover.add_argument(
+        "--register",
+        action="store_true",
+        help="describe each trusted executable (in the sandbox) and register it, pinned to its file",
+    )
+    discover.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    repin = command(
+        "repin",
+        lambda args: cmd_repin(args, open_registry),
+        "pin an executable tool to its file as it is now (then approve it)",
+    )
+    repin.add_argument("name")
+    repin.add_argument("--by", choices=actors, default="user")
+
+
+def definition_source(file: Path) -> Any:
+    """What `tools create` hands the registry: a `.skill` file read into its definition, any
+    other file as its path (so that diagnostics name it)."""
+    from toolkiln.executables.skill_files import SKILL_SUFFIX, read_skill
+
+    return read_skill(file) if file.suffix == SKILL_SUFFIX else file
+
+
+def cmd_discover(args: argparse.Namespace, open_registry: Opener) -> int:
+    from toolkiln.executables import ToolFolders, TrustStore, discover, toolkiln_home
+
+    home = args.home or toolkiln_home()
+    found = discover(ToolFolders.default(home=home, project=args.project), TrustStore(home))
+    registered = _register(found, open_registry(args)) if args.register else {}
+    rows = [
+        {
+            "name": tool.name,
+            "scope": tool.scope,
+            "trust": tool.trust,
+            "path": str(tool.path),
+            "sha256": tool.sha256,
+            "overrides": str(tool.overrides) if tool.overrides else None,
+            **({"registered": registered.get(tool.name)} if args.register else {}),
+        }
+        for tool in found.found
+    ]
+    if args.json:
+        print(json.dumps({"executables": rows, "skipped": [[str(p), why] for p, why in found.skipped]}, indent=2))
+    else:
+        _print_found(rows, found)
+    failed = any(str(outcome).startswith("error") for outcome in registered.values())
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _print_found(rows: list[dict[str, Any]], found: Discovery) -> None:
+    if not rows:
+        print("no executables found")
+    for row in rows:
+        line = f"{row['name']:<24} {row['scope']:<8} {row['trust']:<17} {row['path']}"
+        if row["overrides"]:
+            line += f"  (overrides {row['overrides']})"
+        if "registered" in row:
+            line += f"\n    {row['registered']}"
+        print(line)
+    for path, why in found.skipped:
+        print(f"skipped {path}: {why}", file=sys.stderr)
+    untrusted = [row for row in rows if row["trust"] != "trusted"]
+    if untrusted:
+        folder = Path(untrusted[0]["path"]).parent
+        print(f"{len(untrusted)} not trusted (never run); read them, then: toolkiln trust {folder}", file=sys.stderr)
+
+
+def _register(found: Discovery, reg: Registry) -> dict[str, str]:
+    """Describe and register each trusted executable; what happened to each, by name."""
+    from toolkiln.errors import CompileError
+    from toolkiln.executables import ExecutableError, describe
+    from toolkiln.registry.errors import RegistryError
+
+    outcome: dict[str, str] = {}
+    with reg:
+        for tool in found.found:
+            if tool.trust != "trusted":
+                outcome[tool.name] = "not registered: not trusted (not run)"
+                continue
+            try:
+                described = describe(tool)
+                definition = {
+                    "kind": "executable",
+                    "name": tool.name,
+                    "description": described.description,
+                    "path": str(tool.path.resolve()),
+                    "sha256": tool.sha256,
+                    "parameters": described.input_schema,
+                }
+                record = _create_or_update(reg, definition)
+            except (ExecutableError, RegistryError) as error:
+                outcome[tool.name] = f"error[{error.code}]: {error.message}"
+                continue
+            except CompileError as error:
+                first = error.diagnostics[0]
+                outcome[tool.name] = f"error[{first.code}]: {first.message}"
+                continue
+            outcome[tool.name] = f"registered: version {record.version}, {record.status.replace('_', ' ')}"
+    return outcome
+
+
+def _create_or_update(reg: Registry, definition: dict[str, Any]) -> ToolRecord:
+    name = definition["name"]
+    if name not in reg:
+        return reg.create(definition, note=f"discovered at {definition['path']}")
+    if reg.get(name).kind != "executable":
+        from toolkiln.registry.errors import DuplicateTool
+
+        raise DuplicateTool(f"`{name}` is a {reg.get(name).kind} tool already", hint="rename the executable")
+    return reg.update(name, {key: value for key, value in definition.items() if key not in ("kind", "name")})
+
+
+def cmd_repin(args: argparse.Namespace, open_registry: Opener) -> int:
+    with open_registry(args) as reg:
+        record = reg.update(args.name, {"sha256": None}, by=args.by)
+    print(f"pinned {record.name} to {record.definition.get('sha256')} (version {record.version}, {record.status})")
+    if record.status == "pending_approval":
+        print(f"read the file, then: toolkiln tools approve {record.name}")
+    return EXIT_OK
+
+
+def program_text(record: ToolRecord) -> str:
+    """A script or executable tool for `tools show`: its settings, then its body or file."""
+    definition = record.definition
+    settings = ", ".join(
+        f"{key} {json.dumps(definition[key])}" for key in ("policy", "network", "timeout_secs", "sandbox")
+    )
+    parameters = json.dumps(definition.get("parameters", {}), ensure_ascii=False, default=str)
+    if record.kind == "script":
+        return (
+            f"  {definition['runtime']} script; {settings}\n  parameters: {parameters}\n\n{definition['body'].rstrip()}"
+        )
+    return (
+        f"  executable {definition['path']}\n  pinned to SHA-256 {definition['sha256']}\n  {settings}\n"
+        f"  parameters: {parameters}"
+    )
+
+
+def print_run_result(result: Any, kind: str) -> None:
+    """A run's result on stdout; which sandbox ran it on stderr for compute and workflow tools
+    (a program tool's result holds it)."""
+    from toolkiln.semantics.values import to_json
+
+    print(to_json(result))
+    if kind not in PROGRAM_KINDS:
+        where = "the toolkiln interpreter (no process)" if kind == "compute" else "n8n (the workflow's server)"
+        print(f"ran in {where}", file=sys.stderr)
