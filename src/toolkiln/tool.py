@@ -105,6 +105,12 @@ class Tool:
         return str(self.checked.result_type)
 
     @property
+    def result_schema(self) -> dict[str, Any]:
+        """The JSON Schema of what the tool returns: a record's `properties`, a list's `items`
+        (`{}` when the type is only known at run time)."""
+        return self.checked.result_type.json_schema()
+
+    @property
     def signature(self) -> ToolSignature:
         """What another tool's `call` step is checked against: parameters and result type."""
         return ToolSignature(self.checked.parameters, self.checked.result_type)

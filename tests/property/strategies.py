@@ -66,7 +66,8 @@ class E:
     """An expression of the model. `kind` is one of: num (value = literal text), int
     (value = int, JSON may write it as a bare number), name, str, bool, neg, pos, not,
     bin (value = operator), cond (args = test, then, otherwise), call (value = function),
-    list. `paren` asks for redundant parentheses around it."""
+    list, record (value = its keys, args = their values), field (value = the name, args =
+    the record). `paren` asks for redundant parentheses around it."""
 
     kind: str
     value: Any = None
@@ -195,6 +196,11 @@ def _render(e: E, q) -> tuple[str, int]:
             return f"{e.value}({', '.join(_child(a, CONDITIONAL, q) for a in e.args)})", POSTFIX
         case "list":
             return f"[{', '.join(_child(a, CONDITIONAL, q) for a in e.args)}]", POSTFIX
+        case "record":
+            fields = ", ".join(f"{q(key)}: {_child(a, CONDITIONAL, q)}" for key, a in zip(e.value, e.args))
+            return "{" + fields + "}", POSTFIX
+        case "field":
+            return f"{_child(e.args[0], POSTFIX, q)}.{e.value}", POSTFIX
     raise AssertionError(e.kind)
 
 
@@ -411,6 +417,7 @@ def to_text_dsl(model: ProgramModel) -> str:
 # building fresh strategy objects on every draw made generation ten times slower.
 
 NUM, STR, BOOL, ANYV = "number", "string", "boolean", "any"
+RECORD_KEYS = ("net", "vat", "gross", "in", "a_1")
 
 
 @dataclass
@@ -465,9 +472,13 @@ def gen_number(draw, env: Env, depth: int) -> E:
             return E("int", draw(st.integers(0, 1000)), paren=paren)
         return E("name", pick(draw, names), paren=paren)
     sub = lambda: gen_number(draw, env, depth - 1)  # noqa: E731
-    choice = draw(st.integers(0, 9))
+    choice = draw(st.integers(0, 10))
     if choice <= 3:
         return E("bin", pick(draw, ("+", "-", "*", "/", "%")), (sub(), sub()), paren)
+    if choice == 10:  # a field of a record literal: `{"net": ..., "vat": ...}.vat`
+        keys = tuple(draw(st.lists(st.sampled_from(RECORD_KEYS), min_size=1, max_size=3, unique=True)))
+        record = E("record", keys, tuple(sub() for _ in keys), chance(draw, 3))
+        return E("field", pick(draw, keys), (record,), paren)
     if choice == 4:
         return E("bin", "**", (sub(), E("int", draw(st.integers(0, 3)))), paren)
     if choice == 5:

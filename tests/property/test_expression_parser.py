@@ -70,6 +70,8 @@ OPERATORS = [
     ";",
     "{",
     "}",
+    ":",
+    '{"k":',
     "not in",
 ]
 SPACES = st.sampled_from(["", " ", "  ", "\t", "\f", "\n", "\r\n"])
@@ -111,6 +113,7 @@ def expressions(draw, depth: int = 0) -> str:
                 "generator",
                 "compare",
                 "power",
+                "record",
             ]
         )
     )
@@ -142,6 +145,10 @@ def expressions(draw, depth: int = 0) -> str:
         case "comprehension":
             condition = draw(st.sampled_from(["", f" if {c}"]))
             text = f"[{a} for v in {b}{condition}]"
+        case "record":
+            keys = draw(st.lists(st.sampled_from(['"net"', "'vat'", '""', '"a b"', '"net"']), max_size=3))
+            body = f",{space}".join(f"{key}:{space}{value}" for key, value in zip(keys, (a, b, c)))
+            text = "{" + body + draw(st.sampled_from(["", ","] if keys else [""])) + "}"
         case "generator":
             text = f"sum({a} for v in {b}{draw(st.sampled_from(['', f' if {c}']))})"
     return _wrap(draw, text)
@@ -173,6 +180,8 @@ def assert_agrees(text: str, base: int = 0) -> None:
 @example("[v * 2 for v in xs]", 0)
 @example("a not in b", 0)
 @example("- -3", 0)
+@example('{"net": a, "vat": {"x": [1]}}.vat', 0)
+@example('{"net": 1, "net": 2}', 0)
 def test_well_formed_expressions_agree(text: str, base: int) -> None:
     assert_agrees(text, base)
 
@@ -197,6 +206,7 @@ def test_it_accepts_the_common_shapes() -> None:
         "a if b > 1 else -c",
         "round(sum([x.y[0] for x in items]), 2)",
         "not (a and b) or c not in d",
+        '{"net": net, "vat": round(net * 0.19, 2),}',
     ]:
         ctx = ParseContext(LineIndex(text), fallback=parse_expression_with_lark)
         assert try_parse_expression(text, ctx.span) is not None, text

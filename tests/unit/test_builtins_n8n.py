@@ -43,6 +43,10 @@ TRANSLATED = [
     "zip(range(body.n), body.items)",
     "count(body.items, 3)",
     "count(body.items)",
+    '{"n": body.n, "first": first(body.items), "s": body.s}',
+    '{"a": {"b": [body.n, {"c": body.t}]}, "__proto__": body.s, "": 1}',
+    '{"k": body.n, "j": 2}.k + {"k": 1}["k"]',
+    "{}",
 ]
 
 

@@ -103,6 +103,20 @@ class ListExpr(Node):
     items: tuple[Expr, ...]
 
 
+class RecordEntry(Node):
+    """`"key": value`: one field of a record literal."""
+
+    key: str
+    value: Expr
+
+
+class RecordExpr(Node):
+    """`{"net": net, "vat": vat}`: a record (a JSON object) with these fields, in this order."""
+
+    kind: Literal["record"] = "record"
+    entries: tuple[RecordEntry, ...]
+
+
 class Comprehension(Node):
     """`[element for var in iterable if condition]`: the only iteration, over a finite list."""
 
@@ -126,6 +140,7 @@ Expr = Annotated[
     | Field_
     | Index
     | ListExpr
+    | RecordExpr
     | Comprehension,
     Field(discriminator="kind"),
 ]

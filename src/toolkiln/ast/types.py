@@ -2,11 +2,14 @@
 
 The names are JSON Schema's, because parameters are published as JSON Schema:
 `number`, `integer`, `string`, `boolean`, `null`, `array` (with an item type), `object`
-and `any` (the gradual type: unknown until run time, checked there).
+and `any` (the gradual type: unknown until run time, checked there). An `object` with `fields`
+is a record type: `{"net": number, "vat": number}` (JSON Schema's `properties`); without them it
+is any object, whose fields are read as `any`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -22,12 +25,25 @@ class Type:
     name: TypeName
     items: Type | None = None
     nullable: bool = False  # `string?`: a string or null (never set on `any` or `null`)
+    # A record's fields in order (only on `object`); None: any object, its fields unknown.
+    fields: tuple[tuple[str, Type], ...] | None = None
 
     def __str__(self) -> str:
         text: str = self.name
         if self.name == "array" and self.items is not None and self.items.name != "any":
             text = f"array[{self.items}]"
+        elif self.fields is not None:
+            text = (
+                "{" + ", ".join(f"{json.dumps(key, ensure_ascii=False)}: {type_}" for key, type_ in self.fields) + "}"
+            )
         return text + "?" if self.nullable else text
+
+    def field_type(self, name: str) -> Type | None:
+        """The type of a record's field `name`: None if it has no such field; `any` for any
+        object whose fields are not known."""
+        if self.fields is None:
+            return ANY
+        return next((type_ for key, type_ in self.fields if key == name), None)
 
     @property
     def is_numeric(self) -> bool:
@@ -43,6 +59,10 @@ class Type:
         schema: dict[str, Any] = {"type": [self.name, "null"] if self.nullable else self.name}
         if self.name == "array" and self.items is not None and self.items.name != "any":
             schema["items"] = self.items.json_schema()
+        if self.fields is not None:
+            # A nullable field may be left out (it reads as null); every other one is required.
+            schema["properties"] = {key: type_.json_schema() for key, type_ in self.fields}
+            schema["required"] = [key for key, type_ in self.fields if not type_.nullable and type_.name != "any"]
         return schema
 
 
@@ -58,6 +78,11 @@ ARRAY = Type(name="array", items=ANY)
 
 def array_of(items: Type) -> Type:
     return Type(name="array", items=items)
+
+
+def record_of(fields: tuple[tuple[str, Type], ...]) -> Type:
+    """The record type with these fields (in this order)."""
+    return Type(name="object", fields=fields)
 
 
 def or_null(type_: Type) -> Type:
@@ -86,7 +111,16 @@ def fits(actual: Type, expected: Type) -> bool:
         return False
     if actual.name == "array":
         return fits(actual.item_type(), expected.item_type())
+    if expected.fields is not None and actual.fields is not None:
+        # A record fits where one of fewer fields is wanted (its other fields are not read).
+        return all(_fits_field(actual.field_type(key), type_) for key, type_ in expected.fields)
     return True
+
+
+def _fits_field(actual: Type | None, expected: Type) -> bool:
+    if actual is None:  # a missing field reads as null
+        return expected.nullable or expected.name == "any"
+    return fits(actual, expected)
 
 
 def join(a: Type, b: Type) -> Type:
@@ -101,4 +135,9 @@ def join(a: Type, b: Type) -> Type:
         return NUMBER
     if a.name == "array" and b.name == "array":
         return array_of(join(a.item_type(), b.item_type()))
+    if a.name == "object" and b.name == "object":
+        if a.fields is not None and b.fields is not None and {k for k, _ in a.fields} == {k for k, _ in b.fields}:
+            other = dict(b.fields)
+            return record_of(tuple((key, join(type_, other[key])) for key, type_ in a.fields))
+        return OBJECT  # records of other fields: an object, whose fields are read unchecked
     return ANY

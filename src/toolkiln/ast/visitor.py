@@ -27,6 +27,8 @@ _CHILDREN: dict[type, Callable[..., tuple[n.Node, ...]]] = {
     n.Conditional: lambda node: (node.test, node.then, node.otherwise),
     n.Call: lambda node: node.args,
     n.ListExpr: lambda node: node.items,
+    n.RecordExpr: lambda node: node.entries,
+    n.RecordEntry: lambda node: (node.value,),
     n.Field_: lambda node: (node.target,),
     n.Index: lambda node: (node.target, node.index),
     n.Comprehension: lambda node: (

@@ -79,6 +79,8 @@ class ExprPrinter:
                 return f"{p(target, POSTFIX)}[{p(index)}]", POSTFIX
             case n.ListExpr(items=items):
                 return f"[{', '.join(p(item) for item in items)}]", POSTFIX
+            case n.RecordExpr(entries=entries):
+                return "{" + ", ".join(f"{self.string(e.key)}: {p(e.value)}" for e in entries) + "}", POSTFIX
             case n.Comprehension():
                 return f"[{self.comprehension(expr)}]", POSTFIX
             case _:

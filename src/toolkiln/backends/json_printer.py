@@ -16,6 +16,8 @@ def _type(type_: Type) -> dict[str, Any]:
     out: dict[str, Any] = {"type": [type_.name, "null"] if type_.nullable else type_.name}
     if type_.name == "array" and type_.items is not None and type_.items.name != "any":
         out["items"] = _type(type_.items)
+    if type_.fields is not None:
+        out["properties"] = {key: _type(field) for key, field in type_.fields}
     return out
 
 
@@ -29,6 +31,8 @@ def _constant(expr: n.Expr) -> Any:
             return to_plain(-value)
         case n.ListExpr(items=items):
             return [_constant(item) for item in items]
+        case n.RecordExpr(entries=entries):
+            return {entry.key: _constant(entry.value) for entry in entries}
     return None
 
 

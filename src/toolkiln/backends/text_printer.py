@@ -6,6 +6,7 @@ from collections import deque
 from typing import assert_never
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.types import Type
 from toolkiln.backends.expressions import ExprPrinter
 from toolkiln.syntax.strings import quote
 
@@ -57,10 +58,10 @@ class TextPrinter:
             self.lines.append(f"risk {program.risk_level}")
         for table in program.tables or ():
             described = f" {quote(table.description)}" if table.description is not None else ""
-            self.lines.append(f"table {table.name}: {table.type}{described}")
+            self.lines.append(f"table {table.name}: {type_text(table.type)}{described}")
 
     def param(self, param: n.Param) -> str:
-        text = f"{param.name}: {param.type}"
+        text = f"{param.name}: {type_text(param.type)}"
         if param.default is not None:
             text += f" = {self.expr.print(param.default)}"
         if param.description is not None:
@@ -123,3 +124,14 @@ class TextPrinter:
 
 def print_text(program: n.Program, comments: list[tuple[int, str]] | None = None) -> str:
     return TextPrinter(comments).program(program)
+
+
+def type_text(type_: Type) -> str:
+    """A type as the text DSL declares it: as `str(type_)` reads, with the record keys quoted
+    the way the text DSL's strings are (JSON's `\\b` is not one of its escapes)."""
+    if type_.fields is None:
+        if type_.name == "array" and type_.items is not None and type_.items.name != "any":
+            return f"array[{type_text(type_.items)}]" + ("?" if type_.nullable else "")
+        return str(type_)
+    fields = ", ".join(f"{quote(key)}: {type_text(field)}" for key, field in type_.fields)
+    return "{" + fields + "}" + ("?" if type_.nullable else "")

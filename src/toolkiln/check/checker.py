@@ -29,6 +29,7 @@ from toolkiln.ast.types import (
     join,
     not_null,
     or_null,
+    record_of,
 )
 from toolkiln.ast.visitor import left_chain
 from toolkiln.check.advice import advise
@@ -436,10 +437,12 @@ class Checker:
                 type_ = self.expr(target, state)
                 if type_ == ANY:
                     self.bind(target, OBJECT)
-                elif type_ == or_null(OBJECT):
+                elif type_.name == "object" and type_.nullable:
                     self.may_be_null(target, codes.NO_FIELD, f"cannot read field `{field_name}` of a {type_}")
-                elif type_ != OBJECT:
+                elif type_.name != "object":
                     self.mismatch(target, type_, codes.NO_FIELD, f"cannot read field `{field_name}` of a {type_}")
+                else:
+                    return self.field_type(type_, field_name, expr.span)
                 return ANY
             case n.Index(target=target, index=index):
                 return self.index(target, index, state)
@@ -449,10 +452,22 @@ class Checker:
                     type_ = self.expr(item, state)
                     item_type = type_ if item_type is None else join(item_type, type_)
                 return array_of(item_type or ANY)
+            case n.RecordExpr(entries=entries):
+                return record_of(tuple((entry.key, self.expr(entry.value, state)) for entry in entries))
             case n.Comprehension():
                 return self.comprehension(expr, state)
             case _:
                 assert_never(expr)
+
+    def field_type(self, record: Type, name: str, span: Span) -> Type:
+        """The type of a record's field; reading one its type does not have is E0320."""
+        found = record.field_type(name)
+        if found is None:
+            keys = [key for key, _ in record.fields or ()]
+            hint = _did_you_mean(name, keys) or (f"its fields: {', '.join(keys)}" if keys else "it has no fields")
+            self.report(codes.UNKNOWN_RECORD_FIELD, f"the record has no field `{name}`", span, hint=hint)
+            return ANY
+        return found
 
     def name(self, expr: n.Name, name: str, state: FlowState) -> Type:
         for scope in reversed(self.scopes):
@@ -577,7 +592,7 @@ class Checker:
                 self.bind(left, item)
             elif item != ANY and not (fits(lt, item) or fits(item, lt)):
                 self.report(codes.OPERAND_TYPE, f"a {lt} is never in a list of {item}", expr.span)
-        elif rt == OBJECT:
+        elif rt.name == "object" and not rt.nullable:
             self.require(left, lt, STRING, state, codes.OPERAND_TYPE, f"`{op}` on an object's keys")
         elif rt == ANY:
             if lt != STRING:  # `"k" in x` leaves x open: a string, an object or a list
@@ -635,8 +650,10 @@ class Checker:
         if target_type.name == "array":
             self.require(index, index_type, NUMBER, state, codes.NOT_INDEXABLE, "a list index")
             return target_type.item_type()
-        if target_type == OBJECT:
+        if target_type.name == "object" and not target_type.nullable:
             self.require(index, index_type, STRING, state, codes.NOT_INDEXABLE, "an object key")
+            if isinstance(index, n.StringLit):
+                return self.field_type(target_type, index.value, index.span)
             return ANY
         if target_type == STRING:
             self.require(index, index_type, NUMBER, state, codes.NOT_INDEXABLE, "a string index")
@@ -762,6 +779,8 @@ def _is_constant(expr: n.Expr) -> bool:
             return True
         case n.ListExpr(items=items):
             return all(_is_constant(item) for item in items)
+        case n.RecordExpr(entries=entries):
+            return all(_is_constant(entry.value) for entry in entries)
     return False
 
 

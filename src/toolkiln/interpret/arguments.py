@@ -141,6 +141,25 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     def anything(value: Any, left: list[int] | None = None) -> Any:
         return read(value, left)
 
+    def record(value: Any, left: list[int] | None = None) -> dict[str, Any]:
+        """An object with the record's fields, each converted to its type; a nullable field
+        may be missing (it reads as null). Other fields are kept as they are."""
+        converted = obj(value, left)
+        for key, convert, nullable in fields:
+            if key in converted:
+                converted[key] = convert(converted[key])
+            elif nullable:
+                converted[key] = None
+            else:
+                close = difflib.get_close_matches(key, [str(k) for k in converted], n=1)
+                raise ArgumentError(
+                    f"argument `{name}` has no field `{key}`",
+                    hint=f"did you mean `{close[0]}`?"
+                    if close
+                    else f"its fields: {', '.join(k for k, _, _ in fields)}",
+                )
+        return converted
+
     match type_.name:
         case "number" | "integer":
             return number
@@ -152,6 +171,12 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             scalar_items = type_.item_type().name in _SCALARS
             item_converter = _converter(type_.item_type(), f"{name}[]", limits)
             return array
+        case "object" if type_.fields is not None:
+            fields = [
+                (key, converter(field, f"{name}.{key}", limits), field.nullable or field.name == "any")
+                for key, field in type_.fields
+            ]
+            return record
         case "object":
             return obj
         case _:

@@ -108,6 +108,9 @@ class ExprCompiler:
             case n.ListExpr(items=items):
                 parts = tuple(self.closure(item) for item in items)
                 return lambda f: [p(f) for p in parts]
+            case n.RecordExpr(entries=entries):
+                fields = tuple((entry.key, self.closure(entry.value)) for entry in entries)
+                return lambda f: {key: value(f) for key, value in fields}
             case n.Comprehension():
                 return self.comprehension(expr)
             case _:

@@ -73,7 +73,20 @@ def _fold(expr: n.Expr, limits: Limits) -> n.Expr:
             if index != index.to_integral_value() or not -len(target.items) <= index < len(target.items):
                 raise Impossible
             return target.items[int(index)]
+        case n.Field_(target=n.RecordExpr(entries=entries), name=name):
+            return _read_field(entries, name)
+        case n.Index(target=n.RecordExpr(entries=entries), index=n.StringLit(value=name)):
+            return _read_field(entries, name)
     raise Impossible
+
+
+def _read_field(entries: tuple[n.RecordEntry, ...], name: str) -> n.Expr:
+    """`{"a": 1, "b": x}.b` is `x` once the other fields are constants (which cannot fail, so
+    dropping them changes nothing); a missing field stays, for the run to report."""
+    found = [entry.value for entry in entries if entry.key == name]
+    if not found or not all(_constant(entry.value) for entry in entries if entry.key != name):
+        raise Impossible
+    return found[0]
 
 
 def _may_fold(node: n.Node) -> bool:
@@ -90,7 +103,11 @@ def _may_fold(node: n.Node) -> bool:
     if type(node) is n.Conditional:
         return type(node.test) is n.BoolLit
     if type(node) is n.Index:
+        if type(node.target) is n.RecordExpr:
+            return type(node.index) is n.StringLit
         return type(node.target) is n.ListExpr and type(node.index) is n.NumberLit
+    if type(node) is n.Field_:
+        return type(node.target) is n.RecordExpr
     return False
 
 
@@ -103,6 +120,8 @@ def _constant(expr: n.Expr) -> bool:
     """Whether `value_of` has a value for `expr`."""
     if type(expr) is n.ListExpr:
         return all(_constant(item) for item in expr.items)
+    if type(expr) is n.RecordExpr:
+        return all(_constant(entry.value) for entry in expr.entries)
     return type(expr) in _LITERALS
 
 
@@ -124,6 +143,8 @@ def value_of(expr: n.Expr) -> Any:
             return None
         case n.ListExpr(items=items):
             return [value_of(item) for item in items]
+        case n.RecordExpr(entries=entries):
+            return {entry.key: value_of(entry.value) for entry in entries}
     raise Impossible
 
 
@@ -141,4 +162,7 @@ def literal(value: Any, replaced: n.Expr) -> n.Expr:
         return n.StringLit(value=value, span=span)
     if kind is list and len(value) <= MAX_FOLDED_ITEMS:
         return n.ListExpr(items=tuple(literal(item, replaced) for item in value), span=span)
+    if kind is dict and len(value) <= MAX_FOLDED_ITEMS:
+        entries = (n.RecordEntry(key=key, value=literal(item, replaced), span=span) for key, item in value.items())
+        return n.RecordExpr(entries=tuple(entries), span=span)
     raise Impossible

@@ -56,7 +56,9 @@ def _reads(node: n.Node) -> frozenset[str]:
 
 
 def _cannot_fail(expr: n.Expr) -> bool:
-    """Literals, variables (checked to be assigned) and lists of them."""
+    """Literals, variables (checked to be assigned) and lists and records of them."""
     if isinstance(expr, n.ListExpr):
         return all(_cannot_fail(item) for item in expr.items)
+    if isinstance(expr, n.RecordExpr):
+        return all(_cannot_fail(entry.value) for entry in expr.entries)
     return isinstance(expr, (n.Name, *n.LITERALS))

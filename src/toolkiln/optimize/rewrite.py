@@ -68,6 +68,10 @@ def _list(e: n.ListExpr, fn: ExprFn) -> n.ListExpr:
     return copy_changed(e, items=tuple(fn(i) for i in e.items))
 
 
+def _record(e: n.RecordExpr, fn: ExprFn) -> n.RecordExpr:
+    return copy_changed(e, entries=tuple(copy_changed(entry, value=fn(entry.value)) for entry in e.entries))
+
+
 def _field(e: n.Field_, fn: ExprFn) -> n.Field_:
     return copy_changed(e, target=fn(e.target))
 
@@ -97,6 +101,7 @@ _REBUILD: dict[type[n.Node], Callable[[Any, ExprFn], n.Expr] | None] = {
     n.Conditional: _conditional,
     n.Call: _call,
     n.ListExpr: _list,
+    n.RecordExpr: _record,
     n.Field_: _field,
     n.Index: _index,
     n.Comprehension: _comprehension,

@@ -462,6 +462,7 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
         "name": compiled.name,
         "parameters": plain_json(compiled.parameters),
         "result_type": compiled.tool.result_type if compiled.tool is not None else None,
+        "result_schema": compiled.tool.result_schema if compiled.tool is not None else None,
         "warnings": [with_hint(d.to_dict()) for d in compiled.warnings],
     }
     if "args" not in args or args["args"] is None:

@@ -11,7 +11,7 @@ from lark.tree import Meta
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
-from toolkiln.ast.types import ANY, DECLARABLE, Type, or_null
+from toolkiln.ast.types import ANY, DECLARABLE, Type, or_null, record_of
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.expressions import ParseContext, parse_template
@@ -144,6 +144,29 @@ class AstBuilder(SourceBuilder):
             )
         type_ = Type(name="array", items=items or ANY) if name.value == "array" else Type(name=name.value)
         return type_ if nullable is None else or_null(type_)
+
+    def record_type(self, meta: Meta, children: list[Any]) -> Type:
+        """`{"net": number, "note": string?}`: a record type (a key given twice is E0112)."""
+        fields, nullable = children
+        seen: set[str] = set()
+        for key, _, token in fields or ():
+            if key in seen:
+                self.ctx.report(
+                    codes.DUPLICATE_KEY,
+                    f"field `{key}` is declared twice in a record type",
+                    self._token_span(token),
+                    hint="give each field once",
+                )
+            seen.add(key)
+        type_ = record_of(tuple((key, field_type) for key, field_type, _ in fields or ()))
+        return type_ if nullable is None else or_null(type_)
+
+    def type_fields(self, meta: Meta, children: list[Any]) -> list[tuple[str, Type, Token]]:
+        return [c for c in children if c is not None]
+
+    def type_field(self, meta: Meta, children: list[Any]) -> tuple[str, Type, Token]:
+        key, type_ = children
+        return self._string(key), type_, key
 
     def description(self, meta: Meta, children: list[Any]) -> tuple[str, str]:
         return "description", self._string(children[0])
@@ -323,6 +346,27 @@ class AstBuilder(SourceBuilder):
     # (From here on `list` in this class names this method: annotations use builtins.list.)
     def list(self, meta: Meta, children: list[Any]) -> n.ListExpr:
         return n.ListExpr(items=tuple(children[0] or ()), span=self._span(meta))
+
+    def record(self, meta: Meta, children: builtins.list[Any]) -> n.RecordExpr:
+        entries: tuple[n.RecordEntry, ...] = tuple(children[0] or ())
+        seen: set[str] = set()
+        for entry in entries:
+            if entry.key in seen:
+                self.ctx.report(
+                    codes.DUPLICATE_KEY,
+                    f"key `{entry.key}` is given twice in a record",
+                    entry.span,
+                    hint="give each key once",
+                )
+            seen.add(entry.key)
+        return n.RecordExpr(entries=entries, span=self._span(meta))
+
+    def entries(self, meta: Meta, children: builtins.list[Any]) -> builtins.list[n.RecordEntry]:
+        return [c for c in children if c is not None]
+
+    def entry(self, meta: Meta, children: builtins.list[Any]) -> n.RecordEntry:
+        key, value = children
+        return n.RecordEntry(key=self._string(key), value=value, span=self._span(meta))
 
     def comp_for(self, meta: Meta, children: builtins.list[Any]) -> tuple[str, n.Expr, n.Expr | None]:
         var, iterable, condition = children

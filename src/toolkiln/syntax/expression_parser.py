@@ -64,7 +64,7 @@ _TOKEN = re.compile(
         (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
       | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
       | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-      | (?P<op>\*\*|==|!=|<=|>=|[<>+\-*/%().\[\],])
+      | (?P<op>\*\*|==|!=|<=|>=|[<>+\-*/%().\[\],{}:])
     )""",
     re.VERBOSE,
 )
@@ -293,6 +293,8 @@ class ExpressionParser:
             return inner, start, self.take(")").end, height  # parentheses widen the extent only
         if kind == "[":
             return self.list_or_comprehension(start)
+        if kind == "{":
+            return self.record(start)
         raise Declined
 
     def call(self, function: _Token) -> Parsed:
@@ -317,6 +319,23 @@ class ExpressionParser:
             return self.comprehension(first, start, "]")
         items, height = self.items(first, "]")
         return self.node(n.ListExpr, start, self.take("]").end, height + 1, items=items)
+
+    def record(self, start: int) -> Parsed:
+        """`{"key": test, ...}` after its `{` (a key given twice is Lark's to report)."""
+        entries: list[n.RecordEntry] = []
+        height = 0
+        while self.peek() != "}":
+            key = self.atom()
+            if not isinstance(key[0], n.StringLit) or any(e.key == key[0].value for e in entries):
+                raise Declined
+            self.take(":")
+            value, _, end, value_height = self.test()
+            entries.append(unvalidated(n.RecordEntry)(span=self.span(key[1], end), key=key[0].value, value=value))
+            height = max(height, value_height)
+            if self.peek() != ",":
+                break
+            self.index += 1
+        return self.node(n.RecordExpr, start, self.take("}").end, height + 1, entries=tuple(entries))
 
     def items(self, first: Parsed, closer: str) -> tuple[tuple[n.Expr, ...], int]:
         """`test ("," test)* [","]`, the first test already parsed: the items and their height."""

@@ -13,6 +13,8 @@ from toolkiln.syntax.limits import MAX_DEPTH
 
 _OPENERS = {"LPAR", "LSQB"}
 _CLOSERS = {"RPAR", "RSQB"}
+# The tokens a value (or a tool header's clause) ends with: a `{` after one opens a block.
+_VALUE_ENDS = {"NAME", "NUMBER", "STRING", "RPAR", "RSQB", "TRUE", "FALSE", "NULL", "NULLABLE", "_NL"}
 
 
 def grammar_text(name: str) -> str:
@@ -38,6 +40,9 @@ class NewlinePostLexer:
         pending: Token | None = None
         last: str | None = None
         last_token: Token | None = None
+        braces: list[bool] = []  # the open braces: True for a record's, False for a block's
+        closed_record = False  # whether the last `}` closed a record
+        else_of_block = False  # whether the last `else` follows a block (`} else {`)
         for token in stream:
             kind = token.type
             if kind == "_NL":
@@ -49,16 +54,28 @@ class NewlinePostLexer:
                     yield pending
                     last = "_NL"
                 pending = None
-            if kind == "RBRACE" and last not in ("_NL", "LBRACE"):
-                yield Token.new_borrow_pos("_NL", "", token)
-            if kind in _OPENERS:
+            if kind == "LBRACE":
+                block = last in _VALUE_ENDS or (last == "RBRACE" and closed_record)
+                record = not (block or (last == "ELSE" and else_of_block))
+                braces.append(record)
+                if record:
+                    depth += 1  # a record's newlines are spaces, as a list's are
+                else:
+                    in_header = False
+            elif kind == "RBRACE":
+                closed_record = bool(braces) and braces.pop()
+                if closed_record:
+                    depth = max(0, depth - 1)
+                elif last not in ("_NL", "LBRACE"):
+                    yield Token.new_borrow_pos("_NL", "", token)
+            elif kind == "ELSE":
+                else_of_block = last == "RBRACE" and not closed_record
+            elif kind in _OPENERS:
                 depth += 1
             elif kind in _CLOSERS:
                 depth = max(0, depth - 1)
             elif kind == "TOOL" and last is None:
                 in_header = True
-            elif kind == "LBRACE":
-                in_header = False
             last, last_token = kind, token
             yield token
         if pending is not None:

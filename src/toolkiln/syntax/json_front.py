@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import LineIndex, Span, json_path, path_span
-from toolkiln.ast.types import ANY, DECLARABLE, Type, or_null
+from toolkiln.ast.types import ANY, DECLARABLE, OBJECT, Type, or_null, record_of
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
@@ -54,7 +54,7 @@ STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "return": (frozenset({"value"}), frozenset()),
 }
 DEFINITION_FIELDS = (frozenset({"name", "description", "logic"}), frozenset({"parameters", "riskLevel", "tables"}))
-PARAMETER_FIELDS = (frozenset({"type"}), frozenset({"description", "default", "items"}))
+PARAMETER_FIELDS = (frozenset({"type"}), frozenset({"description", "default", "items", "properties", "required"}))
 TABLE_FIELDS = (frozenset({"type"}), frozenset({"description"}))
 
 Path = tuple[str | int, ...]
@@ -186,10 +186,10 @@ class JsonFrontEnd:
         """A JSON constant as a literal node (parameter defaults, bare numbers); a list nested
         deeper than MAX_DEPTH or with more than MAX_LITERAL_ITEMS items in all is refused
         (E0402, E0405) before it is built."""
-        if isinstance(value, list):
+        if isinstance(value, (list, dict)):
             depth, items = literal_shape(value)
             if depth > MAX_DEPTH:
-                self.report(codes.TOO_DEEP, f"list nested deeper than {MAX_DEPTH} levels", path)
+                self.report(codes.TOO_DEEP, f"list or record nested deeper than {MAX_DEPTH} levels", path)
                 return None
             if items > MAX_LITERAL_ITEMS:
                 self.report(
@@ -220,14 +220,26 @@ class JsonFrontEnd:
         if isinstance(value, list):
             items = [self._literal(item, path + (i,)) for i, item in enumerate(value)]
             return None if None in items else n.ListExpr(items=tuple(items), span=span)
+        if isinstance(value, dict):
+            values = {key: self._literal(item, path + (key,)) for key, item in value.items()}
+            if None in values.values():
+                return None
+            entries = (
+                n.RecordEntry(key=key, value=item, span=structural_span(path + (key,))) for key, item in values.items()
+            )
+            return n.RecordExpr(entries=tuple(entries), span=span)
         return None
 
-    def type_(self, value: Any, items: Any, path: Path, depth: int = 0) -> Type:
+    def type_(self, value: Any, items: Any, path: Path, depth: int = 0, record: Any = None) -> Type:
+        """The type of a JSON Schema: `type`, the `items` of an array and (in `record`, the
+        schema itself) the `properties` and `required` of an object."""
         if depth > MAX_DEPTH:
             self.report(codes.TOO_DEEP, f"`items` nested deeper than {MAX_DEPTH} levels", path)
             return ANY
         if _is_nullable(value):  # ["string", "null"], as JSON Schema writes `string?`
-            return or_null(self.type_(next(v for v in value if v != "null"), items, path, depth))
+            return or_null(self.type_(next(v for v in value if v != "null"), items, path, depth, record))
+        if value == "object" and isinstance(record, dict) and "properties" in record:
+            return self.record_type(record, path, depth)
         if value not in DECLARABLE:
             self.report(
                 codes.INVALID_DECLARATION,
@@ -239,13 +251,40 @@ class JsonFrontEnd:
         if value == "array":
             item_type = ANY
             if isinstance(items, dict) and "type" in items:
-                item_type = self.type_(items["type"], items.get("items"), path + ("items",), depth + 1)
+                item_type = self.type_(items["type"], items.get("items"), path + ("items",), depth + 1, items)
             elif items is not None:
                 self.report(codes.INVALID_DECLARATION, "`items` must be an object with a `type`", path + ("items",))
             return Type(name="array", items=item_type)
         if items is not None:
             self.report(codes.INVALID_DECLARATION, f"type `{value}` takes no `items`", path + ("items",))
         return Type(name=value)
+
+    def record_type(self, schema: dict[str, Any], path: Path, depth: int) -> Type:
+        """`{"type": "object", "properties": {...}, "required": [...]}`: a record type. A field
+        that `required` (when given) leaves out may be missing, so it is nullable."""
+        properties, required = schema["properties"], schema.get("required")
+        if not isinstance(properties, dict):
+            self.report(codes.INVALID_DECLARATION, "`properties` must be an object", path + ("properties",))
+            return OBJECT
+        if required is not None and (
+            not isinstance(required, list) or not all(isinstance(key, str) and key in properties for key in required)
+        ):
+            self.report(
+                codes.INVALID_DECLARATION,
+                "`required` must be a list of the names in `properties`",
+                path + ("required",),
+                hint=f"the properties: {', '.join(map(str, properties))}",
+            )
+            required = None
+        fields = []
+        for key, spec in properties.items():
+            where = path + ("properties", key)
+            if not isinstance(spec, dict) or "type" not in spec:
+                self.report(codes.INVALID_DECLARATION, f"property `{_shorten(key)}` needs a `type`", where)
+                continue
+            type_ = self.type_(spec["type"], spec.get("items"), where, depth + 1, spec)
+            fields.append((key, type_ if required is None or key in required else or_null(type_)))
+        return record_of(tuple(fields))
 
     # --- steps ----------------------------------------------------------------------------
 
@@ -456,7 +495,7 @@ class JsonFrontEnd:
             params.append(
                 _param(
                     name=name,
-                    type=self.type_(spec["type"], spec.get("items"), path),
+                    type=self.type_(spec["type"], spec.get("items"), path, record=spec),
                     description=description,
                     default=default,
                     span=structural_span(path),
@@ -585,18 +624,19 @@ def _with_lark(text: str, ctx: ParseContext) -> n.Expr | None:
     return parse_expression_with_lark(text, ctx)
 
 
-def literal_shape(value: list[Any]) -> tuple[int, int]:
-    """How deep lists nest in `value` and how many items it holds in all, found without
-    recursion; the walk stops once either is past its limit."""
+def literal_shape(value: list[Any] | dict[str, Any]) -> tuple[int, int]:
+    """How deep lists and records nest in `value` and how many items and fields it holds in
+    all, found without recursion; the walk stops once either is past its limit."""
     depth, items = 1, 0
-    stack: list[tuple[list[Any], int]] = [(value, 1)]
+    stack: list[tuple[list[Any] | dict[str, Any], int]] = [(value, 1)]
     while stack:
         current, level = stack.pop()
         items += len(current)
         depth = max(depth, level)
         if depth > MAX_DEPTH or items > MAX_LITERAL_ITEMS:
             break
-        stack.extend((item, level + 1) for item in current if isinstance(item, list))
+        members = current.values() if isinstance(current, dict) else current
+        stack.extend((item, level + 1) for item in members if isinstance(item, (list, dict)))
     return depth, items
 
 

@@ -60,9 +60,11 @@ def split_template(raw: str) -> list[TextPiece | HolePiece]:
 
 
 def _scan_hole(raw: str, start: int) -> tuple[int, int]:
-    """Offsets of the closing `}}` and of the last top-level `:` (or -1), skipping strings."""
+    """Offsets of the closing `}}` and of the last top-level `:` (or -1), skipping strings and
+    the braces of records (`{{ {"net": 1}.net }}`)."""
     quote: str | None = None
     colon = -1
+    braces = 0
     i = start
     while i < len(raw):
         ch = raw[i]
@@ -73,7 +75,11 @@ def _scan_hole(raw: str, start: int) -> tuple[int, int]:
                 quote = None
         elif ch in "\"'":
             quote = ch
-        elif ch == ":":
+        elif ch == "{":
+            braces += 1
+        elif ch == "}" and braces:
+            braces -= 1
+        elif ch == ":" and not braces:
             colon = i
         elif raw.startswith("}}", i):
             return i, colon

@@ -1,7 +1,7 @@
 """Compute expressions -> n8n expressions (`={{ ... }}`, JavaScript inside).
 
 Only what keeps its meaning is translated: arithmetic (`+ - * / % **`), comparisons, `and`,
-`or`, `not`, `in`, conditionals, field access, indexing, lists, comprehensions, literals and
+`or`, `not`, `in`, conditionals, field access, indexing, lists, records, comprehensions, literals and
 the built-in functions in `_FUNCTIONS`. Everything else raises `Untranslatable`, which the
 emitter reports as E0706 at the expression's span. A value used more than once in the
 JavaScript (the container of `in`, the number `round` rounds) is bound once through an arrow
@@ -185,6 +185,8 @@ class _Translator:
                 )
             case n.ListExpr():
                 return "[" + ", ".join(self.js(item, bound) for item in expr.items) + "]"
+            case n.RecordExpr():
+                return self.record(expr, bound)
             case n.Comprehension():
                 return self.comprehension(expr, bound)
             case _:
@@ -224,6 +226,16 @@ class _Translator:
             )
             raise Untranslatable(f"`{expr.function}(...)` has no n8n translation", expr.span, hint)
         return known[1](*(self.js(arg, bound) for arg in expr.args))
+
+    def record(self, expr: n.RecordExpr, bound: frozenset[str]) -> str:
+        """An object literal in parentheses (else `{` could open a block), with a space before
+        its `}`, so nested records never write the `}}` that ends an n8n expression. A key
+        `__proto__` is computed: written plainly, JavaScript would set the prototype."""
+        fields = ", ".join(
+            f"{'[' + js_string(e.key) + ']' if e.key == '__proto__' else js_string(e.key)}: {self.js(e.value, bound)}"
+            for e in expr.entries
+        )
+        return f"({{ {fields} }})" if fields else "({})"
 
     def comprehension(self, expr: n.Comprehension, bound: frozenset[str]) -> str:
         inner = bound | {expr.var}
