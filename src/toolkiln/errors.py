@@ -12,6 +12,19 @@ if TYPE_CHECKING:
 class Error(Exception):
     """Base of every toolkiln error."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # An exception pickles as its class called with its `args`, the one message line,
+        # which our errors' __init__ does not take: rebuilt field by field instead, so that a
+        # process pool hands back a RunError with its code and location.
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
+
+def _rebuilt(kind: type[Error], args: tuple[Any, ...], fields: dict[str, Any]) -> Error:
+    error = kind.__new__(kind)
+    error.args = args
+    error.__dict__.update(fields)
+    return error
+
 
 class CompileError(Error):
     """The source does not parse or check; `.diagnostics` says where and why."""

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.types import or_null
 from toolkiln.check import CheckResult, ToolSignature, check_program
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.errors import RunError
+from toolkiln.errors import RunError, UsageError
 from toolkiln.interpret import CompiledProgram
+from toolkiln.interpret.pool import run_in_pool
 from toolkiln.interpret.tables import normalize_tables
 from toolkiln.optimize import optimize
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
@@ -179,8 +181,20 @@ class Tool:
         *,
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        workers: int | None = None,
+        chunk_size: int | None = None,
     ) -> list[Any | RunError]:
-        """Run once per row; a failing row yields its RunError instead of stopping the batch."""
+        """Run once per row; a failing row yields its RunError instead of stopping the batch.
+        With `workers` (2 or more), the rows are run in that many worker processes, in chunks
+        of `chunk_size` rows (chosen from the batch size when not given); the results are the
+        same, in the same order."""
+        if workers is not None and not (type(workers) is int and workers >= 1):
+            raise UsageError(f"workers must be a whole number of at least 1, not {workers!r:.40}")
+        if chunk_size is not None and not (type(chunk_size) is int and chunk_size >= 1):
+            raise UsageError(f"chunk_size must be a whole number of at least 1, not {chunk_size!r:.40}")
+        if workers is not None and workers > 1:
+            runner = partial(self.run_many, tables=tables, limits=limits)
+            return run_in_pool(runner, list(rows), workers, chunk_size)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run_many(rows, run_tables)
 
