@@ -54,6 +54,7 @@ class Mirror:
         self.problems: dict[str, Problem] = {}  # by file, relative to the root
         self.tables: dict[str, dict[str, Any]] = {}
         self.tables_generation = 0  # +1 whenever the tables are reloaded
+        self.generation = 0  # +1 whenever a record or the tables change: what was run before is stale
         self.usage: Usage = {}
         self.tools: Callees | None = None  # what `call` steps are checked against (set by Registry)
         self.calls: dict[str, frozenset[str]] = {}  # tool -> the tools it calls
@@ -157,6 +158,7 @@ class Mirror:
 
     def _set_record(self, name: str, record: ToolRecord) -> None:
         self._unset_record(name)
+        self.generation += 1
         self.records[name] = record
         calls = self.calls[name] = calls_of(record.definition)
         for callee in calls:
@@ -165,6 +167,7 @@ class Mirror:
     def _unset_record(self, name: str) -> None:
         """Forget a tool's record, and the compiled forms of the tools that call it (directly or
         not): they were checked against it, and compile again on their next use."""
+        self.generation += 1
         self.records.pop(name, None)
         for callee in self.calls.pop(name, ()):
             self._callers.get(callee, set()).discard(name)
@@ -585,6 +588,7 @@ class Mirror:
             origin.update(dict.fromkeys(loaded, rel))
         self.tables = tables
         self.tables_generation += 1
+        self.generation += 1
 
 
 def decode_usage(data: bytes | None, rel: str) -> tuple[Usage, Problem | None]:

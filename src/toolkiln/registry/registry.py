@@ -23,6 +23,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, RunError
 from toolkiln.registry import exports, meta
 from toolkiln.registry.callees import Callees, calls_of
+from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
 from toolkiln.registry.codec import (
     decode_audit,
     decode_record,
@@ -127,6 +128,11 @@ class Registry:
         )
         self._usage = UsageBook(self._store)
         self._runner = Runner()
+        self._changes = ChangeCounter(self._store.open_changes)
+        # name -> (change counter, mirror generation, until when, tool): what `run` reuses
+        # without asking the file system while nothing has changed (see changes.py).
+        self._hot: dict[str, tuple[bytes, int, float, Tool]] = {}
+        self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
         self._flush_seconds = usage_flush_seconds
         self._last_flush = time.monotonic()
@@ -501,12 +507,17 @@ class Registry:
     ) -> Any:
         """Run an active tool with the registry's tables (plus `tables`); counts the use.
         Raises ToolNotActive, RunError (bad arguments, run-time failures) and the like."""
-        tool = self._runnable(check_name(name))
+        now = time.monotonic()
+        hot = self._hot.get(name) if type(name) is str else None
+        if hot is not None and now < hot[2] and hot[0] == self._changes.value() and hot[1] == self._mirror.generation:
+            tool: Tool | WorkflowRun | ProgramRun = hot[3]
+        else:
+            tool = self._runnable(check_name(name))
         try:
             return tool.run(args, tables=tables, limits=limits or self.limits)
         finally:
-            self._usage.count(name)
-            if time.monotonic() - self._last_flush >= self._flush_seconds:
+            self._usage.count(name, now)
+            if now - self._last_flush >= self._flush_seconds:
                 self._flush_quietly()
 
     def _flush_quietly(self) -> None:
@@ -555,6 +566,8 @@ class Registry:
     def _runnable(self, name: str) -> Tool | WorkflowRun | ProgramRun:
         """The active tool `name`, with the tables it reads; ToolNotActive and the like."""
         with self._mutex:
+            changes = self._changes.value()  # before the refresh: a change during it is seen next time
+            self._usage.drain()  # (at least every 50 ms of runs: the runs not yet drained stay few)
             self._mirror.refresh()
             record = self._loaded(name)
             if record.status != "active":
@@ -569,7 +582,10 @@ class Registry:
                 return ProgramRun(record, compiled)
             if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
                 self._mirror.rescan_tables()
-            return self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
+            tool = self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
+            if changes is not None:
+                self._hot[name] = (changes, self._mirror.generation, time.monotonic() + self._hot_seconds, tool)
+            return tool
 
     def _callee_tool(self, name: str) -> Tool:
         """The tool a `call` step runs: as `run` would find it, its refusal as a RunError."""
@@ -703,6 +719,7 @@ class Registry:
         if via is not None:
             entry = entry.model_copy(update={"via": via})
         self._store.append_line(self._store.audit_path, encode_audit(entry))
+        self._changes.bump()
         self._mirror.note_own_write(name, record, compiled)
 
     @overload

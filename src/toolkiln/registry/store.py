@@ -7,6 +7,7 @@
       audit.jsonl                one line per change: who, what, when, old and new version
       usage.json                 run counts and last use per tool (kept out of the tool files)
       .cache/checked             digests of files already checked by this toolkiln version
+  .cache/changes             a counter every change bumps: how runs notice other processes' changes
       .lock                      the lock file that serializes writers across processes
       .gitignore                 keeps usage.json, .cache/ and .lock out of git
 
@@ -73,6 +74,7 @@ class Store:
         self.audit_path = self.root / layout.AUDIT
         self.usage_path = self.root / layout.USAGE
         self.cache_path = self.root / ".cache" / "checked"
+        self.changes_path = self.root / ".cache" / "changes"
         self.lock_timeout = lock_timeout
         try:
             self.root.mkdir(parents=True, exist_ok=True)
@@ -262,6 +264,20 @@ class Store:
                 hint="restore it from version control, or delete it",
             )
         return data
+
+    def open_changes(self, flags: int) -> int:
+        """A descriptor of the change counter (.cache/changes, see changes.py), a regular file
+        opened as every file here is; OSError when it cannot be."""
+        try:
+            fd = self._open(self.changes_path, flags, 0o644)
+        except UnsafeFile as error:
+            raise OSError(error.message) from None
+        try:
+            self._regular(fd, self.changes_path)
+        except UnsafeFile as error:
+            os.close(fd)
+            raise OSError(error.message) from None
+        return fd
 
     def _regular(self, fd: int, path: Path) -> None:
         mode = os.fstat(fd).st_mode

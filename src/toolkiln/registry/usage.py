@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -24,21 +25,37 @@ from toolkiln.semantics.values import to_json
 class UsageBook:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.pending: dict[str, tuple[int, float]] = {}  # name -> (runs, time of the last, as time.time())
+        # name -> (runs, time of the last as time.monotonic(): what `run` has read already)
+        self.pending: dict[str, tuple[int, float]] = {}
         self._lock = threading.Lock()
+        # Runs not yet added to `pending`: counting takes two atomic operations and no lock,
+        # since a lock cost more than the rest of a registry run (see drain).
+        self._runs: deque[str] = deque()
+        self._last: dict[str, float] = {}
 
-    def count(self, name: str) -> None:
-        when = time.time()
+    def count(self, name: str, when: float) -> None:
+        """One run of `name`, at `when` (time.monotonic())."""
+        self._runs.append(name)
+        self._last[name] = when
+
+    def drain(self) -> None:
+        """Add the runs counted since the last drain to `pending`. Takes exactly as many as
+        were there when it started (each popleft is atomic): runs counted meanwhile stay for
+        the next drain, none is lost or counted twice."""
         with self._lock:
-            count, _ = self.pending.get(name, (0, when))
-            self.pending[name] = (count + 1, when)
+            runs = self._runs
+            for name, count in Counter([runs.popleft() for _ in range(len(runs))]).items():
+                old = self.pending.get(name)
+                self.pending[name] = (count + (old[0] if old else 0), self._last[name])
 
     def drop(self, name: str) -> None:
+        self.drain()
         with self._lock:
             self.pending.pop(name, None)
 
     def merged(self, usage: Usage, name: str) -> tuple[int, datetime | None]:
         """A tool's count and last use: what is on disk plus what this process has not flushed."""
+        self.drain()
         count, last = usage.get(name, (0, None))
         extra = self.pending.get(name)
         if extra is not None:
@@ -51,6 +68,7 @@ class UsageBook:
         """Add the pending counts to usage.json (and drop the entries of `forget`). Takes the
         lock; `exists(name)` says whether a tool still exists (counts of deleted ones are dropped).
         Returns the counts now in the file, or None when there was nothing to do."""
+        self.drain()
         with self._lock:
             pending, self.pending = self.pending, {}
         if not pending and not forget:
@@ -82,7 +100,8 @@ class UsageBook:
 
 
 def _moment(stamp: float) -> datetime:
-    return datetime.fromtimestamp(stamp, UTC)
+    """A time.monotonic() reading as the wall-clock time it was."""
+    return datetime.fromtimestamp(time.time() - (time.monotonic() - stamp), UTC)
 
 
 def encode_usage(usage: Usage) -> str:

@@ -20,6 +20,7 @@ def test_layout_is_readable_and_diffable(reg, make_def):
     reg.run("double", {"x": 1})
     reg.flush()
     assert files(reg.path) == [
+        ".cache/changes",
         ".cache/checked",
         ".gitignore",
         ".lock",

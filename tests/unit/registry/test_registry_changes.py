@@ -1,0 +1,112 @@
+"""`reg.run` reuses the tool it ran while nothing changed, and still sees every change: made
+through a registry in another process (at the next run, by the shared change counter), or by
+hand (within the 50 ms the folder goes unwatched during runs)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from toolkiln.registry import Registry, ToolNotActive
+from toolkiln.registry.changes import WATCH_SECONDS
+
+# Another process with its own registry on the same folder: runs `double` for each line read.
+OTHER = """
+import sys
+from toolkiln.registry import Registry
+reg = Registry(sys.argv[1])
+if len(sys.argv) > 2:  # a longer reuse than 50 ms, so that only the counter can tell of changes
+    reg._hot_seconds = float(sys.argv[2])
+for line in sys.stdin:
+    try:
+        print(reg.run("double", {"x": int(line)}), flush=True)
+    except Exception as error:
+        print(type(error).__name__, flush=True)
+"""
+
+
+@pytest.fixture
+def other(tmp_path, request):
+    """Ask the other process to run `double` with x; its answer."""
+    reuse = getattr(request, "param", None)
+    child = subprocess.Popen(
+        [sys.executable, "-c", OTHER, str(tmp_path / "reg"), *([str(reuse)] if reuse else [])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+    def ask(x: int) -> str:
+        child.stdin.write(f"{x}\n")
+        child.stdin.flush()
+        return child.stdout.readline().strip()
+
+    yield ask
+    child.stdin.close()
+    child.wait(timeout=30)
+
+
+@pytest.mark.parametrize("other", [3600], indirect=True)
+def test_a_change_through_another_registry_is_seen_at_the_next_run(reg, make_def, other):
+    reg.create(make_def())
+    assert other(5) == "10"
+    assert other(6) == "12"  # (now from the reused tool)
+    reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
+    assert other(5) == "15"  # no wait: the counter says something changed
+    reg.disable("double")
+    assert other(5) == "ToolNotActive"
+    reg.enable("double")
+    assert other(5) == "15"
+    reg.rollback("double", 1)
+    assert other(5) == "10"
+
+
+def test_a_hand_edit_is_seen_within_the_watch_interval(reg, make_def, other):
+    reg.create(make_def())
+    assert other(5) == "10"
+    path = reg.path / "tools" / "double.json"
+    record = json.loads(path.read_text())
+    record["definition"]["logic"]["steps"][0]["expression"] = "x * 4"
+    temporary = path.with_name(".double.json.edit")
+    temporary.write_text(json.dumps(record, indent=2))
+    os.replace(temporary, path)  # as editors and git write a file: no counter bump
+    time.sleep(WATCH_SECONDS * 2)
+    assert other(5) == "20"
+
+
+def test_runs_in_one_process_see_its_own_changes_at_once(reg, make_def):
+    reg.create(make_def())
+    assert reg.run("double", {"x": 1}) == 2
+    reg.update("double", {"logic": make_def(expression="x + 100")["logic"]})
+    assert reg.run("double", {"x": 1}) == 101
+    reg.disable("double")
+    with pytest.raises(ToolNotActive):
+        reg.run("double", {"x": 1})
+
+
+def test_without_a_counter_every_run_looks_at_the_folder(tmp_path, make_def):
+    root = tmp_path / "reg"
+    (root / ".cache").mkdir(parents=True)
+    os.symlink("/dev/zero", root / ".cache" / "changes")  # never opened through a link
+    with Registry(root) as reg, Registry(root) as elsewhere:
+        assert reg._changes.value() is None
+        reg.create(make_def())
+        assert elsewhere.run("double", {"x": 2}) == 4
+        reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
+        assert elsewhere.run("double", {"x": 2}) == 6
+    assert os.path.islink(root / ".cache" / "changes")  # left as it was
+
+
+def test_runs_are_counted_with_the_time_of_the_last(reg, make_def):
+    reg.create(make_def())
+    before = time.time()
+    for x in range(3):
+        reg.run("double", {"x": x})
+    reg.flush()
+    record = reg.get("double")
+    assert record.usage_count == 3
+    assert before - 1 <= record.last_used_at.timestamp() <= time.time() + 1
