@@ -1,0 +1,68 @@
+"""How the invoice scales with its line items: toolkiln against the floor, per item.
+
+    python benchmarks/bench_lists.py [--items 10 100 1000 10000] [--rounds 5]
+
+For each list length, the invoice workload of benchmarks/compare.py (sum of price x qty, a
+discount tier, tax) runs with that many line items (float prices, int quantities, as json.loads
+gives them) through `tool.run` and through the floor: the same logic hand-written in exact
+decimals with toolkiln's own float conversion and no checks. Both results are compared first.
+The table gives the best microseconds per run over alternating rounds, the cost per line item,
+and toolkiln / floor (the speed issue's target: within 1.5x per item).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import sys
+import timeit
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import INVOICE, exact_by_scaling, invoice_decimal, machine  # noqa: E402 - beside this script
+
+import toolkiln  # noqa: E402
+
+
+def invoice_args(count: int) -> dict:
+    prices = [19.99, 450.0, 4.75, 129.0, 0.99, 12.5, 3.2]
+    items = [{"price": prices[i % len(prices)], "qty": 1 + i % 13} for i in range(count)]
+    return {"items": items, "tax_percent": 19}
+
+
+def best_seconds(run, rounds: int, min_time: float = 0.1) -> float:
+    number = 1
+    while timeit.timeit(run, number=number) < min_time:
+        number *= 2
+    return min(timeit.repeat(run, number=number, repeat=rounds)) / number
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, nargs="+", default=[10, 100, 1_000, 10_000])
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args(argv)
+
+    tool = toolkiln.compile(INVOICE.toolkiln)
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    print(f"toolkiln {toolkiln.__version__} - {now} - Python {platform.python_version()} - {machine()}\n")
+    print("| line items | floor (us) | toolkiln (us) | floor per item (us) | toolkiln per item (us) | toolkiln / floor |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for count in options.items:
+        args = invoice_args(count)
+        floor = partial(invoice_decimal, args, exact_by_scaling)
+        run = partial(tool.run, args)
+        if run() != floor():
+            print(f"{count} items: toolkiln gave {run()}, the floor {floor()}", file=sys.stderr)
+            return 1
+        f, t = best_seconds(floor, options.rounds), best_seconds(run, options.rounds)
+        print(
+            f"| {count:,} | {f * 1e6:,.1f} | {t * 1e6:,.1f} | {f / count * 1e6:.2f} | {t / count * 1e6:.2f} | {t / f:.2f}x |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
