@@ -175,3 +175,23 @@ def test_script_tools_are_stored_checked_and_exported(reg: Registry):
         reg.create(script("bad", runtime="ruby", timeout_secs=0, parameters={"type": "array"}))
     assert {d.span.path for d in bad.value.diagnostics} == {"runtime", "timeout_secs", "parameters"}
     assert {d.code for d in bad.value.diagnostics} == {"R0608"}
+
+
+def test_a_model_creates_a_script_through_the_meta_tool_and_it_runs_only_once_approved(reg: Registry):
+    arguments = {
+        "name": "shout",
+        "description": "Upper-cases a text.",
+        "runtime": "python",
+        "body": "import json, sys\nprint(json.dumps(json.load(sys.stdin)['text'].upper()))\n",
+        "parameters": json.dumps(SCHEMA),  # as JSON text, as Gemini's format sends it
+    }
+    reply = reg.call_meta("create_script_tool", arguments)
+    assert reply["ok"] is True and reply["tool"]["status"] == "pending_approval"
+    tested = reg.call_meta("test_custom_tool", {"definition": reg.get("shout").definition, "args": {"text": "a"}})
+    assert "result" not in tested  # a program is not run before approval, even as a test
+    with pytest.raises(ToolNotActive):
+        reg.run("shout", {"text": "a"})
+    reg.approve("shout")
+    assert reg.run("shout", {"text": "abc"})["output"] == "ABC"
+    refused = reg.call_meta("create_script_tool", {**arguments, "name": "bad", "runtime": "ruby", "timeout_secs": 0})
+    assert {e["path"] for e in refused["errors"]} == {"runtime", "timeout_secs"}

@@ -131,6 +131,16 @@ _PARAMETERS_TEXT = {
     "type": "string",
     "description": "As a JSON object text. " + _PARAMETERS_OBJECT["description"],
 }
+_SCHEMA_OBJECT = {
+    "type": "object",
+    "description": 'The arguments as a JSON Schema: {"type": "object", "properties": {"city": '
+    '{"type": "string"}}, "required": ["city"]}. They are checked against it before the program runs.',
+}
+_SCHEMA_TEXT = {
+    **_SCHEMA_OBJECT,
+    "type": "string",
+    "description": "As a JSON object text. " + _SCHEMA_OBJECT["description"],
+}
 _RISK = {"type": "string", "enum": ["low", "medium", "high"], "description": "What a run can do (default: low)."}
 _STATUS = {
     "type": "string",
@@ -143,6 +153,7 @@ def _specs(gemini: bool) -> list[exports.ToolSpec]:
     definition = _DEFINITION_TEXT if gemini else _DEFINITION_OBJECT
     args = _ARGS_TEXT if gemini else _ARGS_OBJECT
     parameters = _PARAMETERS_TEXT if gemini else _PARAMETERS_OBJECT
+    schema = _SCHEMA_TEXT if gemini else _SCHEMA_OBJECT
 
     def obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
         return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
@@ -180,6 +191,31 @@ def _specs(gemini: bool) -> list[exports.ToolSpec]:
                     "update": _UPDATE,
                 },
                 ["name", "description", "workflow"],
+            ),
+            hints,
+        ),
+        exports.ToolSpec(
+            "create_script_tool",
+            "Create a tool that runs a short bash or python program in a sandbox: no network unless "
+            "network: true, a private /tmp, no access to the user's files, killed at timeout_secs. The "
+            "arguments arrive only as data: one JSON object on stdin, and TK_ARG_<NAME> environment "
+            "variables holding each argument's JSON (never pasted into the program). What the "
+            "program prints is the result (JSON or text); an exit status other than 0 is a failure. "
+            "The tool is checked, then saved in pending_approval: it never runs until a person "
+            "approves it. " + _FIX + " With update: true a script tool you created is replaced (a "
+            "new version, approved again).",
+            obj(
+                {
+                    "name": {"type": "string", "description": "Lower-case name: ^[a-z][a-z0-9_]{0,63}$"},
+                    "description": {"type": "string", "description": "What the tool does, for whoever calls it."},
+                    "runtime": {"type": "string", "enum": ["bash", "python"]},
+                    "body": {"type": "string", "description": "The program's text (no #! line needed)."},
+                    "parameters": schema,
+                    "network": {"type": "boolean", "description": "Needs the network (default: false)."},
+                    "timeout_secs": {"type": "number", "description": "Wall-clock limit, at most 3600 (default 10)."},
+                    "update": _UPDATE,
+                },
+                ["name", "description", "runtime", "body"],
             ),
             hints,
         ),
@@ -411,6 +447,30 @@ def _create_workflow(reg: Registry, args: dict[str, Any], created_by: str) -> di
     return _save(reg, definition, bool(args.get("update")), created_by)
 
 
+_SCRIPT_FIELDS = ("name", "description", "runtime", "body", "parameters", "network", "timeout_secs")
+
+
+def _create_script(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+    _check(
+        args,
+        {
+            "name": (str, True, "the tool's name, a string"),
+            "description": (str, True, "what the tool does, a string"),
+            "runtime": (str, True, "bash or python"),
+            "body": (str, True, "the program's text, a string"),
+            "parameters": ((dict, str), False, "a JSON Schema object"),
+            "network": (bool, False, "true or false"),
+            "timeout_secs": ((int, float, Decimal), False, "a number of seconds"),
+            "update": (bool, False, "true or false"),
+        },
+    )
+    if args.get("parameters") is not None:
+        args["parameters"] = _parsed(args, "parameters")
+    # The arguments are a script tool definition's fields, so its diagnostics' paths name them.
+    definition = {"kind": "script", **{key: args[key] for key in _SCRIPT_FIELDS if args.get(key) is not None}}
+    return _save(reg, definition, bool(args.get("update")), created_by)
+
+
 def _save(reg: Registry, definition: Any, update: bool, created_by: str) -> dict[str, Any]:
     compiled = reg.check_definition(definition)  # reports every problem before anything else
     if update and compiled.name in reg:
@@ -549,6 +609,7 @@ def with_hint(error: dict[str, Any]) -> dict[str, Any]:
 _HANDLERS: dict[str, Callable[[Registry, dict[str, Any], str], dict[str, Any]]] = {
     "create_compute_tool": _create,
     "create_workflow_tool": _create_workflow,
+    "create_script_tool": _create_script,
     "list_custom_tools": _list,
     "test_custom_tool": _test,
     "delete_custom_tool": _delete,

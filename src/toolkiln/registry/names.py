@@ -15,6 +15,7 @@ NAME_RULE = "^[a-z][a-z0-9_]{0,63}$"
 META_TOOL_NAMES = (
     "create_compute_tool",
     "create_workflow_tool",
+    "create_script_tool",
     "list_custom_tools",
     "test_custom_tool",
     "delete_custom_tool",

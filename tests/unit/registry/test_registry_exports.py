@@ -182,6 +182,7 @@ def test_meta_definitions_fit_every_format_as_they_are(reg, format):
     assert names == [
         "create_compute_tool",
         "create_workflow_tool",
+        "create_script_tool",
         "list_custom_tools",
         "test_custom_tool",
         "delete_custom_tool",

@@ -23,7 +23,7 @@ TOOL_NAME_INVALID = register(
     "Invalid tool name",
     """
 A tool name must match `^[a-z][a-z0-9_]{0,63}$` and must not be the name of a meta-tool
-(`create_compute_tool`, `create_workflow_tool`, `list_custom_tools`, `test_custom_tool`,
+(`create_compute_tool`, `create_workflow_tool`, `create_script_tool`, `list_custom_tools`, `test_custom_tool`,
 `delete_custom_tool`, `toggle_custom_tool`). Path tricks such as `../x`, `a/b` or a NUL byte are refused here too.
 """,
 )
