@@ -9,21 +9,13 @@
 # Messages go to stderr ("sandbox-install: ..."); the path of bwrap to stdout (last line).
 set -euo pipefail
 
-log() { printf 'sandbox-install: %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+LOG_NAME=sandbox-install
+source "$(dirname "$0")/apt-package.sh"
 
-if ! command -v bwrap >/dev/null 2>&1; then
-  command -v apt-get >/dev/null 2>&1 || die "bwrap is missing and apt-get is not here: install bubblewrap with your package manager"
-  as_root=()
-  if [[ "$(id -u)" != 0 ]]; then
-    command -v sudo >/dev/null 2>&1 || die "bwrap is missing; run this script as root (or install sudo)"
-    as_root=(sudo)
-  fi
-  log "bwrap is missing: installing the Debian package bubblewrap (apt-get update, then apt-get install -y bubblewrap; ~100 KB)"
-  "${as_root[@]}" apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq bubblewrap >&2
-else
+if command -v bwrap >/dev/null 2>&1; then
   log "already installed: $(bwrap --version)"
+else
+  install_missing bwrap bubblewrap "~100 KB"
 fi
 
 # The check toolkiln relies on: a new namespace of every kind, with /usr read-only, as the user

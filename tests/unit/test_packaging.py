@@ -1,5 +1,5 @@
-"""The wheel ships the grammars and the workflow templates as package data, and the installed
-package finds them."""
+"""The wheel ships the grammars, the workflow templates and the web page's templates and static
+files as package data, and the installed package finds them."""
 
 import subprocess
 import sys
@@ -26,6 +26,9 @@ def test_wheel_contains_the_grammars(tmp_path):
     assert "toolkiln/cli/app.py" in names and "toolkiln/version.py" in names
     for template in (ROOT / "src" / "toolkiln" / "templates" / "starters").glob("*.wf"):
         assert f"toolkiln/templates/starters/{template.name}" in names
+    web = ROOT / "src" / "toolkiln" / "server" / "web"
+    for asset in [*(web / "templates").glob("*.html"), *(web / "static").iterdir()]:  # the web page
+        assert f"toolkiln/server/web/{asset.parent.name}/{asset.name}" in names
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     probe = (

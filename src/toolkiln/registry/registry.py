@@ -492,8 +492,9 @@ class Registry:
     def approve(self, name: str, by: str = "user") -> ToolRecord:
         return self._transition(name, "approve", by)
 
-    def reject(self, name: str, by: str = "user") -> ToolRecord:
-        return self._transition(name, "reject", by)
+    def reject(self, name: str, by: str = "user", *, reason: str | None = None) -> ToolRecord:
+        """`reason` is kept in the audit entry, for whoever wrote the tool."""
+        return self._transition(name, "reject", by, note=reason)
 
     # --- running and exporting ----------------------------------------------------------------
 
@@ -662,7 +663,7 @@ class Registry:
             self._mirror.refresh()
             yield
 
-    def _transition(self, name: str, action: Transition, by: str) -> ToolRecord:
+    def _transition(self, name: str, action: Transition, by: str, note: str | None = None) -> ToolRecord:
         actor = _actor(by, "by")
         check_name(name)
         with self._writing():
@@ -684,6 +685,7 @@ class Registry:
                     new_version=old.version,
                     old_status=old.status,
                     new_status=status,
+                    note=note,
                 ),
             )
         return self._with_usage(record)

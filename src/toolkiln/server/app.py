@@ -19,6 +19,7 @@ from toolkiln.server.auth import Reader
 from toolkiln.server.guards import BodySizeLimit, WriteAudit
 from toolkiln.server.routes import check, exports, health, runs, seed, tokens, tools, workflows
 from toolkiln.server.services import Services, Settings
+from toolkiln.server.web import install as install_web_page
 from toolkiln.version import __version__
 
 API_PREFIX = "/api/v1"
@@ -59,5 +60,6 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     problems.install(app)
     found.tokens.ensure_folder()  # the request log goes there too
     app.add_middleware(WriteAudit, path=found.tokens.folder / "requests.jsonl")
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)  # outermost: before anything reads
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)  # before anything reads
+    install_web_page(app)  # the page at / and /ui/ (its error pages wrap the body limit too)
     return app

@@ -59,6 +59,13 @@ def authorize(tokens: TokenStore, limiter: TokenRateLimiter, presented: str | No
             hint="create a new token with `toolkiln tokens create`",
             headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
         )
+    check_rate(limiter, token)
+    check_scope(token, needed)
+    return token
+
+
+def check_rate(limiter: TokenRateLimiter, token: TokenInfo) -> None:
+    """Count a request of `token`; 429 (R0504) when it is over the rate limit."""
     wait = limiter.retry_after(token.name)
     if wait is not None:
         raise ServerProblem(
@@ -68,6 +75,10 @@ def authorize(tokens: TokenStore, limiter: TokenRateLimiter, presented: str | No
             hint="slow down, or raise `--rate-limit`",
             headers={"Retry-After": str(wait)},
         )
+
+
+def check_scope(token: TokenInfo, needed: Scope) -> None:
+    """403 (R0503) unless `token` has `needed` or a wider scope."""
     if not token.allows(needed):
         raise ServerProblem(
             403,
@@ -76,7 +87,6 @@ def authorize(tokens: TokenStore, limiter: TokenRateLimiter, presented: str | No
             hint="use a token with a wider scope",
             headers={"WWW-Authenticate": f'Bearer error="insufficient_scope", scope="{needed}"'},
         )
-    return token
 
 
 def require(needed: Scope) -> Callable[..., Awaitable[Caller]]:

@@ -23,6 +23,7 @@ from toolkiln.diagnostics.codes.tool_calls import *  # noqa: F403 - every code, 
 from toolkiln.diagnostics.codes.executables import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.hints import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.records import *  # noqa: F403 - every code, in one namespace
+from toolkiln.diagnostics.codes.web import *  # noqa: F403 - every code, in one namespace
 # isort: on
 
 __all__ = ["CODES", "Code", "Severity", "lookup_code"]

@@ -1,0 +1,120 @@
+"""Creating and editing a tool: the editor, its live diagnostics (htmx posts the text to
+/ui/check as you type, debounced) and saving. Save stays disabled while errors remain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import RedirectResponse, Response
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.render import render_text
+from toolkiln.errors import CompileError
+from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.registry import Registry
+from toolkiln.server.services import Reg
+from toolkiln.server.web.access import Posted, Viewer
+from toolkiln.server.web.rendering import render
+from toolkiln.server.web.tool_view import definition_json, definition_text
+
+router = APIRouter(include_in_schema=False)
+STARTER = """tool shipping_cost(weight_kg: number "Parcel weight in kilograms")
+description "Shipping cost of a parcel"
+{
+  return weight_kg * 2.50 + 5.00
+}
+"""
+
+
+def diagnose(reg: Registry, source: str) -> list[Diagnostic]:
+    """Every diagnostic of a definition (text DSL or JSON text) against the registry's tools."""
+    try:
+        return list(reg.check_definition(source).warnings)
+    except CompileError as error:
+        return list(error.diagnostics)
+
+
+def _refusal(error: CompileError | RegistryError) -> list[Diagnostic]:
+    """Why a save was refused, shown under the editor: the definition's diagnostics, or the
+    registry's reason (a duplicate name, the policy)."""
+    if isinstance(error, CompileError):
+        return list(error.diagnostics)
+    return [Diagnostic.of(codes.CODES[error.code], error.message, None, error.hint)]
+
+
+def _shown(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
+    return [{"error": d.is_error, "code": d.code, "text": render_text(d)} for d in diagnostics]
+
+
+def _editor(
+    request: Request,
+    visitor: Viewer,
+    *,
+    name: str | None,
+    source: str,
+    diagnostics: list[Diagnostic],
+    status: int = 200,
+) -> Response:
+    return render(
+        request,
+        "editor.html",
+        visitor,
+        status_code=status,
+        name=name,
+        source=source,
+        diagnostics=_shown(diagnostics),
+        errors=sum(d.is_error for d in diagnostics),
+    )
+
+
+@router.get("/ui/new")
+def new_tool(request: Request, visitor: Viewer) -> Response:
+    visitor.need(request, "write")
+    return _editor(request, visitor, name=None, source=STARTER, diagnostics=[])
+
+
+@router.get("/ui/tools/{name}/edit")
+def edit_tool(request: Request, reg: Reg, visitor: Viewer, name: str) -> Response:
+    visitor.need(request, "write")
+    record = reg.get(name)
+    # Examples and workflow tools have no text form: they are edited as JSON.
+    plain = record.kind == "compute" and "examples" not in record.definition
+    source = definition_text(record.definition) if plain else definition_json(record.definition)
+    return _editor(request, visitor, name=name, source=source, diagnostics=[])
+
+
+@router.post("/ui/check")
+def check(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
+    diagnostics = diagnose(reg, str(form.get("definition", "")))
+    return render(
+        request,
+        "_diagnostics.html",
+        visitor,
+        diagnostics=_shown(diagnostics),
+        errors=sum(d.is_error for d in diagnostics),
+        oob=True,
+    )
+
+
+@router.post("/ui/new")
+def save_new(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
+    visitor.need(request, "write")
+    source = str(form.get("definition", ""))
+    try:
+        record = reg.create(source, created_by=visitor.session.actor, note="web page")
+    except (CompileError, RegistryError) as error:
+        return _editor(request, visitor, name=None, source=source, diagnostics=_refusal(error), status=422)
+    return RedirectResponse(f"/ui/tools/{record.name}?done=create", status_code=303)
+
+
+@router.post("/ui/tools/{name}/edit")
+def save_edit(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str) -> Response:
+    visitor.need(request, "write")
+    source = str(form.get("definition", ""))
+    try:
+        reg.update(name, {"definition": source}, by=visitor.session.actor)
+    except (CompileError, RegistryError) as error:
+        return _editor(request, visitor, name=name, source=source, diagnostics=_refusal(error), status=422)
+    return RedirectResponse(f"/ui/tools/{name}?tab=versions&done=update", status_code=303)

@@ -1,0 +1,75 @@
+"""The pages that only show: the tool list and a tool's tabs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import RedirectResponse, Response
+
+from toolkiln.registry.policy import next_actions
+from toolkiln.server.services import Reg
+from toolkiln.server.web import tool_view
+from toolkiln.server.web.access import Viewer
+from toolkiln.server.web.form_fields import form_fields
+from toolkiln.server.web.listing import KINDS, Query, list_tools
+from toolkiln.server.web.rendering import render
+
+router = APIRouter(include_in_schema=False)
+DONE = {
+    "approve": "Approved.",
+    "reject": "Rejected.",
+    "enable": "Enabled.",
+    "disable": "Disabled.",
+    "rollback": "Rolled back: a new version.",
+    "create": "Created.",
+    "update": "Saved.",
+}
+
+
+@router.get("/")
+@router.get("/ui")
+def home() -> Response:
+    return RedirectResponse("/ui/tools", status_code=303)
+
+
+@router.get("/ui/tools")
+def tool_list(request: Request, reg: Reg, visitor: Viewer) -> Response:
+    query = Query.of(dict(request.query_params))
+    listing = list_tools(reg, query)
+    deleted = request.query_params.get("deleted", "")
+    return render(request, "list.html", visitor, query=query, listing=listing, kinds=KINDS, deleted=deleted[:64])
+
+
+def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, **extra: Any) -> Response:
+    """A tool's page on `tab`; `extra` adds to what the tab shows (a test run's result)."""
+    record = reg.get(name)
+    tabs = tool_view.tabs_of(record)
+    tab = tab if tab in tabs else "definition"
+    actions = [*next_actions(record.status), "delete"]
+    context: dict[str, Any] = {"record": record, "tabs": tabs, "tab": tab, "actions": actions}
+    params = request.query_params
+    if tab == "definition":
+        context["definition"] = tool_view.definition_view(record)
+    elif tab == "graph":
+        context["svg"], context["diagnostics"] = tool_view.graph_view(record)
+    elif tab == "examples":
+        context["runs"], context["diagnostics"] = tool_view.example_runs(reg, record)
+    elif tab == "test":
+        context["fields"] = form_fields(record.parameters, record.definition.get("examples"))
+        context.setdefault("values", {})
+    elif tab == "versions":
+        left, right = params.get("left", ""), params.get("right", "")
+        context["versions"] = tool_view.versions_view(
+            reg, name, int(left) if left.isdigit() else None, int(right) if right.isdigit() else None
+        )
+    elif tab == "audit":
+        context["audit"] = list(reversed(reg.audit_log(tool=name)))
+    context["done"] = DONE.get(params.get("done", ""), "")
+    context.update(extra)
+    return render(request, "tool.html", visitor, **context)
+
+
+@router.get("/ui/tools/{name}")
+def show_tool(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str = "definition") -> Response:
+    return tool_page(request, reg, visitor, name, tab)

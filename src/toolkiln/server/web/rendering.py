@@ -1,0 +1,58 @@
+"""Jinja2 templates of the web page, autoescaped: a tool's name, description or definition is
+text on the page, never markup, whatever it holds."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from toolkiln.server.services import services_of
+from toolkiln.server.web.access import Visitor
+from toolkiln.server.web.sessions import CSRF_FIELD, CSRF_HEADER
+from toolkiln.version import __version__
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATUS_LABELS = {
+    "active": "Active",
+    "disabled": "Disabled",
+    "pending_approval": "Pending approval",
+    "rejected": "Rejected",
+}
+
+
+@cache
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,  # every template: all of them are HTML
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(
+        status_labels=STATUS_LABELS,
+        csrf_field=CSRF_FIELD,
+        csrf_header=CSRF_HEADER,
+        version=__version__,
+    )
+    return env
+
+
+def render_text(template: str, **context: Any) -> str:
+    return environment().get_template(template).render(**context)
+
+
+def render(
+    request: Request, template: str, visitor: Visitor | None, *, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    """A page (or an htmx fragment) for `visitor`, with the pending count of the header badge."""
+    pending = 0
+    if visitor is not None:
+        pending = len(services_of(request).registry.list(status="pending_approval"))
+    html = render_text(template, request=request, visitor=visitor, pending=pending, **context)
+    return HTMLResponse(html, status_code=status_code)

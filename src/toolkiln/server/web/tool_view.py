@@ -1,0 +1,116 @@
+"""What each tab of a tool's page shows, gathered from the registry (no HTML here)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup
+
+from toolkiln.api import to_text
+from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.registry import Registry
+from toolkiln.semantics.values import to_json
+from toolkiln.server.web.highlight import Token, dsl_tokens, json_tokens
+from toolkiln.server.web.side_by_side import Row, side_by_side
+from toolkiln.server.web.workflow_svg import workflow_svg
+
+TABS = ("definition", "parameters", "examples", "test", "versions", "usage", "audit")
+WORKFLOW_TABS = ("graph",)
+
+
+def tabs_of(record: ToolRecord) -> tuple[str, ...]:
+    return TABS[:1] + WORKFLOW_TABS + TABS[1:] if record.kind == "workflow" else TABS
+
+
+def definition_text(definition: dict[str, Any]) -> str:
+    """The canonical text DSL of a stored definition (a workflow tool's is its workflow text)."""
+    if definition.get("kind") == "workflow":
+        return str(definition.get("workflow", ""))
+    logic = {k: v for k, v in definition.items() if k != "examples"}  # examples have no text form
+    try:
+        return to_text(logic)
+    except Error:
+        return definition_json(definition)  # a version that no longer parses
+
+
+def definition_json(definition: dict[str, Any]) -> str:
+    return json.dumps(definition, indent=2, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Definition:
+    text: list[Token]
+    json: list[Token]
+
+
+def definition_view(record: ToolRecord) -> Definition:
+    return Definition(dsl_tokens(definition_text(record.definition)), json_tokens(definition_json(record.definition)))
+
+
+@dataclass(frozen=True)
+class ExampleRun:
+    args: str
+    expect: str
+    result: str | None
+    error: dict[str, Any] | None
+
+
+def example_runs(reg: Registry, record: ToolRecord) -> tuple[list[ExampleRun], list[dict[str, Any]]]:
+    """Each example run now against today's registry (nothing is counted as a use): all of
+    them passed when the definition checks (the check runs them); else the diagnostics say
+    which fail and why."""
+    examples = record.definition.get("examples") or []
+    if not examples or record.kind != "compute":
+        return [], []
+    try:
+        tool = reg.check_definition(record.definition).tool
+        if tool is None:  # examples are for compute tools only
+            return [], []
+    except CompileError as error:
+        return [], [d.to_dict() for d in error.diagnostics]
+    except RegistryError as error:
+        return [], [{"code": error.code, "message": error.message, "hint": error.hint}]
+    runs = []
+    for example in examples:
+        shown, expect = to_json(example.get("args")), to_json(example.get("expect"))
+        try:
+            runs.append(ExampleRun(shown, expect, to_json(tool.run(example.get("args"), tables=reg.tables)), None))
+        except RunError as error:
+            runs.append(ExampleRun(shown, expect, None, error.to_dict()))
+    return runs, []
+
+
+@dataclass(frozen=True)
+class Versions:
+    history: list[ToolRecord]
+    left: int
+    right: int
+    rows: list[Row]
+
+
+def versions_view(reg: Registry, name: str, left: int | None, right: int | None) -> Versions:
+    """Every version, and two of them side by side (by default the one before the current one
+    against the current one)."""
+    history = reg.history(name)
+    by_number = {r.version: r for r in history}
+    current = history[-1].version
+    right = right if right in by_number else current
+    fallback = history[-2].version if len(history) > 1 else current
+    left = left if left in by_number else fallback
+    rows = side_by_side(definition_text(by_number[left].definition), definition_text(by_number[right].definition))
+    return Versions(history, left, right, rows)
+
+
+def graph_view(record: ToolRecord) -> tuple[Markup, list[dict[str, Any]]]:
+    """The SVG of a workflow tool's compiled graph, or the diagnostics of why it has none."""
+    from toolkiln.workflow import compile_workflow
+
+    try:
+        compiled = compile_workflow(str(record.definition.get("workflow", "")))
+    except CompileError as error:
+        return Markup(""), [d.to_dict() for d in error.diagnostics]
+    return workflow_svg(compiled.n8n, f"Workflow graph of {record.name}"), []

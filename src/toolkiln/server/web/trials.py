@@ -1,0 +1,63 @@
+"""The test panel's run: the form's values as arguments, and the result or the run error.
+
+An active tool runs as it would for a client (the run is counted); a tool that is not active
+yet (pending approval, say) is checked and run once without being counted, as
+POST /api/v1/tools/test does, so a reviewer can try it before approving it. Other kinds run
+only when active (a workflow's run acts in n8n, a script's in a sandbox)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from toolkiln.diagnostics import codes
+from toolkiln.errors import CompileError, RunError
+from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.registry import Registry
+from toolkiln.semantics.values import to_json
+from toolkiln.server.services import Reg
+from toolkiln.server.web.access import Posted, Viewer
+from toolkiln.server.web.form_fields import FormValues, form_fields, read_arguments
+from toolkiln.server.web.pages import tool_page
+from toolkiln.server.web.rendering import render
+
+router = APIRouter(include_in_schema=False)
+
+
+def run_once(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> dict[str, Any]:
+    """{"result": JSON text} or {"errors": [diagnostic dicts]}."""
+    try:
+        if record.status == "active":
+            value = reg.run(record.name, args)
+        else:
+            tool = reg.check_definition(record.definition).tool
+            if tool is None:
+                refusal = f"a {record.kind} tool runs only when active (its run acts outside toolkiln)"
+                return {"errors": [{"code": codes.TOOL_NOT_ACTIVE.code, "message": refusal}]}
+            value = tool.run(args, tables=reg.tables)
+    except RunError as error:
+        return {"errors": [error.to_dict()]}
+    except CompileError as error:
+        return {"errors": [d.to_dict() for d in error.diagnostics]}
+    except RegistryError as error:
+        return {"errors": [error.to_dict()]}
+    return {"result": to_json(value, indent=2)}
+
+
+@router.post("/ui/tools/{name}/run")
+def run_tool(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str) -> Response:
+    visitor.need(request, "run")
+    record = reg.get(name)
+    fields = form_fields(record.parameters, record.definition.get("examples"))
+    try:
+        outcome = run_once(reg, record, read_arguments(fields, form))
+    except FormValues as refused:
+        outcome = {"errors": refused.problems}
+    outcome["counted"] = record.status == "active"
+    if request.headers.get("HX-Request"):
+        return render(request, "_run_result.html", visitor, outcome=outcome)
+    values = {k: v for k, v in form.items() if isinstance(v, str)}
+    return tool_page(request, reg, visitor, name, "test", outcome=outcome, values=values)

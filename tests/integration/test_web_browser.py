@@ -1,0 +1,276 @@
+"""The web page in a real browser: Debian's chromium (scripts/browser-install.sh), driven headless
+by Playwright, against a real `toolkiln serve` process on 127.0.0.1. Each test writes screenshots
+of the pages it visits to build/web-screenshots/ (docs/images/ has a few of them).
+
+Without chromium the tests are skipped with the reason, except under CI (CI=true), where that
+is a failure: CI installs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from test_server_support import ServerProcess, make_tokens
+
+from toolkiln.registry.registry import Registry
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "build" / "web-screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+TIMEOUT_MS = 15_000
+
+SHIPPING = {
+    "name": "shipping_cost",
+    "description": "Shipping cost of a parcel",
+    "parameters": {
+        "weight_kg": {"type": "number", "description": "Parcel weight in kilograms"},
+        "express": {"type": "boolean", "default": False, "description": "Next-day delivery"},
+    },
+    "logic": {"steps": [{"op": "return", "value": "weight_kg * 2.50 + 5.00 + (10 if express else 0)"}]},
+    "examples": [{"args": {"weight_kg": 2}, "expect": 10}],
+}
+ORDER_TOTAL = {
+    "name": "order_total",
+    "description": "Total of an order's lines",
+    "parameters": {"items": {"type": "array", "items": {"type": "object"}, "description": "Order lines"}},
+    "logic": {"steps": [{"op": "return", "value": "sum(i.price * i.qty for i in items)"}]},
+    "examples": [{"args": {"items": [{"price": 2, "qty": 3}]}, "expect": 6}],
+}
+REFUND = (
+    'tool refund_order(amount: number "Refund amount") description "Refunds an order" risk high {\n  return amount\n}'
+)
+WORKFLOW = (ROOT / "tests" / "golden" / "workflows" / "switch_merge.wf").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[ServerProcess]:
+    registry_path = tmp_path_factory.mktemp("web") / "registry"
+    tokens = make_tokens(registry_path)
+    with Registry(registry_path) as registry:  # the server notices tools made by other processes
+        registry.create(SHIPPING)
+        registry.create(ORDER_TOTAL)
+        registry.create(REFUND, created_by="llm")  # high risk: waits for a person
+        registry.create(
+            {
+                "kind": "workflow",
+                "name": "switch_probe",
+                "description": "Sizes a number through a switch",
+                "parameters": {"n": {"type": "number"}},
+                "workflow": WORKFLOW,
+            },
+            created_by="llm",
+        )
+        registry.create('tool label(x: number) description "Labels a number" {\n  return "small"\n}')
+        registry.update("label", {"logic": {"steps": [{"op": "return", "value": '"big" if x > 10 else "small"'}]}})
+    process = ServerProcess(registry_path)
+    process.tokens = tokens  # type: ignore[attr-defined]
+    yield process
+    assert process.stop() in (0, -signal.SIGTERM)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        reason = "chromium is not installed: run `bash scripts/browser-install.sh`"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with playwright_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture()
+def page(browser, request):
+    context = browser.new_context(viewport={"width": 1100, "height": 760})
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.shots = Shots(opened, request.node.name)  # type: ignore[attr-defined]
+    yield opened
+    context.close()
+    assert errors == [], errors  # no script error on any page (htmx, web.js, the CSP)
+
+
+class Shots:
+    """Screenshots of the pages a test visits: build/web-screenshots/<test>-<n>-<what>.png."""
+
+    def __init__(self, page, test: str) -> None:
+        self.page, self.test, self.count = page, re.sub(r"\W+", "_", test), 0
+
+    def take(self, what: str) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.count += 1
+        path = SHOTS / f"{self.test}-{self.count}-{what}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+def sign_in(page, server: ServerProcess, scope: str = "admin") -> None:
+    page.goto(f"{server.url}/")
+    page.get_by_label("API token").fill(server.tokens[scope])
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: urlsplit(url).path == "/ui/tools")
+
+
+def api_status(server: ServerProcess, name: str) -> str:
+    with server.client(server.tokens["read"]) as http:
+        return str(http.get(f"/api/v1/tools/{name}").json()["status"])
+
+
+def test_sign_in_with_a_wrong_token_then_a_right_one(page, server):
+    page.goto(f"{server.url}/")
+    page.shots.take("sign-in")
+    page.get_by_label("API token").fill("tk_not_a_token")
+    page.get_by_role("button", name="Sign in").click()
+    assert "R0513" in page.locator("#sign-in-error").inner_text()
+    sign_in(page, server)
+    assert page.get_by_role("link", name="shipping_cost").is_visible()
+    assert "Signed in with token admin" in page.locator(".who").inner_text()
+    page.shots.take("list")
+
+
+def test_filter_and_search_the_list(page, server):
+    sign_in(page, server, "read")
+    page.get_by_label("Status").select_option("pending_approval")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_url(re.compile(r"status=pending_approval"))
+    names = page.locator("table.tools tbody td:first-child a").all_inner_texts()
+    assert sorted(names) == ["refund_order", "switch_probe"]
+    page.shots.take("pending")
+    page.get_by_label("Search").fill("REFUND")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_url(re.compile(r"q=REFUND"))
+    assert page.locator("table.tools tbody td:first-child a").all_inner_texts() == ["refund_order"]
+    assert page.locator("#matches").inner_text().startswith("1 of 5 tools")
+
+
+def test_approve_a_pending_tool_and_see_it_through_the_api(page, server):
+    sign_in(page, server)
+    assert page.locator(".pending-link .badge").inner_text() == "2"
+    page.get_by_role("link", name="refund_order").click()
+    page.shots.take("pending-tool")
+    page.get_by_role("link", name="Approve").click()
+    page.shots.take("confirm-approve")
+    page.get_by_role("button", name="Yes, approve").click()
+    page.wait_for_url(re.compile(r"tab=audit"))
+    assert page.locator(".facts .status").inner_text().strip() == "Active"
+    assert "token admin (web page)" in page.locator("table.audit tbody tr").first.inner_text()
+    page.shots.take("audit")
+    assert api_status(server, "refund_order") == "active"
+    assert page.locator(".pending-link .badge").inner_text() == "1"
+
+
+def test_run_a_tool_from_its_test_form(page, server):
+    sign_in(page, server, "run")
+    page.goto(f"{server.url}/ui/tools/shipping_cost?tab=test")
+    page.get_by_label("weight_kg (required)").fill("4")
+    page.get_by_label("express").select_option("true")
+    page.get_by_role("button", name="Run").click()
+    assert page.locator("#result-value").inner_text() == "25"
+    page.shots.take("test-result")
+    page.get_by_label("weight_kg (required)").fill("four")
+    page.get_by_role("button", name="Run").click()
+    failure = page.locator(".run-error")
+    assert "R0517" in failure.inner_text() and "weight_kg" in failure.inner_text()
+    page.goto(f"{server.url}/ui/tools/order_total?tab=test")
+    page.get_by_label("items row 1 price").fill("2.5")
+    page.get_by_label("items row 1 qty").fill("4")
+    page.get_by_label("items row 2 price").fill("1")
+    page.get_by_label("items row 2 qty").fill("3")
+    page.get_by_role("button", name="Run").click()
+    assert page.locator("#result-value").inner_text() == "13"
+    page.shots.take("table-form")
+
+
+def test_create_a_tool_with_a_typo_see_the_diagnostic_fix_it_and_save(page, server):
+    sign_in(page, server, "write")
+    page.get_by_role("link", name="New tool").click()
+    editor = page.get_by_label("Definition (text DSL or JSON)")
+    editor.fill('tool area(w: number, h: number) description "Area of a rectangle" {\n  return w * hieght\n}\n')
+    diagnostic = page.locator("pre.diagnostic-error")
+    diagnostic.wait_for()
+    assert "E0201" in diagnostic.inner_text() and "^" in diagnostic.inner_text()
+    assert page.locator("#save").is_disabled()
+    page.shots.take("editor-typo")
+    editor.fill('tool area(w: number, h: number) description "Area of a rectangle" {\n  return w * h\n}\n')
+    page.locator("#diagnostic-summary", has_text="No problems found").wait_for()
+    assert page.locator("#save").is_enabled()
+    page.locator("#save").click()
+    page.wait_for_url(re.compile(r"/ui/tools/area"))
+    assert "Created." in page.locator(".done").inner_text()
+    page.shots.take("created")
+    with server.client(server.tokens["read"]) as http:
+        assert http.post("/api/v1/tools/area/execute", json={"args": {"w": 3, "h": 4}}).status_code == 403  # read
+    with server.client(server.tokens["run"]) as http:
+        assert http.post("/api/v1/tools/area/execute", json={"args": {"w": 3, "h": 4}}).json()["result"] == 12
+
+
+def test_roll_back_a_version(page, server):
+    sign_in(page, server, "write")
+    page.goto(f"{server.url}/ui/tools/label?tab=versions")
+    assert page.locator("table.diff tr.diff-replace").count() >= 1  # version 1 against version 2
+    page.shots.take("versions")
+    page.get_by_role("link", name="Roll back to 1").click()
+    page.get_by_role("button", name="Yes, rollback to version 1").click()
+    page.wait_for_url(re.compile(r"tab=versions"))
+    with server.client(server.tokens["read"]) as http:
+        record = http.get("/api/v1/tools/label").json()
+    assert record["version"] == 3 and "small" in str(record["definition"]) and "big" not in str(record["definition"])
+
+
+def test_the_workflow_graph_is_drawn(page, server):
+    sign_in(page, server, "read")
+    page.goto(f"{server.url}/ui/tools/switch_probe?tab=graph")
+    graph = page.locator("svg.workflow-graph")
+    assert graph.locator("g.node").count() == 7
+    assert graph.locator("g.node-trigger").count() == 1 and graph.locator("g.node-branch").count() == 1
+    assert graph.locator("text.edge-label").all_text_contents() == ["case 1", "case 2", "case 3"]
+    page.shots.take("graph")
+    page.goto(f"{server.url}/ui/tools/shipping_cost")
+    assert page.locator("pre.code .tk-keyword").first.inner_text() == "tool"
+    page.shots.take("definition")
+
+
+def tab_to(page, selector: str, presses: int = 80) -> None:
+    """Press Tab until the element `selector` has the focus (as a keyboard user would)."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement && document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{selector} never got the focus in {presses} Tab presses")
+
+
+def test_keyboard_only_sign_in_find_and_disable_a_tool(page, server):
+    page.goto(f"{server.url}/")
+    assert page.evaluate("document.activeElement.id") == "token"  # the form starts where typing does
+    page.keyboard.type(server.tokens["write"])
+    page.keyboard.press("Enter")
+    page.wait_for_url(lambda url: urlsplit(url).path == "/ui/tools")
+    tab_to(page, "#q")
+    page.keyboard.type("shipping")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"q=shipping"))
+    tab_to(page, 'a[href="/ui/tools/shipping_cost"]')
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/ui/tools/shipping_cost$"))
+    tab_to(page, 'a[href="/ui/tools/shipping_cost/confirm/disable"]')
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"  # the focus is visible
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/confirm/disable$"))
+    tab_to(page, "button.confirm-disable")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"done=disable"))
+    page.shots.take("keyboard-disabled")
+    assert api_status(server, "shipping_cost") == "disabled"
