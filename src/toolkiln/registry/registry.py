@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, RunError
 from toolkiln.registry import exports, meta
-from toolkiln.registry.callees import Callees, calls_of
+from toolkiln.registry.admission import passing, recheck_callers, refuse_cycle, refuse_rename, refuse_unsandboxed
+from toolkiln.registry.callees import Callees
 from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
 from toolkiln.registry.codec import (
     decode_audit,
@@ -40,7 +40,6 @@ from toolkiln.registry.definitions import (
 from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import (
     BrokenTool,
-    DependencyCycle,
     DuplicateTool,
     InvalidRequest,
     N8nNotConfigured,
@@ -51,7 +50,6 @@ from toolkiln.registry.errors import (
     ToolNotFound,
     WorkflowDeployFailed,
 )
-from toolkiln.registry.examples import run_examples
 from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import (
     ACTORS,
@@ -249,8 +247,10 @@ class Registry:
         examples fails. `note` is kept in the audit entry (what the tool was made from)."""
         actor = _actor(created_by)
         with self._writing():
-            compiled = self._passing(compile_definition(definition, self._mirror.tools, pin=True))
-            _refuse_unsandboxed(compiled, actor)
+            compiled = passing(
+                compile_definition(definition, self._mirror.tools, pin=True), self._mirror.tables, self.limits
+            )
+            refuse_unsandboxed(compiled, actor)
             name = compiled.name
             existing = self._read_locked(name, missing_ok=True)
             if existing is not None:
@@ -259,7 +259,7 @@ class Registry:
                     f"{existing.status.replace('_', ' ')})",
                     hint="choose another name, or update the existing tool",
                 )
-            self._refuse_cycle(name, compiled)
+            refuse_cycle(self._mirror.calls, name, compiled)
             self._store.remove_tree(self._store.version_dir(name))  # what a deleted tool left behind
             if name in self._mirror.usage:
                 self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
@@ -296,10 +296,9 @@ class Registry:
         with self._writing():
             old = self._read_locked(name)
             self.policy.check("update", actor, old)
-            compiled = self._passing(
-                compile_definition(apply_changes(old.definition, changes), self._mirror.tools, pin=True)
-            )
-            _refuse_unsandboxed(compiled, actor)
+            changed = compile_definition(apply_changes(old.definition, changes), self._mirror.tools, pin=True)
+            compiled = passing(changed, self._mirror.tables, self.limits)
+            refuse_unsandboxed(compiled, actor)
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
             if compiled.kind != old.kind:
@@ -312,8 +311,8 @@ class Registry:
             now = utc_now()
             if same_data(old.definition, compiled.definition):
                 return self._with_usage(old)  # nothing changed: nothing written
-            self._refuse_cycle(name, compiled)
-            self._recheck_callers(name, compiled)
+            refuse_cycle(self._mirror.calls, name, compiled)
+            recheck_callers(self._mirror, self._callees, name, compiled)
             if only_description_changed(old.definition, compiled.definition):
                 record = old.model_copy(
                     update={"description": compiled.description, "updated_at": now, "definition": compiled.definition}
@@ -369,9 +368,9 @@ class Registry:
                 raise BrokenTool(
                     f"version {version} of `{name}` no longer compiles", diagnostics=error.diagnostics
                 ) from None
-            self._passing(compiled)  # what it calls or reads may have changed since
-            self._refuse_cycle(name, compiled)
-            self._recheck_callers(name, compiled)
+            passing(compiled, self._mirror.tables, self.limits)  # what it calls or reads may have changed since
+            refuse_cycle(self._mirror.calls, name, compiled)
+            recheck_callers(self._mirror, self._callees, name, compiled)
             now = utc_now()
             record = self._workflows.settle(old, self._new_version(old, compiled, actor, now), compiled)
             self._commit(
@@ -603,59 +602,9 @@ class Registry:
         nothing (for the meta-tools and the factory)."""
         with self._mutex:
             self._mirror.refresh()
-            return self._passing(compile_definition(definition, self._mirror.tools, pin=True))
-
-    def _passing(self, compiled: Compiled) -> Compiled:
-        """`compiled`, once its examples pass with the registry's tables and limits; else
-        CompileError with a diagnostic per failing example."""
-        if compiled.examples:
-            problems = run_examples(compiled.compute, compiled.examples, tables=self._mirror.tables, limits=self.limits)
-            if problems:
-                raise CompileError(problems)
-        return compiled
-
-    def _refuse_cycle(self, name: str, compiled: Compiled) -> None:
-        """DependencyCycle if saving `compiled` as `name` would make tools call each other in a cycle."""
-        calls = calls_of(compiled.definition)
-        if not calls:
-            return
-        from toolkiln.registry import dependencies
-
-        cycle = dependencies.cycle_through(self._mirror.calls, name, calls)
-        if cycle is not None:
-            shown = " -> ".join(cycle)
-            raise DependencyCycle(
-                f"`{name}` would call itself: {shown}",
-                cycle=cycle,
-                hint="a tool may not call, directly or through others, a tool that calls it; remove one of these calls",
+            return passing(
+                compile_definition(definition, self._mirror.tools, pin=True), self._mirror.tables, self.limits
             )
-
-    def _recheck_callers(self, name: str, compiled: Compiled) -> None:
-        """Check every tool that calls `name` (directly or not) against its new version; when any
-        would no longer check, CompileError with their diagnostics (prefixed with the caller)."""
-        if not self._mirror.callers(name):
-            return
-        old = self._mirror.cached_compiled(name, self._mirror.records[name]) if name in self._mirror.records else None
-        if old is not None and _shape(old.compute) == _shape(compiled.compute):
-            return  # same parameters and result: callers are unaffected
-        from toolkiln.registry import dependencies
-
-        overrides: dict[str, Compiled] = {name: compiled}
-        problems: list[Diagnostic] = []
-        for caller in dependencies.callers_in_order(self._mirror.calls, name):
-            record = self._mirror.records.get(caller)
-            if record is None or caller == name:
-                continue
-            try:
-                overrides[caller] = compile_definition(record.definition, self._callees.with_overrides(overrides))
-            except CompileError as error:
-                problems.extend(
-                    d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})
-                    for d in error.diagnostics
-                    if d.is_error
-                )
-        if problems:
-            raise CompileError(problems)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -777,29 +726,3 @@ _ACTIVATE_HINT = {
     "pending_approval": "a person must approve it first",
     "rejected": "it was rejected; update it to have it reviewed again",
 }
-
-
-def _shape(tool: Tool) -> tuple[object, ...]:
-    """What a caller's check depends on: the callee's parameters (name, type, required) and result."""
-    signature = tool.signature
-    return tuple((p.name, p.type, p.required) for p in signature.parameters), signature.result_type
-
-
-def _refuse_unsandboxed(compiled: Compiled, actor: Actor) -> None:
-    """A model's script or executable tool runs in bubblewrap or not at all (R0612)."""
-    if compiled.program is not None and compiled.program.sandbox == "none" and actor != "user":
-        raise refuse(
-            codes.UNSANDBOXED_MODEL_TOOL,
-            f'`{compiled.name}` asks for sandbox "none"; only a person may run a tool unsandboxed',
-            "sandbox",
-            hint="leave `sandbox` out: a model's tools run in bubblewrap",
-        )
-
-
-def refuse_rename(old: str, new: str) -> CompileError:
-    return refuse(
-        codes.INVALID_NAME,
-        f"a tool cannot be renamed (from `{old}` to `{new}`)",
-        "name",
-        hint="create a tool under the new name and delete the old one",
-    )

@@ -1,0 +1,98 @@
+"""What a change must pass before the registry saves it: its examples run as they say, its
+calls make no cycle, every tool that calls it still checks against it, a model's program stays
+in the sandbox, and a tool keeps its name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.errors import CompileError
+from toolkiln.registry import dependencies
+from toolkiln.registry.callees import Callees, calls_of
+from toolkiln.registry.definitions import Compiled, compile_definition, refuse
+from toolkiln.registry.errors import DependencyCycle
+from toolkiln.registry.examples import run_examples
+from toolkiln.registry.mirror import Mirror
+from toolkiln.registry.models import Actor
+from toolkiln.semantics.limits import Limits
+from toolkiln.tool import Tool
+
+
+def passing(compiled: Compiled, tables: Mapping[str, Any], limits: Limits | None) -> Compiled:
+    """`compiled`, once its examples pass with the registry's tables and limits; else
+    CompileError with a diagnostic per failing example."""
+    if compiled.examples:
+        problems = run_examples(compiled.compute, compiled.examples, tables=tables, limits=limits)
+        if problems:
+            raise CompileError(problems)
+    return compiled
+
+
+def refuse_cycle(calls: Mapping[str, frozenset[str]], name: str, compiled: Compiled) -> None:
+    """DependencyCycle if saving `compiled` as `name` would make tools call each other in a cycle."""
+    called = calls_of(compiled.definition)
+    if not called:
+        return
+    cycle = dependencies.cycle_through(calls, name, called)
+    if cycle is not None:
+        shown = " -> ".join(cycle)
+        raise DependencyCycle(
+            f"`{name}` would call itself: {shown}",
+            cycle=cycle,
+            hint="a tool may not call, directly or through others, a tool that calls it; remove one of these calls",
+        )
+
+
+def recheck_callers(mirror: Mirror, callees: Callees, name: str, compiled: Compiled) -> None:
+    """Check every tool that calls `name` (directly or not) against its new version; when any
+    would no longer check, CompileError with their diagnostics (prefixed with the caller)."""
+    if not mirror.callers(name):
+        return
+    old = mirror.cached_compiled(name, mirror.records[name]) if name in mirror.records else None
+    if old is not None and _shape(old.compute) == _shape(compiled.compute):
+        return  # same parameters and result: callers are unaffected
+    overrides: dict[str, Compiled] = {name: compiled}
+    problems: list[Diagnostic] = []
+    for caller in dependencies.callers_in_order(mirror.calls, name):
+        record = mirror.records.get(caller)
+        if record is None or caller == name:
+            continue
+        try:
+            overrides[caller] = compile_definition(record.definition, callees.with_overrides(overrides))
+        except CompileError as error:
+            problems.extend(
+                d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})
+                for d in error.diagnostics
+                if d.is_error
+            )
+    if problems:
+        raise CompileError(problems)
+
+
+def _shape(tool: Tool) -> tuple[object, ...]:
+    """What a caller's check depends on: the callee's parameters (name, type, required) and result."""
+    signature = tool.signature
+    return tuple((p.name, p.type, p.required) for p in signature.parameters), signature.result_type
+
+
+def refuse_unsandboxed(compiled: Compiled, actor: Actor) -> None:
+    """A model's script or executable tool runs in bubblewrap or not at all (R0612)."""
+    if compiled.program is not None and compiled.program.sandbox == "none" and actor != "user":
+        raise refuse(
+            codes.UNSANDBOXED_MODEL_TOOL,
+            f'`{compiled.name}` asks for sandbox "none"; only a person may run a tool unsandboxed',
+            "sandbox",
+            hint="leave `sandbox` out: a model's tools run in bubblewrap",
+        )
+
+
+def refuse_rename(old: str, new: str) -> CompileError:
+    return refuse(
+        codes.INVALID_NAME,
+        f"a tool cannot be renamed (from `{old}` to `{new}`)",
+        "name",
+        hint="create a tool under the new name and delete the old one",
+    )
