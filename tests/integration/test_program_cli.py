@@ -64,6 +64,9 @@ def test_a_skill_file_is_created_shown_listed_and_run(tools: Tools, tmp_path: Pa
     assert listed.splitlines()[1].split()[:3] == ["word_count", "script", "active"]
     code, _, err = tools("run", "word_count", "--args", '{"text": 7}')
     assert code == 1 and "error[R0603]" in err
+    skill.write_text(SKILL.replace(".split()", ".split(' ')"), encoding="utf-8")
+    assert tools("update", "word_count", skill) == (0, "updated word_count (version 2, active)\n", "")
+    assert json.loads(tools("run", "word_count", "--args", '{"text": "a b  c"}')[1])["output"] == 4
 
 
 def test_a_bad_skill_file_is_an_error_with_its_line(tools: Tools, tmp_path: Path):

@@ -59,6 +59,17 @@ def test_a_models_script_over_rest_waits_then_runs_in_bubblewrap(server):
         assert runner.get("/api/v1/tools/echo_text").json()["usage_count"] >= 1
 
 
+def test_a_skill_text_is_a_script_definition_over_rest(server):
+    skill = "---\nname: skill_echo\ndescription: Echoes.\nruntime: bash\n---\ncat\n"
+    with server.client(server.tokens["admin"]) as http:
+        created = http.post("/api/v1/tools", json={"definition": skill})
+        assert (created.status_code, created.json()["kind"]) == (201, "script"), created.text
+        ran = http.post("/api/v1/tools/skill_echo/execute", json={"args": {}})
+        assert ran.json()["result"]["output"] == {}
+        broken = http.post("/api/v1/tools", json={"definition": "---\nname: [x\n---\ncat\n"})
+        assert (broken.status_code, broken.json()["code"]) == (422, "R0608")
+
+
 def test_a_model_may_not_ask_for_no_sandbox_over_rest(server):
     with server.client(server.tokens["write"]) as writer:
         loose = {**ECHO, "name": "loose", "sandbox": "none"}

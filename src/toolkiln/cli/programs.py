@@ -61,14 +61,6 @@ def add_program_commands(command: Command, actors: tuple[str, ...], open_registr
     repin.add_argument("--by", choices=actors, default="user")
 
 
-def definition_source(file: Path) -> Any:
-    """What `tools create` hands the registry: a `.skill` file read into its definition, any
-    other file as its path (so that diagnostics name it)."""
-    from toolkiln.executables.skill_files import SKILL_SUFFIX, read_skill
-
-    return read_skill(file) if file.suffix == SKILL_SUFFIX else file
-
-
 def cmd_discover(args: argparse.Namespace, open_registry: Opener) -> int:
     from toolkiln.executables import ToolFolders, TrustStore, discover, toolkiln_home
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, write_atomically
-from toolkiln.cli.programs import add_program_commands, definition_source, print_run_result, program_text
+from toolkiln.cli.programs import add_program_commands, print_run_result, program_text
 from toolkiln.errors import CompileError, Error, RunError
 
 if TYPE_CHECKING:
@@ -305,8 +305,8 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    with open_registry(args) as reg:  # a Path (or a .skill file's definition): diagnostics name the file
-        record = reg.create(definition_source(args.file), created_by=args.created_by)
+    with open_registry(args) as reg:  # a Path (a .skill file too), so that diagnostics name the file
+        record = reg.create(args.file, created_by=args.created_by)
     print(f"created {record.name} (version {record.version}, {record.status})")
     return EXIT_OK
 
@@ -314,9 +314,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_update(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.description is None):
         raise UsageError("give a definition FILE or --description TEXT (one of them)")
-    changes: Any = (
-        {"description": args.description} if args.file is None else {"definition": definition_source(args.file)}
-    )
+    changes: Any = {"description": args.description} if args.file is None else {"definition": args.file}
     with open_registry(args) as reg:
         before = reg.get(args.name)
         record = reg.update(args.name, changes, by=args.by)

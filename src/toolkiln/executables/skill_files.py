@@ -23,8 +23,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]
-
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -32,7 +30,7 @@ from toolkiln.errors import CompileError
 
 SKILL_SUFFIX = ".skill"
 MAX_SKILL_BYTES = 256 * 1024
-_FENCE = "---"
+SKILL_FENCE = "---"  # the first line of a .skill file, and the line that ends its front matter
 
 
 def read_skill(path: Path) -> dict[str, Any]:
@@ -55,11 +53,13 @@ def read_skill(path: Path) -> dict[str, Any]:
 def parse_skill(text: str, file: str = "<skill>") -> dict[str, Any]:
     """The script tool definition in `.skill` text (see the module's docstring)."""
     lines = text.splitlines(keepends=True)
-    if not lines or lines[0].rstrip("\r\n") != _FENCE:
+    if not lines or lines[0].rstrip("\r\n") != SKILL_FENCE:
         raise _refuse(file, "a skill file starts with a `---` line (front matter, `---`, then the body)", line=1)
-    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == _FENCE), None)
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == SKILL_FENCE), None)
     if end is None:
         raise _refuse(file, "the front matter has no closing `---` line", line=1)
+    import yaml  # type: ignore[import-untyped]  # here: the registry imports this module, few need YAML
+
     try:
         front = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as error:

@@ -22,6 +22,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.executables.program_tools import CHANGEABLE as PROGRAM_CHANGEABLE
 from toolkiln.executables.program_tools import PROGRAM_KINDS, ProgramSpec, parse_program
+from toolkiln.executables.skill_files import SKILL_FENCE, SKILL_SUFFIX, parse_skill, read_skill
 from toolkiln.registry import examples
 from toolkiln.registry.equality import same_data
 from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
@@ -201,8 +202,13 @@ def _examples_problems(kind: str, found: Any) -> list[Diagnostic]:
 def definition_kind(source: Any) -> tuple[str, Any]:
     """The kind of a definition and what to compile: a JSON object (or its text, or a .json
     file) with `"kind": "workflow"` is a workflow tool; anything else is compute (an explicit
-    `"kind": "compute"` is dropped, the compute format has no such field)."""
+    `"kind": "compute"` is dropped, the compute format has no such field). A `.skill` file,
+    or text that starts with its `---` line, is a script tool."""
     obj = source
+    if isinstance(source, os.PathLike) and os.fspath(source).endswith(SKILL_SUFFIX):
+        return "script", read_skill(Path(source))
+    if isinstance(source, str) and source.startswith(SKILL_FENCE):
+        return "script", parse_skill(source)
     if isinstance(source, str | os.PathLike):
         text = _json_text(source)
         if text is None or '"kind"' not in text:
