@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.types import or_null
 from toolkiln.check import CheckResult, ToolSignature, check_program
+from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError, UsageError
 from toolkiln.interpret import CompiledProgram
 from toolkiln.interpret.pool import run_in_pool
 from toolkiln.interpret.tables import normalize_tables
 from toolkiln.optimize import optimize
+from toolkiln.semantics.dates import Clock, fixed_clock
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.values import to_plain
 
@@ -35,6 +38,18 @@ class Optimized:
         if optimized is self.program:
             return optimized, self.checked
         return optimized, check_program(optimized, self.checked.parameters, tools=self.signatures)
+
+
+def as_clock(clock: Clock | datetime | None) -> Clock | None:
+    """A clock as `Tool.run` takes it (a function, or a datetime for a clock that stands still)."""
+    if isinstance(clock, datetime):
+        return fixed_clock(clock)
+    if clock is not None and not callable(clock):
+        raise RunError(
+            codes.INVALID_ARGUMENT.code,
+            f"clock must be a function returning a datetime, or a datetime, not {type(clock).__name__}",
+        )
+    return clock
 
 
 def _unpickled(
@@ -158,22 +173,28 @@ class Tool:
         *,
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        clock: Clock | datetime | None = None,
     ) -> Any:
-        """Check the arguments, run, and return the value (numbers as exact `Decimal`).
-        Raises RunError (with `.code`) on bad arguments or a run-time failure."""
-        if limits is None and tables is None:
+        """Check the arguments, run, and return the value (numbers as exact `Decimal`, dates as
+        `datetime.date`, datetimes as aware `datetime.datetime`). `clock` is what `today()` and
+        `now()` read: a function returning an aware datetime, or one aware datetime (a clock
+        that stands still); the system's clock if None. Raises RunError (with `.code`) on bad
+        arguments or a run-time failure."""
+        if limits is None and tables is None and clock is None:
             enter, execute, own_tables = self._hot
             try:
                 return enter(execute, args, own_tables)
             except RuntimeError as error:
                 return self._default.scope.recover(error, execute, args, own_tables)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
-        return self._program_for(limits).run(args, run_tables)
+        return self._program_for(limits).run(args, run_tables, as_clock(clock))
 
-    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits) -> Any:
+    def run_call(
+        self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits, clock: Clock | None = None
+    ) -> Any:
         """Run as the callee of another tool's `call` step: with the caller's run-time tables
-        (over this tool's own) and limits. `args` hold run-time values already."""
-        return self._program_for(limits).run(args, {**self.tables, **tables} if self.tables else tables)
+        (over this tool's own), limits and clock. `args` hold run-time values already."""
+        return self._program_for(limits).run(args, {**self.tables, **tables} if self.tables else tables, clock)
 
     def run_many(
         self,
@@ -181,22 +202,23 @@ class Tool:
         *,
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        clock: Clock | datetime | None = None,
         workers: int | None = None,
         chunk_size: int | None = None,
     ) -> list[Any | RunError]:
         """Run once per row; a failing row yields its RunError instead of stopping the batch.
-        With `workers` (2 or more), the rows are run in that many worker processes, in chunks
-        of `chunk_size` rows (chosen from the batch size when not given); the results are the
-        same, in the same order."""
+        Each row's run reads `clock` (see `run`) afresh. With `workers` (2 or more), the rows
+        are run in that many worker processes, in chunks of `chunk_size` rows (chosen from the
+        batch size when not given); the results are the same, in the same order."""
         if workers is not None and not (type(workers) is int and workers >= 1):
             raise UsageError(f"workers must be a whole number of at least 1, not {workers!r:.40}")
         if chunk_size is not None and not (type(chunk_size) is int and chunk_size >= 1):
             raise UsageError(f"chunk_size must be a whole number of at least 1, not {chunk_size!r:.40}")
         if workers is not None and workers > 1:
-            runner = partial(self.run_many, tables=tables, limits=limits)
+            runner = partial(self.run_many, tables=tables, limits=limits, clock=clock)
             return run_in_pool(runner, list(rows), workers, chunk_size)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
-        return self._program_for(limits).run_many(rows, run_tables)
+        return self._program_for(limits).run_many(rows, run_tables, as_clock(clock))
 
     def __repr__(self) -> str:
         params = ", ".join(p.name for p in self.checked.parameters)

@@ -5,7 +5,9 @@ The expressions come from a seeded generator over everything the n8n backend tra
 (arithmetic with %, comparisons, and/or/not, in, conditionals, indexing, lists,
 comprehensions, and the translated built-ins: abs, floor, ceil, round, clamp, min, max, sum,
 avg, count, any, all, contains, get, upper, lower, trim, starts_with, ends_with, replace, len,
-split, slice, pad_left, pad_right, repeat, url_encode, first, last, flatten, range, zip). Numbers agree exactly where binary doubles are exact (the inputs and literals
+split, slice, pad_left, pad_right, repeat, url_encode, first, last, flatten, range, zip; and the
+date builtins today, add_days, add_months, days_between, weekday, start_of_month, parse_date,
+format_date, with dates as ISO text). Numbers agree exactly where binary doubles are exact (the inputs and literals
 are dyadic: 2.5, -0.75, ...); a division makes a value inexact, so a quotient is compared
 within 1e-9 and never feeds a comparison, floor or ceil, where doubles and exact decimals may
 round differently (documented in docs/workflows.md and tested in test_workflow_deploy.py).
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from datetime import date
 from decimal import Decimal
 
 import pytest
@@ -181,6 +184,15 @@ EVERY_FORM = [
     "sum(range(4)) + len(range(1, 4))",
     "last(last(zip(body.items, body.items)))",
     "count(body.items, 9)",
+    # The date builtins (Luxon's DateTime in n8n; a date is its ISO text there).
+    'add_days(parse_date("2026-01-31"), body.a)',
+    'format_date(add_months(parse_date("2024-01-31"), body.a), "DD.MM.YYYY")',
+    'days_between(parse_date("2026-01-01"), add_days(parse_date("2026-03-01"), body.a))',
+    'weekday(add_days(parse_date("2026-01-05"), body.a))',
+    'start_of_month(add_days(parse_date("2024-02-17"), body.a))',
+    'parse_date("31.01.2026", "DD.MM.YYYY") < add_days(parse_date("2026-01-31"), body.a)',
+    'today("Europe/Berlin") > parse_date("2026-01-01")',
+    "days_between(today(), add_days(today(), body.a))",
 ]
 
 
@@ -197,6 +209,8 @@ def toolkiln_value(expression: str, body: dict) -> object:
 def same(ours: object, theirs: object) -> bool:
     if isinstance(ours, bool) or isinstance(theirs, bool) or isinstance(ours, str):
         return ours == theirs
+    if isinstance(ours, date):
+        return ours.isoformat() == theirs
     if isinstance(ours, Decimal) and isinstance(theirs, int | float):
         return math.isclose(float(ours), theirs, rel_tol=1e-9, abs_tol=1e-9)
     return False

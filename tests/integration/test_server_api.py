@@ -255,6 +255,31 @@ def test_dry_runs_and_validation_save_nothing(server):
         http.delete("/api/v1/tools/stored")
 
 
+def test_a_run_reads_the_clock_the_request_gives(server):
+    due = {
+        "name": "overdue_days",
+        "description": "Days past due",
+        "parameters": {"due": {"type": "string", "format": "date"}},
+        "logic": {"steps": [{"op": "return", "value": "[days_between(due, today()), now()]"}]},
+    }
+    with as_user(server, "admin") as http:
+        assert http.post("/api/v1/tools", json={"definition": due}).status_code == 201
+        properties = http.get("/api/v1/tools/overdue_days").json()["parameters"]["properties"]
+        assert properties["due"] == {"type": "string", "format": "date"}
+        run = http.post(
+            "/api/v1/tools/overdue_days/execute",
+            json={"args": {"due": "2026-01-31"}, "now": "2026-02-10T23:30:00-02:00"},
+        )
+        assert run.json()["result"] == [11, "2026-02-11T01:30:00Z"]  # today() is the date in UTC
+        tested = http.post(
+            "/api/v1/tools/test", json={"definition": due, "args": {"due": "2026-02-01"}, "now": "2026-02-01T00:00:00Z"}
+        )
+        assert tested.json()["result"] == [0, "2026-02-01T00:00:00Z"]
+        bad = {"args": {"due": "2026-01-31"}, "now": "2026-02-10"}
+        assert_problem(http.post("/api/v1/tools/overdue_days/execute", json=bad), 422, "E0508")
+        http.delete("/api/v1/tools/overdue_days")
+
+
 def test_check_compute_sources_and_workflows(server):
     workflow = 'workflow hello\ndescription "Says hello"\non manual\nset greet { text = "hi" }\n'
     with as_user(server, "read") as http:

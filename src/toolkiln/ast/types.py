@@ -2,9 +2,10 @@
 
 The names are JSON Schema's, because parameters are published as JSON Schema:
 `number`, `integer`, `string`, `boolean`, `null`, `array` (with an item type), `object`
-and `any` (the gradual type: unknown until run time, checked there). An `object` with `fields`
-is a record type: `{"net": number, "vat": number}` (JSON Schema's `properties`); without them it
-is any object, whose fields are read as `any`.
+and `any` (the gradual type: unknown until run time, checked there); and `date` and
+`datetime`, published as JSON Schema strings of `format` `date` and `date-time` (ISO 8601). An
+`object` with `fields` is a record type: `{"net": number, "vat": number}` (JSON Schema's
+`properties`); without them it is any object, whose fields are read as `any`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-TypeName = Literal["number", "integer", "string", "boolean", "null", "array", "object", "any"]
-DECLARABLE = ("number", "integer", "string", "boolean", "array", "object", "any")
+TypeName = Literal["number", "integer", "string", "boolean", "null", "array", "object", "any", "date", "datetime"]
+DECLARABLE = ("number", "integer", "string", "boolean", "array", "object", "any", "date", "datetime")
+# The JSON Schema string format of each type published as a string with a `format`.
+STRING_FORMATS: dict[TypeName, str] = {"date": "date", "datetime": "date-time"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +59,11 @@ class Type:
     def json_schema(self) -> dict[str, Any]:
         if self.name == "any":
             return {}
-        schema: dict[str, Any] = {"type": [self.name, "null"] if self.nullable else self.name}
+        string_format = STRING_FORMATS.get(self.name)
+        base = self.name if string_format is None else "string"
+        schema: dict[str, Any] = {"type": [base, "null"] if self.nullable else base}
+        if string_format is not None:
+            schema["format"] = string_format
         if self.name == "array" and self.items is not None and self.items.name != "any":
             schema["items"] = self.items.json_schema()
         if self.fields is not None:
@@ -74,6 +81,8 @@ NULL = Type(name="null")
 OBJECT = Type(name="object")
 ANY = Type(name="any")
 ARRAY = Type(name="array", items=ANY)
+DATE = Type(name="date")
+DATETIME = Type(name="datetime")
 
 
 def array_of(items: Type) -> Type:

@@ -18,6 +18,8 @@ from toolkiln.ast.types import (
     ANY,
     ARRAY,
     BOOLEAN,
+    DATE,
+    DATETIME,
     INTEGER,
     NULL,
     NUMBER,
@@ -33,6 +35,7 @@ from toolkiln.ast.types import (
 )
 from toolkiln.ast.visitor import left_chain
 from toolkiln.check.advice import advise
+from toolkiln.check.date_literals import literal_problems
 from toolkiln.check.flow import FlowState
 from toolkiln.check.scope import assigned_names, free_names
 from toolkiln.diagnostics import codes
@@ -562,9 +565,12 @@ class Checker:
                 self.require(side, type_, NUMBER, state, codes.OPERAND_TYPE, f"`{op}` ({verb})", hint=hint)
             return NUMBER
         if op in n.ORDER_OPS:
-            want = STRING if STRING in (lt, rt) else NUMBER
+            want = STRING if STRING in (lt, rt) else _ordered_kind(lt, rt)
+            hint = (
+                "take a datetime's date with to_date(t) to compare it with a date" if want.name[:4] == "date" else None
+            )
             for side, type_ in ((left, lt), (right, rt)):
-                self.require(side, type_, want, state, codes.OPERAND_TYPE, f"`{op}` comparing {want}s")
+                self.require(side, type_, want, state, codes.OPERAND_TYPE, f"`{op}` comparing {want}s", hint)
             return BOOLEAN
         if op in n.EQUALITY_OPS:
             if lt == ANY and rt not in (ANY, NULL):
@@ -640,6 +646,8 @@ class Checker:
                     self.may_be_null(arg, codes.ARGUMENT_TYPE, message)
                 else:
                     self.mismatch(arg, type_, codes.ARGUMENT_TYPE, message)
+        for code, message, span, hint in literal_problems(function, expr.args):
+            self.report(code, message, span, hint)
         types = [self.types[id(arg)] for arg in expr.args]
         if expr.function == "coalesce" and types:
             return _coalesce_type(types)
@@ -782,6 +790,11 @@ def _is_constant(expr: n.Expr) -> bool:
         case n.RecordExpr(entries=entries):
             return all(_is_constant(entry.value) for entry in entries)
     return False
+
+
+def _ordered_kind(lt: Type, rt: Type) -> Type:
+    """What an ordering comparison of these types compares: dates, datetimes, else numbers."""
+    return next((not_null(t) for t in (lt, rt) if not_null(t) in (DATE, DATETIME)), NUMBER)
 
 
 def _did_you_mean(name: str, options: list[str]) -> str | None:

@@ -20,6 +20,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_github, render_json, render_text
 from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
+from toolkiln.semantics.dates import clock_at
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file, read_source_file
 
@@ -40,6 +41,9 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     run = commands.add_parser("run", help="run a tool file with arguments")
     run.add_argument("file", type=Path)
     run.add_argument("--args", default="{}", help="the arguments as a JSON object")
+    run.add_argument(
+        "--now", metavar="DATETIME", help="what today() and now() read, as 2026-01-31T09:30:00Z (default: the clock)"
+    )
     run.add_argument(
         "--tables", type=Path, action="append", default=[], metavar="FILE", help="a JSON or CSV table file (repeatable)"
     )
@@ -133,7 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         tables: dict[str, Any] = {}
         for table_file in args.tables:
             tables.update(load_table_file(table_file))
-        result = tool.run(arguments, tables=tables)
+        result = tool.run(arguments, tables=tables, clock=None if args.now is None else clock_at(args.now))
     except CompileError as error:
         for diagnostic in error.diagnostics:
             print(render_text(diagnostic) + "\n", file=sys.stderr)

@@ -119,6 +119,9 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     run.add_argument("name")
     run.add_argument("--args", default="{}", help="the arguments as a JSON object")
     run.add_argument(
+        "--now", metavar="DATETIME", help="what today() and now() read, as 2026-01-31T09:30:00Z (default: the clock)"
+    )
+    run.add_argument(
         "--tables",
         type=Path,
         action="append",
@@ -376,6 +379,7 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from toolkiln.interpret.tables import load_table_file
+    from toolkiln.semantics.dates import clock_at
 
     try:
         arguments = json.loads(args.args, parse_float=Decimal)
@@ -387,7 +391,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     for table_file in args.tables:
         tables.update(load_table_file(table_file))
     with open_registry(args) as reg:
-        result = reg.run(args.name, arguments, tables=tables or None)
+        clock = None if args.now is None else clock_at(args.now)
+        result = reg.run(args.name, arguments, tables=tables or None, clock=clock)
         kind = reg.get(args.name).kind
         reg.close()  # counting never fails the run: a count not written is a problem on usage.json
         for problem in reg.problems:

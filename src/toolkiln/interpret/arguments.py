@@ -1,13 +1,15 @@
 """Argument checks compiled once from the parameters, run on every call.
 
 They enforce exactly the published JSON Schema (`Tool.parameters`) and convert arguments into
-run-time values: int, float (by its shortest repr) and Decimal become exact decimals.
+run-time values: int, float (by its shortest repr) and Decimal become exact decimals; ISO 8601
+text (or a `datetime.date`, an aware `datetime.datetime`) becomes a date or datetime.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, cast
 
@@ -15,13 +17,14 @@ from toolkiln.ast.types import Type, not_null
 from toolkiln.check import ParamInfo
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
+from toolkiln.semantics.dates import parse_iso_date, parse_iso_datetime
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import EXTRA_DIGITS, LOWEST_DIGIT, from_float, from_float_fast
 from toolkiln.semantics.values import value_reader
 
 Converter = Callable[[Any], Any]
 _MISSING = object()
-_SCALARS = frozenset({"number", "integer", "string", "boolean"})
+_SCALARS = frozenset({"number", "integer", "string", "boolean", "date", "datetime"})
 _INF = float("inf")
 
 
@@ -113,6 +116,29 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             raise ArgumentError(f"argument `{name}` must be true or false, not {_describe(value)}")
         return value
 
+    def day(value: Any) -> date:
+        if type(value) is date:
+            return value
+        if isinstance(value, str):
+            parsed = parse_iso_date(str.__str__(value)[:20])
+            if parsed is not None:
+                return parsed
+        raise ArgumentError(
+            f"argument `{name}` must be a date, not {_describe(value)}", hint="ISO 8601: YYYY-MM-DD, as 2026-01-31"
+        )
+
+    def moment(value: Any) -> datetime:
+        if type(value) is datetime and value.utcoffset() is not None:
+            return value
+        if isinstance(value, str):
+            parsed = parse_iso_datetime(str.__str__(value)[:40])
+            if parsed is not None:
+                return parsed
+        raise ArgumentError(
+            f"argument `{name}` must be a datetime with an offset from UTC, not {_describe(value)}",
+            hint="ISO 8601 with its offset, as 2026-01-31T09:30:00Z or 2026-01-31T10:30:00+01:00",
+        )
+
     def array(value: Any, left: list[int] | None = None) -> list[Any]:
         if type(value) not in (list, tuple):
             raise ArgumentError(f"argument `{name}` must be a list, not {_describe(value)}")
@@ -167,6 +193,10 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             return string
         case "boolean":
             return boolean
+        case "date":
+            return day
+        case "datetime":
+            return moment
         case "array":
             scalar_items = type_.item_type().name in _SCALARS
             item_converter = _converter(type_.item_type(), f"{name}[]", limits)

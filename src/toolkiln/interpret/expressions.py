@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 import time
 from collections.abc import Callable, Mapping
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, assert_never, cast
 
@@ -28,7 +29,8 @@ from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, parse_spec
 from toolkiln.semantics.values import to_text_within, too_long, type_name
 
-_TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict}
+_TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict, "date": date}
+_TYPES["datetime"] = datetime
 _COMPARE = {
     "<": operator.lt,
     "<=": operator.le,
@@ -66,6 +68,8 @@ class ExprCompiler:
         self.frame_size = len(slots) + 1  # grows with each comprehension variable
         # Whether a closure charges work as it runs (see runtime.py): the run needs its state.
         self.charging = False
+        # Whether a closure reads the run's clock (today(), now()): the run needs its state too.
+        self.reads_clock = False
 
     def static(self, expr: n.Expr) -> str:
         type_ = self.types.get(id(expr), ANY)
@@ -357,6 +361,17 @@ class ExprCompiler:
                 fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
             args.append(fn)
         impl, limits, span, digits = function.impl, self.limits, expr.span, self.limits.max_number_digits
+        if function.clocked:  # today(), now(): the instant the run's clock says comes first
+            self.reads_clock = True
+
+            def call_clocked(f: Frame) -> Any:
+                values = [a(f) for a in args]
+                try:
+                    return impl(limits, f[0].now(), *values)
+                except RunError as error:
+                    raise error.at(span) from None
+
+            return call_clocked
         work = function.work
         if work is not None:  # a cost that grows with the arguments: charged before the call
             self.charging = True

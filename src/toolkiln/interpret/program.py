@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Protocol, assert_never, cast
 
@@ -20,6 +20,7 @@ from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault, unexpected
 from toolkiln.interpret.runtime import Runtime, check_clock
 from toolkiln.interpret.specialize import Fn, Frame
+from toolkiln.semantics.dates import Clock, real_clock
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import render_number
 from toolkiln.semantics.values import type_name, value_reader
@@ -31,10 +32,18 @@ _ASSIGNING = frozenset(n.ASSIGNING_STEPS)
 _Assigning = n.Assign | n.Lookup | n.Format | n.CallTool  # the types of ASSIGNING_STEPS
 
 
+class Executor(Protocol):
+    def __call__(
+        self, args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
+    ) -> Any: ...
+
+
 class Callee(Protocol):
     """A tool that a `call` step runs (a `toolkiln.Tool`, or a registry's stand-in for one)."""
 
-    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits) -> Any: ...
+    def run_call(
+        self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits, clock: Clock | None = None
+    ) -> Any: ...
 
 
 class CompiledProgram:
@@ -100,20 +109,21 @@ class CompiledProgram:
         self.over_budget = self.cost > limits.max_operations
         self.timed = n.Comprehension in kinds or self.exprs.charging or n.CallTool in kinds
         # Slot 0 holds the run's state; only comprehensions, lookups and calls read it.
-        self.stateful = self.timed or n.Lookup in kinds or n.CallTool in kinds
+        self.stateful = self.timed or n.Lookup in kinds or n.CallTool in kinds or self.exprs.reads_clock
 
         self.execute = self.executor()
         self.run = self.runner()
 
-    def executor(self) -> Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Any]:
-        """`execute(args, tables) -> value`, to be called in the decimal scope: binds the
-        arguments into a new frame and runs the body. The operation budget is charged before:
+    def executor(self) -> Executor:
+        """`execute(args, tables, clock=None) -> value`, to be called in the decimal scope: binds
+        the arguments into a new frame and runs the body (`clock`: what today() and now() read,
+        the real clock if None). The operation budget is charged before:
         statically for the program's size (`cost`, refused when over budget), at run time only
         for comprehensions, whose size depends on the data."""
         if self.over_budget:
             message = f"the program has {self.cost:,} operations; the budget is {self.limits.max_operations:,}"
 
-            def refuse(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+            def refuse(args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None) -> Any:
                 raise fault(codes.OPERATION_BUDGET, message)
 
             return refuse
@@ -122,7 +132,9 @@ class CompiledProgram:
             name, convert = self.single
             rest = [None] * (size - 2)  # the slots after the parameter's (slot 1)
 
-            def execute_single(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+            def execute_single(
+                args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
+            ) -> Any:
                 try:  # (free in CPython 3.11 unless it catches)
                     if type(args) is dict and len(args) == 1 and name in args:
                         frame = [None, convert(args[name])]  # the usual call, bound inline
@@ -140,7 +152,7 @@ class CompiledProgram:
             return execute_single
         if not self.stateful:
 
-            def execute(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+            def execute(args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None) -> Any:
                 try:
                     frame = [None] * size
                     bind(args, frame)
@@ -153,11 +165,13 @@ class CompiledProgram:
             return execute
         timed = self.timed
 
-        def execute_with_state(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+        def execute_with_state(
+            args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
+        ) -> Any:
             try:
                 frame: list[Any] = [None] * size
                 deadline = time.monotonic() + limits.max_seconds if timed else math.inf
-                frame[0] = Runtime(limits, tables, cost, deadline)
+                frame[0] = Runtime(limits, tables, cost, deadline, clock or real_clock)
                 bind(args, frame)
                 return body(frame)
             except RunError:
@@ -167,30 +181,32 @@ class CompiledProgram:
 
         return execute_with_state
 
-    def runner(self) -> Callable[[Mapping[str, Any] | None, Mapping[str, Any]], Any]:
-        """`run(args, tables) -> value`: `execute` in the decimal scope, as one closure over
-        what it needs (no attribute lookups)."""
+    def runner(self) -> Executor:
+        """`run(args, tables, clock=None) -> value`: `execute` in the decimal scope, as one
+        closure over what it needs (no attribute lookups)."""
         execute, enter, recover = self.execute, self.scope.enter, self.scope.recover
 
-        def run(args: Mapping[str, Any] | None, tables: Mapping[str, Any]) -> Any:
+        def run(args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None) -> Any:
             try:
-                return enter(execute, args, tables)
+                return enter(execute, args, tables, clock)
             except RuntimeError as error:
-                return recover(error, execute, args, tables)
+                return recover(error, execute, args, tables, clock)
 
         return run
 
-    def run_many(self, rows: Iterable[Mapping[str, Any] | None], tables: Mapping[str, Any]) -> list[Any]:
+    def run_many(
+        self, rows: Iterable[Mapping[str, Any] | None], tables: Mapping[str, Any], clock: Clock | None = None
+    ) -> list[Any]:
         """`run` per row, entering the decimal scope once; a failing row gives its RunError.
         The rows are listed first: a generator of rows must not run in the scope."""
-        return self.scope.run(self._rows, list(rows), tables)
+        return self.scope.run(self._rows, list(rows), tables, clock)
 
-    def _rows(self, rows: list[Mapping[str, Any] | None], tables: Mapping[str, Any]) -> list[Any]:
+    def _rows(self, rows: list[Mapping[str, Any] | None], tables: Mapping[str, Any], clock: Clock | None) -> list[Any]:
         results: list[Any] = []
         execute, append = self.execute, results.append
         for row in rows:
             try:
-                append(execute(row, tables))
+                append(execute(row, tables, clock))
             except RunError as error:
                 append(error)
         return results
@@ -353,7 +369,7 @@ class CompiledProgram:
             values = {arg: value(f) for arg, value in args}
             state = f[0]
             try:
-                result = run_call(values, state.tables, state.limits)
+                result = run_call(values, state.tables, state.limits, state.now)  # the caller's time
             except RunError as error:
                 raise RunError(
                     error.code, f"in tool `{name}`: {error.message}", span or error.span, error.hint

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
+from toolkiln.semantics.dates import Clock, read_clock
 from toolkiln.semantics.limits import Limits
 
 CHECK_EVERY = 256
@@ -23,13 +25,25 @@ CHECK_EVERY = 256
 
 
 class Runtime:
-    __slots__ = ("limits", "tables", "operations", "deadline")
+    __slots__ = ("limits", "tables", "operations", "deadline", "clock", "instant")
 
-    def __init__(self, limits: Limits, tables: Mapping[str, Any], operations: int, deadline: float) -> None:
+    def __init__(
+        self, limits: Limits, tables: Mapping[str, Any], operations: int, deadline: float, clock: Clock
+    ) -> None:
         self.limits = limits
         self.tables = tables
         self.operations = operations
         self.deadline = deadline
+        self.clock = clock
+        self.instant: datetime | None = None
+
+    def now(self) -> datetime:
+        """What the run's clock says, read once a run: its today() and now() calls agree, and
+        the tools it calls read the same time."""
+        instant = self.instant
+        if instant is None:
+            instant = self.instant = read_clock(self.clock)
+        return instant
 
 
 def over_budget(limits: Limits, span: Span | None) -> RunError:

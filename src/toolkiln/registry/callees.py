@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.check import ToolSignature
 from toolkiln.registry.errors import BrokenTool
+from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
 
@@ -44,8 +45,10 @@ class RegistryCallee:
         self.signature = signature
         self._resolve = resolve
 
-    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits) -> Any:
-        return self._resolve(self.name).run_call(args, tables, limits)
+    def run_call(
+        self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits, clock: Clock | None = None
+    ) -> Any:
+        return self._resolve(self.name).run_call(args, tables, limits, clock)
 
 
 class Callees(Mapping[str, RegistryCallee]):

@@ -15,6 +15,7 @@ import time
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -69,6 +70,7 @@ from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
 from toolkiln.registry.via import VIA
 from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
+from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
 from toolkiln.version import __version__
@@ -504,9 +506,11 @@ class Registry:
         *,
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        clock: Clock | datetime | None = None,
     ) -> Any:
         """Run an active tool with the registry's tables (plus `tables`); counts the use.
-        Raises ToolNotActive, RunError (bad arguments, run-time failures) and the like."""
+        `clock`: what today() and now() read, as `Tool.run` takes it (a workflow's n8n reads
+        its own). Raises ToolNotActive, RunError (bad arguments, run-time failures) and the like."""
         now = time.monotonic()
         hot = self._hot.get(name) if type(name) is str else None
         if hot is not None and now < hot[2] and hot[0] == self._changes.value() and hot[1] == self._mirror.generation:
@@ -514,6 +518,8 @@ class Registry:
         else:
             tool = self._runnable(check_name(name))
         try:
+            if isinstance(tool, Tool):
+                return tool.run(args, tables=tables, limits=limits or self.limits, clock=clock)
             return tool.run(args, tables=tables, limits=limits or self.limits)
         finally:
             self._usage.count(name, now)

@@ -36,6 +36,9 @@ class Builtin:
     # (items of a list, characters of a text): the interpreter charges it to the operation
     # budget and looks at the clock before calling. None: a constant cost.
     work: Callable[..., int] | None = field(default=None, kw_only=True)
+    # Whether it reads the run's clock (`today()`, `now()`): then it is called as
+    # impl(limits, instant, *args), `instant` being what the run's clock said (read once a run).
+    clocked: bool = field(default=False, kw_only=True)
 
     @property
     def signature(self) -> str:
@@ -64,13 +67,14 @@ def builtin(
     *,
     pure: bool,
     work: Callable[..., int] | None = None,
+    clocked: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a builtin; `pure` must be said (see Builtin.pure), `work` when its cost grows
-    with its arguments (see Builtin.work)."""
+    with its arguments (see Builtin.work), `clocked` when it reads the clock (Builtin.clocked)."""
     result_fn = result if callable(result) else (lambda _types, _r=result: _r)
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, work=work)
+        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, work=work, clocked=clocked)
         return impl
 
     return register

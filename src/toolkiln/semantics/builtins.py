@@ -2,8 +2,8 @@
 
 Each has a signature (checked statically by the checker) and an implementation on run-time
 values. Implementations take the run's `Limits` first, for their decimal context and caps.
-The numbers and the first list and text builtins are here; `text_builtins` and
-`list_builtins` register the rest into the same BUILTINS when this module imports them.
+The numbers and the first list and text builtins are here; `text_builtins`, `list_builtins`
+and `date_builtins` register the rest into the same BUILTINS when this module imports them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from toolkiln.ast.types import (
     join,
 )
 from toolkiln.diagnostics import codes
-from toolkiln.semantics import list_builtins, text_builtins
+from toolkiln.semantics import date_builtins, list_builtins, text_builtins
 from toolkiln.semantics.builtin_registry import (
     BUILTINS,
     CHARS_PER_OPERATION,
@@ -50,6 +50,7 @@ __all__ = [
     "Builtin",
     "builtin",
     "contains",
+    "date_builtins",
     "fault",
     "list_builtins",
     "size_of",

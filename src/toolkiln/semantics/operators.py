@@ -7,6 +7,7 @@ optimizer's property test) where it could.
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from decimal import Context, Decimal, DivisionByZero, Overflow
 from typing import Any
 
@@ -17,6 +18,7 @@ from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.values import equal, type_name
 
 MAX_EXPONENT = 1000
+_ORDERED = frozenset({Decimal, str, date, datetime})
 _OPERATIONS = {
     "+": Context.add,
     "-": Context.subtract,
@@ -72,7 +74,7 @@ def compare(op: str, a: Any, b: Any, left: list[int] | None = None) -> bool:
     if op == "!=":
         return not equal(a, b, left)
     kind = type(a)
-    if type(b) is not kind or (kind is not Decimal and kind is not str):  # two numbers or two strings
+    if type(b) is not kind or kind not in _ORDERED:  # two numbers, strings, dates or datetimes
         raise _fault(codes.RUNTIME_TYPE, f"cannot order {type_name(a)} and {type_name(b)}")
     if op == "<":
         ordered: bool = a < b

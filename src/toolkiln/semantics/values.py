@@ -1,6 +1,7 @@
 """Run-time values: what they are, how they compare, how they print.
 
-Values are `Decimal` (numbers), `str`, `bool`, `None` (null), `list` and `dict` (objects).
+Values are `Decimal` (numbers), `str`, `bool`, `None` (null), `list`, `dict` (objects),
+`datetime.date` and aware `datetime.datetime` (see dates.py; as JSON, ISO 8601 text).
 Arguments and table data are converted into this form once, at the boundary.
 """
 
@@ -8,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import date, datetime
 from decimal import Decimal, Overflow
 from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
+from toolkiln.semantics.dates import iso_text
 from toolkiln.semantics.numbers import (
     EXTRA_DIGITS,
     LOWEST_DIGIT,
@@ -41,6 +44,10 @@ def type_name(value: Any) -> str:
         return "array"
     if kind is dict:
         return "object"
+    if kind is date:
+        return "date"
+    if kind is datetime:
+        return "datetime"
     return kind.__name__
 
 
@@ -51,6 +58,12 @@ def _same(value: Any) -> Any:
 def _finite_decimal(value: Decimal) -> Decimal:
     if not value.is_finite():
         raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
+    return value
+
+
+def _aware(value: datetime) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise RunError(codes.INVALID_ARGUMENT.code, f"the datetime {value} has no time zone (no offset from UTC)")
     return value
 
 
@@ -69,6 +82,8 @@ _SCALARS: dict[type, Any] = {
     int: Decimal,
     float: _finite_float,
     Decimal: _finite_decimal,
+    date: _same,
+    datetime: _aware,
 }
 
 
@@ -100,6 +115,7 @@ def value_reader(max_digits: int, max_length: int, max_text: int, max_values: in
         return value
 
     scalars: dict[type, Any] = {str: text, bool: _same, type(None): _same, int: exact, float: real, Decimal: number}
+    scalars |= {date: _same, datetime: _aware}
 
     def read(data: Any, left: list[int] | None = None) -> Any:
         """`data` converted; `left` holds how many more items and fields may be read, shared
@@ -235,6 +251,8 @@ def to_text(value: Any) -> str:
         return text
     if kind is Decimal:
         return render_number(value)
+    if kind is date or kind is datetime:
+        return iso_text(value)
     return to_json(value)
 
 
@@ -256,6 +274,11 @@ def to_text_within(value: Any, limit: int) -> str:
         if text_length(value) > limit:
             raise too_long(limit)
         return render_number(value)
+    if kind is date or kind is datetime:
+        text = iso_text(value)  # (at most 32 characters)
+        if len(text) > limit:
+            raise too_long(limit)
+        return text
     pieces: list[str] = []
     _json_within(value, pieces, [limit], limit)
     return "".join(pieces)
@@ -291,7 +314,7 @@ def _json_within(value: Any, out: list[str], left: list[int], limit: int) -> Non
         left[0] -= size
         out.append(render_number(value))
     else:
-        piece = to_json(value)  # null, true, false
+        piece = to_json(value)  # null, true, false, a date's ISO text
         left[0] -= len(piece)
         out.append(piece)
     if left[0] < 0:
@@ -312,6 +335,8 @@ def to_json(value: Any, indent: int | None = None, _level: int = 0) -> str:
         return json.dumps(value)
     if kind is str:
         return json.dumps(value, ensure_ascii=False)
+    if kind is date or kind is datetime:
+        return f'"{iso_text(value)}"'
     if kind is list or kind is dict:
         items = (
             [to_json(v, indent, _level + 1) for v in value]
@@ -330,7 +355,8 @@ def to_json(value: Any, indent: int | None = None, _level: int = 0) -> str:
 
 def to_plain(value: Any) -> Any:
     """A value as plain Python data: whole numbers as int, others as float when the float means
-    exactly the same number, else they stay Decimal (never a silent loss of digits)."""
+    exactly the same number, else they stay Decimal (never a silent loss of digits); dates and
+    datetimes as ISO 8601 text, as JSON carries them."""
     kind = type(value)
     if kind is Decimal:
         if value == value.to_integral_value():
@@ -341,4 +367,6 @@ def to_plain(value: Any) -> Any:
         return [to_plain(item) for item in value]
     if kind is dict:
         return {k: to_plain(v) for k, v in value.items()}
+    if kind is date or kind is datetime:
+        return iso_text(value)
     return value

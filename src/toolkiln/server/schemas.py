@@ -40,13 +40,21 @@ class Rollback(Body):
     by: Actor = "user"
 
 
+NOW = (
+    "what today() and now() read for this run, RFC 3339 with its offset (2026-01-31T09:30:00Z); "
+    "the server's clock if absent"
+)
+
+
 class Execute(Body):
     args: Arguments = Field(default_factory=dict, description="the tool's arguments, by name")
+    now: str | None = Field(None, max_length=40, description=NOW)
 
 
 class TestDefinition(Body):
     definition: Definition
     args: Arguments | None = Field(None, description="run it once with these arguments (a compute tool)")
+    now: str | None = Field(None, max_length=40, description=NOW)
 
 
 class ValidateDefinition(Body):

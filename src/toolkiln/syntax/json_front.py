@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import LineIndex, Span, json_path, path_span
-from toolkiln.ast.types import ANY, DECLARABLE, OBJECT, Type, or_null, record_of
+from toolkiln.ast.types import ANY, DECLARABLE, OBJECT, STRING, STRING_FORMATS, Type, not_null, or_null, record_of
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
@@ -54,7 +54,10 @@ STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "return": (frozenset({"value"}), frozenset()),
 }
 DEFINITION_FIELDS = (frozenset({"name", "description", "logic"}), frozenset({"parameters", "riskLevel", "tables"}))
-PARAMETER_FIELDS = (frozenset({"type"}), frozenset({"description", "default", "items", "properties", "required"}))
+PARAMETER_FIELDS = (
+    frozenset({"type"}),
+    frozenset({"description", "default", "items", "properties", "required", "format"}),
+)
 TABLE_FIELDS = (frozenset({"type"}), frozenset({"description"}))
 
 Path = tuple[str | int, ...]
@@ -282,9 +285,27 @@ class JsonFrontEnd:
             if not isinstance(spec, dict) or "type" not in spec:
                 self.report(codes.INVALID_DECLARATION, f"property `{_shorten(key)}` needs a `type`", where)
                 continue
-            type_ = self.type_(spec["type"], spec.get("items"), where, depth + 1, spec)
+            type_ = self.formatted(self.type_(spec["type"], spec.get("items"), where, depth + 1, spec), spec, where)
             fields.append((key, type_ if required is None or key in required else or_null(type_)))
         return record_of(tuple(fields))
+
+    def formatted(self, type_: Type, spec: dict[str, Any], path: Path) -> Type:
+        """A string parameter with JSON Schema's `format` `date` or `date-time` is a date or
+        datetime, as published schemas write them; any other `format` is refused."""
+        if "format" not in spec:
+            return type_
+        wanted = spec["format"]
+        meant = next((Type(name=name) for name, fmt in STRING_FORMATS.items() if fmt == wanted), None)
+        if meant is None or not_null(type_) != STRING:
+            formats = " or ".join(f'"{fmt}"' for fmt in STRING_FORMATS.values())
+            self.report(
+                codes.INVALID_DECLARATION,
+                f"`format` {_shown(wanted)} on a parameter of type {type_}",
+                path + ("format",),
+                hint=f'a "string" parameter may have the format {formats} (or say "type": "date")',
+            )
+            return type_
+        return or_null(meant) if type_.nullable else meant
 
     # --- steps ----------------------------------------------------------------------------
 
@@ -495,7 +516,7 @@ class JsonFrontEnd:
             params.append(
                 _param(
                     name=name,
-                    type=self.type_(spec["type"], spec.get("items"), path, record=spec),
+                    type=self.formatted(self.type_(spec["type"], spec.get("items"), path, record=spec), spec, path),
                     description=description,
                     default=default,
                     span=structural_span(path),

@@ -57,6 +57,8 @@ SET_TYPES = {
     "object": "object",
     "null": "any",
     "any": "any",
+    "date": "string",  # ISO 8601 text (date_expressions.py); datetimes are not translated
+    "datetime": "string",
 }
 
 

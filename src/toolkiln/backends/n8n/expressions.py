@@ -11,7 +11,7 @@ Not translated, because JavaScript would give another value: `title` and `capita
 (Unicode case mapping), `sort` (JavaScript orders strings by UTF-16 unit) and `unique`
 (JavaScript compares lists and objects by identity), the digests and base64 (no such functions
 in an n8n expression), `is_email` and `is_url` (toolkiln's own rules), `text`, `number`, `join`,
-`round` to digits.
+`round` to digits; datetimes and some date patterns (see date_expressions.py).
 
 Where JavaScript differs (docs/workflows.md): numbers are binary doubles, not exact decimals
 (`0.1 + 0.2` is 0.30000000000000004 in n8n); division or `%` by zero, an index outside a list
@@ -28,6 +28,7 @@ from typing import assert_never
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
 from toolkiln.ast.visitor import left_chain
+from toolkiln.backends.n8n.date_expressions import DATE_FUNCTIONS, NotSameInJavaScript
 
 _OPERATORS = {
     "+": "+",
@@ -128,7 +129,7 @@ _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
     ),
     "zip": (range(2, 3), lambda first, second: _ZIP.format(first=first, second=second)),
 }
-TRANSLATED_FUNCTIONS = tuple(sorted(_FUNCTIONS))
+TRANSLATED_FUNCTIONS = tuple(sorted([*_FUNCTIONS, *DATE_FUNCTIONS]))
 
 
 class Untranslatable(Exception):
@@ -217,6 +218,12 @@ class _Translator:
         return "(" * opened + "".join(pieces)
 
     def call(self, expr: n.Call, bound: frozenset[str]) -> str:
+        dated = DATE_FUNCTIONS.get(expr.function)
+        if dated is not None and len(expr.args) in dated[0]:
+            try:
+                return dated[1](expr.args, lambda arg: self.js(arg, bound))
+            except NotSameInJavaScript as error:
+                raise Untranslatable(f"`{expr.function}(...)`: {error}", expr.span) from None
         known = _FUNCTIONS.get(expr.function)
         if known is None or len(expr.args) not in known[0]:
             hint = (

@@ -13,6 +13,7 @@ from fastapi import APIRouter
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.registry.registry import Registry
+from toolkiln.semantics.dates import Clock, clock_at
 from toolkiln.server.auth import Reader, Runner
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
@@ -20,6 +21,10 @@ from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, T
 from toolkiln.server.services import Reg
 
 router = APIRouter(prefix="/tools", tags=["runs"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
+
+
+def _clock(now: str | None) -> Clock | None:
+    return None if now is None else clock_at(now)
 
 
 def validation(diagnostics: list[Diagnostic]) -> dict[str, Any]:
@@ -52,7 +57,7 @@ def test_definition(body: TestDefinition, reg: Reg, _: Runner) -> Any:
             "parameters": compiled.parameters,
             "warnings": [d.to_dict() for d in compiled.warnings],
             "ran": ran,
-            "result": compiled.compute.run(body.args, tables=reg.tables) if ran else None,
+            "result": compiled.compute.run(body.args, tables=reg.tables, clock=_clock(body.now)) if ran else None,
         }
     )
 
@@ -69,5 +74,5 @@ def validate_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 @router.post("/{name}/execute", response_model=Executed, summary="Run an active tool")
 def execute(name: ToolName, body: Execute, reg: Reg, _: Runner) -> Any:
-    result = reg.run(name, body.args)
+    result = reg.run(name, body.args, clock=_clock(body.now))
     return ExactJSONResponse({"tool": name, "version": reg.get(name).version, "result": result})
