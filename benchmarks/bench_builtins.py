@@ -1,5 +1,5 @@
-"""The cost of one call of each text and list builtin on the largest input the default limits
-let in, against what the call is charged to the operation budget. `sum` is the yardstick: a
+"""The cost of one call of each text, list and date builtin on the largest input the default
+limits let in, against what the call is charged to the operation budget. `sum` is the yardstick: a
 builtin far slower per charged operation than `sum` is undercharged (a run's budget would
 let it run past its time, where only the clock stops it).
 
@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import time
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from toolkiln.semantics.builtins import BUILTINS
 from toolkiln.semantics.limits import Limits
@@ -22,6 +24,8 @@ from toolkiln.semantics.limits import Limits
 NUMBERS = [Decimal(i * 7919 % 100_003) for i in range(100_000)]
 STRINGS = [f"s{i * 7919 % 100_003}" for i in range(100_000)]
 TEXT = "x" * 100_000
+MOMENT = datetime(2026, 3, 29, 2, 30, tzinfo=ZoneInfo("Europe/Berlin"))
+NAMED_DAY = "Sunday March " * 19 + "29 2026"
 CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ("sum", "100,000 numbers", (NUMBERS,)),
     ("upper", "100,000 characters", (TEXT,)),
@@ -46,6 +50,13 @@ CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ("range", "100,000", (Decimal(100_000),)),
     ("zip", "100,000 pairs", (NUMBERS, STRINGS)),
     ("count", "100,000 numbers, a value", (NUMBERS, Decimal(5))),
+    # Date builtins: a pattern (at most 200 characters) is charged by its length, the rest cost one.
+    ("today", "in a zone", ("America/Argentina/Buenos_Aires",)),
+    ("add_months", "a datetime in a zone", (MOMENT, Decimal(-1234))),
+    ("to_zone", "a datetime", (MOMENT, "Pacific/Chatham")),
+    ("format_date", "200-character pattern of names", (MOMENT.date(), "dddd MMMM " * 20)),
+    ("parse_date", "200-character pattern of names", (NAMED_DAY, "dddd MMMM " * 19 + "D YYYY")),
+    ("parse_datetime", "ISO 8601, to a zone", ("2026-01-31T09:30:00.123456+05:30", None, "Europe/Berlin")),
 ]
 
 
@@ -59,6 +70,8 @@ def main() -> None:
         builtin = BUILTINS[name]
         charged = 1 + (builtin.work(*args) if builtin.work else 0)
         best = float("inf")
+        if builtin.clocked:  # today(), now(): the run's instant comes first
+            args = (datetime.now(UTC), *args)
         for _ in range(repeat):
             started = time.perf_counter()
             builtin.impl(limits, *args)

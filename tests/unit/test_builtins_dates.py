@@ -399,3 +399,12 @@ def test_zones_resolve_without_the_systems_zone_files():
     env = {**os.environ, "PYTHONTZPATH": ""}
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
     assert result.stdout.strip() == "2026-07-01T02:00:00+02:00", result.stderr
+
+
+def test_date_builtins_are_charged_to_the_operation_budget():
+    """A zone conversion is charged 11 operations, a pattern its length. Uncharged, these loops
+    would cost 4 x 150 and 5 x 100 operations (their bodies' size per item), within 1,000."""
+    tight = toolkiln.Limits(max_operations=1000)
+    assert quickly("[add_days(today(), i) for i in range(150)]", tight) == "E0503"
+    assert quickly("[format_date(parse_date('2026-01-01'), 'DD.MM.YYYY') for i in range(100)]", tight) == "E0503"
+    assert len(value("[add_days(today(), i) for i in range(150)]")) == 150

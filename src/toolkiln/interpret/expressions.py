@@ -361,18 +361,21 @@ class ExprCompiler:
                 fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
             args.append(fn)
         impl, limits, span, digits = function.impl, self.limits, expr.span, self.limits.max_number_digits
+        work = function.work
         if function.clocked:  # today(), now(): the instant the run's clock says comes first
             self.reads_clock = True
+            self.charging = self.charging or work is not None
 
             def call_clocked(f: Frame) -> Any:
                 values = [a(f) for a in args]
+                if work is not None:
+                    charge(f[0], 1 + work(*values), span)
                 try:
                     return impl(limits, f[0].now(), *values)
                 except RunError as error:
                     raise error.at(span) from None
 
             return call_clocked
-        work = function.work
         if work is not None:  # a cost that grows with the arguments: charged before the call
             self.charging = True
 

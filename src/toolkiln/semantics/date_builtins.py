@@ -36,6 +36,9 @@ MAX_DAYS = (date.max - date.min).days
 MAX_MONTHS = 9999 * 12
 
 ZONE = Arg("zone", (STRING,), optional=True)
+# What a conversion through a time zone costs, in operations: about ten additions in `sum`
+# (benchmarks/bench_builtins.py), so that a loop of them is stopped by the budget, not the clock.
+ZONE_WORK = 10
 DAY_OR_TIME = Arg("value", (DATE, DATETIME))
 
 
@@ -43,6 +46,10 @@ def _same_as_first(types: list[Type]) -> Type:
     """The first argument's type: a date stays a date, a datetime a datetime."""
     first = not_null(types[0]) if types else ANY
     return first if first in (DATE, DATETIME) else ANY
+
+
+def _zone_work(*args: object) -> int:
+    return ZONE_WORK
 
 
 def _whole(value: Decimal, what: str, largest: int) -> int:
@@ -77,6 +84,7 @@ def _normalised(moment: datetime) -> datetime:
     "tool.run(args, clock=...). Never computed at compile time.",
     pure=False,
     clocked=True,
+    work=_zone_work,
 )
 def _today(limits: Limits, instant: datetime, zone: str = "UTC") -> date:
     return in_zone(instant, zone_named(zone)).date()
@@ -90,6 +98,7 @@ def _today(limits: Limits, instant: datetime, zone: str = "UTC") -> date:
     "Read once a run, like today().",
     pure=False,
     clocked=True,
+    work=_zone_work,
 )
 def _now(limits: Limits, instant: datetime, zone: str = "UTC") -> datetime:
     return in_zone(instant, zone_named(zone))
@@ -105,6 +114,7 @@ def _now(limits: Limits, instant: datetime, zone: str = "UTC") -> datetime:
     "The date (or datetime, at the same time of day in its zone) a whole number of days later; "
     "earlier for a negative number: add_days(due, 14).",
     pure=True,
+    work=_zone_work,
 )
 def _add_days(limits: Limits, value: date, days: Decimal) -> date:
     count = _whole(days, "days", MAX_DAYS)
@@ -122,6 +132,7 @@ def _add_days(limits: Limits, value: date, days: Decimal) -> date:
     "The date a whole number of months later (earlier if negative), on the same day of the month, "
     "or the month's last day when it is shorter: add_months(2026-01-31, 1) is 2026-02-28.",
     pure=True,
+    work=_zone_work,
 )
 def _add_months(limits: Limits, value: date, months: Decimal) -> date:
     index = value.year * 12 + value.month - 1 + _whole(months, "months", MAX_MONTHS)
@@ -162,6 +173,7 @@ def _weekday(limits: Limits, value: date) -> Decimal:
     _same_as_first,
     "The first day of the date's month (for a datetime: midnight of it, in its zone).",
     pure=True,
+    work=_zone_work,
 )
 def _start_of_month(limits: Limits, value: date) -> date:
     if type(value) is datetime:
@@ -187,12 +199,23 @@ def _to_date(limits: Limits, value: datetime) -> date:
     'The same instant as the wall-clock time of a zone of the IANA database: to_zone(t, "UTC"), '
     'to_zone(t, "America/New_York").',
     pure=True,
+    work=_zone_work,
 )
 def _to_zone(limits: Limits, value: datetime, zone: str) -> datetime:
     return in_zone(value, zone_named(zone))
 
 
 # --- text ---------------------------------------------------------------------------------
+
+
+def _pattern_work(value: object, pattern: str | None = None, *zone: object) -> int:
+    """A pattern's characters (at most 200), each about as costly as an addition in `sum`
+    (measured by benchmarks/bench_builtins.py: names are matched in every case)."""
+    return len(pattern) if type(pattern) is str else 0
+
+
+def _parse_datetime_work(text: str, pattern: str | None = None, *zone: object) -> int:
+    return _pattern_work(text, pattern) + ZONE_WORK
 
 
 @builtin(
@@ -203,6 +226,7 @@ def _to_zone(limits: Limits, value: datetime, zone: str) -> datetime:
     "MMM (Jan), MMMM (January), DD, D, ddd (Mon), dddd (Monday), HH, H, mm, ss, Z (offset); "
     "other letters go between single quotes. See the language reference.",
     pure=True,
+    work=_pattern_work,
 )
 def _format_date(limits: Limits, value: date, pattern: str) -> str:
     return checked_text(limits, format_value(value, compiled_for_run(pattern)))
@@ -215,6 +239,7 @@ def _format_date(limits: Limits, value: date, pattern: str) -> str:
     'Text as a date, by a pattern (as format_date\'s): parse_date("31.01.2026", "DD.MM.YYYY"); '
     "without a pattern, ISO 8601 (2026-01-31).",
     pure=True,
+    work=_pattern_work,
 )
 def _parse_date(limits: Limits, text: str, pattern: str | None = None) -> date:
     if pattern is None:
@@ -233,6 +258,7 @@ def _parse_date(limits: Limits, text: str, pattern: str | None = None) -> date:
     '"Europe/Berlin") reads the time in that zone (UTC if none is given, or the text\'s own offset '
     "if the pattern has Z); without a pattern, ISO 8601 with its offset (2026-01-31T09:30:00Z).",
     pure=True,
+    work=_parse_datetime_work,
 )
 def _parse_datetime(limits: Limits, text: str, pattern: str | None = None, zone: str | None = None) -> datetime:
     target = None if zone is None else zone_named(zone)
