@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -21,6 +21,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
 from toolkiln.registry.models import USAGE_FIELDS, AuditEntry, ToolRecord
+from toolkiln.semantics.dates import iso_text
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.json_front import load_json
 
@@ -110,9 +111,12 @@ def _at(code: codes.Code, message: str, loc: tuple[str | int, ...], file: str, h
 
 
 def plain_json(value: Any) -> Any:
-    """Data any JSON encoder takes: exact Decimals become int or float (for exports and models)."""
+    """Data any JSON encoder takes: exact Decimals become int or float (for exports and models),
+    dates and datetimes ISO 8601 text."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, date):
+        return iso_text(value)
     if isinstance(value, dict):
         return {k: plain_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import calendar
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from decimal import Decimal
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from toolkiln.ast.types import ANY, DATE, DATETIME, NUMBER, STRING, Type, not_null
@@ -35,6 +36,7 @@ from toolkiln.semantics.limits import Limits
 MAX_DAYS = (date.max - date.min).days
 MAX_MONTHS = 9999 * 12
 
+Day = TypeVar("Day", date, datetime)
 ZONE = Arg("zone", (STRING,), optional=True)
 # What a conversion through a time zone costs, in operations: about ten additions in `sum`
 # (benchmarks/bench_builtins.py), so that a loop of them is stopped by the budget, not the clock.
@@ -61,9 +63,12 @@ def _whole(value: Decimal, what: str, largest: int) -> int:
     return int(value)
 
 
-def _normalised(moment: datetime) -> datetime:
+def _normalised(moment: Day) -> Day:
     """A wall-clock time in an IANA zone as the instant it means (see the module's docstring);
-    E0516 for one whose instant falls outside the range (midnight of 0001-01-01 at +01:00)."""
+    E0516 for one whose instant falls outside the range (midnight of 0001-01-01 at +01:00).
+    A date is itself."""
+    if type(moment) is not datetime:
+        return moment
     try:
         instant = moment.astimezone(UTC)
         # A fixed offset: every wall-clock time exists once, as it is.
@@ -122,7 +127,7 @@ def _add_days(limits: Limits, value: date, days: Decimal) -> date:
         moved = value + timedelta(days=count)
     except OverflowError:
         raise out_of_range(f"{value} plus {count} days") from None
-    return _normalised(moved) if type(moved) is datetime else moved
+    return _normalised(moved)
 
 
 @builtin(
@@ -141,7 +146,7 @@ def _add_months(limits: Limits, value: date, months: Decimal) -> date:
         raise out_of_range(f"{value} plus {months} months")
     day = min(value.day, calendar.monthrange(year, month + 1)[1])
     moved = value.replace(year=year, month=month + 1, day=day)
-    return _normalised(moved) if type(moved) is datetime else moved
+    return _normalised(moved)
 
 
 @builtin(

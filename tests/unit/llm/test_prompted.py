@@ -139,6 +139,25 @@ def test_every_registry_tool_is_a_prompted_tool(tmp_path: Path) -> None:
         assert tool.run({"weight_kg": Decimal("2.5"), "express": True}) == Decimal("15.0")
 
 
+def test_a_date_parameters_examples_are_iso_dates_that_run(tmp_path: Path) -> None:
+    with Registry(tmp_path / "r", durable=False) as registry:
+        registry.create(
+            {
+                "name": "days_left",
+                "description": "Days until a date.",
+                "parameters": {"due": {"type": "date"}, "sent": {"type": "datetime"}},
+                "logic": {"steps": [{"op": "return", "value": "days_between(to_date(sent), due)"}]},
+            }
+        )
+        (tool,) = registry_tools(registry)
+        shown = [line for line in tool_prompt([tool]).splitlines() if "@example" in line]
+        assert shown[0] == ' * @example return days_left("2026-01-31", "2026-01-31T09:30:00Z");'
+        for line in shown:
+            found = bound(line.removeprefix(" * @example "), tool)
+            assert isinstance(found, tuple)
+            tool.run(found[1])  # each example is a valid date and runs
+
+
 # --- binding ---------------------------------------------------------------------------------
 
 

@@ -62,3 +62,18 @@ def test_the_fingerprint_changes_with_the_active_tools_only(reg):
     assert fingerprint(reg) == before
     reg.update("double", {"description": "Doubles"})
     assert fingerprint(reg) != before
+
+
+def test_dates_in_results_are_iso_text_for_mcp(reg):
+    """MCP carries JSON: a date or datetime result is ISO 8601 text, never a Python object the
+    transport's JSON encoder would refuse."""
+    reg.create(
+        {
+            "name": "due_in_a_week",
+            "description": "A due date",
+            "parameters": {"sent": {"type": "string", "format": "date-time"}},
+            "logic": {"steps": [{"op": "return", "value": "[add_days(to_date(sent), 7), to_zone(sent, 'UTC')]"}]},
+        }
+    )
+    called = call_tool(reg, "due_in_a_week", {"sent": "2026-01-31T23:30:00-01:00"})
+    assert called.payload == {"ok": True, "result": ["2026-02-07", "2026-02-01T00:30:00Z"]}

@@ -130,6 +130,13 @@ def _generated(properties: Mapping[str, Any], required: set[str], variant: int) 
     return tuple(sample(properties[name], name, variant) for name in names)
 
 
+# ISO 8601 text, as a `date` / `datetime` parameter publishes its format.
+_DATE_SAMPLES = {
+    "date": ("2026-01-31", "2026-02-28", "2026-12-01"),
+    "date-time": ("2026-01-31T09:30:00Z", "2026-02-28T17:00:00+01:00", "2026-12-01T00:00:00Z"),
+}
+
+
 def sample(schema: Any, name: str, variant: int, depth: int = 0) -> Any:
     """A value of `schema` for an example: its examples, enum or default first."""
     if not isinstance(schema, Mapping) or depth > _SCHEMA_DEPTH:
@@ -144,6 +151,8 @@ def sample(schema: Any, name: str, variant: int, depth: int = 0) -> Any:
         kind = next((one for one in kind if one != "null"), None)
     match kind:
         case "string":
+            if schema.get("format") in _DATE_SAMPLES:
+                return _DATE_SAMPLES[schema["format"]][variant % 3]
             if schema.get("format") == "uri":
                 return ("https://example.com", "https://example.org/page", "https://api.example.net/items?id=7")[
                     variant % 3
