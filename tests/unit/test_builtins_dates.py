@@ -164,6 +164,9 @@ def test_callees_read_the_callers_clock():
 def test_run_many_takes_a_clock_too():
     tool = toolkiln.compile('tool t(n: number) description "d" { return add_days(today(), n) }')
     assert tool.run_many([{"n": 1}, {"n": -1}], clock=NOON) == [date(2026, 2, 11), date(2026, 2, 9)]
+    # In worker processes too: the clock (here a datetime) goes with the rows.
+    rows = [{"n": n} for n in range(4)]
+    assert tool.run_many(rows, clock=NOON, workers=2) == [date(2026, 2, 10 + n) for n in range(4)]
 
 
 @pytest.mark.parametrize(
