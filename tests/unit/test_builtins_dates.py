@@ -77,6 +77,22 @@ def test_a_json_format_on_a_non_string_or_an_unknown_format_is_refused():
         assert "E0111" in diagnostics(source), spec
 
 
+def test_a_default_is_iso_text_as_json_schema_writes_it():
+    tool = toolkiln.compile(
+        'tool t(due: date = "2026-01-31", at: datetime? = "2026-01-31T10:00:00+01:00") description "d" '
+        "{ return [due, at] }"
+    )
+    assert tool.parameters["properties"]["due"] == {
+        "type": ["string", "null"],
+        "format": "date",
+        "default": "2026-01-31",
+    }
+    assert tool.run({}) == [date(2026, 1, 31), datetime(2026, 1, 31, 9, tzinfo=UTC)]
+    assert tool.run({"due": None, "at": None}) == [date(2026, 1, 31), None]  # `at` is nullable: null is kept
+    assert diagnostics('tool t(due: date = "31.01.2026") description "d" { return due }') == ["E0307"]
+    assert diagnostics('tool t(at: datetime = "2026-01-31T10:00") description "d" { return at }') == ["E0307"]
+
+
 @pytest.mark.parametrize(
     "bad",
     ["2026-02-30", "2026-1-31", "31.01.2026", "2026-01-31T10:00:00Z", 20260131, None, "2026-01-31" + "x" * 30],
@@ -411,3 +427,19 @@ def test_date_builtins_are_charged_to_the_operation_budget():
     assert quickly("[add_days(today(), i) for i in range(150)]", tight) == "E0503"
     assert quickly("[format_date(parse_date('2026-01-01'), 'DD.MM.YYYY') for i in range(100)]", tight) == "E0503"
     assert len(value("[add_days(today(), i) for i in range(150)]")) == 150
+
+
+def test_sort_orders_dates_and_datetimes_and_records_by_a_date_field():
+    dues = ["2026-03-01", "2025-12-31", "2026-01-15"]
+    tool = toolkiln.compile('tool t(ds: array[date]) description "d" { return [sort(ds), first(sort(ds))] }')
+    assert tool.run({"ds": dues}) == [sorted(date.fromisoformat(d) for d in dues), date(2025, 12, 31)]
+    at = ["2026-01-01T10:00:00+01:00", "2026-01-01T09:30:00Z", "2026-01-01T09:15:00Z"]
+    stamps = toolkiln.compile('tool t(ts: array[datetime]) description "d" { return sort(ts) }').run({"ts": at})
+    assert [to_json(t) for t in stamps] == [
+        '"2026-01-01T10:00:00+01:00"',
+        '"2026-01-01T09:15:00Z"',
+        '"2026-01-01T09:30:00Z"',
+    ]
+    invoices = [{"id": 1, "due": date(2026, 2, 1)}, {"id": 2, "due": date(2026, 1, 1)}]
+    assert [i["id"] for i in value('sort(xs, "due")', xs=invoices)] == [2, 1]
+    assert code("sort(xs)", xs=[date(2026, 1, 1), datetime(2026, 1, 1, tzinfo=UTC)]) == "E0509"

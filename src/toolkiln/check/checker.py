@@ -35,7 +35,7 @@ from toolkiln.ast.types import (
 )
 from toolkiln.ast.visitor import left_chain
 from toolkiln.check.advice import advise
-from toolkiln.check.date_literals import literal_problems
+from toolkiln.check.date_literals import iso_default, literal_problems
 from toolkiln.check.flow import FlowState
 from toolkiln.check.scope import assigned_names, free_names
 from toolkiln.diagnostics import codes
@@ -226,6 +226,16 @@ class Checker:
             )
             return
         actual = self.expr(default)
+        iso = iso_default(param.type, default)
+        if iso is not None:  # ISO 8601 text stands for a date or datetime, converted as an argument
+            if not iso:
+                self.report(
+                    codes.DEFAULT_TYPE,
+                    f"the default of `{param.name}` is not ISO 8601 text of a {not_null(param.type)}",
+                    default.span,
+                    hint='as "2026-01-31", or "2026-01-31T09:30:00Z" for a datetime',
+                )
+            return
         if actual != NULL and not fits(actual, param.type):
             self.report(
                 codes.DEFAULT_TYPE,

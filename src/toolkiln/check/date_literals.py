@@ -8,14 +8,25 @@ from collections.abc import Iterator
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
+from toolkiln.ast.types import DATE, Type, not_null
 from toolkiln.diagnostics import codes
 from toolkiln.semantics.builtin_registry import Builtin
 from toolkiln.semantics.date_patterns import pattern_problem
-from toolkiln.semantics.dates import is_zone_name
+from toolkiln.semantics.dates import is_zone_name, parse_iso_date, parse_iso_datetime
 
 _PARSERS = frozenset({"parse_date", "parse_datetime"})
 # The date builtins' arguments by name: a `pattern` and a `zone` (see date_builtins).
 _PATTERN, _ZONE = "pattern", "zone"
+
+
+def iso_default(type_: Type, default: n.Expr) -> bool | None:
+    """For a `date` or `datetime` parameter whose default is text: whether it is ISO 8601 text of
+    one (`due: date = "2026-01-31"`, as JSON Schema writes a date's default); None otherwise."""
+    wanted = not_null(type_)
+    if wanted.name not in ("date", "datetime") or not isinstance(default, n.StringLit):
+        return None
+    parse = parse_iso_date if wanted == DATE else parse_iso_datetime
+    return parse(default.value) is not None
 
 
 def literal_problems(function: Builtin, args: tuple[n.Expr, ...]) -> Iterator[tuple[codes.Code, str, Span, str]]:

@@ -3,6 +3,7 @@ list they build is sized before it is built, and their work charged (docs/budget
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 from typing import Any
 
@@ -35,24 +36,27 @@ def _sort_work(values: list[Any], key: str | None = None) -> int:
     return len(values) + len(values) * len(values).bit_length() // 8
 
 
+_SORTABLE = frozenset({Decimal, str, date, datetime})
+
+
 @builtin(
     "sort",
     (L, Arg("key", (STRING,), optional=True)),
     _same_as_first,
     "The items in ascending order, equal ones in the order they came (a stable sort). The "
-    "items are all numbers or all strings; or all objects, sorted by the field named by key "
-    '(the language has no functions to pass): sort(invoices, "due"). Strings sort by '
-    "Unicode code point; for descending order, take the items from the end.",
+    "items are all numbers, all strings, all dates or all datetimes (by instant); or all objects, "
+    'sorted by the field named by key (the language has no functions to pass): sort(invoices, "due"). '
+    "Strings sort by Unicode code point; for descending order, take the items from the end.",
     pure=True,
     work=_sort_work,
 )
 def _sort(limits: Limits, values: list[Any], key: str | None = None) -> list[Any]:
     keys = values if key is None else [_field(value, key) for value in values]
     kinds = {type(k) for k in keys}
-    if len(kinds) > 1 or not kinds <= {Decimal, str}:
+    if len(kinds) > 1 or not kinds <= _SORTABLE:
         found = ", ".join(sorted({type_name(k) for k in keys}))
         what = "sort" if key is None else f"sort by {key!r}"
-        raise fault(codes.RUNTIME_TYPE, f"{what} needs all numbers or all strings, got {found}")
+        raise fault(codes.RUNTIME_TYPE, f"{what} needs all numbers, strings, dates or datetimes, got {found}")
     if key is None:
         return sorted(values)
     order = sorted(range(len(values)), key=keys.__getitem__)
