@@ -35,7 +35,12 @@ def add_create_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
         "registry. Progress goes to standard error, the saved tool to standard output.",
     )
     parser.add_argument("--from-description", dest="description", metavar="TEXT", required=True)
-    parser.add_argument("--kind", choices=("compute", "workflow"), default="compute")
+    parser.add_argument(
+        "--kind",
+        choices=("compute", "workflow", "script"),
+        default="compute",
+        help="script: a bash or python program run in the sandbox (it waits for approval)",
+    )
     parser.add_argument("--name", metavar="NAME", help="the tool's name (default: the model chooses)")
     registry_option(parser)
     parser.add_argument(
@@ -69,7 +74,11 @@ def cmd_create(args: argparse.Namespace) -> int:
     try:
         with client, open_registry(args) as registry:
             factory = Factory(client, registry, args.max_attempts, on_attempt=_progress)
-            create = factory.create_workflow if args.kind == "workflow" else factory.create_compute
+            create = {
+                "compute": factory.create_compute,
+                "workflow": factory.create_workflow,
+                "script": factory.create_script,
+            }[args.kind]
             result = create(args.description, name=args.name)
     except Error as error:
         print(f"toolkiln: error: {error}", file=sys.stderr)

@@ -32,7 +32,7 @@ from toolkiln.llm.errors import LLMConfigError, LLMError
 from toolkiln.llm.extraction import Extraction, extract
 from toolkiln.llm.json_reply import Repair
 from toolkiln.llm.messages import Assistant, Message, System, Usage, User
-from toolkiln.llm.prompts import MIN_EXAMPLES, compute_prompt, template_prompt, workflow_prompt
+from toolkiln.llm.prompts import MIN_EXAMPLES, compute_prompt, script_prompt, template_prompt, workflow_prompt
 from toolkiln.registry.errors import DuplicateTool, RegistryError
 from toolkiln.registry.examples import FIELD as EXAMPLES
 from toolkiln.syntax.json_positions import value_offsets
@@ -146,6 +146,20 @@ class Factory:
                 workflow_prompt(description),
                 _request(description, name, "workflow tool"),
                 lambda found: _workflow_definition(found, name),
+                _note("a description", description),
+                name_given=name is not None,
+            )
+        )
+
+    def create_script(self, description: str, *, name: str | None = None) -> FactoryResult:
+        """A script tool (bash or python, run in the sandbox) that does what `description` says;
+        like every script a model writes, it waits for a person's approval and never runs before."""
+        _check_text(description, "description")
+        return self._run(
+            _Job(
+                script_prompt(),
+                _request(description, name, "script tool"),
+                lambda found: _script_definition(found, name),
                 _note("a description", description),
                 name_given=name is not None,
             )
@@ -309,6 +323,17 @@ def _workflow_definition(found: Extraction, name: str | None) -> tuple[Any, list
         if found.format == "text":
             compiled = compile_workflow(text)
             data.update(name=compiled.name, description=compiled.ast.description or compiled.name)
+    if name is not None:
+        data["name"] = name
+    return data, []
+
+
+def _script_definition(found: Extraction, name: str | None) -> tuple[Any, list[Diagnostic]]:
+    if found.format != "json" or not isinstance(found.data, Mapping):
+        return None, [_needs_json()]
+    data = {"kind": "script", **found.data}
+    if data["kind"] != "script":
+        return None, [_at(codes.INVALID_DECLARATION, 'a script tool definition has "kind": "script"', "kind")]
     if name is not None:
         data["name"] = name
     return data, []

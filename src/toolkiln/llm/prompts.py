@@ -1,4 +1,5 @@
-"""The system prompts of the factory, generated from the registries the compiler itself uses.
+"""The system prompts of the factory, generated from the registries the compiler itself uses
+(and `script_prompt()`, from the script tools' own settings).
 
 `compute_prompt()` lists every step kind (`STEP_FIELDS` of the JSON front end), every builtin
 with its signature (`BUILTINS`), every operator (the AST's operator types), the parameter types
@@ -20,6 +21,8 @@ from typing import Any, get_args
 from toolkiln.ast.compute import BinaryOp, UnaryOp
 from toolkiln.ast.types import DECLARABLE
 from toolkiln.backends.n8n.catalog import Catalog, NodeType, load_catalog
+from toolkiln.executables.policy import MAX_TIMEOUT_SECONDS
+from toolkiln.executables.program_tools import DEFAULT_TIMEOUT_SECS, RUNTIMES
 from toolkiln.registry.examples import MAX_EXAMPLES
 from toolkiln.semantics.builtins import BUILTINS
 from toolkiln.semantics.limits import Limits
@@ -175,6 +178,51 @@ Use only node types from n8n; never invent one. Credentials are named, never wri
 
 ```json
 {json.dumps(WORKFLOW_EXAMPLE, indent=2)}
+```
+"""
+
+
+# A worked script tool; tests/unit/llm/test_factory.py checks that the registry takes it.
+SCRIPT_EXAMPLE: dict[str, Any] = {
+    "kind": "script",
+    "name": "word_stats",
+    "description": "Counts the words and the distinct words of a text",
+    "runtime": "python",
+    "body": "import json, sys\n"
+    "text = json.load(sys.stdin)['text']\n"
+    "words = text.lower().split()\n"
+    "print(json.dumps({'words': len(words), 'distinct': len(set(words))}))\n",
+    "parameters": {
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "The text to count"}},
+        "required": ["text"],
+    },
+    "timeout_secs": 5,
+}
+
+
+def script_prompt() -> str:
+    """The system prompt for writing a script tool: a short program run in a sandbox."""
+    return f"""You write small programs as toolkiln script tools: checked, then saved for a person to approve.
+Answer with exactly one script tool definition, a JSON object in one ```json fenced block:
+{{"kind": "script", "name": ..., "description": ..., "runtime": ..., "body": ..., "parameters": {{...}}}}
+- `runtime`: one of {", ".join(RUNTIMES)}. `body`: the whole program, as one JSON string (newlines
+  written \n); no #! line, toolkiln adds it.
+- `parameters`: a JSON Schema with "type": "object" (properties, required). The arguments are
+  checked against it, then given to the program ONLY as data: one JSON object on stdin, and
+  environment variables TK_ARG_<NAME> holding each argument's JSON (a string keeps its quotes).
+  Never build shell commands out of arguments; in bash read them with jq or as quoted variables.
+- The program prints its result on stdout (JSON, or text) and exits 0; on failure it exits with
+  another status and explains on stderr.
+- It runs in a sandbox: no network (unless you set "network": true and a person approves it), no
+  files but a private /tmp, the standard library only, killed after `timeout_secs` (default
+  {DEFAULT_TIMEOUT_SECS}, at most {MAX_TIMEOUT_SECONDS:g}).
+Write plain JSON: double-quoted strings and keys, no comments.
+
+# A complete answer
+
+```json
+{json.dumps(SCRIPT_EXAMPLE, indent=2)}
 ```
 """
 

@@ -15,7 +15,7 @@ from toolkiln.errors import CompileError, UsageError
 from toolkiln.llm import LLMConfigError, LLMReplyTooLarge, LLMServerError, ScriptedClient
 from toolkiln.llm.extraction import MAX_REPLY_CHARS
 from toolkiln.llm.factory import MAX_ECHO_CHARS, Factory
-from toolkiln.llm.prompts import COMPUTE_EXAMPLE, WORKFLOW_EXAMPLE
+from toolkiln.llm.prompts import COMPUTE_EXAMPLE, SCRIPT_EXAMPLE, WORKFLOW_EXAMPLE
 from toolkiln.registry.errors import DuplicateTool
 
 DESCRIPTION = "Shipping cost of a parcel: 5 plus 2.50 per kg, free from 100 of order value"
@@ -202,6 +202,23 @@ def test_from_a_template_with_words(registry):
     assert "`crm_url` (url" in client.requests[0].messages[0].text
 
 
+def test_a_script_is_repaired_then_waits_for_approval_and_never_runs_before(registry):
+    unsafe = {**SCRIPT_EXAMPLE, "runtime": "ruby", "sandbox": "none"}
+    client = ScriptedClient([fenced(unsafe), fenced(SCRIPT_EXAMPLE)])
+    result = Factory(client, registry).create_script("count the words of a text", name="word_stats")
+    assert result.ok
+    assert [[(d.code, d.span.path) for d in a.diagnostics] for a in result.attempts] == [[("R0608", "runtime")], []]
+    assert (result.record.kind, result.record.status, result.record.created_by) == ("script", "pending_approval", "llm")
+    assert "TK_ARG_<NAME>" in client.requests[0].messages[0].text  # the prompt says how arguments arrive
+    retry = client.requests[1].messages[-1].text
+    assert "R0608" in retry and "runtime" in retry
+    unsandboxed = Factory(
+        ScriptedClient([fenced({**SCRIPT_EXAMPLE, "name": "loose", "sandbox": "none"})] * 2), registry
+    )
+    refused = unsandboxed.create_script("count words", name="loose")
+    assert not refused.ok and {d.code for d in refused.diagnostics} == {"R0612"}  # a model's script stays boxed
+
+
 def test_a_schedule_template_is_not_a_workflow_tool(registry):
     result = Factory(ScriptedClient([]), registry).create_from_template("lead-followup", {})
     assert not result.ok and [d.code for d in result.diagnostics] == ["E0707"]  # runs post to a webhook
@@ -276,7 +293,7 @@ def test_create_without_a_model_is_a_usage_error(monkeypatch, tmp_path, capsys):
     [
         ["create", "--from-description", "  "],
         ["create", "--from-description", "x", "--name", "Bad Name"],
-        ["create", "--from-description", "x", "--kind", "script"],
+        ["create", "--from-description", "x", "--kind", "executable"],
         ["create", "--from-description", "x", "--max-attempts", "0"],
         ["create"],
     ],
