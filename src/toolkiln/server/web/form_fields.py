@@ -1,6 +1,7 @@
 """The test panel's form, made from a tool's parameters (JSON Schema), and its values read back.
 
-Each parameter is one field: a number or integer input, a text input, a checkbox (a select
+Each parameter is one field: a number or integer input, a text input (a date picker for a
+`format: date` string), a checkbox (a select
 of true/false/not given when the boolean is optional), a select for an enum, a small table
 for an array of objects (a column per field: declared ones, else those of the tool's
 examples), a textarea of one item a line for other arrays, and JSON for the rest. Form names
@@ -23,7 +24,7 @@ PREFIX = "arg."
 TABLE_ROWS = 4  # empty rows offered; rows left empty are not sent
 _INTEGER = re.compile(r"^[+-]?\d+$")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-SCALARS = ("number", "integer", "text", "boolean", "enum", "json")
+SCALARS = ("number", "integer", "text", "date", "boolean", "enum", "json")
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,15 @@ class Field:
     def input_name(self) -> str:
         return PREFIX + self.name
 
+    @property
+    def help(self) -> str:
+        """The line under the field: its description, then how to fill it in."""
+        parts = [self.description.rstrip(". ") + "." if self.description else ""]
+        parts.append({"lines": f"One {self.item_kind} a line.", "json": "JSON."}.get(self.kind, ""))
+        if not self.required:
+            parts.append("Optional" + ("." if self.default is None else f", default {json.dumps(self.default)}."))
+        return " ".join(p for p in parts if p)
+
     def cell_name(self, row: int, column: str) -> str:
         return f"{PREFIX}{self.name}.{row}.{column}"
 
@@ -56,6 +66,8 @@ def _type_of(spec: Mapping[str, Any]) -> str:
 def _scalar_kind(spec: Mapping[str, Any]) -> str:
     if "enum" in spec:
         return "enum"
+    if spec.get("format") == "date":
+        return "date"  # the browser's date picker gives ISO 8601, as the tool takes it
     return {"number": "number", "integer": "integer", "string": "text", "boolean": "boolean"}.get(
         _type_of(spec), "json"
     )
@@ -170,6 +182,8 @@ def _scalar(kind: str, raw: str, path: str) -> Any:
     text = raw.strip()
     if kind == "text":
         return raw
+    if kind == "date":
+        return text
     if kind == "integer":
         if not _INTEGER.match(text):
             raise ValueError(f"{text[:40]!r} is not a whole number", path)

@@ -38,7 +38,10 @@ def tool_list(request: Request, reg: Reg, visitor: Viewer) -> Response:
     query = Query.of(dict(request.query_params))
     listing = list_tools(reg, query)
     deleted = request.query_params.get("deleted", "")
-    return render(request, "list.html", visitor, query=query, listing=listing, kinds=KINDS, deleted=deleted[:64])
+    pending = listing.by_status.get("pending_approval", 0)  # counted already: the header's badge
+    return render(
+        request, "list.html", visitor, pending=pending, query=query, listing=listing, kinds=KINDS, deleted=deleted[:64]
+    )
 
 
 def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, **extra: Any) -> Response:

@@ -48,11 +48,17 @@ def render_text(template: str, **context: Any) -> str:
 
 
 def render(
-    request: Request, template: str, visitor: Visitor | None, *, status_code: int = 200, **context: Any
+    request: Request,
+    template: str,
+    visitor: Visitor | None,
+    *,
+    status_code: int = 200,
+    pending: int | None = None,
+    **context: Any,
 ) -> HTMLResponse:
-    """A page (or an htmx fragment) for `visitor`, with the pending count of the header badge."""
-    pending = 0
-    if visitor is not None:
-        pending = len(services_of(request).registry.list(status="pending_approval"))
+    """A page (or an htmx fragment) for `visitor`, with the pending count of the header badge
+    (counted here unless the caller counted it already)."""
+    if pending is None:
+        pending = len(services_of(request).registry.list(status="pending_approval")) if visitor else 0
     html = render_text(template, request=request, visitor=visitor, pending=pending, **context)
     return HTMLResponse(html, status_code=status_code)
