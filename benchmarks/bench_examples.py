@@ -68,6 +68,8 @@ CASES: list[dict[str, Any]] = [
         },
     },
     {"file": "sales_commission.json", "args": {"sales": Decimal("118500"), "quota": Decimal("100000")}},
+    # Reads the system clock once per run (no clock= given), as a deployed tool does.
+    {"file": "payment_reminder.tk", "args": {"invoice_number": "2026-0042", "issued": "2026-01-05"}},
 ]
 
 

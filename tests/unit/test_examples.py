@@ -11,6 +11,7 @@ import csv
 import json
 import subprocess
 import sys
+from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -28,7 +29,8 @@ INDUSTRY_WEIGHTS = EXAMPLES / "industry_weights.csv"
 MESSAGE = EXAMPLES / "customer_message.json"
 COMMISSION = EXAMPLES / "sales_commission.json"
 SHIPPING = EXAMPLES / "shipping_cost.json"
-ALL_EXAMPLES = [SHIPPING, INVOICE, LATE_FEE, LEAD_SCORE, MESSAGE, COMMISSION]
+REMINDER = EXAMPLES / "payment_reminder.tk"
+ALL_EXAMPLES = [SHIPPING, INVOICE, LATE_FEE, LEAD_SCORE, MESSAGE, COMMISSION, REMINDER]
 
 CENT = Decimal("0.01")
 
@@ -599,3 +601,46 @@ def test_shipping_cost_cli() -> None:
     bad = cli_run(SHIPPING, {"weight_kg": "12"})
     assert bad.returncode == 1
     assert "E0508" in bad.stderr and bad.stdout == ""
+
+
+# --- payment_reminder -------------------------------------------------------------------------
+
+
+def reference_reminder(issued: date, payment_days: int, today: date) -> tuple[date, int, str]:
+    due = issued + timedelta(days=payment_days)
+    overdue = (today - due).days
+    level = "final" if overdue > 30 else "firm" if overdue > 14 else "friendly" if overdue > 0 else "none"
+    return due, overdue, level
+
+
+@pytest.mark.parametrize(
+    ("now", "berlin_today"),
+    [
+        (datetime(2026, 2, 9, 23, 30, tzinfo=UTC), date(2026, 2, 10)),  # already the 10th in Berlin
+        (datetime(2026, 1, 10, 12, 0, tzinfo=UTC), date(2026, 1, 10)),
+        (datetime(2026, 1, 20, 0, 0, tzinfo=UTC), date(2026, 1, 20)),
+        (datetime(2026, 2, 3, 22, 59, tzinfo=UTC), date(2026, 2, 3)),  # 23:59 in Berlin: still the 3rd
+        (datetime(2026, 3, 1, 8, 0, tzinfo=UTC), date(2026, 3, 1)),
+    ],
+)
+def test_reminder_levels_by_the_days_overdue_in_the_customers_zone(now: datetime, berlin_today: date) -> None:
+    issued = date(2026, 1, 5)
+    due, overdue, level = reference_reminder(issued, 14, berlin_today)
+    result = toolkiln.compile(REMINDER).run({"invoice_number": "A-1", "issued": "2026-01-05"}, clock=now)
+    assert result[:3] == [due, overdue, level]
+    if overdue > 0:
+        assert result[3] == f"Invoice A-1 was due on 19 January 2026: {overdue} day(s) ago."
+    else:
+        assert result[3] == "Invoice A-1 is due on 19 January 2026."
+
+
+def test_reminder_from_the_command_line_with_a_fixed_now() -> None:
+    args = {"invoice_number": "2026-0042", "issued": "2026-01-05", "zone": "America/New_York"}
+    result = cli_run(REMINDER, args, "--now", "2026-02-05T03:00:00Z")  # still the 4th in New York
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [
+        "2026-01-19",
+        16,
+        "firm",
+        "Invoice 2026-0042 was due on 19 January 2026: 16 day(s) ago.",
+    ]
