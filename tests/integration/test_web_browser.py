@@ -242,6 +242,31 @@ def test_the_workflow_graph_is_drawn(page, server):
     page.shots.take("definition")
 
 
+UNLABELLED = """() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+  .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby')
+               && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+  .map(e => e.outerHTML.slice(0, 80))"""
+
+
+def test_every_control_has_a_label_and_status_is_not_colour_alone(page, server):
+    page.goto(f"{server.url}/ui/sign-in")
+    assert page.evaluate(UNLABELLED) == []
+    sign_in(page, server, "admin")
+    for path in (
+        "/ui/tools",
+        "/ui/tools/order_total?tab=test",
+        "/ui/tools/shipping_cost?tab=test",
+        "/ui/tools/label?tab=versions",
+        "/ui/tools/switch_probe/confirm/reject",
+        "/ui/new",
+    ):
+        page.goto(f"{server.url}{path}")
+        assert page.evaluate(UNLABELLED) == [], path
+    page.goto(f"{server.url}/ui/tools")
+    for badge in page.locator("table.tools .status").all():  # words besides the colour
+        assert badge.inner_text().strip() in ("Active", "Disabled", "Pending approval", "Rejected")
+
+
 def tab_to(page, selector: str, presses: int = 80) -> None:
     """Press Tab until the element `selector` has the focus (as a keyboard user would)."""
     for _ in range(presses):

@@ -265,3 +265,34 @@ def test_the_test_panel_runs_and_shows_the_run_error_with_its_location(app, toke
     pending = page.post("/ui/tools/risky/run", {"arg.x": "1"}, headers={"HX-Request": "true"})
     assert "<code>2</code>" in pending.text and "Not counted" in pending.text
     assert app.state.services.registry.get("risky").usage_count == 0
+
+
+def test_editing_makes_a_new_version_and_a_refused_save_keeps_the_text(app, tokens):
+    page = Page(app, tokens["write"])
+    editor = page.client.get("/ui/tools/ship/edit").text
+    assert "&#34;examples&#34;" in editor  # a tool with examples is edited as JSON
+    changed = {**SHIP, "logic": {"steps": [{"op": "return", "value": "w * 2 + 0"}]}}
+    saved = page.post("/ui/tools/ship/edit", {"definition": json.dumps(changed)})
+    assert saved.status_code == 303 and "tab=versions" in saved.headers["location"]
+    assert app.state.services.registry.get("ship").version == 2
+    wrong = {**changed, "examples": [{"args": {"w": 1}, "expect": 3}]}
+    refused = page.post("/ui/tools/ship/edit", {"definition": json.dumps(wrong)})
+    assert refused.status_code == 422 and "E0611" in refused.text and "&#34;expect&#34;: 3" in refused.text
+    renamed = page.post("/ui/tools/ship/edit", {"definition": json.dumps({**changed, "name": "boat"})})
+    assert renamed.status_code == 422 and app.state.services.registry.get("ship").version == 2
+    versions = page.client.get("/ui/tools/ship?tab=versions").text
+    assert "Roll back to 1" in versions and "diff-replace" in versions
+
+
+def test_disable_and_enable_through_the_confirmation_pages(app, tokens):
+    page = Page(app, tokens["write"])
+    confirm = page.client.get("/ui/tools/ship/confirm/disable").text
+    assert 'action="/ui/tools/ship/actions/disable"' in confirm and "Yes, disable" in confirm
+    assert page.post("/ui/tools/ship/actions/disable").status_code == 303
+    assert app.state.services.registry.get("ship").status == "disabled"
+    shown = page.client.get("/ui/tools/ship").text
+    assert "/confirm/enable" in shown and "/confirm/disable" not in shown
+    assert page.post("/ui/tools/ship/actions/enable").status_code == 303
+    assert app.state.services.registry.get("ship").status == "active"
+    again = page.post("/ui/tools/ship/actions/enable")  # the lifecycle's rule: not from active
+    assert again.status_code == 409 and "R0202" in again.text
