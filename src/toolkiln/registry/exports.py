@@ -153,6 +153,12 @@ def _one(spec: ToolSpec, format: str, notes: list[str]) -> dict[str, Any]:  # no
     raise AssertionError(format)
 
 
+_DATE_FORMS = {
+    "date": "an ISO 8601 date: YYYY-MM-DD",
+    "date-time": "an ISO 8601 date and time with its offset: 2026-01-31T09:30:00Z",
+}
+
+
 def gemini_schema(schema: dict[str, Any], where: str, notes: list[str]) -> dict[str, Any]:
     """A JSON Schema (as toolkiln writes them) in Gemini's OpenAPI 3.0 subset: a nullable type
     (`["number", "null"]`) is its one type with `nullable: true`."""
@@ -173,6 +179,14 @@ def gemini_schema(schema: dict[str, Any], where: str, notes: list[str]) -> dict[
         shown = _shown(schema["default"])
         description = f"{description} (default: {shown})" if description else f"Default: {shown}."
         notes.append(f"{where}: default moved into the description (Gemini's schema has no `default`)")
+    if kind == "string" and schema.get("format") in _DATE_FORMS:
+        # Gemini's subset has the format `date-time` only: the form a date takes is said in words.
+        form = _DATE_FORMS[schema["format"]]
+        description = f"{description} ({form})" if description else f"{form[0].upper()}{form[1:]}."
+        if schema["format"] == "date-time":
+            out["format"] = "date-time"
+        else:
+            notes.append(f"{where}: format date said in the description (Gemini's schema has only date-time)")
     if description:
         out["description"] = description
     if "enum" in schema and kind == "string":

@@ -96,6 +96,27 @@ def test_gemini_function_declarations_use_the_openapi_subset(filled):
     }
 
 
+def test_date_parameters_keep_their_format_and_gemini_says_it_in_words(reg):
+    reg.create('tool reminder(due: date "The due date", sent: datetime) description "A reminder" { return due }')
+    [openai] = reg.definitions("openai")
+    properties = openai["function"]["parameters"]["properties"]
+    assert properties == {
+        "due": {"type": "string", "format": "date", "description": "The due date"},
+        "sent": {"type": "string", "format": "date-time"},
+    }
+    exported = reg.export("gemini")
+    [gemini] = exported.definitions
+    assert gemini["parameters"]["properties"] == {
+        "due": {"type": "STRING", "description": "The due date (an ISO 8601 date: YYYY-MM-DD)"},
+        "sent": {
+            "type": "STRING",
+            "format": "date-time",
+            "description": "An ISO 8601 date and time with its offset: 2026-01-31T09:30:00Z.",
+        },
+    }
+    assert any("format date said in the description" in note.message for note in exported.adapted)
+
+
 def walk(schema):
     yield schema
     for sub in schema.get("properties", {}).values():
