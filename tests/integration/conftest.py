@@ -107,7 +107,7 @@ def bwrap_installed() -> None:
 
 @pytest.fixture
 def writable_folder() -> Iterator[Path]:
-    """A folder under /tmp any user may enter and write (as root, programs run as nobody, who
+    """A folder under /tmp any user may enter and write (as root, programs run as a user of their own, who
     cannot reach pytest's own folders): where a test's programs leave their side effects."""
     with tempfile.TemporaryDirectory(prefix="toolkiln-program-test-") as name:
         os.chmod(name, 0o777)

@@ -33,6 +33,7 @@ from toolkiln.executables import (
     load_tools,
     run_program,
 )
+from toolkiln.executables.sandbox import RUN_ID_BASE, RUN_ID_COUNT
 
 BOTH = ["bubblewrap", "none"]
 ROOT = os.geteuid() == 0
@@ -43,7 +44,7 @@ pytestmark = pytest.mark.usefixtures("bwrap_installed")
 
 @pytest.fixture
 def open_folder() -> Iterator[Path]:
-    """A folder under /tmp that any user may enter and read (as root, programs run as nobody)."""
+    """A folder under /tmp that any user may enter and read (as root, programs run as an unprivileged user)."""
     with tempfile.TemporaryDirectory(prefix="toolkiln-sandbox-test-") as name:
         os.chmod(name, 0o755)
         yield Path(name)
@@ -104,11 +105,28 @@ def attempts(script: str) -> str:
 SANDBOX = SandboxPolicy(timeout_seconds=20)
 
 
+def test_concurrent_runs_each_have_the_whole_process_limit():
+    """RLIMIT_NPROC is counted per user: runs sharing one user id shared one budget, and 16
+    concurrent calls left bwrap unable to fork. Each run (as root) has an id of its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    program = "#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8; do sleep 0.3 & done\nwait\nid -u\n"
+    policy = SandboxPolicy(timeout_seconds=30, processes=16)
+    with ThreadPoolExecutor(12) as pool:
+        results = list(pool.map(lambda _: run(program, policy), range(12)))
+    assert [r.error for r in results] == [None] * 12, [r.stderr for r in results if r.error]
+    if ROOT:
+        assert len({r.stdout for r in results}) == 12
+
+
 def test_the_program_runs_unprivileged_without_capabilities_or_user_namespaces():
     result = run("#!/bin/sh\nid -u\ngrep CapEff /proc/self/status\nunshare -U true && echo NESTED\n", SANDBOX)
     lines = result.stdout.splitlines()
     assert result.sandbox == "bubblewrap"
-    assert lines[0] == ("65534" if ROOT else str(os.getuid()))
+    if ROOT:
+        assert RUN_ID_BASE <= int(lines[0]) < RUN_ID_BASE + RUN_ID_COUNT  # a user id of the run's own
+    else:
+        assert lines[0] == str(os.getuid())
     assert lines[1].split() == ["CapEff:", "0000000000000000"]
     assert "NESTED" not in result.stdout
 

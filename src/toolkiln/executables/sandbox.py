@@ -4,9 +4,12 @@ Either way the program that runs is exactly the bytes given (the ones whose SHA-
 trusted): bubblewrap gets them through a memfd (`--ro-bind-data`), the unsandboxed run from a
 private copy. A file changed on disk after it was checked is never what runs.
 
-As root, the program runs as the unprivileged user 65534 (nobody): the kernel does not apply
+As root, the program runs as an unprivileged user id of its own: the kernel does not apply
 RLIMIT_NPROC to root's processes (a fork bomb would not be stopped), and a process whose real
-user is root reads every root-owned file bound into the sandbox through its owner bits.
+user is root reads every root-owned file bound into the sandbox through its owner bits. The id
+is taken for the run from a range no account uses, so that RLIMIT_NPROC, which the kernel
+counts per user, bounds each run and not every concurrent run together (with one shared id,
+16 concurrent calls of a server exhausted 64 processes and bwrap could not fork).
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +28,11 @@ from toolkiln.diagnostics import codes
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.policy import SandboxPolicy
 
-UNPRIVILEGED_ID = 65534  # nobody / nogroup on Debian
+# The user (and group) ids of runs as root: a range of systemd's container ids that no account
+# uses. A process takes them in turn from an offset of its own, so that two processes rarely
+# hand out the same id at once (if they do, those two runs share one process budget).
+RUN_ID_BASE = 1_800_000_000
+RUN_ID_COUNT = 4096
 PROGRAM_FOLDER = "/run/toolkiln"  # where the program is inside bubblewrap
 _PROGRAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 # Top-level folders that are links into /usr on merged-/usr systems, or folders of their own.
@@ -77,7 +85,45 @@ def prepared(
         raise ExecutableError(
             codes.INVALID_SANDBOX_POLICY, f"{name!r} cannot name a program: use letters, digits, _, . and -"
         )
-    run_as = UNPRIVILEGED_ID if os.geteuid() == 0 else None
+    as_root = os.geteuid() == 0
+    with (
+        _RUN_IDS.taken() if as_root else nullcontext() as run_as,
+        _launch(name, content, command, env, policy, run_as) as launch,
+    ):
+        yield launch
+
+
+class _RunIds:
+    """The ids of this process's runs as root: each run holds one no other run of it holds."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: set[int] = set()
+        self._next = (os.getpid() * 7919) % RUN_ID_COUNT
+
+    @contextmanager
+    def taken(self) -> Iterator[int]:
+        with self._lock:
+            for _ in range(RUN_ID_COUNT):
+                candidate = RUN_ID_BASE + self._next
+                self._next = (self._next + 1) % RUN_ID_COUNT
+                if candidate not in self._held:
+                    break
+            self._held.add(candidate)  # past RUN_ID_COUNT runs at once, ids are shared
+        try:
+            yield candidate
+        finally:
+            with self._lock:
+                self._held.discard(candidate)
+
+
+_RUN_IDS = _RunIds()
+
+
+@contextmanager
+def _launch(
+    name: str, content: bytes, command: Sequence[str], env: Mapping[str, str], policy: SandboxPolicy, run_as: int | None
+) -> Iterator[Launch]:
     if policy.sandbox == "bubblewrap":
         bwrap = find_bwrap()
         fd = os.memfd_create(f"toolkiln-{name}")  # close-on-exec: pass_fds gives it to bwrap alone

@@ -1,5 +1,5 @@
 """Shared by the executables' unit tests: a toolkiln home of the test's own, its trust store, and
-a folder every user may write (as root, programs run as the user nobody)."""
+a folder every user may write (as root, programs run as an unprivileged user)."""
 
 from __future__ import annotations
 
