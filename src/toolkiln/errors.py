@@ -69,6 +69,21 @@ class RunError(Error):
             self.span = span
         return self
 
+    def diagnostic(self) -> Diagnostic:
+        """This error as a Diagnostic, to render like compile errors (locate it in its source
+        first: `error.diagnostic().located(source)` shows the line and a caret)."""
+        from toolkiln.diagnostics.model import Diagnostic
+
+        return Diagnostic(
+            code=self.code,
+            severity="error",
+            message=self.message,
+            span=self.span,
+            hint=self.hint,
+            input=self.input,
+            expected=self.expected,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         span = self.span
         return {

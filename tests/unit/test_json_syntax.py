@@ -148,7 +148,9 @@ def test_json_text_diagnostics_point_at_file_lines():
 
 def _eleven_steps_reading_unknown_names() -> dict:
     steps = [{"op": "math", "expression": f"missing_{i} + 1", "output": f"v{i}"} for i in range(11)]
-    return {"name": "t", "description": "d", "logic": {"steps": steps + [{"op": "return", "value": "1"}]}}
+    # `parameters: {}` declares none (without the key they would be inferred).
+    logic = {"steps": steps + [{"op": "return", "value": "1"}]}
+    return {"name": "t", "description": "d", "parameters": {}, "logic": logic}
 
 
 def test_diagnostics_of_a_json_file_come_in_line_order():
@@ -163,3 +165,14 @@ def test_diagnostics_of_a_json_file_come_in_line_order():
 def test_diagnostics_of_a_dict_come_in_document_order():
     diagnostics = [d for d in toolkiln.check(_eleven_steps_reading_unknown_names()) if d.code == "E0201"]
     assert [d.span.path for d in diagnostics] == [f"logic.steps[{i}].expression" for i in range(11)]
+
+
+def test_a_definition_without_parameters_infers_them_as_bare_logic_does():
+    definition = {"name": "t", "description": "d", "logic": {"steps": [{"op": "return", "value": "price * qty"}]}}
+    tool = toolkiln.compile(definition)
+    assert [(p.name, str(p.type)) for p in tool.signature.parameters] == [("price", "number"), ("qty", "number")]
+    assert tool.run({"price": 2, "qty": 3}) == 6
+    assert "parameters" not in toolkiln.to_json(definition)  # left to inference, as written
+    assert toolkiln.to_text(definition).startswith("tool t(\n  price: number,\n  qty: number,\n)")
+    declared_none = {**definition, "parameters": {}}
+    assert {d.code for d in toolkiln.check(declared_none)} == {"E0201"}

@@ -65,15 +65,8 @@ def print_json(program: n.Program) -> dict[str, Any]:
     if program.name is None:
         return logic
     out: dict[str, Any] = {"name": program.name, "description": program.description or ""}
-    params: dict[str, Any] = {}
-    for param in program.parameters or ():
-        spec = _type(param.type)
-        if param.description is not None:
-            spec["description"] = param.description
-        if param.default is not None:
-            spec["default"] = _constant(param.default)
-        params[param.name] = spec
-    out["parameters"] = params
+    if program.parameters is not None:  # none: inferred, as the definition left them
+        out["parameters"] = _parameters(program.parameters)
     out["logic"] = logic
     if program.risk_level is not None:
         out["riskLevel"] = program.risk_level
@@ -82,4 +75,16 @@ def print_json(program: n.Program) -> dict[str, Any]:
             t.name: {**_type(t.type), **({"description": t.description} if t.description else {})}
             for t in program.tables
         }
+    return out
+
+
+def _parameters(params: tuple[n.Param, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for param in params:
+        spec = _type(param.type)
+        if param.description is not None:
+            spec["description"] = param.description
+        if param.default is not None:
+            spec["default"] = _constant(param.default)
+        out[param.name] = spec
     return out

@@ -8,6 +8,7 @@ from typing import assert_never
 from toolkiln.ast import compute as n
 from toolkiln.ast.types import Type
 from toolkiln.backends.expressions import ExprPrinter
+from toolkiln.check import check_program
 from toolkiln.syntax.strings import quote
 
 INDENT = "  "
@@ -45,7 +46,9 @@ class TextPrinter:
             self.lines[-1] += "  " + self.comments.popleft()[1]
 
     def header(self, program: n.Program) -> None:
-        params = program.parameters or ()
+        # A JSON definition may leave its parameters to inference; the text DSL declares them,
+        # so they are declared as the checker infers them.
+        params = program.parameters if program.parameters is not None else inferred_parameters(program)
         if not params:
             self.lines.append(f"tool {program.name}()")
         else:
@@ -135,3 +138,8 @@ def type_text(type_: Type) -> str:
         return str(type_)
     fields = ", ".join(f"{quote(key)}: {type_text(field)}" for key, field in type_.fields)
     return "{" + fields + "}" + ("?" if type_.nullable else "")
+
+
+def inferred_parameters(program: n.Program) -> tuple[n.Param, ...]:
+    """The parameters the checker infers for `program`, as declarations."""
+    return tuple(n.Param(name=p.name, type=p.type) for p in check_program(program).parameters)

@@ -47,6 +47,18 @@ RENAMED_FUNCTIONS = {
     "parseFloat": "number",
     "Number": "number",
 }
+# The literals of other languages, read as names: what toolkiln writes for them.
+FOREIGN_LITERALS = {
+    "None": "null",
+    "undefined": "null",
+    "nil": "null",
+    "NULL": "null",
+    "Null": "null",
+    "True": "true",
+    "TRUE": "true",
+    "False": "false",
+    "FALSE": "false",
+}
 # `${name}`, `{name}` and `{name:.2f}` in literal text (a `{{` hole never reaches here).
 _FOREIGN_HOLE = re.compile(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(:[^{}]*)?\}")
 
@@ -102,10 +114,25 @@ class _Order:
 
 def _typo_parameters(order: _Order, inferred: set[str]) -> list[Diagnostic]:
     """W0120 at each read of an inferred parameter that is one or two edits from a variable
-    assigned before it (so that the fix reads a variable that has its value there)."""
+    assigned before it (so that the fix reads a variable that has its value there); W0123
+    where it is the literal of another language (`None`)."""
     found = []
     for read, count in order.reads:
         if read.name not in inferred:
+            continue
+        literal = FOREIGN_LITERALS.get(read.name)
+        if literal is not None:
+            found.append(
+                Diagnostic.of(
+                    codes.FOREIGN_LITERAL,
+                    f"`{read.name}` is a name here, so it becomes a parameter; the literal is `{literal}`",
+                    read.span,
+                    hint=f"write `{literal}`",
+                    input=read.name,
+                    expected=(literal,),
+                    fix=Fix.replace(read.span, literal),
+                )
+            )
             continue
         close = order.close_to(read.name, count)
         if len(close) != 1:
@@ -247,10 +274,13 @@ def _with_fix(
     update: dict[str, object] = {}
     if d.code == codes.UNKNOWN_VARIABLE.code and isinstance(node, n.Name):
         before = order.before.get(id(node), 0)
-        close = order.close_to(node.name, before)
+        literal = FOREIGN_LITERALS.get(node.name)
+        close = [literal] if literal is not None else order.close_to(node.name, before)
         update = {"input": node.name, "expected": tuple(sorted({*declared, *order.assigned[:before]}))}
         if len(close) == 1:
             update["fix"] = Fix.replace(span, close[0])
+        if literal is not None:
+            update["hint"] = f"the literal is `{literal}`"
     elif d.code == codes.UNKNOWN_FUNCTION.code and isinstance(node, n.Call):
         update = {"input": node.function, "expected": tuple(BUILTINS)}
         renamed = RENAMED_FUNCTIONS.get(node.function) or _only(CloseNames(BUILTINS).close_to(node.function))

@@ -150,14 +150,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def render_run_error(error: RunError, file: Path) -> str:
-    lines = [f"error[{error.code}]: {error.message}"]
-    span = error.span
-    if span is not None and span.line:
-        where = f"{file}: {span.path}:{span.line}:{span.column}" if span.path else f"{file}:{span.line}:{span.column}"
-        lines.append(f" --> {where}")
-    if error.hint:
-        lines.append(f"  = hint: {error.hint}")
-    return "\n".join(lines)
+    """Like a compile error: the location, the source line with a caret, the hint."""
+    parsed = parse_file(file)
+    return render_text(error.diagnostic().located(parsed.source))
 
 
 # --- fmt ----------------------------------------------------------------------------------

@@ -29,8 +29,15 @@ _INF = float("inf")
 
 
 class ArgumentError(RunError):
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(codes.INVALID_ARGUMENT.code, message, hint=hint)
+    def __init__(
+        self,
+        message: str,
+        hint: str | None = None,
+        *,
+        input: str | None = None,  # noqa: A002 - as RunError
+        expected: tuple[str, ...] | None = None,
+    ) -> None:
+        super().__init__(codes.INVALID_ARGUMENT.code, message, hint=hint, input=input, expected=expected)
 
 
 def _describe(value: Any) -> str:
@@ -268,7 +275,7 @@ def compile_binder(
                 value = _MISSING
             if value is _MISSING:
                 if default is _MISSING:
-                    raise ArgumentError(f"missing argument `{name}`", hint=wanted[name])
+                    raise _missing(name, args, names, wanted[name])
                 if type(default) is _BadDefault:
                     raise default.error
                 frame[slot] = default
@@ -286,9 +293,26 @@ def compile_binder(
             raise ArgumentError(
                 f"unexpected argument `{extra}`",
                 hint=f"did you mean `{close[0]}`?" if close else f"parameters: {', '.join(sorted(names)) or 'none'}",
+                input=extra,
+                expected=tuple(sorted(names)),
             )
 
     return bind
+
+
+def _missing(name: str, args: Mapping[str, Any], names: frozenset[str], wanted: str) -> ArgumentError:
+    """A required argument not given; when a given key is a misspelling of it (`prise` for
+    `price`), the error names that key: it is what to fix."""
+    extras = [str(key) for key in args if key not in names]
+    close = difflib.get_close_matches(name, extras, n=1)
+    if close:
+        return ArgumentError(
+            f"missing argument `{name}`; `{close[0]}` was given: did you mean `{name}`?",
+            hint=f"rename `{close[0]}` to `{name}`",
+            input=close[0],
+            expected=tuple(sorted(names)),
+        )
+    return ArgumentError(f"missing argument `{name}`", hint=wanted, input=None, expected=tuple(sorted(names)))
 
 
 def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> tuple[str, Converter] | None:

@@ -465,7 +465,9 @@ class JsonFrontEnd:
         name = self.name(obj.get("name"), ("name",), tool=True) if "name" in obj else None
         description = self.string(obj["description"], ("description",), "description") if "description" in obj else None
         steps = self.logic(obj["logic"], ("logic",)) if "logic" in obj else None
-        parameters = self.parameters(obj.get("parameters", {}))
+        # Without a `parameters` key, as in bare logic, the names the logic reads but never
+        # assigns are its parameters, inferred by the checker.
+        parameters = self.parameters(obj["parameters"]) if "parameters" in obj else None
         tables = self.tables(obj["tables"]) if "tables" in obj else None
         risk = obj.get("riskLevel")
         if risk is not None and risk not in RISK_LEVELS:

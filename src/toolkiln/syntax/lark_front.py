@@ -17,7 +17,8 @@ from lark.exceptions import (
 
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.model import Diagnostic, Fix
+from toolkiln.syntax.foreign import Foreign, foreign_construct
 from toolkiln.syntax.grammar import TooDeep, compute_parser
 from toolkiln.syntax.words import look_alike_hint
 
@@ -29,16 +30,11 @@ _TOKEN_WORDS = {
     "$END": "end of input",
     "__ANON_0": "`**`",
 }
-# Operators from other languages that models often write, and what to write instead.
+# Operators from other languages whose meaning differs, so they get a hint and no fix (those
+# that mean the same, `&&`, `===`, ..., are the `foreign` module's, with their fixes).
 _FOREIGN_OPERATORS = {
     "^": "use `**` for powers",
-    "&&": "use `and`",
-    "||": "use `or`",
-    "!": "use `not` (or `!=`)",
     "?": "use `x if condition else y`",
-    ";": "put each step on its own line",
-    "===": "use `==`",
-    "!==": "use `!=`",
 }
 
 
@@ -90,6 +86,10 @@ def parse_tree(
 
 
 def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base: int, path: str | None) -> Diagnostic:
+    offset = error.token.start_pos if isinstance(error, UnexpectedToken) else error.pos_in_stream
+    construct = foreign_construct(text, offset) if isinstance(offset, int) else None
+    if construct is not None:
+        return _foreign_diagnostic(construct, text, index, base, path)
     if isinstance(error, UnexpectedCharacters):
         offset = cast(int, error.pos_in_stream)  # lark's base class says None; the lexer sets it
         ch = text[offset]
@@ -122,8 +122,7 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base
             offset, width = start, max(len(token.value), 1)
         span = index.span(base + offset, base + offset + width, path)
         found = describe_token(token.type, token.value)
-        doubled = next((op for op in ("===", "!==") if op in text[max(0, offset - 2) : offset + 1]), None)
-        hint = _FOREIGN_OPERATORS[doubled] if doubled else _token_hint(token.type, _parser_expects(error))
+        hint = _token_hint(token.type, _parser_expects(error))
         return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=hint)
     assert isinstance(error, UnexpectedEOF)
     return Diagnostic.of(
@@ -131,6 +130,22 @@ def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base
         "unexpected end of input",
         index.span(base + len(text), base + len(text), path),
         hint=f"expected {_expected(set(error.expected))}",
+    )
+
+
+def _foreign_diagnostic(found: Foreign, text: str, index: LineIndex, base: int, path: str | None) -> Diagnostic:
+    fix = None
+    if found.fix is not None:
+        start, end, replacement = found.fix
+        fix = Fix.replace(index.span(base + start, base + end, path), replacement)
+    return Diagnostic.of(
+        codes.SYNTAX_ERROR,
+        found.message,
+        index.span(base + found.start, base + found.end, path),
+        hint=found.hint,
+        input=text[found.start : found.end],
+        expected=(found.expected,),
+        fix=fix,
     )
 
 

@@ -102,7 +102,9 @@ def test_update_versions_rollback_and_lifecycle(tools, tmp_path):
 
 def test_errors_exit_1_and_usage_exits_2(tools, tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"name": "bad", "description": "d", "logic": {"steps": [{"op": "return", "value": "y"}]}}')
+    bad.write_text(
+        '{"name": "bad", "description": "d", "parameters": {}, "logic": {"steps": [{"op": "return", "value": "y"}]}}'
+    )
     code, _, err = tools("create", bad)
     assert code == 1 and "error[E0201]" in err and not (tmp_path / "reg" / "tools" / "bad.json").exists()
     assert f"{bad}:1:" in err  # the diagnostic names the file

@@ -48,3 +48,17 @@ value known to be a text or a list the same mistake is error E0304, with the sam
     return len(items)            # fixed
 """,
 )
+
+FOREIGN_LITERAL = register(
+    "W0123",
+    "foreign-literal",
+    "`None`, `True` or `undefined` read as a name",
+    """
+toolkiln's literals are `null`, `true` and `false`. `None`, `True`, `False` (Python),
+`undefined` and `nil` are names to it, so in bare logic they silently become parameters the
+caller must pass. The `fix` writes the literal.
+
+    return x == None            # warning: write null
+    return x == null            # fixed
+""",
+)

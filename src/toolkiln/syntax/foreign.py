@@ -1,0 +1,373 @@
+"""Constructs models carry over from other languages, recognised where the parser stops,
+with the toolkiln spelling as a hint and, where the rewrite is certain, a fix.
+
+Each recogniser looks at the text around the offset the parser failed at; none of them
+parses: they only name what a model most likely meant (JavaScript, Python).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A construct of another language at `start:end` of the text, and how to write it."""
+
+    start: int
+    end: int
+    message: str
+    hint: str
+    expected: str  # the toolkiln spelling, for the diagnostic's `expected`
+    fix: tuple[int, int, str] | None = None  # replace text[start:end] with this, when certain
+
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_STRING = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
+# What a method is called on: a name, a field chain or a string literal.
+_RECEIVER = re.compile(rf"(?:(?:{_NAME})(?:\.{_NAME})*|{_STRING})\.({_NAME})\s*$")
+
+# Methods of JavaScript and Python with a builtin taking the receiver first.
+RECEIVER_FIRST = {
+    "upper": "upper",
+    "toUpperCase": "upper",
+    "lower": "lower",
+    "toLowerCase": "lower",
+    "trim": "trim",
+    "strip": "trim",
+    "startsWith": "starts_with",
+    "startswith": "starts_with",
+    "endsWith": "ends_with",
+    "endswith": "ends_with",
+    "includes": "contains",
+    "replace": "replace",
+    "replaceAll": "replace",
+    "split": "split",
+    "length": "len",
+    "toString": "text",
+    "slice": "slice",
+    "capitalize": "capitalize",
+    "title": "title",
+    "padStart": "pad_left",
+    "padEnd": "pad_right",
+    "get": "get",
+    "count": "count",
+    "sort": "sort",
+}
+# `Math.round(x)` and Python's `math.floor(x)`: the builtin of the same name.
+MATH_FUNCTIONS = ("round", "floor", "ceil", "abs", "max", "min", "sqrt")
+# Methods with no builtin of their own, and what toolkiln writes instead.
+OTHER_METHODS = {
+    "map": "a comprehension: `[x * 2 for x in items]`",
+    "filter": "a comprehension with `if`: `[x for x in items if x > 0]`",
+    "reduce": "sum(...), count(...), any(...) or all(...) over a comprehension",
+    "forEach": "a comprehension: `[f(x) for x in items]`",
+    "push": "a new list: `items + [item]`",
+    "append": "a new list: `items + [item]`",
+    "toFixed": 'a format template: `format "{{x:.2f}}"` (or round(x, 2) for a number)',
+    "format": 'a format step: `message = format "Hello {{name}}"`',
+    "pow": "the ** operator: `a ** b`",
+}
+
+
+def foreign_construct(text: str, offset: int) -> Foreign | None:
+    """The construct of another language that the parser stopped at `offset` in, if any."""
+    for recognise in _RECOGNISERS:
+        found = recognise(text, offset)
+        if found is not None:
+            return found
+    return None
+
+
+def _method_call(text: str, offset: int) -> Foreign | None:
+    """`name.upper()`, `"-".join(parts)`, `Math.round(x)`: the parser stops at `(`."""
+    if not text.startswith("(", offset):
+        return None
+    match = _RECEIVER.search(text, _line_start(text, offset), offset)
+    if match is None:
+        return None
+    method, start = match.group(1), match.start()
+    receiver = text[start : match.start(1) - 1]
+    after = text[offset + 1 :].lstrip()
+    separator = "" if after.startswith(")") else ", "
+    shown = f"`{text[start:offset]}(...)`"
+    if receiver in ("Math", "math"):
+        if method in MATH_FUNCTIONS:
+            return Foreign(
+                start,
+                offset,
+                f"{shown} is not a call here: toolkiln has no `{receiver}`",
+                f"call `{method}(...)`",
+                f"{method}(...)",
+                (start, match.end(1), method),
+            )
+        hint = OTHER_METHODS.get(method, "see the built-in functions")
+        return Foreign(start, offset, f"{shown} is not a call here: toolkiln has no `{receiver}`", f"use {hint}", hint)
+    message = f"{shown} is a method call: toolkiln has no methods, only functions"
+    if method == "join" and receiver[:1] in "\"'":  # Python: separator.join(items)
+        close = _closing_paren(text, offset)
+        if close is None:
+            return None
+        items = text[offset + 1 : close].strip()
+        spelled = f"join({items}, {receiver})"
+        return Foreign(start, close + 1, message, f"write `{spelled}`", spelled, (start, close + 1, spelled))
+    function = "join" if method == "join" else RECEIVER_FIRST.get(method)
+    if function is None:
+        hint = OTHER_METHODS.get(method, "see the built-in functions")
+        return Foreign(start, offset, message, f"use {hint}", hint)
+    spelled = f"{function}({receiver}, ...)" if separator else f"{function}({receiver})"
+    return Foreign(
+        start,
+        offset,
+        message,
+        f"call the function: `{spelled}`",
+        spelled,
+        (start, offset + 1, f"{function}({receiver}{separator}"),
+    )
+
+
+def _closing_paren(text: str, opening: int) -> int | None:
+    """The offset of the `)` that closes the `(` at `opening`, skipping strings; on one line."""
+    depth, quote, i = 0, None, opening
+    while i < len(text) and text[i] != "\n":
+        ch = text[i]
+        if quote is not None:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _optional_chaining(text: str, offset: int) -> Foreign | None:
+    """`user?.name` and `a ?? b`."""
+    line = _line_start(text, offset)
+    if text.startswith("?.", offset):
+        match = re.search(rf"({_NAME})\s*$", text[line:offset])
+        target = match.group(1) if match else "x"
+        field = re.match(rf"\?\.\s*({_NAME})", text[offset:])
+        name = field.group(1) if field else "f"
+        spelled = f"{target}.{name} if {target} != null else null"
+        return Foreign(offset, offset + 2, "`?.` (optional chaining) is not in toolkiln", f"write `{spelled}`", spelled)
+    if text.startswith("??", offset):
+        operand = rf"{_NAME}(?:\.{_NAME})*|{_STRING}|[0-9]+(?:\.[0-9]+)?"
+        before = re.search(rf"({operand})\s*$", text[line:offset])
+        after = re.match(rf"\?\?\s*({operand})", text[offset : _line_end(text, offset)])
+        if before is None or after is None:
+            return Foreign(offset, offset + 2, "`??` is not an operator here", "use coalesce(a, b)", "coalesce(a, b)")
+        spelled = f"coalesce({before.group(1)}, {after.group(1)})"
+        start, end = line + before.start(1), offset + after.end()
+        return Foreign(start, end, "`??` is not an operator here", f"write `{spelled}`", spelled, (start, end, spelled))
+    return None
+
+
+# Operators whose toolkiln spelling means the same, so the fix is certain.
+_SAME_MEANING = {"===": "==", "!==": "!=", "&&": "and", "||": "or"}
+
+
+def _operator(text: str, offset: int) -> Foreign | None:
+    """`===`, `!==`, `&&`, `||`, `!x`: the parser stops at or just after them."""
+    for written in sorted(_SAME_MEANING, key=len, reverse=True):
+        start = text.find(written, max(0, offset - 2), offset + len(written))
+        if start >= 0:
+            spelled = _spaced(text, start, start + len(written), _SAME_MEANING[written])
+            return Foreign(
+                start,
+                start + len(written),
+                f"`{written}` is not an operator here",
+                f"use `{_SAME_MEANING[written]}`",
+                _SAME_MEANING[written],
+                (start, start + len(written), spelled),
+            )
+    if text.startswith("!", offset) and not text.startswith("!=", offset):
+        return Foreign(
+            offset, offset + 1, "`!` is not an operator here", "use `not`", "not", (offset, offset + 1, "not ")
+        )
+    if text.startswith(";", offset):  # a statement end: a step ends at the end of its line
+        rest = text[offset + 1 : _line_end(text, offset)]
+        line = _line_start(text, offset)
+        indent = re.match(r"[ \t]*", text[line:offset])
+        fix = "" if not rest.strip() or rest.lstrip().startswith("#") else "\n" + (indent.group(0) if indent else "")
+        end = offset + 1 + (len(rest) - len(rest.lstrip()) if fix else 0)
+        return Foreign(
+            offset, offset + 1, "`;` is not needed", "put each step on its own line", "a new line", (offset, end, fix)
+        )
+    return None
+
+
+def _spaced(text: str, start: int, end: int, word: str) -> str:
+    """`word` with a space on each side where the text has none (`a&&b` -> `a and b`)."""
+    if not word[0].isalpha():
+        return word
+    before = "" if start == 0 or text[start - 1].isspace() else " "
+    after = "" if end >= len(text) or text[end].isspace() else " "
+    return before + word + after
+
+
+def _line_start(text: str, offset: int) -> int:
+    return text.rfind("\n", 0, offset) + 1
+
+
+def _line_end(text: str, offset: int) -> int:
+    end = text.find("\n", offset)
+    return len(text) if end < 0 else end
+
+
+def _loop(text: str, offset: int) -> Foreign | None:
+    """`for x in xs { ... }` or `while ...` as a step: toolkiln has no loops."""
+    word = re.match(r"(for|while)\b", text[offset:])
+    if word is None or text[_line_start(text, offset) : offset].strip():
+        return None
+    hint = (
+        "there are no loops: compute over the list with a comprehension, e.g. "
+        "`total = sum(x.price for x in items)` or `names = [upper(x) for x in names]`"
+    )
+    return Foreign(
+        offset,
+        offset + len(word.group(1)),
+        f"`{word.group(1)}` loops are not in toolkiln",
+        hint,
+        "[expression for x in items]",
+    )
+
+
+def _declaration(text: str, offset: int) -> Foreign | None:
+    """`let x = 1`, `const x = 1`, `var x = 1`: a step assigns without a keyword."""
+    line = _line_start(text, offset)
+    match = re.fullmatch(r"(\s*)(let|const|var)\s+", text[line:offset])
+    if match is None:
+        return None
+    start = line + match.start(2)
+    keyword = match.group(2)
+    return Foreign(
+        start,
+        offset,
+        f"`{keyword}` is not needed: a step assigns with `name = value`",
+        f"remove `{keyword}`",
+        "name = value",
+        (start, offset, ""),
+    )
+
+
+def _compound_assignment(text: str, offset: int) -> Foreign | None:
+    """`total += x` and `i++`: a step assigns the whole new value."""
+    line = _line_start(text, offset)
+    target = re.fullmatch(rf"\s*({_NAME})\s*", text[line:offset])
+    operator = re.match(r"([-+*/%])=|\+\+|--", text[offset:])
+    if target is None or operator is None:
+        return None
+    name, end = target.group(1), _line_end(text, offset)
+    if operator.group(0) in ("++", "--"):
+        spelled = f"{name} = {name} {operator.group(0)[0]} 1"
+        if text[offset + 2 : end].strip():
+            return None
+        return Foreign(
+            line + target.start(1),
+            offset + 2,
+            f"`{operator.group(0)}` is not an operator here",
+            f"write `{spelled}`",
+            spelled,
+            (line + target.start(1), offset + 2, spelled),
+        )
+    rest = text[offset + 2 : end].strip()
+    if not rest or "#" in rest:
+        return None
+    value = rest if re.fullmatch(rf"{_NAME}|[0-9.]+|{_STRING}", rest) else f"({rest})"
+    spelled = f"{name} = {name} {operator.group(1)} {value}"
+    return Foreign(
+        line + target.start(1),
+        end,
+        f"`{operator.group(0)}` is not an operator here",
+        f"write `{spelled}`",
+        spelled,
+        (line + target.start(1), end, spelled),
+    )
+
+
+def _template_literal(text: str, offset: int) -> Foreign | None:
+    """A JavaScript template literal `` `Hello ${name}` `` or a Python f-string `f"..."`."""
+    if text.startswith("`", offset):
+        close = text.find("`", offset + 1)
+        body, end, kind = text[offset + 1 : close], close + 1, "a template literal"
+        holes = re.sub(r"\$\{\s*([^{}]*?)\s*\}", r"{{\1}}", body)
+        start = offset
+    elif text[offset : offset + 1] in "\"'" and offset > 0 and text[offset - 1] in "fF":
+        close = _string_end(text, offset)
+        body, end, kind = text[offset + 1 : close], close + 1, "an f-string"
+        holes = re.sub(r"(?<!\{)\{\s*([^{}]*?)\s*\}(?!\})", r"{{\1}}", body)
+        start = offset - 1
+    else:
+        return None
+    if close < 0 or "\n" in body:
+        return None
+    spelled = 'format "' + holes.replace('"', '\\"') + '"'
+    line = _line_start(text, start)
+    whole_value = re.fullmatch(rf"\s*{_NAME}\s*=\s*", text[line:start]) and not text[end : _line_end(text, end)].strip()
+    hint = f"build text in a format step: `message = {spelled}`"
+    fix = (start, end, spelled) if whole_value else None
+    return Foreign(start, end, f"{kind} is not a string in toolkiln", hint, spelled, fix)
+
+
+def _string_end(text: str, opening: int) -> int:
+    quote, i = text[opening], opening + 1
+    while i < len(text) and text[i] != "\n":
+        if text[i] == "\\":
+            i += 1
+        elif text[i] == quote:
+            return i
+        i += 1
+    return -1
+
+
+def _python_words(text: str, offset: int) -> Foreign | None:
+    """`elif`, `x is None`, `x is not None`, and `if x:` (a block in braces instead)."""
+    line = _line_start(text, offset)
+    elif_ = re.search(r"\belif\s+$", text[line:offset])
+    if elif_ is not None or re.match(r"elif\b", text[offset:]):
+        start = line + elif_.start() if elif_ is not None else offset
+        return Foreign(
+            start, start + 4, "`elif` is written `else if`", "write `else if`", "else if", (start, start + 4, "else if")
+        )
+    is_ = re.match(r"is(\s+not)?\b", text[offset:])
+    if is_ is not None:
+        spelled = "!=" if is_.group(1) else "=="
+        return Foreign(
+            offset,
+            offset + is_.end(),
+            f"`{is_.group(0)}` is not an operator here",
+            f"use `{spelled}`",
+            spelled,
+            (offset, offset + is_.end(), spelled),
+        )
+    if text.startswith(":", offset) and re.match(r"\s*(if|else)\b", text[line:offset]):
+        return Foreign(
+            offset,
+            offset + 1,
+            "blocks are written in braces, not after `:`",
+            "write `if condition { ... } else { ... }`",
+            "{",
+        )
+    return None
+
+
+_RECOGNISERS: tuple[Callable[[str, int], Foreign | None], ...] = (
+    _template_literal,
+    _method_call,
+    _optional_chaining,
+    _operator,
+    _loop,
+    _declaration,
+    _compound_assignment,
+    _python_words,
+)
