@@ -53,6 +53,8 @@ def fixed(source):
             "if a > 1 {\n  return 1\n} else if a > 0 {\n  return 2\n}\nreturn 3\n",
         ),
         ("a = 1;\nreturn a\n", "`;` is not needed", "a = 1\nreturn a\n"),
+        ("return {net: price}\n", "a record's keys are strings", 'return {"net": price}\n'),
+        ("return {net, vat}\n", "lists each key with its value", 'return {"net": net, vat}\n'),
         ("a = 1; b = 2\nreturn a + b\n", "`;` is not needed", "a = 1\nb = 2\nreturn a + b\n"),
     ],
 )

@@ -361,6 +361,23 @@ def _python_words(text: str, offset: int) -> Foreign | None:
     return None
 
 
+def _record_key(text: str, offset: int) -> Foreign | None:
+    """`{net: price}` and `{net, vat}` (JavaScript): a record's keys are strings."""
+    key = re.match(rf"({_NAME})\s*([:,}}])", text[offset:])
+    before = text[_line_start(text, offset) : offset].rstrip()
+    if key is None or not before.endswith(("{", ",")):
+        return None
+    name = key.group(1)
+    if key.group(2) == ":":
+        spelled = f'"{name}"'
+        message = f"a record's keys are strings: `{name}` is written `{spelled}`"
+    else:
+        spelled = f'"{name}": {name}'
+        message = f"a record lists each key with its value: `{name}` is written `{spelled}`"
+    end = offset + len(name)
+    return Foreign(offset, end, message, f"write `{spelled}`", spelled, (offset, end, spelled))
+
+
 _RECOGNISERS: tuple[Callable[[str, int], Foreign | None], ...] = (
     _template_literal,
     _method_call,
@@ -370,4 +387,5 @@ _RECOGNISERS: tuple[Callable[[str, int], Foreign | None], ...] = (
     _declaration,
     _compound_assignment,
     _python_words,
+    _record_key,
 )
