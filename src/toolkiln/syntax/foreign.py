@@ -130,17 +130,16 @@ def _method_call(text: str, offset: int) -> Foreign | None:
 
 def _closing_paren(text: str, opening: int) -> int | None:
     """The offset of the `)` that closes the `(` at `opening`, skipping strings; on one line."""
-    depth, quote, i = 0, None, opening
+    depth, i = 0, opening
     while i < len(text) and text[i] != "\n":
         ch = text[i]
-        if quote is not None:
-            if ch == "\\":
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([":
+        if ch in "\"'":
+            end = _string_end(text, i)
+            if end < 0:  # a string not closed on its line
+                return None
+            i = end + 1
+            continue
+        if ch in "([":
             depth += 1
         elif ch in ")]":
             depth -= 1
@@ -320,6 +319,7 @@ def _template_literal(text: str, offset: int) -> Foreign | None:
 
 
 def _string_end(text: str, opening: int) -> int:
+    """The offset of the quote that closes the string opening at `opening`, or -1."""
     quote, i = text[opening], opening + 1
     while i < len(text) and text[i] != "\n":
         if text[i] == "\\":
