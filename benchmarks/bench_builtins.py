@@ -57,6 +57,11 @@ CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ("format_date", "200-character pattern of names", (MOMENT.date(), "dddd MMMM " * 20)),
     ("parse_date", "200-character pattern of names", (NAMED_DAY, "dddd MMMM " * 19 + "D YYYY")),
     ("parse_datetime", "ISO 8601, to a zone", ("2026-01-31T09:30:00.123456+05:30", None, "Europe/Berlin")),
+    ("sort", "100,000 numbers by a list of keys", (NUMBERS, STRINGS)),
+    ("group_by", "100,000 numbers, all different", (NUMBERS, NUMBERS)),
+    ("group_by", "100,000 strings into 10 groups", (STRINGS, [n % 10 for n in NUMBERS])),
+    ("group_by", "100,000 objects by a key", ([{"k": n} for n in NUMBERS], "k")),
+    ("count_if", "100,000 conditions", ([n > 50_000 for n in NUMBERS],)),
 ]
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from toolkiln.interpret.tables import load_table_file
     from toolkiln.registry import PermissionDenied, Registry, ToolRecord
     from toolkiln.semantics.limits import Limits
+    from toolkiln.semantics.values import to_jsonable
     from toolkiln.tool import Tool
     from toolkiln.workflow import check_workflow, compile_workflow, import_n8n
 
@@ -32,6 +33,7 @@ _EXPORTS = {
     "Diagnostic": "toolkiln.diagnostics.model",
     "load_table_file": "toolkiln.interpret.tables",
     "Limits": "toolkiln.semantics.limits",
+    "to_jsonable": "toolkiln.semantics.values",
     "Tool": "toolkiln.tool",
     "PermissionDenied": "toolkiln.registry",
     "Registry": "toolkiln.registry",
@@ -58,6 +60,7 @@ __all__ = [
     "import_n8n",
     "load_table_file",
     "to_json",
+    "to_jsonable",
     "to_text",
     "__version__",
 ]

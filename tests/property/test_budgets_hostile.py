@@ -69,6 +69,11 @@ ELEMENTS = [
     "sha256(s)",
     "len(slice(xs, v, v * 1000))",
     "count(xs, v)",
+    # records and the list builtins that group and count by computed keys
+    "len(group_by(xs, ys))",
+    "len(sort(ys, [w % 7 for w in ys]))",
+    "count_if([w > v for w in xs])",
+    'text({"a": xs, "b": {"c": [v, v]}})',
 ]
 # The date builtins (a zone conversion is charged 11 operations, a pattern its length): every
 # shape with each, below.

@@ -75,3 +75,40 @@ def test_range_is_pythons(start, end):
 @given(number_lists, string_lists)
 def test_zip_is_pythons(first, second):
     assert run("zip(a, b)", a=first, b=second) == [list(pair) for pair in zip(first, second)]
+
+
+@relaxed
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers()), max_size=30))
+def test_sort_by_computed_keys_is_stable(pairs):
+    """The keys as a list, one per item, computed by a comprehension: as Python's key=."""
+    records = [{"k": key, "n": n} for key, n in pairs]
+    assert run("sort(xs, [x.k % 3 for x in xs])", xs=records) == sorted(records, key=lambda r: r["k"] % 3)
+
+
+def reference_groups(items: list[object], keys: list[object]) -> list[dict[str, object]]:
+    """Groups of equal keys (equal and of the same type), in order of first appearance."""
+    groups: list[dict[str, object]] = []
+    for item, key in zip(items, keys):
+        group = next((g for g in groups if type(g["key"]) is type(key) and g["key"] == key), None)
+        if group is None:
+            group = {"key": key, "items": []}
+            groups.append(group)
+        group["items"].append(item)  # type: ignore[attr-defined]
+    return groups
+
+
+@relaxed
+@given(st.lists(st.tuples(scalars, numbers), max_size=30))
+def test_group_by_is_the_reference_grouping(pairs):
+    keys, items = [key for key, _ in pairs], [item for _, item in pairs]
+    records = [{"k": key, "v": item} for key, item in pairs]
+    expected = reference_groups(as_values(items), as_values(keys))
+    assert run("group_by(xs, ks)", xs=items, ks=keys) == expected
+    by_field = run('group_by(xs, "k")', xs=records)
+    assert [[r["v"] for r in g["items"]] for g in by_field] == [g["items"] for g in expected]
+
+
+@relaxed
+@given(number_lists)
+def test_count_if_counts_the_true_conditions(items):
+    assert run("count_if(x > 0 for x in xs)", xs=items) == sum(1 for x in items if x > 0)

@@ -40,6 +40,17 @@ INVOICES = [
         ("count([1, 1.0, true], 1)", 2),
         ("count([[1], [1.0]], [1])", 2),
         ("count([1, 2])", 2),
+        ('sort(["ccc", "a", "bb", "d"], [len(w) for w in ["ccc", "a", "bb", "d"]])', ["a", "d", "bb", "ccc"]),
+        ("sort([1, 2, 3], [0 - x for x in [1, 2, 3]])", [3, 2, 1]),
+        ("count_if([true, false, true])", 2),
+        ("count_if(x > 1 for x in [1, 2, 3])", 2),
+        ("count_if([])", 0),
+        (
+            'group_by(["a", "bb", "c", "dd", "e"], [len(w) for w in ["a", "bb", "c", "dd", "e"]])',
+            [{"key": 1, "items": ["a", "c", "e"]}, {"key": 2, "items": ["bb", "dd"]}],
+        ),
+        ("group_by([1, 2, 3], [1, 1.0, true])", [{"key": 1, "items": [1, 2]}, {"key": True, "items": [3]}]),
+        ("group_by([], [])", []),
     ],
 )
 def test_list_builtins(expression, expected):
@@ -52,9 +63,37 @@ def test_sort_by_a_field_is_stable():
     assert value('[i.id for i in sort(invoices, "customer")]', invoices=INVOICES) == ["b", "d", "c", "a"]
 
 
+def test_group_by_a_field_into_records():
+    groups = value('group_by(invoices, "customer")', invoices=INVOICES)
+    assert [(g["key"], [i["id"] for i in g["items"]]) for g in groups] == [
+        ("Zed", ["a"]),
+        ("Ann", ["b", "d"]),
+        ("Bob", ["c"]),
+    ]
+    totals = value(
+        '[{"customer": g.key, "due": sum(i.due for i in g.items)} for g in group_by(invoices, "customer")]',
+        invoices=INVOICES,
+    )
+    assert totals == [{"customer": "Zed", "due": 30}, {"customer": "Ann", "due": 15}, {"customer": "Bob", "due": 30}]
+
+
+def test_group_by_is_typed_as_a_list_of_records():
+    source = 'tool t(xs: array[string])\ndescription "d"\n{ return group_by(xs, [len(x) for x in xs]) }'
+    assert toolkiln.compile(source).result_type == '[{"key": number, "items": array[string]}]'.replace("[{", "array[{")
+    codes = [d.code for d in toolkiln.check('xs = ["a"]\nreturn group_by(xs, "k")[0].itemz')]
+    assert codes == ["E0320"]
+
+
 @pytest.mark.parametrize(
     ("expression", "args", "expected_code"),
     [
+        ("sort(xs, [1])", {"xs": [1, 2]}, "E0511"),  # one key per item
+        ("group_by(xs, [1, 2, 3])", {"xs": [1, 2]}, "E0511"),
+        ("group_by(xs, [[1], [2]])", {"xs": [1, 2]}, "E0509"),
+        ('group_by(xs, "k")', {"xs": [{"k": {"a": 1}}]}, "E0509"),
+        ('group_by(xs, "k")', {"xs": [{"j": 1}]}, "E0510"),
+        ('group_by(xs, "k")', {"xs": [1]}, "E0509"),
+        ("count_if(o.xs)", {"o": {"xs": [True, 1]}}, "E0509"),
         ("sort(xs)", {"xs": [1, "a"]}, "E0509"),  # numbers and strings do not compare
         ("sort(xs)", {"xs": [True, False]}, "E0509"),
         ("sort(xs)", {"xs": [[1], [0]]}, "E0509"),
@@ -96,6 +135,8 @@ def test_result_types_are_checked(source, result_type):
         "return sort([1], 2)",  # the key is a field name
         'return range("3")',
         "return zip([1])",
+        "return count_if([1, 2])",  # conditions are booleans
+        "return group_by([1, 2])",  # the key is needed
     ],
 )
 def test_wrong_arguments_are_compile_errors(source):
@@ -128,6 +169,10 @@ def test_sorting_in_a_loop_is_charged():
     assert quickly("[len(sort(xs)) for v in xs]", xs=list(range(2_000))) == "E0503"
 
 
-@pytest.mark.parametrize("function", ["sort", "unique", "first", "flatten", "count"])
+def test_grouping_in_a_loop_is_charged():
+    assert quickly("[len(group_by(xs, xs)) for v in xs]", xs=list(range(3_000))) == "E0503"
+
+
+@pytest.mark.parametrize("function", ["sort", "unique", "first", "flatten", "count", "count_if"])
 def test_a_list_of_a_million_never_reaches_a_builtin(function):
     assert quickly(f"{function}(xs)", xs=list(range(1_000_000))) == "E0508"  # refused as an argument

@@ -47,6 +47,8 @@ TRANSLATED = [
     '{"a": {"b": [body.n, {"c": body.t}]}, "__proto__": body.s, "": 1}',
     '{"k": body.n, "j": 2}.k + {"k": 1}["k"]',
     "{}",
+    "count_if(x > 0 for x in body.items)",
+    "count_if([])",
 ]
 
 
@@ -93,6 +95,7 @@ def test_translated_builtins_give_what_toolkiln_gives(tmp_path):
         "capitalize(body.s)",
         "sort(body.items)",
         "unique(body.items)",
+        "group_by(body.items, [x > 0 for x in body.items])",
         "base64_encode(body.s)",
         "base64_decode(body.s)",
         "sha256(body.s)",

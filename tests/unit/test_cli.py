@@ -17,8 +17,18 @@ def toolkiln(*args, cwd=None):
 
 
 def test_run_prints_the_result_as_json():
+    # 12 * 2.50 + 1.500: the digits as computed, not 31.5
     result = toolkiln("run", EXAMPLES / "shipping_cost.json", "--args", '{"weight_kg": 12}')
-    assert (result.returncode, result.stdout) == (0, "31.5\n")
+    assert (result.returncode, result.stdout) == (0, "31.500\n")
+
+
+def test_run_keeps_each_decimals_scale_or_writes_strings(tmp_path):
+    source = tmp_path / "vat.tk"
+    source.write_text('vat = round(net * 0.19, 2)\nreturn {"net": net, "vat": vat, "gross": net + vat, "k": 1e3}\n')
+    result = toolkiln("run", source, "--args", '{"net": 100}')
+    assert (result.returncode, result.stdout) == (0, '{"net": 100, "vat": 19.00, "gross": 119.00, "k": 1000}\n')
+    result = toolkiln("run", source, "--args", '{"net": 100.0}', "--decimals", "string")
+    assert json.loads(result.stdout) == {"net": "100.0", "vat": "19.00", "gross": "119.00", "k": "1000"}
 
 
 def test_run_error_exit_1_with_code_and_location(tmp_path):
@@ -45,7 +55,7 @@ def test_run_with_csv_and_json_tables(tmp_path):
         "--tables",
         tmp_path / "extra.json",
     )
-    assert (result.returncode, result.stdout) == (0, "5\n")
+    assert (result.returncode, result.stdout) == (0, "5.00\n")
 
 
 def test_usage_errors_exit_2():

@@ -264,7 +264,7 @@ def test_late_fee_days_must_be_whole(late_fee: toolkiln.Tool) -> None:
 
 def test_late_fee_cli() -> None:
     ok = cli_run(LATE_FEE, {"days_overdue": 30, "amount": 1200})
-    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "30\n", "")
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "30.00\n", "")
     bad = cli_run(LATE_FEE, {"days_overdue": "30", "amount": 1200})
     assert bad.returncode == 1
     assert "E0508" in bad.stderr and bad.stdout == ""
@@ -573,7 +573,7 @@ def test_commission_rate_tiers_and_cap(commission: toolkiln.Tool, sales: str, qu
 
 def test_commission_cli() -> None:
     ok = cli_run(COMMISSION, {"sales": 120000, "quota": 100000})
-    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "14400\n", "")
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "14400.00\n", "")
     bad = cli_run(COMMISSION, {"sales": "120k", "quota": 100000})
     assert bad.returncode == 1
     assert "E0508" in bad.stderr and bad.stdout == ""
@@ -597,7 +597,7 @@ def test_shipping_cost(weight, expected: str) -> None:
 
 def test_shipping_cost_cli() -> None:
     ok = cli_run(SHIPPING, {"weight_kg": 12})
-    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "31.5\n", "")
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "31.500\n", "")
     bad = cli_run(SHIPPING, {"weight_kg": "12"})
     assert bad.returncode == 1
     assert "E0508" in bad.stderr and bad.stdout == ""

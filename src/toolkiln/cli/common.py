@@ -128,3 +128,13 @@ def whole_number(low: int = 1, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def decimals_option(parser: argparse.ArgumentParser) -> None:
+    """`--decimals`: how a run's numbers are written (toolkiln.to_jsonable's choice)."""
+    parser.add_argument(
+        "--decimals",
+        choices=("number", "string"),
+        default="number",
+        help='numbers as JSON numbers with the digits computed (19.00), or as strings ("19.00")',
+    )

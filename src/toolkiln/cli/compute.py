@@ -12,7 +12,15 @@ from typing import Any
 from toolkiln import api
 from toolkiln.backends.json_printer import print_json
 from toolkiln.backends.text_printer import print_text
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, reformat, source_files, write_atomically
+from toolkiln.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    decimals_option,
+    reformat,
+    source_files,
+    write_atomically,
+)
 from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options, workflow_diagnostics
 from toolkiln.diagnostics.codes import CODES, lookup_code
 from toolkiln.diagnostics.fixes import apply_fixes, text_fixes
@@ -21,7 +29,7 @@ from toolkiln.diagnostics.render import render_github, render_json, render_text
 from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
 from toolkiln.semantics.dates import clock_at
-from toolkiln.semantics.values import to_json
+from toolkiln.semantics.values import to_json, to_jsonable
 from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file, read_source_file
 
 
@@ -41,6 +49,7 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     run = commands.add_parser("run", help="run a tool file with arguments")
     run.add_argument("file", type=Path)
     run.add_argument("--args", default="{}", help="the arguments as a JSON object")
+    decimals_option(run)
     run.add_argument(
         "--now", metavar="DATETIME", help="what today() and now() read, as 2026-01-31T09:30:00Z (default: the clock)"
     )
@@ -145,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RunError as error:
         print(render_run_error(error, args.file), file=sys.stderr)
         return EXIT_FAILED
-    print(to_json(result))
+    print(to_json(to_jsonable(result, decimals=args.decimals), exact=True))
     return EXIT_OK
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from toolkiln.executables import Discovery
     from toolkiln.registry.models import ToolRecord
     from toolkiln.registry.registry import Registry
+    from toolkiln.semantics.values import DecimalEncoding
 
 Command = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 Opener = Callable[[argparse.Namespace], "Registry"]  # the `tools` group's open_registry
@@ -176,12 +177,13 @@ def program_text(record: ToolRecord) -> str:
     )
 
 
-def print_run_result(result: Any, kind: str) -> None:
-    """A run's result on stdout; which sandbox ran it on stderr for compute and workflow tools
-    (a program tool's result holds it)."""
-    from toolkiln.semantics.values import to_json
+def print_run_result(result: Any, kind: str, decimals: DecimalEncoding = "number") -> None:
+    """A run's result on stdout, a compute tool's numbers as computed (19.00 stays 19.00, or
+    "19.00" with decimals="string"); which sandbox ran it on stderr for compute and workflow
+    tools (a program tool's result holds it)."""
+    from toolkiln.semantics.values import to_json, to_jsonable
 
-    print(to_json(result))
+    print(to_json(to_jsonable(result, decimals=decimals), exact=True) if kind == "compute" else to_json(result))
     if kind not in PROGRAM_KINDS:
         where = "the toolkiln interpreter (no process)" if kind == "compute" else "n8n (the workflow's server)"
         print(f"ran in {where}", file=sys.stderr)

@@ -29,7 +29,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, write_atomically
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, decimals_option, write_atomically
 from toolkiln.cli.programs import add_program_commands, print_run_result, program_text
 from toolkiln.errors import CompileError, Error, RunError
 
@@ -118,6 +118,7 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     run = command("run", cmd_run, "run an active tool")
     run.add_argument("name")
     run.add_argument("--args", default="{}", help="the arguments as a JSON object")
+    decimals_option(run)
     run.add_argument(
         "--now", metavar="DATETIME", help="what today() and now() read, as 2026-01-31T09:30:00Z (default: the clock)"
     )
@@ -398,7 +399,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for problem in reg.problems:
             if Path(problem.file).name == "usage.json":
                 print(f"warning: {problem.diagnostics[0].message}", file=sys.stderr)
-    print_run_result(result, kind)
+    print_run_result(result, kind, args.decimals)
     return EXIT_OK
 
 

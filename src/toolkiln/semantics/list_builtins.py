@@ -1,5 +1,11 @@
-"""List builtins: sorting, unique items, first and last, flattening, ranges and zipping. Every
-list they build is sized before it is built, and their work charged (docs/budgets.md)."""
+"""List builtins: sorting, grouping, counting, unique items, first and last, flattening, ranges
+and zipping. Every list they build is sized before it is built, and their work charged
+(docs/budgets.md).
+
+The language has no functions to pass, so a key is a field name (`sort(invoices, "due")`) or
+a list of keys, one per value, written as a comprehension over the same list
+(`sort(words, [len(w) for w in words])`): an expression computes each key, and the checker
+types it."""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from datetime import date, datetime
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 from typing import Any
 
-from toolkiln.ast.types import ANY, ARRAY, NUMBER, STRING, Type, array_of, join
+from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, STRING, Type, array_of, join, record_of
 from toolkiln.diagnostics import codes
 from toolkiln.semantics.builtin_registry import Arg, builtin, fault
 from toolkiln.semantics.limits import Limits
@@ -37,25 +43,27 @@ def _sort_work(values: list[Any], key: str | None = None) -> int:
 
 
 _SORTABLE = frozenset({Decimal, str, date, datetime})
+KEY = Arg("key", (STRING, ARRAY), optional=True)
 
 
 @builtin(
     "sort",
-    (L, Arg("key", (STRING,), optional=True)),
+    (L, KEY),
     _same_as_first,
     "The items in ascending order, equal ones in the order they came (a stable sort). The "
-    "items are all numbers, all strings, all dates or all datetimes (by instant); or all objects, "
-    'sorted by the field named by key (the language has no functions to pass): sort(invoices, "due"). '
-    "Strings sort by Unicode code point; for descending order, take the items from the end.",
+    "items are all numbers, all strings, all dates or all datetimes (by instant); or sorted by a "
+    'key: the field named by key, sort(invoices, "due"), or a list of one key per item, '
+    "sort(words, [len(w) for w in words]), whose keys are all of one of those kinds. Strings sort "
+    "by Unicode code point; for descending order, take the items from the end.",
     pure=True,
     work=_sort_work,
 )
-def _sort(limits: Limits, values: list[Any], key: str | None = None) -> list[Any]:
-    keys = values if key is None else [_field(value, key) for value in values]
+def _sort(limits: Limits, values: list[Any], key: str | list[Any] | None = None) -> list[Any]:
+    keys = values if key is None else _keys(values, key, "sort")
     kinds = {type(k) for k in keys}
     if len(kinds) > 1 or not kinds <= _SORTABLE:
         found = ", ".join(sorted({type_name(k) for k in keys}))
-        what = "sort" if key is None else f"sort by {key!r}"
+        what = "sort" if key is None else "sort by a key"
         raise fault(codes.RUNTIME_TYPE, f"{what} needs all numbers, strings, dates or datetimes, got {found}")
     if key is None:
         return sorted(values)
@@ -63,12 +71,80 @@ def _sort(limits: Limits, values: list[Any], key: str | None = None) -> list[Any
     return [values[i] for i in order]
 
 
-def _field(value: Any, key: str) -> Any:
+def _keys(values: list[Any], key: str | list[Any], what: str) -> list[Any]:
+    """The key of each value: its field `key`, or the item of the list `key` at its position."""
+    if isinstance(key, list):
+        if len(key) != len(values):
+            raise fault(
+                codes.INVALID_OPERATION,
+                f"{what} needs one key per item: {len(values):,} items, {len(key):,} keys",
+                hint=f"compute the keys from the same list: {what}(xs, [x.field for x in xs])",
+            )
+        return key
+    return [_field(value, key, what) for value in values]
+
+
+def _field(value: Any, key: str, what: str) -> Any:
     if type(value) is not dict:
-        raise fault(codes.RUNTIME_TYPE, f"sort by a key needs objects, got {type_name(value)}")
+        raise fault(codes.RUNTIME_TYPE, f"{what} by a field needs objects, got {type_name(value)}")
     if key not in value:
-        raise fault(codes.MISSING_ITEM, f"an object to sort has no field {key!r}")
+        raise fault(codes.MISSING_ITEM, f"an object to {what} has no field {key!r}")
     return value[key]
+
+
+def _group_type(types: list[Type]) -> Type:
+    key = item_type(types[1:]) if len(types) > 1 and types[1].name == "array" else ANY
+    return array_of(record_of((("key", key), ("items", _same_as_first(types)))))
+
+
+@builtin(
+    "group_by",
+    (L, Arg("key", (STRING, ARRAY))),
+    _group_type,
+    'The items in groups of equal keys, as records {"key": k, "items": [...]}, groups in the '
+    "order their first item came and items in their order: the key is the field it names, "
+    'group_by(sales, "region"), or one key per item, group_by(xs, [x.total > 100 for x in xs]). '
+    "Keys are numbers, strings, booleans or null, equal as == says. Iterate the groups with a "
+    'comprehension: [{"region": g.key, "total": sum(s.amount for s in g.items)} for g in '
+    'group_by(sales, "region")].',
+    pure=True,
+    # Hashing a key and filing the item: about 8 additions (a 100,000-item group_by of distinct
+    # numbers took 8 to 10 times a sum of them on this machine, loaded).
+    work=lambda values, key: 8 * len(values),
+)
+def _group_by(limits: Limits, values: list[Any], key: str | list[Any]) -> list[dict[str, Any]]:
+    groups: dict[tuple[type, Any], list[Any]] = {}  # (type, key) -> items, in order of first item
+    for value, group_key in zip(values, _keys(values, key, "group_by")):
+        kind = type(group_key)
+        if kind is list or kind is dict:
+            raise fault(
+                codes.RUNTIME_TYPE, f"group_by keys are numbers, strings, booleans or null, not {type_name(group_key)}"
+            )
+        # The type too: Python finds True == Decimal(1).
+        items = groups.get((kind, group_key))
+        if items is None:
+            groups[kind, group_key] = [value]
+        else:
+            items.append(value)
+    return [{"key": group_key, "items": items} for (_, group_key), items in groups.items()]
+
+
+@builtin(
+    "count_if",
+    (Arg("conditions", (array_of(BOOLEAN),)),),
+    NUMBER,
+    "Number of true items: count_if(i.total > 100 for i in invoices) (a comprehension computes "
+    "one condition per item; there are no functions to pass as a predicate).",
+    pure=True,
+    work=lambda conditions: len(conditions),
+)
+def _count_if(limits: Limits, conditions: list[Any]) -> Decimal:
+    count = 0
+    for condition in conditions:
+        if type(condition) is not bool:
+            raise fault(codes.RUNTIME_TYPE, f"count_if needs booleans, got {type_name(condition)}")
+        count += condition
+    return Decimal(count)
 
 
 @builtin(

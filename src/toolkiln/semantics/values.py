@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal, Overflow
-from typing import Any
+from typing import Any, Literal
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
@@ -321,16 +321,17 @@ def _json_within(value: Any, out: list[str], left: list[int], limit: int) -> Non
         raise too_long(limit)
 
 
-def to_json(value: Any, indent: int | None = None, _level: int = 0) -> str:
+def to_json(value: Any, indent: int | None = None, _level: int = 0, *, exact: bool = False) -> str:
     """JSON text for a value or plain data, exact numbers in plain notation (31.5, not
-    "31.500"); `indent` lays it out like json.dumps(indent=...)."""
+    "31.500"; with `exact`, each number's digits as computed: 19.00 stays 19.00); `indent`
+    lays it out like json.dumps(indent=...)."""
     if value is None:
         return "null"
     kind = type(value)
     if kind is bool:
         return "true" if value else "false"
     if kind is Decimal:
-        return render_number(value)
+        return format(value, "f") if exact else render_number(value)
     if kind is int or kind is float:
         return json.dumps(value)
     if kind is str:
@@ -339,9 +340,12 @@ def to_json(value: Any, indent: int | None = None, _level: int = 0) -> str:
         return f'"{iso_text(value)}"'
     if kind is list or kind is dict:
         items = (
-            [to_json(v, indent, _level + 1) for v in value]
+            [to_json(v, indent, _level + 1, exact=exact) for v in value]
             if kind is list
-            else [f"{json.dumps(k, ensure_ascii=False)}: {to_json(v, indent, _level + 1)}" for k, v in value.items()]
+            else [
+                f"{json.dumps(k, ensure_ascii=False)}: {to_json(v, indent, _level + 1, exact=exact)}"
+                for k, v in value.items()
+            ]
         )
         opening, closing = ("[", "]") if kind is list else ("{", "}")
         if not items:
@@ -370,3 +374,52 @@ def to_plain(value: Any) -> Any:
     if kind is date or kind is datetime:
         return iso_text(value)
     return value
+
+
+DecimalEncoding = Literal["number", "string"]
+
+
+def to_jsonable(value: Any, *, decimals: DecimalEncoding = "number") -> Any:
+    """A run's result (or any toolkiln value) as JSON data, without loss: dicts with string
+    keys, lists, strings, booleans, None and numbers, each number as computed; dates and
+    datetimes as their ISO 8601 text, as JSON Schema's `format: date` / `date-time` read it.
+
+    `decimals="number"`: a number with no digits after the point is an `int`; any other stays
+    the exact `Decimal` the run computed, scale included (`Decimal("19.00")`, never the float
+    19.0). Python's `json.dumps` refuses a Decimal (and would lose the scale as a float):
+    write the data with a Decimal-aware encoder, such as `simplejson.dumps(data)`, which writes
+    19.00. `decimals="string"`: every number is its exact text in plain notation ("19.00",
+    "1000", "0.000015"), for `json.dumps` and for consumers that parse decimals from strings."""
+    if decimals not in ("number", "string"):
+        raise ValueError(f'decimals must be "number" or "string", not {decimals!r}')
+    return _jsonable(value, decimals == "string")
+
+
+def _jsonable(value: Any, as_text: bool) -> Any:
+    kind = type(value)
+    if kind is Decimal or kind is int or kind is float:
+        if (kind is Decimal and not value.is_finite()) or (kind is float and not -_INF < value < _INF):
+            raise ValueError(f"{value} is not a finite number: JSON has none")
+        if kind is float:
+            value = from_float(value)
+        if as_text:
+            return format(value, "f") if kind is not int else str(value)
+        if kind is int:
+            return value
+        exponent = value.as_tuple().exponent
+        return int(value) if type(exponent) is int and exponent >= 0 else value
+    if kind is list or kind is tuple:
+        return [_jsonable(item, as_text) for item in value]
+    if kind is dict:
+        return {_key(key): _jsonable(item, as_text) for key, item in value.items()}
+    if value is None or kind is str or kind is bool:
+        return value
+    if kind is date or kind is datetime:
+        return iso_text(value)
+    raise TypeError(f"not a toolkiln value: {type(value).__name__}")
+
+
+def _key(key: Any) -> str:
+    if type(key) is not str:
+        raise TypeError(f"object keys must be strings, not {type(key).__name__}")
+    return key

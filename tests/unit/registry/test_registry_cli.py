@@ -49,7 +49,7 @@ def test_through_a_subprocess(tmp_path):
     created = subprocess_tools("create", EXAMPLES / "shipping_cost.json", home=home)
     assert (created.returncode, created.stdout) == (0, "created shipping_cost (version 1, active)\n")
     run = subprocess_tools("run", "shipping_cost", "--args", '{"weight_kg": 12}', home=home)
-    assert (run.returncode, run.stdout) == (0, "31.5\n")
+    assert (run.returncode, run.stdout) == (0, "31.500\n")
     table = subprocess_tools("list", home=home).stdout.splitlines()
     assert table[0].split() == ["NAME", "KIND", "STATUS", "VERSION", "BY", "RISK", "RUNS", "DESCRIPTION"]
     assert table[1].split()[:7] == ["shipping_cost", "compute", "active", "1", "user", "low", "1"]
@@ -64,7 +64,7 @@ def test_through_a_subprocess(tmp_path):
 def test_create_list_show_and_run(tools):
     assert tools("create", EXAMPLES / "shipping_cost.json") == (0, "created shipping_cost (version 1, active)\n", "")
     assert tools("create", EXAMPLES / "late_fee.tk", "--created-by", "llm")[0] == 0
-    assert tools("run", "shipping_cost", "--args", '{"weight_kg": 12}')[1] == "31.5\n"
+    assert tools("run", "shipping_cost", "--args", '{"weight_kg": 12}')[1] == "31.500\n"
     code, out, _ = tools("list")
     assert code == 0 and out.splitlines()[1].split()[:7] == ["late_fee", "compute", "active", "1", "llm", "medium", "0"]
     as_json = json.loads(tools("list", "--json", "--created-by", "user")[1])
@@ -88,7 +88,7 @@ def test_update_versions_rollback_and_lifecycle(tools, tmp_path):
     assert [v["version"] for v in json.loads(tools("history", "shipping_cost", "--json")[1])] == [1, 2]
     rolled = tools("rollback", "shipping_cost", "1")[1]
     assert rolled.startswith("rolled shipping_cost back to version 1: now version 3")
-    assert tools("run", "shipping_cost", "--args", '{"weight_kg": 1}')[1] == "7.5\n"
+    assert tools("run", "shipping_cost", "--args", '{"weight_kg": 1}')[1] == "7.50\n"
     assert tools("disable", "shipping_cost") == (0, "shipping_cost is disabled\n", "")
     code, _, err = tools("run", "shipping_cost", "--args", "{}")
     assert code == 1 and "error[R0203]" in err and "enable it first" in err

@@ -8,8 +8,9 @@ JavaScript (the container of `in`, the number `round` rounds) is bound once thro
 function, so the expression is evaluated once, as toolkiln does.
 
 Not translated, because JavaScript would give another value: `title` and `capitalize`
-(Unicode case mapping), `sort` (JavaScript orders strings by UTF-16 unit) and `unique`
-(JavaScript compares lists and objects by identity), the digests and base64 (no such functions
+(Unicode case mapping), `sort` (JavaScript orders strings by UTF-16 unit), `unique` and
+`group_by` (JavaScript compares lists and objects by identity, and 1 with "1" as Map keys
+differently from object keys), the digests and base64 (no such functions
 in an n8n expression), `is_email` and `is_url` (toolkiln's own rules), `text`, `number`, `join`,
 `round` to digits; datetimes and some date patterns (see date_expressions.py).
 
@@ -85,6 +86,7 @@ _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
         ),
     ),
     "any": (range(1, 2), lambda values: f"({values}).some((b) => b)"),
+    "count_if": (range(1, 2), lambda values: f"({values}).filter((b) => b).length"),
     "all": (range(1, 2), lambda values: f"({values}).every((b) => b)"),
     "contains": (range(2, 3), lambda container, item: _CONTAINS.format(container=container, item=item)),
     "get": (
