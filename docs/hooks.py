@@ -1,16 +1,24 @@
-"""MkDocs hook: reference sections generated from the code, so the docs never drift from it.
+"""Reference sections generated from the code, so the docs never drift from it.
 
-Registered in mkdocs.yml under `hooks:`. On every page, these placeholders are replaced:
+The tables are written into the Markdown files themselves, between a pair of markers, so that
+the pages read complete on GitHub too:
 
-    <!-- builtins -->      the built-in functions   (toolkiln.semantics.builtins.BUILTINS)
-    <!-- error-codes -->   every diagnostic code    (toolkiln.diagnostics.codes.CODES)
-    <!-- limits -->        the fields of Limits     (toolkiln.Limits, with their defaults)
-    <!-- reserved -->      the reserved words       (toolkiln.syntax.json_front.RESERVED)
-    <!-- template-types --> template parameter types (toolkiln.templates.TYPES)
-    <!-- templates -->     the template gallery     (toolkiln.templates.list() and tests/golden/templates)
+    <!-- generated: builtins -->      the built-in functions   (toolkiln.semantics.builtins.BUILTINS)
+    <!-- generated: error-codes -->   every diagnostic code    (toolkiln.diagnostics.codes.CODES)
+    <!-- generated: limits -->        the fields of Limits     (toolkiln.Limits, with their defaults)
+    <!-- generated: reserved -->      the reserved words       (toolkiln.syntax.json_front.RESERVED)
+    <!-- generated: template-types --> template parameter types (toolkiln.templates.TYPES)
+    <!-- generated: templates -->     the template gallery     (toolkiln.templates.list() and tests/golden/templates)
 
-A new Limits field without a description below, or a code whose group is unknown, is
-logged as a warning, which fails `mkdocs build --strict`: document it here.
+each region ending with `<!-- end generated -->`. After changing what a table shows (a new
+builtin, code, limit or template), rewrite them:
+
+    PYTHONPATH=src python docs/hooks.py
+
+tests/unit/test_docs_generated.py fails while a region is stale, and so does
+`mkdocs build --strict`, where this module is the hook (mkdocs.yml, `hooks:`): it logs a
+warning for a stale region and serves the fresh one. A new Limits field without a
+description below, or a code whose group is unknown, is also a warning: document it here.
 """
 
 from __future__ import annotations
@@ -253,17 +261,48 @@ def template_gallery() -> str:
 
 
 GENERATORS = {
-    "<!-- builtins -->": builtins_table,
-    "<!-- error-codes -->": error_codes,
-    "<!-- limits -->": limits_table,
-    "<!-- reserved -->": reserved_words,
-    "<!-- template-types -->": template_types,
-    "<!-- templates -->": template_gallery,
+    "builtins": builtins_table,
+    "error-codes": error_codes,
+    "limits": limits_table,
+    "reserved": reserved_words,
+    "template-types": template_types,
+    "templates": template_gallery,
 }
+DOCS = Path(__file__).resolve().parent
+_REGION = re.compile(r"(<!-- generated: ([a-z-]+) -->\n)(.*?)(<!-- end generated -->)", re.S)
+
+
+def render_regions(markdown: str) -> str:
+    """`markdown` with every generated region holding what the code makes of it now."""
+
+    def fresh(match: re.Match[str]) -> str:
+        generate = GENERATORS.get(match.group(2))
+        if generate is None:
+            log.warning("docs/hooks.py: unknown generated region %r", match.group(2))
+            return match.group(0)
+        return f"{match.group(1)}\n{generate()}\n\n{match.group(4)}"
+
+    return _REGION.sub(fresh, markdown)
+
+
+def stale_pages() -> list[Path]:
+    """The docs pages whose generated regions differ from what the code makes now."""
+    pages = sorted(DOCS.glob("*.md"))
+    return [page for page in pages if render_regions(text := page.read_text(encoding="utf-8")) != text]
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    for placeholder, generate in GENERATORS.items():
-        if placeholder in markdown:
-            markdown = markdown.replace(placeholder, generate())
-    return markdown
+    rendered = render_regions(markdown)
+    if rendered != markdown:
+        log.warning("docs/hooks.py: %s is stale: run `PYTHONPATH=src python docs/hooks.py`", page.file.src_path)
+    return rendered
+
+
+def main() -> None:
+    for page in stale_pages():
+        page.write_text(render_regions(page.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"rewrote {page.relative_to(DOCS.parent)}")
+
+
+if __name__ == "__main__":
+    main()

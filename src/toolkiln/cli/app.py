@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 
 from toolkiln.cli.ask import add_ask_command
+from toolkiln.cli.builtins import add_builtins_command
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from toolkiln.cli.compute import add_compute_commands
 from toolkiln.cli.create import add_create_command
@@ -124,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     add_compute_commands(commands)
+    add_builtins_command(commands)
     add_tools_command(commands)
     add_workflow_command(commands)
     add_templates_command(commands)

@@ -47,6 +47,19 @@ class Builtin:
             parts[-1] = f"...{parts[-1]}"
         return f"{self.name}({', '.join(parts)})"
 
+    def describe(self) -> dict[str, Any]:
+        """The builtin as plain JSON, as `toolkiln builtins --json` lists it."""
+        return {
+            "name": self.name,
+            "signature": self.signature,
+            "arguments": [
+                {"name": a.name, "types": [str(t) for t in a.accepts], "optional": a.optional} for a in self.args
+            ],
+            "variadic": self.variadic,
+            "pure": self.pure,
+            "doc": self.doc,
+        }
+
     def arity_ok(self, count: int) -> bool:
         required = sum(1 for a in self.args if not a.optional)
         return count >= required and (self.variadic or count <= len(self.args))
