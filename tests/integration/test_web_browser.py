@@ -69,6 +69,9 @@ def server(tmp_path_factory) -> Iterator[ServerProcess]:
             created_by="llm",
         )
         registry.create('tool label(x: number) description "Labels a number" {\n  return "small"\n}')
+        registry.create(  # a description that tries to run script on the page
+            'tool sly(x: number) description "<img src=x onerror=alert(1)><script>alert(2)</script>" {\n  return x\n}'
+        )
         registry.update("label", {"logic": {"steps": [{"op": "return", "value": '"big" if x > 10 else "small"'}]}})
     process = ServerProcess(registry_path)
     process.tokens = tokens  # type: ignore[attr-defined]
@@ -152,7 +155,7 @@ def test_filter_and_search_the_list(page, server):
     page.get_by_role("button", name="Apply").click()
     page.wait_for_url(re.compile(r"q=REFUND"))
     assert page.locator("table.tools tbody td:first-child a").all_inner_texts() == ["refund_order"]
-    assert page.locator("#matches").inner_text().startswith("1 of 5 tools")
+    assert page.locator("#matches").inner_text().startswith("1 of 6 tools")
 
 
 def test_approve_a_pending_tool_and_see_it_through_the_api(page, server):
@@ -240,6 +243,29 @@ def test_the_workflow_graph_is_drawn(page, server):
     page.goto(f"{server.url}/ui/tools/shipping_cost")
     assert page.locator("pre.code .tk-keyword").first.inner_text() == "tool"
     page.shots.take("definition")
+
+
+def test_hostile_text_stays_text_and_a_5_mb_paste_is_refused_clearly(page, server):
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    sign_in(page, server, "write")
+    page.goto(f"{server.url}/ui/tools?q=sly")
+    assert "<script>alert(2)</script>" in page.locator("table.tools .description").inner_text()
+    page.goto(f"{server.url}/ui/tools/sly")
+    assert "onerror=alert(1)" in page.locator("p.description").inner_text()
+    page.goto(f"{server.url}/ui/new")
+    page.locator("#diagnostic-summary", has_text="No problems found").wait_for()  # the starter checks
+    huge = 'tool big() description "d" {\n' + ("  # " + "x" * 996 + "\n") * 5_200 + "  return 1\n}\n"  # 5.2 MB
+    page.evaluate(
+        "text => { const e = document.getElementById('definition'); e.value = text;"
+        " e.dispatchEvent(new Event('input', {bubbles: true})); }",
+        huge,
+    )
+    refusal = page.locator("#diagnostics .problem")
+    refusal.wait_for(timeout=90_000)  # 5 MB through the browser on a loaded machine
+    assert "R0505" in refusal.inner_text() and "larger than 1048576 bytes" in refusal.inner_text()
+    assert page.locator("#save").is_disabled()
+    assert dialogs == []
 
 
 UNLABELLED = """() => [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
