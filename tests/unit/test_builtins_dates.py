@@ -443,3 +443,20 @@ def test_sort_orders_dates_and_datetimes_and_records_by_a_date_field():
     invoices = [{"id": 1, "due": date(2026, 2, 1)}, {"id": 2, "due": date(2026, 1, 1)}]
     assert [i["id"] for i in value('sort(xs, "due")', xs=invoices)] == [2, 1]
     assert code("sort(xs)", xs=[date(2026, 1, 1), datetime(2026, 1, 1, tzinfo=UTC)]) == "E0509"
+
+
+def test_record_fields_may_be_dates_in_arguments_and_results():
+    source = """{"name": "next_due", "description": "The next due date of an invoice",
+      "parameters": {"invoice": {"type": "object", "properties": {
+        "due": {"type": "string", "format": "date"}, "amount": {"type": "number"}}}},
+      "logic": {"steps": [{"op": "return",
+        "value": "{\\"overdue\\": days_between(invoice.due, today()), \\"next\\": add_months(invoice.due, 1)}"}]}}"""
+    tool = toolkiln.compile(source)
+    assert tool.parameters["properties"]["invoice"]["properties"]["due"] == {"type": "string", "format": "date"}
+    assert tool.result_schema["properties"]["next"] == {"type": "string", "format": "date"}
+    result = tool.run({"invoice": {"due": "2026-01-31", "amount": 3}}, clock=NOON)
+    assert result == {"overdue": 10, "next": date(2026, 2, 28)}
+    assert to_json(result) == '{"overdue": 10, "next": "2026-02-28"}'
+    with pytest.raises(RunError) as raised:
+        tool.run({"invoice": {"due": "31.01.2026", "amount": 3}})
+    assert raised.value.code == "E0508"

@@ -115,7 +115,8 @@ An object with the fields {", ".join(f"`{f}`" for f in sorted(required))} (requi
 - `logic`: {{"steps": [...]}}, run in order; the run ends at a `return` step, and every path must reach one.
 - `examples`: at least {MIN_EXAMPLES} (at most {MAX_EXAMPLES}) objects {{"args": {{...}}, "expect": value}}: \
 arguments and the exact result the tool must return for them. They are run before the tool is saved; \
-choose cases that show the rule (edges and thresholds), and compute the expected values carefully.
+choose cases that show the rule (edges and thresholds), and compute the expected values carefully. \
+A tool that reads today() or now() gives each example the time it runs at: "now": "2026-01-31T09:00:00Z".
 
 # Steps
 

@@ -2,6 +2,9 @@
 
     "examples": [{"args": {"weight_kg": 2}, "expect": 10}, ...]
 
+An example of a tool that reads the clock (`today()`, `now()`) says when it runs, so that it
+gives the same result every day: `{"args": {...}, "now": "2026-01-31T09:00:00Z", "expect": ...}`.
+
 The compiler checks types; examples check behaviour. A definition keeps its examples (they are
 stored with it), and the registry runs them on every create, update and rollback: a version
 whose examples fail is never saved, whoever wrote it. Loading a registry does not run them
@@ -18,12 +21,14 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError
 from toolkiln.registry.equality import same_data
+from toolkiln.semantics.dates import clock_at, parse_iso_datetime
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.values import to_json
 from toolkiln.tool import Tool
 
 FIELD = "examples"
 EXAMPLE_KEYS = ("args", "expect")
+OPTIONAL_KEYS = ("now",)  # what today() and now() read in the example's run (ISO 8601)
 # Each example is a run under the registry's limits (a second by default): a cap keeps a save
 # from taking minutes.
 MAX_EXAMPLES = 20
@@ -56,10 +61,19 @@ def examples_problems(examples: Any) -> list[Diagnostic]:
             problems.append(_at(codes.INVALID_EXAMPLE, "an example must be an object", path, shape))
             continue
         missing = [key for key in EXAMPLE_KEYS if key not in example]
-        unknown = sorted(str(key)[:40] for key in example if key not in EXAMPLE_KEYS)
+        unknown = sorted(str(key)[:40] for key in example if key not in EXAMPLE_KEYS + OPTIONAL_KEYS)
         if missing or unknown:
             wrong = [f"missing `{key}`" for key in missing] + [f"unknown field `{key}`" for key in unknown]
             problems.append(_at(codes.INVALID_EXAMPLE, f"example {index + 1}: {', '.join(wrong)}", path, shape))
+        elif "now" in example and not (isinstance(example["now"], str) and parse_iso_datetime(example["now"])):
+            problems.append(
+                _at(
+                    codes.INVALID_EXAMPLE,
+                    f"example {index + 1}: `now` must be an ISO 8601 datetime with its offset",
+                    f"{path}.now",
+                    'as "2026-01-31T09:00:00Z": what today() and now() read in this example',
+                )
+            )
         elif not isinstance(example["args"], dict):
             problems.append(
                 _at(
@@ -80,8 +94,9 @@ def run_examples(
     for index, example in enumerate(examples):
         args, expected = example["args"], example["expect"]
         path = f"{FIELD}[{index}]"
+        clock = clock_at(example["now"]) if "now" in example else None
         try:
-            actual = tool.run(args, tables=tables, limits=limits)
+            actual = tool.run(args, tables=tables, limits=limits, clock=clock)
         except RunError as error:
             problems.append(
                 _at(

@@ -67,8 +67,9 @@ def test_an_example_with_a_wrong_argument_fails_as_a_run(reg, make_def):
         ([{"input": {"x": 1}, "output": 2}], [("E0610", "examples[0]")]),
         ([{"args": [1], "expect": 2}], [("E0610", "examples[0].args")]),
         ([{"args": {"x": 1}, "expect": 2}] * (MAX_EXAMPLES + 1), [("E0610", "examples")]),
+        ([{"args": {"x": 1}, "now": "2026-01-31", "expect": 2}], [("E0610", "examples[0].now")]),
     ],
-    ids=["not-a-list", "not-an-object", "wrong-keys", "args-not-an-object", "too-many"],
+    ids=["not-a-list", "not-an-object", "wrong-keys", "args-not-an-object", "too-many", "now-not-a-datetime"],
 )
 def test_malformed_examples(reg, make_def, examples, expected):
     with pytest.raises(CompileError) as error:
@@ -162,3 +163,28 @@ def test_the_meta_tool_reports_a_failing_example_to_the_model(reg, make_def):
 def test_the_audit_entry_keeps_the_note(reg, make_def):
     reg.create(make_def(), note="from a description")
     assert reg.audit_log("double")[0].note == "from a description"
+
+
+def test_an_example_of_a_tool_that_reads_the_clock_runs_at_its_now(reg):
+    """`now` fixes what today() and now() read, so the example passes on any day; a date result
+    is compared as its ISO text."""
+    definition = {
+        "name": "renewal",
+        "description": "The renewal date a month from today",
+        "parameters": {"months": {"type": "integer", "default": 1}},
+        "logic": {"steps": [{"op": "return", "value": "add_months(today(), months)"}]},
+        "examples": [
+            {"args": {}, "now": "2026-01-31T09:00:00Z", "expect": "2026-02-28"},
+            {"args": {"months": 12}, "now": "2024-02-29T23:30:00-01:00", "expect": "2025-03-01"},
+        ],
+    }
+    assert reg.create(definition).definition["examples"] == definition["examples"]
+    wrong = {
+        **definition,
+        "name": "renewal_two",
+        "examples": [{"args": {}, "now": "2026-01-31T09:00:00Z", "expect": "2026-03-31"}],
+    }
+    with pytest.raises(CompileError) as error:
+        reg.create(wrong)
+    assert _codes(error) == [("E0611", "examples[0].expect")]
+    assert 'got "2026-02-28"' in error.value.diagnostics[0].message

@@ -91,8 +91,9 @@ INVALID_EXAMPLE = register(
     """
 `examples` is a list of objects `{"args": {...}, "expect": value}`: `args` maps parameter
 names to JSON values, `expect` is the JSON value the tool must return for them (`null`
-included). Examples belong to compute tools: a workflow has side effects, so it is not run
-before it is approved.
+included); an optional `now` (ISO 8601 with its offset, `"2026-01-31T09:00:00Z"`) is what
+`today()` and `now()` read in that example. Examples belong to compute tools: a workflow has
+side effects, so it is not run before it is approved.
 
     "examples": [{"input": {"x": 1}, "output": 2}]       # error
     "examples": [{"args": {"x": 1}, "expect": 2}]        # fixed
