@@ -237,6 +237,8 @@ def test_the_list_filters_searches_and_counts(app, tokens):
     assert "risky" in by_llm and "1 of 2 tools" in by_llm
     assert "0 of 2 tools" in page.client.get("/ui/tools?kind=workflow").text
     assert "2 of 2 tools" in page.client.get("/ui/tools?status=bogus&page=x").text  # unknown values: ignored
+    for odd in ("\u00b2", "9" * 5000, "-1", "0"):  # a superscript digit, past int()'s digit limit
+        assert page.client.get("/ui/tools", params={"page": odd}).status_code == 200
 
 
 def test_the_editor_checks_as_you_type_and_saves_only_clean_definitions(app, tokens):
@@ -282,6 +284,10 @@ def test_editing_makes_a_new_version_and_a_refused_save_keeps_the_text(app, toke
     assert renamed.status_code == 422 and app.state.services.registry.get("ship").version == 2
     versions = page.client.get("/ui/tools/ship?tab=versions").text
     assert "Roll back to 1" in versions and "diff-replace" in versions
+    assert page.client.get("/ui/tools/ship?tab=versions&left=\u00b2&right=" + "9" * 5000).status_code == 200
+    for odd in ("\u00b2", "9" * 5000, "x"):
+        refused = page.post("/ui/tools/ship/actions/rollback", {"version": odd})
+        assert refused.status_code == 400 and "R0104" in refused.text
 
 
 def test_disable_and_enable_through_the_confirmation_pages(app, tokens):
@@ -296,3 +302,24 @@ def test_disable_and_enable_through_the_confirmation_pages(app, tokens):
     assert app.state.services.registry.get("ship").status == "active"
     again = page.post("/ui/tools/ship/actions/enable")  # the lifecycle's rule: not from active
     assert again.status_code == 409 and "R0202" in again.text
+
+
+def test_the_pages_count_against_the_tokens_rate_limit(tmp_path, tokens):
+    limited = create_app(Settings(registry=tmp_path / "reg", rate_limit="3/minute"))
+    page = Page(limited, tokens["read"])  # the list after sign-in: 1 of 3
+    assert page.client.get("/ui/tools").status_code == 200
+    assert page.client.get("/ui/tools").status_code == 200
+    over = page.client.get("/ui/tools")
+    assert over.status_code == 429 and "R0504" in over.text and over.headers["retry-after"].isdigit()
+    assert over.headers["content-type"].startswith("text/html")
+
+
+def test_over_https_the_cookies_are_secure_too(app, tokens):
+    client = TestClient(app, base_url="https://127.0.0.1")
+    form = client.get("/ui/sign-in")
+    assert "Secure" in form.headers["set-cookie"]
+    signed = client.post(
+        "/ui/sign-in", data={"token": tokens["read"], "csrf_token": csrf_of(form.text)}, follow_redirects=False
+    )
+    cookie = next(h for h in signed.headers.get_list("set-cookie") if h.startswith(SESSION_COOKIE))
+    assert "Secure" in cookie and "HttpOnly" in cookie

@@ -96,7 +96,13 @@ def test_the_form_reads_back_typed_arguments_and_leaves_empty_optionals_out():
 
 
 def test_values_that_are_not_their_type_name_their_fields():
-    form = {"arg.weight": "heavy", "arg.count": "1.5", "arg.region": "mars", "arg.lines.1.qty": "two"}
+    form = {
+        "arg.weight": "9" * 5000,  # past int()'s digit limit
+        "arg.count": "\u0663",  # an Arabic-Indic three: a digit to Python, not to a tool
+        "arg.region": "mars",
+        "arg.lines.1.qty": "two",
+        "arg.meta": "[" * 50_000,  # nested past Python's stack
+    }
     with pytest.raises(FormValues) as refused:
         read_arguments(form_fields(SCHEMA), form)
     assert [(p["code"], p["path"]) for p in refused.value.problems] == [
@@ -104,6 +110,7 @@ def test_values_that_are_not_their_type_name_their_fields():
         ("R0517", "count"),
         ("R0517", "region"),
         ("R0517", "lines[0].qty"),
+        ("R0517", "meta"),
     ]
 
 

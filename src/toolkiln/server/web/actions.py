@@ -15,6 +15,7 @@ from toolkiln.server.problems import ServerProblem
 from toolkiln.server.services import Reg
 from toolkiln.server.tokens import Scope
 from toolkiln.server.web.access import Posted, Viewer
+from toolkiln.server.web.listing import whole_number
 from toolkiln.server.web.rendering import render
 
 router = APIRouter(include_in_schema=False)
@@ -59,10 +60,10 @@ def act(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str, ac
             )
         reg.reject(name, by=by, reason=reason)
     elif action == "rollback":
-        version = str(form.get("version", ""))
-        if not version.isdigit():
-            raise InvalidRequest(f"a version is a whole number, not {version[:20]!r}")
-        reg.rollback(name, int(version), by=by)
+        version = whole_number(str(form.get("version", "")))
+        if version is None:
+            raise InvalidRequest(f"a version is a whole number, not {str(form.get('version', ''))[:20]!r}")
+        reg.rollback(name, version, by=by)
     elif action == "delete":
         reg.delete(name, by=by)
         return RedirectResponse(f"/ui/tools?deleted={name}", status_code=303)

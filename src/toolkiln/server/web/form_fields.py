@@ -22,8 +22,8 @@ from toolkiln.server.problems import diagnostic
 
 PREFIX = "arg."
 TABLE_ROWS = 4  # empty rows offered; rows left empty are not sent
-_INTEGER = re.compile(r"^[+-]?\d+$")
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_INTEGER = re.compile(r"^[+-]?\d{1,300}$", re.ASCII)  # longer is no argument a tool could take
+_NUMBER = re.compile(r"^[+-]?(\d{1,300}(\.\d{0,300})?|\.\d{1,300})([eE][+-]?\d{1,4})?$", re.ASCII)
 SCALARS = ("number", "integer", "text", "date", "boolean", "enum", "json")
 
 
@@ -127,8 +127,8 @@ def read_arguments(fields: list[Field], form: Mapping[str, Any]) -> dict[str, An
     for spec in fields:
         try:
             value = _read_field(spec, form)
-        except ValueError as error:
-            problems.append(_problem(str(error.args[1]), str(error.args[0])))
+        except NotItsType as error:
+            problems.append(diagnostic(codes.FORM_VALUE_INVALID, f"{error.path}: {error}", path=error.path))
             continue
         if value is not _MISSING:
             args[spec.name] = value
@@ -140,8 +140,12 @@ def read_arguments(fields: list[Field], form: Mapping[str, Any]) -> dict[str, An
 _MISSING = object()
 
 
-def _problem(path: str, message: str) -> dict[str, Any]:
-    return diagnostic(codes.FORM_VALUE_INVALID, f"{path}: {message}", path=path)
+class NotItsType(Exception):
+    """One value that is not its field's type; `path` names the field."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 def _read_field(spec: Field, form: Mapping[str, Any]) -> Any:
@@ -186,19 +190,19 @@ def _scalar(kind: str, raw: str, path: str) -> Any:
         return text
     if kind == "integer":
         if not _INTEGER.match(text):
-            raise ValueError(f"{text[:40]!r} is not a whole number", path)
+            raise NotItsType(f"{text[:40]!r} is not a whole number", path)
         return int(text)
     if kind == "number":
         if not _NUMBER.match(text):
-            raise ValueError(f"{text[:40]!r} is not a number", path)
+            raise NotItsType(f"{text[:40]!r} is not a number", path)
         return int(text) if _INTEGER.match(text) else float(text)
     if kind == "boolean":
         return text in ("true", "on")
     try:
         return json.loads(text)  # enum values are JSON; so are cells and fields of unknown type
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: brackets nested past Python's stack
         if kind == "cell":
             return raw  # a table cell of unknown type that is not JSON: text
         if kind == "enum":
-            raise ValueError(f"{text[:40]!r} is not one of the choices", path) from None
-        raise ValueError(f"{text[:40]!r} is not JSON", path) from None
+            raise NotItsType(f"{text[:40]!r} is not one of the choices", path) from None
+        raise NotItsType(f"{text[:40]!r} is not JSON", path) from None

@@ -16,6 +16,12 @@ PAGE_SIZE = 50
 KINDS: tuple[str, ...] = get_args(Kind)
 
 
+def whole_number(text: str) -> int | None:
+    """A page or version number typed into a URL or a form: ASCII digits, at most 7 of them
+    (int() of 5,000 digits, or of `²`, raises)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 7 else None
+
+
 @dataclass(frozen=True)
 class Query:
     status: str | None = None
@@ -27,22 +33,18 @@ class Query:
     @classmethod
     def of(cls, params: dict[str, str]) -> Query:
         """The query of the list's URL; values it does not know are ignored (a hand-typed URL)."""
-        page = params.get("page", "1")
         return cls(
             status=params.get("status") if params.get("status") in STATUSES else None,
             kind=params.get("kind") if params.get("kind") in KINDS else None,
             created_by=params.get("created_by") if params.get("created_by") in ACTORS else None,
             text=params.get("q", "")[:200],
-            page=max(1, min(int(page), 1_000_000)) if page.isdigit() else 1,
+            page=max(1, whole_number(params.get("page", "")) or 1),
         )
 
     def link(self, **changes: Any) -> str:
         """The list's URL with `changes` (None drops a filter); a new filter goes back to page 1."""
         values = {"status": self.status, "kind": self.kind, "created_by": self.created_by, "q": self.text or None}
-        values["page"] = str(self.page) if self.page > 1 else None
-        values.update(changes)
-        if "page" not in changes:
-            values["page"] = None
+        values.update(changes)  # no `page` unless asked for: page 1
         shown = {k: v for k, v in values.items() if v not in (None, "")}
         return "/ui/tools" + ("?" + urlencode(shown) if shown else "")
 

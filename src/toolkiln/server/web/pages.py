@@ -12,7 +12,7 @@ from toolkiln.server.services import Reg
 from toolkiln.server.web import tool_view
 from toolkiln.server.web.access import Viewer
 from toolkiln.server.web.form_fields import form_fields
-from toolkiln.server.web.listing import KINDS, Query, list_tools
+from toolkiln.server.web.listing import KINDS, Query, list_tools, whole_number
 from toolkiln.server.web.rendering import render
 
 router = APIRouter(include_in_schema=False)
@@ -63,9 +63,7 @@ def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, 
         context.setdefault("values", {})
     elif tab == "versions":
         left, right = params.get("left", ""), params.get("right", "")
-        context["versions"] = tool_view.versions_view(
-            reg, name, int(left) if left.isdigit() else None, int(right) if right.isdigit() else None
-        )
+        context["versions"] = tool_view.versions_view(reg, name, whole_number(left), whole_number(right))
     elif tab == "audit":
         context["audit"] = list(reversed(reg.audit_log(tool=name)))
     context["done"] = DONE.get(params.get("done", ""), "")
