@@ -12,7 +12,7 @@ import pytest
 
 from toolkiln.errors import CompileError, RunError
 from toolkiln.executables.skill_files import read_skill
-from toolkiln.registry.errors import PermissionDenied, ToolNotActive
+from toolkiln.registry.errors import BrokenTool, PermissionDenied, ToolNotActive
 from toolkiln.registry.registry import Registry
 
 pytestmark = pytest.mark.usefixtures("bwrap_installed")
@@ -195,3 +195,33 @@ def test_a_model_creates_a_script_through_the_meta_tool_and_it_runs_only_once_ap
     assert reg.run("shout", {"text": "abc"})["output"] == "ABC"
     refused = reg.call_meta("create_script_tool", {**arguments, "name": "bad", "runtime": "ruby", "timeout_secs": 0})
     assert {e["path"] for e in refused["errors"]} == {"runtime", "timeout_secs"}
+
+
+def test_a_compute_tool_never_calls_a_program_tool(reg: Registry):
+    helper = {
+        "name": "helper",
+        "description": "Doubles.",
+        "parameters": {"x": {"type": "number"}},
+        "logic": {"steps": [{"op": "return", "value": "x * 2"}]},
+    }
+    caller = {
+        "name": "caller",
+        "description": "Calls helper.",
+        "parameters": {"x": {"type": "number"}},
+        "logic": {
+            "steps": [
+                {"op": "call", "tool": "helper", "args": {"x": "x"}, "output": "r"},
+                {"op": "return", "value": "r"},
+            ]
+        },
+    }
+    reg.create(helper)
+    reg.create(caller)
+    assert reg.run("caller", {"x": 2}) == 4
+    reg.delete("helper", force=True)
+    reg.create(script("helper", parameters={"type": "object"}))  # a program now holds the name
+    with pytest.raises(BrokenTool) as refused:  # checked again against today's tools: no callee
+        reg.run("caller", {"x": 2})
+    assert any("helper" in d.message for d in refused.value.diagnostics)
+    with pytest.raises(CompileError):  # nor can a new compute tool be written to call it
+        reg.create({**caller, "name": "caller_two"})

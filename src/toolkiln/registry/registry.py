@@ -599,8 +599,9 @@ class Registry:
             tool = self._runnable(name)
         except RegistryError as error:
             raise RunError(error.code, error.message, hint=error.hint) from error
-        if not isinstance(tool, Tool):  # replaced by a workflow tool since the caller was checked
-            raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is a workflow tool; compute tools cannot call it")
+        if not isinstance(tool, Tool):  # replaced by a tool of another kind since the caller was checked
+            kind = "a workflow" if isinstance(tool, WorkflowRun) else "a script or executable"
+            raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is {kind} tool; compute tools cannot call it")
         return tool
 
     def check_definition(self, definition: Any) -> Compiled:
