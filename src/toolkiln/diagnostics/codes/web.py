@@ -35,8 +35,8 @@ SESSION_TAMPERED = register(
     "Web session cookie not valid",
     """
 The session cookie was not signed by this registry's servers: it was changed, or it was
-made for another registry folder (each folder has its own secret, `.server/web-secret`;
-deleting that file ends every session). The cookie is dropped; sign in again.
+made for another registry folder (each folder has its own secret, `.server/web-secret`,
+read when a server starts). The cookie is dropped; sign in again.
 """,
 )
 
