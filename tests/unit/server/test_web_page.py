@@ -229,9 +229,12 @@ def test_unknown_tools_and_routes_are_pages_not_json(app, tokens):
 
 
 def test_the_list_filters_searches_and_counts(app, tokens):
+    app.state.services.registry.run("ship", {"w": 1})
+    app.state.services.registry.flush()
     page = Page(app, tokens["read"])
+    assert re.search(r'most used:\s*<a href="/ui/tools/ship">ship</a> \(1\)', page.client.get("/ui/tools").text)
     pending = page.client.get("/ui/tools?status=pending_approval").text
-    assert "risky" in pending and 'href="/ui/tools/ship"' not in pending
+    assert '<td><a href="/ui/tools/risky">' in pending and '<td><a href="/ui/tools/ship">' not in pending
     assert re.search(r'aria-label="1 tools pending approval">1<', pending)
     by_llm = page.client.get("/ui/tools?created_by=llm&q=model").text
     assert "risky" in by_llm and "1 of 2 tools" in by_llm

@@ -3,6 +3,7 @@ registry (10,000 tools: benchmarks/bench_web_list.py)."""
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, get_args
@@ -13,6 +14,7 @@ from toolkiln.registry.registry import Registry
 from toolkiln.server.routes.tools import search
 
 PAGE_SIZE = 50
+MOST_USED = 5  # named in the counts at the top
 KINDS: tuple[str, ...] = get_args(Kind)
 
 
@@ -58,6 +60,7 @@ class Listing:
     by_creator: dict[str, int]
     by_kind: dict[str, int]
     runs: int
+    most_used: list[ToolRecord]
     page: int
     pages: int
 
@@ -82,6 +85,7 @@ def list_tools(reg: Registry, query: Query) -> Listing:
         by_creator=dict(Counter(r.created_by for r in everything)),
         by_kind=dict(Counter(r.kind for r in everything)),
         runs=sum(r.usage_count for r in everything),
+        most_used=heapq.nlargest(MOST_USED, (r for r in everything if r.usage_count), key=lambda r: r.usage_count),
         page=page,
         pages=pages,
     )
