@@ -92,10 +92,13 @@ def test_a_template_with_escapes_gets_the_hint_without_a_fix():
     assert warning.fix is None and warning.hint == "write `{{total}}`"
 
 
-def test_a_plain_string_with_a_hole_says_to_use_a_format_step():
-    source = 'total = 1\nmsg = "Total: ${total}"\nreturn msg\n'
-    warning = reported(source, "W0121")
-    assert warning.fix is None and "format" in warning.hint
+def test_a_plain_string_with_a_hole_becomes_a_format_step():
+    source = 'total = 1\nmsg = "Total: ${total} of {total:.2f}, {other}"\nreturn msg\n'
+    first, second = [d for d in toolkiln.check(source) if d.code == "W0121"]
+    assert "format" in first.hint and first.fix is not None and second.fix is None  # one fix, the whole string
+    assert fixed(source) == ('total = 1\nmsg = format "Total: {{total}} of {{total:.2f}}, {other}"\nreturn msg\n', [])
+    inside = 'total = 1\nreturn "Total: {total}" + "!"\n'  # not the whole value of a step: a hint only
+    assert reported(inside, "W0121").fix is None
 
 
 # --- W0122 and E0304: `.length` --------------------------------------------------------------
@@ -141,6 +144,12 @@ def test_a_number_added_to_text_is_wrapped_in_text():
     [error] = toolkiln.check(source)
     assert (error.code, error.input, error.expected) == ("E0301", "number", ("string",))
     assert fixed(source) == ('return "Total: " + text(price * 2)\n', [])
+
+
+def test_a_declared_number_added_to_text_is_wrapped_too():
+    source = 'tool t(count: integer)\ndescription "d"\n{\n  return "Items: " + count\n}\n'
+    assert reported(source, "E0306").fix.replacement == "text(count)"
+    assert fixed(source)[1] == []
 
 
 def test_the_json_form_carries_input_expected_and_fix():

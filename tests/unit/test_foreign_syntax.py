@@ -54,6 +54,18 @@ def fixed(source):
         ),
         ("a = 1;\nreturn a\n", "`;` is not needed", "a = 1\nreturn a\n"),
         ("return {net: price}\n", "a record's keys are strings", 'return {"net": price}\n'),
+        ("return email.strip().lower()\n", "is a method call", "return trim(email).lower()\n"),
+        ("return trim(email).lower()\n", "is a method call", "return lower(trim(email))\n"),
+        ('return replace(s, "(", "-").upper()\n', "is a method call", 'return upper(replace(s, "(", "-"))\n'),
+        ("return items[0].upper()\n", "is a method call", "return upper(items[0])\n"),
+        ('return n > 9 ? "a:b" : "c"\n', "`? :` is not an operator", 'return "a:b" if n > 9 else "c"\n'),
+        ("t = (n > 1) ? f(1) : 2\nreturn t\n", "`? :` is not an operator", "t = f(1) if (n > 1) else 2\nreturn t\n"),
+        ("subtotal = p * q\nsubtotal * 1.19\n", "a step is", "subtotal = p * q\nreturn subtotal * 1.19\n"),
+        (
+            'tool t(a: number) description "d" {\n  a * 2\n}\n',
+            "a step is",
+            'tool t(a: number) description "d" {\n  return a * 2\n}\n',
+        ),
         ("return {net, vat}\n", "lists each key with its value", 'return {"net": net, vat}\n'),
         ("a = 1; b = 2\nreturn a + b\n", "`;` is not needed", "a = 1\nb = 2\nreturn a + b\n"),
     ],
@@ -75,6 +87,10 @@ def test_foreign_constructs_with_a_certain_fix(source, message, result):
         ("total = 0\nfor x in xs {\n  total = total + x\n}\nreturn total\n", "`for` loops", "comprehension"),
         ("return `Hi ${name}`\n", "template literal", 'format "Hi {{name}}"'),
         ("if x > 1:\n  return 1\n", "braces", "if condition { ... }"),
+        ("return f(a ? 1 : 2)\n", "`? :` is not an operator", "a if condition else b"),
+        ("def total(price, qty):\n    return price * qty\n", "`def` is not in toolkiln", "tool name("),
+        ("x = 1\nx * 2\nreturn x\n", "unexpected `*`", "expected `=`"),  # not the last line: no return meant
+        ("x = a ? b : c ? d : e\nreturn x\n", "`? :` is not an operator", "a if condition else b"),
         ("return a ^ 2\n", "`^` is not an operator", "**"),
     ],
 )
@@ -140,3 +156,24 @@ def test_run_errors_show_the_source_line_and_a_caret(tmp_path, name, source, loc
     assert lines[1] == f" --> {path}{location}" and lines[3].startswith(line)
     caret = lines[4]
     assert caret.strip(" |") == "^^^^^" and lines[3].index("a / b") == caret.index("^")
+
+
+@pytest.mark.parametrize(
+    ("source", "result"),
+    [
+        (
+            'tool vat(amount: float, n: int = 1)\ndescription "d"\n{\n  return amount * n\n}\n',
+            'tool vat(amount: number, n: integer = 1)\ndescription "d"\n{\n  return amount * n\n}\n',
+        ),
+        (
+            json.dumps({"name": "t", "description": "d", "parameters": {"x": {"type": "int"}}, "logic": {"steps": []}}),
+            json.dumps(
+                {"name": "t", "description": "d", "parameters": {"x": {"type": "integer"}}, "logic": {"steps": []}}
+            ),
+        ),
+    ],
+)
+def test_type_names_of_other_languages_are_fixed(source, result):
+    error = [d for d in toolkiln.check(source) if d.code == "E0111"][0]
+    assert error.input in ("float", '"int"') and "number" in error.expected
+    assert toolkiln.apply_fixes(toolkiln.apply_fixes(source)) == result

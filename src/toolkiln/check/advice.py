@@ -171,14 +171,36 @@ def _in_order(steps: tuple[n.Step, ...]) -> Iterator[tuple[n.Step, list[n.Name] 
 def _template_braces(program: n.Program, known: set[str]) -> list[Diagnostic]:
     """W0121 for `${name}` / `{name}` in a format template or a plain string."""
     found = []
+    whole_values = {id(node.value) for node in walk(program) if isinstance(node, n.Assign)}
     for node in walk(program):
         if isinstance(node, n.Format):
             for part in node.template.parts:
                 if isinstance(part, n.TextPart):
                     found += _braces_in(part.text, part.span, known, template=True)
         elif isinstance(node, n.StringLit):
-            found += _braces_in(node.value, node.span, known, template=False)
+            braces = _braces_in(node.value, node.span, known, template=False)
+            if braces and id(node) in whole_values:
+                braces[0] = braces[0].model_copy(update={"fix": _as_format_step(node, known)})
+            found += braces
     return found
+
+
+def _as_format_step(string: n.StringLit, known: set[str]) -> Fix | None:
+    """`msg = "Hello {name}"` (text DSL) -> `msg = format "Hello {{name}}"`: the string's
+    text is copied around its holes, so quotes and escapes stay as written; certain only
+    where the source spelt it without escapes (offsets then match the value's)."""
+    span = string.span
+    if span.path is not None or span.line != span.end_line or span.end - span.start != len(string.value) + 2:
+        return None
+    pieces: list[str | Span] = ["format "]
+    position = 0  # in the value; the source has the opening quote before it
+    for match in _FOREIGN_HOLE.finditer(string.value):
+        if match.group(1) not in known:
+            continue
+        pieces += [_sub_span(span, position, match.start() + 1), "{{" + match.group(1) + (match.group(2) or "") + "}}"]
+        position = match.end() + 1
+    pieces.append(_sub_span(span, position, len(string.value) + 2))
+    return Fix.replace(span, *pieces)
 
 
 def _braces_in(text: str, span: Span, known: set[str], *, template: bool) -> list[Diagnostic]:
@@ -290,8 +312,8 @@ def _with_fix(
                 update["fix"] = Fix.replace(name_span, renamed)
             update["hint"] = f"use {renamed}: {BUILTINS[renamed].signature}"
     elif (
-        d.code == codes.OPERAND_TYPE.code
-        and d.message.startswith("`+` on text")
+        d.code in (codes.OPERAND_TYPE.code, codes.PARAMETER_TYPE.code)
+        and "`+` on text needs string" in d.message
         and types.get(id(node), ANY).is_numeric
     ):
         update = {"input": str(types[id(node)]), "expected": ("string",)}

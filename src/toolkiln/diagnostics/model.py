@@ -125,7 +125,7 @@ def _located_fix(fix: Fix, source: Source) -> Fix | None:
         return None
     replacement = "".join(piece for piece in pieces if piece is not None)
     span, _ = source.resolve(fix.span)
-    if span.path is not None and span.in_file:
+    if span.path is not None and span.in_file and fix.span.line != 0:  # inside a string, not a whole value
         replacement = json.dumps(replacement, ensure_ascii=False)[1:-1]
     return Fix.replace(span, replacement)
 

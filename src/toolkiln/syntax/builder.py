@@ -13,8 +13,9 @@ from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, DECLARABLE, Type, or_null, record_of
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.model import Diagnostic, Fix
 from toolkiln.syntax.expressions import ParseContext, parse_template
+from toolkiln.syntax.foreign import TYPE_ALIASES
 from toolkiln.syntax.lark_front import parse_tree
 from toolkiln.syntax.limits import MAX_LITERAL_DIGITS, literal_too_large
 from toolkiln.syntax.strings import EscapeError, unescape
@@ -128,11 +129,18 @@ class AstBuilder(SourceBuilder):
     def type_ref(self, meta: Meta, children: list[Any]) -> Type:
         name, items, nullable = children
         if name.value not in DECLARABLE:
-            self.ctx.report(
-                codes.INVALID_DECLARATION,
-                f"unknown type `{name.value}`",
-                self._token_span(name),
-                hint=f"types are: {', '.join(DECLARABLE)}",
+            alias = TYPE_ALIASES.get(name.value)
+            span = self._token_span(name)
+            self.ctx.diagnostics.append(
+                Diagnostic.of(
+                    codes.INVALID_DECLARATION,
+                    f"unknown type `{name.value}`",
+                    span,
+                    hint=f"write `{alias}`" if alias else f"types are: {', '.join(DECLARABLE)}",
+                    input=name.value,
+                    expected=tuple(DECLARABLE),
+                    fix=None if alias is None else Fix.replace(span, alias),
+                )
             )
             return ANY
         if items is not None and name.value != "array":

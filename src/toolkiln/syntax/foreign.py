@@ -72,6 +72,20 @@ OTHER_METHODS = {
 }
 
 
+# Type names of other languages (Python, JSON Schema's neighbours) and toolkiln's.
+TYPE_ALIASES = {
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "int": "integer",
+    "str": "string",
+    "text": "string",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+}
+
+
 def foreign_construct(text: str, offset: int) -> Foreign | None:
     """The construct of another language that the parser stopped at `offset` in, if any."""
     for recognise in _RECOGNISERS:
@@ -86,9 +100,20 @@ def _method_call(text: str, offset: int) -> Foreign | None:
     if not text.startswith("(", offset):
         return None
     match = _RECEIVER.search(text, _line_start(text, offset), offset)
-    if match is None:
-        return None
-    method, start = match.group(1), match.start()
+    if match is not None:
+        method, start = match.group(1), match.start()
+    else:  # called on a call or an index: `trim(email).lower()`, `items[0].upper()`
+        tail = re.search(rf"[)\]]\.({_NAME})\s*$", text[_line_start(text, offset) : offset])
+        start_of_group = None if tail is None else _opening_bracket(text, offset - len(tail.group(0)))
+        if tail is None or start_of_group is None:
+            return None
+        method = tail.group(1)
+        start, line = start_of_group, _line_start(text, offset)
+        while start > line and (text[start - 1].isalnum() or text[start - 1] in "_."):  # `trim` of `trim(...)`
+            start -= 1
+        match = re.compile(rf"\.({_NAME})\s*$").search(text, start, offset)
+        if match is None:
+            return None
     receiver = text[start : match.start(1) - 1]
     after = text[offset + 1 :].lstrip()
     separator = "" if after.startswith(")") else ", "
@@ -126,6 +151,25 @@ def _method_call(text: str, offset: int) -> Foreign | None:
         spelled,
         (start, offset + 1, f"{function}({receiver}{separator}"),
     )
+
+
+def _opening_bracket(text: str, closing: int) -> int | None:
+    """The offset of the `(` or `[` that the `)` or `]` at `closing` closes, on its line,
+    skipping strings (back to the quote that opens them)."""
+    depth, i, line = 0, closing, _line_start(text, closing)
+    while i >= line:
+        if text[i] in ")]":
+            depth += 1
+        elif text[i] in "([":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif text[i] in "\"'":
+            i = text.rfind(text[i], line, i)
+            if i < 0:
+                return None
+        i -= 1
+    return None
 
 
 def _closing_paren(text: str, opening: int) -> int | None:
@@ -378,6 +422,102 @@ def _record_key(text: str, offset: int) -> Foreign | None:
     return Foreign(offset, end, message, f"write `{spelled}`", spelled, (offset, end, spelled))
 
 
+def _ternary(text: str, offset: int) -> Foreign | None:
+    """`c ? a : b` as the whole value of a step: `a if c else b`."""
+    if not text.startswith("?", offset) or text.startswith(("?.", "??"), offset):
+        return None
+    line, end = _line_start(text, offset), _line_end(text, offset)
+    head = re.match(rf"\s*(?:return\s+|{_NAME}\s*=\s*)", text[line:offset])
+    # Only where the `?` splits the whole value of the step: brackets balance on both sides.
+    rest = text[offset + 1 : end]
+    colon = _top_level(rest, ":")
+    whole = head is not None and _top_level(text[line + head.end() : offset], "") is None
+    if (
+        head is None
+        or not whole
+        or colon is None
+        or "#" in rest
+        or _top_level(rest, "?") is not None
+        or _top_level(rest, "") is not None
+    ):
+        return Foreign(
+            offset,
+            offset + 1,
+            "`? :` is not an operator here",
+            "write `a if condition else b`",
+            "a if condition else b",
+        )
+    start = line + head.end()
+    test, then, otherwise = text[start:offset].strip(), rest[:colon].strip(), rest[colon + 1 :].strip()
+    spelled = f"{then} if {test} else {otherwise}"
+    return Foreign(
+        offset, offset + 1, "`? :` is not an operator here", f"write `{spelled}`", spelled, (start, end, spelled)
+    )
+
+
+def _top_level(text: str, wanted: str) -> int | None:
+    """The offset of the first `wanted` in `text` outside strings and brackets, if any; with
+    `wanted` empty, of a bracket that closes one the text did not open, or of the end when
+    one is left open (None: the brackets of `text` balance)."""
+    depth, i = 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "\"'":
+            i = _string_end(text, i)
+            if i < 0:
+                return None
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0 and not wanted:
+                return i
+        elif ch == wanted and depth == 0:
+            return i
+        i += 1
+    return len(text) if depth and not wanted else None
+
+
+def _function_definition(text: str, offset: int) -> Foreign | None:
+    """`def total(price, qty):` and `function total(price, qty) {`: a tool has a header."""
+    line = _line_start(text, offset)
+    match = re.match(rf"\s*(def|function)\s+{_NAME}", text[line : _line_end(text, offset)])
+    if match is None or offset > line + match.end():
+        return None
+    hint = 'a tool is written `tool name(price: number, qty: number) description "..." { ... }`, or as bare steps'
+    return Foreign(
+        line + match.start(1),
+        line + match.end(),
+        f"`{match.group(1)}` is not in toolkiln",
+        hint,
+        "tool name(...) { ... }",
+    )
+
+
+def _result_without_return(text: str, offset: int) -> Foreign | None:
+    """The last line of the logic is an expression (`subtotal * 1.19`), as Ruby and Rust
+    return it: toolkiln writes `return`."""
+    line, end = _line_start(text, offset), _line_end(text, offset)
+    written = text[line:end]
+    first = len(written) - len(written.lstrip())
+    if (
+        not written.strip()
+        or re.match(r"\s*(return|if|else|tool|for|while|def|function|let|const|var)\b|\s*[}{]", written)
+        or re.search(r"(?<![=!<>])=(?!=)", written)
+        or not re.fullmatch(r"(\s|#[^\n]*|\})*", text[end:])
+    ):
+        return None
+    spelled = "return " + written.strip()
+    return Foreign(
+        line + first,
+        end,
+        "a step is `name = value` or `return value`",
+        f"write `{spelled}`",
+        spelled,
+        (line + first, line + first, "return "),
+    )
+
+
 _RECOGNISERS: tuple[Callable[[str, int], Foreign | None], ...] = (
     _template_literal,
     _method_call,
@@ -388,4 +528,7 @@ _RECOGNISERS: tuple[Callable[[str, int], Foreign | None], ...] = (
     _compound_assignment,
     _python_words,
     _record_key,
+    _ternary,
+    _function_definition,
+    _result_without_return,
 )

@@ -20,10 +20,11 @@ from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import LineIndex, Span, json_path, path_span
 from toolkiln.ast.types import ANY, DECLARABLE, OBJECT, STRING, STRING_FORMATS, Type, not_null, or_null, record_of
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.model import Diagnostic, Fix
 from toolkiln.diagnostics.source import Source
 from toolkiln.semantics.numbers import from_float
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
+from toolkiln.syntax.foreign import TYPE_ALIASES
 from toolkiln.syntax.json_data import path_of, walk_json
 from toolkiln.syntax.limits import (
     MAX_DEPTH,
@@ -244,11 +245,20 @@ class JsonFrontEnd:
         if value == "object" and isinstance(record, dict) and "properties" in record:
             return self.record_type(record, path, depth)
         if value not in DECLARABLE:
-            self.report(
-                codes.INVALID_DECLARATION,
-                f"unknown type {_shown(value)}",
-                path + ("type",),
-                hint=f'types are: {", ".join(DECLARABLE)}; a type or null is ["T", "null"]',
+            alias = TYPE_ALIASES.get(value) if isinstance(value, str) else None
+            span = structural_span(path + ("type",))
+            self.diagnostics.append(
+                Diagnostic.of(
+                    codes.INVALID_DECLARATION,
+                    f"unknown type {_shown(value)}",
+                    span,
+                    hint=f'write "{alias}"'
+                    if alias
+                    else f'types are: {", ".join(DECLARABLE)}; a type or null is ["T", "null"]',
+                    input=_shown(value),
+                    expected=tuple(DECLARABLE),
+                    fix=None if alias is None else Fix.replace(span, json.dumps(alias)),
+                )
             )
             return ANY
         if value == "array":

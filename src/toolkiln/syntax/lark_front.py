@@ -32,10 +32,7 @@ _TOKEN_WORDS = {
 }
 # Operators from other languages whose meaning differs, so they get a hint and no fix (those
 # that mean the same, `&&`, `===`, ..., are the `foreign` module's, with their fixes).
-_FOREIGN_OPERATORS = {
-    "^": "use `**` for powers",
-    "?": "use `x if condition else y`",
-}
+_FOREIGN_OPERATORS = {"^": "use `**` for powers"}
 
 
 def describe_token(kind: str, value: str | None = None) -> str:
