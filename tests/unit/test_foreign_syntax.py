@@ -110,6 +110,13 @@ def test_a_method_call_in_a_json_expression_is_fixed_inside_the_string():
     assert json.loads(text)["steps"][0]["value"] == 'replace(name, "a", "b")' and errors == []
 
 
+def test_a_json_expression_is_one_value_not_steps():
+    ternary = json.dumps({"steps": [{"op": "return", "value": 'n > 9 ? "big" : "small"'}]})
+    assert json.loads(toolkiln.apply_fixes(ternary))["steps"][0]["value"] == '"big" if n > 9 else "small"'
+    unfinished = json.dumps({"steps": [{"op": "return", "value": "a +"}]})
+    assert syntax_error(unfinished).fix is None  # not a step: no `return` to add
+
+
 def test_python_literals_read_as_names_are_fixed():
     [warning] = [d for d in toolkiln.check("return x == None\n") if d.code == "W0123"]
     assert (warning.input, warning.fix.replacement) == ("None", "null")

@@ -86,13 +86,15 @@ TYPE_ALIASES = {
 }
 
 
-def foreign_construct(text: str, offset: int) -> Foreign | None:
-    """The construct of another language that the parser stopped at `offset` in, if any."""
-    for recognise in _RECOGNISERS:
+def foreign_construct(text: str, offset: int, *, steps: bool) -> Foreign | None:
+    """The construct of another language that the parser stopped at `offset` in, if any.
+    `steps`: the text is steps (a file of the text DSL), not one expression (JSON's)."""
+    for recognise in _RECOGNISERS + (_STEP_RECOGNISERS if steps else ()):
         found = recognise(text, offset)
         if found is not None:
             return found
-    return None
+    ternary = _ternary(text, offset, steps=steps)
+    return ternary if ternary is not None else _template_literal(text, offset, steps=steps)
 
 
 def _method_call(text: str, offset: int) -> Foreign | None:
@@ -338,7 +340,7 @@ def _compound_assignment(text: str, offset: int) -> Foreign | None:
     )
 
 
-def _template_literal(text: str, offset: int) -> Foreign | None:
+def _template_literal(text: str, offset: int, *, steps: bool) -> Foreign | None:
     """A JavaScript template literal `` `Hello ${name}` `` or a Python f-string `f"..."`."""
     if text.startswith("`", offset):
         close = text.find("`", offset + 1)
@@ -358,7 +360,7 @@ def _template_literal(text: str, offset: int) -> Foreign | None:
     line = _line_start(text, start)
     whole_value = re.fullmatch(rf"\s*{_NAME}\s*=\s*", text[line:start]) and not text[end : _line_end(text, end)].strip()
     hint = f"build text in a format step: `message = {spelled}`"
-    fix = (start, end, spelled) if whole_value else None
+    fix = (start, end, spelled) if steps and whole_value else None  # `format` makes a step
     return Foreign(start, end, f"{kind} is not a string in toolkiln", hint, spelled, fix)
 
 
@@ -422,12 +424,12 @@ def _record_key(text: str, offset: int) -> Foreign | None:
     return Foreign(offset, end, message, f"write `{spelled}`", spelled, (offset, end, spelled))
 
 
-def _ternary(text: str, offset: int) -> Foreign | None:
-    """`c ? a : b` as the whole value of a step: `a if c else b`."""
+def _ternary(text: str, offset: int, *, steps: bool) -> Foreign | None:
+    """`c ? a : b` as the whole value of a step (or expression): `a if c else b`."""
     if not text.startswith("?", offset) or text.startswith(("?.", "??"), offset):
         return None
     line, end = _line_start(text, offset), _line_end(text, offset)
-    head = re.match(rf"\s*(?:return\s+|{_NAME}\s*=\s*)", text[line:offset])
+    head = re.match(rf"\s*(?:return\s+|{_NAME}\s*=\s*)" if steps else r"\s*", text[line:offset])
     # Only where the `?` splits the whole value of the step: brackets balance on both sides.
     rest = text[offset + 1 : end]
     colon = _top_level(rest, ":")
@@ -518,17 +520,18 @@ def _result_without_return(text: str, offset: int) -> Foreign | None:
     )
 
 
+# Those that read expressions, then those that read steps (a JSON expression has none).
 _RECOGNISERS: tuple[Callable[[str, int], Foreign | None], ...] = (
-    _template_literal,
     _method_call,
     _optional_chaining,
     _operator,
+    _python_words,
+    _record_key,
+)
+_STEP_RECOGNISERS: tuple[Callable[[str, int], Foreign | None], ...] = (
     _loop,
     _declaration,
     _compound_assignment,
-    _python_words,
-    _record_key,
-    _ternary,
     _function_definition,
     _result_without_return,
 )

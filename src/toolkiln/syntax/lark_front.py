@@ -72,7 +72,7 @@ def parse_tree(
     try:
         return compute_parser().parse(text, start=start)
     except UnexpectedInput as error:
-        return _syntax_diagnostic(error, text, index, base, path)
+        return _syntax_diagnostic(error, text, index, base, path, start)
     except TooDeep as error:
         return Diagnostic.of(
             codes.TOO_DEEP,
@@ -82,9 +82,11 @@ def parse_tree(
         )
 
 
-def _syntax_diagnostic(error: UnexpectedInput, text: str, index: LineIndex, base: int, path: str | None) -> Diagnostic:
+def _syntax_diagnostic(
+    error: UnexpectedInput, text: str, index: LineIndex, base: int, path: str | None, rule: str
+) -> Diagnostic:
     offset = error.token.start_pos if isinstance(error, UnexpectedToken) else error.pos_in_stream
-    construct = foreign_construct(text, offset) if isinstance(offset, int) else None
+    construct = foreign_construct(text, offset, steps=rule == "start") if isinstance(offset, int) else None
     if construct is not None:
         return _foreign_diagnostic(construct, text, index, base, path)
     if isinstance(error, UnexpectedCharacters):
