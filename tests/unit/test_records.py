@@ -66,6 +66,39 @@ def test_text_and_json_build_the_same_record():
     assert text.result_type == document.result_type
 
 
+def test_a_json_object_where_an_expression_goes_is_a_record_of_expressions():
+    document = {
+        "name": "vat",
+        "description": "d",
+        "parameters": {"net": {"type": "number"}, "fx": {"type": "object", "default": {"currency": "EUR"}}},
+        "logic": {
+            "steps": [
+                {
+                    "op": "return",
+                    "value": {
+                        "net": "net",
+                        "vat": "round(net * 0.19, 2)",
+                        "c": '"EUR"',
+                        "d": {"k": 1.5},
+                        "l": [1, "a"],
+                    },
+                }
+            ]
+        },
+    }
+    tool = toolkiln.compile(document)
+    assert tool.run({"net": 10}) == {
+        "net": 10,
+        "vat": Decimal("1.90"),
+        "c": "EUR",
+        "d": {"k": Decimal("1.5")},
+        "l": [1, "a"],
+    }
+    assert tool.parameters["properties"]["fx"]["default"] == {"currency": "EUR"}  # a default is a constant
+    unquoted = {**document, "logic": {"steps": [{"op": "return", "value": {"c": "EUR"}}]}}
+    assert [(d.code, d.span.path) for d in toolkiln.check(unquoted)] == [("E0201", "logic.steps[0].value.c")]
+
+
 def test_records_span_lines_and_end_in_a_comma():
     tool = toolkiln.compile('totals = {\n  "net": 1,\n  "vat": {\n    "rate": 2,\n  },\n}\nreturn totals.vat.rate')
     assert tool.run({}) == 2
@@ -229,6 +262,10 @@ def test_a_10000_deep_record_default_or_argument_is_refused():
     with pytest.raises(CompileError) as raised:
         toolkiln.compile(document)
     assert [d.code for d in raised.value.diagnostics] == ["E0402"]
+    as_value = {"steps": [{"op": "return", "value": deep}]}
+    assert [d.code for d in toolkiln.check(as_value)] == ["E0402"]
+    wide = {"steps": [{"op": "return", "value": {str(i): {"a": i} for i in range(6_000)}}]}
+    assert [d.code for d in toolkiln.check(wide)] == ["E0405"]
     tool = toolkiln.compile({**document, "parameters": {"x": {"type": "object"}}})
     with pytest.raises(RunError) as error:
         tool.run({"x": deep})

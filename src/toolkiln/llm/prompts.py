@@ -127,7 +127,9 @@ Expressions (`expression`, `if`, `value`, `key`, `default`, the values of `args`
 
 # Expressions
 
-Literals: numbers (exact decimals), 'text' or "text", true, false, null, lists [1, 2]. No object literals.
+Literals: numbers (exact decimals), 'text' or "text", true, false, null, lists [1, 2], records \
+{{'net': net, 'vat': vat}} (quoted keys; read a field as r.net or r['net']). A JSON object where an \
+expression goes is a record whose values are expressions: "value": {{"net": "net", "currency": "'EUR'"}}.
 Binary operators: {binary}. Unary operators: {unary}. `a if condition else b`. \
 Field access `order.total`, indexing `items[0]`, comprehensions `[i.price * i.qty for i in items if i.qty > 0]`.
 Only these functions exist (no methods, no imports):

@@ -158,7 +158,10 @@ class JsonFrontEnd:
         return value
 
     def expression(self, value: Any, path: Path) -> n.Expr | None:
-        """An expression string; a bare JSON number, boolean or null stands for itself."""
+        """An expression string; a bare JSON number, boolean or null stands for itself, a JSON
+        object is a record of expressions (see `record`)."""
+        if isinstance(value, dict):
+            return self.record(value, path)
         if not isinstance(value, str):
             literal = self.literal(value, path)
             if literal is None:
@@ -172,6 +175,27 @@ class JsonFrontEnd:
         expr = parse_expression(value, ctx)
         self.diagnostics.extend(ctx.diagnostics)
         return None if ctx.diagnostics else expr
+
+    def record(self, value: dict[str, Any], path: Path, *, measured: bool = False) -> n.RecordExpr | None:
+        """A JSON object where an expression goes: a record whose values are written as the
+        field itself is, so a string is an expression (`{"net": "net"}` reads the variable
+        `net`; text is `"\"EUR\""`): a misread value is then a compile error, never a silent
+        string. Too deep or too large is E0402 or E0405, found before anything is built."""
+        if not measured:
+            depth, items = literal_shape(value)
+            if depth > MAX_DEPTH:
+                self.report(codes.TOO_DEEP, f"record nested deeper than {MAX_DEPTH} levels", path)
+                return None
+            if items > MAX_LITERAL_ITEMS:
+                self.report(codes.LITERAL_TOO_LONG, f"record has more than {MAX_LITERAL_ITEMS:,} fields in all", path)
+                return None
+        entries: list[n.RecordEntry] = []
+        for key, item in value.items():
+            where = path + (key,)
+            expr = self.record(item, where, measured=True) if isinstance(item, dict) else self.expression(item, where)
+            if expr is not None:
+                entries.append(n.RecordEntry(key=key, value=expr, span=structural_span(where)))
+        return n.RecordExpr(entries=tuple(entries), span=structural_span(path)) if len(entries) == len(value) else None
 
     def too_many_tokens(self, text: str, path: Path, what: str) -> bool:
         """Refuses text of more than MAX_SOURCE_TOKENS tokens, as the text DSL refuses a source:
