@@ -130,4 +130,11 @@ def test_a_compute_run_says_what_ran_it(tools: Tools):
     examples = Path(__file__).resolve().parents[2] / "examples"
     tools("create", examples / "shipping_cost.json")
     code, out, err = tools("run", "shipping_cost", "--args", '{"weight_kg": 12}')
-    assert (code, out, err) == (0, "31.5\n", "ran in the toolkiln interpreter (no process)\n")
+    assert (code, out, err) == (0, "31.500\n", "ran in the toolkiln interpreter (no process)\n")
+
+
+def test_the_example_skill_file_registers_and_runs(tools: Tools):
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    assert tools("create", examples / "word_stats.skill")[0] == 0
+    code, out, _ = tools("run", "word_stats", "--args", '{"text": "the cat and the hat"}')
+    assert code == 0 and json.loads(out)["output"] == {"words": 5, "distinct": 4}
