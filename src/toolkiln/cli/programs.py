@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 Command = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 Opener = Callable[[argparse.Namespace], "Registry"]  # the `tools` group's open_registry
-PROGRAM_KINDS = ("script", "executable")
+PROGRAM_KINDS = ("script", "executable")  # toolkiln.executables.program_tools has them; not imported for the parser
 
 
 def add_program_commands(command: Command, actors: tuple[str, ...], open_registry: Opener) -> None:

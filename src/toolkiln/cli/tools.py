@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, decimals_option, write_atomically
-from toolkiln.cli.programs import add_program_commands, print_run_result, program_text
+from toolkiln.cli.programs import PROGRAM_KINDS, add_program_commands, print_run_result, program_text
 from toolkiln.errors import CompileError, Error, RunError
 
 if TYPE_CHECKING:
@@ -283,7 +283,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _definition_text(record: ToolRecord) -> str:
     """A compute tool in the text DSL; a workflow tool as its parameters, deployment and
     workflow; a script or executable tool as its settings and body or file."""
-    if record.kind in ("script", "executable"):
+    if record.kind in PROGRAM_KINDS:
         return program_text(record)
     if record.kind != "workflow":
         from toolkiln.api import to_text
