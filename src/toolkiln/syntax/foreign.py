@@ -506,7 +506,7 @@ def _result_without_return(text: str, offset: int) -> Foreign | None:
         not written.strip()
         or re.match(r"\s*(return|if|else|tool|for|while|def|function|let|const|var)\b|\s*[}{]", written)
         or re.search(r"(?<![=!<>])=(?!=)", written)
-        or not re.fullmatch(r"(\s|#[^\n]*|\})*", text[end:])
+        or not _only_closing(text[end:])
     ):
         return None
     spelled = "return " + written.strip()
@@ -518,6 +518,11 @@ def _result_without_return(text: str, offset: int) -> Foreign | None:
         spelled,
         (line + first, line + first, "return "),
     )
+
+
+def _only_closing(rest: str) -> bool:
+    """Whether `rest` holds nothing but blank lines, comments and closing braces."""
+    return all(not line.split("#", 1)[0].replace("}", "").strip() for line in rest.splitlines())
 
 
 # Those that read expressions, then those that read steps (a JSON expression has none).
