@@ -55,6 +55,7 @@ class Mirror:
         self.tables: dict[str, dict[str, Any]] = {}
         self.tables_generation = 0  # +1 whenever the tables are reloaded
         self.generation = 0  # +1 whenever a record or the tables change: what was run before is stale
+        self._sorted: tuple[int, list[ToolRecord]] = (-1, [])
         self.usage: Usage = {}
         self.tools: Callees | None = None  # what `call` steps are checked against (set by Registry)
         self.calls: dict[str, frozenset[str]] = {}  # tool -> the tools it calls
@@ -178,6 +179,13 @@ class Mirror:
                 seen.add(caller)
                 self._compiled.pop(caller, None)
                 stack.extend(self._callers.get(caller, ()))
+
+    def sorted_records(self) -> list[ToolRecord]:
+        """The records by name, sorted again only when one changed (a list of 10,000 tools
+        took longer to sort than to filter)."""
+        if self._sorted[0] != self.generation:
+            self._sorted = (self.generation, [self.records[name] for name in sorted(self.records)])
+        return self._sorted[1]
 
     def callers(self, name: str) -> list[str]:
         """The loaded tools that call `name` directly (not `name` itself)."""

@@ -198,12 +198,13 @@ class Registry:
             _actor(created_by)
         with self._mutex:
             self._mirror.refresh()
-            records = [
-                r
-                for _, r in sorted(self._mirror.records.items())
+            self._usage.drain()
+            used = self._mirror.usage.keys() | self._usage.pending.keys()  # the others have no runs
+            return [
+                self._with_usage(r) if r.name in used else r
+                for r in self._mirror.sorted_records()
                 if (status is None or r.status == status) and (created_by is None or r.created_by == created_by)
             ]
-            return [self._with_usage(r) for r in records]
 
     def __contains__(self, name: object) -> bool:
         with self._mutex:

@@ -42,6 +42,8 @@ class UsageBook:
         """Add the runs counted since the last drain to `pending`. Takes exactly as many as
         were there when it started (each popleft is atomic): runs counted meanwhile stay for
         the next drain, none is lost or counted twice."""
+        if not self._runs:
+            return
         with self._lock:
             runs = self._runs
             for name, count in Counter([runs.popleft() for _ in range(len(runs))]).items():

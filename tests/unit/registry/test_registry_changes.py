@@ -110,3 +110,19 @@ def test_runs_are_counted_with_the_time_of_the_last(reg, make_def):
     record = reg.get("double")
     assert record.usage_count == 3
     assert before - 1 <= record.last_used_at.timestamp() <= time.time() + 1
+
+
+def test_list_stays_sorted_and_current_through_changes_and_runs(reg, make_def):
+    for name in ("mid", "alpha", "zulu"):
+        reg.create(make_def(name=name))
+    assert [r.name for r in reg.list()] == ["alpha", "mid", "zulu"]
+    reg.run("mid", {"x": 1})
+    reg.run("mid", {"x": 2})
+    reg.delete("alpha")
+    reg.create(make_def(name="beta"))
+    listed = reg.list()
+    assert [r.name for r in listed] == ["beta", "mid", "zulu"]
+    assert [r.usage_count for r in listed] == [0, 2, 0]
+    assert listed[1].last_used_at is not None and listed[0].last_used_at is None
+    reg.disable("zulu")
+    assert [r.name for r in reg.list(status="active")] == ["beta", "mid"]
