@@ -152,6 +152,20 @@ def test_a_declared_number_added_to_text_is_wrapped_too():
     assert fixed(source)[1] == []
 
 
+@pytest.mark.parametrize(
+    ("source", "code", "found", "allowed"),
+    [
+        ('tool t(a: string) description "d" {\n  return a * 2\n}\n', "E0306", "string", ("number",)),
+        ('return round("x", 2)\n', "E0303", "string", ("number",)),
+        ('x = "a"\nif x {\n  return 1\n}\nreturn 2\n', "E0302", "string", ("boolean",)),
+        ('tool t(a: number?) description "d" {\n  return a + 1\n}\n', "E0301", "number?", ("number",)),
+    ],
+)
+def test_type_errors_carry_the_type_found_and_the_types_allowed(source, code, found, allowed):
+    error = reported(source, code)
+    assert (error.input, error.expected) == (found, allowed)
+
+
 def test_the_json_form_carries_input_expected_and_fix():
     entry = reported("base = 2\nreturn bose\n", "W0120").to_dict()
     assert entry["code"] == "W0120" and entry["input"] == "bose" and entry["expected"] == ["base"]

@@ -272,12 +272,26 @@ def _length_fields(program: n.Program, types: dict[int, Type]) -> list[Diagnosti
 # --- fixes for the checker's diagnostics ---------------------------------------------------
 
 
+_EXPRESSIONS = (
+    n.Name,
+    n.Call,
+    n.Field_,
+    n.Binary,
+    n.Unary,
+    n.Index,
+    n.Conditional,
+    n.ListExpr,
+    n.Comprehension,
+    *n.LITERALS,
+)
+
+
 def _nodes_by_span(program: n.Program) -> dict[tuple[str | None, int, int], n.Node]:
     """The expression nodes by where they are, to find what a diagnostic points at (the
     outermost node of a span wins: `(x)` and `x` share one)."""
     nodes: dict[tuple[str | None, int, int], n.Node] = {}
     for node in walk(program):
-        if isinstance(node, (n.Name, n.Call, n.Field_, n.Binary, n.Unary, n.NumberLit, n.Index)):
+        if isinstance(node, _EXPRESSIONS):
             nodes.setdefault((node.span.path, node.span.start, node.span.end), node)
     return nodes
 
@@ -318,7 +332,35 @@ def _with_fix(
     ):
         update = {"input": str(types[id(node)]), "expected": ("string",)}
         update["fix"] = Fix.replace(span, "text(", span, ")")
+    elif d.code in _TYPE_ERRORS and id(node) in types:
+        update = {"input": str(types[id(node)]), "expected": _expected_types(d.message)}
     return d.model_copy(update=update) if update else d
+
+
+# The type errors, whose `input` is the type found and `expected` the types the message names.
+_TYPE_ERRORS = frozenset(
+    code.code
+    for code in (
+        codes.OPERAND_TYPE,
+        codes.CONDITION_TYPE,
+        codes.ARGUMENT_TYPE,
+        codes.NO_FIELD,
+        codes.NOT_INDEXABLE,
+        codes.PARAMETER_TYPE,
+        codes.NOT_ITERABLE,
+        codes.FORMAT_SPEC_TYPE,
+    )
+)
+# How the checker's messages name what was allowed: "... needs number, but ..." and
+# "argument `x` of round must be number or string, not ...".
+_NEEDS = re.compile(r"\bneeds ([^,:]+?), but\b|\bmust be (.+?), not\b")
+
+
+def _expected_types(message: str) -> tuple[str, ...] | None:
+    match = _NEEDS.search(message)
+    if match is None:
+        return None
+    return tuple((match.group(1) or match.group(2)).split(" or "))
 
 
 def _length_fix(
