@@ -172,6 +172,16 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     return run
 
 
+def _render_run_error(error: RunError, definition: dict[str, Any]) -> str:
+    """A run error of a registered tool, with the expression it stopped in and a caret (the
+    location counts inside that expression of the stored definition)."""
+    from toolkiln.diagnostics.render import render_text
+    from toolkiln.syntax.loader import parse_source
+
+    source = parse_source(definition, "definition").source
+    return render_text(error.diagnostic().located(source))
+
+
 def _render_problem(code: str, message: str, hint: str | None) -> str:
     return f"error[{code}]: {message}" + (f"\n  = hint: {hint}" if hint else "")
 
@@ -393,7 +403,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         tables.update(load_table_file(table_file))
     with open_registry(args) as reg:
         clock = None if args.now is None else clock_at(args.now)
-        result = reg.run(args.name, arguments, tables=tables or None, clock=clock)
+        try:
+            result = reg.run(args.name, arguments, tables=tables or None, clock=clock)
+        except RunError as error:
+            print(_render_run_error(error, reg.get(args.name).definition), file=sys.stderr)
+            return EXIT_FAILED
         kind = reg.get(args.name).kind
         reg.close()  # counting never fails the run: a count not written is a problem on usage.json
         for problem in reg.problems:

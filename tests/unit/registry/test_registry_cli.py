@@ -138,3 +138,18 @@ def test_export_and_check(tools, tmp_path):
     assert code == 1 and "error[E0105]" in out and "1 file(s) with problems" in out
     code, _, err = tools("list")
     assert code == 0 and "cannot be loaded" in err
+
+
+def test_a_run_error_shows_the_expression_and_a_caret(tools, tmp_path):
+    source = tmp_path / "ratio.json"
+    source.write_text(
+        '{"name": "ratio", "description": "d", "parameters": {"a": {"type": "number"}, "b": {"type": "number"}},'
+        ' "logic": {"steps": [{"op": "return", "value": "a / b"}]}}'
+    )
+    assert tools("create", source)[0] == 0
+    code, _, err = tools("run", "ratio", "--args", '{"a": 1, "b": 0}')
+    lines = err.splitlines()
+    assert code == 1 and lines[0] == "error[E0501]: division by zero"
+    assert lines[1] == " --> definition: logic.steps[0].value:1:1" and lines[3:5] == ["| | a / b", "  | ^^^^^"]
+    code, _, err = tools("run", "ratio", "--args", '{"a": 1, "bb": 0}')
+    assert code == 1 and "`bb` was given: did you mean `b`?" in err
