@@ -46,6 +46,20 @@ CASES: list[dict[str, Any]] = [
     },
     {"file": "late_fee.tk", "args": {"days_overdue": 30, "amount": Decimal("1234.56")}},
     {
+        "file": "invoice_breakdown.tk",
+        "args": {
+            "lines": [
+                {
+                    "sku": f"S-{i}",
+                    "category": ("paper", "ink", "toner")[i % 3],
+                    "qty": i % 15 + 1,
+                    "price": Decimal("4.75"),
+                }
+                for i in range(20)
+            ]
+        },
+    },
+    {
         "file": "lead_score.tk",
         "tables": "industry_weights.csv",
         "args": {

@@ -30,7 +30,8 @@ MESSAGE = EXAMPLES / "customer_message.json"
 COMMISSION = EXAMPLES / "sales_commission.json"
 SHIPPING = EXAMPLES / "shipping_cost.json"
 REMINDER = EXAMPLES / "payment_reminder.tk"
-ALL_EXAMPLES = [SHIPPING, INVOICE, LATE_FEE, LEAD_SCORE, MESSAGE, COMMISSION, REMINDER]
+BREAKDOWN = EXAMPLES / "invoice_breakdown.tk"
+ALL_EXAMPLES = [SHIPPING, INVOICE, LATE_FEE, LEAD_SCORE, MESSAGE, COMMISSION, REMINDER, BREAKDOWN]
 
 CENT = Decimal("0.01")
 
@@ -644,3 +645,70 @@ def test_reminder_from_the_command_line_with_a_fixed_now() -> None:
         "firm",
         "Invoice 2026-0042 was due on 19 January 2026: 16 day(s) ago.",
     ]
+
+
+# --- invoice_breakdown (records, group_by, count_if) ----------------------------------------
+
+
+def reference_breakdown(lines: list[dict], vat_rate: Decimal) -> dict:
+    """The promise of invoice_breakdown.tk, computed with Python's decimal module and dicts."""
+    priced = [
+        {
+            "sku": line["sku"],
+            "category": line["category"],
+            "net": cents(Decimal(line["qty"]) * Decimal(str(line["price"]))),
+        }
+        for line in lines
+    ]
+    totals: dict[str, Decimal] = {}
+    for p in priced:
+        totals[p["category"]] = totals.get(p["category"], Decimal(0)) + p["net"]
+    net = sum((p["net"] for p in priced), Decimal(0))
+    vat = cents(net * vat_rate)
+    return {
+        "lines": priced,
+        "categories": [{"category": c, "net": t} for c, t in totals.items()],
+        "bulk_lines": sum(1 for line in lines if line["qty"] >= 10),
+        "net": net,
+        "vat": vat,
+        "gross": net + vat,
+    }
+
+
+BREAKDOWN_LINES = [
+    {"sku": "A-1", "category": "paper", "qty": 3, "price": 19.99},
+    {"sku": "B-7", "category": "ink", "qty": 12, "price": 4.75},
+    {"sku": "A-2", "category": "paper", "qty": 1, "price": 450},
+    {"sku": "C-3", "category": "toner", "qty": 10, "price": 0.125},
+]
+
+
+def test_invoice_breakdown_matches_the_reference() -> None:
+    tool = toolkiln.compile(BREAKDOWN)
+    for lines, rate in [
+        (BREAKDOWN_LINES, Decimal("0.19")),
+        (BREAKDOWN_LINES[:1], Decimal("0.07")),
+        ([], Decimal("0.19")),
+    ]:
+        assert tool.run({"lines": lines, "vat_rate": rate}) == reference_breakdown(lines, rate), (lines, rate)
+    result_schema = tool.result_schema
+    assert result_schema["required"] == ["lines", "categories", "bulk_lines", "net", "vat", "gross"]
+    assert result_schema["properties"]["categories"]["items"]["properties"] == {
+        "category": {"type": "string"},
+        "net": {"type": "number"},
+    }
+
+
+def test_invoice_breakdown_refuses_a_line_without_a_price() -> None:
+    tool = toolkiln.compile(BREAKDOWN)
+    error = run_error(tool, {"lines": [{"sku": "A", "category": "x", "qty": 1, "prise": 2}]})
+    assert (error.code, error.hint) == ("E0508", "did you mean `prise`?")
+
+
+def test_invoice_breakdown_cli_keeps_the_cents() -> None:
+    ok = cli_run(BREAKDOWN, {"lines": BREAKDOWN_LINES[1:2]})
+    expected = (
+        '{"lines": [{"sku": "B-7", "category": "ink", "net": 57.00}], "categories": [{"category": "ink", '
+        '"net": 57.00}], "bulk_lines": 1, "net": 57.00, "vat": 10.83, "gross": 67.83}\n'
+    )
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, expected, "")

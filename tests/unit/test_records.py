@@ -181,6 +181,36 @@ def test_record_parameters_from_json_schema_properties():
     assert toolkiln.compile(text).parameters == tool.parameters
 
 
+def test_record_arguments_convert_each_field_once_and_keep_the_others():
+    source = 'tool t(r: {"a": number, "b": {"c": array[integer]}, "n": string?})\ndescription "d"\n{\n  return r\n}'
+    tool = toolkiln.compile(source)
+    from types import MappingProxyType
+
+    given = MappingProxyType({"a": 1.5, "b": {"c": [1, 2]}, "extra": {"x": [0.1]}})
+    assert tool.run({"r": given}) == {
+        "a": Decimal("1.5"),
+        "b": {"c": [1, 2]},
+        "extra": {"x": [Decimal("0.1")]},
+        "n": None,
+    }
+    for bad, where in [
+        ({"a": 1, "b": {"c": [1.5]}}, "r.b.c[]"),  # a nested field's type
+        ({"a": "1", "b": {"c": []}}, "r.a"),
+        ({"a": 1, "b": {"c": []}, 3: "x"}, "keys must be strings"),
+        ({"a": 1, "b": {}}, "has no field `c`"),
+        ("a", "must be an object"),
+    ]:
+        with pytest.raises(RunError) as raised:
+            tool.run({"r": bad})
+        assert raised.value.code == "E0508" and where in str(raised.value), (bad, str(raised.value))
+    with pytest.raises(RunError) as raised:
+        tool.run(
+            {"r": {"a": 1, "b": {"c": []}, **{str(i): i for i in range(200)}}},
+            limits=toolkiln.Limits(max_list_length=100),
+        )
+    assert raised.value.code == "E0508" and "more than 100 fields" in str(raised.value)
+
+
 def test_a_bad_record_schema_is_refused_with_its_path():
     document = {
         "name": "t",

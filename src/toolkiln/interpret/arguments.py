@@ -146,16 +146,22 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             hint="ISO 8601 with its offset, as 2026-01-31T09:30:00Z or 2026-01-31T10:30:00+01:00",
         )
 
+    def counted(size: int, left: list[int] | None, what: str) -> list[int]:
+        """`left` (a fresh budget if None) less a container's `size` items or fields; E0508
+        past max_list_length for the one container, or past the budget for the argument."""
+        if size > max_len:
+            raise ArgumentError(f"argument `{name}` has more than {max_len:,} {what}")
+        if left is None:
+            left = [budget]
+        left[0] -= size
+        if left[0] < 0:
+            raise ArgumentError(f"argument `{name}` holds more than {budget:,} values in all")
+        return left
+
     def array(value: Any, left: list[int] | None = None) -> list[Any]:
         if type(value) not in (list, tuple):
             raise ArgumentError(f"argument `{name}` must be a list, not {_describe(value)}")
-        if len(value) > max_len:
-            raise ArgumentError(f"argument `{name}` has more than {max_len:,} items")
-        if left is None:
-            left = [budget]
-        left[0] -= len(value)
-        if left[0] < 0:
-            raise ArgumentError(f"argument `{name}` holds more than {budget:,} values in all")
+        left = counted(len(value), left, "items")
         if scalar_items:
             return [item_converter(item) for item in value]
         return [item_converter(item, left) for item in value]
@@ -175,22 +181,35 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
         return read(value, left)
 
     def record(value: Any, left: list[int] | None = None) -> dict[str, Any]:
-        """An object with the record's fields, each converted to its type; a nullable field
-        may be missing (it reads as null). Other fields are kept as they are."""
-        converted = obj(value, left)
-        for key, convert, nullable in fields:
-            if key in converted:
-                converted[key] = convert(converted[key])
-            elif nullable:
-                converted[key] = None
+        """An object with the record's fields, each converted by its type's converter (once:
+        not read as data first); a nullable field may be missing (it reads as null). Other
+        fields are kept, read as data."""
+        if type(value) is not dict:
+            if not isinstance(value, Mapping):
+                raise ArgumentError(f"argument `{name}` must be an object, not {_describe(value)}")
+            value = dict(value)
+        left = counted(len(value), left, "fields")
+        converted: dict[str, Any] = {}
+        found = 0
+        for key, item in value.items():
+            field = fields.get(key) if type(key) is str else None
+            if field is None:
+                converted[key] = read({key: item}, left)[key]  # (refuses a key that is not a string)
             else:
-                close = difflib.get_close_matches(key, [str(k) for k in converted], n=1)
-                raise ArgumentError(
-                    f"argument `{name}` has no field `{key}`",
-                    hint=f"did you mean `{close[0]}`?"
-                    if close
-                    else f"its fields: {', '.join(k for k, _, _ in fields)}",
-                )
+                convert, scalar, _ = field
+                converted[key] = convert(item) if scalar else convert(item, left)
+                found += 1
+        if found < len(fields):
+            for key, (_, _, nullable) in fields.items():
+                if key in converted:
+                    continue
+                if not nullable:
+                    close = difflib.get_close_matches(key, [str(k) for k in converted], n=1)
+                    raise ArgumentError(
+                        f"argument `{name}` has no field `{key}`",
+                        hint=f"did you mean `{close[0]}`?" if close else f"its fields: {', '.join(fields)}",
+                    )
+                converted[key] = None
         return converted
 
     match type_.name:
@@ -209,10 +228,15 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             item_converter = _converter(type_.item_type(), f"{name}[]", limits)
             return array
         case "object" if type_.fields is not None:
-            fields = [
-                (key, converter(field, f"{name}.{key}", limits), field.nullable or field.name == "any")
+            # field -> (converter, whether it takes only the value, whether it may be missing)
+            fields = {
+                key: (
+                    _converter(field, f"{name}.{key}", limits),
+                    field.name in _SCALARS,
+                    field.nullable or field.name == "any",
+                )
                 for key, field in type_.fields
-            ]
+            }
             return record
         case "object":
             return obj
