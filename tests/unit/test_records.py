@@ -211,6 +211,17 @@ def test_record_arguments_convert_each_field_once_and_keep_the_others():
     assert raised.value.code == "E0508" and "more than 100 fields" in str(raised.value)
 
 
+@pytest.mark.parametrize("table_type", ['{"rate": number, "name": string?}', "array[number]"])
+def test_a_table_of_records_or_lists_goes_through_the_json_format_and_back(table_type):
+    source = (
+        f'tool t(k: string)\ndescription "d"\ntable rates: {table_type}\n{{\n  r = lookup rates[k]\n  return r\n}}\n'
+    )
+    document = toolkiln.to_json(source)
+    assert toolkiln.check(document) == []
+    assert toolkiln.to_text(document) == toolkiln.to_text(source)
+    assert toolkiln.compile(document).result_type == toolkiln.compile(source).result_type
+
+
 def test_a_bad_record_schema_is_refused_with_its_path():
     document = {
         "name": "t",

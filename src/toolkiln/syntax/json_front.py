@@ -59,7 +59,7 @@ PARAMETER_FIELDS = (
     frozenset({"type"}),
     frozenset({"description", "default", "items", "properties", "required", "format"}),
 )
-TABLE_FIELDS = (frozenset({"type"}), frozenset({"description"}))
+TABLE_FIELDS = (frozenset({"type"}), frozenset({"description", "items", "properties", "required"}))
 
 Path = tuple[str | int, ...]
 # Declarations and programs are made from parts checked or built here (names, strings, types,
@@ -579,7 +579,7 @@ class JsonFrontEnd:
             tables.append(
                 _table(
                     name=name,
-                    type=self.type_(spec["type"], None, path),
+                    type=self.type_(spec["type"], spec.get("items"), path, record=spec),
                     description=description,
                     span=structural_span(path),
                 )
