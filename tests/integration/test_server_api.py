@@ -293,6 +293,19 @@ def test_check_compute_sources_and_workflows(server):
         assert_problem(http.post("/api/v1/workflows/compile", json={"source": "workflow"}), 422, "E0101")
 
 
+def test_check_answers_with_the_fix_a_client_can_apply(server):
+    source = (
+        'tool cost(price: number, qty: number) description "d" {\n  base_cost = price * qty\n  return base_cst * 2\n}\n'
+    )
+    with as_user(server, "read") as http:
+        found = http.post("/api/v1/check", json={"source": source}).json()["diagnostics"]
+    [typo] = [d for d in found if d["code"] == "E0201"]
+    assert typo["input"] == "base_cst" and typo["expected"] == ["base_cost", "price", "qty"]
+    fix = typo["fix"]
+    assert (fix["line"], fix["column"], fix["replacement"]) == (3, 10, "base_cost")
+    assert source[: fix["start"]] + fix["replacement"] + source[fix["end"] :] == source.replace("base_cst", "base_cost")
+
+
 def test_deploy_without_n8n_is_a_503(server):
     workflow = 'workflow hello\ndescription "Says hello"\non manual\nset greet { text = "hi" }\n'
     with as_user(server, "write") as http:

@@ -94,6 +94,20 @@ class CreateToken(Body):
 # --- answers ----------------------------------------------------------------------------------
 
 
+class FixOut(BaseModel):
+    """A certain repair: `replacement` in place of the characters `start` to `end` of the
+    source text (offsets null when only the JSON path is known)."""
+
+    path: str | None
+    start: int | None
+    end: int | None
+    line: int | None
+    column: int | None
+    end_line: int | None
+    end_column: int | None
+    replacement: str
+
+
 class DiagnosticOut(BaseModel):
     code: str
     name: str | None
@@ -108,6 +122,9 @@ class DiagnosticOut(BaseModel):
     in_file: bool | None
     hint: str | None
     source: str | None
+    input: str | None = None
+    expected: list[str] | None = None
+    fix: FixOut | None = None
 
 
 class ProblemOut(BaseModel):
