@@ -7,9 +7,12 @@
 3. compile time and peak memory of generated programs of 10 to 10,000 steps, to show that no
    pass is quadratic (per-step figures that stay flat mean linear growth). The time is also
    given with the garbage collector paused: CPython's collector traverses the whole heap now
-   and then, which adds a cost that grows with the heap, not with what the passes do.
+   and then, which adds a cost that grows with the heap, not with what the passes do;
+4. the text DSL against the JSON DSL: every example, and the generated programs of 10 to
+   10,000 steps, compiled from its canonical text and from its canonical JSON in alternating
+   rounds (the issue's target: text within 2x of JSON).
 
-    python benchmarks/bench_compile.py [--rounds R] [--imports N] [--skip-sizes]
+    python benchmarks/bench_compile.py [--rounds R] [--imports N] [--skip-sizes] [--only-text-vs-json]
 
 CPython's compile() appears here, and only here besides compare.py, because it is the
 baseline being compared against; toolkiln never compiles strings as Python.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import gc
+import json
 import os
 import platform
 import statistics
@@ -27,12 +31,14 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from functools import partial
 from pathlib import Path
 
 import toolkiln
 
 SIZES = (10, 100, 1_000, 10_000)
-SHIPPING = Path(__file__).resolve().parents[1] / "examples" / "shipping_cost.json"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SHIPPING = EXAMPLES / "shipping_cost.json"
 # The shipping example as the Python function a person would write.
 SHIPPING_PYTHON = """\
 def shipping_cost(weight_kg):
@@ -149,17 +155,86 @@ def size_table() -> None:
         sys.stdout.flush()
 
 
+def text_and_json(source: str) -> tuple[str, str]:
+    """The same tool as canonical text DSL and as canonical JSON DSL."""
+    return toolkiln.to_text(source), json.dumps(toolkiln.to_json(source))
+
+
+def text_against_json(text: str, json_text: str, rounds: int, number: int) -> tuple[float, float]:
+    """Best seconds per compile from text and from JSON, in alternating rounds."""
+    compilers = {"text": lambda: toolkiln.compile(text), "json": lambda: toolkiln.compile(json_text)}
+    for fn in compilers.values():  # warm up: the parsers, pydantic schemas, caches
+        per_call(fn, max(1, number // 4))
+    best = {name: float("inf") for name in compilers}
+    for _ in range(rounds):
+        for name, fn in compilers.items():
+            best[name] = min(best[name], per_call(fn, number))
+    return best["text"], best["json"]
+
+
+def text_vs_json_table(rounds: int, sizes: bool) -> None:
+    print("| program | text DSL (us) | JSON DSL (us) | text / JSON |")
+    print("|---|---:|---:|---:|")
+    rows = [
+        (path.name, path.read_text(encoding="utf-8"), 100)
+        for path in sorted([*EXAMPLES.glob("*.json"), *EXAMPLES.glob("*.tk")])
+    ]
+    if sizes:  # (10,000 steps is over the text DSL's token limit: see parse_growth_table)
+        rows += [(f"{steps:,} steps", program(steps), max(1, 1_000 // steps)) for steps in (10, 100, 1_000, 2_000)]
+    for name, source, number in rows:
+        text, json_text = text_and_json(source)
+        text_seconds, json_seconds = text_against_json(text, json_text, rounds if number > 1 else 3, number)
+        print(f"| {name} | {text_seconds * 1e6:,.0f} | {json_seconds * 1e6:,.0f} | {text_seconds / json_seconds:.2f} |")
+        sys.stdout.flush()
+
+
+def parse_growth_table() -> None:
+    """The text front end alone (no token limit, no checks) on 10 to 10,000 steps: the
+    hand-written statement parser against Lark's parse and tree builder, per step."""
+    from toolkiln.ast.spans import LineIndex
+    from toolkiln.syntax.builder import AstBuilder, parse_expression_with_lark
+    from toolkiln.syntax.expressions import ParseContext
+    from toolkiln.syntax.lark_front import parse_tree
+    from toolkiln.syntax.text import parse_text
+
+    def with_lark(text: str) -> None:
+        index = LineIndex(text)
+        AstBuilder(ParseContext(index, fallback=parse_expression_with_lark)).transform(parse_tree(text, "start", index))
+
+    print("| steps | statement parser (ms) | per step (us) | Lark (ms) | per step (us) | Lark / statement parser |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for steps in SIZES:
+        text = program(steps)
+        assert parse_text(text)[0] is not None
+        repeat = 5 if steps <= 1_000 else 2
+        fast = min(per_call(partial(parse_text, text), 1) for _ in range(repeat))
+        slow = min(per_call(partial(with_lark, text), 1) for _ in range(repeat))
+        print(
+            f"| {steps:,} | {fast * 1e3:,.1f} | {fast / steps * 1e6:,.0f} | {slow * 1e3:,.1f} |"
+            f" {slow / steps * 1e6:,.0f} | {slow / fast:.1f} |"
+        )
+        sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="alternating compile rounds (default 15)")
     parser.add_argument("--imports", type=int, default=15, help="fresh interpreters per import (default 15)")
-    parser.add_argument("--skip-sizes", action="store_true", help="leave out the program-size table")
+    parser.add_argument("--skip-sizes", action="store_true", help="leave out the program-size tables")
+    parser.add_argument("--only-text-vs-json", action="store_true", help="only the text DSL against JSON table")
     options = parser.parse_args()
     print(
         f"toolkiln {toolkiln.__version__} compile path - {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC"
         f" - Python {platform.python_version()} - {platform.system()} {platform.machine()},"
         f" {os.cpu_count()} CPUs"
     )
+    print()
+    text_vs_json_table(options.rounds, not options.skip_sizes)
+    if not options.skip_sizes:
+        print()
+        parse_growth_table()
+    if options.only_text_vs_json:
+        return
     print()
     compare_with_cpython(options.rounds)
     print()

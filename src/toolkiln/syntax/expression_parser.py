@@ -90,7 +90,7 @@ class Declined(Exception):
     """The text is not plainly valid: Lark decides (and explains)."""
 
 
-class _Token:
+class Token:
     __slots__ = ("kind", "value", "start", "end")
 
     def __init__(self, kind: str, value: str, start: int, end: int) -> None:
@@ -100,13 +100,13 @@ class _Token:
         self.end = end
 
 
-_END = _Token("end", "", -1, -1)
+_END = Token("end", "", -1, -1)
 Parsed = tuple[n.Expr, int, int, int]  # node, start and end with parentheses, tree height
 E = TypeVar("E", bound=n.Expr)
 
 
-def tokenize(text: str) -> list[_Token]:
-    tokens: list[_Token] = []
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
     position, length = 0, len(text)
     match_token = _TOKEN.match
     while position < length:
@@ -119,7 +119,7 @@ def tokenize(text: str) -> list[_Token]:
         assert group is not None  # every alternative of _TOKEN is a named group
         value = match.group(group)
         kind = value if group == "op" or (group == "name" and value in KEYWORDS) else group
-        tokens.append(_Token(kind, value, match.start(group), match.end()))
+        tokens.append(Token(kind, value, match.start(group), match.end()))
         position = match.end()
     return tokens
 
@@ -149,7 +149,7 @@ class ExpressionParser:
     def peek(self) -> str:
         return self.tokens[self.index].kind if self.index < self.count else "end"
 
-    def take(self, kind: str) -> _Token:
+    def take(self, kind: str) -> Token:
         """The next token, which must be of `kind` (a name here is never a keyword: a keyword
         where a name is expected is Lark's to judge)."""
         token = self.tokens[self.index] if self.index < self.count else _END
@@ -297,7 +297,7 @@ class ExpressionParser:
             return self.record(start)
         raise Declined
 
-    def call(self, function: _Token) -> Parsed:
+    def call(self, function: Token) -> Parsed:
         self.index += 1  # "("
         args: tuple[n.Expr, ...] = ()
         height = 0

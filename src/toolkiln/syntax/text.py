@@ -10,6 +10,7 @@ from toolkiln.syntax.builder import AstBuilder, parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.lark_front import parse_tree
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
+from toolkiln.syntax.statement_parser import try_parse_program
 
 
 def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
@@ -22,9 +23,13 @@ def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
             )
         ]
     index = LineIndex(text)
+    ctx = ParseContext(index, fallback=parse_expression_with_lark)
+    program = try_parse_program(text, ctx)
+    if program is not None:
+        return program, []
+    # Lark decides the rest and explains the errors.
     tree = parse_tree(text, "start", index)
     if isinstance(tree, Diagnostic):
         return None, [tree]
-    ctx = ParseContext(index, fallback=parse_expression_with_lark)
-    program: n.Program = AstBuilder(ctx).transform(tree)  # what the start rule builds
+    program = AstBuilder(ctx).transform(tree)  # what the start rule builds
     return (None if ctx.diagnostics else program), ctx.diagnostics

@@ -1,0 +1,383 @@
+"""A hand-written parser for whole text-DSL programs (tool header and steps), used before Lark.
+
+Lark's LALR driver, position propagation and parse tree cost about three times as much as
+building the same tool from JSON. This parser follows the statement rules of compute.lark
+and the newline rules of its postlexer (`grammar.NewlinePostLexer`) one for one, parses
+expressions with `ExpressionParser`, and builds the same nodes with the same spans as
+`AstBuilder` does from Lark's tree.
+
+As the expression parser does, it only ever accepts: at the first thing that is not plainly
+valid (a syntax error, a reserved word where a name goes, an unknown type or risk level, a
+missing description, a bad escape, deep nesting, anything the builder would report) it
+declines and the caller parses with Lark, which reports every diagnostic. A construct this
+parser does not know (a grammar change it has not caught up with) is a decline, never a
+different tree; a property test checks both parsers agree wherever this one accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from toolkiln.ast import compute as n
+from toolkiln.ast.types import ANY, DECLARABLE, Type, TypeName, or_null, record_of
+from toolkiln.syntax.expression_parser import KEYWORDS, Declined, ExpressionParser, Token
+from toolkiln.syntax.expressions import ParseContext, parse_template
+from toolkiln.syntax.strings import EscapeError, unescape
+from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
+
+# The terminals of compute.lark as its lexer sees a whole program: the expression tokens,
+# the statement punctuation (`=`, `?`), and _NL (a newline with the blank and comment lines
+# after it, or a comment) exactly as the grammar spells it; whitespace as its %ignore.
+_TOKEN = re.compile(
+    r"""
+    [\t \f]*
+    (?:
+        (?P<nl>(?:\r?\n[\t \f]*|\#[^\n]*)+)
+      | (?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+      | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+      | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+      | (?P<op>\*\*|==|!=|<=|>=|[<>+\-*/%().\[\],{}:=?])
+    )""",
+    re.VERBOSE,
+)
+_TRAILING_SPACE = re.compile(r"[\t \f]*\Z")
+# The postlexer's names for what ends a value: a `{` after one of these opens a block.
+_VALUE_ENDS = frozenset({"name", "number", "string", ")", "]", "true", "false", "null", "?", "nl"})
+# A block's braces get kinds of their own, so that the expression parser (whose `{` and `}`
+# are a record's) can never mistake one for the other.
+_BLOCK_OPEN, _BLOCK_CLOSE = "block{", "block}"
+# Blocks nest at most this deep here (Lark's depth guard counts three tree levels for each);
+# record types likewise. Deeper programs are Lark's.
+MAX_BLOCK_NESTING = 8
+MAX_TYPE_NESTING = 8
+
+
+def tokenize_program(text: str) -> list[Token]:
+    """The tokens Lark's parser receives for `text`: lexed as its grammar does, then with
+    the newlines that carry no meaning dropped and the implicit ones added, as
+    `NewlinePostLexer.process` does (its comments explain each rule)."""
+    tokens: list[Token] = []
+    append = tokens.append
+    position, length = 0, len(text)
+    match_token = _TOKEN.match
+    depth = 0
+    in_header = False
+    pending: Token | None = None
+    last: str | None = None
+    last_token: Token | None = None
+    braces: list[bool] = []
+    closed_record = False
+    else_of_block = False
+    while position < length:
+        match = match_token(text, position)
+        if match is None:
+            if _TRAILING_SPACE.match(text, position):
+                break
+            raise Declined
+        group = match.lastgroup
+        assert group is not None  # every alternative of _TOKEN is a named group
+        value = match.group(group)
+        position = match.end()
+        if group == "nl":
+            if depth == 0 and not in_header and last not in (None, "nl", _BLOCK_OPEN):
+                pending = Token("nl", value, match.start(group), position)
+            continue
+        kind = value if group == "op" or (group == "name" and value in KEYWORDS) else group
+        token = Token(kind, value, match.start(group), position)
+        if pending is not None:
+            if kind != "else":
+                append(pending)
+                last = "nl"
+            pending = None
+        if kind == "{":
+            block = last in _VALUE_ENDS or (last == _BLOCK_CLOSE and closed_record)
+            record = not (block or (last == "else" and else_of_block))
+            braces.append(record)
+            if record:
+                depth += 1
+            else:
+                token.kind = _BLOCK_OPEN
+                in_header = False
+        elif kind == "}":
+            closed_record = bool(braces) and braces.pop()
+            if closed_record:
+                depth = max(0, depth - 1)
+            else:
+                token.kind = _BLOCK_CLOSE
+                if last not in ("nl", _BLOCK_OPEN, "{"):
+                    append(Token("nl", "", token.start, token.end))
+        elif kind == "else":
+            else_of_block = last == _BLOCK_CLOSE and not closed_record
+        elif kind == "(" or kind == "[":
+            depth += 1
+        elif kind == ")" or kind == "]":
+            depth = max(0, depth - 1)
+        elif kind == "tool" and last is None:
+            in_header = True
+        last, last_token = token.kind, token
+        append(token)
+    if pending is not None:
+        append(pending)
+    elif last_token is not None and last != "nl":
+        append(Token("nl", "", last_token.start, last_token.end))
+    return tokens
+
+
+class StatementParser(ExpressionParser):
+    """Recursive descent over the tokens of a whole program, one method per statement rule
+    of compute.lark; expressions are the inherited `test`."""
+
+    def __init__(self, text: str, ctx: ParseContext) -> None:
+        self.tokens = tokenize_program(text)
+        self.count = len(self.tokens)
+        self.index = 0
+        self.nesting = 0
+        self.span = ctx.span
+        self.ctx = ctx
+        self.blocks = 0
+
+    def program(self) -> n.Program:
+        if self.peek() == "tool":
+            return self.tool()
+        if not self.tokens:
+            raise Declined  # an empty program: rare, and Lark's span for it is its own
+        steps = []
+        while self.index < self.count:
+            steps.append(self.step())
+        # Lark's `start` spans its steps' containers: the last one ends with its newline.
+        return n.Program(steps=tuple(steps), span=self.span(self.tokens[0].start, self.tokens[-1].end))
+
+    # --- tool header ----------------------------------------------------------------------
+
+    def tool(self) -> n.Program:
+        start = self.take("tool").start
+        name = self.take("name").value
+        if not TOOL_NAME.fullmatch(name) or name in RESERVED:
+            raise Declined
+        self.take("(")
+        params: list[n.Param] = []
+        while self.peek() != ")":
+            params.append(self.param())
+            if self.peek() != ",":
+                break
+            self.index += 1
+        self.take(")")
+        fields: dict[str, Any] = {"parameters": tuple(params)}
+        tables: list[n.TableDecl] = []
+        while True:
+            kind = self.peek()
+            if kind == "description":
+                self.index += 1
+                fields["description"] = self.string(self.take("string"))
+            elif kind == "risk":
+                self.index += 1
+                level = self.take("name").value
+                if level not in RISK_LEVELS:
+                    raise Declined
+                fields["risk_level"] = level
+            elif kind == "table":
+                tables.append(self.table())
+            else:
+                break
+        if "description" not in fields:
+            raise Declined
+        fields["steps"], _ = self.block()
+        end = self.take("nl").end
+        if self.index != self.count:
+            raise Declined
+        if tables:
+            fields["tables"] = tuple(tables)
+        return n.Program(name=name, span=self.span(start, end), **fields)
+
+    def param(self) -> n.Param:
+        name = self.take("name")
+        if name.value in RESERVED:
+            raise Declined
+        self.take(":")
+        type_, end = self.type_ref(0)
+        default = None
+        if self.peek() == "=":
+            self.index += 1
+            default, _, end, _ = self.test()
+        description = None
+        if self.peek() == "string":
+            token = self.take("string")
+            description, end = self.string(token), token.end
+        return n.Param(
+            name=name.value, type=type_, default=default, description=description, span=self.span(name.start, end)
+        )
+
+    def type_ref(self, nesting: int) -> tuple[Type, int]:
+        """A type and where it ends: `NAME ["[" type_ref "]"] ["?"]` or a record type."""
+        if nesting > MAX_TYPE_NESTING:
+            raise Declined
+        if self.peek() == "{":
+            type_, end = self.record_type(nesting)
+        else:
+            token = self.take("name")
+            if token.value not in DECLARABLE:
+                raise Declined  # Lark's path names the type and suggests the right one
+            end = token.end
+            if self.peek() == "[":
+                if token.value != "array":
+                    raise Declined
+                self.index += 1
+                items, _ = self.type_ref(nesting + 1)
+                end = self.take("]").end
+                type_ = Type(name="array", items=items)
+            elif token.value == "array":
+                type_ = Type(name="array", items=ANY)
+            else:
+                type_ = Type(name=cast(TypeName, token.value))  # one of DECLARABLE
+        if self.peek() == "?":
+            end = self.take("?").end
+            type_ = or_null(type_)
+        return type_, end
+
+    def record_type(self, nesting: int) -> tuple[Type, int]:
+        self.take("{")
+        fields: list[tuple[str, Type]] = []
+        while self.peek() != "}":
+            key = self.string(self.take("string"))
+            if any(key == seen for seen, _ in fields):
+                raise Declined
+            self.take(":")
+            fields.append((key, self.type_ref(nesting + 1)[0]))
+            if self.peek() != ",":
+                break
+            self.index += 1
+        return record_of(tuple(fields)), self.take("}").end
+
+    def table(self) -> n.TableDecl:
+        start = self.take("table").start
+        name = self.take("name").value
+        if name in RESERVED:
+            raise Declined
+        self.take(":")
+        type_, end = self.type_ref(0)
+        description = None
+        if self.peek() == "string":
+            token = self.take("string")
+            description, end = self.string(token), token.end
+        return n.TableDecl(name=name, type=type_, span=self.span(start, end), description=description)
+
+    # --- steps ----------------------------------------------------------------------------
+
+    def block(self) -> tuple[tuple[n.Step, ...], int]:
+        """`"{" step* "}"`: its steps and where its `}` ends."""
+        self.blocks += 1
+        if self.blocks > MAX_BLOCK_NESTING:
+            raise Declined
+        self.take(_BLOCK_OPEN)
+        steps = []
+        while self.peek() != _BLOCK_CLOSE:
+            steps.append(self.step())
+        end = self.take(_BLOCK_CLOSE).end
+        self.blocks -= 1
+        return tuple(steps), end
+
+    def step(self) -> n.Step:
+        kind = self.peek()
+        if kind == "if":
+            step: n.Step = self.if_step()[0]
+        elif kind == "return":
+            start = self.take("return").start
+            value, _, end, _ = self.test()
+            step = n.Return(value=value, span=self.span(start, end))
+        else:
+            step = self.assigning_step()
+        self.take("nl")
+        return step
+
+    def assigning_step(self) -> n.Step:
+        target = self.take("name")
+        if target.value in RESERVED:
+            raise Declined
+        self.take("=")
+        kind = self.peek()
+        if kind == "lookup":
+            self.index += 1
+            table = self.take("name").value
+            if table in RESERVED:
+                raise Declined
+            self.take("[")
+            key = self.test()[0]
+            end = self.take("]").end
+            default = None
+            if self.peek() == "default":
+                self.index += 1
+                default, _, end, _ = self.test()
+            return n.Lookup(
+                target=target.value, table=table, key=key, default=default, span=self.span(target.start, end)
+            )
+        if kind == "format":
+            self.index += 1
+            string = self.take("string")
+            return n.Format(
+                target=target.value, template=self.template(string), span=self.span(target.start, string.end)
+            )
+        if kind == "call":
+            return self.call_tool(target)
+        value, _, end, _ = self.test()
+        return n.Assign(target=target.value, value=value, span=self.span(target.start, end))
+
+    def call_tool(self, target: Token) -> n.CallTool:
+        self.take("call")
+        tool = self.take("name").value
+        if not TOOL_NAME.fullmatch(tool) or tool in RESERVED:
+            raise Declined
+        self.take("(")
+        args: list[n.ToolArg] = []
+        while self.peek() != ")":
+            name = self.take("name")
+            if name.value in RESERVED:
+                raise Declined
+            self.take("=")
+            value, _, end, _ = self.test()
+            args.append(n.ToolArg(name=name.value, value=value, span=self.span(name.start, end)))
+            if self.peek() != ",":
+                break
+            self.index += 1
+        end = self.take(")").end
+        return n.CallTool(target=target.value, tool=tool, args=tuple(args), span=self.span(target.start, end))
+
+    def if_step(self) -> tuple[n.If, int]:
+        """`"if" test block ["else" (block | if_step)]` and where it ends."""
+        start = self.take("if").start
+        condition = self.test()[0]
+        then, end = self.block()
+        otherwise: tuple[n.Step, ...] = ()
+        if self.peek() == "else":
+            self.index += 1
+            if self.peek() == "if":
+                nested, end = self.if_step()
+                otherwise = (nested,)
+            else:
+                otherwise, end = self.block()
+        return n.If(condition=condition, then=then, otherwise=otherwise, span=self.span(start, end)), end
+
+    # --- tokens ---------------------------------------------------------------------------
+
+    def string(self, token: Token) -> str:
+        try:
+            return unescape(token.value[1:-1])
+        except EscapeError:
+            raise Declined from None
+
+    def template(self, string: Token) -> n.Template:
+        ctx = self.ctx.at(self.ctx.base + string.start + 1, self.ctx.path)
+        template = parse_template(string.value[1:-1], ctx, escaped=True)
+        if template is None or ctx.diagnostics:
+            raise Declined
+        return template
+
+
+def try_parse_program(text: str, ctx: ParseContext) -> n.Program | None:
+    """The program in `text`, or None when Lark must decide (see the module docstring)."""
+    try:
+        return StatementParser(text, ctx).program()
+    except (Declined, RecursionError, ValidationError):
+        return None
