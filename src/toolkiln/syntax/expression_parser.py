@@ -14,7 +14,7 @@ of truth; a property test checks that both parsers agree wherever this one accep
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -105,22 +105,28 @@ Parsed = tuple[n.Expr, int, int, int]  # node, start and end with parentheses, t
 E = TypeVar("E", bound=n.Expr)
 
 
-def tokenize(text: str) -> list[Token]:
-    tokens: list[Token] = []
+def lex(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[str, str, int, int]]:
+    """The (group, text, start, end) of each token `pattern` matches in `text`, whose groups
+    name the token kinds; trailing whitespace ends it, anything unmatched declines."""
     position, length = 0, len(text)
-    match_token = _TOKEN.match
+    match_token = pattern.match
     while position < length:
         match = match_token(text, position)
         if match is None:
             if _TRAILING_SPACE.match(text, position):
-                break
+                return
             raise Declined
         group = match.lastgroup
-        assert group is not None  # every alternative of _TOKEN is a named group
-        value = match.group(group)
-        kind = value if group == "op" or (group == "name" and value in KEYWORDS) else group
-        tokens.append(Token(kind, value, match.start(group), match.end()))
+        assert group is not None  # every alternative of a token pattern is a named group
         position = match.end()
+        yield group, match.group(group), match.start(group), position
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    for group, value, start, end in lex(text, _TOKEN):
+        kind = value if group == "op" or (group == "name" and value in KEYWORDS) else group
+        tokens.append(Token(kind, value, start, end))
     return tokens
 
 

@@ -17,13 +17,14 @@ different tree; a property test checks both parsers agree wherever this one acce
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.types import ANY, DECLARABLE, Type, TypeName, or_null, record_of
-from toolkiln.syntax.expression_parser import KEYWORDS, Declined, ExpressionParser, Token
+from toolkiln.syntax.expression_parser import KEYWORDS, Declined, ExpressionParser, Token, lex
 from toolkiln.syntax.expressions import ParseContext, parse_template
 from toolkiln.syntax.strings import EscapeError, unescape
 from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
@@ -43,7 +44,6 @@ _TOKEN = re.compile(
     )""",
     re.VERBOSE,
 )
-_TRAILING_SPACE = re.compile(r"[\t \f]*\Z")
 # The postlexer's names for what ends a value: a `{` after one of these opens a block.
 _VALUE_ENDS = frozenset({"name", "number", "string", ")", "]", "true", "false", "null", "?", "nl"})
 # A block's braces get kinds of their own, so that the expression parser (whose `{` and `}`
@@ -53,6 +53,7 @@ _BLOCK_OPEN, _BLOCK_CLOSE = "block{", "block}"
 # record types likewise. Deeper programs are Lark's.
 MAX_BLOCK_NESTING = 8
 MAX_TYPE_NESTING = 8
+T = TypeVar("T")
 
 
 def tokenize_program(text: str) -> list[Token]:
@@ -61,8 +62,6 @@ def tokenize_program(text: str) -> list[Token]:
     `NewlinePostLexer.process` does (its comments explain each rule)."""
     tokens: list[Token] = []
     append = tokens.append
-    position, length = 0, len(text)
-    match_token = _TOKEN.match
     depth = 0
     in_header = False
     pending: Token | None = None
@@ -71,22 +70,13 @@ def tokenize_program(text: str) -> list[Token]:
     braces: list[bool] = []
     closed_record = False
     else_of_block = False
-    while position < length:
-        match = match_token(text, position)
-        if match is None:
-            if _TRAILING_SPACE.match(text, position):
-                break
-            raise Declined
-        group = match.lastgroup
-        assert group is not None  # every alternative of _TOKEN is a named group
-        value = match.group(group)
-        position = match.end()
+    for group, value, start, end in lex(text, _TOKEN):
         if group == "nl":
             if depth == 0 and not in_header and last not in (None, "nl", _BLOCK_OPEN):
-                pending = Token("nl", value, match.start(group), position)
+                pending = Token("nl", value, start, end)
             continue
         kind = value if group == "op" or (group == "name" and value in KEYWORDS) else group
-        token = Token(kind, value, match.start(group), position)
+        token = Token(kind, value, start, end)
         if pending is not None:
             if kind != "else":
                 append(pending)
@@ -158,12 +148,7 @@ class StatementParser(ExpressionParser):
         if not TOOL_NAME.fullmatch(name) or name in RESERVED:
             raise Declined
         self.take("(")
-        params: list[n.Param] = []
-        while self.peek() != ")":
-            params.append(self.param())
-            if self.peek() != ",":
-                break
-            self.index += 1
+        params = self.separated(self.param, ")")
         self.take(")")
         fields: dict[str, Any] = {"parameters": tuple(params)}
         tables: list[n.TableDecl] = []
@@ -239,17 +224,15 @@ class StatementParser(ExpressionParser):
 
     def record_type(self, nesting: int) -> tuple[Type, int]:
         self.take("{")
-        fields: list[tuple[str, Type]] = []
-        while self.peek() != "}":
-            key = self.string(self.take("string"))
-            if any(key == seen for seen, _ in fields):
-                raise Declined
-            self.take(":")
-            fields.append((key, self.type_ref(nesting + 1)[0]))
-            if self.peek() != ",":
-                break
-            self.index += 1
+        fields = self.separated(lambda: self.type_field(nesting), "}")
+        if len({key for key, _ in fields}) != len(fields):
+            raise Declined  # a key given twice: Lark's path reports it
         return record_of(tuple(fields)), self.take("}").end
+
+    def type_field(self, nesting: int) -> tuple[str, Type]:
+        key = self.string(self.take("string"))
+        self.take(":")
+        return key, self.type_ref(nesting + 1)[0]
 
     def table(self) -> n.TableDecl:
         start = self.take("table").start
@@ -330,19 +313,17 @@ class StatementParser(ExpressionParser):
         if not TOOL_NAME.fullmatch(tool) or tool in RESERVED:
             raise Declined
         self.take("(")
-        args: list[n.ToolArg] = []
-        while self.peek() != ")":
-            name = self.take("name")
-            if name.value in RESERVED:
-                raise Declined
-            self.take("=")
-            value, _, end, _ = self.test()
-            args.append(n.ToolArg(name=name.value, value=value, span=self.span(name.start, end)))
-            if self.peek() != ",":
-                break
-            self.index += 1
+        args = self.separated(self.tool_arg, ")")
         end = self.take(")").end
         return n.CallTool(target=target.value, tool=tool, args=tuple(args), span=self.span(target.start, end))
+
+    def tool_arg(self) -> n.ToolArg:
+        name = self.take("name")
+        if name.value in RESERVED:
+            raise Declined
+        self.take("=")
+        value, _, end, _ = self.test()
+        return n.ToolArg(name=name.value, value=value, span=self.span(name.start, end))
 
     def if_step(self) -> tuple[n.If, int]:
         """`"if" test block ["else" (block | if_step)]` and where it ends."""
@@ -360,6 +341,16 @@ class StatementParser(ExpressionParser):
         return n.If(condition=condition, then=then, otherwise=otherwise, span=self.span(start, end)), end
 
     # --- tokens ---------------------------------------------------------------------------
+
+    def separated(self, item: Callable[[], T], closer: str) -> list[T]:
+        """`item ("," item)* [","]`, or nothing, up to `closer` (which is left to take)."""
+        items: list[T] = []
+        while self.peek() != closer:
+            items.append(item())
+            if self.peek() != ",":
+                break
+            self.index += 1
+        return items
 
     def string(self, token: Token) -> str:
         try:
