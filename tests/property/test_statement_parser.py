@@ -59,6 +59,9 @@ table rates: {"rate": number} "fee rates"
 }
 """
 
+# A record closes the condition: the `{` after its `}` opens the block.
+RECORD_CONDITION = 'if x == {"a": 1} {\n  return 1\n} else {\n  return {"b": 2}\n}\nreturn 3\n'
+
 
 def assert_agrees(text: str) -> bool:
     """Whether the fast parser accepted `text` (and, if it did, that Lark agrees)."""
@@ -85,7 +88,13 @@ def test_it_accepts_the_examples_and_the_common_shapes() -> None:
     """The fast path is taken for ordinary programs (else it would only be slower)."""
     examples = sorted((ROOT / "examples").glob("*.tk"))
     assert examples
-    for text in [*(p.read_text(encoding="utf-8") for p in examples), TOOL, "x = 1\nreturn x", "return 1  # end"]:
+    for text in [
+        *(p.read_text(encoding="utf-8") for p in examples),
+        TOOL,
+        "x = 1\nreturn x",
+        "return 1  # end",
+        RECORD_CONDITION,
+    ]:
         assert assert_agrees(text), text
 
 

@@ -68,7 +68,6 @@ def tokenize_program(text: str) -> list[Token]:
     last: str | None = None
     last_token: Token | None = None
     braces: list[bool] = []
-    closed_record = False
     else_of_block = False
     for group, value, start, end in lex(text, _TOKEN):
         if group == "nl":
@@ -83,7 +82,7 @@ def tokenize_program(text: str) -> list[Token]:
                 last = "nl"
             pending = None
         if kind == "{":
-            block = last in _VALUE_ENDS or (last == _BLOCK_CLOSE and closed_record)
+            block = last in _VALUE_ENDS or last == "}"  # (a `}` token kind is a record's)
             record = not (block or (last == "else" and else_of_block))
             braces.append(record)
             if record:
@@ -100,7 +99,7 @@ def tokenize_program(text: str) -> list[Token]:
                 if last not in ("nl", _BLOCK_OPEN, "{"):
                     append(Token("nl", "", token.start, token.end))
         elif kind == "else":
-            else_of_block = last == _BLOCK_CLOSE and not closed_record
+            else_of_block = last == _BLOCK_CLOSE
         elif kind == "(" or kind == "[":
             depth += 1
         elif kind == ")" or kind == "]":
