@@ -353,3 +353,35 @@ def _without_spans(node: object) -> object:
     if isinstance(node, tuple):
         return tuple(_without_spans(item) for item in node)
     return node
+
+
+def test_a_workflow_writes_a_record_in_parentheses_and_reads_it_back():
+    """A workflow condition ends at its first `{` (a block), so the workflow text puts a
+    record literal in parentheses; formatting reads back what it wrote."""
+    from toolkiln.backends.workflow_printer import print_workflow
+    from toolkiln.syntax.comments import comments
+    from toolkiln.syntax.workflow_text import parse_workflow
+
+    text = (
+        'workflow records description "records in expressions"\n'
+        'on webhook GET "zero"\n'
+        'set a { total = ({"net": 1, "lines": [{"k": 2}]}).net }\n'
+        'if big ({"v": 3}).v > 1 { respond yes ({"r": 1}) } else { respond no a }\n'
+    )
+    workflow, diagnostics = parse_workflow(text)
+    assert diagnostics == [] and workflow is not None
+    printed = print_workflow(workflow, comments(text))
+    assert 'total = ({"net": 1, "lines": [({"k": 2})]}).net' in printed
+    again, diagnostics = parse_workflow(printed)
+    assert diagnostics == [] and again is not None
+    assert print_workflow(again, comments(printed)) == printed
+
+
+def test_a_bare_record_in_a_workflow_expression_is_told_to_use_parentheses():
+    from toolkiln.syntax.workflow_text import parse_workflow
+
+    _, diagnostics = parse_workflow(
+        'workflow records description "d"\non webhook GET "zero"\nrespond after {"net": 0}.net\n'
+    )
+    assert [d.code for d in diagnostics] == ["E0101"]
+    assert "parentheses" in diagnostics[0].hint

@@ -41,8 +41,11 @@ def single_quote(value: str) -> str:
 
 
 class ExprPrinter:
-    def __init__(self, *, in_template: bool = False) -> None:
+    def __init__(self, *, in_template: bool = False, records_in_parentheses: bool = False) -> None:
+        """`records_in_parentheses`: for the workflow text, whose grammar ends a condition at
+        its first `{` (a block), so a record literal is written `({"k": v})` there."""
         self.string = single_quote if in_template else quote
+        self.records_in_parentheses = records_in_parentheses
 
     def print(self, expr: n.Expr, minimum: int = CONDITIONAL) -> str:
         text, strength = self._print(expr)
@@ -80,7 +83,8 @@ class ExprPrinter:
             case n.ListExpr(items=items):
                 return f"[{', '.join(p(item) for item in items)}]", POSTFIX
             case n.RecordExpr(entries=entries):
-                return "{" + ", ".join(f"{self.string(e.key)}: {p(e.value)}" for e in entries) + "}", POSTFIX
+                record = "{" + ", ".join(f"{self.string(e.key)}: {p(e.value)}" for e in entries) + "}"
+                return (f"({record})" if self.records_in_parentheses else record), POSTFIX
             case n.Comprehension():
                 return f"[{self.comprehension(expr)}]", POSTFIX
             case _:

@@ -62,7 +62,7 @@ def raw_json(value: Any) -> str:
 
 class WorkflowPrinter:
     def __init__(self, comments: list[tuple[int, str]] | None = None) -> None:
-        self.expr = ExprPrinter()
+        self.expr = ExprPrinter(records_in_parentheses=True)
         self.hole = ExprPrinter(in_template=True)
         self.lines: list[str] = []
         self.comments = deque(sorted(comments or ()))  # (line, text) of the source, in order

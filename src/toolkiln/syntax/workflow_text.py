@@ -154,7 +154,10 @@ def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagno
         else:
             span = index.span(token.start_pos, token.start_pos + max(len(token.value), 1))
             found = describe_token(token.type, token.value)
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=_expected(error.expected))
+        hint = _expected(error.expected)
+        if token.type == "LBRACE" and "LPAR" in error.expected:
+            hint = 'a record in a workflow expression goes in parentheses: ({"key": value})'
+        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=hint)
     assert isinstance(error, UnexpectedEOF)
     return Diagnostic.of(
         codes.SYNTAX_ERROR,
