@@ -30,13 +30,14 @@ from toolkiln.ast.types import (
     fits,
     join,
     not_null,
-    or_null,
     record_of,
 )
 from toolkiln.ast.visitor import left_chain
 from toolkiln.check.advice import advise
+from toolkiln.check.constants import is_constant, misfit_item
 from toolkiln.check.date_literals import iso_default, literal_problems
 from toolkiln.check.flow import FlowState
+from toolkiln.check.nullability import coalesce_type, declared_type, not_null_where
 from toolkiln.check.scope import assigned_names, free_names
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -217,7 +218,7 @@ class Checker:
             tables.add(table.name)
 
     def default(self, param: n.Param, default: n.Expr) -> None:
-        if not _is_constant(default):
+        if not is_constant(default):
             self.report(
                 codes.DEFAULT_TYPE,
                 f"the default of `{param.name}` must be a constant",
@@ -245,7 +246,7 @@ class Checker:
             return
         # A list's type joins its items' (`[1, "a"]` is array[any], which fits any array):
         # each item must fit the item type, as each item of an argument must.
-        misfit = _misfit_item(default, param.type, self.types)
+        misfit = misfit_item(default, param.type, self.types)
         if misfit is not None:
             item, item_type = misfit
             self.report(
@@ -303,7 +304,7 @@ class Checker:
 
     def learn(self, condition: n.Expr, holds: bool, state: FlowState) -> None:
         """Where `condition` is `holds`, the names its null tests prove not null are not null."""
-        for name in _not_null_where(condition, holds):
+        for name in not_null_where(condition, holds):
             type_ = self.types.get(id(name))
             if type_ is not None and type_.nullable and not self._in_scope(name.name):
                 state.definite[name.name] = not_null(type_)
@@ -660,7 +661,7 @@ class Checker:
             self.report(code, message, span, hint)
         types = [self.types[id(arg)] for arg in expr.args]
         if expr.function == "coalesce" and types:
-            return _coalesce_type(types)
+            return coalesce_type(types)
         return function.result(types)
 
     def index(self, target: n.Expr, index: n.Expr, state: FlowState) -> Type:
@@ -774,34 +775,6 @@ class Checker:
         self.report(code, message, expr.span, hint)
 
 
-def _misfit_item(expr: n.Expr, expected: Type, types: dict[int, Type]) -> tuple[n.Expr, Type] | None:
-    """The first item of a constant list (at any depth) that does not fit its item type."""
-    if not isinstance(expr, n.ListExpr) or expected.name != "array":
-        return None
-    item_type = expected.item_type()
-    for item in expr.items:
-        actual = types.get(id(item), ANY)
-        if item_type.name != "any" and (actual == NULL or not fits(actual, item_type)):
-            return item, item_type
-        inner = _misfit_item(item, item_type, types)
-        if inner is not None:
-            return inner
-    return None
-
-
-def _is_constant(expr: n.Expr) -> bool:
-    match expr:
-        case n.NumberLit() | n.StringLit() | n.BoolLit() | n.NullLit():
-            return True
-        case n.Unary(op="-", operand=n.NumberLit()):
-            return True
-        case n.ListExpr(items=items):
-            return all(_is_constant(item) for item in items)
-        case n.RecordExpr(entries=entries):
-            return all(_is_constant(entry.value) for entry in entries)
-    return False
-
-
 def _ordered_kind(lt: Type, rt: Type) -> Type:
     """What an ordering comparison of these types compares: dates, datetimes, else numbers."""
     return next((not_null(t) for t in (lt, rt) if not_null(t) in (DATE, DATETIME)), NUMBER)
@@ -810,49 +783,3 @@ def _ordered_kind(lt: Type, rt: Type) -> Type:
 def _did_you_mean(name: str, options: list[str]) -> str | None:
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
-
-
-def declared_type(param: n.Param) -> Type:
-    """A parameter's type; `= null` makes it nullable (`x: string = null` is `x: string?`), so
-    that its published schema allows the default it publishes."""
-    return or_null(param.type) if isinstance(param.default, n.NullLit) else param.type
-
-
-def _null_test(condition: n.Expr) -> tuple[n.Name, bool] | None:
-    """`x != null` -> (x, True); `x == null` -> (x, False): the name tested, and whether it is
-    not null where the condition holds."""
-    if not isinstance(condition, n.Binary) or condition.op not in n.EQUALITY_OPS:
-        return None
-    left, right = condition.left, condition.right
-    if isinstance(left, n.NullLit):
-        left, right = right, left
-    if isinstance(left, n.Name) and isinstance(right, n.NullLit):
-        return left, condition.op == "!="
-    return None
-
-
-def _not_null_where(condition: n.Expr, holds: bool) -> list[n.Name]:
-    """The names `condition` proves not null where it is `holds`: `x != null and y != null`
-    holding proves both; `x == null or y == null` failing proves both; `not` flips."""
-    found: list[n.Name] = []
-    stack = [(condition, holds)]
-    while stack:  # a loop, not recursion: `and` chains may be thousands of terms long
-        expr, value = stack.pop()
-        if isinstance(expr, n.Unary) and expr.op == "not":
-            stack.append((expr.operand, not value))
-        elif isinstance(expr, n.Binary) and expr.op == ("and" if value else "or"):
-            stack += [(expr.right, value), (expr.left, value)]
-        else:
-            tested = _null_test(expr)
-            if tested is not None and tested[1] == value:
-                found.append(tested[0])
-    return found
-
-
-def _coalesce_type(types: list[Type]) -> Type:
-    """The first value that is not null: null only if the last one may be."""
-    present = [not_null(type_) for type_ in types if type_ != NULL]
-    result = present[0] if present else NULL
-    for type_ in present[1:]:
-        result = join(result, type_)
-    return or_null(result) if types[-1].nullable or types[-1] == NULL else result
