@@ -427,13 +427,12 @@ class Env:
     vars: dict[str, str]
     used: set[str]  # every name taken so far (never reused as a target)
     tables: tuple[str, ...] = ("rates", "prices")
-    records: bool = True  # whether expressions may hold record literals (not in workflows)
 
     def of(self, *types: str) -> list[str]:
         return sorted(name for name, t in self.vars.items() if t in types)
 
     def child(self) -> Env:
-        return Env(dict(self.vars), self.used, self.tables, self.records)
+        return Env(dict(self.vars), self.used, self.tables)
 
 
 def pick(draw, options):
@@ -473,7 +472,7 @@ def gen_number(draw, env: Env, depth: int) -> E:
             return E("int", draw(st.integers(0, 1000)), paren=paren)
         return E("name", pick(draw, names), paren=paren)
     sub = lambda: gen_number(draw, env, depth - 1)  # noqa: E731
-    choice = draw(st.integers(0, 10 if env.records else 9))
+    choice = draw(st.integers(0, 10))
     if choice <= 3:
         return E("bin", pick(draw, ("+", "-", "*", "/", "%")), (sub(), sub()), paren)
     if choice == 10:  # a field of a record literal: `{"net": ..., "vat": ...}.vat`

@@ -35,8 +35,7 @@ ROUNDTRIP = settings(
 # --- leaves ---------------------------------------------------------------------------------
 
 # Step outputs an expression may read (`priced.total`): names of every type, and `body`.
-# No record literals: a workflow's expressions cannot hold braces (docs/language.md#records).
-ENV = S.Env(vars={"x": S.NUM, "qty": S.NUM, "label": S.STR, "flag": S.BOOL, "body": S.ANYV}, used=set(), records=False)
+ENV = S.Env(vars={"x": S.NUM, "qty": S.NUM, "label": S.STR, "flag": S.BOOL, "body": S.ANYV}, used=set())
 # The workflow grammar's words are names like any other where a name is expected.
 WORDS = (
     "after",
