@@ -26,9 +26,9 @@ import toolkiln
 
 
 def rows_for(args: dict, count: int) -> list[dict]:
-    """`count` argument sets, each with its first whole-number argument varied (so no two
+    """`count` argument sets, each with its first number argument varied (so no two
     neighbouring rows are alike and no result can be cached)."""
-    key = next(k for k, v in args.items() if type(v) is int)
+    key = next(k for k, v in args.items() if type(v) in (int, float))
     return [{**args, key: args[key] + i % 997} for i in range(count)]
 
 
