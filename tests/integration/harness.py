@@ -21,6 +21,7 @@ import pytest
 from n8n_server import N8nServer
 
 from toolkiln.backends.n8n.client import N8nClient
+from toolkiln.backends.n8n.errors import N8nBadRequest
 from toolkiln.workflow import compile_workflow
 
 FIXTURES = Path(__file__).with_name("fixtures")
@@ -46,9 +47,22 @@ class Deployed:
             if node["type"] == "n8n-nodes-base.webhook":
                 node["parameters"]["path"] = f"{node['parameters']['path']}-{tag}"
                 node["webhookId"] = str(uuid.uuid4())
-        created = self.client.create_workflow(workflow)
+        created = self._create_once_more_on_sqlite_constraint(workflow)
         self.created.append(created["id"])
         return self.client.activate_workflow(created["id"]) if activate else created
+
+    def _create_once_more_on_sqlite_constraint(self, workflow: dict) -> dict:
+        """Seen once in a full CI run (2026-11-24): n8n answered a well-formed create with
+        "SQLITE_CONSTRAINT: FOREIGN KEY constraint failed" and took the same workflow when
+        tried alone; n8n's own SQLite write, not the workflow, so a second try is the test's
+        answer. Any other refusal, or a second one, fails the test."""
+        try:
+            return self.client.create_workflow(workflow)
+        except N8nBadRequest as error:
+            if "SQLITE_CONSTRAINT" not in str(error):
+                raise
+            time.sleep(0.5)
+            return self.client.create_workflow(workflow)
 
     def deploy(self, fixture: str, *, activate: bool = False) -> tuple[dict, str | None]:
         """A fixture of fixtures/, created (and activated); the workflow and its webhook path."""

@@ -184,6 +184,7 @@ EVERY_FORM = [
     "sum(range(4)) + len(range(1, 4))",
     "last(last(zip(body.items, body.items)))",
     "count(body.items, 9)",
+    "count_if([x > 0 for x in body.items])",
     # The date builtins (Luxon's DateTime in n8n; a date is its ISO text there).
     'add_days(parse_date("2026-01-31"), body.a)',
     'format_date(add_months(parse_date("2024-01-31"), body.a), "DD.MM.YYYY")',

@@ -11,13 +11,13 @@ peak of the run alone, inputs excluded). The numbers docs/budgets.md gives come 
 from __future__ import annotations
 
 import sys
-import time
 import tracemalloc
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from run_timing import seconds_of
 
 import toolkiln
 from toolkiln.errors import RunError
@@ -105,13 +105,15 @@ def arguments(n_xs: int, n_ys: int, n_s: int) -> dict[str, Any]:
 
 def run_once(tool: toolkiln.Tool, args: dict[str, Any], limits: toolkiln.Limits) -> tuple[str, float]:
     """The outcome ("value" or a RunError's code) and the seconds it took."""
-    start = time.monotonic()
-    try:
-        tool.run(args, limits=limits)
-        outcome = "value"
-    except RunError as error:
-        outcome = error.code
-    return outcome, time.monotonic() - start
+
+    def attempt() -> str:
+        try:
+            tool.run(args, limits=limits)
+        except RunError as error:
+            return error.code
+        return "value"
+
+    return seconds_of(attempt)
 
 
 def compiled(shape: str, element: str) -> toolkiln.Tool | None:

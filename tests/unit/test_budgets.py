@@ -7,11 +7,11 @@ docs/budgets.md is the contract; tests/property/test_budgets_hostile.py its host
 
 from __future__ import annotations
 
-import time
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from run_timing import seconds_of
 
 import toolkiln
 from toolkiln.errors import RunError
@@ -28,12 +28,15 @@ def tool(body: str, params: str = "o: object", **options: Any) -> toolkiln.Tool:
 def outcome(run_tool: toolkiln.Tool, args: dict[str, Any], **options: Any) -> tuple[str, Any, float]:
     """("value", value) or ("error", code), and the seconds the run took; never a Python
     exception other than RunError."""
-    start = time.monotonic()
-    try:
-        result: tuple[str, Any] = ("value", run_tool.run(args, **options))
-    except RunError as error:
-        result = ("error", error.code)
-    return result[0], result[1], time.monotonic() - start
+
+    def attempt() -> tuple[str, Any]:
+        try:
+            return "value", run_tool.run(args, **options)
+        except RunError as error:
+            return "error", error.code
+
+    (kind, value), seconds = seconds_of(attempt)
+    return kind, value, seconds
 
 
 def code_of(run_tool: toolkiln.Tool, args: dict[str, Any], **options: Any) -> str:
