@@ -15,11 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import Deployed
+from harness import Deployed, PatientClient
 from n8n_server import N8nServer, N8nServerError, install
 
 from toolkiln.backends.n8n import errors
-from toolkiln.backends.n8n.client import N8nClient
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: the mark must be there when it looks
@@ -70,7 +69,7 @@ def n8n(pytestconfig):
         if isinstance(exc, N8nServerError):
             pytest.fail(str(exc))
         pytest.fail(f"setting up n8n failed: {type(exc).__name__}: {exc}\nlog:\n{log}")
-    client = N8nClient(server.url, key, timeout=30.0)
+    client = PatientClient(server.url, key, timeout=30.0)
     deployed = Deployed(server, client, key)
     try:
         yield deployed
