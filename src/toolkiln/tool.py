@@ -210,10 +210,9 @@ class Tool:
         Each row's run reads `clock` (see `run`) afresh. With `workers` (2 or more), the rows
         are run in that many worker processes, in chunks of `chunk_size` rows (chosen from the
         batch size when not given); the results are the same, in the same order."""
-        if workers is not None and not (type(workers) is int and workers >= 1):
-            raise UsageError(f"workers must be a whole number of at least 1, not {workers!r:.40}")
-        if chunk_size is not None and not (type(chunk_size) is int and chunk_size >= 1):
-            raise UsageError(f"chunk_size must be a whole number of at least 1, not {chunk_size!r:.40}")
+        for option, given in (("workers", workers), ("chunk_size", chunk_size)):
+            if given is not None and not (type(given) is int and given >= 1):
+                raise UsageError(f"{option} must be a whole number of at least 1, not {given!r:.40}")
         if workers is not None and workers > 1:
             runner = partial(self.run_many, tables=tables, limits=limits, clock=clock)
             return run_in_pool(runner, list(rows), workers, chunk_size)

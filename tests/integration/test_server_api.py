@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 from decimal import Decimal
 
 import pytest
-from test_server_support import ServerProcess, compute_tool, make_tokens
+from test_server_support import compute_tool, served_registry
 
 from toolkiln.server.services import server_folder
 from toolkiln.server.tokens import SCOPES, TokenStore
@@ -59,12 +58,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    registry = tmp_path_factory.mktemp("server") / "registry"
-    tokens = make_tokens(registry)
-    process = ServerProcess(registry)
-    process.tokens = tokens
-    yield process
-    assert process.stop() in (0, -signal.SIGTERM)  # uvicorn ends by the signal it stopped for
+    yield from served_registry(tmp_path_factory.mktemp("server"))
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,8 @@ tools, a model's script pending until approved, arguments as data, the sandbox n
 
 from __future__ import annotations
 
-import signal
-
 import pytest
-from test_server_support import ServerProcess, make_tokens
+from test_server_support import make_tokens, served_registry
 
 from toolkiln.registry.registry import Registry
 from toolkiln.server.mcp_tools import call_tool, tool_list
@@ -27,12 +25,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    registry = tmp_path_factory.mktemp("programs") / "registry"
-    tokens = make_tokens(registry)
-    process = ServerProcess(registry)
-    process.tokens = tokens
-    yield process
-    assert process.stop() in (0, -signal.SIGTERM)
+    yield from served_registry(tmp_path_factory.mktemp("programs"))
 
 
 def test_a_models_script_over_rest_waits_then_runs_in_bubblewrap(server):

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -80,6 +81,17 @@ def make_tokens(registry: Path) -> dict[str, str]:
     """One token per scope, named after it."""
     store = TokenStore(server_folder(registry))
     return {scope: store.create(scope, scope)[0] for scope in SCOPES}
+
+
+def served_registry(folder: Path) -> Iterator[ServerProcess]:
+    """A `toolkiln serve` on a new registry in `folder`, with a token per scope (`.tokens`);
+    stopped at the end, by the signal uvicorn ends with (a module fixture yields from it)."""
+    registry = folder / "registry"
+    tokens = make_tokens(registry)
+    process = ServerProcess(registry)
+    process.tokens = tokens
+    yield process
+    assert process.stop() in (0, -signal.SIGTERM)
 
 
 def compute_tool(name: str, expression: str = "x * 2", description: str = "Doubles a number", **extra: object) -> dict:
