@@ -57,6 +57,13 @@ def file_digest(data: bytes, version: str) -> str:
     return hashlib.sha256(version.encode() + b"\0" + data).hexdigest()
 
 
+def content_key(record: ToolRecord) -> str:
+    """What a compiled definition is remembered by: the definition and the record's copies of
+    its name, description, parameters, risk level and kind (a status change leaves it alone)."""
+    parts = [record.definition, record.name, record.description, record.parameters, record.risk_level, record.kind]
+    return hashlib.sha256(to_json(parts).encode()).hexdigest()
+
+
 def decode_record(data: bytes, file: str) -> tuple[ToolRecord | None, list[Diagnostic]]:
     """The record in a tool file, or None and the diagnostics that say why not."""
     try:

@@ -1,22 +1,29 @@
 """What one process knows of the store, kept up to date cheaply before every operation.
 
-At start every tool file is read and checked; a file that does not decode or check becomes a
-`Problem` (file + diagnostics) and is skipped. Afterwards `refresh()` costs four `stat`
-calls when nothing changed. Changes made through the registry (in any process) append to
-the audit log, which names the tools to reload; any other change to tools/ (a hand edit, a
-`git checkout`) changes the folder and triggers a scan of file signatures; in-place edits
-that leave the folder alone are found by a periodic scan (every `rescan_seconds`).
+At start every tool file is read and decoded; a file that does not decode becomes a `Problem`
+(file + diagnostics) and is skipped. Definitions are checked and compiled when first used (run,
+called, fetched) or when the problems are asked for, once per content (see `compiled`): a
+definition that no longer checks then becomes a problem and its tool is skipped.
 
-Checking a definition costs about a millisecond, so a file whose exact bytes were already
-checked by this toolkiln version (its digest is in .cache/checked) is not checked again;
-a hand edit changes the bytes, so it is.
+Afterwards `refresh()` costs four `stat` calls when nothing changed. Changes made through the
+registry (in any process) append to the audit log, which names the tools to reload; any other
+change to tools/ (a hand edit, a `git checkout`) changes the folder and triggers a scan of
+file signatures; in-place edits that leave the folder alone are found by a periodic scan
+(every `rescan_seconds`).
+
+Checking a definition costs about a millisecond, so `check_all` does not check again a file
+whose exact bytes were already checked by this toolkiln version (its digest is in
+.cache/checked); a hand edit changes the bytes, so it is.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -24,15 +31,11 @@ from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.errors import CompileError, RunError
+from toolkiln.errors import RunError
 from toolkiln.interpret.tables import MAX_TABLE_BYTES, table_file_data
 from toolkiln.registry.callees import Callees, calls_of
-from toolkiln.registry.codec import decode_audit, decode_record, file_digest
-from toolkiln.registry.definitions import (
-    Compiled,
-    compile_definition,
-    verify_stored,
-)
+from toolkiln.registry.codec import content_key, decode_audit, decode_record, file_digest
+from toolkiln.registry.definitions import Compiled, verify_stored
 from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import BrokenTool, StoreError, UnsafeFile
 from toolkiln.registry.models import Problem, ToolRecord
@@ -61,7 +64,9 @@ class Mirror:
         self.calls: dict[str, frozenset[str]] = {}  # tool -> the tools it calls
         self._callers: dict[str, set[str]] = {}  # tool -> the tools that call it
         self._compiling: set[str] = set()
-        self._compiled: dict[str, tuple[Sig | None, Compiled]] = {}
+        # tool -> (the record compiled, the content key of its definition, the compiled form)
+        self._compiled: dict[str, tuple[ToolRecord, str, Compiled]] = {}
+        self._digests: dict[str, str] = {}  # tool -> check-cache digest of its file's bytes
         self._sigs: dict[str, Sig] = {}  # tool name -> sig of its file when read
         self._table_sigs: dict[str, Sig] = {}
         self._usage_sig: Sig | None = None
@@ -84,8 +89,9 @@ class Mirror:
         self._watch = self._watched()
         self._audit_offset = self._audit_size()
         self._read_checked()
-        self._sigs.clear()  # every tool file is read again (checked ones are not rechecked)
-        self._scan_tools()
+        self._sigs.clear()  # every tool file is read again
+        with collector_paused():
+            self._scan_tools()
         self.check_versions()
         self._load_usage()
         self._scan_tables()
@@ -153,15 +159,15 @@ class Mirror:
             if sig is not None:
                 self._sigs[name] = sig
             if compiled is not None:
-                self._compiled[name] = (sig, compiled)
+                self._compiled[name] = (record, content_key(record), compiled)
         self._audit_offset = self._audit_size()
         self._watch = self._watched()
 
-    def _set_record(self, name: str, record: ToolRecord) -> None:
+    def _set_record(self, name: str, record: ToolRecord, *, may_call: bool = True) -> None:
         self._unset_record(name)
         self.generation += 1
         self.records[name] = record
-        calls = self.calls[name] = calls_of(record.definition)
+        calls = self.calls[name] = calls_of(record.definition) if may_call else frozenset()
         for callee in calls:
             self._callers.setdefault(callee, set()).add(name)
 
@@ -227,33 +233,25 @@ class Mirror:
             self._sigs.pop(filename[:-5], None)
             self.note_unreadable(path, refusal)
         seen = set()
-        pending: list[tuple[str, Path, bytes, ToolRecord]] = []
-        for filename, (path, sig) in found.items():
-            name = filename[:-5]
-            rel = self.store.relative(path)
-            if not NAME_PATTERN.fullmatch(name):
-                self._drop_record_for(rel)
-                self.problems[rel] = Problem(
-                    file=rel,
-                    diagnostics=(
-                        Diagnostic.of(
+        try:
+            with self.store.reading(self.store.tools_dir, found) as read:
+                for filename, (path, sig) in found.items():
+                    name = filename[:-5]
+                    rel = self.store.relative(path)
+                    if not NAME_PATTERN.fullmatch(name):
+                        self._drop_record_for(rel)
+                        self.problems[rel] = _problem(
+                            rel,
                             codes.INVALID_NAME,
                             f"`{filename}` is not a tool file name",
-                            None,
-                            hint="tool files are named <name>.json with a name matching ^[a-z][a-z0-9_]{0,63}$",
-                        ).model_copy(update={"file": rel}),
-                    ),
-                )
-                continue
-            seen.add(name)
-            if self._sigs.get(name) != sig or (name not in self.records and rel not in self.problems):
-                loaded = self._read_tool_file(name, path, sig)
-                if loaded is not None:
-                    pending.append(loaded)
-        # Checked only once every record is read: a caller's check compiles the tools it calls.
-        for name, path, data, record in pending:
-            if self.records.get(name) is record:
-                self._verify_tool(name, path, data, record)
+                            "tool files are named <name>.json with a name matching ^[a-z][a-z0-9_]{0,63}$",
+                        )
+                        continue
+                    seen.add(name)
+                    if self._sigs.get(name) != sig or (name not in self.records and rel not in self.problems):
+                        self._read_tool_file(name, path, sig, read)
+        except StoreError as error:  # the folder went away or became unreadable since the scan
+            self.note_unreadable(self.store.tools_dir, error)
         for name in list(self.records):
             if name not in seen:
                 self._forget(name, self.store.tool_path(name))
@@ -270,12 +268,13 @@ class Mirror:
         if sig is None:
             self._forget(name, path)
         elif sig != self._sigs.get(name) or name not in self.records:
-            self._load_tool_file(name, path, sig)
+            self._read_tool_file(name, path, sig)
 
     def _forget(self, name: str, path: Path) -> None:
         self._unset_record(name)
         self._sigs.pop(name, None)
         self._compiled.pop(name, None)
+        self._digests.pop(name, None)
         self.problems.pop(self.store.relative(path), None)
 
     def _drop_record_for(self, rel: str) -> None:
@@ -283,26 +282,23 @@ class Mirror:
         if NAME_PATTERN.fullmatch(name):
             self._unset_record(name)
 
-    def _load_tool_file(self, name: str, path: Path, sig: Sig) -> None:
-        loaded = self._read_tool_file(name, path, sig)
-        if loaded is not None:
-            self._verify_tool(*loaded)
-
-    def _read_tool_file(self, name: str, path: Path, sig: Sig) -> tuple[str, Path, bytes, ToolRecord] | None:
-        """Read and decode a tool file; its record is loaded (to be verified), or it is a problem."""
+    def _read_tool_file(
+        self, name: str, path: Path, sig: Sig, read: Callable[[Path], bytes | None] | None = None
+    ) -> None:
+        """Read and decode a tool file; its record is loaded (checked when first used), or it is a problem."""
         rel = self.store.relative(path)
         try:
-            data = self.store.read_bytes(path)
+            data = (read or self.store.read_bytes)(path)
         except StoreError as error:
             self._unset_record(name)
             self._sigs[name] = sig
             self.note_unreadable(path, error)
-            return None
+            return
         if data is None:
             self._forget(name, path)
-            return None
+            return
         self._sigs[name] = sig
-        self._compiled.pop(name, None)
+        self._digests[name] = file_digest(data, self.version_tag)
         record, diagnostics = decode_record(data, rel)
         if record is not None and record.name != name:
             diagnostics = [
@@ -316,17 +312,40 @@ class Mirror:
         if diagnostics or record is None:
             self._unset_record(name)
             self.problems[rel] = Problem(file=rel, diagnostics=tuple(diagnostics))
-            return None
-        self.problems.pop(rel, None)
-        self._set_record(name, record)
-        return name, path, data, record
-
-    def _verify_tool(self, name: str, path: Path, data: bytes, record: ToolRecord) -> None:
-        """Check a loaded record (unless the check cache knows its bytes); a failure makes it a problem."""
-        digest = file_digest(data, self.version_tag)
-        if self.trust_cache and digest in self._checked:
             return
-        rel = self.store.relative(path)
+        self.problems.pop(rel, None)
+        # (a file without the text "call", even escaped, has no call step: no need to look)
+        self._set_record(name, record, may_call=b'"call"' in data or b"\\u" in data)
+
+    def check_all(self) -> None:
+        """Check every loaded definition not checked yet (for `problems`): those whose file's
+        exact bytes the check cache knows are trusted; one that fails becomes a problem."""
+        for name in sorted(self.records):
+            known = self._compiled.get(name)
+            if known is not None and known[0] is self.records.get(name):
+                continue
+            if self.trust_cache and self._digests.get(name) in self._checked:
+                continue
+            if name in self.records:  # (dropped meanwhile when a tool it calls failed)
+                try:
+                    self.compiled(name)
+                except BrokenTool:
+                    pass
+
+    def compiled(self, name: str) -> Compiled:
+        """The loaded record's definition checked and compiled, on its first use: again only
+        when its content changes (`content_key`) or a tool it calls changes. One that does not
+        check becomes a problem (and its tool is skipped): BrokenTool."""
+        record = self.records[name]
+        cached = self._compiled.get(name)
+        if cached is not None and cached[0] is record:
+            return cached[2]
+        key = content_key(record)
+        if cached is not None and cached[1] == key:
+            self._compiled[name] = (record, key, cached[2])
+            return cached[2]
+        if name in self._compiling:  # tools calling each other in a cycle (files edited by hand)
+            raise BrokenTool(f"`{name}` calls itself through other tools", hint="break the cycle")
         self._compiling.add(name)
         try:
             compiled, diagnostics = verify_stored(
@@ -340,29 +359,7 @@ class Mirror:
             )
         finally:
             self._compiling.discard(name)
-        if diagnostics or compiled is None:
-            self._unset_record(name)
-            self.problems[rel] = Problem(
-                file=rel, diagnostics=tuple(d.model_copy(update={"file": rel}) for d in diagnostics)
-            )
-            return
-        self._remember_checked(digest)
-        self._compiled[name] = (self._sigs.get(name), compiled)
-
-    def compiled(self, name: str) -> Compiled:
-        """The compiled tool for a loaded record (compiled on first use)."""
-        cached = self._compiled.get(name)
-        sig = self._sigs.get(name)
-        if cached is not None and cached[0] == sig:
-            return cached[1]
-        record = self.records[name]
-        if name in self._compiling:  # tools calling each other in a cycle (files edited by hand)
-            raise BrokenTool(f"`{name}` calls itself through other tools", hint="break the cycle")
-        self._compiling.add(name)
-        try:
-            compiled = compile_definition(record.definition, self.tools)
-        except CompileError as error:
-            diagnostics = list(error.diagnostics)
+        if compiled is None:
             rel = self.store.relative(self.store.tool_path(name))
             self._unset_record(name)
             self.problems[rel] = Problem(
@@ -372,10 +369,11 @@ class Mirror:
                 f"the stored tool `{name}` no longer compiles",
                 hint=f"see the problems of {rel}",
                 diagnostics=diagnostics,
-            ) from None
-        finally:
-            self._compiling.discard(name)
-        self._compiled[name] = (sig, compiled)
+            )
+        digest = self._digests.get(name)
+        if digest is not None:
+            self._remember_checked(digest)
+        self._compiled[name] = (record, key, compiled)
         return compiled
 
     def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
@@ -488,14 +486,7 @@ class Mirror:
         """Keep the cache from growing without end: rewrite it with the live digests only."""
         if len(self._checked) <= 2 * len(self.records) + 1000:
             return
-        live = set()
-        for name in self.records:
-            try:
-                data = self.store.read_bytes(self.store.tool_path(name))
-            except StoreError:
-                continue
-            if data is not None:
-                live.add(file_digest(data, self.version_tag))
+        live = set(self._digests.values()) & self._checked
         try:
             with self.store.lock():
                 self.store.write_text(self.store.cache_path, "".join(f"{d}\n" for d in sorted(live)))
@@ -580,16 +571,11 @@ class Mirror:
                 continue
             clash = sorted(set(loaded) & set(tables))
             if clash:
-                self.problems[rel] = Problem(
-                    file=rel,
-                    diagnostics=(
-                        Diagnostic.of(
-                            codes.INVALID_TABLE,
-                            f"table `{clash[0]}` is also defined in {origin[clash[0]]}",
-                            None,
-                            hint="each table name may come from one file only; this file is skipped",
-                        ).model_copy(update={"file": rel}),
-                    ),
+                self.problems[rel] = _problem(
+                    rel,
+                    codes.INVALID_TABLE,
+                    f"table `{clash[0]}` is also defined in {origin[clash[0]]}",
+                    "each table name may come from one file only; this file is skipped",
                 )
                 continue
             tables.update(loaded)
@@ -597,6 +583,25 @@ class Mirror:
         self.tables = tables
         self.tables_generation += 1
         self.generation += 1
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector: decoding thousands of records makes millions
+    of objects, and the collections they set off took half the start-up time (records hold
+    no reference cycles; whatever they are is collected after)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _problem(rel: str, code: codes.Code, message: str, hint: str) -> Problem:
+    """A problem of the file `rel` with one diagnostic."""
+    return Problem(file=rel, diagnostics=(Diagnostic.of(code, message, None, hint).model_copy(update={"file": rel}),))
 
 
 def decode_usage(data: bytes | None, rel: str) -> tuple[Usage, Problem | None]:

@@ -98,7 +98,8 @@ class Registry:
     `policy` decides statuses and permissions; `limits` bound every run (a run's own `limits=`
     wins); `usage_flush_seconds` is how often run counts reach usage.json (0: on every run);
     `rescan_seconds` how often files changed outside toolkiln are looked for;
-    `trust_check_cache=False` rechecks every file at start instead of trusting .cache/checked;
+    `trust_check_cache=False` makes `problems` recheck every file instead of trusting
+    .cache/checked (definitions are checked on first use, or when the problems are asked for);
     `durable=False` skips fsync (writes stay atomic and safe from killed processes, but a power
     cut may lose the last ones: for tests and throw-away registries). `n8n` is the client that
     deploys and runs workflow tools (default: one from TOOLKILN_N8N_URL / TOOLKILN_N8N_API_KEY
@@ -173,9 +174,12 @@ class Registry:
 
     @property
     def problems(self) -> list[Problem]:
-        """Files that could not be loaded and were skipped, each with its diagnostics."""
+        """Files that could not be loaded and were skipped, each with its diagnostics. Every
+        definition not checked yet is checked first (files whose bytes were checked before
+        are trusted through the check cache)."""
         with self._mutex:
             self._mirror.refresh()
+            self._mirror.check_all()
             return [self._mirror.problems[f] for f in sorted(self._mirror.problems)]
 
     @property
@@ -186,9 +190,15 @@ class Registry:
             return dict(self._mirror.tables)
 
     def get(self, name: str) -> ToolRecord:
+        """A tool's record; its definition is checked (once): BrokenTool when it no longer checks."""
         with self._mutex:
             self._mirror.refresh()
-            return self._with_usage(self._loaded(check_name(name)))
+            if check_name(name) in self._mirror.records:
+                try:
+                    self._mirror.compiled(name)
+                except BrokenTool:
+                    pass  # now a problem: _loaded says so
+            return self._with_usage(self._loaded(name))
 
     def list(self, status: str | None = None, created_by: str | None = None) -> builtins.list[ToolRecord]:
         """The tools, by name; optionally only those of one status or creator."""

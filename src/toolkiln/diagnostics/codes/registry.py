@@ -121,8 +121,11 @@ BROKEN_TOOL = register(
     "Stored tool does not compile",
     """
 A stored tool file no longer parses or checks (it was edited by hand, truncated, or the
-language changed). It is skipped at start-up and listed in `Registry.problems` with its
-diagnostics; fix the file or roll back to a good version.
+language changed). A file that does not decode is skipped at start-up; a definition that no
+longer checks is found when the tool is first run, called or fetched, or when
+`Registry.problems` is asked for (it checks every definition), and skipped from then on. Both
+are listed in `Registry.problems` with their diagnostics; fix the file or roll back to a good
+version.
 """,
 )
 
