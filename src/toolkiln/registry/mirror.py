@@ -58,6 +58,9 @@ class Mirror:
         self.tables: dict[str, dict[str, Any]] = {}
         self.tables_generation = 0  # +1 whenever the tables are reloaded
         self.generation = 0  # +1 whenever a record or the tables change: what was run before is stale
+        # What `Registry.run` reuses, by tool name: emptied whenever the generation moves, so a
+        # run need not compare generations (see Registry.run).
+        self.runnables: dict[str, Any] = {}
         self._sorted: tuple[int, list[ToolRecord]] = (-1, [])
         self.usage: Usage = {}
         self.tools: Callees | None = None  # what `call` steps are checked against (set by Registry)
@@ -165,7 +168,7 @@ class Mirror:
 
     def _set_record(self, name: str, record: ToolRecord, *, may_call: bool = True) -> None:
         self._unset_record(name)
-        self.generation += 1
+        self._moved()
         self.records[name] = record
         calls = self.calls[name] = calls_of(record.definition) if may_call else frozenset()
         for callee in calls:
@@ -174,7 +177,7 @@ class Mirror:
     def _unset_record(self, name: str) -> None:
         """Forget a tool's record, and the compiled forms of the tools that call it (directly or
         not): they were checked against it, and compile again on their next use."""
-        self.generation += 1
+        self._moved()
         self.records.pop(name, None)
         for callee in self.calls.pop(name, ()):
             self._callers.get(callee, set()).discard(name)
@@ -185,6 +188,10 @@ class Mirror:
                 seen.add(caller)
                 self._compiled.pop(caller, None)
                 stack.extend(self._callers.get(caller, ()))
+
+    def _moved(self) -> None:
+        self.generation += 1
+        self.runnables.clear()
 
     def sorted_records(self) -> list[ToolRecord]:
         """The records by name, sorted again only when one changed (a list of 10,000 tools
@@ -233,11 +240,12 @@ class Mirror:
             self._sigs.pop(filename[:-5], None)
             self.note_unreadable(path, refusal)
         seen = set()
+        tools_prefix = folder_rel + os.sep
         try:
             with self.store.reading(self.store.tools_dir, found) as read:
-                for filename, (path, sig) in found.items():
+                for filename, sig in found.items():
                     name = filename[:-5]
-                    rel = self.store.relative(path)
+                    rel = tools_prefix + filename
                     if not NAME_PATTERN.fullmatch(name):
                         self._drop_record_for(rel)
                         self.problems[rel] = _problem(
@@ -249,13 +257,12 @@ class Mirror:
                         continue
                     seen.add(name)
                     if self._sigs.get(name) != sig or (name not in self.records and rel not in self.problems):
-                        self._read_tool_file(name, path, sig, read)
+                        self._read_tool_file(name, self.store.tools_dir / filename, sig, read)
         except StoreError as error:  # the folder went away or became unreadable since the scan
             self.note_unreadable(self.store.tools_dir, error)
         for name in list(self.records):
             if name not in seen:
                 self._forget(name, self.store.tool_path(name))
-        tools_prefix = self.store.relative(self.store.tools_dir) + os.sep
         for rel in list(self.problems):
             if rel.startswith(tools_prefix) and Path(rel).name not in found and Path(rel).name not in refused:
                 del self.problems[rel]
@@ -424,14 +431,14 @@ class Mirror:
                 continue
             for filename, refusal in refused.items():
                 self.note_unreadable(Path(entry.path) / filename, refusal)
-            for filename, (path, sig) in found.items():
+            for filename, sig in found.items():
                 number = filename[:-5]
                 if not number.isdigit() or int(number) >= record.version:
                     continue  # left by an update that died before its record was written
                 # A version file is written once: one that decoded before, unchanged since (same
                 # inode, size and time), is not read again. These keys are apart from the digests
                 # of checked tool files (a version is decoded, never compiled).
-                rel = self.store.relative(path)
+                rel = self.store.relative(Path(entry.path) / filename)
                 key = file_digest(f"{rel}\0{sig}".encode(), self.version_tag + " past version")
                 if self.trust_cache and key in self._checked:
                     self.problems.pop(rel, None)
@@ -534,7 +541,7 @@ class Mirror:
             folder_problem = None
         except StoreError as error:
             found, folder_problem = {}, error
-        sigs = {filename: sig for filename, (_, sig) in found.items()}
+        sigs = found
         if sigs == self._table_sigs and self._table_sigs and not refused:
             return
         self._table_sigs = sigs
@@ -548,7 +555,7 @@ class Mirror:
         tables: dict[str, dict[str, Any]] = {}
         origin: dict[str, str] = {}
         for filename in sorted(found):
-            path = found[filename][0]
+            path = self.store.tables_dir / filename
             rel = self.store.relative(path)
             try:
                 raw = self.store.read_bytes(path, MAX_TABLE_BYTES)  # a regular file inside the folder only
@@ -582,7 +589,7 @@ class Mirror:
             origin.update(dict.fromkeys(loaded, rel))
         self.tables = tables
         self.tables_generation += 1
-        self.generation += 1
+        self._moved()
 
 
 @contextmanager

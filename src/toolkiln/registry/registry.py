@@ -13,7 +13,7 @@ import difflib
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -78,6 +78,8 @@ from toolkiln.version import __version__
 if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
 
+_monotonic = time.monotonic  # (a global lookup fewer per run)
+
 
 def _version_tag() -> str:
     return f"toolkiln {__version__}"
@@ -130,13 +132,18 @@ class Registry:
         self._usage = UsageBook(self._store)
         self._runner = Runner()
         self._changes = ChangeCounter(self._store.open_changes)
-        # name -> (change counter, mirror generation, until when, tool): what `run` reuses
-        # without asking the file system while nothing has changed (see changes.py).
-        self._hot: dict[str, tuple[bytes, int, float, Tool]] = {}
+        self._counter = self._changes.words  # (None: no hot path, every run asks the folder)
+        # name -> (change counter, until when, the tool's run, its run counter, its last-run
+        # cell; see usage.Tally): what `run` reuses without asking the file system while
+        # nothing has changed (see changes.py); the mirror empties it whenever it reloads a
+        # record or the tables.
+        self._hot: dict[str, tuple[int, float, Callable[..., Any], Iterator[int], builtins.list[float]]] = (
+            self._mirror.runnables
+        )
         self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
         self._flush_seconds = usage_flush_seconds
-        self._last_flush = time.monotonic()
+        self._flush_at = time.monotonic() + usage_flush_seconds  # when `run` next flushes the counts
         resolve = weakref.WeakMethod(self._callee_tool)
         self._callees = Callees(self._mirror, lambda name: resolve()(name))  # type: ignore[misc]
         self._mirror.tools = self._callees
@@ -163,7 +170,7 @@ class Registry:
             usage = self._usage.flush(lambda name: self._store.tool_path(name).exists())
             if usage is not None:
                 self._mirror.note_usage(usage)
-            self._last_flush = time.monotonic()
+            self._flush_at = time.monotonic() + self._flush_seconds
 
     def refresh(self) -> None:
         """Reread every file now (changes are otherwise picked up before each call)."""
@@ -522,19 +529,40 @@ class Registry:
         """Run an active tool with the registry's tables (plus `tables`); counts the use.
         `clock`: what today() and now() read, as `Tool.run` takes it (a workflow's n8n reads
         its own). Raises ToolNotActive, RunError (bad arguments, run-time failures) and the like."""
-        now = time.monotonic()
-        hot = self._hot.get(name) if type(name) is str else None
-        if hot is not None and now < hot[2] and hot[0] == self._changes.value() and hot[1] == self._mirror.generation:
-            tool: Tool | WorkflowRun | ProgramRun = hot[3]
-        else:
-            tool = self._runnable(check_name(name))
+        now = _monotonic()
+        try:
+            hot = self._hot[name]
+        except (KeyError, TypeError):  # (TypeError: not a name at all; the slow path says so)
+            return self._run_looked_up(name, args, tables, limits, clock, now)
+        # Every test below is needed and each costs tens of nanoseconds: see docs/performance.md.
+        if now < hot[1] and hot[0] == self._counter[0]:  # type: ignore[index]
+            next(hot[3])
+            hot[4][0] = now
+            if now >= self._flush_at:
+                self._flush_quietly()
+            if tables is None and limits is None and clock is None and self.limits is None:
+                return hot[2](args)  # (keywords cost a tenth of a small tool's run)
+            return hot[2](args, tables=tables, limits=limits or self.limits, clock=clock)
+        return self._run_looked_up(name, args, tables, limits, clock, now)
+
+    def _run_looked_up(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None,
+        tables: Mapping[str, Any] | None,
+        limits: Limits | None,
+        clock: Clock | datetime | None,
+        now: float,
+    ) -> Any:
+        """`run` after finding the tool in the folder (what changed is caught up with first)."""
+        tool = self._runnable(check_name(name))
         try:
             if isinstance(tool, Tool):
                 return tool.run(args, tables=tables, limits=limits or self.limits, clock=clock)
             return tool.run(args, tables=tables, limits=limits or self.limits)
         finally:
             self._usage.count(name, now)
-            if now - self._last_flush >= self._flush_seconds:
+            if now >= self._flush_at:
                 self._flush_quietly()
 
     def _flush_quietly(self) -> None:
@@ -545,7 +573,7 @@ class Registry:
             self.flush()
         except StoreError as error:
             with self._mutex:
-                self._last_flush = time.monotonic()  # retried after usage_flush_seconds, not on every run
+                self._flush_at = time.monotonic() + self._flush_seconds  # retried then, not on every run
                 pending = sum(count for count, _ in self._usage.pending.values())
                 self._mirror.note_unreadable(
                     self._store.usage_path,
@@ -601,7 +629,8 @@ class Registry:
                 self._mirror.rescan_tables()
             tool = self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
             if changes is not None:
-                self._hot[name] = (changes, self._mirror.generation, time.monotonic() + self._hot_seconds, tool)
+                tally = self._usage.tally(name)
+                self._hot[name] = (changes, time.monotonic() + self._hot_seconds, tool.run, tally.runs, tally.last)
             return tool
 
     def _callee_tool(self, name: str) -> Tool:

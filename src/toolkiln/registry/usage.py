@@ -12,14 +12,35 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter, deque
 from collections.abc import Callable
 from datetime import UTC, datetime
+from itertools import count
 
 from toolkiln.registry.codec import iso
 from toolkiln.registry.mirror import Usage, decode_usage
 from toolkiln.registry.store import Store
 from toolkiln.semantics.values import to_json
+
+
+class Tally:
+    """One tool's runs in this process, counted without a lock, since a lock cost more than the
+    rest of a registry run: a run is `next(tally.runs)` (one atomic step of an
+    `itertools.count`) and `tally.last[0] = when` (one atomic store). Draining is a step too,
+    so it costs the same however many runs there were (a queue of runs cost 0.15 us per run)."""
+
+    __slots__ = ("runs", "last", "_base")
+
+    def __init__(self) -> None:
+        self.runs = count()
+        self.last = [0.0]  # the time of the latest run, as time.monotonic()
+        self._base = 0  # what next(runs) returns when nothing was counted since the last take
+
+    def take(self) -> int:
+        """The runs counted since the last take (the book's lock held: one taker at a time).
+        Exact with runs counted meanwhile: each is in this take or the next, once."""
+        value = next(self.runs)
+        self._base, taken = value + 1, value - self._base
+        return taken
 
 
 class UsageBook:
@@ -28,27 +49,30 @@ class UsageBook:
         # name -> (runs, time of the last as time.monotonic(): what `run` has read already)
         self.pending: dict[str, tuple[int, float]] = {}
         self._lock = threading.Lock()
-        # Runs not yet added to `pending`: counting takes two atomic operations and no lock,
-        # since a lock cost more than the rest of a registry run (see drain).
-        self._runs: deque[str] = deque()
-        self._last: dict[str, float] = {}
+        self._tallies: dict[str, Tally] = {}  # runs not yet added to `pending`
+
+    def tally(self, name: str) -> Tally:
+        """What a run of `name` counts itself in (Registry.run keeps it at hand)."""
+        found = self._tallies.get(name)
+        if found is None:
+            with self._lock:
+                found = self._tallies.setdefault(name, Tally())
+        return found
 
     def count(self, name: str, when: float) -> None:
         """One run of `name`, at `when` (time.monotonic())."""
-        self._runs.append(name)
-        self._last[name] = when
+        tally = self.tally(name)
+        next(tally.runs)
+        tally.last[0] = when
 
     def drain(self) -> None:
-        """Add the runs counted since the last drain to `pending`. Takes exactly as many as
-        were there when it started (each popleft is atomic): runs counted meanwhile stay for
-        the next drain, none is lost or counted twice."""
-        if not self._runs:
-            return
+        """Add the runs counted since the last drain to `pending`; none is lost or counted twice."""
         with self._lock:
-            runs = self._runs
-            for name, count in Counter([runs.popleft() for _ in range(len(runs))]).items():
-                old = self.pending.get(name)
-                self.pending[name] = (count + (old[0] if old else 0), self._last[name])
+            for name, tally in self._tallies.items():
+                taken = tally.take()
+                if taken:
+                    old = self.pending.get(name)
+                    self.pending[name] = (taken + (old[0] if old else 0), tally.last[0])
 
     def drop(self, name: str) -> None:
         self.drain()

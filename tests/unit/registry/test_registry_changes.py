@@ -112,6 +112,40 @@ def test_runs_are_counted_with_the_time_of_the_last(reg, make_def):
     assert before - 1 <= record.last_used_at.timestamp() <= time.time() + 1
 
 
+def test_runs_counted_by_threads_while_others_drain_are_each_counted_once(reg, make_def):
+    import threading
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    reg.create(make_def())
+    reg.create(make_def("triple", "x * 3"))
+    runs, done = 3000, threading.Event()
+
+    def run(name: str) -> None:
+        for x in range(runs):
+            reg.run(name, {"x": x})
+
+    def read() -> None:  # drains the pending runs again and again, as get and flush do
+        while not done.is_set():
+            reg.get("double")
+            reg.flush()
+
+    runners = [threading.Thread(target=run, args=(name,)) for name in ("double", "double", "triple")]
+    reader = threading.Thread(target=read)
+    try:
+        for thread in [reader, *runners]:
+            thread.start()
+        for thread in runners:
+            thread.join()
+    finally:
+        done.set()
+        reader.join()
+        sys.setswitchinterval(interval)
+    assert reg.get("double").usage_count == 2 * runs and reg.get("triple").usage_count == runs
+    reg.flush()
+    assert json.loads((reg.path / "usage.json").read_text())["double"]["count"] == 2 * runs
+
+
 def test_list_stays_sorted_and_current_through_changes_and_runs(reg, make_def):
     for name in ("mid", "alpha", "zulu"):
         reg.create(make_def(name=name))
