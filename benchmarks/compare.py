@@ -749,8 +749,7 @@ def setup_toolkiln_closures(w: Workload) -> Callable:
     program = _tool(w)._default
     if program.stateful:
         raise Skip("keeps per-run state (operation counter, clock): not measured without a run")
-    frame: list[Any] = [None] * program.frame_size
-    program.scope.run(program.bind, w.float_args, frame)
+    frame: list[Any] = program.scope.run(program.bind, w.float_args)
     enter, body = program.scope.enter, program.body
     return lambda args: enter(body, frame)
 

@@ -402,3 +402,61 @@ def test_an_assignment_of_one_operation_is_one_closure_and_still_located(start, 
     with pytest.raises(toolkiln.RunError) as caught:
         tool.run({"x": start})
     assert caught.value.code == expected and (caught.value.span.line, caught.value.span.column) == (5, 7)
+
+
+@pytest.mark.parametrize("test", ["x > 0", "b", 'c in ["DE"]'])
+def test_an_update_inside_an_if_is_done_in_place_and_still_located(test):
+    tool = toolkiln.compile(
+        'tool t(x: number, b: boolean, c: string)\ndescription "d"\n{\n  s = x\n'
+        f"  if {test} {{\n    s = s * 10\n  }} else {{\n    s = s - 1\n  }}\n  return s\n}}\n",
+        optimize=False,
+    )
+    assert tool.run({"x": 5, "b": True, "c": "DE"}) == 50
+    assert tool.run({"x": -5, "b": False, "c": "AT"}) == -6
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"x": Decimal("9e99"), "b": True, "c": "DE"})
+    assert caught.value.code == "E0506" and (caught.value.span.line, caught.value.span.column) == (6, 9)
+
+
+LEAD_LIKE = (
+    'tool t(size: integer, budget: number, country: string, vip: boolean = false)\ndescription "d"\n'
+    '{\n  return size + budget + (1 if vip else 0) + (1 if country == "DE" else 0)\n}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"size": 3, "budget": 0.5, "country": "DE", "vip": True}, Decimal("5.5")),
+        ({"size": 3, "budget": 0.5, "country": "DE", "vip": None}, Decimal("4.5")),  # null: the default
+        ({"size": 3, "budget": 0.5, "country": "DE"}, Decimal("4.5")),
+        ({"size": 3, "budget": 0.5, "country": "DE", "vp": True}, "E0508"),  # as many keys, one misspelt
+        ({"size": 3, "budget": 0.5, "country": "DE", "vip": True, "x": 1}, "E0508"),
+        ({"size": 3.5, "budget": 0.5, "country": "DE", "vip": True}, "E0508"),
+        ({"size": True, "budget": 0.5, "country": "DE", "vip": True}, "E0508"),
+        ({"size": 3, "budget": "1", "country": "DE", "vip": True}, "E0508"),
+        ({"size": 3, "budget": 0.5, "country": 7, "vip": True}, "E0508"),
+        ({"size": 3, "budget": 0.5, "country": "DE", "vip": 1}, "E0508"),
+    ],
+)
+def test_binding_many_parameters_in_one_pass_refuses_and_defaults_as_one_at_a_time(args, expected):
+    tool = toolkiln.compile(LEAD_LIKE)
+    if isinstance(expected, Decimal):
+        assert tool.run(args) == expected
+        assert tool.run(type("Args", (dict,), {})(args)) == expected  # not a plain dict: one at a time
+        return
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run(args)
+    assert caught.value.code == expected
+
+
+@pytest.mark.parametrize("whole", [0, 7, 99, 100, 500, 1023, 1024, 10**6])
+def test_small_whole_numbers_made_once_still_respect_a_small_digit_limit(whole):
+    tool = toolkiln.compile('tool t(n: integer, m: integer)\ndescription "d"\n{\n  return n + m\n}\n')
+    limits = toolkiln.Limits(max_number_digits=2)
+    if whole < 100:
+        assert tool.run({"n": whole, "m": 0}, limits=limits) == whole
+        return
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"n": whole, "m": 0}, limits=limits)
+    assert caught.value.code == "E0508" and "more than 2 digits" in caught.value.message

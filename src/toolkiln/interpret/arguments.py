@@ -11,6 +11,7 @@ import difflib
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
+from operator import call, itemgetter
 from typing import Any, cast
 
 from toolkiln.ast.types import Type, not_null
@@ -64,18 +65,24 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     integer_only = type_.name == "integer"
     float_bound = 10.0 ** min(max_digits, 308)  # |x| below it: fewer digits than the limit
     int_bound = 10**max_digits
+    float_low, int_low = -float_bound, -int_bound
+    small_bound = min(_SMALL_WHOLE, int_bound)
     exact = limits.bounds.create_decimal  # refuses what is out of bounds (see make_bounds)
     lowest = LOWEST_DIGIT + _SHORT_DIGITS  # a short Decimal's top digit above it: no digit below the floor
     read = value_reader(max_digits, max_len, max_text, budget)
 
     def number(value: Any) -> Decimal:
         kind = type(value)
-        if kind is float and -float_bound < value < float_bound:  # finite, few enough digits
+        if kind is int:
+            if 0 <= value < small_bound:
+                small: Decimal = _SMALL_DECIMALS[value]
+                return small
+            if int_low < value < int_bound:  # few enough digits
+                return Decimal(value)
+        elif kind is float and float_low < value < float_bound:  # finite, few enough digits
             if integer_only and not value.is_integer():
                 raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
             return from_float_fast(value)
-        if kind is int and -int_bound < value < int_bound:  # whole, few enough digits
-            return Decimal(value)
         if kind is Decimal and value.is_finite():
             if value.__sizeof__() == _SHORT and lowest < value.adjusted() < max_digits:
                 result: Decimal = value  # <= 76 digits, none below the floor: within bounds
@@ -244,6 +251,11 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             return anything
 
 
+# Counts, quantities and days are mostly small: their Decimals are made once (Decimal(250)
+# costs four times the lookup). Decimals are immutable, so sharing them is safe.
+_SMALL_WHOLE = 1024
+_SMALL_DECIMALS = tuple(Decimal(whole) for whole in range(_SMALL_WHOLE))
+
 # A Decimal whose coefficient fits in the object itself (76 digits on 64-bit builds) reports
 # this size; a longer one reports more, and takes the exact check. (On a build where that
 # differs, every Decimal takes the exact check: slower, never wrong.)
@@ -268,12 +280,14 @@ def _out_of_bounds(name: str, value: Decimal, max_digits: int) -> str:
 def compile_binder(
     params: tuple[ParamInfo, ...],
     slots: dict[str, int],
+    frame_size: int,
     limits: Limits,
     defaults: dict[str, Any],
     bad_defaults: Mapping[str, RunError] | None = None,
-) -> Callable[[Mapping[str, Any] | None, list[Any]], None]:
-    """A function that checks `args`, converts them and stores them into the frame; a default
-    in `bad_defaults` (one that fails its parameter's check) is refused when it is needed."""
+) -> Callable[[Mapping[str, Any] | None], list[Any]]:
+    """A function that checks `args`, converts them and returns a new frame of `frame_size`
+    slots that holds them (slot 0 and the variables' slots None); a default in `bad_defaults`
+    (one that fails its parameter's check) is refused when it is needed."""
     for param_name, error in (bad_defaults or {}).items():
         defaults = {**defaults, param_name: _BadDefault(error)}
     plan = tuple(
@@ -283,9 +297,10 @@ def compile_binder(
     # function-calling models send for an argument they leave out.
     null_is_missing = frozenset(p.name for p in params if p.name in defaults and not p.type.nullable)
     wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "") for p in params}
-    names = frozenset(p.name for p in params)
+    names_in_order = tuple(p.name for p in params)
+    names = frozenset(names_in_order)
 
-    def bind(args: Mapping[str, Any] | None, frame: list[Any]) -> None:
+    def bind_each(args: Mapping[str, Any] | None, frame: list[Any]) -> None:
         if type(args) is not dict:
             if args is None:
                 args = {}
@@ -320,6 +335,29 @@ def compile_binder(
                 input=extra,
                 expected=tuple(sorted(names)),
             )
+
+    def bind_slowly(args: Mapping[str, Any] | None) -> list[Any]:
+        frame = [None] * frame_size
+        bind_each(args, frame)
+        return frame
+
+    # The usual call gives every parameter, in slots 1..n: one C-level pass converts them all.
+    # Anything else (a key missing or extra, a value refused, a null meaning the default) goes
+    # through bind_each, which finds the same values or says precisely what is wrong.
+    count = len(params)
+    if not count or [slots[p.name] for p in params] != list(range(1, count + 1)):
+        return bind_slowly
+    given_values = itemgetter(*names_in_order) if count > 1 else lambda args: (args[params[0].name],)
+    converters = tuple(convert for _, _, convert, _ in plan)
+    variables = [None] * (frame_size - count - 1)
+
+    def bind(args: Mapping[str, Any] | None) -> list[Any]:
+        if type(args) is dict and len(args) == count:
+            try:
+                return [None, *map(call, converters, given_values(args)), *variables]
+            except (KeyError, RunError):
+                pass
+        return bind_slowly(args)
 
     return bind
 

@@ -23,6 +23,7 @@ from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
 from toolkiln.interpret.runtime import CHECK_EVERY, charge, out_of_time, over_budget
 from toolkiln.interpret.specialize import Fn, Frame, Operand, arithmetic_binary, pure_binary
+from toolkiln.interpret.steps import Test
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtins import BUILTINS, size_of
 from toolkiln.semantics.limits import Limits
@@ -120,17 +121,26 @@ class ExprCompiler:
             case _:
                 assert_never(expr)
 
-    def conditional(self, test: n.Expr, a: Fn, b: Fn, what: str = "a condition needs a boolean") -> Fn:
-        """`a if test else b`; a comparison of a variable with a constant is tested in place.
-        `what` is the error when the test turns out not to be a boolean."""
+    def conditional(self, test: n.Expr, a: Fn, b: Fn) -> Fn:
+        """`a if test else b`."""
+        kind, parts = self.test(test, "a condition needs a boolean")
+        if kind == "fn":
+            return lambda f: a(f) if parts(f) else b(f)
+        compare, slot, constant = parts
+        return lambda f: a(f) if compare(f[slot], constant) else b(f)
+
+    def test(self, test: n.Expr, what: str) -> Test:
+        """A condition as ("compare", (op, slot, constant)) when it compares a variable with a
+        constant (tested in place by its user), else ("fn", closure) returning a boolean;
+        `what` is the error when it turns out not to be one."""
         if isinstance(test, n.Binary) and test.op in n.ORDER_OPS + n.EQUALITY_OPS:
             kinds = {self.static(test.left), self.static(test.right)}
             left, right = self.operand(test.left), self.operand(test.right)
             if len(kinds) == 1 and kinds <= {"number", "string"} and left[0] == "slot" and right[0] == "const":
-                compare, slot, constant = _COMPARE[test.op], left[1], right[1]
-                return lambda f: a(f) if compare(f[slot], constant) else b(f)
-        t = self.boolean(test, what)
-        return lambda f: a(f) if t(f) else b(f)
+                return ("compare", (_COMPARE[test.op], left[1], right[1]))
+        if isinstance(test, n.Name) and self.static(test) == "boolean":
+            return ("compare", (operator.is_, self.slot_for(test.name), True))
+        return ("fn", self.boolean(test, what))
 
     # --- typed operands -------------------------------------------------------------------
 
@@ -267,6 +277,11 @@ class ExprCompiler:
         members = frozenset(item.value for item in literals)
         kind = str if kinds == {n.StringLit} else Decimal
         item, wanted = self.closure(expr.left), expr.op == "in"
+        if isinstance(expr.left, n.Name) and self.static(expr.left) == ("string" if kind is str else "number"):
+            slot = self.slot_for(expr.left.name)  # a variable of the members' type: read in place
+            if wanted:
+                return lambda f: f[slot] in members
+            return lambda f: f[slot] not in members
 
         def member(f: Frame) -> bool:
             value = item(f)
@@ -354,12 +369,15 @@ class ExprCompiler:
     def call(self, expr: n.Call) -> Fn:
         function = BUILTINS[expr.function]
         args = []
+        constants: list[Any] = []  # the arguments' values while all are literals
         for position, arg in enumerate(expr.args):
             accepts = function.arg_for(position).accepts
             fn = self.closure(arg)
             if ANY not in accepts and self.static(arg) == "any":
                 fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
             args.append(fn)
+            if position and len(constants) == position - 1 and isinstance(arg, n.LITERALS):
+                constants.append(getattr(arg, "value", None))
         impl, limits, span, digits = function.impl, self.limits, expr.span, self.limits.max_number_digits
         work = function.work
         if function.clocked:  # today(), now(): the instant the run's clock says comes first
@@ -403,6 +421,19 @@ class ExprCompiler:
                     raise arithmetic_fault(error, span, digits) from None
 
             return call
+
+        if len(constants) == len(args) - 1:  # `round(x, 2)`, `clamp(x, 0, 100)`: one closure
+            first, rest = args[0], tuple(constants)
+
+            def call_with_constants(f: Frame) -> Any:
+                try:
+                    return impl(limits, first(f), *rest)
+                except RunError as error:
+                    raise error.at(span) from None
+                except ArithmeticError as error:
+                    raise arithmetic_fault(error, span, digits) from None
+
+            return call_with_constants
 
         def call_many(f: Frame) -> Any:
             try:

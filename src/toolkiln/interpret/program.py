@@ -20,6 +20,7 @@ from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault, unexpected
 from toolkiln.interpret.runtime import Runtime, check_clock
 from toolkiln.interpret.specialize import Fn, Frame
+from toolkiln.interpret.steps import returning, store, store_constant, when
 from toolkiln.semantics.dates import Clock, real_clock
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import render_number
@@ -101,10 +102,10 @@ class CompiledProgram:
                     bad_defaults[p.name] = ArgumentError(
                         f"the default of {error.message[0].lower()}{error.message[1:]}"
                     )
-        self.bind = compile_binder(checked.parameters, slots, limits, self.defaults, bad_defaults)
         self.single = single_scalar(checked.parameters, limits)
         self.body = self.block(program.steps)
         self.frame_size = self.exprs.frame_size
+        self.bind = compile_binder(checked.parameters, slots, self.frame_size, limits, self.defaults, bad_defaults)
         self.cost = cost
         self.over_budget = self.cost > limits.max_operations
         self.timed = n.Comprehension in kinds or self.exprs.charging or n.CallTool in kinds
@@ -141,8 +142,7 @@ class CompiledProgram:
                         if rest:
                             frame += rest
                     else:
-                        frame = [None] * size
-                        bind(args, frame)
+                        frame = bind(args)
                     return body(frame)
                 except RunError:
                     raise
@@ -154,9 +154,7 @@ class CompiledProgram:
 
             def execute(args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None) -> Any:
                 try:
-                    frame = [None] * size
-                    bind(args, frame)
-                    return body(frame)
+                    return body(bind(args))
                 except RunError:
                     raise
                 except Exception as error:
@@ -169,10 +167,10 @@ class CompiledProgram:
             args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
         ) -> Any:
             try:
-                frame: list[Any] = [None] * size
-                deadline = time.monotonic() + limits.max_seconds if timed else math.inf
-                frame[0] = Runtime(limits, tables, cost, deadline, clock or real_clock)
-                bind(args, frame)
+                deadline = time.monotonic() + limits.max_seconds if timed else math.inf  # binding counts
+                runtime = Runtime(limits, tables, cost, deadline, clock or real_clock)
+                frame = bind(args)
+                frame[0] = runtime
                 return body(frame)
             except RunError:
                 raise
@@ -276,21 +274,22 @@ class CompiledProgram:
     def step(self, step: n.Step) -> Fn:
         exprs = self.exprs
         match step:
+            case n.Assign(target=target, value=n.NumberLit() | n.StringLit() | n.BoolLit() as literal):
+                return store_constant(exprs.slots[target], literal.value)
             case n.Assign(target=target, value=value):
-                return _store(exprs.slots[target], exprs.closure(value))
+                return store(exprs.slots[target], exprs.closure(value))
             case n.Format(target=target, template=template):
-                return _store(exprs.slots[target], exprs.template(template, step.span))
+                return store(exprs.slots[target], exprs.template(template, step.span))
             case n.Lookup():
-                return _store(exprs.slots[step.target], self.lookup(step))
+                return store(exprs.slots[step.target], self.lookup(step))
             case n.CallTool():
-                return _store(exprs.slots[step.target], self.call_tool(step))
+                return store(exprs.slots[step.target], self.call_tool(step))
             case n.If(condition=condition, then=then, otherwise=otherwise):
-                what = "the condition of `if` needs a boolean"
+                test = exprs.test(condition, "the condition of `if` needs a boolean")
                 if self.may_return(step):
-                    no = self.block(otherwise) if otherwise else _fall_through
-                    return exprs.conditional(condition, self.block(then), no, what)
+                    return returning(test, self.block(then), self.block(otherwise) if otherwise else None, _NEXT)
                 # Neither branch returns: the `if` is a plain step, its branches plain sequences.
-                return exprs.conditional(condition, self.sequence(then), self.sequence(otherwise or ()), what)
+                return when(test, self.sequence(then), self.sequence(otherwise) if otherwise else None)
             case n.Return(value=value):
                 return exprs.closure(value)
             case _:
@@ -386,31 +385,8 @@ def _has_type(value: Any, expected: str) -> bool:
     return type_name(value) == expected
 
 
-def _fall_through(f: Frame) -> Any:
-    return _NEXT
-
-
 def _nothing(f: Frame) -> None:
     return None
-
-
-def _store(slot: int, value: Fn) -> Fn:
-    chain = getattr(value, "chain", None)  # `score = score + 10`: one closure, not two
-    if chain is not None and len(chain.steps) == 1:
-        source, ((op, constant),) = chain.slot, chain.steps
-
-        def store_operation(f: Frame) -> None:
-            try:
-                f[slot] = op(f[source], constant)
-            except ArithmeticError:
-                f[slot] = value(f)  # fails again, located (see specialize.py)
-
-        return store_operation
-
-    def store(f: Frame) -> None:
-        f[slot] = value(f)
-
-    return store
 
 
 def written_costs(program: n.Program) -> tuple[int, dict[Span, int]]:

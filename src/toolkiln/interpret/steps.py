@@ -1,0 +1,108 @@
+"""Closure shapes for steps: assignments and `if`s in as few Python calls as their parts allow.
+
+A Python call costs more than the decimal operation it wraps, so, as specialize.py does for
+expressions, a step whose parts are simple is one closure that does them in place: `x = 0`
+stores its constant, `score = score + 10` its one operation, and
+`if company_size >= 200 { score = score + 18 } else if ...` tests, updates and passes on to
+its `else` in one call. An `if` without `else` calls nothing when its test fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkiln.interpret.specialize import Fn, Frame, Op
+
+Test = tuple[str, Any]  # ("compare", (op, slot, constant)) | ("fn", closure)
+
+
+def store(slot: int, value: Fn) -> Fn:
+    """`f[slot] = value(f)`; a one-operation chain such as `score + 10` is done in place (its
+    `update` attribute lets an `if` do it in place too)."""
+    chain = getattr(value, "chain", None)
+    if chain is not None and len(chain.steps) == 1:
+        source, ((op, constant),) = chain.slot, chain.steps
+
+        def store_operation(f: Frame) -> None:
+            try:
+                f[slot] = op(f[source], constant)
+            except ArithmeticError:
+                f[slot] = value(f)  # fails again, located (see specialize.py)
+
+        store_operation.update = (slot, source, op, constant, value)  # type: ignore[attr-defined]
+        return store_operation
+
+    def store_value(f: Frame) -> None:
+        f[slot] = value(f)
+
+    return store_value
+
+
+def store_constant(slot: int, constant: Any) -> Fn:
+    def store(f: Frame) -> None:
+        f[slot] = constant
+
+    return store
+
+
+def when(test: Test, then: Fn, otherwise: Fn | None) -> Fn:
+    """An `if` run for its effect: `then(f)` when the test holds, else `otherwise(f)` (nothing
+    when None). The test is a comparison of a variable with a constant, or a closure that
+    returns a boolean (its type already tested)."""
+    kind, parts = test
+    if kind == "fn":
+        holds: Fn = parts
+        if otherwise is None:
+
+            def if_fn(f: Frame) -> None:
+                if holds(f):
+                    then(f)
+
+            return if_fn
+        return lambda f: then(f) if holds(f) else otherwise(f)
+    compare, slot, constant = parts
+    update = getattr(then, "update", None)
+    if update is not None:
+        return _when_update(compare, slot, constant, update, otherwise)
+    if otherwise is None:
+
+        def if_compare(f: Frame) -> None:
+            if compare(f[slot], constant):
+                then(f)
+
+        return if_compare
+    return lambda f: then(f) if compare(f[slot], constant) else otherwise(f)
+
+
+def _when_update(
+    compare: Op, slot: int, constant: Any, update: tuple[int, int, Op, Any, Fn], otherwise: Fn | None
+) -> Fn:
+    """`if x >= 200 { score = score + 18 }` (and its `else`), the update done in place."""
+    target, source, op, operand, located = update
+
+    def if_update(f: Frame) -> None:
+        if compare(f[slot], constant):
+            try:
+                f[target] = op(f[source], operand)
+            except ArithmeticError:
+                f[target] = located(f)
+        elif otherwise is not None:
+            otherwise(f)
+
+    return if_update
+
+
+def returning(test: Test, then: Fn, otherwise: Fn | None, go_on: object) -> Fn:
+    """An `if` that may return: `then(f)` when the test holds, else `otherwise(f)`; without
+    an `else`, `go_on` (the block's marker for "no return here")."""
+    kind, parts = test
+    if otherwise is None:
+        if kind == "fn":
+            holds: Fn = parts
+            return lambda f: then(f) if holds(f) else go_on
+        compare, slot, constant = parts
+        return lambda f: then(f) if compare(f[slot], constant) else go_on
+    if kind == "fn":
+        return lambda f: then(f) if parts(f) else otherwise(f)
+    compare, slot, constant = parts
+    return lambda f: then(f) if compare(f[slot], constant) else otherwise(f)
