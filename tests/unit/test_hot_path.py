@@ -460,3 +460,28 @@ def test_small_whole_numbers_made_once_still_respect_a_small_digit_limit(whole):
     with pytest.raises(toolkiln.RunError) as caught:
         tool.run({"n": whole, "m": 0}, limits=limits)
     assert caught.value.code == "E0508" and "more than 2 digits" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("type_", "value", "expected"),
+    [
+        ("number", 99.5, Decimal("99.5")),
+        ("number", -99.25, Decimal("-99.25")),
+        ("number", 100.5, "E0508"),  # three whole digits, over the limit of two
+        ("number", -1e300, "E0508"),
+        ("number", float("inf"), "E0508"),
+        ("integer", 12.0, Decimal(12)),
+        ("integer", 12.5, "E0508"),
+        ("string", 12.5, "E0508"),
+    ],
+)
+def test_a_lone_parameter_takes_a_float_directly_only_where_its_check_would_pass(type_, value, expected):
+    tool = toolkiln.compile(f'tool t(x: {type_})\ndescription "d"\n{{\n  return x\n}}\n', optimize=False)
+    limits = toolkiln.Limits(max_number_digits=2)
+    if isinstance(expected, Decimal):
+        got = tool.run({"x": value}, limits=limits)
+        assert got == expected and got.as_tuple() == expected.as_tuple()
+        return
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"x": value}, limits=limits)
+    assert caught.value.code == expected

@@ -63,9 +63,9 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     max_digits, max_len = limits.max_number_digits, limits.max_list_length
     max_text = limits.max_string_length
     integer_only = type_.name == "integer"
-    float_bound = 10.0 ** min(max_digits, 308)  # |x| below it: fewer digits than the limit
+    float_low, float_bound = _finite_within(max_digits)
     int_bound = 10**max_digits
-    float_low, int_low = -float_bound, -int_bound
+    int_low = -int_bound
     small_bound = min(_SMALL_WHOLE, int_bound)
     exact = limits.bounds.create_decimal  # refuses what is out of bounds (see make_bounds)
     lowest = LOWEST_DIGIT + _SHORT_DIGITS  # a short Decimal's top digit above it: no digit below the floor
@@ -377,13 +377,22 @@ def _missing(name: str, args: Mapping[str, Any], names: frozenset[str], wanted: 
     return ArgumentError(f"missing argument `{name}`", hint=wanted, input=None, expected=tuple(sorted(names)))
 
 
-def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> tuple[str, Converter] | None:
+def _finite_within(max_digits: int) -> tuple[float, float]:
+    """The open interval of floats that are finite and have fewer whole digits than the limit."""
+    bound = 10.0 ** min(max_digits, 308)
+    return -bound, bound
+
+
+def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> tuple[str, Converter, tuple[float, float]] | None:
     """For a program whose one parameter is a number, string or boolean (so in slot 1): its
-    name and converter, which raises only ArgumentError, so that a runner can bind the usual
-    call `{name: value}` inline; anything else goes through `compile_binder`'s bind."""
+    name, its converter, which raises only ArgumentError, and the open interval of floats
+    that need no check before `from_float_fast` (empty unless it is a `number`), so that a
+    runner can bind the usual call `{name: value}` inline; anything else goes through
+    `compile_binder`'s bind."""
     if len(params) != 1 or params[0].type.name not in _SCALARS:
         return None
     if not params[0].required and not params[0].type.nullable:
         return None  # a null for it means its default: the binder knows it
     param = params[0]
-    return param.name, converter(param.type, param.name, limits)
+    direct = _finite_within(limits.max_number_digits) if param.type.name == "number" else (_INF, -_INF)
+    return param.name, converter(param.type, param.name, limits), direct

@@ -23,7 +23,7 @@ from toolkiln.interpret.specialize import Fn, Frame
 from toolkiln.interpret.steps import returning, store, store_constant, when
 from toolkiln.semantics.dates import Clock, real_clock
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import render_number
+from toolkiln.semantics.numbers import from_float_fast, render_number
 from toolkiln.semantics.values import type_name, value_reader
 
 _NEXT = object()  # a block finished without returning
@@ -130,7 +130,7 @@ class CompiledProgram:
             return refuse
         size, bind, body, limits, cost = self.frame_size, self.bind, self.body, self.limits, self.cost
         if not self.stateful and self.single is not None:
-            name, convert = self.single
+            name, convert, (low, high) = self.single
             rest = [None] * (size - 2)  # the slots after the parameter's (slot 1)
 
             def execute_single(
@@ -138,7 +138,11 @@ class CompiledProgram:
             ) -> Any:
                 try:  # (free in CPython 3.11 unless it catches)
                     if type(args) is dict and len(args) == 1 and name in args:
-                        frame = [None, convert(args[name])]  # the usual call, bound inline
+                        value = args[name]  # the usual call, bound inline (a number's float directly)
+                        frame = [
+                            None,
+                            from_float_fast(value) if type(value) is float and low < value < high else convert(value),
+                        ]
                         if rest:
                             frame += rest
                     else:
