@@ -4,11 +4,20 @@ silent pass: run the command in the failure message to create it, then review th
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["pytester"]  # tests/unit/test_golden_harness.py runs pytest on this file
+
+
+def pytest_configure(config):
+    # The registry's index key (toolkiln/registry/index.py) is kept per user, outside every
+    # registry folder: the tests (and the processes they start) keep theirs in a folder of
+    # their own, never in the real home.
+    os.environ["TOOLKILN_STATE_DIR"] = tempfile.mkdtemp(prefix="toolkiln-test-state-")
 
 
 # Tests over ~10 s (measured with --durations) in files that are not the test suite's to edit

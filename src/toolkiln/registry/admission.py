@@ -10,7 +10,6 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
-from toolkiln.registry import dependencies
 from toolkiln.registry.callees import Callees, calls_of
 from toolkiln.registry.definitions import Compiled, compile_definition, refuse
 from toolkiln.registry.errors import DependencyCycle
@@ -36,6 +35,8 @@ def refuse_cycle(calls: Mapping[str, frozenset[str]], name: str, compiled: Compi
     called = calls_of(compiled.definition)
     if not called:
         return
+    from toolkiln.registry import dependencies  # (networkx: loaded only once tools call others)
+
     cycle = dependencies.cycle_through(calls, name, called)
     if cycle is not None:
         shown = " -> ".join(cycle)
@@ -51,9 +52,12 @@ def recheck_callers(mirror: Mirror, callees: Callees, name: str, compiled: Compi
     would no longer check, CompileError with their diagnostics (prefixed with the caller)."""
     if not mirror.callers(name):
         return
-    old = mirror.cached_compiled(name, mirror.records[name]) if name in mirror.records else None
+    record = mirror.records.get(name)
+    old = mirror.cached_compiled(name, record) if record is not None else None
     if old is not None and _shape(old.compute) == _shape(compiled.compute):
         return  # same parameters and result: callers are unaffected
+    from toolkiln.registry import dependencies  # (networkx: loaded only once tools call others)
+
     overrides: dict[str, Compiled] = {name: compiled}
     problems: list[Diagnostic] = []
     for caller in dependencies.callers_in_order(mirror.calls, name):

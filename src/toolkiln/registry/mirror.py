@@ -38,8 +38,10 @@ from toolkiln.registry.codec import content_key, decode_audit, decode_record, fi
 from toolkiln.registry.definitions import Compiled, verify_stored
 from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import BrokenTool, StoreError, UnsafeFile
+from toolkiln.registry.index import Entry, load_key, read_index, write_index
 from toolkiln.registry.models import Problem, ToolRecord
 from toolkiln.registry.names import NAME_PATTERN
+from toolkiln.registry.records import Records
 from toolkiln.registry.store import MAX_USAGE_BYTES, Sig, Store, sig_of
 
 Usage = dict[str, tuple[int, datetime | None]]
@@ -53,7 +55,7 @@ class Mirror:
         self.version_tag = version_tag
         self.trust_cache = trust_cache
         self.rescan_seconds = rescan_seconds
-        self.records: dict[str, ToolRecord] = {}
+        self.records = Records(self._read_deferred)
         self.problems: dict[str, Problem] = {}  # by file, relative to the root
         self.tables: dict[str, dict[str, Any]] = {}
         self.tables_generation = 0  # +1 whenever the tables are reloaded
@@ -70,6 +72,8 @@ class Mirror:
         # tool -> (the record compiled, the content key of its definition, the compiled form)
         self._compiled: dict[str, tuple[ToolRecord, str, Compiled]] = {}
         self._digests: dict[str, str] = {}  # tool -> check-cache digest of its file's bytes
+        self._index: dict[str, Entry] = {}  # the start-up index, while a load reads the folder
+        self._files_read = 0  # tool files read and decoded (not taken from the index)
         self._sigs: dict[str, Sig] = {}  # tool name -> sig of its file when read
         self._table_sigs: dict[str, Sig] = {}
         self._usage_sig: Sig | None = None
@@ -92,9 +96,14 @@ class Mirror:
         self._watch = self._watched()
         self._audit_offset = self._audit_size()
         self._read_checked()
-        self._sigs.clear()  # every tool file is read again
+        self._sigs.clear()  # every tool file is looked at again (read, or taken from the index)
+        key = load_key()
+        self._index, self._files_read = read_index(self.store, key, self.version_tag), 0
         with collector_paused():
             self._scan_tools()
+        if self._files_read or len(self._index) != len(self.records):
+            write_index(self.store, key, self.version_tag, self._index_entries())
+        self._index = {}
         self.check_versions()
         self._load_usage()
         self._scan_tables()
@@ -152,8 +161,11 @@ class Mirror:
             names.add(entry.tool)
         return names
 
-    def note_own_write(self, name: str, record: ToolRecord | None, compiled: Compiled | None) -> None:
-        """After this process wrote a tool (holding the lock): remember it without rereading."""
+    def note_own_write(
+        self, name: str, record: ToolRecord | None, compiled: Compiled | None, data: bytes | None = None
+    ) -> None:
+        """After this process wrote a tool (holding the lock): remember it without rereading;
+        `data`, the file's bytes, checked when `compiled` is given (for the check cache)."""
         path = self.store.tool_path(name)
         self._forget(name, path)
         if record is not None:
@@ -161,16 +173,26 @@ class Mirror:
             self._set_record(name, record)
             if sig is not None:
                 self._sigs[name] = sig
+            if data is not None:
+                self._digests[name] = file_digest(data, self.version_tag)
+                if compiled is not None:
+                    self._remember_checked(self._digests[name])
             if compiled is not None:
                 self._compiled[name] = (record, content_key(record), compiled)
         self._audit_offset = self._audit_size()
         self._watch = self._watched()
 
-    def _set_record(self, name: str, record: ToolRecord, *, may_call: bool = True) -> None:
-        self._unset_record(name)
+    def _set_record(self, name: str, record: ToolRecord | Entry, *, may_call: bool = True) -> None:
+        """Load a record, or one known from the index (read when first needed)."""
+        if name in self.records:  # (a name not loaded has no compiled callers to forget)
+            self._unset_record(name)
         self._moved()
-        self.records[name] = record
-        calls = self.calls[name] = calls_of(record.definition) if may_call else frozenset()
+        if isinstance(record, Entry):
+            self.records.defer(name, record.version)
+            calls = self.calls[name] = record.calls
+        else:
+            self.records.set(name, record)
+            calls = self.calls[name] = calls_of(record.definition) if may_call else frozenset()
         for callee in calls:
             self._callers.setdefault(callee, set()).add(name)
 
@@ -178,7 +200,7 @@ class Mirror:
         """Forget a tool's record, and the compiled forms of the tools that call it (directly or
         not): they were checked against it, and compile again on their next use."""
         self._moved()
-        self.records.pop(name, None)
+        self.records.pop(name)
         for callee in self.calls.pop(name, ()):
             self._callers.get(callee, set()).discard(name)
         stack, seen = list(self._callers.get(name, ())), set()
@@ -197,16 +219,13 @@ class Mirror:
         """The records by name, sorted again only when one changed (a list of 10,000 tools
         took longer to sort than to filter)."""
         if self._sorted[0] != self.generation:
+            self._read_all_deferred()  # (one that no longer decodes is dropped: the generation moves)
             self._sorted = (self.generation, [self.records[name] for name in sorted(self.records)])
         return self._sorted[1]
 
     def callers(self, name: str) -> list[str]:
         """The loaded tools that call `name` directly (not `name` itself)."""
         return sorted(c for c in self._callers.get(name, ()) if c != name and c in self.records)
-
-    def note_checked(self, data: bytes) -> None:
-        """A file this process wrote has been checked: record its digest for every process."""
-        self._remember_checked(file_digest(data, self.version_tag))
 
     def _remember_checked(self, digest: str) -> None:
         if digest in self._checked:
@@ -257,7 +276,13 @@ class Mirror:
                         continue
                     seen.add(name)
                     if self._sigs.get(name) != sig or (name not in self.records and rel not in self.problems):
-                        self._read_tool_file(name, self.store.tools_dir / filename, sig, read)
+                        indexed = self._index.get(filename)
+                        if indexed is not None and indexed.sig == sig:
+                            self._sigs[name], self._digests[name] = sig, indexed.digest
+                            self.problems.pop(rel, None)
+                            self._set_record(name, indexed)
+                        else:
+                            self._read_tool_file(name, self.store.tools_dir / filename, sig, read)
         except StoreError as error:  # the folder went away or became unreadable since the scan
             self.note_unreadable(self.store.tools_dir, error)
         for name in list(self.records):
@@ -306,6 +331,7 @@ class Mirror:
             return
         self._sigs[name] = sig
         self._digests[name] = file_digest(data, self.version_tag)
+        self._files_read += 1
         record, diagnostics = decode_record(data, rel)
         if record is not None and record.name != name:
             diagnostics = [
@@ -328,12 +354,12 @@ class Mirror:
         """Check every loaded definition not checked yet (for `problems`): those whose file's
         exact bytes the check cache knows are trusted; one that fails becomes a problem."""
         for name in sorted(self.records):
+            if self.trust_cache and self._digests.get(name) in self._checked:
+                continue  # (before anything that would read a deferred record)
             known = self._compiled.get(name)
             if known is not None and known[0] is self.records.get(name):
                 continue
-            if self.trust_cache and self._digests.get(name) in self._checked:
-                continue
-            if name in self.records:  # (dropped meanwhile when a tool it calls failed)
+            if name in self.records:  # (dropped meanwhile: a tool it calls failed, or it no longer decodes)
                 try:
                     self.compiled(name)
                 except BrokenTool:
@@ -343,7 +369,14 @@ class Mirror:
         """The loaded record's definition checked and compiled, on its first use: again only
         when its content changes (`content_key`) or a tool it calls changes. One that does not
         check becomes a problem (and its tool is skipped): BrokenTool."""
-        record = self.records[name]
+        record = self.records.get(name)
+        if record is None:  # a deferred record that no longer decodes
+            problem = self.problems.get(self.store.relative(self.store.tool_path(name)))
+            raise BrokenTool(
+                f"the stored tool `{name}` cannot be loaded" + (f": {problem.message}" if problem else ""),
+                hint="fix or delete its file",
+                diagnostics=list(problem.diagnostics) if problem else [],
+            )
         cached = self._compiled.get(name)
         if cached is not None and cached[0] is record:
             return cached[2]
@@ -393,6 +426,41 @@ class Mirror:
         except BrokenTool:
             return None
 
+    def _read_all_deferred(self) -> None:
+        """Read every record not read yet (a listing needs them all), as a start reads them."""
+        names = self.records.deferred()
+        if names:
+            with collector_paused(), self.store.reading(self.store.tools_dir, names) as read:
+                for name in names:
+                    self._read_deferred(name, read)
+
+    def _read_deferred(self, name: str, read: Callable[[Path], bytes | None] | None = None) -> ToolRecord | None:
+        """Read a record the index vouched for, when first needed; a file whose bytes are not
+        the ones indexed is read as a changed file (a problem if it no longer decodes)."""
+        path = self.store.tool_path(name)
+        try:
+            data = (read or self.store.read_bytes)(path)
+        except StoreError as error:
+            self._unset_record(name)
+            self.note_unreadable(path, error)
+            return None
+        if data is not None and file_digest(data, self.version_tag) == self._digests.get(name):
+            record, diagnostics = decode_record(data, self.store.relative(path))
+            if record is not None and not diagnostics and record.name == name:
+                self.records.set(name, record)  # the same content: nothing changed
+                return record
+        self._read_tool_file(name, path, sig_of(path) or (0, 0, 0), lambda _: data)
+        found = self.records.get(name) if name in self.records else None
+        return found
+
+    def _index_entries(self) -> dict[str, Entry]:
+        """The index of what is loaded now: every tool file that decoded."""
+        return {
+            f"{name}.json": Entry(self._sigs[name], self._digests[name], version, self.calls.get(name, frozenset()))
+            for name in self.records
+            if name in self._sigs and name in self._digests and (version := self.records.version(name)) is not None
+        }
+
     # --- past versions --------------------------------------------------------------------
 
     def check_versions(self) -> None:
@@ -420,9 +488,9 @@ class Mirror:
                 except StoreError as error:
                     self.note_unreadable(Path(entry.path), error)
                 continue
-            if entry.name not in self.records:
+            version = self.records.version(entry.name)
+            if version is None:
                 continue  # what a deleted tool left behind is removed when the name is used again
-            record = self.records[entry.name]
             refused: dict[str, UnsafeFile] = {}
             try:
                 found = self.store.scan(Path(entry.path), (".json",), refused)
@@ -433,7 +501,7 @@ class Mirror:
                 self.note_unreadable(Path(entry.path) / filename, refusal)
             for filename, sig in found.items():
                 number = filename[:-5]
-                if not number.isdigit() or int(number) >= record.version:
+                if not number.isdigit() or int(number) >= version:
                     continue  # left by an update that died before its record was written
                 # A version file is written once: one that decoded before, unchanged since (same
                 # inode, size and time), is not read again. These keys are apart from the digests

@@ -708,17 +708,16 @@ class Registry:
         """Write the tool file (already removed for a delete), mark it checked, append the audit line."""
         name = record.name if record is not None else name
         assert name is not None
+        data = None
         if record is not None:
             data = encode_record(record).encode("utf-8")
             self._store.write_bytes(self._store.tool_path(name), data)
-            if compiled is not None:
-                self._mirror.note_checked(data)
         via = VIA.get()
         if via is not None:
             entry = entry.model_copy(update={"via": via})
         self._store.append_line(self._store.audit_path, encode_audit(entry))
         self._changes.bump()
-        self._mirror.note_own_write(name, record, compiled)
+        self._mirror.note_own_write(name, record, compiled, data)
 
     @overload
     def _read_locked(self, name: str) -> ToolRecord: ...

@@ -75,6 +75,7 @@ class Store:
         self.usage_path = self.root / layout.USAGE
         self.cache_path = self.root / ".cache" / "checked"
         self.changes_path = self.root / ".cache" / "changes"
+        self.index_path = self.root / ".cache" / "index.json"
         self.lock_timeout = lock_timeout
         try:
             self.root.mkdir(parents=True, exist_ok=True)
