@@ -101,8 +101,8 @@ class Mirror:
         self._index, self._files_read = read_index(self.store, key, self.version_tag), 0
         with collector_paused():
             self._scan_tools()
-        if self._files_read or len(self._index) != len(self.records):
-            write_index(self.store, key, self.version_tag, self._index_entries())
+            if self._files_read or len(self._index) != len(self.records):
+                write_index(self.store, key, self.version_tag, self._index_entries())
         self._index = {}
         self.check_versions()
         self._load_usage()

@@ -107,3 +107,23 @@ def test_calls_are_known_at_start_however_the_file_spells_them(tmp_path, op):
         reg.delete("shipping")
     assert refused.value.callers == ["order"]
     assert reg.run("order", {"w": 3}) == 7
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["0.1", "-0.0", "1e400", "1E-7", "123456789012345678901234567890", '"\\ud800"', '"caf\\u00e9 \\u2603"', "NaN"],
+)
+def test_the_fast_decoder_reads_a_record_as_the_json_module_does(tmp_path, make_def, value):
+    """Tool files are decoded with msgspec at start, falling back to the json module (which
+    gives every diagnostic) for what msgspec refuses: the records must be the same, exactly."""
+    from toolkiln.registry.codec import decode_record, decode_record_by_json
+
+    with Registry(tmp_path / "r", durable=False) as reg:
+        reg.create(make_def("a"))
+    text = (tmp_path / "r" / "tools" / "a.json").read_text()
+    data = text.replace('"description": "The number"', f'"description": "The number", "default": {value}', 1)
+    assert data != text
+    fast, slow = decode_record(data.encode(), "a.json"), decode_record_by_json(data.encode(), "a.json")
+    assert repr(fast) == repr(slow)
+    for broken in (data[:-20], data.replace('"kind"', '"kinds"'), "", "[1]"):
+        assert repr(decode_record(broken.encode(), "a.json")) == repr(decode_record_by_json(broken.encode(), "a.json"))
