@@ -34,6 +34,7 @@ from toolkiln.registry.store import Sig, Store
 STATE_DIR_ENV = "TOOLKILN_STATE_DIR"  # where the key lives (tests point it at a folder of their own)
 FORMAT = 1
 KEY_BYTES = 32
+MAX_INDEX_BYTES = 256 * 1024 * 1024  # about 130 bytes a tool: some two million tools
 
 
 class Entry(NamedTuple):
@@ -122,7 +123,7 @@ def read_index(store: Store, key: bytes | None, version_tag: str) -> dict[str, E
     if key is None:
         return {}
     try:
-        data = store.read_bytes(store.index_path)
+        data = store.read_bytes(store.index_path, MAX_INDEX_BYTES)
     except (StoreError, OSError):
         return {}
     if data is None:
@@ -157,6 +158,6 @@ def write_index(store: Store, key: bytes | None, version_tag: str, entries: Mapp
     body = json.dumps({"format": FORMAT, "tools": tools}, separators=(",", ":")).encode()
     try:
         mac = _mac(key, store, version_tag, body)
-        store.write_bytes(store.index_path, mac.encode() + b"\n" + body)
+        store.write_bytes(store.index_path, mac.encode() + b"\n" + body, durable=False)
     except (StoreError, OSError):
         pass  # only a cache
