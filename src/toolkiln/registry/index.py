@@ -158,6 +158,6 @@ def write_index(store: Store, key: bytes | None, version_tag: str, entries: Mapp
     body = json.dumps({"format": FORMAT, "tools": tools}, separators=(",", ":")).encode()
     try:
         mac = _mac(key, store, version_tag, body)
-        store.write_bytes(store.index_path, mac.encode() + b"\n" + body, durable=False)
+        store.write_bytes(store.index_path, mac.encode() + b"\n" + body)
     except (StoreError, OSError):
         pass  # only a cache

@@ -218,9 +218,7 @@ class Store:
         """Replace `path` atomically and durably (temp file, fsync, rename, fsync of the folder)."""
         self.write_bytes(path, text.encode("utf-8"))
 
-    def write_bytes(self, path: Path, data: bytes, *, durable: bool | None = None) -> None:
-        """`durable=False`: atomic but not synced (a cache, checked when read), whatever the store's setting."""
-        durable = self.durable if durable is None else durable
+    def write_bytes(self, path: Path, data: bytes) -> None:
         folder = path.parent
         temp = folder / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}{TEMP_SUFFIX}"
         try:
@@ -230,12 +228,12 @@ class Store:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                if durable:
+                if self.durable:
                     os.fsync(fd)
             finally:
                 os.close(fd)
             os.replace(temp, path)
-            if durable:
+            if self.durable:
                 _fsync_dir(folder)
         except OSError as error:
             try:
