@@ -8,7 +8,7 @@ text (or a `datetime.date`, an aware `datetime.datetime`) becomes a date or date
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from operator import call, itemgetter
@@ -18,10 +18,11 @@ from toolkiln.ast.types import Type, not_null
 from toolkiln.check import ParamInfo
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
+from toolkiln.interpret.lazy_items import lazy_list
 from toolkiln.semantics.dates import parse_iso_date, parse_iso_datetime
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import EXTRA_DIGITS, LOWEST_DIGIT, from_float, from_float_fast
-from toolkiln.semantics.values import value_reader
+from toolkiln.semantics.values import SHORT_DECIMAL_DIGITS, SHORT_DECIMAL_SIZE, value_reader
 
 Converter = Callable[[Any], Any]
 _MISSING = object()
@@ -68,7 +69,7 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     int_low = -int_bound
     small_bound = min(_SMALL_WHOLE, int_bound)
     exact = limits.bounds.create_decimal  # refuses what is out of bounds (see make_bounds)
-    lowest = LOWEST_DIGIT + _SHORT_DIGITS  # a short Decimal's top digit above it: no digit below the floor
+    lowest = LOWEST_DIGIT + SHORT_DECIMAL_DIGITS  # a short Decimal's top digit above it: no digit below the floor
     read = value_reader(max_digits, max_len, max_text, budget)
 
     def number(value: Any) -> Decimal:
@@ -84,7 +85,7 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
                 raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
             return from_float_fast(value)
         if kind is Decimal and value.is_finite():
-            if value.__sizeof__() == _SHORT and lowest < value.adjusted() < max_digits:
+            if value.__sizeof__() == SHORT_DECIMAL_SIZE and lowest < value.adjusted() < max_digits:
                 result: Decimal = value  # <= 76 digits, none below the floor: within bounds
             else:
                 try:
@@ -256,12 +257,6 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
 _SMALL_WHOLE = 1024
 _SMALL_DECIMALS = tuple(Decimal(whole) for whole in range(_SMALL_WHOLE))
 
-# A Decimal whose coefficient fits in the object itself (76 digits on 64-bit builds) reports
-# this size; a longer one reports more, and takes the exact check. (On a build where that
-# differs, every Decimal takes the exact check: slower, never wrong.)
-_SHORT = Decimal(1).__sizeof__()
-_SHORT_DIGITS = 76
-
 
 class _BadDefault:
     __slots__ = ("error",)
@@ -284,14 +279,16 @@ def compile_binder(
     limits: Limits,
     defaults: dict[str, Any],
     bad_defaults: Mapping[str, RunError] | None = None,
+    lazy: Collection[str] = (),
 ) -> Callable[[Mapping[str, Any] | None], list[Any]]:
     """A function that checks `args`, converts them and returns a new frame of `frame_size`
     slots that holds them (slot 0 and the variables' slots None); a default in `bad_defaults`
-    (one that fails its parameter's check) is refused when it is needed."""
+    (one that fails its parameter's check) is refused when it is needed. The lists named in
+    `lazy` are checked whole and converted as their fields are read (see lazy_items.py)."""
     for param_name, error in (bad_defaults or {}).items():
         defaults = {**defaults, param_name: _BadDefault(error)}
     plan = tuple(
-        (p.name, slots[p.name], converter(p.type, p.name, limits), defaults.get(p.name, _MISSING)) for p in params
+        (p.name, slots[p.name], _binding(p, limits, p.name in lazy), defaults.get(p.name, _MISSING)) for p in params
     )
     # An explicit null for an optional parameter that cannot hold null means "not given": what
     # function-calling models send for an argument they leave out.
@@ -360,6 +357,11 @@ def compile_binder(
         return bind_slowly(args)
 
     return bind
+
+
+def _binding(param: ParamInfo, limits: Limits, lazy: bool) -> Converter:
+    eager = converter(param.type, param.name, limits)
+    return lazy_list(param.type, limits, eager) if lazy else eager
 
 
 def _missing(name: str, args: Mapping[str, Any], names: frozenset[str], wanted: str) -> ArgumentError:

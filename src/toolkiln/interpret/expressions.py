@@ -27,7 +27,7 @@ from toolkiln.interpret.steps import Test
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtins import BUILTINS, size_of
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, parse_spec
+from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, from_float_fast, parse_spec
 from toolkiln.semantics.values import to_text_within, too_long, type_name
 
 _TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict, "date": date}
@@ -44,6 +44,7 @@ _COMPARE = {
 # context, which is current while closures run (see decimal_scope.py).
 # The longest left-deep chain compiled as nested closures; longer ones run in segments.
 _SEGMENT = 64
+_ZERO = Decimal(0)
 _ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "%": operator.mod}
 
 
@@ -58,6 +59,7 @@ class ExprCompiler:
         limits: Limits,
         slots: dict[str, int],
         comprehension_costs: Mapping[Span, int] | None = None,
+        lazy: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.types = types
         # Operations charged per item, by comprehension span, as the program was written
@@ -67,6 +69,11 @@ class ExprCompiler:
         self.slots = slots  # variable name -> frame slot
         self.scopes: list[dict[str, int]] = []  # comprehension variables -> slot
         self.frame_size = len(slots) + 1  # grows with each comprehension variable
+        # Lists bound as given, their fields converted as read (lazy_items.py): by parameter,
+        # then by the slot of a comprehension variable over one, the fields read as null
+        # when an item leaves them out.
+        self.lazy = lazy or {}
+        self.raw_items: dict[int, frozenset[str]] = {}
         # Whether a closure charges work as it runs (see runtime.py): the run needs its state.
         self.charging = False
         # Whether a closure reads the run's clock (today(), now()): the run needs its state too.
@@ -106,8 +113,8 @@ class ExprCompiler:
                 return self.conditional(test, self.closure(then), self.closure(otherwise))
             case n.Call():
                 return self.call(expr)
-            case n.Field_(target=target, name=name):
-                return self.field(self.closure(target), name, expr.span)
+            case n.Field_():
+                return self.field_read(expr)
             case n.Index(target=target, index=index):
                 return self.index(self.closure(target), self.closure(index), expr.span)
             case n.ListExpr(items=items):
@@ -352,7 +359,7 @@ class ExprCompiler:
             except RunError as error:
                 raise error.at(span) from None
 
-        return run
+        return self.raw_arithmetic(expr, run)
 
     def arithmetic(self, expr: n.Binary) -> Fn:
         """Specialised closures for numbers the checker proved: + - * and division by a
@@ -362,12 +369,15 @@ class ExprCompiler:
             # `2.5 * w` as `w * 2.5`: decimal + and * are commutative, rounding and exponent
             # included, and a constant raises nothing, so this can join a chain (specialize.py).
             left, right = right, left
-        return arithmetic_binary(_ARITHMETIC[expr.op], left, right, expr.span, self.limits.max_number_digits)
+        located = arithmetic_binary(_ARITHMETIC[expr.op], left, right, expr.span, self.limits.max_number_digits)
+        return self.raw_arithmetic(expr, located) if expr.op in ("+", "-", "*") else located
 
     # --- calls, fields, indexes -----------------------------------------------------------
 
     def call(self, expr: n.Call) -> Fn:
         function = BUILTINS[expr.function]
+        if expr.function == "sum" and len(expr.args) == 1 and isinstance(expr.args[0], n.Comprehension):
+            return self.summed(expr.args[0], function.impl, expr.span)
         args = []
         constants: list[Any] = []  # the arguments' values while all are literals
         for position, arg in enumerate(expr.args):
@@ -445,6 +455,29 @@ class ExprCompiler:
 
         return call_many
 
+    def summed(self, comprehension: n.Comprehension, impl: Callable[..., Any], span: Span) -> Fn:
+        """`sum(x for x in xs)`: the list built as always, charged as the builtin charges it,
+        then added up by Python's `sum` from Decimal(0), the builtin's own additions in the
+        same order (the run's context is current). A list that holds anything but numbers
+        goes to the builtin, for its error."""
+        build, limits, digits = self.comprehension(comprehension), self.limits, self.limits.max_number_digits
+        self.charging = True
+        numbers = self.static(comprehension.element) == "number"
+
+        def run(f: Frame) -> Any:
+            values = build(f)
+            charge(f[0], 1 + len(values), span)  # the builtin's work: its list's length
+            try:
+                if numbers or all(type(value) is Decimal for value in values):
+                    return sum(values, _ZERO)
+                return impl(limits, values)
+            except RunError as error:
+                raise error.at(span) from None
+            except ArithmeticError as error:
+                raise arithmetic_fault(error, span, digits) from None
+
+        return run
+
     def checked_arg(self, fn: Fn, accepts: tuple[Type, ...], what: str, span: Span) -> Fn:
         kinds = tuple({_TYPES[t.name] for t in accepts if t.name in _TYPES})
         wanted = " or ".join(str(t) for t in accepts)
@@ -457,6 +490,74 @@ class ExprCompiler:
 
         return checked
 
+    def raw_field(self, expr: n.Expr) -> tuple[int, str, bool] | None:
+        """For `var.name` where `var` iterates a list bound as given (lazy_items.py): the
+        variable's slot, the field, and whether an item may leave it out (it reads as null)."""
+        if not isinstance(expr, n.Field_) or not isinstance(expr.target, n.Name):
+            return None
+        slot = self.slot_for(expr.target.name)
+        if slot not in self.raw_items:
+            return None
+        return slot, expr.name, expr.name in self.raw_items[slot]
+
+    def field_read(self, expr: n.Field_) -> Fn:
+        """`target.name`; a field of an item of a list bound as given is converted as read."""
+        raw = self.raw_field(expr)
+        if raw is None:
+            return self.field(self.closure(expr.target), expr.name, expr.span)
+        slot, name, may_be_missing = raw
+        span, convert = expr.span, from_float_fast
+
+        def read_raw(f: Frame) -> Any:
+            record = f[slot]  # a dict: checked when bound
+            try:
+                value = record[name]
+            except KeyError:
+                if may_be_missing:
+                    return None  # a record's nullable field, left out
+                raise _no_field(record, name, span) from None
+            kind = type(value)  # a float or int as given: converted as the eager converter does
+            if kind is float:
+                return convert(value)
+            if kind is int:
+                return Decimal(value)
+            return value
+
+        return read_raw
+
+    def raw_arithmetic(self, expr: n.Binary, otherwise: Fn) -> Fn:
+        """`a.x * b.y` (or + -) with both fields read from lists bound as given: a float is
+        converted as read, a whole number is left an int for Decimal's operator to take
+        (exactly as if converted first: Decimal converts an int exactly, then rounds the
+        result in the run's context). Anything else (a missing field, other types, a decimal
+        signal) is `otherwise`'s, the closure compiled for the operation as usual, which reads
+        both fields again (reads are pure) and gives the result or error."""
+        left, right = self.raw_field(expr.left), self.raw_field(expr.right)
+        if left is None or right is None:
+            return otherwise
+        (ls, lname, _), (rs, rname, _) = left, right
+        op, convert = _ARITHMETIC[expr.op], from_float_fast
+
+        def run(f: Frame) -> Any:
+            try:
+                a, b = f[ls][lname], f[rs][rname]
+            except KeyError:
+                return otherwise(f)
+            if type(a) is float:
+                a = convert(a)
+            if type(b) is float:
+                b = convert(b)
+            if (type(a) is Decimal and (type(b) is Decimal or type(b) is int)) or (
+                type(a) is int and type(b) is Decimal
+            ):
+                try:
+                    return op(a, b)
+                except ArithmeticError:
+                    pass
+            return otherwise(f)
+
+        return run
+
     def field(self, target: Fn, name: str, span: Span) -> Fn:
         def read(f: Frame) -> Any:
             record = target(f)
@@ -465,13 +566,7 @@ class ExprCompiler:
             try:
                 return record[name]
             except KeyError:
-                fields = ", ".join(list(record)[:10])
-                raise fault(
-                    codes.MISSING_ITEM,
-                    f"the object has no field `{name}`",
-                    span,
-                    hint=f"its fields: {fields}" if fields else "the object is empty",
-                ) from None
+                raise _no_field(record, name, span) from None
 
         return read
 
@@ -502,6 +597,9 @@ class ExprCompiler:
     def comprehension(self, expr: n.Comprehension) -> Fn:
         iterable = self.typed(expr.iterable, "array", "`for ... in` needs a list")
         slot = self.new_slot()
+        source = expr.iterable
+        if isinstance(source, n.Name) and source.name in self.lazy and all(source.name not in s for s in self.scopes):
+            self.raw_items[slot] = self.lazy[source.name]  # its items as given: see field_read
         self.scopes.append({expr.var: slot})
         element = self.closure(expr.element)
         condition = None if expr.condition is None else self.boolean(expr.condition, "a filter needs a boolean")
@@ -586,6 +684,16 @@ class ExprCompiler:
             return format_number(value, s)
 
         return formatted
+
+
+def _no_field(record: dict[str, Any], name: str, span: Span) -> RunError:
+    fields = ", ".join(list(record)[:10])
+    return fault(
+        codes.MISSING_ITEM,
+        f"the object has no field `{name}`",
+        span,
+        hint=f"its fields: {fields}" if fields else "the object is empty",
+    )
 
 
 def _equality_work(a: Any, b: Any) -> int:

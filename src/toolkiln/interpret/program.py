@@ -18,6 +18,7 @@ from toolkiln.interpret.arguments import ArgumentError, compile_binder, converte
 from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault, unexpected
+from toolkiln.interpret.lazy_items import lazy_parameters
 from toolkiln.interpret.runtime import Runtime, check_clock
 from toolkiln.interpret.specialize import Fn, Frame
 from toolkiln.interpret.steps import returning, store, store_constant, when
@@ -81,7 +82,8 @@ class CompiledProgram:
         comprehension_costs = None
         if written is not None and written is not program:
             cost, comprehension_costs = written_costs(written)
-        self.exprs = ExprCompiler(checked.types, limits, slots, comprehension_costs)
+        lazy = lazy_parameters(program, checked.parameters)
+        self.exprs = ExprCompiler(checked.types, limits, slots, comprehension_costs, lazy)
         self.tables = {t.name: t.type for t in program.tables or ()}
         self.read = value_reader(
             limits.max_number_digits,
@@ -105,7 +107,9 @@ class CompiledProgram:
         self.single = single_scalar(checked.parameters, limits)
         self.body = self.block(program.steps)
         self.frame_size = self.exprs.frame_size
-        self.bind = compile_binder(checked.parameters, slots, self.frame_size, limits, self.defaults, bad_defaults)
+        self.bind = compile_binder(
+            checked.parameters, slots, self.frame_size, limits, self.defaults, bad_defaults, lazy
+        )
         self.cost = cost
         self.over_budget = self.cost > limits.max_operations
         self.timed = n.Comprehension in kinds or self.exprs.charging or n.CallTool in kinds

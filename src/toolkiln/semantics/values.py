@@ -28,6 +28,11 @@ from toolkiln.semantics.numbers import (
 
 MAX_NESTING = 64
 _INF = float("inf")
+# A Decimal whose coefficient fits in the object itself (76 digits on 64-bit builds) reports
+# this size; a longer one reports more. (On a build where that differs, no Decimal is taken
+# for short: slower checks, never wrong ones.)
+SHORT_DECIMAL_SIZE = Decimal(1).__sizeof__()
+SHORT_DECIMAL_DIGITS = 76
 
 
 def type_name(value: Any) -> str:
