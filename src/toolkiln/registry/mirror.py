@@ -72,6 +72,7 @@ class Mirror:
         # tool -> (the record compiled, the content key of its definition, the compiled form)
         self._compiled: dict[str, tuple[ToolRecord, str, Compiled]] = {}
         self._digests: dict[str, str] = {}  # tool -> check-cache digest of its file's bytes
+        self._version_keys: set[str] = set()  # check-cache keys of the past versions there are
         self._index: dict[str, Entry] = {}  # the start-up index, while a load reads the folder
         self._files_read = 0  # tool files read and decoded (not taken from the index)
         self._sigs: dict[str, Sig] = {}  # tool name -> sig of its file when read
@@ -468,6 +469,7 @@ class Mirror:
         regular file, does not decode or holds another version is a problem (R0303, E01xx)."""
         folder = self.store.versions_dir
         prefix = self.store.relative(folder)
+        self._version_keys = set()
         for rel in [r for r in self.problems if r == prefix or r.startswith(prefix + os.sep)]:
             del self.problems[rel]
         try:
@@ -508,6 +510,7 @@ class Mirror:
                 # of checked tool files (a version is decoded, never compiled).
                 rel = self.store.relative(Path(entry.path) / filename)
                 key = file_digest(f"{rel}\0{sig}".encode(), self.version_tag + " past version")
+                self._version_keys.add(key)
                 if self.trust_cache and key in self._checked:
                     self.problems.pop(rel, None)
                 elif self.past_version(entry.name, int(number)) is not None:
@@ -558,10 +561,11 @@ class Mirror:
         self._checked.update(line.strip() for line in lines if len(line.strip()) == 64)
 
     def _compact_checked(self) -> None:
-        """Keep the cache from growing without end: rewrite it with the live digests only."""
-        if len(self._checked) <= 2 * len(self.records) + 1000:
+        """Keep the cache from growing without end: rewrite it with the live digests only (those
+        of the tool files and past versions there are now)."""
+        live = (set(self._digests.values()) | self._version_keys) & self._checked
+        if len(self._checked) <= 2 * len(live) + 1000:
             return
-        live = set(self._digests.values()) & self._checked
         try:
             with self.store.lock():
                 self.store.write_text(self.store.cache_path, "".join(f"{d}\n" for d in sorted(live)))

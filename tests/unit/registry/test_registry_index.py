@@ -157,3 +157,19 @@ def test_without_a_key_there_is_no_index(tmp_path, make_def, decoded, monkeypatc
     assert not (tmp_path / "r" / ".cache" / "index.json").exists()
     decoded.clear()
     assert Registry(tmp_path / "r", durable=False).run("a", {"x": 1}) == 2
+
+
+def test_compacting_the_check_cache_keeps_what_spares_reading_past_versions(tmp_path, make_def, decoded):
+    with Registry(tmp_path / "r", durable=False) as reg:
+        reg.create(make_def("a"))
+        for factor in (3, 4, 5):
+            reg.update("a", {"logic": make_def(expression=f"x * {factor}")["logic"]})
+    Registry(tmp_path / "r", durable=False)  # reads the versions once, and remembers them
+    cache = tmp_path / "r" / ".cache" / "checked"
+    with cache.open("a") as file:  # digests of files long gone: the cache is compacted
+        file.writelines(f"{n:064x}\n" for n in range(3000))
+    decoded.clear()
+    Registry(tmp_path / "r", durable=False)
+    assert decoded == [] and len(cache.read_text().splitlines()) < 100
+    Registry(tmp_path / "r", durable=False)
+    assert decoded == []  # the past versions' keys were kept
