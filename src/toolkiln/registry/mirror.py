@@ -451,8 +451,7 @@ class Mirror:
                 self.records.set(name, record)  # the same content: nothing changed
                 return record
         self._read_tool_file(name, path, sig_of(path) or (0, 0, 0), lambda _: data)
-        found = self.records.get(name) if name in self.records else None
-        return found
+        return self.records.get(name)  # (read now, or dropped)
 
     def _index_entries(self) -> dict[str, Entry]:
         """The index of what is loaded now: every tool file that decoded."""
