@@ -49,7 +49,9 @@ def key_path() -> Path:
     ~/.local/state/toolkiln (the XDG base directory default), file `index.key`."""
     folder = os.environ.get(STATE_DIR_ENV)
     if not folder:
-        state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+        state = os.environ.get("XDG_STATE_HOME", "")
+        if not os.path.isabs(state):  # (the XDG specification: a relative one is ignored)
+            state = os.path.join(os.path.expanduser("~"), ".local", "state")
         folder = os.path.join(state, "toolkiln")
     return Path(folder) / "index.key"
 
@@ -58,6 +60,8 @@ def load_key() -> bytes | None:
     """The key, made (random, readable by this user only) on first use; None when it can be
     neither read nor made (no writable home): then no index is read or written."""
     path = key_path()
+    if not path.is_absolute():  # no home to keep it in ("~" unresolved): never beside the registry
+        return None
     if path not in _keys:
         _keys[path] = _read_or_make_key(path)
     return _keys[path]

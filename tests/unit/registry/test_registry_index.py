@@ -173,3 +173,16 @@ def test_compacting_the_check_cache_keeps_what_spares_reading_past_versions(tmp_
     assert decoded == [] and len(cache.read_text().splitlines()) < 100
     Registry(tmp_path / "r", durable=False)
     assert decoded == []  # the past versions' keys were kept
+
+
+def test_the_key_follows_the_xdg_state_home_and_never_lands_in_a_relative_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv(index_module.STATE_DIR_ENV)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert index_module.key_path() == tmp_path / "state" / "toolkiln" / "index.key"
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/state")  # ignored, as the XDG rules say
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert index_module.key_path() == tmp_path / "home" / ".local" / "state" / "toolkiln" / "index.key"
+    monkeypatch.setenv(index_module.STATE_DIR_ENV, "relative")
+    monkeypatch.setattr(index_module, "_keys", {})
+    monkeypatch.chdir(tmp_path)
+    assert index_module.load_key() is None and not (tmp_path / "relative").exists()
