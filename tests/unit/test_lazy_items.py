@@ -51,6 +51,14 @@ description "Fields read in many places"
 }
 """
 
+# Field arithmetic on whole numbers and fractions, long enough to round (28 digits).
+ARITHMETIC = """tool arithmetic(items: array[object])
+description "Products, differences and sums of fields"
+{
+  return [[i.price * i.qty, i.qty - i.price, i.qty + i.qty] for i in items]
+}
+"""
+
 SMALL = toolkiln.Limits(max_operations=300, max_list_length=8, max_string_length=12, max_number_digits=6)
 TIGHT = toolkiln.Limits(max_operations=60, max_list_length=8, max_string_length=12, max_number_digits=6)
 
@@ -265,8 +273,12 @@ _ODD = st.sampled_from(
 _KEYS = st.sampled_from(["price", "qty", "name", "tags", "note", "day", "extra"])
 _LINE = st.fixed_dictionaries(
     {
-        "price": st.one_of(st.floats(-1e4, 1e4), st.integers(-99, 99), st.decimals(-100, 100, places=2)),
-        "qty": st.one_of(st.integers(-9, 9), st.floats(-9, 9), st.integers(-9, 9).map(float)),
+        "price": st.one_of(
+            st.floats(-1e4, 1e4), st.integers(-99, 99), st.decimals(-100, 100, places=2), st.integers(-(10**40), 10**40)
+        ),
+        "qty": st.one_of(
+            st.integers(-9, 9), st.floats(-9, 9), st.integers(-9, 9).map(float), st.integers(-(10**40), 10**40)
+        ),
     },
     optional={"note": st.text(max_size=3) | st.none(), "day": st.dates() | st.none(), "extra": _VALID},
 )
@@ -301,11 +313,11 @@ def _items(draw: st.DrawFn) -> Any:
     return tuple(items) if draw(st.booleans()) else items
 
 
-@pytest.mark.parametrize("source", [INVOICE, LINES, SHAPES])
+@pytest.mark.parametrize("source", [INVOICE, LINES, SHAPES, ARITHMETIC])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_lazy_and_eager_binding_agree_on_any_data(source, data):
-    name = {INVOICE: "items", LINES: "lines", SHAPES: "items"}[source]
+    name = "lines" if source == LINES else "items"
     items = data.draw(_items(), label=name)
     limits = data.draw(st.sampled_from([None, SMALL]), label="limits")
     lazy, eager = _TOOLS[source]
@@ -313,7 +325,7 @@ def test_lazy_and_eager_binding_agree_on_any_data(source, data):
     assert outcome(lazy, {name: items}, limits) == outcome(eager, {name: items}, limits)
 
 
-_TOOLS = {source: (compiled(source), compiled(source, lazy=False)) for source in (INVOICE, LINES, SHAPES)}
+_TOOLS = {source: (compiled(source), compiled(source, lazy=False)) for source in (INVOICE, LINES, SHAPES, ARITHMETIC)}
 
 
 def test_a_lazy_tool_pickles_and_runs_in_a_pool():

@@ -543,13 +543,14 @@ class ExprCompiler:
                 a, b = f[ls][lname], f[rs][rname]
             except KeyError:
                 return otherwise(f)
-            if type(a) is float:
-                a = convert(a)
-            if type(b) is float:
-                b = convert(b)
-            if (type(a) is Decimal and (type(b) is Decimal or type(b) is int)) or (
-                type(a) is int and type(b) is Decimal
-            ):
+            ka, kb = type(a), type(b)
+            if ka is float:
+                a, ka = convert(a), Decimal
+            elif ka is int and kb is int:
+                a, ka = Decimal(a), Decimal  # (two ints: one converted makes a Decimal result)
+            if kb is float:
+                b, kb = convert(b), Decimal
+            if (ka is Decimal and (kb is Decimal or kb is int)) or (ka is int and kb is Decimal):
                 try:
                     return op(a, b)
                 except ArithmeticError:

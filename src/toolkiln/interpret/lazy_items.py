@@ -106,6 +106,7 @@ def lazy_list(type_: Type, limits: Limits, eager: Converter) -> Converter:
     max_len, max_text, max_digits = limits.max_list_length, limits.max_string_length, limits.max_number_digits
     budget = max(limits.max_operations, limits.max_list_length)  # as the eager converter's
     float_bound, int_bound = 10.0 ** min(max_digits, 308), 10**max_digits
+    float_low, int_low = -float_bound, -int_bound
     lowest = LOWEST_DIGIT + SHORT_DECIMAL_DIGITS
 
     def short(value: Decimal) -> bool:
@@ -117,9 +118,9 @@ def lazy_list(type_: Type, limits: Limits, eager: Converter) -> Converter:
         kind = type(value)
         within: bool
         if kind is float:
-            within = -float_bound < value < float_bound
+            within = float_low < value < float_bound
         elif kind is int:
-            within = -int_bound < value < int_bound
+            within = int_low < value < int_bound
         elif kind is str:
             within = len(value) <= max_text
         else:
@@ -136,18 +137,21 @@ def lazy_list(type_: Type, limits: Limits, eager: Converter) -> Converter:
             return eager(value)
         left = budget - len(value)
         for item in value:
-            if type(item) is not dict or len(item) > max_len:
+            if type(item) is not dict:
                 return eager(value)
-            left -= len(item)
+            size = len(item)
+            if size > max_len:
+                return eager(value)
+            left -= size
             for key, field in item.items():  # every field: a text key, a value kept as data
                 if type(key) is not str:
                     return eager(value)
                 kind = type(field)  # numbers, the commonest, tested inline
                 if kind is float:
-                    if -float_bound < field < float_bound:
+                    if float_low < field < float_bound:
                         continue
                 elif kind is int:
-                    if -int_bound < field < int_bound:
+                    if int_low < field < int_bound:
                         continue
                 elif data(field):
                     continue
@@ -163,7 +167,7 @@ def lazy_list(type_: Type, limits: Limits, eager: Converter) -> Converter:
                         found += 1
                     else:
                         return eager(value)
-                left -= len(item) - found  # the record converter reads other fields as data of their own
+                left -= size - found  # the record converter reads other fields as data of their own
         return value if left >= 0 else eager(value)
 
     return bind
