@@ -59,6 +59,9 @@ description "Products, differences and sums of fields"
 }
 """
 
+# Bare logic: `items` is inferred as `array` (of anything), its items read as objects.
+BARE = "return [i.price * i.qty + i.qty for i in items if i.qty != 0]"
+
 SMALL = toolkiln.Limits(max_operations=300, max_list_length=8, max_string_length=12, max_number_digits=6)
 TIGHT = toolkiln.Limits(max_operations=60, max_list_length=8, max_string_length=12, max_number_digits=6)
 
@@ -122,6 +125,7 @@ def test_which_types_qualify():
         return "items" in lazy_parameters(tool)
 
     assert lazy_for("array[object]")
+    assert lazy_for("array")  # of anything: bound as given when its items are all objects
     assert lazy_for('array[{"a": number, "b": string?, "c": any, "d": date}]')
     assert not lazy_for('array[{"a": number, "b": array[number]}]')  # a field to walk
     assert not lazy_for('array[{"a": number, "b": datetime}]')
@@ -313,7 +317,7 @@ def _items(draw: st.DrawFn) -> Any:
     return tuple(items) if draw(st.booleans()) else items
 
 
-@pytest.mark.parametrize("source", [INVOICE, LINES, SHAPES, ARITHMETIC])
+@pytest.mark.parametrize("source", [INVOICE, LINES, SHAPES, ARITHMETIC, BARE])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_lazy_and_eager_binding_agree_on_any_data(source, data):
@@ -325,7 +329,9 @@ def test_lazy_and_eager_binding_agree_on_any_data(source, data):
     assert outcome(lazy, {name: items}, limits) == outcome(eager, {name: items}, limits)
 
 
-_TOOLS = {source: (compiled(source), compiled(source, lazy=False)) for source in (INVOICE, LINES, SHAPES, ARITHMETIC)}
+_TOOLS = {
+    source: (compiled(source), compiled(source, lazy=False)) for source in (INVOICE, LINES, SHAPES, ARITHMETIC, BARE)
+}
 
 
 def test_a_lazy_tool_pickles_and_runs_in_a_pool():

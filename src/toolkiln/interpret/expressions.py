@@ -509,7 +509,9 @@ class ExprCompiler:
         span, convert = expr.span, from_float_fast
 
         def read_raw(f: Frame) -> Any:
-            record = f[slot]  # a dict: checked when bound
+            record = f[slot]
+            if type(record) is not dict:  # (an item of a list of anything, converted eagerly)
+                raise type_fault(f"field `{name}` needs an object", record, span)
             try:
                 value = record[name]
             except KeyError:
@@ -541,7 +543,7 @@ class ExprCompiler:
         def run(f: Frame) -> Any:
             try:
                 a, b = f[ls][lname], f[rs][rname]
-            except KeyError:
+            except (KeyError, TypeError):  # a field missing, an item not an object
                 return otherwise(f)
             ka, kb = type(a), type(b)
             if ka is float:

@@ -89,12 +89,13 @@ def lazy_parameters(program: n.Program, params: tuple[ParamInfo, ...]) -> dict[s
 
 
 def _eligible(type_: Type) -> bool:
-    """A list of objects, or of records whose fields are all scalars (no list or object to
-    walk when an item is checked)."""
+    """A list of objects, of records whose fields are all scalars (no list or object to walk
+    when an item is checked), or of anything (`array`, as bare logic infers it: its items
+    are bound as given when they are all objects, and a field read tests that it has one)."""
     if type_.name != "array" or type_.nullable:
         return False
     item = type_.item_type()
-    if item.name != "object" or item.nullable:
+    if item.name not in ("object", "any") or item.nullable:
         return False
     return all(field.name in _SCALAR_FIELDS for _, field in item.fields or ())
 
