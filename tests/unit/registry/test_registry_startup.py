@@ -127,3 +127,27 @@ def test_the_fast_decoder_reads_a_record_as_the_json_module_does(tmp_path, make_
     assert repr(fast) == repr(slow)
     for broken in (data[:-20], data.replace('"kind"', '"kinds"'), "", "[1]"):
         assert repr(decode_record(broken.encode(), "a.json")) == repr(decode_record_by_json(broken.encode(), "a.json"))
+
+
+def test_start_up_leaves_the_garbage_collector_as_it_found_it(tmp_path, make_def):
+    """Start-up pauses the collector and moves what it made to the oldest generation (with
+    freeze and unfreeze), but never unfreezes objects someone else froze (a pre-fork server)."""
+    import gc
+
+    with Registry(tmp_path / "r", durable=False) as reg:
+        reg.create(make_def("a"))
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    Registry(tmp_path / "r", durable=False)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        Registry(tmp_path / "r", durable=False)
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+        gc.disable()
+        Registry(tmp_path / "r", durable=False)
+        assert not gc.isenabled()  # (disabled by its owner: left so)
+    finally:
+        gc.enable()
+        gc.unfreeze()
