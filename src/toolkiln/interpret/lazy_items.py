@@ -42,9 +42,9 @@ def lazy_parameters(program: n.Program, params: tuple[ParamInfo, ...]) -> dict[s
     """The parameters whose items are converted as their fields are read: each to the fields
     that read as null when an item leaves them out (a record's nullable and `any` fields).
 
-    A parameter qualifies when its type is a list of objects (of records whose fields are all
-    scalars) and every use of it is the list of a comprehension whose variable is used only as
-    `var.field` (a field the record declares). Any other use (passed to a builtin, returned,
+    A parameter qualifies when its type is a list of objects, of records whose fields are all
+    scalars, or of anything (see `_eligible`), and every use of it is the list of a
+    comprehension whose variable is used only as `var.field` (a field the record declares). Any other use (passed to a builtin, returned,
     compared, stored, handed to a tool, assigned) keeps the eager conversion."""
     candidates = {p.name: p.type.item_type() for p in params if _eligible(p.type)}
     if not candidates:
