@@ -202,6 +202,18 @@ def test_a_record_list_is_held_to_the_values_budget_as_before():
         assert (result[:2] == ("error", "E0508")) is refused, result
 
 
+def test_a_long_list_gives_the_same_results_in_chunks():
+    # 20,000 items: the comprehension runs in chunks between looks at the clock, and the
+    # operation budget is charged for every item as before.
+    items = [{"price": k / 7 if k % 3 else k, "qty": k % 13, "note": "n" * (k % 5)} for k in range(20_000)]
+    lazy, eager = compiled(INVOICE), compiled(INVOICE, lazy=False)
+    assert outcome(lazy, {"items": items, "tax_percent": 19}) == outcome(eager, {"items": items, "tax_percent": 19})
+    assert outcome(lazy, {"items": items})[0] == "ok"
+    tight = toolkiln.Limits(max_operations=50_000)  # enough for the values, not for the loop
+    assert outcome(lazy, {"items": items}, tight) == outcome(eager, {"items": items}, tight)
+    assert outcome(lazy, {"items": items}, tight)[:2] == ("error", "E0503")
+
+
 class Prices(Mapping[str, Any]):
     """A Mapping that is not a dict: converted eagerly, as before."""
 

@@ -44,8 +44,9 @@ def lazy_parameters(program: n.Program, params: tuple[ParamInfo, ...]) -> dict[s
 
     A parameter qualifies when its type is a list of objects, of records whose fields are all
     scalars, or of anything (see `_eligible`), and every use of it is the list of a
-    comprehension whose variable is used only as `var.field` (a field the record declares). Any other use (passed to a builtin, returned,
-    compared, stored, handed to a tool, assigned) keeps the eager conversion."""
+    comprehension whose variable is used only as `var.field` (a field the record declares).
+    Any other use (passed to a builtin, returned, compared, stored, handed to a tool,
+    assigned) keeps the eager conversion."""
     candidates = {p.name: p.type.item_type() for p in params if _eligible(p.type)}
     if not candidates:
         return {}
