@@ -53,6 +53,14 @@ def test_workers_give_the_results_of_one_process_in_row_order(start):
     assert pooled[12] == Decimal("1.49")  # 112 * 0.12 / 9
 
 
+def test_a_batch_of_numbers_only_comes_back_digit_for_digit(start):
+    tool = toolkiln.compile(SOURCE)
+    batch = [{"amount": 100 + i, "days": 4 + i % 5} for i in range(60)]  # no failing row
+    pooled = tool.run_many(batch, workers=2, chunk_size=7)
+    assert all(type(r) is Decimal for r in pooled)
+    assert [repr(r) for r in pooled] == [repr(r) for r in tool.run_many(batch)]
+
+
 def test_workers_run_under_the_limits_and_tables_given(start):
     tool = toolkiln.compile(
         'tool price(kind: string)\ndescription "A price by kind"\n{\n  p = lookup prices[kind] default 0\n  return p * 2\n}',
