@@ -2,7 +2,8 @@
 
 Values are `Decimal` (numbers), `str`, `bool`, `None` (null), `list`, `dict` (objects),
 `datetime.date` and aware `datetime.datetime` (see dates.py; as JSON, ISO 8601 text).
-Arguments and table data are converted into this form once, at the boundary.
+Arguments and table data are converted into this form once, at the boundary (a list of
+objects read only by field, as it is read: interpret/lazy_items.py).
 """
 
 from __future__ import annotations
