@@ -485,3 +485,27 @@ def test_a_lone_parameter_takes_a_float_directly_only_where_its_check_would_pass
     with pytest.raises(toolkiln.RunError) as caught:
         tool.run({"x": value}, limits=limits)
     assert caught.value.code == expected
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("a - (b * 2)", Decimal(8)),  # a variable and a closure, in that order
+        ("a / (b + 1)", Decimal(5)),
+        ("1 - b", Decimal(0)),  # a constant and a variable
+        ("100 / a", Decimal(10)),
+        ("a * (1 - b)", Decimal(0)),
+    ],
+)
+def test_operations_of_a_variable_with_a_closure_or_a_constant_keep_their_order(expression, expected):
+    tool = toolkiln.compile(
+        f'tool t(a: number, b: number)\ndescription "d"\n{{\n  return {expression}\n}}\n', optimize=False
+    )
+    assert tool.run({"a": 10, "b": 1}) == expected
+
+
+def test_an_operation_of_a_variable_with_a_closure_is_located_where_it_fails():
+    tool = toolkiln.compile('tool t(a: number, b: number)\ndescription "d"\n{\n  return a / (b - 1)\n}\n')
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"a": 10, "b": 1})
+    assert caught.value.code == "E0501" and (caught.value.span.line, caught.value.span.column) == (4, 10)

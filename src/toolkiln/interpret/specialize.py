@@ -135,6 +135,24 @@ def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int)
                 raise arithmetic_fault(error, span, max_digits) from None
 
         return slot_slot
+    if lk == "slot" and rk == "fn":  # `subtotal * (1 - rate)`
+
+        def slot_fn(f: Frame) -> Any:
+            try:
+                return op(f[lv], rv(f))
+            except ArithmeticError as error:
+                raise arithmetic_fault(error, span, max_digits) from None
+
+        return slot_fn
+    if lk == "const" and rk == "slot":  # `1 - rate`
+
+        def const_slot(f: Frame) -> Any:
+            try:
+                return op(lv, f[rv])
+            except ArithmeticError as error:
+                raise arithmetic_fault(error, span, max_digits) from None
+
+        return const_slot
     lf, rf = as_fn(left), as_fn(right)
 
     def general(f: Frame) -> Any:

@@ -3,8 +3,9 @@
 A Python call costs more than the decimal operation it wraps, so, as specialize.py does for
 expressions, a step whose parts are simple is one closure that does them in place: `x = 0`
 stores its constant, `score = score + 10` its one operation, and
-`if company_size >= 200 { score = score + 18 } else if ...` tests, updates and passes on to
-its `else` in one call. An `if` without `else` calls nothing when its test fails.
+`if company_size >= 200 { score = score + 18 } else if ...` (or `{ rate = 0.10 }`) tests,
+updates and passes on to its `else` in one call. An `if` without `else` calls nothing when
+its test fails.
 """
 
 from __future__ import annotations
@@ -39,9 +40,12 @@ def store(slot: int, value: Fn) -> Fn:
 
 
 def store_constant(slot: int, constant: Any) -> Fn:
+    """`f[slot] = constant` (its `constant` attribute lets an `if` do it in place)."""
+
     def store(f: Frame) -> None:
         f[slot] = constant
 
+    store.constant = (slot, constant)  # type: ignore[attr-defined]
     return store
 
 
@@ -64,6 +68,9 @@ def when(test: Test, then: Fn, otherwise: Fn | None) -> Fn:
     update = getattr(then, "update", None)
     if update is not None:
         return _when_update(compare, slot, constant, update, otherwise)
+    stored = getattr(then, "constant", None)
+    if stored is not None:
+        return _when_store(compare, slot, constant, stored, otherwise)
     if otherwise is None:
 
         def if_compare(f: Frame) -> None:
@@ -90,6 +97,19 @@ def _when_update(
             otherwise(f)
 
     return if_update
+
+
+def _when_store(compare: Op, slot: int, constant: Any, stored: tuple[int, Any], otherwise: Fn | None) -> Fn:
+    """`if subtotal >= 1000 { rate = 0.10 } else ...`, the store done in place."""
+    target, value = stored
+
+    def if_store(f: Frame) -> None:
+        if compare(f[slot], constant):
+            f[target] = value
+        elif otherwise is not None:
+            otherwise(f)
+
+    return if_store
 
 
 def returning(test: Test, then: Fn, otherwise: Fn | None, go_on: object) -> Fn:
