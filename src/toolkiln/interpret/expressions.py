@@ -23,7 +23,7 @@ from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
 from toolkiln.interpret.runtime import CHECK_EVERY, charge, out_of_time, over_budget
 from toolkiln.interpret.specialize import Fn, Frame, Operand, arithmetic_binary, pure_binary
-from toolkiln.interpret.steps import Test
+from toolkiln.interpret.steps import Test, choose
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtins import BUILTINS, size_of
 from toolkiln.semantics.limits import Limits
@@ -130,11 +130,7 @@ class ExprCompiler:
 
     def conditional(self, test: n.Expr, a: Fn, b: Fn) -> Fn:
         """`a if test else b`."""
-        kind, parts = self.test(test, "a condition needs a boolean")
-        if kind == "fn":
-            return lambda f: a(f) if parts(f) else b(f)
-        compare, slot, constant = parts
-        return lambda f: a(f) if compare(f[slot], constant) else b(f)
+        return choose(self.test(test, "a condition needs a boolean"), a, b)
 
     def test(self, test: n.Expr, what: str) -> Test:
         """A condition as ("compare", (op, slot, constant)) when it compares a variable with a
@@ -379,15 +375,13 @@ class ExprCompiler:
         if expr.function == "sum" and len(expr.args) == 1 and isinstance(expr.args[0], n.Comprehension):
             return self.summed(expr.args[0], function.impl, expr.span)
         args = []
-        constants: list[Any] = []  # the arguments' values while all are literals
         for position, arg in enumerate(expr.args):
             accepts = function.arg_for(position).accepts
             fn = self.closure(arg)
             if ANY not in accepts and self.static(arg) == "any":
                 fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
             args.append(fn)
-            if position and len(constants) == position - 1 and isinstance(arg, n.LITERALS):
-                constants.append(getattr(arg, "value", None))
+        trailing = expr.args[1:]
         impl, limits, span, digits = function.impl, self.limits, expr.span, self.limits.max_number_digits
         work = function.work
         if function.clocked:  # today(), now(): the instant the run's clock says comes first
@@ -432,8 +426,8 @@ class ExprCompiler:
 
             return call
 
-        if len(constants) == len(args) - 1:  # `round(x, 2)`, `clamp(x, 0, 100)`: one closure
-            first, rest = args[0], tuple(constants)
+        if trailing and all(isinstance(arg, n.LITERALS) for arg in trailing):  # `round(x, 2)`, `clamp(x, 0, 100)`
+            first, rest = args[0], tuple(getattr(arg, "value", None) for arg in trailing)
 
             def call_with_constants(f: Frame) -> Any:
                 try:

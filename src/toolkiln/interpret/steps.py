@@ -63,7 +63,7 @@ def when(test: Test, then: Fn, otherwise: Fn | None) -> Fn:
                     then(f)
 
             return if_fn
-        return lambda f: then(f) if holds(f) else otherwise(f)
+        return choose(test, then, otherwise)
     compare, slot, constant = parts
     update = getattr(then, "update", None)
     if update is not None:
@@ -78,7 +78,7 @@ def when(test: Test, then: Fn, otherwise: Fn | None) -> Fn:
                 then(f)
 
         return if_compare
-    return lambda f: then(f) if compare(f[slot], constant) else otherwise(f)
+    return choose(test, then, otherwise)
 
 
 def _when_update(
@@ -115,14 +115,22 @@ def _when_store(compare: Op, slot: int, constant: Any, stored: tuple[int, Any], 
 def returning(test: Test, then: Fn, otherwise: Fn | None, go_on: object) -> Fn:
     """An `if` that may return: `then(f)` when the test holds, else `otherwise(f)`; without
     an `else`, `go_on` (the block's marker for "no return here")."""
+    if otherwise is not None:
+        return choose(test, then, otherwise)
     kind, parts = test
-    if otherwise is None:
-        if kind == "fn":
-            holds: Fn = parts
-            return lambda f: then(f) if holds(f) else go_on
-        compare, slot, constant = parts
-        return lambda f: then(f) if compare(f[slot], constant) else go_on
     if kind == "fn":
-        return lambda f: then(f) if parts(f) else otherwise(f)
+        holds: Fn = parts
+        return lambda f: then(f) if holds(f) else go_on
+    compare, slot, constant = parts
+    return lambda f: then(f) if compare(f[slot], constant) else go_on
+
+
+def choose(test: Test, then: Fn, otherwise: Fn) -> Fn:
+    """`then(f)` when the test holds, else `otherwise(f)`: an `if` with both branches, or the
+    expression `a if test else b`."""
+    kind, parts = test
+    if kind == "fn":
+        holds: Fn = parts
+        return lambda f: then(f) if holds(f) else otherwise(f)
     compare, slot, constant = parts
     return lambda f: then(f) if compare(f[slot], constant) else otherwise(f)
