@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Callable, Collection, Mapping
 from datetime import date, datetime
 from decimal import Decimal
-from operator import call, itemgetter
+from operator import itemgetter
 from typing import Any, cast
 
 from toolkiln.ast.types import Type, not_null
@@ -338,20 +338,24 @@ def compile_binder(
         bind_each(args, frame)
         return frame
 
-    # The usual call gives every parameter, in slots 1..n: one C-level pass converts them all.
-    # Anything else (a key missing or extra, a value refused, a null meaning the default) goes
-    # through bind_each, which finds the same values or says precisely what is wrong.
+    # The usual call gives every parameter, in slots 1..n: one C-level read puts them in a new
+    # frame, converted there in place. Anything else (a key missing or extra, a value refused, a
+    # null meaning the default) goes through bind_each, which finds the same values or says
+    # precisely what is wrong.
     count = len(params)
     if not count or [slots[p.name] for p in params] != list(range(1, count + 1)):
         return bind_slowly
     given_values = itemgetter(*names_in_order) if count > 1 else lambda args: (args[params[0].name],)
-    converters = tuple(convert for _, _, convert, _ in plan)
+    conversions = tuple((slot, convert) for _, slot, convert, _ in plan)
     variables = [None] * (frame_size - count - 1)
 
     def bind(args: Mapping[str, Any] | None) -> list[Any]:
         if type(args) is dict and len(args) == count:
             try:
-                return [None, *map(call, converters, given_values(args)), *variables]
+                frame = [None, *given_values(args), *variables]
+                for slot, convert in conversions:
+                    frame[slot] = convert(frame[slot])
+                return frame
             except (KeyError, RunError):
                 pass
         return bind_slowly(args)
