@@ -7,7 +7,9 @@ discount tier, tax) runs with that many line items (float prices, int quantities
 gives them) through `tool.run` and through the floor: the same logic hand-written in exact
 decimals with toolkiln's own float conversion and no checks. Both results are compared first.
 The table gives the best microseconds per run over alternating rounds, the cost per line item,
-and toolkiln / floor (the speed issue's target: within 1.5x per item).
+and toolkiln / floor (the speed issue's target: within 1.5x per item). The last two columns
+add toolkiln's check of the items (every field's type and bounds, as its binder makes it; the
+floor makes none) to the floor: what that check costs, and what the rest of toolkiln costs.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare import INVOICE, exact_by_scaling, invoice_decimal, machine
+from compare import INVOICE, exact_by_scaling, invoice_decimal, machine, setup_floor_checked
 
 import toolkiln
 
@@ -48,8 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     tool = toolkiln.compile(INVOICE.toolkiln)
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     print(f"toolkiln {toolkiln.__version__} - {now} - Python {platform.python_version()} - {machine()}\n")
-    print("| line items | floor (us) | toolkiln (us) | floor per item (us) | toolkiln per item (us) | ratio |")
-    print("|---:|---:|---:|---:|---:|---:|")
+    floor_checked = setup_floor_checked(INVOICE)
+    print(
+        "| line items | floor (us) | toolkiln (us) | floor per item (us) | toolkiln per item (us) | toolkiln / floor "
+        "| floor + check (us) | toolkiln / (floor + check) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for count in options.items:
         args = invoice_args(count)
         floor = partial(invoice_decimal, args, exact_by_scaling)
@@ -57,9 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         if run() != floor():
             print(f"{count} items: toolkiln gave {run()}, the floor {floor()}", file=sys.stderr)
             return 1
-        f, t = best_seconds(floor, options.rounds), best_seconds(run, options.rounds)
+        checked = partial(floor_checked, args)
+        f, t, c = (best_seconds(fn, options.rounds) for fn in (floor, run, checked))
         per_item = f"{f / count * 1e6:.2f} | {t / count * 1e6:.2f}"
-        print(f"| {count:,} | {f * 1e6:,.1f} | {t * 1e6:,.1f} | {per_item} | {t / f:.2f}x |")
+        with_check = f"{c * 1e6:,.1f} | {t / c:.2f}x"
+        print(f"| {count:,} | {f * 1e6:,.1f} | {t * 1e6:,.1f} | {per_item} | {t / f:.2f}x | {with_check} |")
     return 0
 
 
