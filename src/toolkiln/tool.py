@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import partial
@@ -20,6 +21,8 @@ from toolkiln.optimize import optimize
 from toolkiln.semantics.dates import Clock, fixed_clock
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.values import to_plain
+
+_KEYWORDS = object()  # Tool.run's second parameter when nothing is passed in its place
 
 # What runs under given Limits: the program (optimized for them) and its check.
 Runnable = Callable[[Limits], tuple[n.Program, CheckResult]]
@@ -170,7 +173,7 @@ class Tool:
     def run(
         self,
         args: Mapping[str, Any] | None = None,
-        *,
+        _keywords: object = _KEYWORDS,
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
         clock: Clock | datetime | None = None,
@@ -180,12 +183,18 @@ class Tool:
         `now()` read: a function returning an aware datetime, or one aware datetime (a clock
         that stands still); the system's clock if None. Raises RunError (with `.code`) on bad
         arguments or a run-time failure."""
-        if limits is None and tables is None and clock is None:
+        # `tables`, `limits` and `clock` are keyword-only (see __signature__ below), but not
+        # declared so: CPython 3.11 calls a function with keyword-only parameters through its
+        # general path, which costs a fifth of the shipping tool's own time. A second positional
+        # argument lands in `_keywords` and is refused.
+        if tables is None and limits is None and clock is None and _keywords is _KEYWORDS:
             enter, execute, own_tables = self._hot
             try:
                 return enter(execute, args, own_tables)
             except RuntimeError as error:
                 return self._default.scope.recover(error, execute, args, own_tables)
+        if _keywords is not _KEYWORDS:
+            raise TypeError("Tool.run() takes one positional argument, args; tables, limits and clock are keywords")
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run(args, run_tables, as_clock(clock))
 
@@ -222,3 +231,15 @@ class Tool:
     def __repr__(self) -> str:
         params = ", ".join(p.name for p in self.checked.parameters)
         return f"<Tool {self.name or '(logic)'}({params}) -> {self.result_type}>"
+
+
+def _keyword_only(signature: inspect.Signature) -> inspect.Signature:
+    """`Tool.run`'s signature as it is to be called: `_keywords` gone, what follows it keyword-only."""
+    params = list(signature.parameters.values())
+    at = [p.name for p in params].index("_keywords")
+    return signature.replace(
+        parameters=params[:at] + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params[at + 1 :]]
+    )
+
+
+Tool.run.__signature__ = _keyword_only(inspect.signature(Tool.run))  # type: ignore[attr-defined]

@@ -4,6 +4,7 @@ semantics give (a reference over Python's decimal module), never just something 
 
 from __future__ import annotations
 
+import inspect
 import threading
 from decimal import (
     ROUND_HALF_EVEN,
@@ -509,3 +510,49 @@ def test_an_operation_of_a_variable_with_a_closure_is_located_where_it_fails():
     with pytest.raises(toolkiln.RunError) as caught:
         tool.run({"a": 10, "b": 1})
     assert caught.value.code == "E0501" and (caught.value.span.line, caught.value.span.column) == (4, 10)
+
+
+# --- a conditional whose branch is a chain on the variable tested ---------------------------------
+
+E60 = Decimal("1e60")
+# A chain of one, two and three operations, and its meaning in the run's context
+TESTED_CHAINS = {
+    "x * 1e60": lambda x: REFERENCE.multiply(x, E60),
+    "(x + 1) * 1e60": lambda x: REFERENCE.multiply(REFERENCE.add(x, 1), E60),
+    "((x + 1) * 2) * 1e60": lambda x: REFERENCE.multiply(REFERENCE.multiply(REFERENCE.add(x, 1), 2), E60),
+}
+
+
+@pytest.mark.parametrize("chain", list(TESTED_CHAINS))
+@pytest.mark.parametrize("signature", ["x: number", "x: number, y: number"])
+@pytest.mark.parametrize("form", ["{a} if x <= 10 else {b}", "{b} if x > 10 else {a}"])
+def test_a_tested_chain_is_one_closure_with_the_meaning_and_locations_of_its_parts(chain, signature, form):
+    """The chain in either branch (a branch that is no chain, here `x * x`, is called as it is),
+    for a lone parameter (run without a frame) and beside another one (in a frame)."""
+    source = f'tool t({signature})\ndescription "d"\n{{\n  return {form.format(a="x * x", b=chain)}\n}}\n'
+    tool = toolkiln.compile(source, optimize=False)
+    body = tool._default.body
+    assert body.__name__ == f"tested{list(TESTED_CHAINS).index(chain) + 1}"  # the chain joined the test
+    assert getattr(body, "takes_value", False) and (tool._default.frame_size == 2) == (signature == "x: number")
+    other = {"y": 0} if "y" in signature else {}
+    assert tool.run({"x": 10, **other}) == 100
+    got, expected = tool.run({"x": 10.5, **other}), TESTED_CHAINS[chain](Decimal("10.5"))
+    assert got.as_tuple() == expected.as_tuple()
+    with pytest.raises(toolkiln.RunError) as caught:
+        tool.run({"x": Decimal("1e40"), **other})  # its last operation overflows
+    span = caught.value.span
+    assert caught.value.code == "E0506" and source[span.start : span.end] == chain
+
+
+def test_run_takes_its_options_by_keyword_only():
+    """`run`'s options are keyword-only as documented, though not declared so (see Tool.run)."""
+    tool = shipping_tool(True)
+    parameters = inspect.signature(tool.run).parameters
+    assert list(parameters) == ["args", "tables", "limits", "clock"]
+    assert [p.kind for p in parameters.values()][1:] == [inspect.Parameter.KEYWORD_ONLY] * 3
+    assert tool.run(args={"weight_kg": 2}) == tool.run({"weight_kg": 2}, tables={}) == Decimal("10.0")
+    for positional in [({"weight_kg": 2}, {}), ({"weight_kg": 2}, None), ({"weight_kg": 2}, {}, None, None)]:
+        with pytest.raises(TypeError, match="one positional argument"):
+            tool.run(*positional)
+    with pytest.raises(TypeError, match="one positional argument"):
+        tool.run({"weight_kg": 2}, _keywords=None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Protocol, assert_never, cast
 
@@ -136,22 +136,29 @@ class CompiledProgram:
         if not self.stateful and self.single is not None:
             name, convert, (low, high) = self.single
             rest = [None] * (size - 2)  # the slots after the parameter's (slot 1)
+            # A body that takes the parameter's value itself (a tested chain, specialize.py)
+            # is called without a frame when the parameter is the program's only slot.
+            by_value = size == 2 and getattr(body, "takes_value", False)
+            on_value = cast(Callable[[None, Any], Any], body)
 
             def execute_single(
                 args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
             ) -> Any:
                 try:  # (free in CPython 3.11 unless it catches)
-                    if type(args) is dict and len(args) == 1 and name in args:
-                        value = args[name]  # the usual call, bound inline (a number's float directly)
-                        frame = [
-                            None,
-                            from_float_fast(value) if type(value) is float and low < value < high else convert(value),
-                        ]
-                        if rest:
-                            frame += rest
-                    else:
-                        frame = bind(args)
-                    return body(frame)
+                    if type(args) is dict and len(args) == 1:
+                        try:
+                            value = args[name]  # the usual call, bound inline (a number's float directly)
+                        except KeyError:
+                            pass  # another name: the binder says which, below
+                        else:
+                            if type(value) is float and low < value < high:
+                                value = from_float_fast(value)
+                            else:
+                                value = convert(value)
+                            if by_value:
+                                return on_value(None, value)
+                            return body([None, value, *rest]) if rest else body([None, value])
+                    return body(bind(args))
                 except RunError:
                     raise
                 except Exception as error:  # never a plain Python exception out of a run

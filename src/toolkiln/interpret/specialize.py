@@ -11,14 +11,16 @@ closures run inside the run's context (see decimal_scope.py).
 A chain of up to three operations with constant right operands on a variable, such as
 `(weight * 2.5 + 5) * 0.9`, becomes one closure of nested C calls. On a decimal signal it
 evaluates again one operation at a time (operations are pure), so the error keeps the span
-of the operation that failed.
+of the operation that failed. A test of the same variable against a constant, with another
+branch to call when it holds, joins such a chain too (`tested_chain`): `w * 2.5 + 5 if
+w <= 10 else (w * 2.5 + 5) * 0.9` is one call when `w > 10`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from toolkiln.ast.spans import Span
 from toolkiln.interpret.faults import arithmetic_fault
@@ -103,6 +105,68 @@ def _fused(chain: Chain, located: Fn) -> Fn:
             return located(f)
 
     return fused3
+
+
+READ = object()
+"""The default value of a tested chain's second parameter: read the variable from the frame."""
+
+
+def tested_chain(compare: Op, slot: int, constant: Any, then: Fn, otherwise: Fn) -> Fn | None:
+    """`then(f) if compare(f[slot], constant) else otherwise(f)` as one closure when `otherwise`
+    is a chain on `slot`: the test and the chain's operations in one call (`then` is called when
+    the test holds). None when `otherwise` is not such a chain.
+
+    The closure also takes the variable's value itself, `fn(None, x)`, for a program whose only
+    variable it is (its `takes_value` attribute says so): the run then makes no frame unless
+    `then`, or the located evaluation after a decimal signal, needs one (`[None, x]`)."""
+    chain: Chain | None = getattr(otherwise, "chain", None)
+    if chain is None or chain.slot != slot:
+        return None
+    fused: Any
+    if len(chain.steps) == 1:
+        ((op1, c1),) = chain.steps
+
+        def tested1(f: Frame | None, x: Any = READ) -> Any:
+            if x is READ:
+                x = f[slot]  # type: ignore[index]  # (f is a frame when x is not given)
+            if compare(x, constant):
+                return then(f or [None, x])
+            try:
+                return op1(x, c1)
+            except ArithmeticError:
+                return otherwise(f or [None, x])  # fails again, located
+
+        fused = tested1
+    elif len(chain.steps) == 2:
+        (op1, c1), (op2, c2) = chain.steps
+
+        def tested2(f: Frame | None, x: Any = READ) -> Any:
+            if x is READ:
+                x = f[slot]  # type: ignore[index]
+            if compare(x, constant):
+                return then(f or [None, x])
+            try:
+                return op2(op1(x, c1), c2)
+            except ArithmeticError:
+                return otherwise(f or [None, x])
+
+        fused = tested2
+    else:
+        (op1, c1), (op2, c2), (op3, c3) = chain.steps
+
+        def tested3(f: Frame | None, x: Any = READ) -> Any:
+            if x is READ:
+                x = f[slot]  # type: ignore[index]
+            if compare(x, constant):
+                return then(f or [None, x])
+            try:
+                return op3(op2(op1(x, c1), c2), c3)
+            except ArithmeticError:
+                return otherwise(f or [None, x])
+
+        fused = tested3
+    fused.takes_value = True
+    return cast(Fn, fused)
 
 
 def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int) -> Fn:

@@ -10,11 +10,23 @@ its test fails.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
-from toolkiln.interpret.specialize import Fn, Frame, Op
+from toolkiln.interpret.specialize import Fn, Frame, Op, tested_chain
 
 Test = tuple[str, Any]  # ("compare", (op, slot, constant)) | ("fn", closure)
+# The comparison that holds exactly when one does not: the values compared are numbers (never
+# NaN), strings or booleans, whose order is total.
+_NEGATED: dict[Op, Op] = {
+    operator.lt: operator.ge,
+    operator.ge: operator.lt,
+    operator.le: operator.gt,
+    operator.gt: operator.le,
+    operator.eq: operator.ne,
+    operator.ne: operator.eq,
+    operator.is_: operator.is_not,
+}
 
 
 def store(slot: int, value: Fn) -> Fn:
@@ -127,10 +139,16 @@ def returning(test: Test, then: Fn, otherwise: Fn | None, go_on: object) -> Fn:
 
 def choose(test: Test, then: Fn, otherwise: Fn) -> Fn:
     """`then(f)` when the test holds, else `otherwise(f)`: an `if` with both branches, or the
-    expression `a if test else b`."""
+    expression `a if test else b`. A branch that is a chain of operations on the variable
+    tested is done in the same call (the `else`, or else the `then` under the opposite test)."""
     kind, parts = test
     if kind == "fn":
         holds: Fn = parts
         return lambda f: then(f) if holds(f) else otherwise(f)
     compare, slot, constant = parts
+    fused = tested_chain(compare, slot, constant, then, otherwise) or tested_chain(
+        _NEGATED[compare], slot, constant, otherwise, then
+    )
+    if fused is not None:
+        return fused
     return lambda f: then(f) if compare(f[slot], constant) else otherwise(f)
