@@ -21,14 +21,10 @@ import toolkiln
 REFERENCE = Context(
     prec=28, rounding=ROUND_HALF_EVEN, Emax=99, Emin=-999_999, traps=[InvalidOperation, DivisionByZero, Overflow]
 )
-COMPARE = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
+SYMBOLS = ("<", "<=", ">", ">=", "==", "!=")
+COMPARE = dict(
+    zip(SYMBOLS, (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne), strict=True)
+)
 ARITHMETIC = {"+": REFERENCE.add, "-": REFERENCE.subtract, "*": REFERENCE.multiply, "/": REFERENCE.divide}
 
 constants = st.sampled_from(["2.5", "0.9", "5", "3", "0.001", "7", "1e60", "1e99", "1e-30", "12.50"])
