@@ -49,8 +49,7 @@ from itertools import repeat
 from typing import Any
 
 import toolkiln
-from toolkiln.interpret.arguments import converter
-from toolkiln.interpret.lazy_items import lazy_list
+from toolkiln.interpret.arguments import binding
 from toolkiln.semantics.numbers import from_float_fast
 
 REL_TOL = 1e-9
@@ -762,10 +761,9 @@ def setup_floor_checked(w: Workload) -> Callable:
     must (issue 16: "validate the rest without copying"). The floor converts what it reads, as
     toolkiln does."""
     tool = _tool(w)
-    program, types = tool._default, {p.name: p.type for p in tool.checked.parameters}
-    limits = program.limits
+    program = tool._default
     checks = [
-        (name, lazy_list(types[name], limits, converter(types[name], name, limits))) for name in program.exprs.lazy
+        (p.name, binding(p, program.limits, lazy=True)) for p in tool.checked.parameters if p.name in program.exprs.lazy
     ]
     if not checks:
         raise Skip("no list checked whole: toolkiln converts each argument, as the floor does")

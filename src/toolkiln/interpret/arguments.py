@@ -288,7 +288,7 @@ def compile_binder(
     for param_name, error in (bad_defaults or {}).items():
         defaults = {**defaults, param_name: _BadDefault(error)}
     plan = tuple(
-        (p.name, slots[p.name], _binding(p, limits, p.name in lazy), defaults.get(p.name, _MISSING)) for p in params
+        (p.name, slots[p.name], binding(p, limits, p.name in lazy), defaults.get(p.name, _MISSING)) for p in params
     )
     # An explicit null for an optional parameter that cannot hold null means "not given": what
     # function-calling models send for an argument they leave out.
@@ -363,7 +363,9 @@ def compile_binder(
     return bind
 
 
-def _binding(param: ParamInfo, limits: Limits, lazy: bool) -> Converter:
+def binding(param: ParamInfo, limits: Limits, lazy: bool) -> Converter:
+    """What the binder calls on `param`'s value: its converter, or for a list whose fields are
+    read lazily (lazy_items.py) the check that binds it as given."""
     eager = converter(param.type, param.name, limits)
     return lazy_list(param.type, limits, eager) if lazy else eager
 
