@@ -1,30 +1,39 @@
 """`wget(uri, timeoutMs)`: one HTTP GET for a model, guarded against server-side request forgery.
 
     wget("https://example.com", 5000)                    # the page's text
-    wget("http://169.254.169.254/latest/meta-data", 500) # "wget failed: ... link-local ..."
+    wget("http://169.254.169.254/latest/meta-data", 500) # "wget failed: [E0907] ... link-local ..."
     wget("http://127.0.0.1:8000/", 500, allow=["127.0.0.1/32"])   # a test's own server
 
 GET only, with a deadline for the whole exchange, a byte cap, text answers only, and at most
-MAX_REDIRECTS redirects. The host is resolved here and every address it has is checked:
-loopback, private, link-local (cloud metadata), shared, multicast and reserved ranges are
-refused, as are public IPv6 forms that embed such an IPv4 address, unless `allow` names
-their network. The request then goes to the checked address itself (the name is kept for
-the Host header and TLS), so a DNS answer that changes between the check and the connection
-(rebinding) cannot redirect it; each redirect's target is checked the same way. Proxies from
-the environment are ignored: a proxy would resolve the name itself.
+MAX_REDIRECTS redirects. The host is resolved here and every address it has is checked
+(`public_addresses.refusal`: global unicast only, unless `allow` names the network). The
+connection then goes to the checked address itself, whatever the name would resolve to next
+(the name is kept for the Host header and TLS), so a DNS answer that changes between the
+check and the connection (rebinding) cannot redirect it; each redirect's target is checked
+the same way. Every connect, TLS handshake, read and write waits at most until the deadline,
+so a server that drips its answer a byte at a time is cut off there too. Proxies from the
+environment are ignored: a proxy would resolve the name itself.
 
-A failure is never raised: it comes back as text starting with `wget failed:`, for the model.
+A failure is never raised: it comes back as text starting with `wget failed:` and its code
+(E0907 refused address, E0908 anything else), for the model.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
+import ssl
 import time
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
+from typing import Any
 
+import httpcore
 import httpx
+
+from toolkiln.diagnostics import codes
+from toolkiln.llm.public_addresses import IPAddress, Network, refusal
 
 DEFAULT_TIMEOUT_MS = 5000
 MAX_TIMEOUT_MS = 60_000
@@ -32,17 +41,27 @@ DEFAULT_MAX_BYTES = 100_000
 MAX_REDIRECTS = 3
 FAILED = "wget failed: "
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Allowed = Sequence[str | Network]
 Resolver = Callable[[str, int], Sequence[str]]
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # public in Python's tables, yet it reaches IPv4
 _TEXT_TYPES = {"application/json", "application/xml", "application/javascript", "application/x-ndjson"}
 _REDIRECTS = {301, 302, 303, 307, 308}
+_ENCODINGS = [(b"Accept-Encoding", b"gzip, deflate")]  # httpx undoes these as it reads
+# What a hostile or broken server can make the HTTP stack raise, besides a timeout.
+_TRANSPORT_ERRORS = (
+    httpcore.NetworkError,
+    httpcore.ProtocolError,
+    httpcore.UnsupportedProtocol,
+    httpx.HTTPError,
+    httpx.StreamError,
+    OSError,
+)
 
 
 class _Failed(Exception):
     """Why the fetch stopped: becomes the text the model reads."""
+
+    def __init__(self, why: str, code: codes.Code = codes.WGET_FAILED) -> None:
+        super().__init__(f"[{code.code}] {why}")
 
 
 def wget(
@@ -54,9 +73,10 @@ def wget(
     max_redirects: int = MAX_REDIRECTS,
     resolve: Resolver | None = None,
 ) -> str:
-    """The text at `uri`, or `wget failed: <why>`. `timeout_ms` bounds the whole exchange
-    (1 to MAX_TIMEOUT_MS); a body longer than `max_bytes` is cut there, with a note saying so.
-    `resolve(host, port)` gives a host's addresses (default: the system resolver)."""
+    """The text at `uri`, or `wget failed: [code] <why>`. `timeout_ms` bounds the whole
+    exchange (1 to MAX_TIMEOUT_MS; a hanging system resolver is not cut off); a body longer than `max_bytes`
+    is cut there, with a note saying so. `resolve(host, port)` gives a host's addresses
+    (default: the system resolver)."""
     try:
         networks = [ipaddress.ip_network(network) for network in allow]
     except ValueError as error:  # the caller's mistake, not the model's: say it loudly
@@ -79,60 +99,70 @@ def _seconds(timeout_ms: object) -> float:
 def _fetch(
     uri: object, seconds: float, allowed: list[Network], max_bytes: int, max_redirects: int, resolve: Resolver
 ) -> str:
-    deadline = time.monotonic() + seconds
+    deadline = _Deadline(seconds)
     url = _checked_url(uri)
-    with httpx.Client(trust_env=False, follow_redirects=False) as client:
-        for redirects in range(max_redirects + 1):
-            answer = _get(client, url, _checked_address(url, allowed, resolve), max_bytes, deadline, seconds)
-            if isinstance(answer, str):
-                return answer
-            if redirects == max_redirects:
-                break
-            url = answer
+    for redirects in range(max_redirects + 1):
+        answer = _get(url, _checked_address(url, allowed, resolve), max_bytes, deadline)
+        if isinstance(answer, str):
+            return answer
+        if redirects == max_redirects:
+            break
+        url = answer
     raise _Failed(f"more than {max_redirects} redirects; the last one went to {_shown(url)}")
 
 
-def _get(
-    client: httpx.Client, url: httpx.URL, address: IPAddress, max_bytes: int, deadline: float, seconds: float
-) -> str | httpx.URL:
+def _get(url: httpx.URL, address: IPAddress, max_bytes: int, deadline: _Deadline) -> str | httpx.URL:
     """The text at `url`, fetched from `address`; or where it redirects to (checked as a URL)."""
-    request = client.build_request(
-        "GET",
-        url.copy_with(host=str(address)),
-        headers={"Host": url.netloc.decode("ascii"), "Accept": "text/*, application/json;q=0.9"},
-        extensions={"sni_hostname": url.raw_host.decode("ascii")} if url.scheme == "https" else {},
-        timeout=_left(deadline, seconds),
+    left = deadline.left(url)
+    pool = httpcore.ConnectionPool(
+        ssl_context=_ssl_context(), network_backend=_PinnedBackend(address, deadline, url), max_connections=1
     )
     try:
-        response = client.send(request, stream=True)
-        try:
+        with (
+            pool,
+            pool.stream(
+                "GET",
+                httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+                headers=[(b"Host", url.netloc), (b"Accept", b"text/*, application/json;q=0.9"), *_ENCODINGS],
+                extensions={"timeout": {"connect": left, "read": left, "write": left, "pool": left}},
+            ) as raw,
+        ):
+            response = httpx.Response(raw.status, headers=raw.headers, stream=_Body(raw), extensions=raw.extensions)
             location = response.headers.get("location")
             if response.status_code not in _REDIRECTS or location is None:
-                return _text(response, url, max_bytes, deadline, seconds)
-        finally:
-            response.close()
-    except httpx.TimeoutException:
-        raise _Failed(f"no complete answer from {_shown(url)} within {_ms(seconds)}") from None
-    except httpx.HTTPError as error:
-        raise _Failed(f"{_shown(url)}: {error or type(error).__name__}") from None
+                return _text(response, url, max_bytes, deadline)
+    except httpcore.TimeoutException:
+        raise _Failed(f"no complete answer from {_shown(url)} within {deadline}") from None
+    except _TRANSPORT_ERRORS as error:
+        raise _Failed(f"{_shown(url)}: {str(error)[:200] or type(error).__name__}") from None
     try:
-        target = url.join(location)
-    except httpx.InvalidURL:
+        target = str(url.join(location))
+    except (httpx.InvalidURL, ValueError):  # ValueError: an IDNA host that does not encode
         raise _Failed(f"{_shown(url)} redirects to a bad address: {location[:80]!r}") from None
-    return _checked_url(str(target))
+    return _checked_url(target, redirected_from=url)
 
 
-def _checked_url(uri: object) -> httpx.URL:
+@functools.cache  # loading the CA bundle costs milliseconds; the context is not changed after
+def _ssl_context() -> ssl.SSLContext:
+    return httpx.create_ssl_context(trust_env=False)
+
+
+def _checked_url(uri: object, redirected_from: httpx.URL | None = None) -> httpx.URL:
+    """`uri` as an http(s) URL with a host and a port that can be connected to."""
+    where = "" if redirected_from is None else f"{_shown(redirected_from)} redirects to a bad address: "
     if not isinstance(uri, str):
         raise _Failed(f"uri must be a string, not {type(uri).__name__}")
     try:
         url = httpx.URL(uri.strip())
-    except httpx.InvalidURL as error:
-        raise _Failed(f"not a valid address: {error}") from None
+        host, port = url.host, url.port  # decoding an IDNA host can fail (`xn--`)
+    except (httpx.InvalidURL, ValueError) as error:
+        raise _Failed(f"{where}not a valid address: {str(error)[:120]}") from None
     if url.scheme not in ("http", "https"):
-        raise _Failed(f"only http and https addresses can be fetched, not {uri[:80]!r}")
-    if not url.host:
-        raise _Failed(f"the address has no host: {uri[:80]!r}")
+        raise _Failed(f"{where}only http and https addresses can be fetched, not {uri[:80]!r}")
+    if not host:
+        raise _Failed(f"{where}the address has no host: {uri[:80]!r}")
+    if port is not None and not 0 < port < 65536:
+        raise _Failed(f"{where}the port of {uri[:80]!r} is out of range")
     return url
 
 
@@ -152,48 +182,103 @@ def _checked_address(url: httpx.URL, allowed: list[Network], resolve: Resolver) 
     if not addresses:
         raise _Failed(f"{host[:80]} has no address")
     for address in addresses:
-        refusal = _refusal(address, allowed)
-        if refusal is not None:
-            raise _Failed(f"{host[:80]} is at {address}, {refusal}: refused (server-side request forgery)")
+        why = refusal(address, allowed)
+        if why is not None:
+            raise _Failed(
+                f"{host[:80]} is at {address}, {why}: refused (server-side request forgery)", codes.WGET_REFUSED
+            )
     return addresses[0]
-
-
-def _refusal(address: IPAddress, allowed: list[Network]) -> str | None:
-    """Why `address` must not be reached, or None."""
-    if any(address in network for network in allowed if network.version == address.version):
-        return None
-    for inner in _embedded(address):
-        if any(inner in network for network in allowed if network.version == 4):
-            return None
-        if _refusal(inner, allowed) is not None:
-            return f"which carries {inner}, {_refusal(inner, allowed)}"
-    if address.is_loopback:
-        return "a loopback address"
-    if address.is_link_local:
-        return "a link-local address (cloud metadata services live there)"
-    if address.is_private:
-        return "a private address"
-    if address.is_multicast or address.is_reserved or address.is_unspecified or not address.is_global:
-        return "not a public address"
-    return None
-
-
-def _embedded(address: IPAddress) -> Iterator[ipaddress.IPv4Address]:
-    """IPv4 addresses an IPv6 address reaches: mapped, 6to4 and NAT64 forms."""
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            yield address.ipv4_mapped
-        if address.sixtofour is not None:
-            yield address.sixtofour
-        if address in _NAT64:
-            yield ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
 
 
 def _system_resolve(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
 
 
-def _text(response: httpx.Response, url: httpx.URL, max_bytes: int, deadline: float, seconds: float) -> str:
+class _Deadline:
+    """The moment the whole exchange must be over; `str()` says how long it was given."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.at = seconds, time.monotonic() + seconds
+
+    def left(self, url: httpx.URL | None = None) -> float:
+        """Seconds left, or _Failed when none are."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise _Failed("no complete answer" + (f" from {_shown(url)}" if url else "") + f" within {self}")
+        return left
+
+    def bounded(self, timeout: float | None) -> float:
+        """`timeout` cut to what is left; httpcore's ReadTimeout when nothing is."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise httpcore.ReadTimeout("the deadline has passed")
+        return left if timeout is None else min(timeout, left)
+
+    def __str__(self) -> str:
+        return f"{round(self.seconds * 1000):,} ms"
+
+
+class _PinnedBackend(httpcore.NetworkBackend):
+    """Connects to the checked address whatever host httpcore names, and hands out streams
+    whose every wait ends by the deadline (httpcore's own timeouts are per read)."""
+
+    def __init__(self, address: IPAddress, deadline: _Deadline, url: httpx.URL) -> None:
+        self.address, self.deadline, self.url = address, deadline, url
+        self.backend = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        stream = self.backend.connect_tcp(
+            str(self.address), port, self.deadline.bounded(timeout), local_address, socket_options
+        )
+        return _DeadlineStream(stream, self.deadline)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        raise httpcore.UnsupportedProtocol("wget connects over TCP only")
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, stream: httpcore.NetworkStream, deadline: _Deadline) -> None:
+        self.stream, self.deadline = stream, deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.stream.read(max_bytes, self.deadline.bounded(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.stream.write(buffer, self.deadline.bounded(timeout))
+
+    def close(self) -> None:
+        self.stream.close()
+
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        tls = self.stream.start_tls(ssl_context, server_hostname, self.deadline.bounded(timeout))
+        return _DeadlineStream(tls, self.deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.stream.get_extra_info(info)
+
+
+class _Body(httpx.SyncByteStream):
+    """httpcore's body as httpx reads it (httpx then undoes gzip and deflate)."""
+
+    def __init__(self, response: httpcore.Response) -> None:
+        self.response = response
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.response.iter_stream()
+
+
+def _text(response: httpx.Response, url: httpx.URL, max_bytes: int, deadline: _Deadline) -> str:
     if response.status_code >= 400:
         raise _Failed(f"{_shown(url)} answered HTTP {response.status_code} {response.reason_phrase}")
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -206,8 +291,7 @@ def _text(response: httpx.Response, url: httpx.URL, max_bytes: int, deadline: fl
             del body[max_bytes:]
             cut = True
             break
-        if time.monotonic() > deadline:
-            raise _Failed(f"no complete answer from {_shown(url)} within {_ms(seconds)}")
+        deadline.left(url)
     if not kind and b"\0" in body:
         raise _Failed(f"{_shown(url)} sent binary data, not text")
     try:
@@ -223,17 +307,6 @@ def _is_text(kind: str) -> bool:
     return kind.startswith("text/") or kind in _TEXT_TYPES or kind.endswith(("+json", "+xml"))
 
 
-def _left(deadline: float, seconds: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise _Failed(f"no complete answer within {_ms(seconds)}")
-    return left
-
-
 def _shown(url: httpx.URL) -> str:
     text = str(url.copy_with(query=None, fragment=None))
     return text if len(text) <= 100 else text[:97] + "..."
-
-
-def _ms(seconds: float) -> str:
-    return f"{round(seconds * 1000):,} ms"

@@ -362,6 +362,13 @@ def test_wget_as_a_prompted_tool_end_to_end(make: Make, server: FakeLLMServer) -
             pass
 
         def do_GET(self) -> None:
+            hops = {"/hop": "http:x", "/to-bad-host": "http://xn--/"}  # each raised out of the loop
+            if self.path in hops:
+                self.send_response(302)
+                self.send_header("Location", hops[self.path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             body = b"Rates: 4 EUR per kg"
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
@@ -372,9 +379,11 @@ def test_wget_as_a_prompted_tool_end_to_end(make: Make, server: FakeLLMServer) -
     pages = ThreadingHTTPServer(("127.0.0.1", 0), Page)
     threading.Thread(target=pages.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
-        url = f"http://127.0.0.1:{pages.server_address[1]}/rates"
+        base = f"http://127.0.0.1:{pages.server_address[1]}"
+        url = f"{base}/rates"
         server.script(
             Text(fence(f'return wget("{url}", 2000);', 'return wget("http://169.254.169.254/latest", 500);')),
+            Text(fence(f'return wget("{base}/hop", 2000);', f'return wget("{base}/to-bad-host", 2000);')),
             Text(fence("return finalResponse();")),
             Text('{"answer": "4 EUR per kg"}'),
         )
@@ -386,5 +395,10 @@ def test_wget_as_a_prompted_tool_end_to_end(make: Make, server: FakeLLMServer) -
     assert result.answer == {"answer": "4 EUR per kg"}
     fed_back = result.transcript[3].text
     assert f'return wget("{url}", 2000); returned:\nRates: 4 EUR per kg' in fed_back
-    assert 'return wget("http://169.254.169.254/latest", 500); returned:\nwget failed: ' in fed_back
+    assert 'return wget("http://169.254.169.254/latest", 500); returned:\nwget failed: [E0907] ' in fed_back
     assert "link-local" in fed_back
+    redirected = result.transcript[5].text
+    assert f'return wget("{base}/hop", 2000); returned:\nRates: 4 EUR per kg' in redirected  # to {base}/x
+    assert f'return wget("{base}/to-bad-host", 2000); returned:\nwget failed: [E0908] {base}/to-bad-host redirects' in (
+        redirected
+    )

@@ -4,9 +4,11 @@ address checks that stop server-side request forgery, DNS rebinding included."""
 
 from __future__ import annotations
 
+import gzip
+import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -28,6 +30,7 @@ class Handler(BaseHTTPRequestHandler):
         route = {
             "/text": lambda: self.answer(200, b"hello, world", "text/plain; charset=utf-8"),
             "/json": lambda: self.answer(200, b'{"a": 1}', "application/json"),
+            "/gzip": self.gzipped,
             "/latin1": lambda: self.answer(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1"),
             "/odd-charset": lambda: self.answer(200, "café".encode(), "text/plain; charset=x-unheard-of"),
             "/image": lambda: self.answer(200, b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -60,6 +63,15 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def gzipped(self) -> None:
+        body = gzip.compress(b"unpacked " * 10)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def redirect(self, location: str) -> None:
         self.send_response(302)
@@ -101,23 +113,27 @@ def test_text_json_and_charsets(base: str) -> None:
     assert wget(f"{base}/json", 2000, allow=LOCAL) == '{"a": 1}'
     assert wget(f"{base}/latin1", 2000, allow=LOCAL) == "café"
     assert wget(f"{base}/odd-charset", 2000, allow=LOCAL) == "café"
+    assert wget(f"{base}/gzip", 2000, allow=LOCAL) == "unpacked " * 10
 
 
 def test_loopback_is_refused_unless_allowed(base: str) -> None:
     answer = wget(f"{base}/text", 2000)
-    assert answer.startswith("wget failed: 127.0.0.1 is at 127.0.0.1, a loopback address: refused")
+    assert answer.startswith("wget failed: [E0907] 127.0.0.1 is at 127.0.0.1, a loopback address: refused")
     assert wget(f"{base}/text", 2000, allow=["10.0.0.0/8"]).startswith("wget failed:")
 
 
 def test_a_timeout_is_text_for_the_model_and_ends_in_time(base: str) -> None:
     started = time.monotonic()
-    assert wget(f"{base}/slow", 300, allow=LOCAL) == f"wget failed: no complete answer from {base}/slow within 300 ms"
+    assert (
+        wget(f"{base}/slow", 300, allow=LOCAL)
+        == f"wget failed: [E0908] no complete answer from {base}/slow within 300 ms"
+    )
     assert time.monotonic() - started < 1.5
 
 
 def test_a_trickling_body_stops_at_the_deadline(base: str) -> None:
     started = time.monotonic()
-    assert wget(f"{base}/trickle", 500, allow=LOCAL).startswith("wget failed: no complete answer")
+    assert wget(f"{base}/trickle", 500, allow=LOCAL).startswith("wget failed: [E0908] no complete answer")
     assert time.monotonic() - started < 1.5  # the body alone takes 4 s
 
 
@@ -129,21 +145,23 @@ def test_an_oversize_body_is_cut_at_the_cap_and_says_so(base: str) -> None:
 
 
 def test_non_text_is_refused(base: str) -> None:
-    assert wget(f"{base}/image", 2000, allow=LOCAL) == f"wget failed: {base}/image sent image/png, not text"
-    assert wget(f"{base}/binary", 2000, allow=LOCAL) == f"wget failed: {base}/binary sent binary data, not text"
+    assert wget(f"{base}/image", 2000, allow=LOCAL) == f"wget failed: [E0908] {base}/image sent image/png, not text"
+    assert wget(f"{base}/binary", 2000, allow=LOCAL) == f"wget failed: [E0908] {base}/binary sent binary data, not text"
 
 
 def test_http_errors_are_text(base: str) -> None:
-    assert wget(f"{base}/missing", 2000, allow=LOCAL) == f"wget failed: {base}/missing answered HTTP 404 Not Found"
+    assert (
+        wget(f"{base}/missing", 2000, allow=LOCAL) == f"wget failed: [E0908] {base}/missing answered HTTP 404 Not Found"
+    )
 
 
 def test_redirects_are_followed_and_each_target_is_checked(base: str) -> None:
     assert wget(f"{base}/to-text", 2000, allow=LOCAL) == "hello, world"
     metadata = wget(f"{base}/to-metadata", 2000, allow=LOCAL)
-    assert metadata.startswith("wget failed: 169.254.169.254 is at 169.254.169.254, a link-local address")
+    assert metadata.startswith("wget failed: [E0907] 169.254.169.254 is at 169.254.169.254, a link-local address")
     assert "a private address" in wget(f"{base}/to-private", 2000, allow=LOCAL)
     assert "only http and https" in wget(f"{base}/to-file", 2000, allow=LOCAL)
-    assert wget(f"{base}/loop", 2000, allow=LOCAL).startswith("wget failed: more than 3 redirects")
+    assert wget(f"{base}/loop", 2000, allow=LOCAL).startswith("wget failed: [E0908] more than 3 redirects")
 
 
 @pytest.mark.parametrize(
@@ -155,7 +173,7 @@ def test_redirects_are_followed_and_each_target_is_checked(base: str) -> None:
         ("192.168.1.1", "private"),
         ("169.254.169.254", "link-local"),
         ("100.100.100.200", "not a public address"),  # shared space (Alibaba's metadata)
-        ("0.0.0.0", "private"),
+        ("0.0.0.0", "unspecified"),
         ("224.0.0.1", "not a public address"),
         ("::1", "loopback"),
         ("fd00:ec2::254", "private"),  # AWS's IPv6 metadata
@@ -163,6 +181,8 @@ def test_redirects_are_followed_and_each_target_is_checked(base: str) -> None:
         ("::ffff:127.0.0.1", "which carries 127.0.0.1"),
         ("64:ff9b::a9fe:a9fe", "which carries 169.254.169.254"),
         ("2002:a9fe:a9fe::1", "which carries 169.254.169.254"),
+        ("::10.0.0.1", "which carries 10.0.0.1"),
+        ("2001:0:4136:e378:8000:63bf:f5ff:fffe", "which carries 10.0.0.1"),  # Teredo
     ],
 )
 def test_refused_ranges(address: str, why: str) -> None:
@@ -173,7 +193,10 @@ def test_refused_ranges(address: str, why: str) -> None:
 
 def test_every_address_of_a_name_is_checked() -> None:
     answer = wget("http://mixed.test/", 500, resolve=lambda host, port: ["93.184.216.34", "10.0.0.1"])
-    assert answer == "wget failed: mixed.test is at 10.0.0.1, a private address: refused (server-side request forgery)"
+    assert (
+        answer
+        == "wget failed: [E0907] mixed.test is at 10.0.0.1, a private address: refused (server-side request forgery)"
+    )
 
 
 def test_the_request_goes_to_the_checked_address_with_the_name_in_host(base: str) -> None:
@@ -210,7 +233,7 @@ def test_an_unresolvable_name_is_text() -> None:
         raise OSError(-2, "Name or service not known")
 
     assert wget("http://nowhere.test/", 500, resolve=fail) == (
-        "wget failed: cannot resolve nowhere.test: Name or service not known"
+        "wget failed: [E0908] cannot resolve nowhere.test: Name or service not known"
     )
 
 
@@ -223,3 +246,131 @@ def test_proxies_from_the_environment_are_ignored(base: str, monkeypatch: pytest
 def test_a_bad_allow_list_is_the_callers_error() -> None:
     with pytest.raises(ValueError, match="bad network"):
         wget("http://example.com", 500, allow=["not a network"])
+
+
+class RawServer:
+    """A socket server on 127.0.0.1 that answers each connection with `answer(connection)`
+    (raw bytes, at its own pace) and keeps what each request sent."""
+
+    def __init__(self, answer: Callable[[socket.socket], None]) -> None:
+        self.answer, self.requests = answer, []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            threading.Thread(target=self.handle, args=(connection,), daemon=True).start()
+
+    def handle(self, connection: socket.socket) -> None:
+        with connection:
+            self.requests.append(connection.recv(65536))
+            try:
+                self.answer(connection)
+            except OSError:  # the client hung up, as it should at its deadline
+                pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def drip(connection: socket.socket) -> None:
+    for byte in b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok":
+        connection.sendall(bytes([byte]))
+        time.sleep(1)
+
+
+def test_a_server_that_drips_its_headers_is_cut_off_at_the_deadline() -> None:
+    """Each byte comes within any per-read timeout; only a deadline for the whole exchange
+    ends it (the headers alone take 60 s here)."""
+    server = RawServer(drip)
+    try:
+        started = time.monotonic()
+        answer = wget(f"{server.url}/", 1500, allow=LOCAL)
+        elapsed = time.monotonic() - started
+    finally:
+        server.close()
+    assert answer == f"wget failed: [E0908] no complete answer from {server.url}/ within 1,500 ms"
+    assert elapsed < 1.5 + 0.5  # the limit itself, plus a margin for a loaded machine
+
+
+def redirect_to(location: bytes) -> Callable[[socket.socket], None]:
+    def answer(connection: socket.socket) -> None:
+        connection.sendall(b"HTTP/1.1 302 Found\r\nLocation: " + location + b"\r\nContent-Length: 0\r\n\r\n")
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("location", "why"),
+    [
+        (b"http:x", "more than 3 redirects"),  # the same host, path x: httpx raised InvalidURL on it
+        (b"https:x", "the address has no host"),
+        (b"http://[::1", "redirects to a bad address"),
+        (b"http://xn--/", "not a valid address"),  # IDNA that does not decode
+        (b"http://example.test:99999/", "port of 'http://example.test:99999/' is out of range"),
+        (b"http://example.test:0/", "out of range"),
+        (b"ftp://example.test/", "only http and https"),
+        (b"file:///etc/passwd", "only http and https"),
+        (b"\x7f", "redirects to a bad address"),
+        (b"http://exa\xc3\xa9mple.test/", "is at 10.0.0.1"),
+        (b"//[fe80::1%25eth0]/", "link-local"),
+    ],
+)
+def test_a_bad_redirect_target_is_a_coded_failure_never_an_exception(location: bytes, why: str) -> None:
+    server = RawServer(redirect_to(location))
+    try:
+        answer = wget(f"{server.url}/", 2000, allow=LOCAL, resolve=lambda host, port: ["10.0.0.1"])
+    finally:
+        server.close()
+    assert answer.startswith(("wget failed: [E0907] ", "wget failed: [E0908] ")) and why in answer, answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab",  # cut short
+        b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nnope",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"HTTP/9 200 OK\r\n\r\n",
+        b"garbage\r\n\r\n",
+        b"",
+        b"HTTP/1.1 302 Found\r\nLocation: \xff\xfe\r\nContent-Length: 0\r\n\r\n",
+    ],
+)
+def test_a_broken_answer_is_a_coded_failure_never_an_exception(answer: bytes) -> None:
+    server = RawServer(lambda connection: connection.sendall(answer))
+    try:
+        found = wget(f"{server.url}/", 2000, allow=LOCAL, resolve=lambda host, port: ["10.0.0.1"])
+    finally:
+        server.close()
+    assert found.startswith(("wget failed: [E0907] ", "wget failed: [E0908] ")), found
+
+
+def test_the_request_names_the_host_once_and_goes_to_the_checked_address() -> None:
+    server = RawServer(lambda connection: connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+    port = server.url.rsplit(":", 1)[1]
+    try:
+        assert wget(f"http://pinned.test:{port}/a?b=1", 2000, allow=LOCAL, resolve=lambda h, p: ["127.0.0.1"]) == "ok"
+    finally:
+        server.close()
+    head = server.requests[0].split(b"\r\n\r\n")[0].split(b"\r\n")
+    assert head[0] == b"GET /a?b=1 HTTP/1.1"
+    assert [line for line in head if line.lower().startswith(b"host:")] == [f"Host: pinned.test:{port}".encode()]
+
+
+@pytest.mark.parametrize("uri", ["http://xn--/", "http://[::1", "http://example.test:70000/", "http://\x00/"])
+def test_a_bad_address_from_the_model_is_a_coded_failure(uri: str) -> None:
+    assert wget(uri, 500, resolve=lambda host, port: ["10.0.0.1"]).startswith("wget failed: [E0908] ")
+
+
+@pytest.mark.parametrize(("address", "why"), [("fec0::1", "site-local"), ("192.88.99.1", "6to4 relay anycast")])
+def test_ranges_python_calls_global_are_refused_before_any_connection(address: str, why: str) -> None:
+    """Both were let through before (issue 24): the name's checked address is refused here."""
+    answer = wget("http://special.test/", 500, resolve=lambda host, port: [address])
+    assert answer.startswith(f"wget failed: [E0907] special.test is at {address}, a ") and why in answer

@@ -85,3 +85,38 @@ message says where it differs; nothing is guessed or completed.
     {"answer": "sunny"}                           # fixed
 """,
 )
+
+# --- wget, the built-in fetch of prompted tools -----------------------------------------------
+
+WGET_REFUSED = register(
+    "E0907",
+    "wget-refused",
+    "wget refused an address that is not public",
+    """
+`wget` reaches global unicast addresses only. The host (and the target of every redirect) is
+resolved first and each of its addresses is checked: loopback, private, link-local (cloud
+metadata services), shared, site-local, multicast, reserved, documentation and deprecated
+ranges are refused, and so are IPv6 forms that carry such an IPv4 address (IPv4-mapped and
+-compatible, NAT64, 6to4, Teredo). This stops server-side request forgery; asking for
+another address of the same host does not help. An application that must reach a private
+network opens it with `wget_tool(allow=["10.0.0.0/8"])`.
+
+    return wget("http://169.254.169.254/latest/meta-data", 500);   # error: link-local
+    return wget("https://example.com/rates.txt", 5000);            # fine
+""",
+)
+
+WGET_FAILED = register(
+    "E0908",
+    "wget-failed",
+    "wget could not fetch the text",
+    """
+The fetch did not give text: the address is not a valid http or https address (or a
+redirect points to one that is not), the name does not resolve, the server did not answer
+completely within `timeoutMs` (connecting, the headers and the body all count), it answered
+an HTTP error, more than 3 redirects, or sent something that is not text. The message says
+which; the model reads it as the call's result and may try another address.
+
+    return wget("https://example.com/slow", 10);   # error: no complete answer within 10 ms
+""",
+)
