@@ -22,6 +22,7 @@ from toolkiln.errors import CompileError, Error, RunError
 from toolkiln.registry import errors as registry_errors
 from toolkiln.registry.meta import run_error_dict
 from toolkiln.semantics.values import to_json
+from toolkiln.server.responses import utf8
 from toolkiln.server.tokens import TokenError
 
 MEDIA_TYPE = "application/problem+json"
@@ -94,7 +95,7 @@ def problem(
         "code": code,
         "diagnostics": diagnostics,
     }
-    return Response(to_json(body), status_code=status, media_type=MEDIA_TYPE, headers=headers)
+    return Response(utf8(to_json(body)), status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
 
 def diagnostic(code: codes.Code, message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:

@@ -18,7 +18,14 @@ from toolkiln.semantics.values import to_json
 
 class ExactJSONResponse(JSONResponse):
     def render(self, content: Any) -> bytes:
-        return to_json(content).encode("utf-8")
+        return utf8(to_json(content))
+
+
+def utf8(text: str) -> bytes:
+    """`text` as UTF-8, a lone surrogate as its escape: JSON's `"\\ud800"` decodes to a
+    character UTF-8 cannot carry, and an answer that echoes one (a diagnostic's input, a
+    result) would fail to encode; inside a JSON string the escape is the same value again."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def record_json(record: ToolRecord) -> dict[str, Any]:

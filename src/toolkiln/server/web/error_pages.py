@@ -12,6 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkiln.diagnostics import codes
 from toolkiln.server.problems import MEDIA_TYPE
+from toolkiln.server.responses import utf8
 from toolkiln.server.web.rendering import render_text
 
 # Scripts and styles from this server only (htmx and our CSS are files): no inline script, so
@@ -64,7 +65,7 @@ class WebErrorPages:
             body += message.get("body", b"")
             if message.get("more_body"):
                 return
-            html = error_html(json.loads(body or b"{}"), fragment).encode()
+            html = utf8(error_html(json.loads(body or b"{}"), fragment))
             headers = MutableHeaders(raw=held["headers"])
             headers["content-type"] = "text/html; charset=utf-8"
             headers["content-length"] = str(len(html))

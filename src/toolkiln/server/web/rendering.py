@@ -11,6 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from toolkiln.server.responses import utf8
 from toolkiln.server.services import services_of
 from toolkiln.server.web.access import Visitor
 from toolkiln.server.web.sessions import CSRF_FIELD, CSRF_HEADER
@@ -61,4 +62,4 @@ def render(
     if pending is None:
         pending = len(services_of(request).registry.list(status="pending_approval")) if visitor else 0
     html = render_text(template, request=request, visitor=visitor, pending=pending, **context)
-    return HTMLResponse(html, status_code=status_code)
+    return HTMLResponse(utf8(html), status_code=status_code)
