@@ -28,11 +28,12 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, registry: Path, *options: str, wait: bool = True) -> None:
+    def __init__(self, registry: Path, *options: str, wait: bool = True, env: dict[str, str] | None = None) -> None:
         self.registry = registry
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKILN_N8N")}  # no n8n: deploy is 503
+        # no n8n unless `env` names one: deploy is 503
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKILN_N8N")} | (env or {})
         self.log = registry.parent / f"server-{self.port}.log"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(

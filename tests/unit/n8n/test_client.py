@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -218,6 +219,53 @@ def test_webhook_errors_can_be_returned_instead():
     assert (reply.status, reply.data, reply.ok) == (500, {"message": "Error in workflow"}, False)
 
 
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        ({"name": "wf", "active": False}, "no `id`"),  # answered 500 through the server (issue 24)
+        ({"id": None}, "the `id` None"),
+        ({"id": ""}, "the `id` ''"),
+        ({"id": ["1"]}, "the `id` ['1']"),
+        ({"id": True}, "the `id` True"),
+    ],
+)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.create_workflow(WORKFLOW),
+        lambda c: c.update_workflow("7", WORKFLOW),
+        lambda c: c.activate_workflow("7"),
+        lambda c: c.deactivate_workflow("7"),
+        lambda c: c.get_workflow("7"),
+        lambda c: c.get_execution("7"),
+    ],
+)
+def test_a_workflow_or_execution_without_an_id_is_a_response_error(call, answer, why):
+    c, _ = client(Recorder(ok(answer)))
+    with pytest.raises(errors.N8nResponseError, match=f"n8n's answer has {re.escape(why)}"):
+        call(c)
+
+
+def test_a_numeric_id_of_an_old_n8n_is_made_text():
+    c, _ = client(Recorder(ok({"id": 7, "name": "wf"})))
+    assert c.create_workflow(WORKFLOW) == {"id": "7", "name": "wf"}
+
+
+@pytest.mark.parametrize(
+    ("page", "why"),
+    [
+        ({"data": [{"name": "wf"}]}, "has no `id`"),
+        ({"data": ["wf"]}, "expected a JSON object"),
+        ({"data": [None]}, "expected a JSON object"),
+        ({"data": [{"id": "1"}], "nextCursor": {"next": 2}}, "`nextCursor` is not text"),
+    ],
+)
+def test_a_list_whose_items_are_not_what_n8n_documents_is_a_response_error(page, why):
+    c, _ = client(Recorder(ok(page)))
+    with pytest.raises(errors.N8nResponseError, match=re.escape(why)):
+        c.list_workflows()
+
+
 def test_a_2xx_that_is_not_an_object_is_a_response_error():
     c, _ = client(Recorder(httpx.Response(200, text="<html>")))
     with pytest.raises(errors.N8nResponseError, match="JSON object"):
@@ -264,7 +312,7 @@ def test_timeouts_are_passed_to_httpx():
 
     def handler(request):
         seen.append(request.extensions["timeout"])
-        return ok({})
+        return ok({"id": "1"})
 
     c, _ = client(handler, timeout=7.0)
     c.get_workflow("1")

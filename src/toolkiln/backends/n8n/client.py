@@ -160,22 +160,23 @@ class N8nClient:
         return list(self._pages("/api/v1/workflows", params, limit))
 
     def get_workflow(self, workflow_id: str) -> dict[str, Any]:
-        return self._api("GET", f"/api/v1/workflows/{_seg(workflow_id)}")
+        return self._api("GET", f"/api/v1/workflows/{_seg(workflow_id)}", with_id=True)
 
     def create_workflow(self, workflow: Mapping[str, Any]) -> dict[str, Any]:
         """Create a workflow (see `workflow_body` for what is sent); returns it with its new `id`."""
-        return self._api("POST", "/api/v1/workflows", json_body=workflow_body(workflow))
+        return self._api("POST", "/api/v1/workflows", json_body=workflow_body(workflow), with_id=True)
 
     def update_workflow(self, workflow_id: str, workflow: Mapping[str, Any]) -> dict[str, Any]:
         """Replace a workflow's name, nodes, connections and settings."""
-        return self._api("PUT", f"/api/v1/workflows/{_seg(workflow_id)}", json_body=workflow_body(workflow))
+        path = f"/api/v1/workflows/{_seg(workflow_id)}"
+        return self._api("PUT", path, json_body=workflow_body(workflow), with_id=True)
 
     def activate_workflow(self, workflow_id: str) -> dict[str, Any]:
         """Activate: n8n registers its webhooks and triggers, or answers 400 with why not."""
-        return self._api("POST", f"/api/v1/workflows/{_seg(workflow_id)}/activate")
+        return self._api("POST", f"/api/v1/workflows/{_seg(workflow_id)}/activate", with_id=True)
 
     def deactivate_workflow(self, workflow_id: str) -> dict[str, Any]:
-        return self._api("POST", f"/api/v1/workflows/{_seg(workflow_id)}/deactivate")
+        return self._api("POST", f"/api/v1/workflows/{_seg(workflow_id)}/deactivate", with_id=True)
 
     def delete_workflow(self, workflow_id: str) -> dict[str, Any]:
         return self._api("DELETE", f"/api/v1/workflows/{_seg(workflow_id)}")
@@ -203,6 +204,7 @@ class N8nClient:
             "GET",
             f"/api/v1/executions/{_seg(str(execution_id))}",
             params={"includeData": "true" if include_data else "false"},
+            with_id=True,
         )
 
     # -- webhooks --------------------------------------------------------------------------
@@ -269,18 +271,29 @@ class N8nClient:
             if not isinstance(items, list):
                 raise N8nResponseError("a list response has no `data` list", method="GET", url=path, body=page)
             for item in items:
-                yield item
+                yield _with_id(item, "GET", path)
                 produced += 1
                 if limit is not None and produced >= limit:
                     return
             cursor = page.get("nextCursor")
+            if cursor is not None and not isinstance(cursor, str):
+                raise N8nResponseError(
+                    f"a list response's `nextCursor` is not text: {_preview(repr(cursor))}", method="GET", url=path
+                )
             if not cursor or not items:
                 return
         raise N8nResponseError(f"more than {_MAX_PAGES} pages; stopped", method="GET", url=path)
 
     def _api(
-        self, method: str, path: str, *, params: Mapping[str, Any] | None = None, json_body: Any = None
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        with_id: bool = False,
     ) -> dict[str, Any]:
+        """The JSON object n8n answered; with `with_id`, one that has the `id` callers index."""
         if not self._api_key:
             raise N8nConfigError("no n8n API key", hint=f"pass one or set {API_KEY_ENV} (n8n: Settings > n8n API)")
         response = self._send(method, path, params=params, json=json_body, auth=True)
@@ -297,7 +310,7 @@ class N8nClient:
                 method=method,
                 url=url,
             )
-        return parsed
+        return _with_id(parsed, method, url) if with_id else parsed
 
     def _send(
         self, method: str, url: str, *, auth: bool, timeout: float | None = None, **kwargs: Any
@@ -351,6 +364,26 @@ def _seg(value: str) -> str:
     if not isinstance(value, str) or not value:
         raise N8nConfigError(f"an id must be a non-empty string, got {value!r}")
     return quote(value, safe="")
+
+
+def _with_id(answer: Any, method: str, url: str) -> dict[str, Any]:
+    """A workflow or execution as n8n describes it: an object whose `id` is text (n8n before
+    1.0 gave numbers: made text). Anything else is N8nResponseError, never a KeyError later."""
+    if not isinstance(answer, dict):
+        raise N8nResponseError(f"expected a JSON object, got {_preview(repr(answer))}", method=method, url=url)
+    found = answer.get("id")
+    if isinstance(found, int) and not isinstance(found, bool):
+        return {**answer, "id": str(found)}
+    if not isinstance(found, str) or not found:
+        shown = "no `id`" if "id" not in answer else f"the `id` {_preview(repr(found))}"
+        raise N8nResponseError(
+            f"n8n's answer has {shown}, which every workflow and execution has",
+            method=method,
+            url=url,
+            body=answer,
+            hint="is the URL an n8n server's, and is it n8n 1.0 or later?",
+        )
+    return answer
 
 
 def _json_or_none(response: httpx.Response) -> Any:

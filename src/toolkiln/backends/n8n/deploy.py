@@ -118,8 +118,8 @@ def _save(client: N8nClient, workflow: Mapping[str, Any], workflow_id: str | Non
     if activate and not saved.get("active"):
         saved = client.activate_workflow(saved["id"])
     return Deployed(
-        id=saved["id"],
-        name=saved.get("name", ""),
+        id=saved["id"],  # the client checked it is there
+        name=str(saved.get("name") or ""),
         active=bool(saved.get("active")),
         created=created,
         webhooks=webhooks_of(workflow),
@@ -240,8 +240,11 @@ def _execution_after(client: N8nClient, workflow_id: str, before: object, wait: 
 
 def _failure(execution: Mapping[str, Any]) -> tuple[str | None, str]:
     """The failed node and n8n's error message (with its description) of a failed execution."""
-    result = (execution.get("data") or {}).get("resultData") or {}
-    error = result.get("error") or {}
+    data = execution.get("data")
+    result = data.get("resultData") if isinstance(data, Mapping) else None
+    result = result if isinstance(result, Mapping) else {}
+    error = result.get("error")
+    error = error if isinstance(error, Mapping) else {"message": error}
     node = error.get("node")
     node = (node.get("name") if isinstance(node, Mapping) else node) or result.get("lastNodeExecuted")
     message = str(error.get("message") or f"status {execution.get('status')}")
