@@ -48,6 +48,7 @@ CODE_GROUPS = {
     "R04": "Registry: workflow tools on n8n",
     "R05": "Server: requests and auth",
     "R06": "Executables and sandbox",
+    "R07": "Trust: principals, capabilities, folders",
 }
 
 LIMIT_DESCRIPTIONS = {

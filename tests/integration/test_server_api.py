@@ -109,7 +109,7 @@ def bearer(token: str | None) -> dict[str, str]:
 
 
 def test_every_route_refuses_a_missing_a_wrong_and_a_revoked_token(server, openapi):
-    revoked, _ = TokenStore(server_folder(server.registry)).create("soon-revoked", "admin")
+    revoked, _ = TokenStore(server_folder(server.registry)).create("soon-revoked", "admin", "person")
     TokenStore(server_folder(server.registry)).revoke("soon-revoked")
     with server.client() as http:
         for method, path in routes(openapi):
@@ -322,11 +322,12 @@ def test_templates(server):
 
 def test_tokens_over_http(server):
     with as_user(server, "admin") as http:
-        made = http.post("/api/v1/tokens", json={"name": "made-over-http", "scope": "run"})
+        made = http.post("/api/v1/tokens", json={"name": "made-over-http", "kind": "model", "scope": "run"})
         assert made.status_code == 201 and made.json()["token"].startswith("tk_")
         assert "made-over-http" in [t["name"] for t in http.get("/api/v1/tokens").json()]
         assert all("token" not in t and "sha256" not in t for t in http.get("/api/v1/tokens").json())
-        assert_problem(http.post("/api/v1/tokens", json={"name": "made-over-http", "scope": "run"}), 409, "R0509")
+        again = {"name": "made-over-http", "kind": "model", "scope": "run"}
+        assert_problem(http.post("/api/v1/tokens", json=again), 409, "R0509")
         with server.client(made.json()["token"]) as new:
             assert new.get("/api/v1/tools").status_code == 200
         assert http.delete("/api/v1/tokens/made-over-http").json()["name"] == "made-over-http"

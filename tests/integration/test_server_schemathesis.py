@@ -36,7 +36,7 @@ def server(tmp_path_factory):
     with Registry(registry) as reg:  # a tool to find, so that not every {name} is a 404
         reg.create(compute_tool("sample"))
     # A name schemathesis will not guess, so that DELETE /tokens/{name} cannot revoke it.
-    server_token, _ = TokenStore(server_folder(registry)).create(f"fuzz-{secrets.token_hex(8)}", "admin")
+    server_token, _ = TokenStore(server_folder(registry)).create(f"fuzz-{secrets.token_hex(8)}", "admin", "person")
     process = ServerProcess(registry, "--rate-limit", "")
     process.token = server_token
     yield process

@@ -78,10 +78,14 @@ class ServerProcess:
         return self.process.wait(timeout=30)
 
 
+def make_token(registry: Path, name: str, scope: str, kind: str) -> str:
+    """A new token of the server on `registry`, for a holder of `kind` (person, model, service)."""
+    return TokenStore(server_folder(registry)).create(name, scope, kind)[0]
+
+
 def make_tokens(registry: Path) -> dict[str, str]:
-    """One token per scope, named after it."""
-    store = TokenStore(server_folder(registry))
-    return {scope: store.create(scope, scope)[0] for scope in SCOPES}
+    """One person's token per scope, named after it."""
+    return {scope: make_token(registry, scope, scope, "person") for scope in SCOPES}
 
 
 def served_registry(folder: Path) -> Iterator[ServerProcess]:

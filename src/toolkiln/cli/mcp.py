@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from toolkiln.cli.common import EXIT_OK, UsageError
-from toolkiln.cli.serve import listening_options, rate_limit
+from toolkiln.cli.serve import granted, listening_options, rate_limit
 from toolkiln.cli.tools import open_registry, registry_option
 
 
@@ -41,7 +41,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from toolkiln.server.services import server_folder
     from toolkiln.server.tokens import TokenStore
 
-    with open_registry(args) as registry:
+    with open_registry(args, granted(args)) as registry:
         server = RegistryMCP(registry, poll_seconds=args.poll_seconds)
         if not args.http:
             anyio.run(server.run_stdio)

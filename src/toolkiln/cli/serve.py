@@ -1,4 +1,5 @@
-"""`toolkiln serve [--registry DIR] [--host 127.0.0.1] [--port 8765]`: the registry over HTTP.
+"""`toolkiln serve [--registry DIR] [--host 127.0.0.1] [--port 8765] [--allow CAPABILITY]`: the
+registry over HTTP. A server grants its tools nothing beyond the sandbox unless `--allow` says.
 
 FastAPI and uvicorn are imported when the command runs, not when the parser is built.
 """
@@ -6,9 +7,14 @@ FastAPI and uvicorn are imported when the command runs, not when the parser is b
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_OK, UsageError
 from toolkiln.cli.tools import open_registry, registry_option
+
+if TYPE_CHECKING:
+    from toolkiln.registry.capabilities import Capabilities
 
 
 def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,6 +54,24 @@ def listening_options(parser: argparse.ArgumentParser, port: int) -> None:
         metavar="LIMITS",
         help='requests per token, e.g. "600/minute" (the default) or "10/second;1000/hour"; "" for none',
     )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="CAPABILITY",
+        help="grant a capability to the tools an admin person creates: network, unsandboxed, "
+        "executables=DIR (repeat for more; none by default: docs/security.md)",
+    )
+
+
+def granted(args: argparse.Namespace) -> Capabilities:
+    """The capabilities of --allow; a UsageError for a word it does not know."""
+    from toolkiln.registry.capabilities import Capabilities
+
+    try:
+        return Capabilities.parse(args.allow)
+    except ValueError as error:
+        raise UsageError(f"--allow: {error}") from None
 
 
 def rate_limit(args: argparse.Namespace) -> str:
@@ -77,10 +101,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if args.max_body_bytes is not None and args.max_body_bytes < 1:
         raise UsageError("--max-body-bytes must be at least 1")
-    registry = open_registry(args)
+    capabilities = granted(args)
+    registry = open_registry(args, capabilities)
     settings = Settings(
-        registry=registry.path, rate_limit=limit, max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES
+        registry=registry.path,
+        rate_limit=limit,
+        max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
+        capabilities=capabilities,
     )
+    print(f"toolkiln serve: capabilities granted: {', '.join(capabilities.words()) or 'none'}", file=sys.stderr)
     uvicorn.run(
         create_app(settings, registry),
         host=args.host,

@@ -1,6 +1,7 @@
-"""`toolkiln tokens create NAME --scope read|run|write|admin | list | revoke NAME`: the bearer
-tokens of `toolkiln serve` on a registry folder. A new token is printed once; only its
-SHA-256 is kept (in `<registry>/.server/tokens.json`, mode 0600).
+"""`toolkiln tokens create NAME --kind person|model|service --scope read|run|write|admin | list |
+revoke NAME`: the bearer tokens of `toolkiln serve` on a registry folder. The kind says who holds
+the token, and so who acts with it (a model's token gets the model policy everywhere). A new
+token is printed once; only its SHA-256 is kept (in `<registry>/.server/tokens.json`, mode 0600).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from toolkiln.server.tokens import TokenStore
 
 SCOPES = ("read", "run", "write", "admin")
+KINDS = ("person", "model", "service")
 
 
 def add_tokens_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,6 +29,12 @@ def add_tokens_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     create.add_argument("name")
     create.add_argument(
         "--scope", choices=SCOPES, required=True, help="read < run (execute) < write (change) < admin (approve, tokens)"
+    )
+    create.add_argument(
+        "--kind",
+        choices=KINDS,
+        required=True,
+        help="who holds it: a person, a model (an agent: the model policy applies), a service (an automation)",
     )
     create.set_defaults(handler=_guarded(cmd_create))
     listing = actions.add_parser("list", help="list the tokens (names and scopes, never the tokens)", parents=[common])
@@ -58,18 +66,24 @@ def _store(args: argparse.Namespace) -> TokenStore:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    token, info = _store(args).create(args.name, args.scope)
+    token, info = _store(args).create(args.name, args.scope, args.kind)
     print(token)
-    print(f"created token {info.name!r} (scope {info.scope}); it is shown only now: keep it", file=sys.stderr)
+    print(
+        f"created token {info.name!r} ({info.kind}, scope {info.scope}); it is shown only now: keep it",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     tokens = _store(args).entries()
     if not tokens:
-        print("no tokens; create one with `toolkiln tokens create NAME --scope ...`")
+        print("no tokens; create one with `toolkiln tokens create NAME --kind ... --scope ...`")
     for info in tokens:
-        print(f"{info.name:<24} {info.scope:<6} {info.created_at}")
+        kind = info.kind if info.kind_given else f"{info.kind}*"
+        print(f"{info.name:<24} {kind:<8} {info.scope:<6} {info.created_at}")
+    if any(not info.kind_given for info in tokens):
+        print("* made before tokens had kinds: acts as a model; create a new one with --kind to change that")
     return EXIT_OK
 
 

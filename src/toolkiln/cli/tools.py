@@ -34,6 +34,7 @@ from toolkiln.cli.programs import PROGRAM_KINDS, add_program_commands, print_run
 from toolkiln.errors import CompileError, Error, RunError
 
 if TYPE_CHECKING:
+    from toolkiln.registry.capabilities import Capabilities
     from toolkiln.registry.models import ToolRecord
     from toolkiln.registry.registry import Registry
 
@@ -194,7 +195,9 @@ def registry_path(args: argparse.Namespace) -> Path:
     return Path(home) if home else Path(DEFAULT_REGISTRY)
 
 
-def open_registry(args: argparse.Namespace) -> Registry:
+def open_registry(args: argparse.Namespace, capabilities: Capabilities | None = None) -> Registry:
+    """The registry of --registry, with `capabilities` (default: the local user's, all)."""
+    from toolkiln.registry.capabilities import LOCAL
     from toolkiln.registry.registry import Registry
 
     path = registry_path(args)
@@ -203,7 +206,7 @@ def open_registry(args: argparse.Namespace) -> Registry:
             raise UsageError(f"--registry {path} is not a folder")
     except OSError as error:  # a name too long, a loop of links
         raise UsageError(f"--registry cannot be opened: {error.strerror or error}") from None
-    return Registry(path)
+    return Registry(path, capabilities=capabilities or LOCAL)
 
 
 def _warn_problems(reg: Registry) -> None:

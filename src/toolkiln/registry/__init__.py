@@ -38,7 +38,11 @@ _EXPORTS = {
     "WorkflowNotDeployed": "errors",
     "WorkflowRunFailed": "errors",
     "Deployment": "models",
-    "acting_through": "via",
+    "Principal": "principals",
+    "LOCAL_USER": "principals",
+    "Capabilities": "capabilities",
+    "CapabilityNotGranted": "errors",
+    "NeedsAdminPerson": "errors",
 }
 __all__ = list(_EXPORTS)
 

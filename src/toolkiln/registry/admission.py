@@ -1,6 +1,6 @@
 """What a change must pass before the registry saves it: its examples run as they say, its
-calls make no cycle, every tool that calls it still checks against it, a model's program stays
-in the sandbox, and a tool keeps its name."""
+calls make no cycle, every tool that calls it still checks against it, a program uses only
+what the registry was granted (and a model's stays in the sandbox), and a tool keeps its name."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.registry.callees import Callees, calls_of
+from toolkiln.registry.capabilities import Capabilities, refuse_ungranted, refuse_unless_admin_person
 from toolkiln.registry.definitions import Compiled, compile_definition, refuse
 from toolkiln.registry.errors import DependencyCycle
 from toolkiln.registry.examples import run_examples
 from toolkiln.registry.mirror import Mirror
-from toolkiln.registry.models import Actor
+from toolkiln.registry.principals import Principal
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
 
@@ -82,15 +83,22 @@ def _shape(tool: Tool) -> tuple[object, ...]:
     return tuple((p.name, p.type, p.required) for p in signature.parameters), signature.result_type
 
 
-def refuse_unsandboxed(compiled: Compiled, actor: Actor) -> None:
-    """A model's script or executable tool runs in bubblewrap or not at all (R0612)."""
-    if compiled.program is not None and compiled.program.sandbox == "none" and actor != "user":
+def admit_program(compiled: Compiled, principal: Principal, capabilities: Capabilities, action: str) -> None:
+    """A script or executable tool may be saved (or approved) by `principal` under
+    `capabilities`: a model's program stays in the sandbox (R0612), what it uses is granted
+    (R0700), and only an admin person saves or approves one that uses a capability (R0701)."""
+    spec = compiled.program
+    if spec is None:
+        return
+    if spec.sandbox == "none" and principal.kind != "person":
         raise refuse(
             codes.UNSANDBOXED_MODEL_TOOL,
             f'`{compiled.name}` asks for sandbox "none"; only a person may run a tool unsandboxed',
             "sandbox",
             hint="leave `sandbox` out: a model's tools run in bubblewrap",
         )
+    refuse_ungranted(spec, capabilities)
+    refuse_unless_admin_person(spec, principal, action)
 
 
 def refuse_rename(old: str, new: str) -> CompileError:

@@ -90,6 +90,14 @@ class PermissionDenied(RegistryError, code=codes.PERMISSION_DENIED):
     """The actor may not do this (for example a model deleting a tool a person created)."""
 
 
+class CapabilityNotGranted(PermissionDenied, code=codes.CAPABILITY_NOT_GRANTED):
+    """The tool needs a power (unsandboxed, network, an executable folder) the registry was not granted."""
+
+
+class NeedsAdminPerson(PermissionDenied, code=codes.NEEDS_ADMIN_PERSON):
+    """Only a person with the admin scope may create, change or approve a tool using a capability."""
+
+
 class InvalidTransition(RegistryError, code=codes.INVALID_TRANSITION):
     """The lifecycle does not allow this action from the tool's status."""
 

@@ -14,13 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolkiln.diagnostics.model import Diagnostic
 
 Status = Literal["active", "disabled", "pending_approval", "rejected"]
-Actor = Literal["user", "llm"]
+Actor = Literal["user", "llm", "service"]  # a person, a model, an automation (principals.py)
 Kind = Literal["compute", "workflow", "script", "executable"]
 RiskLevel = Literal["low", "medium", "high"]
-Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy"]
+# "run" is written for unsandboxed runs only (a granted capability in use: see capabilities.py).
+Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy", "run"]
 
 STATUSES: tuple[Status, ...] = ("active", "disabled", "pending_approval", "rejected")
-ACTORS: tuple[Actor, ...] = ("user", "llm")
+ACTORS: tuple[Actor, ...] = ("user", "llm", "service")
 
 # The fields a record file does not hold: usage lives in usage.json, so that running a tool
 # never rewrites (or dirties in git) the tool's own file.

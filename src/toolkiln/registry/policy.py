@@ -54,7 +54,8 @@ def next_actions(status: Status) -> list[str]:
 class Policy:
     """Decides the status of new and changed tools, and who may do what.
 
-    - A tool a person (`"user"`) creates is active.
+    - A tool a person (`"user"`) or a service (`"service"`, an operator's automation such as
+      a CI job) creates is active.
     - A tool a model (`"llm"`) creates is active when it is a pure compute tool of a risk level
       not in `llm_approval_risks`; otherwise (side effects, which later kinds have, or high
       risk) it waits in pending_approval: a model's workflow, script and executable tools
@@ -63,7 +64,7 @@ class Policy:
       new file) waits for a person's approval, whoever made it.
     - Only a person approves or rejects.
     - When `protect_user_tools` is on, a model may not update, roll back, enable, disable or
-      delete a tool a person created.
+      delete a tool a person or a service created.
     """
 
     llm_approval_risks: frozenset[str] = frozenset({"high"})
@@ -72,7 +73,7 @@ class Policy:
     protect_user_tools: bool = True
 
     def initial_status(self, created_by: Actor, kind: str, risk_level: str) -> Status:
-        if created_by == "user":
+        if created_by != "llm":
             return "active"
         if kind in self.side_effect_kinds or risk_level in self.llm_approval_risks:
             return "pending_approval"
@@ -100,9 +101,10 @@ class Policy:
                 f"only a person can {action} `{record.name}`",
                 hint="approval is the human check on tools a model created; ask the user",
             )
-        if self.protect_user_tools and by == "llm" and record.created_by == "user":
+        if self.protect_user_tools and by == "llm" and record.created_by != "llm":
+            who = "a person" if record.created_by == "user" else "a service"
             raise PermissionDenied(
-                f"a model cannot {action} `{record.name}`: it was created by a person",
+                f"a model cannot {action} `{record.name}`: it was created by {who}",
                 hint="ask the user to do it, or create a tool of your own under another name",
             )
 

@@ -7,18 +7,21 @@ A run's result says which sandbox ran the program:
 
 A program that fails (a status other than 0, its own `{"error": ...}` object, the time limit,
 the output cap) is a RunError R0611 naming the sandbox; a run refused before it starts is a
-RunError with the executables' code (R0601, R0603, R0609, R0610, R0612).
+RunError with the executables' code (R0601, R0603, R0609, R0610, R0612), or R0700 when it needs
+a capability the registry was not granted (the registry may have been opened with fewer than
+the one that saved the tool). An unsandboxed run is written to the audit log before it starts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.program_runs import run_program_tool
+from toolkiln.registry.capabilities import Capabilities
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.models import ToolRecord
@@ -28,10 +31,18 @@ from toolkiln.semantics.limits import Limits
 class ProgramRun:
     """A script or executable tool, ready to run: `run(args)` as a compute tool's."""
 
-    def __init__(self, record: ToolRecord, compiled: Compiled) -> None:
+    def __init__(
+        self,
+        record: ToolRecord,
+        compiled: Compiled,
+        capabilities: Capabilities,
+        note_unsandboxed: Callable[[ToolRecord], None],
+    ) -> None:
         assert compiled.program is not None, "a script or executable tool compiles to its program"
         self._record = record
         self._spec = compiled.program
+        self._capabilities = capabilities
+        self._note_unsandboxed = note_unsandboxed
 
     def run(
         self,
@@ -40,6 +51,15 @@ class ProgramRun:
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
     ) -> dict[str, Any]:
+        missing = self._capabilities.missing_for(self._spec)
+        if missing is not None:
+            raise RunError(
+                codes.CAPABILITY_NOT_GRANTED.code,
+                f"{missing}; it was not run",
+                hint="the operator grants this when starting the server (`--allow`); see docs/security.md",
+            )
+        if self._spec.sandbox == "none":
+            self._note_unsandboxed(self._record)
         try:
             result = run_program_tool(self._spec, plain_json(dict(args or {})), created_by=self._record.created_by)
         except ExecutableError as error:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from toolkiln.diagnostics import codes
 from toolkiln.errors import CompileError, RunError
 from toolkiln.registry import exports, meta
-from toolkiln.registry.admission import passing, recheck_callers, refuse_cycle, refuse_rename, refuse_unsandboxed
+from toolkiln.registry.admission import admit_program, passing, recheck_callers, refuse_cycle, refuse_rename
 from toolkiln.registry.callees import Callees
+from toolkiln.registry.capabilities import LOCAL, Capabilities
 from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
 from toolkiln.registry.codec import (
     decode_audit,
@@ -64,11 +65,11 @@ from toolkiln.registry.models import (
 )
 from toolkiln.registry.names import check_name
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
+from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.programs import ProgramRun
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
-from toolkiln.registry.via import VIA
 from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
 from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
@@ -85,15 +86,6 @@ def _version_tag() -> str:
     return f"toolkiln {__version__}"
 
 
-def _actor(value: object, what: str = "created_by") -> Actor:
-    if value not in ACTORS:
-        raise InvalidRequest(
-            f'{what} must be "user" or "llm", not {value!r}',
-            hint='"user" is a person, "llm" a model acting through tools',
-        )
-    return value
-
-
 class Registry:
     """A folder of persisted, checked tools. See docs/registry.md.
 
@@ -105,7 +97,9 @@ class Registry:
     `durable=False` skips fsync (writes stay atomic and safe from killed processes, but a power
     cut may lose the last ones: for tests and throw-away registries). `n8n` is the client that
     deploys and runs workflow tools (default: one from TOOLKILN_N8N_URL / TOOLKILN_N8N_API_KEY
-    when needed); the registry does not close it.
+    when needed); the registry does not close it. `capabilities` are what its tools may use
+    beyond their budgets (capabilities.py): every one for the local user (`LOCAL`, the
+    default); a server passes what its operator granted.
     """
 
     def __init__(
@@ -120,8 +114,10 @@ class Registry:
         trust_check_cache: bool = True,
         durable: bool = True,
         n8n: N8nClient | None = None,
+        capabilities: Capabilities = LOCAL,
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
+        self.capabilities = capabilities
         self._workflows = WorkflowTools(n8n)
         self.limits = limits
         self._store = Store(path, lock_timeout=lock_timeout, durable=durable)
@@ -211,8 +207,8 @@ class Registry:
         """The tools, by name; optionally only those of one status or creator."""
         if status is not None and status not in STATUSES:
             raise InvalidRequest(f"unknown status {status!r}", hint=f"statuses are: {', '.join(STATUSES)}")
-        if created_by is not None:
-            _actor(created_by)
+        if created_by is not None and created_by not in ACTORS:
+            raise InvalidRequest(f"created_by must be one of {', '.join(ACTORS)}, not {created_by!r}")
         with self._mutex:
             self._mirror.refresh()
             self._usage.drain()
@@ -261,16 +257,19 @@ class Registry:
 
     # --- creating and changing ----------------------------------------------------------------
 
-    def create(self, definition: Any, created_by: str = "user", *, note: str | None = None) -> ToolRecord:
+    def create(self, definition: Any, created_by: Principal | str = "user", *, note: str | None = None) -> ToolRecord:
         """Compile `definition` (JSON DSL dict or text, text DSL, or a path) and save it as a new
         tool. Raises CompileError, and writes nothing, if it does not check or one of its
-        examples fails. `note` is kept in the audit entry (what the tool was made from)."""
-        actor = _actor(created_by)
+        examples fails. `created_by` is who acts: a Principal (a server's caller), or the local
+        user's "user" (a person) or "llm" (a model). `note` is kept in the audit entry (what the
+        tool was made from)."""
+        principal = principal_of(created_by)
+        actor = principal.actor
         with self._writing():
             compiled = passing(
                 compile_definition(definition, self._mirror.tools, pin=True), self._mirror.tables, self.limits
             )
-            refuse_unsandboxed(compiled, actor)
+            admit_program(compiled, principal, self.capabilities, "create")
             name = compiled.name
             existing = self._read_locked(name, missing_ok=True)
             if existing is not None:
@@ -302,23 +301,33 @@ class Registry:
             self._commit(
                 record,
                 compiled,
-                AuditEntry(at=now, by=actor, action="create", tool=name, new_version=1, new_status=status, note=note),
+                AuditEntry(
+                    at=now,
+                    by=actor,
+                    via=principal.via,
+                    action="create",
+                    tool=name,
+                    new_version=1,
+                    new_status=status,
+                    note=note,
+                ),
             )
         return record
 
-    def update(self, name: str, changes: Any, by: str = "user") -> ToolRecord:
+    def update(self, name: str, changes: Any, by: Principal | str = "user") -> ToolRecord:
         """Change a tool. `changes` maps definition fields (description, parameters, logic,
         riskLevel, tables) to new values, or is a whole new definition. A change of anything but
         the description makes a new version (the old one is kept); the policy may then send the
         tool back to approval. Raises CompileError, and writes nothing, if the result does not check."""
-        actor = _actor(by, "by")
+        principal = principal_of(by, "by")
+        actor = principal.actor
         check_name(name)
         with self._writing():
             old = self._read_locked(name)
             self.policy.check("update", actor, old)
             changed = compile_definition(apply_changes(old.definition, changes), self._mirror.tools, pin=True)
             compiled = passing(changed, self._mirror.tables, self.limits)
-            refuse_unsandboxed(compiled, actor)
+            admit_program(compiled, principal, self.capabilities, "update")
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
             if compiled.kind != old.kind:
@@ -348,6 +357,7 @@ class Registry:
                 AuditEntry(
                     at=now,
                     by=actor,
+                    via=principal.via,
                     action="update",
                     tool=name,
                     old_version=old.version,
@@ -359,9 +369,10 @@ class Registry:
             )
         return self._with_usage(record)
 
-    def rollback(self, name: str, version: int, by: str = "user") -> ToolRecord:
+    def rollback(self, name: str, version: int, by: Principal | str = "user") -> ToolRecord:
         """Make a past version current again, as a new version (history is never rewritten)."""
-        actor = _actor(by, "by")
+        principal = principal_of(by, "by")
+        actor = principal.actor
         check_name(name)
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidRequest(f"a version is a whole number, not {version!r}")
@@ -399,6 +410,7 @@ class Registry:
                 AuditEntry(
                     at=now,
                     by=actor,
+                    via=principal.via,
                     action="rollback",
                     tool=name,
                     old_version=old.version,
@@ -410,12 +422,13 @@ class Registry:
             )
         return self._with_usage(record)
 
-    def delete(self, name: str, by: str = "user", *, force: bool = False) -> None:
+    def delete(self, name: str, by: Principal | str = "user", *, force: bool = False) -> None:
         """Delete a tool: its file and past versions move to .deleted/<name>.<UTC time>/ (the
         audit line names that folder), from where a person can copy them back. A tool that
         other tools call is not deleted (ToolInUse) unless `force`: its callers then fail when
         they call it, until a tool of that name exists again."""
-        actor = _actor(by, "by")
+        principal = principal_of(by, "by")
+        actor = principal.actor
         check_name(name)
         with self._writing():
             path = self._store.tool_path(name)
@@ -423,7 +436,7 @@ class Registry:
             if data is None:
                 raise self._not_found(name)
             old, _ = decode_record(data, self._store.relative(path))
-            if old is None and actor != "user":
+            if old is None and actor == "llm":
                 raise BrokenTool(f"`{name}` cannot be loaded, so a model cannot delete it", hint="ask the user")
             if old is not None:
                 self.policy.check("delete", actor, old)
@@ -450,6 +463,7 @@ class Registry:
                 AuditEntry(
                     at=now,
                     by=actor,
+                    via=principal.via,
                     action="delete",
                     tool=name,
                     old_version=old.version if old else None,
@@ -470,9 +484,10 @@ class Registry:
                     hint="fix the connection to n8n, or delete with force=True (the workflow then stays in n8n)",
                 ) from None
 
-    def deploy(self, name: str) -> ToolRecord:
+    def deploy(self, name: str, by: Principal | str = "user") -> ToolRecord:
         """Deploy an active workflow tool's current version to n8n again (create or update, and
         activate); for a workflow changed or deleted in n8n itself."""
+        principal = principal_of(by, "by")
         check_name(name)
         with self._writing():
             old = self._read_locked(name)
@@ -490,7 +505,8 @@ class Registry:
                 compiled,
                 AuditEntry(
                     at=utc_now(),
-                    by="user",
+                    by=principal.actor,
+                    via=principal.via,
                     action="deploy",
                     tool=name,
                     old_version=old.version,
@@ -502,16 +518,16 @@ class Registry:
             )
         return self._with_usage(record)
 
-    def enable(self, name: str, by: str = "user") -> ToolRecord:
+    def enable(self, name: str, by: Principal | str = "user") -> ToolRecord:
         return self._transition(name, "enable", by)
 
-    def disable(self, name: str, by: str = "user") -> ToolRecord:
+    def disable(self, name: str, by: Principal | str = "user") -> ToolRecord:
         return self._transition(name, "disable", by)
 
-    def approve(self, name: str, by: str = "user") -> ToolRecord:
+    def approve(self, name: str, by: Principal | str = "user") -> ToolRecord:
         return self._transition(name, "approve", by)
 
-    def reject(self, name: str, by: str = "user", *, reason: str | None = None) -> ToolRecord:
+    def reject(self, name: str, by: Principal | str = "user", *, reason: str | None = None) -> ToolRecord:
         """`reason` is kept in the audit entry, for whoever wrote the tool."""
         return self._transition(name, "reject", by, note=reason)
 
@@ -624,7 +640,7 @@ class Registry:
             if record.kind == "workflow":
                 return self._workflows.runnable(record, compiled)
             if compiled.program is not None:
-                return ProgramRun(record, compiled)
+                return ProgramRun(record, compiled, self.capabilities, self._note_unsandboxed)
             if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
                 self._mirror.rescan_tables()
             tool = self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
@@ -659,8 +675,9 @@ class Registry:
             self._mirror.refresh()
             yield
 
-    def _transition(self, name: str, action: Transition, by: str, note: str | None = None) -> ToolRecord:
-        actor = _actor(by, "by")
+    def _transition(self, name: str, action: Transition, by: Principal | str, note: str | None = None) -> ToolRecord:
+        principal = principal_of(by, "by")
+        actor = principal.actor
         check_name(name)
         with self._writing():
             old = self._read_locked(name)
@@ -668,6 +685,8 @@ class Registry:
             status = transition(old, action)
             now = utc_now()
             compiled = self._mirror.cached_compiled(name, old)
+            if action == "approve":  # the approver vouches for what the program may use
+                admit_program(compiled or compile_definition(old.definition), principal, self.capabilities, action)
             record = self._workflows.settle(old, old.model_copy(update={"status": status, "updated_at": now}), compiled)
             self._commit(
                 record,
@@ -675,6 +694,7 @@ class Registry:
                 AuditEntry(
                     at=now,
                     by=actor,
+                    via=principal.via,
                     action=action,
                     tool=name,
                     old_version=old.version,
@@ -685,6 +705,19 @@ class Registry:
                 ),
             )
         return self._with_usage(record)
+
+    def _note_unsandboxed(self, record: ToolRecord) -> None:
+        """An audit line for a run outside the sandbox, written before the run starts."""
+        entry = AuditEntry(
+            at=utc_now(),
+            by=record.created_by,
+            action="run",
+            tool=record.name,
+            old_version=record.version,
+            new_version=record.version,
+            note='unsandboxed (sandbox "none", granted to this registry)',
+        )
+        self._store.append_line(self._store.audit_path, encode_audit(entry))
 
     def _new_version(self, old: ToolRecord, compiled: Compiled, actor: Actor, now: Any) -> ToolRecord:
         """Keep `old` as a past version; the record of the next version."""
@@ -712,9 +745,6 @@ class Registry:
         if record is not None:
             data = encode_record(record).encode("utf-8")
             self._store.write_bytes(self._store.tool_path(name), data)
-        via = VIA.get()
-        if via is not None:
-            entry = entry.model_copy(update={"via": via})
         self._store.append_line(self._store.audit_path, encode_audit(entry))
         self._changes.bump()
         self._mirror.note_own_write(name, record, compiled, data)

@@ -27,7 +27,7 @@ API_PREFIX = "/api/v1"
 
 def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     """The app over the registry in `settings.registry` (or `registry`, already open)."""
-    opened = registry or Registry(settings.registry)
+    opened = registry or Registry(settings.registry, capabilities=settings.capabilities)
     found = Services(settings, opened)
 
     @asynccontextmanager

@@ -3,8 +3,9 @@
 A route declares the scope it needs with a parameter `_: Reader` (Runner, Writer, Admin); the
 scopes grow read < run < write < admin. Failures are problem details: 401 (R0501 no token,
 R0502 an unknown or revoked one), 429 (R0504, with Retry-After), 403 (R0503, a scope too
-narrow). The caller is left in `request.state` for the audit of writes (guards.WriteAudit), and
-its token is named on the registry's own audit lines (toolkiln.registry.via).
+narrow). The caller is left in `request.state` for the audit of writes (guards.WriteAudit).
+Who acts is the token's principal (its kind and scope): a route passes `caller.acting_as(...)`
+to the registry, which names it on its audit line; a request body can only narrow it.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from toolkiln.diagnostics import codes
-from toolkiln.registry.via import VIA
+from toolkiln.registry.principals import Principal, Scope
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.ratelimit import TokenRateLimiter
 from toolkiln.server.services import services_of
-from toolkiln.server.tokens import Scope, TokenInfo, TokenStore
+from toolkiln.server.tokens import TokenInfo, TokenStore
 
-_bearer = HTTPBearer(auto_error=False, description="a token from `toolkiln tokens create NAME --scope ...`")
+_bearer = HTTPBearer(auto_error=False, description="a token from `toolkiln tokens create NAME --kind ... --scope ...`")
 Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 WRITE_SCOPES: tuple[Scope, ...] = ("write", "admin")
@@ -37,6 +38,11 @@ class Caller:
     @property
     def name(self) -> str:
         return self.token.name
+
+    def acting_as(self, actor: str | None = None) -> Principal:
+        """Who acts: the token's principal, narrowed to `actor` when the request asks (R0702
+        when it asks for more)."""
+        return self.token.principal.narrowed_to(actor)
 
 
 def authorize(tokens: TokenStore, limiter: TokenRateLimiter, presented: str | None, needed: Scope) -> TokenInfo:
@@ -97,9 +103,6 @@ def require(needed: Scope) -> Callable[..., Awaitable[Caller]]:
         presented = credentials.credentials if credentials is not None else None
         caller = Caller(authorize(found.tokens, found.limiter, presented, needed), needed)
         request.state.caller = caller  # read by the request audit
-        # The registry's audit line names the token. Each request runs in a task (and a copy
-        # of its context) of its own, so the value lasts for this request only.
-        VIA.set(f"token {caller.name}")
         return caller
 
     dependency.__name__ = f"require_{needed}"

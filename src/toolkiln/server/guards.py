@@ -13,10 +13,10 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkiln.diagnostics import codes
+from toolkiln.registry.principals import Scope as TokenScope
 from toolkiln.server.auth import WRITE_SCOPES, authorize
 from toolkiln.server.problems import ServerProblem, diagnostic, problem
 from toolkiln.server.ratelimit import TokenRateLimiter
-from toolkiln.server.tokens import Scope as TokenScope
 from toolkiln.server.tokens import TokenStore
 
 

@@ -12,7 +12,11 @@ from typing import Annotated, Any, Literal
 from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
 
-Actor = Literal["user", "llm"]
+Actor = Literal["user", "llm", "service"]
+ACTING_AS = (
+    "who to act as, narrowing the token's kind: a person's token may act as a model (\"llm\"); "
+    'absent: as the token says (a model\'s token can never act as "user")'
+)
 Format = Literal["openai", "anthropic", "mcp", "gemini"]
 Definition = dict[str, Any] | str
 Arguments = dict[str, Any]
@@ -24,7 +28,7 @@ class Body(BaseModel):
 
 class CreateTool(Body):
     definition: Definition = Field(description="a tool in the JSON format (an object) or the text DSL")
-    created_by: Actor = Field("user", description='"llm" when a model wrote it: the policy may hold it for approval')
+    created_by: Actor | None = Field(None, description=ACTING_AS)
 
 
 class UpdateTool(Body):
@@ -32,12 +36,12 @@ class UpdateTool(Body):
         description="fields of the definition to change (description, parameters, logic, riskLevel, tables), "
         "or a whole new definition"
     )
-    by: Actor = "user"
+    by: Actor | None = Field(None, description=ACTING_AS)
 
 
 class Rollback(Body):
     version: int = Field(ge=1)
-    by: Actor = "user"
+    by: Actor | None = Field(None, description=ACTING_AS)
 
 
 NOW = (
@@ -88,6 +92,7 @@ class RenderTemplate(Body):
 
 class CreateToken(Body):
     name: str
+    kind: Literal["person", "model", "service"] = Field(description="who holds it: who acts with it")
     scope: Literal["read", "run", "write", "admin"]
 
 
@@ -234,6 +239,7 @@ class Rendered(BaseModel):
 
 class TokenOut(BaseModel):
     name: str
+    kind: str
     scope: str
     created_at: str
 

@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from toolkiln.registry.capabilities import NONE, Capabilities
 from toolkiln.registry.registry import Registry
 from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
 from toolkiln.server.tokens import TokenStore
@@ -25,6 +26,7 @@ class Settings:
     registry: Path
     rate_limit: str = DEFAULT_RATE_LIMIT
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    capabilities: Capabilities = NONE  # what the operator granted (`--allow`): nothing by default
 
 
 @dataclass

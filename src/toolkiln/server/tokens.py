@@ -1,10 +1,11 @@
 """Bearer tokens: created once, stored only as their SHA-256, checked in constant time.
 
-The file (`<registry>/.server/tokens.json`, 0600) holds each token's name, scope, digest and
-creation time; the plain token is shown once, when it is made, and never written anywhere.
-Every change rewrites the file atomically under a lock, so `toolkiln tokens` and the admin
-routes of any number of servers can change it at once; a server rereads it when its size,
-time or inode changes, so a revoked token stops working at once, without a restart.
+The file (`<registry>/.server/tokens.json`, 0600) holds each token's name, kind (who holds it:
+a person, a model or a service), scope, digest and creation time; the plain token is shown
+once, when it is made, and never written anywhere. Every change rewrites the file atomically
+under a lock, so `toolkiln tokens` and the admin routes of any number of servers can change it
+at once; a server rereads it when its size, time or inode changes, so a revoked token stops
+working at once, without a restart.
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from filelock import FileLock, Timeout
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
+from toolkiln.registry.principals import PRINCIPAL_KINDS, SCOPES, Principal, PrincipalKind, Scope
 
-Scope = Literal["read", "run", "write", "admin"]
-SCOPES: tuple[Scope, ...] = get_args(Scope)  # each includes the ones before it
+# A token stored before tokens had kinds: whoever holds it is taken for a model (the narrowest),
+# so that an old token handed to an agent gains nothing; `toolkiln serve` names such tokens.
+LEGACY_KIND: PrincipalKind = "model"
 TOKEN_PREFIX = "tk_"
 TOKEN_BYTES = 32  # 256 random bits
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -52,12 +55,19 @@ class TokenInfo:
     scope: Scope
     digest: str  # hex SHA-256 of the token
     created_at: str
+    kind: PrincipalKind = LEGACY_KIND
+    kind_given: bool = True  # False: stored before kinds, read as LEGACY_KIND
 
     def allows(self, needed: Scope) -> bool:
         return SCOPES.index(self.scope) >= SCOPES.index(needed)
 
+    @property
+    def principal(self) -> Principal:
+        """Who acts with this token: its kind and scope, named on the audit line."""
+        return Principal(self.kind, self.name, self.scope, via=f"token {self.name}")
+
     def public(self) -> dict[str, str]:
-        return {"name": self.name, "scope": self.scope, "created_at": self.created_at}
+        return {"name": self.name, "kind": self.kind, "scope": self.scope, "created_at": self.created_at}
 
 
 def digest_of(token: str) -> str:
@@ -107,9 +117,9 @@ class TokenStore:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return tuple(
-                TokenInfo(t["name"], t["scope"], t["sha256"], t["created_at"])
+                TokenInfo(t["name"], t["scope"], t["sha256"], t["created_at"], t.get("kind", LEGACY_KIND), "kind" in t)
                 for t in data["tokens"]
-                if t["scope"] in SCOPES
+                if t["scope"] in SCOPES and t.get("kind", LEGACY_KIND) in PRINCIPAL_KINDS
             )
         except FileNotFoundError:
             return ()
@@ -122,8 +132,9 @@ class TokenStore:
 
     # --- changing ----------------------------------------------------------------------------
 
-    def create(self, name: str, scope: str) -> tuple[str, TokenInfo]:
-        """Make a token named `name` with `scope`: the plain token (shown once) and what is kept."""
+    def create(self, name: str, scope: str, kind: str) -> tuple[str, TokenInfo]:
+        """Make a token named `name` for a `kind` of holder (person, model, service) with `scope`:
+        the plain token (shown once) and what is kept."""
         if not _NAME.match(name):
             raise TokenError(
                 codes.TOKEN_NAME_INVALID,
@@ -132,6 +143,10 @@ class TokenStore:
             )
         if scope not in SCOPES:
             raise TokenError(codes.TOKEN_NAME_INVALID, f"unknown scope {scope!r}", hint=f"one of {', '.join(SCOPES)}")
+        if kind not in PRINCIPAL_KINDS:
+            raise TokenError(
+                codes.TOKEN_NAME_INVALID, f"unknown kind {kind!r}", hint=f"one of {', '.join(PRINCIPAL_KINDS)}"
+            )
         token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
         with self._locked():
             tokens = list(self._read())
@@ -142,7 +157,7 @@ class TokenStore:
                     hint="revoke it first, or pick another name",
                 )
             created = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-            info = TokenInfo(name, scope, digest_of(token), created)
+            info = TokenInfo(name, scope, digest_of(token), created, kind)
             self._write([*tokens, info])
         return token, info
 
@@ -176,7 +191,9 @@ class TokenStore:
         """Replace the file atomically; it is 0600 from its first byte (mkstemp)."""
         data: dict[str, Any] = {
             "tokens": [
-                {"name": t.name, "scope": t.scope, "sha256": t.digest, "created_at": t.created_at} for t in tokens
+                {"name": t.name, **({"kind": t.kind} if t.kind_given else {}), "scope": t.scope}
+                | {"sha256": t.digest, "created_at": t.created_at}
+                for t in tokens
             ]
         }
         fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".tokens.", suffix=".tmp")

@@ -226,26 +226,25 @@ def test_audit_log_says_who_what_when_and_versions(reg, make_def):
     assert all(e.at.tzinfo is not None for e in entries)
 
 
-def test_changes_made_acting_through_a_channel_name_it_in_the_audit(reg, make_def):
-    """A server stamps its request's token on the registry's own audit lines."""
+def test_a_principal_names_who_acted_and_through_what_on_the_audit_line(reg, make_def):
+    """A server passes its request's principal: the audit line says its kind and its token."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from toolkiln.registry import acting_through
+    from toolkiln.registry import Principal
 
+    bot = Principal("service", "ci-bot", "write", via="token ci-bot")
     reg.create(make_def(), created_by="user")
-    with acting_through("token ci-bot"):
-        reg.disable("double")
+    reg.disable("double", by=bot)
     reg.enable("double")
 
-    def rename_through(channel: str) -> None:  # another thread: its own channel, or none
-        with acting_through(channel):
-            reg.update("double", {"description": channel})
+    def rename_through(channel: str) -> None:  # concurrent calls each name their own principal
+        reg.update("double", {"description": channel}, by=Principal("person", channel, "write", via=channel))
 
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(rename_through, ["token a", "token b"]))
-    via = [(e.action, e.via) for e in reg.audit_log()]
-    assert via[:3] == [("create", None), ("disable", "token ci-bot"), ("enable", None)]
-    assert sorted(via[3:]) == [("update", "token a"), ("update", "token b")]
+    via = [(e.action, e.by, e.via) for e in reg.audit_log()]
+    assert via[:3] == [("create", "user", None), ("disable", "service", "token ci-bot"), ("enable", "user", None)]
+    assert sorted(via[3:]) == [("update", "user", "token a"), ("update", "user", "token b")]
 
 
 def test_registry_errors_derive_from_toolkiln_error(reg):

@@ -73,3 +73,17 @@ def test_unknown_actors_are_refused(reg, make_def):
     ):
         with pytest.raises(InvalidRequest):
             call()
+
+
+def test_a_service_creates_like_a_person_but_never_approves_and_a_model_cannot_touch_its_tools(reg, make_def):
+    from toolkiln.registry import Principal
+
+    ci = Principal("service", "ci", "admin", via="token ci")
+    agent = Principal("model", "agent", "admin", via="token agent")
+    record = reg.create(make_def(), created_by=ci)
+    assert (record.status, record.created_by) == ("active", "service")
+    with pytest.raises(toolkiln.PermissionDenied, match="created by a service"):
+        reg.update("double", {"description": "mine now"}, by=agent)
+    reg.create(make_def("risky", risk="high"), created_by=agent)
+    with pytest.raises(toolkiln.PermissionDenied, match="only a person"):
+        reg.approve("risky", by=ci)

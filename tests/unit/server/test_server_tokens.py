@@ -10,7 +10,9 @@ import stat
 
 import pytest
 
-from toolkiln.server.tokens import SCOPES, TokenError, TokenStore
+from toolkiln.registry.errors import PermissionDenied
+from toolkiln.registry.principals import Principal
+from toolkiln.server.tokens import SCOPES, TokenError, TokenStore, digest_of
 
 
 @pytest.fixture
@@ -19,23 +21,24 @@ def store(tmp_path):
 
 
 def test_a_token_has_256_random_bits_and_only_its_hash_is_stored(store):
-    token, info = store.create("ci", "run")
+    token, info = store.create("ci", "run", "person")
     assert token.startswith("tk_") and len(token) >= 3 + 43  # 32 bytes, URL-safe base64
     text = store.path.read_text()
     assert token not in text and token[3:] not in text
     assert json.loads(text)["tokens"] == [
         {
             "name": "ci",
+            "kind": "person",
             "scope": "run",
             "sha256": hashlib.sha256(token.encode()).hexdigest(),
             "created_at": info.created_at,
         }
     ]
-    assert store.create("other", "run")[0] != token
+    assert store.create("other", "run", "person")[0] != token
 
 
 def test_the_file_is_private_and_never_committed(store):
-    store.create("ci", "read")
+    store.create("ci", "read", "person")
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
     assert stat.S_IMODE(store.folder.stat().st_mode) == 0o700
     assert (store.folder / ".gitignore").read_text().splitlines()[-1] == "*"
@@ -43,7 +46,7 @@ def test_the_file_is_private_and_never_committed(store):
 
 
 def test_authentication_compares_every_digest_in_constant_time(store, monkeypatch):
-    tokens = {name: store.create(name, scope)[0] for name, scope in zip(("a", "b", "c"), SCOPES)}
+    tokens = {name: store.create(name, scope, "person")[0] for name, scope in zip(("a", "b", "c"), SCOPES)}
     compared = []
     real = hmac.compare_digest
 
@@ -59,12 +62,12 @@ def test_authentication_compares_every_digest_in_constant_time(store, monkeypatc
 
 
 def test_scopes_include_the_ones_before_them(store):
-    writer = store.authenticate(store.create("w", "write")[0])
+    writer = store.authenticate(store.create("w", "write", "person")[0])
     assert [writer.allows(scope) for scope in SCOPES] == [True, True, True, False]
 
 
 def test_a_revocation_is_seen_by_another_store_on_the_folder_at_once(store, tmp_path):
-    token, _ = store.create("ci", "admin")
+    token, _ = store.create("ci", "admin", "person")
     other = TokenStore(tmp_path / ".server")
     assert other.authenticate(token).name == "ci"
     assert store.revoke("ci").name == "ci"
@@ -75,10 +78,11 @@ def test_a_revocation_is_seen_by_another_store_on_the_folder_at_once(store, tmp_
 @pytest.mark.parametrize(
     ("action", "code"),
     [
-        (lambda s: s.create("ci", "read") and s.create("ci", "admin"), "R0509"),
+        (lambda s: s.create("ci", "read", "model") and s.create("ci", "admin", "person"), "R0509"),
         (lambda s: s.revoke("nobody"), "R0510"),
-        (lambda s: s.create("has space", "read"), "R0511"),
-        (lambda s: s.create("ok", "root"), "R0511"),
+        (lambda s: s.create("has space", "read", "model"), "R0511"),
+        (lambda s: s.create("ok", "root", "person"), "R0511"),
+        (lambda s: s.create("ok", "admin", "root"), "R0511"),
     ],
 )
 def test_refusals_have_codes(store, action, code):
@@ -93,3 +97,34 @@ def test_a_file_that_is_not_the_stores_is_an_error_not_an_open_door(store):
     with pytest.raises(TokenError) as raised:
         store.authenticate("tk_anything")
     assert raised.value.code == "R0512"
+
+
+def test_a_token_names_who_holds_it_and_its_principal_acts_as_that(store):
+    model = store.authenticate(store.create("agent", "write", "model")[0])
+    bot = store.authenticate(store.create("ci", "admin", "service")[0])
+    assert model.principal == Principal("model", "agent", "write", via="token agent")
+    assert (model.principal.actor, bot.principal.actor) == ("llm", "service")
+    assert json.loads(store.path.read_text())["tokens"][0]["kind"] == "model"
+
+
+def test_a_token_stored_before_kinds_acts_as_a_model(store):
+    """An old token handed to an agent gains nothing: it is read as the narrowest kind."""
+    store.folder.mkdir()
+    store.path.write_text(
+        json.dumps({"tokens": [{"name": "old", "scope": "admin", "sha256": digest_of("tk_old"), "created_at": "x"}]})
+    )
+    old = store.authenticate("tk_old")
+    assert old.principal.kind == "model" and not old.kind_given
+    store.create("new", "read", "person")  # rewriting the file keeps the old one unmarked
+    assert "kind" not in json.loads(store.path.read_text())["tokens"][0]
+
+
+@pytest.mark.parametrize("kind", ["person", "model", "service"])
+def test_a_request_can_narrow_who_it_acts_as_but_never_widen_it(store, kind):
+    principal = store.authenticate(store.create("t", "admin", kind)[0]).principal
+    assert principal.narrowed_to(None) == principal
+    assert principal.narrowed_to("llm").kind == "model"
+    for wider in {"user", "service"} - {principal.actor}:
+        with pytest.raises(PermissionDenied) as raised:
+            principal.narrowed_to(wider)
+        assert raised.value.code == "R0702"

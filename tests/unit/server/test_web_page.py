@@ -63,7 +63,7 @@ def app(tmp_path: Path):
 @pytest.fixture()
 def tokens(app) -> dict[str, str]:
     store = TokenStore(server_folder(app.state.services.registry.path))
-    return {scope: store.create(scope, scope)[0] for scope in ("read", "run", "write", "admin")}
+    return {scope: store.create(scope, scope, "person")[0] for scope in ("read", "run", "write", "admin")}
 
 
 # --- sessions -------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ MISSING_TOKEN = register(
     """
 Every route of `toolkiln serve` but `GET /health` needs a token, sent as
 `Authorization: Bearer <token>`. The answer is 401 with `WWW-Authenticate: Bearer`.
-Create one with `toolkiln tokens create NAME --scope read|run|write|admin`.
+Create one with `toolkiln tokens create NAME --kind person|model|service --scope read|run|write|admin`.
 
     curl http://127.0.0.1:8765/api/v1/tools                               # error
     curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8765/api/v1/tools   # fixed
@@ -130,8 +130,8 @@ TOKEN_NAME_INVALID = register(
 A token name is 1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit;
 a scope is `read`, `run`, `write` or `admin`.
 
-    toolkiln tokens create "my token" --scope run     # error: a space
-    toolkiln tokens create ci-runner --scope run      # fixed
+    toolkiln tokens create "my token" --kind service --scope run     # error: a space
+    toolkiln tokens create ci-runner --kind service --scope run      # fixed
 """,
 )
 

@@ -14,7 +14,7 @@ SIGN_IN_FAILED = register(
     """
 The token pasted into the web page's sign-in form is not one the server knows: mistyped,
 from another registry folder, or revoked. The page signs in with a token of the REST API;
-create one with `toolkiln tokens create NAME --scope admin` (admin approves and rejects
+create one with `toolkiln tokens create NAME --kind person --scope admin` (admin approves and rejects
 tools; `write` edits them; `read` only looks).
 """,
 )

@@ -56,8 +56,8 @@ def summary(record: ToolRecord) -> dict[str, Any]:
 
 
 @router.post("", response_model=Envelope, status_code=201, summary="Create a tool (seed shape)")
-def create(definition: DefinitionBody, reg: Reg, _: Writer) -> Any:
-    return success(summary(reg.create(definition)), 201)
+def create(definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
+    return success(summary(reg.create(definition, created_by=caller.acting_as())), 201)
 
 
 @router.get("", response_model=Envelope, summary="List tools (seed shape)")
@@ -79,13 +79,13 @@ def show(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 
 @router.put("/{name}", response_model=Envelope, summary="Replace a tool's definition (a new version)")
-def replace(name: ToolName, definition: DefinitionBody, reg: Reg, _: Writer) -> Any:
-    return success(record_json(reg.update(name, {"definition": definition})))
+def replace(name: ToolName, definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
+    return success(record_json(reg.update(name, {"definition": definition}, by=caller.acting_as())))
 
 
 @router.delete("/{name}", response_model=Envelope, summary="Delete a tool (seed shape)")
-def delete(name: ToolName, reg: Reg, _: Writer) -> Any:
-    reg.delete(name)
+def delete(name: ToolName, reg: Reg, caller: Writer) -> Any:
+    reg.delete(name, by=caller.acting_as())
     return success({"message": f"Tool '{name}' deleted"})
 
 

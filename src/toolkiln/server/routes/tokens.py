@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter
 from fastapi import Path as PathParam
 
+from toolkiln.registry.principals import ACTOR_OF
 from toolkiln.server.auth import Admin
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
@@ -22,8 +23,9 @@ def list_tokens(store: Tokens, _: Admin) -> Any:
 
 
 @router.post("", response_model=NewToken, status_code=201, summary="Create a token (shown once)")
-def create_token(body: CreateToken, store: Tokens, _: Admin) -> Any:
-    token, info = store.create(body.name, body.scope)
+def create_token(body: CreateToken, store: Tokens, caller: Admin) -> Any:
+    caller.acting_as(ACTOR_OF[body.kind])  # R0702: a token never makes one for a wider kind than its own
+    token, info = store.create(body.name, body.scope, body.kind)
     return ExactJSONResponse({**info.public(), "token": token}, status_code=201)
 
 

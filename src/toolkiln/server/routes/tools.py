@@ -63,8 +63,9 @@ def pending_tools(
 
 
 @router.post("", response_model=ToolOut, status_code=201, summary="Create a tool")
-def create_tool(body: CreateTool, reg: Reg, _: Writer) -> Any:
-    return ExactJSONResponse(record_json(reg.create(body.definition, created_by=body.created_by)), status_code=201)
+def create_tool(body: CreateTool, reg: Reg, caller: Writer) -> Any:
+    record = reg.create(body.definition, created_by=caller.acting_as(body.created_by))
+    return ExactJSONResponse(record_json(record), status_code=201)
 
 
 @router.get("/{name}", response_model=ToolOut, summary="Show a tool")
@@ -73,19 +74,19 @@ def get_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 
 @router.patch("/{name}", response_model=ToolOut, summary="Change a tool (a new version unless only the description)")
-def update_tool(name: ToolName, body: UpdateTool, reg: Reg, _: Writer) -> Any:
-    return ExactJSONResponse(record_json(reg.update(name, body.changes, by=body.by)))
+def update_tool(name: ToolName, body: UpdateTool, reg: Reg, caller: Writer) -> Any:
+    return ExactJSONResponse(record_json(reg.update(name, body.changes, by=caller.acting_as(body.by))))
 
 
 @router.delete("/{name}", response_model=Deleted, summary="Delete a tool and its past versions")
 def delete_tool(
     name: ToolName,
     reg: Reg,
-    _: Writer,
+    caller: Writer,
     force: bool = False,
-    by: Actor = "user",
+    by: Actor | None = None,
 ) -> Any:
-    reg.delete(name, by=by, force=force)
+    reg.delete(name, by=caller.acting_as(by), force=force)
     return ExactJSONResponse({"deleted": name})
 
 
@@ -94,8 +95,8 @@ def _lifecycle(action: Literal["enable", "disable", "approve", "reject"], scope:
 
     allowed = Depends(require(scope))  # a default, not an annotation: annotations are strings here
 
-    def act(name: ToolName, reg: Reg, by: Actor = "user", _: Caller = allowed) -> Any:
-        return ExactJSONResponse(record_json(getattr(reg, action)(name, by=by)))
+    def act(name: ToolName, reg: Reg, by: Actor | None = None, caller: Caller = allowed) -> Any:
+        return ExactJSONResponse(record_json(getattr(reg, action)(name, by=caller.acting_as(by))))
 
     act.__name__ = f"{action}_tool"
     summary = f"{action.capitalize()} a tool" + (
@@ -114,5 +115,5 @@ def history(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 
 @router.post("/{name}/rollback", response_model=ToolOut, summary="Make a past version current (as a new version)")
-def rollback(name: ToolName, body: Rollback, reg: Reg, _: Writer) -> Any:
-    return ExactJSONResponse(record_json(reg.rollback(name, body.version, by=body.by)))
+def rollback(name: ToolName, body: Rollback, reg: Reg, caller: Writer) -> Any:
+    return ExactJSONResponse(record_json(reg.rollback(name, body.version, by=caller.acting_as(body.by))))

@@ -8,7 +8,7 @@ more; a form route takes `form: Posted`, which also checks the form's CSRF token
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated
 from urllib.parse import quote
 
@@ -17,11 +17,11 @@ from starlette.datastructures import FormData
 from starlette.responses import RedirectResponse, Response
 
 from toolkiln.diagnostics import codes
-from toolkiln.registry.via import VIA
+from toolkiln.registry.principals import Principal, Scope
 from toolkiln.server.auth import Caller, check_rate, check_scope
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.services import services_of
-from toolkiln.server.tokens import Scope, TokenInfo
+from toolkiln.server.tokens import TokenInfo
 from toolkiln.server.web.sessions import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, Session, SessionError, Signer
 
 SIGN_IN_PATH = "/ui/sign-in"
@@ -44,6 +44,13 @@ class Visitor:
     def may(self, scope: Scope) -> bool:
         return self.token.allows(scope)
 
+    @property
+    def principal(self) -> Principal:
+        """Who acts: the token's principal as the session narrowed it at sign-in, named on the
+        audit line as through the web page."""
+        own = self.token.principal.narrowed_to(self.session.actor)
+        return replace(own, via=f"token {self.token.name} (web page)")
+
     def need(self, request: Request, scope: Scope) -> None:
         """403 (R0503) unless the session's token has `scope`; a write is logged with its token
         in requests.jsonl, like a write through the REST API."""
@@ -57,8 +64,8 @@ def signer_of(request: Request) -> Signer:
 
 
 async def visitor(request: Request) -> Visitor:
-    """The signed-in visitor; SignInNeeded otherwise. Stamps the registry's audit lines with
-    the session's token, and counts the request against the token's rate limit."""
+    """The signed-in visitor; SignInNeeded otherwise. Counts the request against the token's
+    rate limit."""
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
         raise SignInNeeded(None)
@@ -72,7 +79,6 @@ async def visitor(request: Request) -> Visitor:
     if token is None or signer.fingerprint(token) != session.fingerprint:
         raise SignInNeeded(codes.SESSION_EXPIRED)  # revoked since: its sessions end with it
     check_rate(found.limiter, token)
-    VIA.set(f"token {token.name} (web page)")
     return Visitor(session, token, signer.csrf_for(session.sid))
 
 

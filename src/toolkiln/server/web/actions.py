@@ -11,9 +11,9 @@ from starlette.responses import RedirectResponse, Response
 
 from toolkiln.diagnostics import codes
 from toolkiln.registry.errors import InvalidRequest
+from toolkiln.registry.principals import Scope
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.services import Reg
-from toolkiln.server.tokens import Scope
 from toolkiln.server.web.access import Posted, Viewer
 from toolkiln.server.web.listing import whole_number
 from toolkiln.server.web.rendering import render
@@ -48,7 +48,7 @@ def confirm(request: Request, reg: Reg, visitor: Viewer, name: str, action: Acti
 @router.post("/ui/tools/{name}/actions/{action}")
 def act(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str, action: Action) -> Response:
     visitor.need(request, _scope(action))
-    by = visitor.session.actor
+    by = visitor.principal
     if action == "reject":
         reason = str(form.get("reason", "")).strip()
         if not reason or len(reason) > MAX_REASON:

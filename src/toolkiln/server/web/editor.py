@@ -103,7 +103,7 @@ def save_new(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Respo
     visitor.need(request, "write")
     source = str(form.get("definition", ""))
     try:
-        record = reg.create(source, created_by=visitor.session.actor, note="web page")
+        record = reg.create(source, created_by=visitor.principal, note="web page")
     except (CompileError, RegistryError) as error:
         return _editor(request, visitor, name=None, source=source, diagnostics=_refusal(error), status=422)
     return RedirectResponse(f"/ui/tools/{record.name}?done=create", status_code=303)
@@ -114,7 +114,7 @@ def save_edit(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: s
     visitor.need(request, "write")
     source = str(form.get("definition", ""))
     try:
-        reg.update(name, {"definition": source}, by=visitor.session.actor)
+        reg.update(name, {"definition": source}, by=visitor.principal)
     except (CompileError, RegistryError) as error:
         return _editor(request, visitor, name=name, source=source, diagnostics=_refusal(error), status=422)
     return RedirectResponse(f"/ui/tools/{name}?tab=versions&done=update", status_code=303)

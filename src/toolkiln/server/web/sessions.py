@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from toolkiln.registry.models import ACTORS, Actor
 from toolkiln.server.tokens import TokenInfo
 
 SESSION_COOKIE = "toolkiln_session"
@@ -34,8 +35,6 @@ CSRF_HEADER = "X-CSRF-Token"
 SESSION_SECONDS = 8 * 3600  # a working day; signing in again is one paste
 SIGN_IN_SECONDS = 3600
 SECRET_FILE = "web-secret"
-
-Actor = Literal["user", "llm"]
 
 
 class SessionError(Exception):
@@ -115,7 +114,7 @@ class Signer:
             session = Session(str(body["t"]), str(body["f"]), body["a"], int(body["e"]), str(body["s"]))
         except (ValueError, KeyError, TypeError, binascii.Error):
             raise SessionError("tampered") from None  # signed by us, so never: a changed secret format
-        if session.actor not in ("user", "llm"):
+        if session.actor not in ACTORS:
             raise SessionError("tampered")
         if session.expires <= (now if now is not None else time.time()):
             raise SessionError("expired")

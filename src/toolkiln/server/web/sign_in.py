@@ -84,7 +84,8 @@ def sign_in(
             error=f"{codes.SIGN_IN_FAILED.code}: that token is unknown or revoked",
             status_code=401,
         )
-    _, cookie = signer.new_session(found, "llm" if acting_as == "llm" else "user")
+    # Acting as can only narrow: any token may act as a model, none as more than its kind.
+    _, cookie = signer.new_session(found, "llm" if acting_as == "llm" else found.principal.actor)
     response = RedirectResponse(safe_next(next_page), status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
