@@ -41,7 +41,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     folder: Path = tmp_path_factory.mktemp("surrogates") / "reg"
     app = create_app(Settings(registry=folder, rate_limit=""))
     app.state.services.registry.create(SHIP)
-    token = TokenStore(server_folder(folder)).create("admin", "admin")[0]
+    token = TokenStore(server_folder(folder)).create("admin", "admin", "person")[0]
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as found:
         found.headers.update({"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
         yield found
