@@ -374,3 +374,16 @@ def test_ranges_python_calls_global_are_refused_before_any_connection(address: s
     """Both were let through before (issue 24): the name's checked address is refused here."""
     answer = wget("http://special.test/", 500, resolve=lambda host, port: [address])
     assert answer.startswith(f"wget failed: [E0907] special.test is at {address}, a ") and why in answer
+
+
+def test_a_tls_handshake_that_never_comes_ends_at_the_deadline() -> None:
+    server = RawServer(lambda connection: time.sleep(3))  # reads the ClientHello, answers nothing
+    port = server.url.rsplit(":", 1)[1]
+    try:
+        started = time.monotonic()
+        answer = wget(f"https://silent.test:{port}/", 800, allow=LOCAL, resolve=lambda host, port: ["127.0.0.1"])
+        elapsed = time.monotonic() - started
+    finally:
+        server.close()
+    assert answer == f"wget failed: [E0908] no complete answer from https://silent.test:{port}/ within 800 ms"
+    assert elapsed < 0.8 + 0.5
