@@ -6,7 +6,7 @@ tools' parameter format:
     {"kind": "workflow", "name": "order_total", "description": "Prices an order",
      "parameters": {"qty": {"type": "integer"}, "price": {"type": "number"}},
      "workflow": "workflow order_total\\n...on webhook POST \\"/orders\\" respond with node\\n...",
-     "n8n": {"url": "http://127.0.0.1:5678"}}          # optional; never the API key
+     "n8n": {"url": "http://127.0.0.1:5678"}}          # optional: the registry's own n8n only; never the key
 
 The arguments are checked by a compute tool compiled from the same parameters whose logic
 returns them as a list, so a workflow tool validates, defaults and publishes its arguments
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.definitions import Compiled, WorkflowTarget, compile_definition
 from toolkiln.registry.errors import (
+    CapabilityNotGranted,
     N8nFailure,
     N8nNotConfigured,
     WorkflowDeployFailed,
@@ -39,24 +40,27 @@ if TYPE_CHECKING:
 
 
 class WorkflowTools:
-    """The registry's side of n8n: deploy, take down and run workflow tools. `client` (if given)
-    serves the tools that name no server or its server; others get a client from the environment."""
+    """The registry's side of n8n: deploy, take down and run workflow tools, on the registry's
+    own n8n only: `client` (if given), else the one of TOOLKILN_N8N_URL. A definition may name
+    that server (`n8n.url`), never another: the API key goes nowhere else (R0700)."""
 
     def __init__(self, client: N8nClient | None = None) -> None:
         self._client = client
 
     @contextmanager
     def _connection(self, url: str | None, error: type[N8nFailure]) -> Iterator[N8nClient]:
-        """A client for the server at `url` (None: the registry's); n8n errors become `error`."""
+        """The registry's client, for a tool or deployment at `url` (None: the registry's);
+        CapabilityNotGranted for any other server, before anything is sent; n8n errors become
+        `error`."""
         from toolkiln.backends.n8n import errors as n8n_errors
         from toolkiln.backends.n8n.client import N8nClient
 
         try:
-            if self._client is not None and url in (None, self._client.base_url):
-                yield self._client
+            if self._client is not None:
+                yield _only_at(self._client, url)
                 return
-            with N8nClient.from_env(base_url=url) as client:
-                yield client
+            with N8nClient.from_env() as client:
+                yield _only_at(client, url)
         except n8n_errors.N8nConfigError as problem:
             raise N8nNotConfigured(problem.message, hint=problem.hint) from None
         except n8n_errors.WorkflowNameTaken as problem:
@@ -152,6 +156,18 @@ class WorkflowRun:
         return self._tools.call(
             deployment, {name: plain_json(value) for name, value in zip(names, values, strict=True)}
         )
+
+
+def _only_at(client: N8nClient, url: str | None) -> N8nClient:
+    """`client`, when `url` is None or its server."""
+    from toolkiln.backends.n8n.client import check_url
+
+    if url is not None and check_url(url) != client.base_url:
+        raise CapabilityNotGranted(
+            f"the workflow names the n8n at {url}; this registry deploys only to {client.base_url}",
+            hint="leave `n8n.url` out, or name the registry's own n8n (TOOLKILN_N8N_URL)",
+        )
+    return client
 
 
 def _target(compiled: Compiled) -> WorkflowTarget:

@@ -12,6 +12,7 @@ from unit.n8n.fake_n8n import BASE, KEY, FakeN8n, failure
 from toolkiln import CompileError, Registry, RunError
 from toolkiln.backends.n8n.client import N8nClient
 from toolkiln.registry import (
+    CapabilityNotGranted,
     InvalidRequest,
     N8nNotConfigured,
     ToolNotActive,
@@ -414,3 +415,37 @@ def test_running_needs_no_api_key(tmp_path, fake):
         reg.create(definition())
     with Registry(tmp_path / "reg", n8n=fake.client(api_key=None)) as reg:
         assert reg.run("order_total", {"qty": 1})["body"] == {"qty": 1, "price": 2.5}
+
+
+def test_a_definition_naming_another_n8n_is_refused_and_the_key_goes_nowhere(tmp_path, fake, monkeypatch):
+    """The review's SSRF: deploy sent X-N8N-API-KEY to any `n8n.url` a definition named."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    seen: list[str] = []
+
+    class Attacker(BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen.append(self.headers.get("X-N8N-API-KEY", ""))
+            self.send_response(200)
+            self.end_headers()
+
+        do_GET = do_PUT = do_PATCH = do_POST
+
+    attacker = ThreadingHTTPServer(("127.0.0.1", 0), Attacker)
+    Thread(target=attacker.serve_forever, daemon=True).start()
+    elsewhere = f"http://127.0.0.1:{attacker.server_address[1]}"
+    try:
+        monkeypatch.setenv("TOOLKILN_N8N_URL", BASE)
+        monkeypatch.setenv("TOOLKILN_N8N_API_KEY", KEY)
+        for client in (fake.client(), None):  # the registry's own client, or the environment's
+            with Registry(tmp_path / f"reg{client is None}", n8n=client) as reg:
+                with pytest.raises(CapabilityNotGranted) as refused:
+                    reg.create(definition(n8n={"url": elsewhere}))
+                assert refused.value.code == "R0700" and BASE in refused.value.message
+                assert "order_total" not in reg
+    finally:
+        attacker.shutdown()
+    assert seen == []
+    with Registry(tmp_path / "own", n8n=fake.client()) as reg:  # naming its own server is fine
+        assert reg.create(definition(n8n={"url": BASE + "/"})).deployment.url == BASE

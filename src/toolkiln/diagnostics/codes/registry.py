@@ -177,8 +177,8 @@ N8N_NOT_CONFIGURED = register(
     """
 A workflow tool needs an n8n server to be deployed to, and an API key to deploy it. Give the
 registry a client (`Registry(path, n8n=N8nClient(url, key))`) or set `TOOLKILN_N8N_URL` and
-`TOOLKILN_N8N_API_KEY`; a tool's definition may name its server in `"n8n": {"url": ...}`. The
-key is never stored in the registry.
+`TOOLKILN_N8N_API_KEY`. A tool's definition may name that same server in `"n8n": {"url": ...}`,
+never another (R0700). The key is never stored in the registry.
 """,
 )
 
