@@ -16,6 +16,11 @@ def toolkiln(*args, cwd=None):
     )
 
 
+def test_version_prints_the_package_version():
+    result = toolkiln("--version")
+    assert (result.returncode, result.stdout) == (0, f"toolkiln {toolkiln_api.__version__}\n")
+
+
 def test_run_prints_the_result_as_json():
     # 12 * 2.50 + 1.500: the digits as computed, not 31.5
     result = toolkiln("run", EXAMPLES / "shipping_cost.json", "--args", '{"weight_kg": 12}')

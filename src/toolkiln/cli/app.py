@@ -25,6 +25,7 @@ from toolkiln.cli.tokens import add_tokens_command
 from toolkiln.cli.tools import add_tools_command
 from toolkiln.cli.trust import add_trust_command
 from toolkiln.cli.workflow import add_workflow_command
+from toolkiln.version import __version__
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,6 +123,7 @@ def _discard_stdout() -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolkiln", description="Compile, check and run toolkiln tools.")
+    parser.add_argument("--version", action="version", version=f"toolkiln {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     add_compute_commands(commands)
