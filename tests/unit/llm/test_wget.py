@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkiln.llm.wget import wget
 
@@ -387,3 +389,46 @@ def test_a_tls_handshake_that_never_comes_ends_at_the_deadline() -> None:
         server.close()
     assert answer == f"wget failed: [E0908] no complete answer from https://silent.test:{port}/ within 800 ms"
     assert elapsed < 0.8 + 0.5
+
+
+PIECES = [
+    b"HTTP/1.1 200 OK\r\n",
+    b"HTTP/1.1 302 Found\r\n",
+    b"HTTP/1.0 301 X\r\n",
+    b"Location: http:x\r\n",
+    b"Location: //\xff\xfe\r\n",
+    b"Location: http://[::1\r\n",
+    b"Location: http://xn--/\r\n",
+    b"Location: https://a:99999/\r\n",
+    b"Content-Type: text/plain; charset=\xff\r\n",
+    b"Content-Encoding: gzip\r\n",
+    b"Content-Encoding: deflate\r\n",
+    b"Transfer-Encoding: chunked\r\n",
+    b"Content-Length: 3\r\n",
+    b"Content-Length: -1\r\n",
+    b"X: \x80\x81\r\n",
+    b" folded\r\n",
+    b":\r\n",
+    b"\r\n",
+    b"abc",
+    b"\x00\x01",
+    b"5\r\nhello\r\n0\r\n\r\n",
+]
+
+
+@pytest.fixture(scope="module")
+def fuzzed() -> Iterator[RawServer]:
+    server = RawServer(lambda connection: None)
+    yield server
+    server.close()
+
+
+@settings(max_examples=150, deadline=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), min_size=1, max_size=9))
+def test_whatever_a_server_sends_wget_answers_text(fuzzed: RawServer, pieces: list[bytes]) -> None:
+    """Status lines, headers, redirects and bodies in any order: text or a coded failure, never
+    an exception (a redirect's target resolves to a refused address: nothing leaves 127.0.0.1)."""
+    fuzzed.answer = lambda connection: connection.sendall(b"".join(pieces))
+    answer = wget(f"{fuzzed.url}/", 1000, allow=LOCAL, resolve=lambda host, port: ["10.0.0.1"])
+    assert isinstance(answer, str)
+    assert not answer.startswith("wget failed") or answer.startswith(("wget failed: [E0907] ", "wget failed: [E0908] "))
