@@ -20,6 +20,8 @@ _POSITIVE_WHOLE = (
     "memory_bytes",
     "processes",
     "file_size_bytes",
+    "writable_bytes",
+    "open_files",
     "output_bytes",
     "stderr_excerpt_bytes",
 )
@@ -28,7 +30,8 @@ _POSITIVE_WHOLE = (
 @dataclass(frozen=True)
 class SandboxPolicy:
     """The sandbox and the limits of one run. The defaults suit a small tool: 10 s, 512 MiB of
-    address space, 64 processes, 16 MiB per written file, 1 MiB of output, no network."""
+    address space, 64 processes, 16 MiB per written file and 16 MiB written in all, 256 open
+    files per process, 1 MiB of output, no network."""
 
     sandbox: SandboxKind = "bubblewrap"
     network: bool = False
@@ -36,7 +39,9 @@ class SandboxPolicy:
     cpu_seconds: int = 10
     memory_bytes: int = 512 * _MIB  # RLIMIT_AS of every process
     processes: int = 64  # RLIMIT_NPROC: the fork-bomb stop
-    file_size_bytes: int = 16 * _MIB  # RLIMIT_FSIZE, and the size of the private /tmp
+    file_size_bytes: int = 16 * _MIB  # RLIMIT_FSIZE: each file written
+    writable_bytes: int = 16 * _MIB  # bubblewrap: the size of /tmp, the one writable place
+    open_files: int = 256  # RLIMIT_NOFILE: what a process holds (pipes, sockets) is bounded
     output_bytes: int = 1 * _MIB  # stdout (and stderr) past this: the run is killed
     stderr_excerpt_bytes: int = 8192  # how much of stderr the result keeps
     env_whitelist: tuple[str, ...] = ("PATH", "HOME", "LANG")

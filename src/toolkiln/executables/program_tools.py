@@ -112,6 +112,7 @@ class ProgramSpec:
                 memory_bytes=2048 * _MIB,
                 processes=256,
                 file_size_bytes=64 * _MIB,
+                writable_bytes=64 * _MIB,
                 output_bytes=8 * _MIB,
             )
         return SandboxPolicy(

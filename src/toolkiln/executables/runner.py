@@ -80,6 +80,7 @@ def _resource_limits(policy: SandboxPolicy) -> Callable[[], None]:
         (resource.RLIMIT_AS, policy.memory_bytes, policy.memory_bytes),
         (resource.RLIMIT_NPROC, policy.processes, policy.processes),
         (resource.RLIMIT_FSIZE, policy.file_size_bytes, policy.file_size_bytes),
+        (resource.RLIMIT_NOFILE, policy.open_files, policy.open_files),
         (resource.RLIMIT_CORE, 0, 0),  # a crash leaves no core file behind
     )
     limits = [(which, _at_most(soft, which), _at_most(hard, which)) for which, soft, hard in wanted]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkiln.diagnostics import codes
+from toolkiln.executables import seccomp
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.policy import SandboxPolicy
 
@@ -53,6 +54,15 @@ _ETC_ENTRIES = (
     "ssl",
     "ca-certificates",
 )
+# A /dev of our own in place of bwrap's `--dev`, whose tmpfs (with /dev/shm) is writable without
+# bound and whose /dev/pts hands out the host's ptys: the harmless devices bound from the host,
+# the usual links, and /dev/shm a link to /tmp, so that shared memory counts in /tmp's size.
+# It is part of the root, which is made read-only.
+_DEVICES = ("null", "zero", "full", "random", "urandom")
+_DEV_LINKS = {"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1"}
+_DEV_LINKS |= {"stderr": "/proc/self/fd/2", "shm": "/tmp"}
+_DEV_OPTIONS = [option for device in _DEVICES for option in ("--dev-bind", f"/dev/{device}", f"/dev/{device}")]
+_DEV_OPTIONS += [option for link, target in _DEV_LINKS.items() for option in ("--symlink", target, f"/dev/{link}")]
 _INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap; in a checkout: bash scripts/sandbox-install.sh)"
 
 
@@ -126,16 +136,14 @@ def _launch(
 ) -> Iterator[Launch]:
     if policy.sandbox == "bubblewrap":
         bwrap = find_bwrap()
-        fd = os.memfd_create(f"toolkiln-{name}")  # close-on-exec: pass_fds gives it to bwrap alone
-        try:
-            unwritten = memoryview(content)
-            while unwritten:
-                unwritten = unwritten[os.write(fd, unwritten) :]
-            os.lseek(fd, 0, os.SEEK_SET)
-            argv = [bwrap, *_bwrap_options(name, fd, env, policy), f"{PROGRAM_FOLDER}/{name}", *command]
-            yield Launch(argv, {}, "/", (fd,), run_as)
-        finally:
-            os.close(fd)
+        filter_data = seccomp.filter_program() if seccomp.supported() else b""
+        # close-on-exec memfds: pass_fds gives them to bwrap alone
+        with _memfd(f"toolkiln-{name}", content) as program_fd, _memfd("toolkiln-seccomp", filter_data) as filter_fd:
+            options = _bwrap_options(name, program_fd, env, policy)
+            if filter_data:
+                options += ["--seccomp", str(filter_fd)]
+            argv = [bwrap, *options, f"{PROGRAM_FOLDER}/{name}", *command]
+            yield Launch(argv, {}, "/", (program_fd, filter_fd), run_as)
         return
     folder = Path(tempfile.mkdtemp(prefix="toolkiln-run-"))
     try:
@@ -150,6 +158,20 @@ def _launch(
         yield Launch([str(program), *command], {**env, **private}, cwd, (), run_as)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def _memfd(name: str, content: bytes) -> Iterator[int]:
+    """A memfd holding `content`, read from its start."""
+    fd = os.memfd_create(name)
+    try:
+        unwritten = memoryview(content)
+        while unwritten:
+            unwritten = unwritten[os.write(fd, unwritten) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def _bwrap_options(name: str, fd: int, env: Mapping[str, str], policy: SandboxPolicy) -> list[str]:
@@ -168,12 +190,12 @@ def _bwrap_options(name: str, fd: int, env: Mapping[str, str], policy: SandboxPo
             options += ["--ro-bind", str(host), str(host)]
     for entry in _ETC_ENTRIES:
         options += ["--ro-bind-try", f"/etc/{entry}", f"/etc/{entry}"]
-    options += ["--proc", "/proc", "--dev", "/dev"]
-    options += ["--size", str(policy.file_size_bytes), "--tmpfs", "/tmp"]
+    options += ["--proc", "/proc", *_DEV_OPTIONS]
+    options += ["--size", str(policy.writable_bytes), "--tmpfs", "/tmp"]
     options += ["--perms", "0555", "--ro-bind-data", str(fd), f"{PROGRAM_FOLDER}/{name}"]
     for path in policy.read_only_paths:
         options += ["--ro-bind", str(path), str(path)]
-    options += ["--remount-ro", "/"]  # the sandbox's own root: only /tmp (its own mount) stays writable
+    options += ["--remount-ro", "/"]  # the sandbox's own root, /dev with it: only /tmp stays writable
     options += ["--chdir", str(policy.cwd or "/tmp"), "--clearenv"]
     for key, value in {**env, "HOME": "/tmp", "TMPDIR": "/tmp"}.items():
         options += ["--setenv", key, value]

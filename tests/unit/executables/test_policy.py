@@ -20,6 +20,8 @@ from toolkiln.executables import ExecutableError, SandboxPolicy
         ({"memory_bytes": 1.5}, "memory_bytes"),
         ({"processes": 0}, "processes"),
         ({"output_bytes": None}, "output_bytes"),
+        ({"writable_bytes": 0}, "writable_bytes"),
+        ({"open_files": -5}, "open_files"),
         ({"env_whitelist": ("PATH", "X=1")}, "env_whitelist"),
         ({"read_only_paths": (Path("relative"),)}, "read_only_paths"),
         ({"cwd": Path("/srv")}, "cwd"),
