@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests" / "integration"))  # the tests' server pro
 from test_server_support import ServerProcess, compute_tool  # noqa: E402
 
 from toolkiln import Registry  # noqa: E402
-from toolkiln.server.services import server_folder  # noqa: E402
+from toolkiln.server.state import state_folder  # noqa: E402
 from toolkiln.server.tokens import TokenStore  # noqa: E402
 
 
@@ -105,7 +105,7 @@ def main() -> None:
         with Registry(registry, durable=False) as reg:
             for n in range(args.tools):
                 reg.create(compute_tool(f"price_{n}", "round(x * 1.2 + 3.5, 2)", "Price with tax and fee"))
-        token, _ = TokenStore(server_folder(registry)).create("bench", "run")
+        token, _ = TokenStore(state_folder(registry)).create("bench", "run", "person")
         server = ServerProcess(registry, "--rate-limit", "")
         try:
             workloads = {

@@ -24,7 +24,8 @@ from fastapi.testclient import TestClient
 
 from toolkiln import Registry
 from toolkiln.server.app import create_app
-from toolkiln.server.services import Settings, server_folder
+from toolkiln.server.services import Settings
+from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import TokenStore
 from toolkiln.version import __version__
 
@@ -49,8 +50,8 @@ def fill(folder: Path, count: int) -> None:
 
 
 def signed_in(app) -> TestClient:
-    token, _ = TokenStore(server_folder(Path(app.state.services.registry.path))).create(
-        f"bench-{time.time_ns()}", "read"
+    token, _ = TokenStore(state_folder(Path(app.state.services.registry.path))).create(
+        f"bench-{time.time_ns()}", "read", "person"
     )
     client = TestClient(app, base_url="http://127.0.0.1")
     form = client.get("/ui/sign-in").text

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from test_server_support import compute_tool, served_registry
 
-from toolkiln.server.services import server_folder
+from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import SCOPES, TokenStore
 
 # The scope each route needs. A route added to the app but not here fails
@@ -109,8 +109,8 @@ def bearer(token: str | None) -> dict[str, str]:
 
 
 def test_every_route_refuses_a_missing_a_wrong_and_a_revoked_token(server, openapi):
-    revoked, _ = TokenStore(server_folder(server.registry)).create("soon-revoked", "admin", "person")
-    TokenStore(server_folder(server.registry)).revoke("soon-revoked")
+    revoked, _ = TokenStore(state_folder(server.registry)).create("soon-revoked", "admin", "person")
+    TokenStore(state_folder(server.registry)).revoke("soon-revoked")
     with server.client() as http:
         for method, path in routes(openapi):
             if path == "/health":
@@ -379,7 +379,7 @@ def test_every_write_is_audited_with_its_token(server):
         http.delete("/api/v1/tools/audited")
     with as_user(server, "read") as http:
         http.get("/api/v1/tools")
-    lines = [json.loads(line) for line in (server_folder(server.registry) / "requests.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in (state_folder(server.registry) / "requests.jsonl").read_text().splitlines()]
     mine = [(e["token"], e["method"], e["path"], e["status"]) for e in lines if e["path"].endswith("audited")]
     assert mine == [("write", "DELETE", "/api/v1/tools/audited", 200)]
     assert ("write", "POST", "/api/v1/tools", 201) in [(e["token"], e["method"], e["path"], e["status"]) for e in lines]

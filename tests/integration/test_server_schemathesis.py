@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
 from test_server_support import ServerProcess, compute_tool
 
 from toolkiln import Registry
-from toolkiln.server.services import server_folder
+from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import TokenStore
 
 # Not positive_data_acceptance: a definition the schema allows (any object) may still not
@@ -36,7 +36,7 @@ def server(tmp_path_factory):
     with Registry(registry) as reg:  # a tool to find, so that not every {name} is a 404
         reg.create(compute_tool("sample"))
     # A name schemathesis will not guess, so that DELETE /tokens/{name} cannot revoke it.
-    server_token, _ = TokenStore(server_folder(registry)).create(f"fuzz-{secrets.token_hex(8)}", "admin", "person")
+    server_token, _ = TokenStore(state_folder(registry)).create(f"fuzz-{secrets.token_hex(8)}", "admin", "person")
     process = ServerProcess(registry, "--rate-limit", "")
     process.token = server_token
     yield process

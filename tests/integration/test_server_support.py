@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from toolkiln.server.services import server_folder
+from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import SCOPES, TokenStore
 
 
@@ -80,7 +80,7 @@ class ServerProcess:
 
 def make_token(registry: Path, name: str, scope: str, kind: str) -> str:
     """A new token of the server on `registry`, for a holder of `kind` (person, model, service)."""
-    return TokenStore(server_folder(registry)).create(name, scope, kind)[0]
+    return TokenStore(state_folder(registry)).create(name, scope, kind)[0]
 
 
 def make_tokens(registry: Path) -> dict[str, str]:

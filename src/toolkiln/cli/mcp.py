@@ -7,9 +7,10 @@ The `mcp` SDK is imported when the command runs, not when the parser is built.
 from __future__ import annotations
 
 import argparse
+import sys
 
 from toolkiln.cli.common import EXIT_OK, UsageError
-from toolkiln.cli.serve import granted, listening_options, rate_limit
+from toolkiln.cli.serve import granted, listening_options, rate_limit, state_dir, state_dir_option
 from toolkiln.cli.tools import open_registry, registry_option
 
 
@@ -23,6 +24,7 @@ def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     registry_option(mcp)
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    state_dir_option(mcp)
     listening_options(mcp, port=8766)
     mcp.add_argument(
         "--poll-seconds", type=float, default=0.5, help="how often tool changes are looked for (default 0.5)"
@@ -38,7 +40,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     from toolkiln.server.mcp_server import RegistryMCP
     from toolkiln.server.ratelimit import TokenRateLimiter
-    from toolkiln.server.services import server_folder
+    from toolkiln.server.state import StateFolderError, legacy_warning, state_folder
     from toolkiln.server.tokens import TokenStore
 
     with open_registry(args, granted(args)) as registry:
@@ -46,6 +48,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if not args.http:
             anyio.run(server.run_stdio)
             return EXIT_OK
-        tokens = TokenStore(server_folder(registry.path))
+        try:
+            tokens = TokenStore(state_folder(registry.path, state_dir(args)))
+        except StateFolderError as error:
+            raise UsageError(f"error[{error.code}]: {error.message} (hint: {error.hint})") from None
+        warning = legacy_warning(registry.path)
+        if warning is not None:
+            print(f"warning: {warning}", file=sys.stderr)
         anyio.run(server.run_http, args.host, args.port, tokens, TokenRateLimiter(limit))
     return EXIT_OK

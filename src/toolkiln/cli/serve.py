@@ -1,5 +1,7 @@
-"""`toolkiln serve [--registry DIR] [--host 127.0.0.1] [--port 8765] [--allow CAPABILITY]`: the
-registry over HTTP. A server grants its tools nothing beyond the sandbox unless `--allow` says.
+"""`toolkiln serve [--registry DIR] [--state-dir DIR] [--host 127.0.0.1] [--port 8765] [--allow
+CAPABILITY]`: the registry over HTTP. A server grants its tools nothing beyond the sandbox unless
+`--allow` says. The server's tokens, web secret and request log are in its state folder, never
+in the registry folder (toolkiln.server.state).
 
 FastAPI and uvicorn are imported when the command runs, not when the parser is built.
 """
@@ -8,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.cli.common import EXIT_OK, UsageError
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from toolkiln.cli.tools import open_registry, registry_option
 
 if TYPE_CHECKING:
@@ -25,6 +28,7 @@ def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "from `toolkiln tokens create`.",
     )
     registry_option(serve)
+    state_dir_option(serve)
     listening_options(serve, port=8765)
     serve.add_argument(
         "--max-body-bytes",
@@ -37,9 +41,27 @@ def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "--access-log",
         action="store_true",
         help="log every request (off by default: it costs a third of a small request; writes are "
-        "always recorded in <registry>/.server/requests.jsonl)",
+        "always recorded in requests.jsonl in the state folder)",
     )
     serve.set_defaults(handler=cmd_serve)
+
+
+def state_dir_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """`--state-dir DIR`: where a server of the registry keeps its tokens, web secret and log."""
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="the server's private folder for tokens, web secret and request log (default: one per "
+        "registry under $TOOLKILN_STATE_DIR, else $XDG_STATE_HOME/toolkiln, in servers/)",
+    )
+    return parser
+
+
+def state_dir(args: argparse.Namespace) -> Path | None:
+    found: Path | None = getattr(args, "state_dir", None)
+    return found
 
 
 def listening_options(parser: argparse.ArgumentParser, port: int) -> None:
@@ -98,6 +120,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from toolkiln.server.app import create_app
     from toolkiln.server.services import DEFAULT_MAX_BODY_BYTES, Settings
+    from toolkiln.server.state import StateFolderError
 
     if args.max_body_bytes is not None and args.max_body_bytes < 1:
         raise UsageError("--max-body-bytes must be at least 1")
@@ -108,10 +131,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         rate_limit=limit,
         max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         capabilities=capabilities,
+        state_dir=state_dir(args),
     )
+    try:
+        app = create_app(settings, registry)
+    except StateFolderError as error:
+        print(f"error[{error.code}]: {error.message}\n  = hint: {error.hint}", file=sys.stderr)
+        return EXIT_FAILED
     print(f"toolkiln serve: capabilities granted: {', '.join(capabilities.words()) or 'none'}", file=sys.stderr)
     uvicorn.run(
-        create_app(settings, registry),
+        app,
         host=args.host,
         port=args.port,
         log_level="info",

@@ -1,7 +1,10 @@
 """`toolkiln tokens create NAME --kind person|model|service --scope read|run|write|admin | list |
-revoke NAME`: the bearer tokens of `toolkiln serve` on a registry folder. The kind says who holds
-the token, and so who acts with it (a model's token gets the model policy everywhere). A new
-token is printed once; only its SHA-256 is kept (in `<registry>/.server/tokens.json`, mode 0600).
+revoke NAME | import --from DIR`: the bearer tokens of `toolkiln serve` on a registry folder. The
+kind says who holds the token, and so who acts with it (a model's token gets the model policy
+everywhere). A new token is printed once; only its SHA-256 is kept (in `tokens.json` of the
+server's state folder, mode 0600, outside the registry: toolkiln.server.state). `import` takes
+the tokens of another token file on purpose, such as a registry's old `.server/`, which servers
+no longer read.
 """
 
 from __future__ import annotations
@@ -9,9 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
+from toolkiln.cli.serve import state_dir, state_dir_option
 from toolkiln.cli.tools import registry_option, registry_path
 
 if TYPE_CHECKING:
@@ -22,7 +27,7 @@ KINDS = ("person", "model", "service")
 
 
 def add_tokens_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    common = registry_option(argparse.ArgumentParser(add_help=False))
+    common = state_dir_option(registry_option(argparse.ArgumentParser(add_help=False)))
     tokens = commands.add_parser("tokens", help="bearer tokens for `toolkiln serve`", parents=[common])
     actions = tokens.add_subparsers(dest="tokens_command", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="create a token and print it (once)", parents=[common])
@@ -42,15 +47,25 @@ def add_tokens_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     revoke = actions.add_parser("revoke", help="revoke a token: at once, on every server", parents=[common])
     revoke.add_argument("name")
     revoke.set_defaults(handler=_guarded(cmd_revoke))
+    adopt = actions.add_parser(
+        "import",
+        help="add the tokens of another token file (e.g. a registry's old .server/), on purpose",
+        parents=[common],
+    )
+    adopt.add_argument(
+        "--from", dest="source", type=Path, required=True, metavar="DIR", help="the folder of tokens.json"
+    )
+    adopt.set_defaults(handler=_guarded(cmd_import))
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
+        from toolkiln.server.state import StateFolderError
         from toolkiln.server.tokens import TokenError
 
         try:
             return handler(args)
-        except TokenError as error:
+        except (TokenError, StateFolderError) as error:
             hint = f"\n  = hint: {error.hint}" if error.hint else ""
             print(f"error[{error.code}]: {error.message}{hint}", file=sys.stderr)
             return EXIT_FAILED
@@ -59,10 +74,10 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 
 def _store(args: argparse.Namespace) -> TokenStore:
-    from toolkiln.server.services import server_folder
+    from toolkiln.server.state import state_folder
     from toolkiln.server.tokens import TokenStore
 
-    return TokenStore(server_folder(registry_path(args)))
+    return TokenStore(state_folder(registry_path(args), state_dir(args)))
 
 
 def cmd_create(args: argparse.Namespace) -> int:
@@ -90,4 +105,15 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_revoke(args: argparse.Namespace) -> int:
     info = _store(args).revoke(args.name)
     print(f"revoked token {info.name!r}")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    store = _store(args)
+    imported, skipped = store.import_from(args.source)
+    for info in imported:
+        print(f"imported token {info.name!r} (scope {info.scope})")
+    for name in skipped:
+        print(f"skipped {name!r}: a token of that name exists here already", file=sys.stderr)
+    print(f"{len(imported)} token(s) imported into {store.folder}", file=sys.stderr)
     return EXIT_OK

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.store import Sig, Store
 
-STATE_DIR_ENV = "TOOLKILN_STATE_DIR"  # where the key lives (tests point it at a folder of their own)
+STATE_DIR_ENV = "TOOLKILN_STATE_DIR"  # the state home (tests point it at a folder of their own)
 FORMAT = 1
 KEY_BYTES = 32
 MAX_INDEX_BYTES = 256 * 1024 * 1024  # about 130 bytes a tool: some two million tools
@@ -44,16 +44,23 @@ class Entry(NamedTuple):
     calls: frozenset[str]
 
 
-def key_path() -> Path:
-    """This user's key: $TOOLKILN_STATE_DIR, else $XDG_STATE_HOME/toolkiln, else
-    ~/.local/state/toolkiln (the XDG base directory default), file `index.key`."""
+def state_home() -> Path:
+    """This user's toolkiln state, outside every registry folder: $TOOLKILN_STATE_DIR, else
+    $XDG_STATE_HOME/toolkiln, else ~/.local/state/toolkiln (the XDG base directory default).
+    The index key lives there, and the servers' own folders (toolkiln.server.state)."""
     folder = os.environ.get(STATE_DIR_ENV)
     if not folder:
         state = os.environ.get("XDG_STATE_HOME", "")
         if not os.path.isabs(state):  # (the XDG specification: a relative one is ignored)
             state = os.path.join(os.path.expanduser("~"), ".local", "state")
         folder = os.path.join(state, "toolkiln")
-    return Path(folder) / "index.key"
+    return Path(folder)
+
+
+def key_path() -> Path:
+    """This user's key: `index.key` in the state home. It signs the index and the records the
+    registry wrote (signatures.py)."""
+    return state_home() / "index.key"
 
 
 def load_key() -> bytes | None:
@@ -109,14 +116,14 @@ def _written_by_another(path: Path) -> bytes | None:
     return None
 
 
-def _folder_identity(store: Store) -> bytes:
-    """What ties an index to one folder: its real path, device and inode."""
+def folder_identity(store: Store) -> bytes:
+    """What ties an index (or a signature) to one folder: its real path, device and inode."""
     st = os.stat(store.root)
     return f"{os.path.realpath(store.root)}\0{st.st_dev}\0{st.st_ino}".encode()
 
 
 def _mac(key: bytes, store: Store, version_tag: str, body: bytes) -> str:
-    signed = hmac.new(key, _folder_identity(store), hashlib.sha256)
+    signed = hmac.new(key, folder_identity(store), hashlib.sha256)
     signed.update(b"\0" + version_tag.encode() + b"\0" + body)
     return signed.hexdigest()
 

@@ -4,6 +4,7 @@ the bearer token in front of an app that has no routes of ours (MCP over HTTP)."
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from datetime import UTC, datetime
@@ -17,6 +18,7 @@ from toolkiln.registry.principals import Scope as TokenScope
 from toolkiln.server.auth import WRITE_SCOPES, authorize
 from toolkiln.server.problems import ServerProblem, diagnostic, problem
 from toolkiln.server.ratelimit import TokenRateLimiter
+from toolkiln.server.state import open_private
 from toolkiln.server.tokens import TokenStore
 
 
@@ -80,9 +82,10 @@ async def _no_body() -> Message:
 
 
 class WriteAudit:
-    """One JSON line in `path` per request made with a write or admin route: when, which
-    token, the method, path and status. The registry's own audit.jsonl says what changed;
-    this log says who asked for it."""
+    """One JSON line in `path` (requests.jsonl in the server's state folder) per request made
+    with a write or admin route: when, which token, the method, path and status. The
+    registry's own audit.jsonl says what changed; this log says who asked for it. The file is
+    opened without following a link: one in its place is never written through, nor created."""
 
     def __init__(self, app: ASGIApp, path: Path) -> None:
         self.app, self.path = app, path
@@ -114,7 +117,11 @@ class WriteAudit:
     def _append(self, entry: dict[str, Any]) -> None:
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         with self._mutex:  # one write per line, O_APPEND: lines from several processes never mix
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                fd = open_private(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            except OSError as error:  # (the answer still goes out: the log says why it lacks a line)
+                logging.getLogger("toolkiln.server").error("request not logged: %s: %s", self.path, error)
+                return
             try:
                 os.write(fd, line)
             finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -11,14 +12,10 @@ from fastapi import Depends, Request
 from toolkiln.registry.capabilities import NONE, Capabilities
 from toolkiln.registry.registry import Registry
 from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
+from toolkiln.server.state import legacy_warning, state_folder
 from toolkiln.server.tokens import TokenStore
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-SERVER_FOLDER = ".server"  # inside the registry folder: tokens.json, requests.jsonl
-
-
-def server_folder(registry: Path) -> Path:
-    return registry / SERVER_FOLDER
 
 
 @dataclass(frozen=True)
@@ -27,6 +24,7 @@ class Settings:
     rate_limit: str = DEFAULT_RATE_LIMIT
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     capabilities: Capabilities = NONE  # what the operator granted (`--allow`): nothing by default
+    state_dir: Path | None = None  # the server's state folder; None: the default (state.py)
 
 
 @dataclass
@@ -37,8 +35,11 @@ class Services:
     limiter: TokenRateLimiter = field(init=False)
 
     def __post_init__(self) -> None:
-        self.tokens = TokenStore(server_folder(self.registry.path))
+        self.tokens = TokenStore(state_folder(self.registry.path, self.settings.state_dir))
         self.limiter = TokenRateLimiter(self.settings.rate_limit)
+        warning = legacy_warning(self.registry.path)
+        if warning is not None:  # said once, when the server starts
+            logging.getLogger("toolkiln.server").warning("%s", warning)
 
 
 def services_of(request: Request) -> Services:

@@ -1,11 +1,11 @@
 """Bearer tokens: created once, stored only as their SHA-256, checked in constant time.
 
-The file (`<registry>/.server/tokens.json`, 0600) holds each token's name, kind (who holds it:
-a person, a model or a service), scope, digest and creation time; the plain token is shown
-once, when it is made, and never written anywhere. Every change rewrites the file atomically
-under a lock, so `toolkiln tokens` and the admin routes of any number of servers can change it
-at once; a server rereads it when its size, time or inode changes, so a revoked token stops
-working at once, without a restart.
+The file (`tokens.json` in the server's state folder, 0600; see state.py) holds each token's
+name, kind (who holds it: a person, a model or a service), scope, digest and creation time;
+the plain token is shown once, when it is made, and never written anywhere. Every change
+rewrites the file atomically under a lock, so `toolkiln tokens` and the admin routes of any
+number of servers can change it at once; a server rereads it when its size, time or inode
+changes, so a revoked token stops working at once, without a restart.
 """
 
 from __future__ import annotations
@@ -30,12 +30,14 @@ from filelock import FileLock, Timeout
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
 from toolkiln.registry.principals import PRINCIPAL_KINDS, SCOPES, Principal, PrincipalKind, Scope
+from toolkiln.server.state import open_private
 
 # A token stored before tokens had kinds: whoever holds it is taken for a model (the narrowest),
 # so that an old token handed to an agent gains nothing; `toolkiln serve` names such tokens.
 LEGACY_KIND: PrincipalKind = "model"
 TOKEN_PREFIX = "tk_"
 TOKEN_BYTES = 32  # 256 random bits
+MAX_FILE_BYTES = 16 * 1024 * 1024
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -103,7 +105,7 @@ class TokenStore:
     def _current(self) -> tuple[TokenInfo, ...]:
         """The tokens on disk, reread only when the file changed (one stat a request)."""
         try:
-            stat = os.stat(self.path)
+            stat = os.lstat(self.path)  # (a link is refused by the read, never followed)
             seen = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         except FileNotFoundError:
             seen = None
@@ -113,9 +115,12 @@ class TokenStore:
                 self._seen = seen
             return self._tokens
 
-    def _read(self) -> tuple[TokenInfo, ...]:
+    def _read(self, path: Path | None = None) -> tuple[TokenInfo, ...]:
+        path = path or self.path
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            fd = open_private(path, os.O_RDONLY)
+            with os.fdopen(fd, "rb") as file:
+                data = json.loads(file.read(MAX_FILE_BYTES).decode("utf-8"))
             return tuple(
                 TokenInfo(t["name"], t["scope"], t["sha256"], t["created_at"], t.get("kind", LEGACY_KIND), "kind" in t)
                 for t in data["tokens"]
@@ -126,7 +131,7 @@ class TokenStore:
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise TokenError(
                 codes.TOKEN_STORE_ERROR,
-                f"the token file {self.path} cannot be read: {error}",
+                f"the token file {path} cannot be read: {error}",
                 hint="fix or delete it, then create the tokens again",
             ) from None
 
@@ -170,6 +175,23 @@ class TokenStore:
                 raise TokenError(codes.TOKEN_NOT_FOUND, f"no token named {name[:80]!r}", hint="list the tokens")
             self._write([t for t in tokens if t is not removed])
         return removed
+
+    def import_from(self, folder: Path) -> tuple[list[TokenInfo], list[str]]:
+        """Add the tokens of the token file in `folder` (an old `<registry>/.server`, another
+        server's state folder), as they are: the tokens imported, and the names skipped
+        because a token of that name exists here already."""
+        source = folder / self.path.name
+        if not os.path.lexists(source):
+            raise TokenError(
+                codes.TOKEN_STORE_ERROR, f"there is no token file {source}", hint="name the folder it is in"
+            )
+        found = self._read(source)
+        with self._locked():
+            tokens = list(self._read())
+            taken = {t.name for t in tokens}
+            imported = [t for t in found if t.name not in taken]
+            self._write([*tokens, *imported])
+        return imported, [t.name for t in found if t.name in taken]
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

@@ -17,7 +17,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from toolkiln.server.app import create_app
-from toolkiln.server.services import Settings, server_folder
+from toolkiln.server.services import Settings
+from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import TokenStore
 
 LONE = "\ud800"
@@ -41,7 +42,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     folder: Path = tmp_path_factory.mktemp("surrogates") / "reg"
     app = create_app(Settings(registry=folder, rate_limit=""))
     app.state.services.registry.create(SHIP)
-    token = TokenStore(server_folder(folder)).create("admin", "admin", "person")[0]
+    token = TokenStore(state_folder(folder)).create("admin", "admin", "person")[0]
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as found:
         found.headers.update({"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
         yield found

@@ -12,7 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from toolkiln.server.app import create_app
-from toolkiln.server.services import Settings, server_folder
+from toolkiln.server.services import Settings
+from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import TokenStore
 from toolkiln.server.web.sessions import SESSION_COOKIE, SESSION_SECONDS, SessionError, Signer
 
@@ -62,7 +63,7 @@ def app(tmp_path: Path):
 
 @pytest.fixture()
 def tokens(app) -> dict[str, str]:
-    store = TokenStore(server_folder(app.state.services.registry.path))
+    store = TokenStore(state_folder(app.state.services.registry.path))
     return {scope: store.create(scope, scope, "person")[0] for scope in ("read", "run", "write", "admin")}
 
 
@@ -136,7 +137,7 @@ def test_a_tampered_cookie_ends_at_sign_in_with_its_code_and_no_trace(app, token
 
 def test_revoking_the_token_ends_its_sessions(app, tokens):
     page = Page(app, tokens["admin"])
-    TokenStore(server_folder(app.state.services.registry.path)).revoke("admin")
+    TokenStore(state_folder(app.state.services.registry.path)).revoke("admin")
     answer = page.client.get("/ui/tools", follow_redirects=False)
     assert answer.status_code == 303 and "notice=R0514" in answer.headers["location"]
 

@@ -140,9 +140,26 @@ TOKEN_STORE_ERROR = register(
     "token-store-error",
     "Token file unusable",
     """
-The server's token file (`<registry>/.server/tokens.json`) cannot be read or written: it
-was edited by hand into something that is not the file toolkiln writes, its folder is not
-writable, or its lock was held for more than 10 seconds. Fix or delete the file (then create
-the tokens again).
+The server's token file (`tokens.json` in the server's state folder, see `toolkiln serve
+--state-dir`) cannot be read or written: it was edited by hand into something that is not the
+file toolkiln writes, it is a symbolic link (never followed), its folder is not writable, or
+its lock was held for more than 10 seconds. Fix or delete the file (then create the tokens
+again).
+""",
+)
+
+STATE_FOLDER_UNSAFE = register(
+    "R0530",
+    "state-folder-unsafe",
+    "Server state folder not private",
+    """
+A server keeps its tokens, its web page's secret and its request log in a state folder of its
+operator's (by default `$XDG_STATE_HOME/toolkiln/servers/<hash of the registry's path>/`, or
+`--state-dir DIR`), never in the registry folder. The folder must be a real folder (not a
+symbolic link), owned by the user the server runs as, and writable by no one else; it is made
+with mode 0700. Whoever could write it could give themselves a token.
+
+    toolkiln serve --state-dir /tmp                    # error: /tmp is writable by everyone
+    toolkiln serve --state-dir ~/.local/state/my-srv   # fixed: made 0700 on first use
 """,
 )

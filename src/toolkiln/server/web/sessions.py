@@ -1,4 +1,4 @@
-"""The web page's session cookie and CSRF tokens, signed with a secret of the server folder.
+"""The web page's session cookie and CSRF tokens, signed with a secret of the server's state folder.
 
 A session is made when a person signs in with a REST token. The cookie holds the token's
 name, a fingerprint of the token (so a token revoked, or revoked and created again under the
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from toolkiln.registry.models import ACTORS, Actor
+from toolkiln.server.state import open_private
 from toolkiln.server.tokens import TokenInfo
 
 SESSION_COOKIE = "toolkiln_session"
@@ -55,13 +56,15 @@ class Session:
 
 
 def load_secret(folder: Path) -> bytes:
-    """The folder's signing secret (32 random bytes, 0600), made by the first server to ask:
-    every server of the folder signs and checks cookies with the same one."""
+    """The state folder's signing secret (32 random bytes, 0600), made by the first server to
+    ask: every server of the folder signs and checks cookies with the same one. A link in its
+    place is never followed (O_EXCL, O_NOFOLLOW)."""
     path = folder / SECRET_FILE
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        data = path.read_bytes()
+        with os.fdopen(open_private(path, os.O_RDONLY), "rb") as file:
+            data = file.read(33)
         if len(data) == 32:
             return data
         raise OSError(f"{path} is not a secret of 32 bytes; delete it to make a new one") from None
