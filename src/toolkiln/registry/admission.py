@@ -10,22 +10,25 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
-from toolkiln.registry.callees import Callees, calls_of
+from toolkiln.registry.callees import calls_of
 from toolkiln.registry.capabilities import Capabilities, refuse_ungranted, refuse_unless_admin_person
 from toolkiln.registry.definitions import Compiled, compile_definition, refuse
 from toolkiln.registry.errors import DependencyCycle
 from toolkiln.registry.examples import run_examples
-from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.principals import Principal
+from toolkiln.registry.reads import Reads
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
 
 
-def passing(compiled: Compiled, tables: Mapping[str, Any], limits: Limits | None) -> Compiled:
+def passing(
+    compiled: Compiled, tables: Mapping[str, Any], limits: Limits | None, budget: tuple[float, float] | None = None
+) -> Compiled:
     """`compiled`, once its examples pass with the registry's tables and limits; else
-    CompileError with a diagnostic per failing example."""
+    CompileError with a diagnostic per failing example. `budget`: (seconds, deadline) for all
+    the examples together (see run_examples)."""
     if compiled.examples:
-        problems = run_examples(compiled.compute, compiled.examples, tables=tables, limits=limits)
+        problems = run_examples(compiled.compute, compiled.examples, tables=tables, limits=limits, budget=budget)
         if problems:
             raise CompileError(problems)
     return compiled
@@ -48,25 +51,19 @@ def refuse_cycle(calls: Mapping[str, frozenset[str]], name: str, compiled: Compi
         )
 
 
-def recheck_callers(mirror: Mirror, callees: Callees, name: str, compiled: Compiled) -> None:
+def recheck_callers(reads: Reads, name: str, compiled: Compiled) -> None:
     """Check every tool that calls `name` (directly or not) against its new version; when any
     would no longer check, CompileError with their diagnostics (prefixed with the caller)."""
-    if not mirror.callers(name):
+    old, callers = reads.callers_of(name)
+    if not callers:
         return
-    record = mirror.records.get(name)
-    old = mirror.cached_compiled(name, record) if record is not None else None
     if old is not None and _shape(old.compute) == _shape(compiled.compute):
         return  # same parameters and result: callers are unaffected
-    from toolkiln.registry import dependencies  # (networkx: loaded only once tools call others)
-
     overrides: dict[str, Compiled] = {name: compiled}
     problems: list[Diagnostic] = []
-    for caller in dependencies.callers_in_order(mirror.calls, name):
-        record = mirror.records.get(caller)
-        if record is None or caller == name:
-            continue
+    for caller, record in callers:
         try:
-            overrides[caller] = compile_definition(record.definition, callees.with_overrides(overrides))
+            overrides[caller] = compile_definition(record.definition, reads.callees.with_overrides(overrides))
         except CompileError as error:
             problems.extend(
                 d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})

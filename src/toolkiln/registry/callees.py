@@ -8,7 +8,7 @@ the callee's current version, and only while the callee is active.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.check import ToolSignature
@@ -21,12 +21,17 @@ if TYPE_CHECKING:
     from toolkiln.registry.definitions import Compiled
 
 
+class Names(Protocol):
+    def __contains__(self, name: object, /) -> bool: ...
+    def keys(self) -> Set[str]: ...
+
+
 class CompiledTools(Protocol):
-    """Where callees come from (the registry's `Mirror` is one): the loaded records by name,
-    and each one's compiled form (BrokenTool when it does not compile)."""
+    """Where callees come from (the registry's `Mirror` is one, `reads.Reads` another): the
+    loaded tools' names, and each one's compiled form (BrokenTool when it does not compile)."""
 
     @property
-    def records(self) -> Mapping[str, Any]: ...
+    def records(self) -> Names: ...
 
     def compiled(self, name: str) -> Compiled: ...
 

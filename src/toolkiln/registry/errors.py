@@ -127,6 +127,10 @@ class FileTooLarge(StoreError, code=codes.REGISTRY_FILE_TOO_LARGE):
     """A file of the registry folder larger than the registry ever writes it; left unread."""
 
 
+class CheckTooSlow(RegistryError, code=codes.CHECK_TOO_SLOW):
+    """A check that saves nothing (validate, test) took longer than its total time budget."""
+
+
 class N8nNotConfigured(RegistryError, code=codes.N8N_NOT_CONFIGURED):
     """A workflow tool is to be deployed or run, but no n8n server (or API key) is known."""
 
@@ -157,6 +161,7 @@ class WorkflowRunFailed(N8nFailure, code=codes.WORKFLOW_RUN_FAILED):
 
 __all__ = [
     "BrokenTool",
+    "CheckTooSlow",
     "DependencyCycle",
     "DuplicateTool",
     "FileTooLarge",

@@ -13,16 +13,19 @@ whose examples fail is never saved, whoever wrote it. Loading a registry does no
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError
+from toolkiln.registry.budget import too_slow
 from toolkiln.registry.equality import same_data
 from toolkiln.semantics.dates import clock_at, parse_iso_datetime
-from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.values import to_json
 from toolkiln.tool import Tool
 
@@ -87,17 +90,26 @@ def examples_problems(examples: Any) -> list[Diagnostic]:
 
 
 def run_examples(
-    tool: Tool, examples: list[dict[str, Any]], *, tables: Mapping[str, Any], limits: Limits | None
+    tool: Tool,
+    examples: list[dict[str, Any]],
+    *,
+    tables: Mapping[str, Any],
+    limits: Limits | None,
+    budget: tuple[float, float] | None = None,
 ) -> list[Diagnostic]:
-    """One diagnostic per example whose run fails or returns another value than `expect`."""
+    """One diagnostic per example whose run fails or returns another value than `expect`.
+    `budget`: (seconds, deadline) for all the examples together, each run getting at most what
+    is left; CheckTooSlow once it is spent."""
     problems = []
     for index, example in enumerate(examples):
         args, expected = example["args"], example["expect"]
         path = f"{FIELD}[{index}]"
         clock = clock_at(example["now"]) if "now" in example else None
         try:
-            actual = tool.run(args, tables=tables, limits=limits, clock=clock)
+            actual = tool.run(args, tables=tables, limits=_within(limits, budget), clock=clock)
         except RunError as error:
+            if budget is not None and time.monotonic() >= budget[1]:
+                raise too_slow(budget[0]) from None  # stopped by the budget, not by its own limits
             problems.append(
                 _at(
                     codes.EXAMPLE_RAISED,
@@ -117,6 +129,17 @@ def run_examples(
                 )
             )
     return problems
+
+
+def _within(limits: Limits | None, budget: tuple[float, float] | None) -> Limits | None:
+    """The limits of the next example's run: at most what is left of the budget."""
+    if budget is None:
+        return limits
+    left = budget[1] - time.monotonic()
+    if left <= 0:
+        raise too_slow(budget[0])
+    base = limits or DEFAULT_LIMITS
+    return base if base.max_seconds <= left else replace(base, max_seconds=left)
 
 
 def _shown(value: Any) -> str:

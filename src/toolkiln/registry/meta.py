@@ -37,7 +37,9 @@ class Registry(Protocol):
     """The registry as the meta-tools use it (`toolkiln.registry.Registry` is one): declared
     here, so that this module does not import the class that calls it."""
 
-    def check_definition(self, definition: Any) -> Compiled: ...
+    def check_definition(self, definition: Any, *, seconds: float | None = None) -> Compiled: ...
+    @property
+    def check_seconds(self) -> float: ...
     def create(self, definition: Any, created_by: str = "user") -> ToolRecord: ...
     def update(self, name: str, changes: Any, by: str = "user") -> ToolRecord: ...
     def delete(self, name: str, by: str = "user", *, force: bool = False) -> None: ...
@@ -516,7 +518,7 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
             "args": ((dict, str), False, "an object of arguments"),
         },
     )
-    compiled = reg.check_definition(args["definition"])
+    compiled = reg.check_definition(args["definition"], seconds=reg.check_seconds)  # it only asks
     reply: dict[str, Any] = {
         "ok": True,
         "name": compiled.name,

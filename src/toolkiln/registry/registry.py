@@ -23,6 +23,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.errors import CompileError, RunError
 from toolkiln.registry import exports, meta
 from toolkiln.registry.admission import admit_program, passing, recheck_callers, refuse_cycle, refuse_rename
+from toolkiln.registry.budget import CHECK_SLOTS, finish_within
 from toolkiln.registry.callees import Callees
 from toolkiln.registry.capabilities import LOCAL, Capabilities
 from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
@@ -67,12 +68,13 @@ from toolkiln.registry.names import check_name
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.programs import ProgramRun
+from toolkiln.registry.reads import Reads
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
 from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
 from toolkiln.semantics.dates import Clock
-from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.tool import Tool
 from toolkiln.version import __version__
 
@@ -80,6 +82,8 @@ if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
 
 _monotonic = time.monotonic  # (a global lookup fewer per run)
+# A check that saves nothing may take this many times the registry's max_seconds in all.
+CHECK_BUDGET_FACTOR = 2
 
 
 def _version_tag() -> str:
@@ -138,6 +142,7 @@ class Registry:
         )
         self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
+        self._check_slots = threading.BoundedSemaphore(CHECK_SLOTS)
         self._flush_seconds = usage_flush_seconds
         self._flush_at = time.monotonic() + usage_flush_seconds  # when `run` next flushes the counts
         resolve = weakref.WeakMethod(self._callee_tool)
@@ -265,54 +270,57 @@ class Registry:
         tool was made from)."""
         principal = principal_of(created_by)
         actor = principal.actor
-        with self._writing():
-            compiled = passing(
-                compile_definition(definition, self._mirror.tools, pin=True), self._mirror.tables, self.limits
-            )
+        for _ in self._attempts():
+            reads = self._reads()
+            compiled = passing(compile_definition(definition, reads.callees, pin=True), reads.tables, self.limits)
             admit_program(compiled, principal, self.capabilities, "create")
-            name = compiled.name
-            existing = self._read_locked(name, missing_ok=True)
-            if existing is not None:
-                raise DuplicateTool(
-                    f"a tool named `{name}` exists already (version {existing.version}, "
-                    f"{existing.status.replace('_', ' ')})",
-                    hint="choose another name, or update the existing tool",
+            with self._writing():
+                if not reads.still_hold():
+                    continue  # a tool it calls, or a table, changed while it was checked
+                name = compiled.name
+                existing = self._read_locked(name, missing_ok=True)
+                if existing is not None:
+                    raise DuplicateTool(
+                        f"a tool named `{name}` exists already (version {existing.version}, "
+                        f"{existing.status.replace('_', ' ')})",
+                        hint="choose another name, or update the existing tool",
+                    )
+                refuse_cycle(self._mirror.calls, name, compiled)
+                self._store.remove_tree(self._store.version_dir(name))  # what a deleted tool left behind
+                if name in self._mirror.usage:
+                    self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
+                now = utc_now()
+                status = self.policy.initial_status(actor, compiled.kind, compiled.risk_level)
+                record = ToolRecord(
+                    name=name,
+                    description=compiled.description,
+                    kind=compiled.kind,
+                    parameters=compiled.parameters,
+                    risk_level=compiled.risk_level,
+                    status=status,
+                    created_by=actor,
+                    created_at=now,
+                    updated_at=now,
+                    version=1,
+                    definition=compiled.definition,
                 )
-            refuse_cycle(self._mirror.calls, name, compiled)
-            self._store.remove_tree(self._store.version_dir(name))  # what a deleted tool left behind
-            if name in self._mirror.usage:
-                self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
-            now = utc_now()
-            status = self.policy.initial_status(actor, compiled.kind, compiled.risk_level)
-            record = ToolRecord(
-                name=name,
-                description=compiled.description,
-                kind=compiled.kind,
-                parameters=compiled.parameters,
-                risk_level=compiled.risk_level,
-                status=status,
-                created_by=actor,
-                created_at=now,
-                updated_at=now,
-                version=1,
-                definition=compiled.definition,
-            )
-            record = self._workflows.settle(None, record, compiled)
-            self._commit(
-                record,
-                compiled,
-                AuditEntry(
-                    at=now,
-                    by=actor,
-                    via=principal.via,
-                    action="create",
-                    tool=name,
-                    new_version=1,
-                    new_status=status,
-                    note=note,
-                ),
-            )
-        return record
+                record = self._workflows.settle(None, record, compiled)
+                self._commit(
+                    record,
+                    compiled,
+                    AuditEntry(
+                        at=now,
+                        by=actor,
+                        via=principal.via,
+                        action="create",
+                        tool=name,
+                        new_version=1,
+                        new_status=status,
+                        note=note,
+                    ),
+                )
+                return record
+        raise _kept_changing()
 
     def update(self, name: str, changes: Any, by: Principal | str = "user") -> ToolRecord:
         """Change a tool. `changes` maps definition fields (description, parameters, logic,
@@ -322,11 +330,13 @@ class Registry:
         principal = principal_of(by, "by")
         actor = principal.actor
         check_name(name)
-        with self._writing():
-            old = self._read_locked(name)
-            self.policy.check("update", actor, old)
-            changed = compile_definition(apply_changes(old.definition, changes), self._mirror.tools, pin=True)
-            compiled = passing(changed, self._mirror.tables, self.limits)
+        for _ in self._attempts():
+            with self._mutex:
+                old = self._read_locked(name)
+                self.policy.check("update", actor, old)
+                reads = self._reads()
+            changed = compile_definition(apply_changes(old.definition, changes), reads.callees, pin=True)
+            compiled = passing(changed, reads.tables, self.limits)
             admit_program(compiled, principal, self.capabilities, "update")
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
@@ -337,37 +347,40 @@ class Registry:
                     "kind",
                     hint="create a tool of the other kind under another name",
                 )
-            now = utc_now()
             if same_data(old.definition, compiled.definition):
                 return self._with_usage(old)  # nothing changed: nothing written
-            refuse_cycle(self._mirror.calls, name, compiled)
-            recheck_callers(self._mirror, self._callees, name, compiled)
-            if only_description_changed(old.definition, compiled.definition):
-                record = old.model_copy(
-                    update={"description": compiled.description, "updated_at": now, "definition": compiled.definition}
+            recheck_callers(reads, name, compiled)
+            with self._writing():
+                if self._read_locked(name) != old or not reads.still_hold():
+                    continue  # changed while it was checked: check again
+                refuse_cycle(self._mirror.calls, name, compiled)
+                now = utc_now()
+                if only_description_changed(old.definition, compiled.definition):
+                    changed_fields = {"description": compiled.description, "definition": compiled.definition}
+                    record = old.model_copy(update={**changed_fields, "updated_at": now})
+                    note = "description only"
+                else:
+                    record = self._new_version(old, compiled, actor, now)
+                    note = None
+                record = self._workflows.settle(old, record, compiled)
+                self._commit(
+                    record,
+                    compiled,
+                    AuditEntry(
+                        at=now,
+                        by=actor,
+                        via=principal.via,
+                        action="update",
+                        tool=name,
+                        old_version=old.version,
+                        new_version=record.version,
+                        old_status=old.status,
+                        new_status=record.status,
+                        note=note,
+                    ),
                 )
-                note = "description only"
-            else:
-                record = self._new_version(old, compiled, actor, now)
-                note = None
-            record = self._workflows.settle(old, record, compiled)
-            self._commit(
-                record,
-                compiled,
-                AuditEntry(
-                    at=now,
-                    by=actor,
-                    via=principal.via,
-                    action="update",
-                    tool=name,
-                    old_version=old.version,
-                    new_version=record.version,
-                    old_status=old.status,
-                    new_status=record.status,
-                    note=note,
-                ),
-            )
-        return self._with_usage(record)
+                return self._with_usage(record)
+        raise _kept_changing()
 
     def rollback(self, name: str, version: int, by: Principal | str = "user") -> ToolRecord:
         """Make a past version current again, as a new version (history is never rewritten)."""
@@ -376,51 +389,62 @@ class Registry:
         check_name(name)
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidRequest(f"a version is a whole number, not {version!r}")
-        with self._writing():
-            old = self._read_locked(name)
-            self.policy.check("rollback", actor, old)
-            if version == old.version:
-                raise InvalidRequest(f"`{name}` is at version {version} already")
-            past = self._past_version(name, version) if 1 <= version < old.version else None
-            problem = self._mirror.problems.get(self._store.relative(self._store.version_path(name, version)))
-            if past is None and problem is not None:
-                raise BrokenTool(
-                    f"version {version} of `{name}` cannot be loaded",
-                    hint="see problems",
-                    diagnostics=list(problem.diagnostics),
-                )
-            if past is None:
-                raise ToolNotFound(
-                    f"`{name}` has no version {version}", hint=f"its versions are 1 to {old.version}; see history"
-                )
+        for _ in self._attempts():
+            with self._mutex:
+                old = self._read_locked(name)
+                self.policy.check("rollback", actor, old)
+                past = self._rollback_source(name, version, old)
+                reads = self._reads()
             try:
-                compiled = compile_definition(past.definition, self._mirror.tools)
+                compiled = compile_definition(past.definition, reads.callees)
             except CompileError as error:
                 raise BrokenTool(
                     f"version {version} of `{name}` no longer compiles", diagnostics=error.diagnostics
                 ) from None
-            passing(compiled, self._mirror.tables, self.limits)  # what it calls or reads may have changed since
-            refuse_cycle(self._mirror.calls, name, compiled)
-            recheck_callers(self._mirror, self._callees, name, compiled)
-            now = utc_now()
-            record = self._workflows.settle(old, self._new_version(old, compiled, actor, now), compiled)
-            self._commit(
-                record,
-                compiled,
-                AuditEntry(
-                    at=now,
-                    by=actor,
-                    via=principal.via,
-                    action="rollback",
-                    tool=name,
-                    old_version=old.version,
-                    new_version=record.version,
-                    old_status=old.status,
-                    new_status=record.status,
-                    note=f"to version {version}",
-                ),
+            passing(compiled, reads.tables, self.limits)  # what it calls or reads may have changed since
+            recheck_callers(reads, name, compiled)
+            with self._writing():
+                if self._read_locked(name) != old or not reads.still_hold():
+                    continue  # changed while it was checked: check again
+                refuse_cycle(self._mirror.calls, name, compiled)
+                now = utc_now()
+                record = self._workflows.settle(old, self._new_version(old, compiled, actor, now), compiled)
+                self._commit(
+                    record,
+                    compiled,
+                    AuditEntry(
+                        at=now,
+                        by=actor,
+                        via=principal.via,
+                        action="rollback",
+                        tool=name,
+                        old_version=old.version,
+                        new_version=record.version,
+                        old_status=old.status,
+                        new_status=record.status,
+                        note=f"to version {version}",
+                    ),
+                )
+                return self._with_usage(record)
+        raise _kept_changing()
+
+    def _rollback_source(self, name: str, version: int, old: ToolRecord) -> ToolRecord:
+        """The past version `version` of `name` (whose current record is `old`), to roll back to."""
+        if version == old.version:
+            raise InvalidRequest(f"`{name}` is at version {version} already")
+        past = self._past_version(name, version) if 1 <= version < old.version else None
+        problem = self._mirror.problems.get(self._store.relative(self._store.version_path(name, version)))
+        if past is None and problem is not None:
+            raise BrokenTool(
+                f"version {version} of `{name}` cannot be loaded",
+                hint="see problems",
+                diagnostics=list(problem.diagnostics),
             )
-        return self._with_usage(record)
+        if past is None:
+            raise ToolNotFound(
+                f"`{name}` has no version {version}", hint=f"its versions are 1 to {old.version}; see history"
+            )
+        return past
 
     def delete(self, name: str, by: Principal | str = "user", *, force: bool = False) -> None:
         """Delete a tool: its file and past versions move to .deleted/<name>.<UTC time>/ (the
@@ -660,14 +684,37 @@ class Registry:
             raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is {kind} tool; compute tools cannot call it")
         return tool
 
-    def check_definition(self, definition: Any) -> Compiled:
+    def check_definition(self, definition: Any, *, seconds: float | None = None) -> Compiled:
         """Compile a definition against the registry's tools and run its examples, saving
-        nothing (for the meta-tools and the factory)."""
+        nothing (for the meta-tools, the factory, the validate routes), without holding the
+        registry's lock. `seconds`: a total time budget (`check_seconds` for a caller who only
+        asks), past which CheckTooSlow."""
+        if seconds is None:
+            return self._checked(definition, None)
+        return finish_within(seconds, self._check_slots, lambda until: self._checked(definition, (seconds, until)))
+
+    @property
+    def check_seconds(self) -> float:
+        """The total a check that saves nothing may take: twice the registry's max_seconds."""
+        return CHECK_BUDGET_FACTOR * (self.limits or DEFAULT_LIMITS).max_seconds
+
+    def _checked(self, definition: Any, budget: tuple[float, float] | None) -> Compiled:
+        reads = self._reads()
+        return passing(compile_definition(definition, reads.callees, pin=True), reads.tables, self.limits, budget)
+
+    def _attempts(self) -> Iterator[None]:
+        """The attempts at a change checked without the lock: one more whenever what it was
+        checked against changed meanwhile, for as long as the lock is waited for (lock_timeout)."""
+        deadline = time.monotonic() + self._store.lock_timeout
+        yield
+        while time.monotonic() < deadline:
+            yield
+
+    def _reads(self) -> Reads:
+        """A view of the registry for a check made without the lock (see reads.py)."""
         with self._mutex:
             self._mirror.refresh()
-            return passing(
-                compile_definition(definition, self._mirror.tools, pin=True), self._mirror.tables, self.limits
-            )
+            return Reads(self._mirror, self._mutex, self._callee_tool)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
@@ -795,6 +842,13 @@ class Registry:
         if count == record.usage_count and last == record.last_used_at:
             return record
         return record.model_copy(update={"usage_count": count, "last_used_at": last})
+
+
+def _kept_changing() -> StoreError:
+    return StoreError(
+        "what this change was checked against kept changing while it was checked",
+        hint="retry when the registry is quieter, or raise lock_timeout",
+    )
 
 
 _ACTIVATE_HINT = {

@@ -40,6 +40,7 @@ _REGISTRY_STATUS: dict[type[registry_errors.RegistryError], int] = {
     registry_errors.InvalidTransition: 409,
     registry_errors.ToolNotActive: 409,
     registry_errors.BrokenTool: 409,
+    registry_errors.CheckTooSlow: 422,
     registry_errors.WorkflowNameTaken: 409,
     registry_errors.WorkflowNotDeployed: 409,
     registry_errors.StoreError: 503,

@@ -135,7 +135,9 @@ STORE_ERROR = register(
     "Store cannot be read or written",
     """
 A file system error, or the registry's lock could not be taken in time (another process
-holds it). Check the folder's permissions and free space, then retry.
+holds it), or the tools a change was checked against kept changing while it was checked (a
+change is checked without holding the lock, then confirmed under it: see docs/registry.md).
+Check the folder's permissions and free space, then retry.
 """,
 )
 
@@ -164,6 +166,21 @@ A file in the registry folder is larger than the registry ever writes it (4 MiB 
 record or a past version, 16 MiB for usage counts and for a table file). Only the first bytes
 are read, to tell; the file is skipped and listed in `Registry.problems`. Restore it from
 version control, or delete it.
+""",
+)
+
+CHECK_TOO_SLOW = register(
+    "R0305",
+    "check-too-slow",
+    "Check took longer than its budget",
+    """
+A check that saves nothing (REST `POST /api/v1/tools/validate` and `/tools/test`, the web
+page's editor, the `test_custom_tool` meta-tool) has a total time budget: twice the registry's
+`max_seconds` (2 s by default) for compiling the definition, reading an executable's file and
+running all its examples. Past it the check stops with this error, so that a request never
+holds a thread for long. Make the examples fewer or faster; an executable tool's `path` must
+be a regular file that can be read at once. Creating or updating the tool checks it without
+this budget (every example still within `max_seconds`).
 """,
 )
 

@@ -12,7 +12,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_text
 from toolkiln.errors import CompileError
-from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.errors import CheckTooSlow, RegistryError
 from toolkiln.registry.registry import Registry
 from toolkiln.server.services import Reg
 from toolkiln.server.web.access import Posted, Viewer
@@ -29,11 +29,14 @@ description "Shipping cost of a parcel"
 
 
 def diagnose(reg: Registry, source: str) -> list[Diagnostic]:
-    """Every diagnostic of a definition (text DSL or JSON text) against the registry's tools."""
+    """Every diagnostic of a definition (text DSL or JSON text) against the registry's tools,
+    within the budget of a check that saves nothing (past it, R0305 is the one shown)."""
     try:
-        return list(reg.check_definition(source).warnings)
+        return list(reg.check_definition(source, seconds=reg.check_seconds).warnings)
     except CompileError as error:
         return list(error.diagnostics)
+    except CheckTooSlow as error:
+        return _refusal(error)
 
 
 def _refusal(error: CompileError | RegistryError) -> list[Diagnostic]:

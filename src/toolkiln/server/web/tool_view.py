@@ -67,7 +67,7 @@ def example_runs(reg: Registry, record: ToolRecord) -> tuple[list[ExampleRun], l
     if not examples or record.kind != "compute":
         return [], []
     try:
-        tool = reg.check_definition(record.definition).tool
+        tool = reg.check_definition(record.definition, seconds=reg.check_seconds).tool
         if tool is None:  # examples are for compute tools only
             return [], []
     except CompileError as error:

@@ -33,7 +33,7 @@ def run_once(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> dict[st
         if record.status == "active":
             value = reg.run(record.name, args)
         else:
-            tool = reg.check_definition(record.definition).tool
+            tool = reg.check_definition(record.definition, seconds=reg.check_seconds).tool
             if tool is None:
                 refusal = f"a {record.kind} tool runs only when active (its run acts outside toolkiln)"
                 return {"errors": [{"code": codes.TOOL_NOT_ACTIVE.code, "message": refusal}]}

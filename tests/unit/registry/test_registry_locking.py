@@ -1,0 +1,163 @@
+"""Nothing slow under the registry's lock (issue 24, items 3 and 5).
+
+A change is checked (compiled, its executable read, its examples run) without the in-process
+mutex or the folder's lock, then confirmed under them: what it was checked against must not
+have changed meanwhile, else it is checked again. A check that saves nothing has a total
+time budget (R0305). Each test holds a check at its examples (a patched run_examples that
+waits for the test) and looks at what the rest of the registry can do meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from toolkiln import CompileError, Registry
+from toolkiln.registry import admission
+from toolkiln.registry.errors import CheckTooSlow
+
+SPIN = "len([v ** 0.12345 + v ** 0.54321 for v in range(n)])"  # runs until max_seconds stops it
+
+
+class HeldExamples:
+    """Replaces the examples' runner: the first check to reach its examples waits there until
+    `release()`; later checks run theirs at once."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.reached, self._released = threading.Event(), threading.Event()
+        real = admission.run_examples
+
+        def held(*args, **kwargs):
+            if not self.reached.is_set():
+                self.reached.set()
+                assert self._released.wait(30), "the test never released the check"
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(admission, "run_examples", held)
+
+    def release(self) -> None:
+        self._released.set()
+
+
+class Background(threading.Thread):
+    """`work()` in a thread; `.outcome()` its result or the exception it raised."""
+
+    def __init__(self, work) -> None:
+        super().__init__(daemon=True)
+        self._work, self._result = work, None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._result = ("ok", self._work())
+        except Exception as error:  # noqa: BLE001 - handed to the test
+            self._result = ("error", error)
+
+    def outcome(self):
+        self.join(30)
+        assert not self.is_alive(), "the background call did not end"
+        return self._result
+
+
+def with_example(definition: dict, args: dict, expect) -> dict:
+    return {**definition, "examples": [{"args": args, "expect": expect}]}
+
+
+def test_a_create_being_checked_holds_neither_the_lock_nor_the_registry(reg, make_def, tmp_path, monkeypatch):
+    reg.create(make_def("double"))
+    held = HeldExamples(monkeypatch)
+    creating = Background(lambda: reg.create(with_example(make_def("triple", "x * 3"), {"x": 2}, 6)))
+    assert held.reached.wait(10)
+    try:
+        # The folder's lock is free: another process (here another Registry) writes at once.
+        with Registry(tmp_path / "reg", lock_timeout=1) as other:
+            other.create(make_def("half", "x / 2"))
+        assert reg.run("double", {"x": 4}) == 8  # and this registry answers
+        assert "half" in reg
+    finally:
+        held.release()
+    assert creating.outcome()[0] == "ok"
+    assert reg.run("triple", {"x": 2}) == 6
+
+
+def test_a_callee_changed_during_the_check_is_checked_again(reg, make_def, tmp_path, monkeypatch):
+    reg.create(make_def("base", "x + 1"))
+    caller = make_def("caller", "x")
+    caller["logic"] = {
+        "steps": [
+            {"op": "call", "tool": "base", "args": {"x": "x"}, "output": "r"},
+            {"op": "return", "value": "r"},
+        ]
+    }
+    held = HeldExamples(monkeypatch)
+    creating = Background(lambda: reg.create(with_example(caller, {"x": 1}, 2)))
+    assert held.reached.wait(10)
+    with Registry(tmp_path / "reg") as other:  # meanwhile `base` loses its parameter `x`
+        other.update(
+            "base", {"parameters": {"y": {"type": "number"}}, "logic": {"steps": [{"op": "return", "value": "y"}]}}
+        )
+    held.release()
+    kind, error = creating.outcome()
+    assert kind == "error" and isinstance(error, CompileError), error  # checked again: `x` is gone
+    assert "caller" not in reg
+
+
+def test_an_update_changed_during_its_check_keeps_both_changes(reg, make_def, tmp_path, monkeypatch):
+    reg.create(with_example(make_def("price", "x * 2"), {"x": 1}, 2))
+    held = HeldExamples(monkeypatch)
+    describing = Background(lambda: reg.update("price", {"description": "Twice the price"}))
+    assert held.reached.wait(10)
+    with Registry(tmp_path / "reg") as other:
+        other.update("price", {"riskLevel": "medium"})
+    held.release()
+    assert describing.outcome()[0] == "ok"
+    record = reg.get("price")
+    assert (record.description, record.risk_level) == ("Twice the price", "medium")
+    assert [entry.action for entry in reg.audit_log("price")] == ["create", "update", "update"]
+
+
+def test_a_check_that_saves_nothing_ends_within_its_budget(tmp_path):
+    from toolkiln import Limits
+
+    spin = {"args": {"n": 100_000}, "expect": 100_000}
+    definition = {
+        "name": "spin",
+        "description": "Spins",
+        "parameters": {"n": {"type": "number"}},
+        "logic": {"steps": [{"op": "return", "value": SPIN}]},
+        "examples": [spin] * 20,
+    }
+    with Registry(tmp_path / "reg", limits=Limits(max_seconds=0.2)) as reg:
+        assert reg.check_seconds == 0.4
+        started = time.monotonic()
+        with pytest.raises(CheckTooSlow) as raised:
+            reg.check_definition(definition, seconds=reg.check_seconds)
+        assert time.monotonic() - started < 0.4 + 1.0  # not 20 x 0.2 s
+        assert raised.value.code == "R0305"
+        with pytest.raises(CompileError):  # without a budget: every example ran out of its own time
+            reg.check_definition({**definition, "examples": [spin] * 2})
+
+
+def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg, make_def, tmp_path):
+    reg.create(make_def("double"))
+    fifo = tmp_path / "never-written"
+    os.mkfifo(fifo)
+    stuck = {"kind": "executable", "name": "stuck", "description": "Reads a FIFO", "path": str(fifo)}
+    try:
+        started = time.monotonic()
+        with pytest.raises(CheckTooSlow):
+            reg.check_definition(stuck, seconds=0.5)
+        assert time.monotonic() - started < 0.5 + 1.0
+        assert reg.run("double", {"x": 1}) == 2  # the check still stuck on the file holds no lock
+        with Registry(tmp_path / "reg", lock_timeout=1) as other:
+            other.create(make_def("half", "x / 2"))
+    finally:
+        for _ in range(20):  # let the stuck reader go
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                break
+            time.sleep(0.05)
