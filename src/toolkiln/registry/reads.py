@@ -13,12 +13,13 @@ again (a few times at most, then StoreError).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from toolkiln.registry.callees import Callees
 from toolkiln.registry.definitions import Compiled
-from toolkiln.registry.errors import BrokenTool
+from toolkiln.registry.errors import BrokenTool, StoreError
 from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import ToolRecord
 from toolkiln.tool import Tool
@@ -126,3 +127,19 @@ class _LockedNames:
     def keys(self) -> set[str]:
         with self._mutex:
             return set(self._mirror.records)
+
+
+def attempts(seconds: float) -> Iterator[None]:
+    """The attempts at a change checked without the lock: one more whenever what it was checked
+    against changed meanwhile, for as long as the lock itself is waited for (`seconds`)."""
+    deadline = time.monotonic() + seconds
+    yield
+    while time.monotonic() < deadline:
+        yield
+
+
+def kept_changing() -> StoreError:
+    return StoreError(
+        "what this change was checked against kept changing while it was checked",
+        hint="retry when the registry is quieter, or raise lock_timeout",
+    )

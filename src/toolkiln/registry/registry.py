@@ -68,7 +68,8 @@ from toolkiln.registry.names import check_name
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.programs import ProgramRun
-from toolkiln.registry.reads import Reads
+from toolkiln.registry.reads import Reads, attempts, kept_changing
+from toolkiln.registry.revisions import audit_entry, first_version, next_version
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.usage import UsageBook, flush_quietly
@@ -270,57 +271,47 @@ class Registry:
         tool was made from)."""
         principal = principal_of(created_by)
         actor = principal.actor
-        for _ in self._attempts():
-            reads = self._reads()
-            compiled = passing(compile_definition(definition, reads.callees, pin=True), reads.tables, self.limits)
-            admit_program(compiled, principal, self.capabilities, "create")
-            with self._writing():
-                if not reads.still_hold():
-                    continue  # a tool it calls, or a table, changed while it was checked
-                name = compiled.name
-                existing = self._read_locked(name, missing_ok=True)
-                if existing is not None:
-                    raise DuplicateTool(
-                        f"a tool named `{name}` exists already (version {existing.version}, "
-                        f"{existing.status.replace('_', ' ')})",
-                        hint="choose another name, or update the existing tool",
-                    )
-                refuse_cycle(self._mirror.calls, name, compiled)
-                self._store.remove_tree(self._store.version_dir(name))  # what a deleted tool left behind
-                if name in self._mirror.usage:
-                    self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
-                now = utc_now()
+        made: Deployment | None = None  # a workflow this create deployed: reused by a retry
+        try:
+            for _ in attempts(self._store.lock_timeout):
+                reads = self._reads()
+                compiled = passing(compile_definition(definition, reads.callees, pin=True), reads.tables, self.limits)
+                admit_program(compiled, principal, self.capabilities, "create")
+                name, now = compiled.name, utc_now()
+                with self._mutex:
+                    self._refuse_duplicate(name)  # before n8n hears of it
                 status = self.policy.initial_status(actor, compiled.kind, compiled.risk_level)
-                record = ToolRecord(
-                    name=name,
-                    description=compiled.description,
-                    kind=compiled.kind,
-                    parameters=compiled.parameters,
-                    risk_level=compiled.risk_level,
-                    status=status,
-                    created_by=actor,
-                    created_at=now,
-                    updated_at=now,
-                    version=1,
-                    definition=compiled.definition,
-                )
-                record = self._workflows.settle(None, record, compiled)
-                self._commit(
-                    record,
-                    compiled,
-                    AuditEntry(
-                        at=now,
-                        by=actor,
-                        via=principal.via,
-                        action="create",
-                        tool=name,
-                        new_version=1,
-                        new_status=status,
-                        note=note,
-                    ),
-                )
-                return record
-        raise _kept_changing()
+                record = first_version(compiled, status, actor, now, made)
+                record = self._workflows.settle(None, record, compiled)  # (n8n, without the lock)
+                made = record.deployment
+                with self._writing():
+                    if not reads.still_hold():
+                        continue  # a tool it calls, or a table, changed while it was checked
+                    self._refuse_duplicate(name)
+                    refuse_cycle(self._mirror.calls, name, compiled)
+                    self._store.remove_tree(self._store.version_dir(name))  # what a deleted tool left behind
+                    if name in self._mirror.usage:
+                        self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
+                    self._commit(
+                        record,
+                        compiled,
+                        audit_entry("create", principal, name, now, None, record, note),
+                    )
+                    made = None
+                    return record
+            raise kept_changing()
+        finally:
+            if made is not None:  # deployed, but not saved: take it away again
+                self._workflows.forget(made)
+
+    def _refuse_duplicate(self, name: str) -> None:
+        existing = self._read_locked(name, missing_ok=True)
+        if existing is not None:
+            raise DuplicateTool(
+                f"a tool named `{name}` exists already (version {existing.version}, "
+                f"{existing.status.replace('_', ' ')})",
+                hint="choose another name, or update the existing tool",
+            )
 
     def update(self, name: str, changes: Any, by: Principal | str = "user") -> ToolRecord:
         """Change a tool. `changes` maps definition fields (description, parameters, logic,
@@ -330,7 +321,7 @@ class Registry:
         principal = principal_of(by, "by")
         actor = principal.actor
         check_name(name)
-        for _ in self._attempts():
+        for _ in attempts(self._store.lock_timeout):
             with self._mutex:
                 old = self._read_locked(name)
                 self.policy.check("update", actor, old)
@@ -350,37 +341,27 @@ class Registry:
             if same_data(old.definition, compiled.definition):
                 return self._with_usage(old)  # nothing changed: nothing written
             recheck_callers(reads, name, compiled)
+            now = utc_now()
+            if only_description_changed(old.definition, compiled.definition):
+                changed_fields = {"description": compiled.description, "definition": compiled.definition}
+                record = old.model_copy(update={**changed_fields, "updated_at": now})
+                note = "description only"
+            else:
+                record = next_version(self.policy, old, compiled, actor, now)
+                note = None
+            record = self._workflows.settle(old, record, compiled)  # (n8n, without the lock)
             with self._writing():
                 if self._read_locked(name) != old or not reads.still_hold():
                     continue  # changed while it was checked: check again
                 refuse_cycle(self._mirror.calls, name, compiled)
-                now = utc_now()
-                if only_description_changed(old.definition, compiled.definition):
-                    changed_fields = {"description": compiled.description, "definition": compiled.definition}
-                    record = old.model_copy(update={**changed_fields, "updated_at": now})
-                    note = "description only"
-                else:
-                    record = self._new_version(old, compiled, actor, now)
-                    note = None
-                record = self._workflows.settle(old, record, compiled)
+                self._keep_past(old, record)
                 self._commit(
                     record,
                     compiled,
-                    AuditEntry(
-                        at=now,
-                        by=actor,
-                        via=principal.via,
-                        action="update",
-                        tool=name,
-                        old_version=old.version,
-                        new_version=record.version,
-                        old_status=old.status,
-                        new_status=record.status,
-                        note=note,
-                    ),
+                    audit_entry("update", principal, name, now, old, record, note),
                 )
                 return self._with_usage(record)
-        raise _kept_changing()
+        raise kept_changing()
 
     def rollback(self, name: str, version: int, by: Principal | str = "user") -> ToolRecord:
         """Make a past version current again, as a new version (history is never rewritten)."""
@@ -389,7 +370,7 @@ class Registry:
         check_name(name)
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidRequest(f"a version is a whole number, not {version!r}")
-        for _ in self._attempts():
+        for _ in attempts(self._store.lock_timeout):
             with self._mutex:
                 old = self._read_locked(name)
                 self.policy.check("rollback", actor, old)
@@ -403,30 +384,20 @@ class Registry:
                 ) from None
             passing(compiled, reads.tables, self.limits)  # what it calls or reads may have changed since
             recheck_callers(reads, name, compiled)
+            now = utc_now()
+            record = self._workflows.settle(old, next_version(self.policy, old, compiled, actor, now), compiled)
             with self._writing():
                 if self._read_locked(name) != old or not reads.still_hold():
                     continue  # changed while it was checked: check again
                 refuse_cycle(self._mirror.calls, name, compiled)
-                now = utc_now()
-                record = self._workflows.settle(old, self._new_version(old, compiled, actor, now), compiled)
+                self._keep_past(old, record)
                 self._commit(
                     record,
                     compiled,
-                    AuditEntry(
-                        at=now,
-                        by=actor,
-                        via=principal.via,
-                        action="rollback",
-                        tool=name,
-                        old_version=old.version,
-                        new_version=record.version,
-                        old_status=old.status,
-                        new_status=record.status,
-                        note=f"to version {version}",
-                    ),
+                    audit_entry("rollback", principal, name, now, old, record, f"to version {version}"),
                 )
                 return self._with_usage(record)
-        raise _kept_changing()
+        raise kept_changing()
 
     def _rollback_source(self, name: str, version: int, old: ToolRecord) -> ToolRecord:
         """The past version `version` of `name` (whose current record is `old`), to roll back to."""
@@ -454,48 +425,54 @@ class Registry:
         principal = principal_of(by, "by")
         actor = principal.actor
         check_name(name)
-        with self._writing():
-            path = self._store.tool_path(name)
-            data = self._store.read_bytes(path)
-            if data is None:
-                raise self._not_found(name)
-            old, _ = decode_record(data, self._store.relative(path))
-            if old is None and actor == "llm":
-                raise BrokenTool(f"`{name}` cannot be loaded, so a model cannot delete it", hint="ask the user")
-            if old is not None:
-                self.policy.check("delete", actor, old)
-            callers = self._mirror.callers(name)
-            if callers and not force:
-                listed = ", ".join(f"`{c}`" for c in callers)
-                raise ToolInUse(
-                    f"`{name}` is called by {listed}",
-                    callers=callers,
-                    hint="change those tools first, or delete with force=True (they then fail when they call it)",
-                )
+        for _ in attempts(self._store.lock_timeout):
+            with self._mutex:
+                self._mirror.refresh()
+                data, old = self._deletable(name, actor, force)
             if old is not None and old.deployment is not None:
-                self._delete_workflow(old.deployment, force)
-            now = utc_now()
-            backup = self._store.set_aside(name, now.strftime("%Y%m%dT%H%M%S%fZ"))
-            self._usage.drop(name)
-            usage = self._usage.flush(forget=(name,))
-            if usage is not None:
-                self._mirror.note_usage(usage)
-            self._runner.forget(name)
-            self._commit(
-                None,
-                None,
-                AuditEntry(
-                    at=now,
-                    by=actor,
-                    via=principal.via,
-                    action="delete",
-                    tool=name,
-                    old_version=old.version if old else None,
-                    old_status=old.status if old else None,
-                    note=f"kept in {backup}",
-                ),
-                name=name,
+                self._delete_workflow(old.deployment, force)  # (n8n, without the lock)
+            with self._writing():
+                if self._deletable(name, actor, force)[0] == data:
+                    self._set_aside(name, old, principal)
+                    return
+        raise kept_changing()
+
+    def _deletable(self, name: str, actor: Actor, force: bool) -> tuple[bytes, ToolRecord | None]:
+        """The bytes and record (None: it does not decode) of a tool `actor` may delete now."""
+        path = self._store.tool_path(name)
+        data = self._store.read_bytes(path)
+        if data is None:
+            raise self._not_found(name)
+        old, _ = decode_record(data, self._store.relative(path))
+        if old is None and actor == "llm":
+            raise BrokenTool(f"`{name}` cannot be loaded, so a model cannot delete it", hint="ask the user")
+        if old is not None:
+            self.policy.check("delete", actor, old)
+        callers = self._mirror.callers(name)
+        if callers and not force:
+            listed = ", ".join(f"`{c}`" for c in callers)
+            raise ToolInUse(
+                f"`{name}` is called by {listed}",
+                callers=callers,
+                hint="change those tools first, or delete with force=True (they then fail when they call it)",
             )
+        return data, old
+
+    def _set_aside(self, name: str, old: ToolRecord | None, principal: Principal) -> None:
+        """Move the tool's files to .deleted/ and write the audit line (the caller holds the lock)."""
+        now = utc_now()
+        backup = self._store.set_aside(name, now.strftime("%Y%m%dT%H%M%S%fZ"))
+        self._usage.drop(name)
+        usage = self._usage.flush(forget=(name,))
+        if usage is not None:
+            self._mirror.note_usage(usage)
+        self._runner.forget(name)
+        self._commit(
+            None,
+            None,
+            audit_entry("delete", principal, name, now, old, None, f"kept in {backup}"),
+            name=name,
+        )
 
     def _delete_workflow(self, deployment: Deployment, force: bool) -> None:
         """Delete a workflow tool's workflow in n8n; with `force`, a failure does not stop the delete."""
@@ -513,34 +490,28 @@ class Registry:
         activate); for a workflow changed or deleted in n8n itself."""
         principal = principal_of(by, "by")
         check_name(name)
-        with self._writing():
-            old = self._read_locked(name)
-            if old.kind != "workflow":
-                raise InvalidRequest(f"`{name}` is a {old.kind} tool; only workflow tools are deployed")
-            if old.status != "active":
-                raise ToolNotActive(
-                    f"`{name}` is {old.status.replace('_', ' ')}; only active tools are deployed",
-                    hint=_ACTIVATE_HINT.get(old.status),
-                )
-            compiled = self._mirror.cached_compiled(name, old) or compile_definition(old.definition)
-            record = old.model_copy(update={"deployment": self._workflows.deploy(old, compiled)})
-            self._commit(
-                record,
-                compiled,
-                AuditEntry(
-                    at=utc_now(),
-                    by=principal.actor,
-                    via=principal.via,
-                    action="deploy",
-                    tool=name,
-                    old_version=old.version,
-                    new_version=old.version,
-                    old_status=old.status,
-                    new_status=old.status,
-                    note=f"n8n workflow {record.deployment.workflow_id}" if record.deployment else None,
-                ),
-            )
-        return self._with_usage(record)
+        for _ in attempts(self._store.lock_timeout):
+            with self._mutex:
+                self._mirror.refresh()
+                old = self._read_locked(name)
+                if old.kind != "workflow":
+                    raise InvalidRequest(f"`{name}` is a {old.kind} tool; only workflow tools are deployed")
+                if old.status != "active":
+                    raise ToolNotActive(
+                        f"`{name}` is {old.status.replace('_', ' ')}; only active tools are deployed",
+                        hint=_ACTIVATE_HINT.get(old.status),
+                    )
+                compiled = self._mirror.cached_compiled(name, old)
+            compiled = compiled or compile_definition(old.definition)
+            deployment = self._workflows.deploy(old, compiled)  # (n8n, without the lock)
+            record = old.model_copy(update={"deployment": deployment})
+            with self._writing():
+                if self._read_locked(name) != old:
+                    continue  # changed meanwhile: deployed again as it is now
+                note = f"n8n workflow {deployment.workflow_id}"
+                self._commit(record, compiled, audit_entry("deploy", principal, name, utc_now(), old, record, note))
+                return self._with_usage(record)
+        raise kept_changing()
 
     def enable(self, name: str, by: Principal | str = "user") -> ToolRecord:
         return self._transition(name, "enable", by)
@@ -702,14 +673,6 @@ class Registry:
         reads = self._reads()
         return passing(compile_definition(definition, reads.callees, pin=True), reads.tables, self.limits, budget)
 
-    def _attempts(self) -> Iterator[None]:
-        """The attempts at a change checked without the lock: one more whenever what it was
-        checked against changed meanwhile, for as long as the lock is waited for (lock_timeout)."""
-        deadline = time.monotonic() + self._store.lock_timeout
-        yield
-        while time.monotonic() < deadline:
-            yield
-
     def _reads(self) -> Reads:
         """A view of the registry for a check made without the lock (see reads.py)."""
         with self._mutex:
@@ -726,32 +689,27 @@ class Registry:
         principal = principal_of(by, "by")
         actor = principal.actor
         check_name(name)
-        with self._writing():
-            old = self._read_locked(name)
-            self.policy.check(action, actor, old)
-            status = transition(old, action)
-            now = utc_now()
-            compiled = self._mirror.cached_compiled(name, old)
+        for _ in attempts(self._store.lock_timeout):
+            with self._mutex:
+                self._mirror.refresh()
+                old = self._read_locked(name)
+                self.policy.check(action, actor, old)
+                status = transition(old, action)
+                compiled = self._mirror.cached_compiled(name, old)
             if action == "approve":  # the approver vouches for what the program may use
                 admit_program(compiled or compile_definition(old.definition), principal, self.capabilities, action)
+            now = utc_now()
             record = self._workflows.settle(old, old.model_copy(update={"status": status, "updated_at": now}), compiled)
-            self._commit(
-                record,
-                compiled,
-                AuditEntry(
-                    at=now,
-                    by=actor,
-                    via=principal.via,
-                    action=action,
-                    tool=name,
-                    old_version=old.version,
-                    new_version=old.version,
-                    old_status=old.status,
-                    new_status=status,
-                    note=note,
-                ),
-            )
-        return self._with_usage(record)
+            with self._writing():
+                if self._read_locked(name) != old:
+                    continue  # changed meanwhile: n8n is settled again for what it is now
+                self._commit(
+                    record,
+                    compiled,
+                    audit_entry(action, principal, name, now, old, record, note),
+                )
+                return self._with_usage(record)
+        raise kept_changing()
 
     def _note_unsandboxed(self, record: ToolRecord) -> None:
         """An audit line for a run outside the sandbox, written before the run starts."""
@@ -766,21 +724,10 @@ class Registry:
         )
         self._store.append_line(self._store.audit_path, encode_audit(entry))
 
-    def _new_version(self, old: ToolRecord, compiled: Compiled, actor: Actor, now: Any) -> ToolRecord:
-        """Keep `old` as a past version; the record of the next version."""
-        self._store.write_text(self._store.version_path(old.name, old.version), encode_record(old))
-        status = self.policy.status_after_change(old, actor, compiled.kind, compiled.risk_level)
-        return old.model_copy(
-            update={
-                "description": compiled.description,
-                "parameters": compiled.parameters,
-                "risk_level": compiled.risk_level,
-                "status": status,
-                "updated_at": now,
-                "version": old.version + 1,
-                "definition": compiled.definition,
-            }
-        )
+    def _keep_past(self, old: ToolRecord, record: ToolRecord) -> None:
+        """Keep `old` as a past version when `record` is the next one (the caller holds the lock)."""
+        if record.version != old.version:
+            self._store.write_text(self._store.version_path(old.name, old.version), encode_record(old))
 
     def _commit(
         self, record: ToolRecord | None, compiled: Compiled | None, entry: AuditEntry, name: str | None = None
@@ -842,13 +789,6 @@ class Registry:
         if count == record.usage_count and last == record.last_used_at:
             return record
         return record.model_copy(update={"usage_count": count, "last_used_at": last})
-
-
-def _kept_changing() -> StoreError:
-    return StoreError(
-        "what this change was checked against kept changing while it was checked",
-        hint="retry when the registry is quieter, or raise lock_timeout",
-    )
 
 
 _ACTIVATE_HINT = {

@@ -27,6 +27,7 @@ from toolkiln.registry.errors import (
     CapabilityNotGranted,
     N8nFailure,
     N8nNotConfigured,
+    RegistryError,
     WorkflowDeployFailed,
     WorkflowNameTaken,
     WorkflowNotDeployed,
@@ -98,6 +99,14 @@ class WorkflowTools:
                     client.deactivate_workflow(deployment.workflow_id)
             except N8nNotFound:
                 pass
+
+    def forget(self, deployment: Deployment) -> None:
+        """Delete a workflow deployed for a change that was not saved after all; a failure leaves
+        it in n8n (as a forced delete does)."""
+        try:
+            self.take_down(deployment, delete=True)
+        except RegistryError:
+            pass
 
     def settle(self, old: ToolRecord | None, new: ToolRecord, compiled: Compiled | None) -> ToolRecord:
         """`new` with n8n brought in line with it: its version deployed when it is active, its

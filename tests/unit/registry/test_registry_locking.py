@@ -3,8 +3,9 @@
 A change is checked (compiled, its executable read, its examples run) without the in-process
 mutex or the folder's lock, then confirmed under them: what it was checked against must not
 have changed meanwhile, else it is checked again. A check that saves nothing has a total
-time budget (R0305). Each test holds a check at its examples (a patched run_examples that
-waits for the test) and looks at what the rest of the registry can do meanwhile.
+time budget (R0305). Calls to n8n are made without the lock too. Each test holds a change at
+its examples (a patched run_examples that waits for the test) or at n8n (an in-memory n8n that
+waits), and looks at what the rest of the registry can do meanwhile.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import threading
 import time
 
 import pytest
+from unit.n8n.fake_n8n import FakeN8n
 
 from toolkiln import CompileError, Registry
 from toolkiln.registry import admission
-from toolkiln.registry.errors import CheckTooSlow
+from toolkiln.registry.errors import CheckTooSlow, DuplicateTool
 
 SPIN = "len([v ** 0.12345 + v ** 0.54321 for v in range(n)])"  # runs until max_seconds stops it
 
@@ -161,3 +163,65 @@ def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg
             except OSError:
                 break
             time.sleep(0.05)
+
+
+WORKFLOW = {
+    "kind": "workflow",
+    "name": "order_total",
+    "description": "Prices an order",
+    "parameters": {"qty": {"type": "integer"}},
+    "workflow": 'workflow order_total\ndescription "Prices an order"\non webhook POST "/orders" respond with node\n'
+    "set priced { total = body.qty * 2 }\nrespond reply priced\n",
+}
+
+
+class HeldN8n(FakeN8n):
+    """The in-memory n8n, whose first request waits until `release()`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reached, self._released = threading.Event(), threading.Event()
+
+    def __call__(self, request):
+        if not self.reached.is_set():
+            self.reached.set()
+            assert self._released.wait(30), "the test never released n8n"
+        return super().__call__(request)
+
+    def release(self) -> None:
+        self._released.set()
+
+
+@pytest.mark.parametrize("who", ["user", "llm"])  # deployed by the create, or by the approval
+def test_n8n_is_called_without_the_lock(tmp_path, make_def, who):
+    n8n = HeldN8n()
+    with Registry(tmp_path / "reg", n8n=n8n.client()) as reg:
+        reg.create(make_def("double"))
+        if who == "llm":
+            reg.create(WORKFLOW, created_by="llm")  # waits for a person: nothing deployed yet
+        deploying = Background(lambda: reg.create(WORKFLOW) if who == "user" else reg.approve("order_total"))
+        assert n8n.reached.wait(10)
+        try:
+            with Registry(tmp_path / "reg", lock_timeout=1) as other:
+                other.create(make_def("half", "x / 2"))
+            assert reg.run("double", {"x": 4}) == 8
+        finally:
+            n8n.release()
+        kind, record = deploying.outcome()
+        assert kind == "ok", record
+        assert record.status == "active" and record.deployment is not None
+        assert list(n8n.workflows) == [record.deployment.workflow_id]
+
+
+def test_a_create_that_loses_its_name_while_deploying_takes_its_workflow_away(tmp_path, make_def):
+    n8n = HeldN8n()
+    with Registry(tmp_path / "reg", n8n=n8n.client()) as reg:
+        creating = Background(lambda: reg.create(WORKFLOW))
+        assert n8n.reached.wait(10)
+        with Registry(tmp_path / "reg") as other:  # the name is taken while n8n deploys
+            other.create(make_def("order_total"))
+        n8n.release()
+        kind, error = creating.outcome()
+        assert kind == "error" and isinstance(error, DuplicateTool), error
+        assert n8n.workflows == {}  # not left behind in n8n
+        assert reg.get("order_total").kind == "compute"
