@@ -80,5 +80,5 @@ def _list(store: TrustStore, folder: Path | None) -> int:
             print(f"{record.path}  (trusted {record.trusted_at}, {len(record.files)} executables)")
         return EXIT_OK
     for path in tool_files(folder):
-        print(f"{store.status(folder, path.name, read_program(path)[1]):<16} {path.name}")
+        print(f"{store.status(folder, path.name, read_program(path, follow_link=True)[1]):<16} {path.name}")
     return EXIT_OK

@@ -92,7 +92,7 @@ def discover(folders: ToolFolders, store: TrustStore) -> Discovery:
                 skipped += [(path, f"{len(paths)} files are named `{name}`: rename all but one") for path in paths]
             else:
                 try:
-                    content, sha256 = read_program(paths[0])
+                    content, sha256 = read_program(paths[0], follow_link=True)
                 except ExecutableError as error:
                     skipped.append((paths[0], error.message))
                     continue

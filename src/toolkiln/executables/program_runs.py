@@ -19,10 +19,14 @@ from toolkiln.executables.result import RunResult
 from toolkiln.executables.runner import run_program
 
 
-def run_program_tool(spec: ProgramSpec, arguments: Any, *, created_by: str) -> RunResult:
+def run_program_tool(
+    spec: ProgramSpec, arguments: Any, *, created_by: str, allowed_folders: tuple[Path, ...] | None = None
+) -> RunResult:
     """One run of `spec` with `arguments` (a JSON object). R0610 for a denied tool, R0612 for a
-    model's tool outside the sandbox, R0609 for an executable whose file changed, R0603 for
-    arguments the schema refuses, R0601 when bubblewrap is missing; nothing runs then."""
+    model's tool outside the sandbox, R0609 for an executable whose file changed or cannot be
+    read (inside `allowed_folders` when given: see `files.read_program`), R0603 for arguments
+    the schema refuses, R0614 for a file that is no program, R0601 when bubblewrap is missing;
+    nothing runs then."""
     if spec.permission == "deny":
         raise ExecutableError(
             codes.PROGRAM_DENIED,
@@ -36,13 +40,13 @@ def run_program_tool(spec: ProgramSpec, arguments: Any, *, created_by: str) -> R
             "a model's tools run in bubblewrap only; leave `sandbox` out",
         )
     stdin = checked_arguments(spec.name, spec.parameters, arguments, path=spec.path)
-    content, command = program_of(spec)
+    content, command = program_of(spec, allowed_folders)
     return run_program(
         spec.name, content, command, stdin=stdin, extra_env=argument_env(arguments), policy=spec.sandbox_policy()
     )
 
 
-def program_of(spec: ProgramSpec) -> tuple[bytes, list[str]]:
+def program_of(spec: ProgramSpec, allowed_folders: tuple[Path, ...] | None = None) -> tuple[bytes, list[str]]:
     """The bytes to run and their arguments: a script's interpreter line and body; an
     executable's file, read now and run only if it is still the pinned one (`run`, per the
     executable protocol)."""
@@ -51,7 +55,7 @@ def program_of(spec: ProgramSpec) -> tuple[bytes, list[str]]:
         return (SHEBANGS[spec.runtime] + spec.body).encode("utf-8", errors="surrogatepass"), []
     assert spec.path is not None and spec.sha256 is not None
     try:
-        content, sha256 = read_program(Path(spec.path))
+        content, sha256 = read_program(Path(spec.path), allowed_folders=allowed_folders)
     except ExecutableError as error:
         raise _changed(spec, f"its file cannot be read ({error.message})") from None
     if sha256 != spec.sha256:

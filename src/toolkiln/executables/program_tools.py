@@ -29,6 +29,7 @@ from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.codes import lookup_code
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.files import read_program
@@ -124,9 +125,12 @@ def _at(message: str, path: str, hint: str | None = None, code: codes.Code = cod
     return Diagnostic.of(code, message, Span(line=0, column=0, end_line=0, end_column=0, path=path), hint)
 
 
-def parse_program(obj: dict[str, Any], *, pin: bool = False) -> tuple[ProgramSpec | None, list[Diagnostic]]:
+def parse_program(
+    obj: dict[str, Any], *, pin: bool = False, allowed_folders: tuple[Path, ...] | None = None
+) -> tuple[ProgramSpec | None, list[Diagnostic]]:
     """The spec of a script or executable tool definition, or None and every problem found.
-    `pin`: an executable without `sha256` is pinned to its file as it is now."""
+    `pin`: an executable without `sha256` is pinned to its file as it is now, read as
+    `files.read_program` reads it (inside `allowed_folders` when given: see there)."""
     kind = obj.get("kind")
     assert kind in PROGRAM_KINDS, kind  # the registry dispatches on kind before calling this
     problems = _field_problems(kind, obj)
@@ -147,7 +151,7 @@ def parse_program(obj: dict[str, Any], *, pin: bool = False) -> tuple[ProgramSpe
     risk = _choice(obj, "riskLevel", RISK_LEVELS, "low", problems)
     if permission == "elevated" or network is True:
         risk = "high"  # more than the default sandbox: every model-made version waits for a person
-    own = _script_fields(obj, problems) if kind == "script" else _executable_fields(obj, pin, problems)
+    own = _script_fields(obj, problems) if kind == "script" else _executable_fields(obj, pin, allowed_folders, problems)
     if problems:
         return None, problems
     spec = ProgramSpec(
@@ -235,7 +239,9 @@ def _script_fields(obj: dict[str, Any], problems: list[Diagnostic]) -> dict[str,
     return {"runtime": runtime, "body": body}
 
 
-def _executable_fields(obj: dict[str, Any], pin: bool, problems: list[Diagnostic]) -> dict[str, Any]:
+def _executable_fields(
+    obj: dict[str, Any], pin: bool, allowed_folders: tuple[Path, ...] | None, problems: list[Diagnostic]
+) -> dict[str, Any]:
     path, sha256 = obj.get("path"), obj.get("sha256")
     if "path" in obj and not (isinstance(path, str) and Path(path).is_absolute() and "\x00" not in path):
         problems.append(_at("`path` must be the absolute path of the executable file", "path"))
@@ -248,8 +254,16 @@ def _executable_fields(obj: dict[str, Any], pin: bool, problems: list[Diagnostic
                 _at("an executable tool is pinned: `sha256` is missing", "sha256", code=codes.MISSING_FIELD)
             )
         else:
-            try:
-                sha256 = read_program(Path(path))[1]
-            except ExecutableError as error:
-                problems.append(_at(error.message, "path", code=codes.EXECUTABLE_NOT_FOUND))
+            sha256 = _pinned(Path(path), allowed_folders, problems)
     return {"path": path, "sha256": sha256}
+
+
+def _pinned(path: Path, allowed_folders: tuple[Path, ...] | None, problems: list[Diagnostic]) -> str | None:
+    """The SHA-256 of the file at `path`, or None and the problem. Whether it is a program
+    (R0614) is checked when it runs, so that a capability the file needs is refused first."""
+    try:
+        sha256 = read_program(path, allowed_folders=allowed_folders)[1]
+    except ExecutableError as error:
+        problems.append(_at(error.message, "path", error.hint, lookup_code(error.code) or codes.EXECUTABLE_NOT_FOUND))
+        return None
+    return sha256

@@ -27,6 +27,7 @@ from pathlib import Path
 from toolkiln.diagnostics import codes
 from toolkiln.executables import seccomp
 from toolkiln.executables.errors import ExecutableError
+from toolkiln.executables.files import refuse_non_program
 from toolkiln.executables.policy import SandboxPolicy
 
 # The user (and group) ids of runs as root: a range of systemd's container ids that no account
@@ -90,11 +91,13 @@ def prepared(
     name: str, content: bytes, command: Sequence[str], env: Mapping[str, str], policy: SandboxPolicy
 ) -> Iterator[Launch]:
     """The launch of `content` (a program called `name`) with `command` after it, in the
-    sandbox `policy` names; what it needs (a memfd, a private folder) lives as long as the block."""
+    sandbox `policy` names; what it needs (a memfd, a private folder) lives as long as the block.
+    R0614 for content that is not a program (bwrap would give it to /bin/sh)."""
     if not _PROGRAM_NAME.fullmatch(name):  # it becomes a file name: no `/`, no `..`
         raise ExecutableError(
             codes.INVALID_SANDBOX_POLICY, f"{name!r} cannot name a program: use letters, digits, _, . and -"
         )
+    refuse_non_program(content, name)
     as_root = os.geteuid() == 0
     with (
         _RUN_IDS.taken() if as_root else nullcontext() as run_as,

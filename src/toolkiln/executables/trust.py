@@ -68,7 +68,7 @@ class TrustStore:
         real = _real(folder)
         if not Path(real).is_dir():
             raise ExecutableError(codes.TRUST_STORE_ERROR, f"{folder} is not a folder", path=str(folder))
-        files = {path.name: read_program(path)[1] for path in tool_files(Path(real))}
+        files = {path.name: read_program(path, follow_link=True)[1] for path in tool_files(Path(real))}
         record = TrustedFolder(real, datetime.now(UTC).isoformat(timespec="seconds"), files)
         with self._locked():
             folders = self._read()

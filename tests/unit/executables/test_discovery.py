@@ -62,3 +62,13 @@ def test_a_model_sees_custom_tool_names_and_either_name_finds_the_tool(store, tm
     with pytest.raises(ExecutableError) as caught:
         find_tool(discovery, "nope")
     assert caught.value.code == "R0605" and "hello" in caught.value.message
+
+
+def test_a_link_in_a_tool_folder_is_read_as_its_target_and_a_fifo_is_skipped(store, tmp_path):
+    where = folders(tmp_path)
+    target = python_tool(tmp_path / "elsewhere", "linked")
+    where.global_folder.mkdir(parents=True)
+    (where.global_folder / "linked").symlink_to(target)
+    (where.global_folder / "pipe").symlink_to("/dev/null")  # not a regular file: never listed
+    discovery = discover(where, store)
+    assert [(found.name, found.content) for found in discovery.found] == [("linked", target.read_bytes())]

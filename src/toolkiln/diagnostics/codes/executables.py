@@ -72,7 +72,8 @@ EXECUTABLE_NOT_FOUND = register(
 No executable file of that name is in the tool folders: `$TOOLKILN_HOME/tools` (yours) and
 `./toolkiln-tools` (the project's). A tool's name is its file's name without the extension;
 the file must be executable (`chmod +x`). A model sees it as `custom_tool_<name>`. The
-same code is given for a tool file that cannot be read, or is larger than 64 MiB.
+same code is given for a tool file that cannot be read, and, with the same message whatever
+the cause, for a path outside the folders executables may come from (`--allow executables=DIR`).
 """,
 )
 
@@ -166,5 +167,32 @@ UNSANDBOXED_MODEL_TOOL = register(
 cleared environment, but no namespaces). Only a person may ask for that: a script or
 executable tool created or changed by a model (`created_by: "llm"`) runs in bubblewrap or
 not at all. Leave `sandbox` out (it defaults to `bubblewrap`), or have a person create the tool.
+""",
+)
+
+UNSAFE_EXECUTABLE_FILE = register(
+    "R0613",
+    "unsafe-executable-file",
+    "The executable's path is not a regular file",
+    """
+An executable tool's `path` must be the absolute path of a regular file of at most 64 MiB.
+It is opened without following a link and without waiting, and checked before a byte is
+read: a symbolic link (give its target), a FIFO, a device (`/dev/zero`, `/dev/ptmx`), a
+socket or a folder is refused, and so is a relative path. Nothing was read or run.
+
+    {"kind": "executable", "path": "/dev/ptmx", ...}              # error: a device
+    {"kind": "executable", "path": "/opt/tools/git_info", ...}    # a regular file
+""",
+)
+
+NOT_A_PROGRAM = register(
+    "R0614",
+    "not-a-program",
+    "The file is not a program",
+    """
+A program's file must start with an interpreter line (`#!/usr/bin/env python3`) or be an ELF
+binary. Any other file would be handed to `/bin/sh`, which runs it line by line and quotes
+each line it cannot run in its errors, so a text file (a secret one) is refused instead, and
+its content is never quoted. Add the interpreter line the file needs.
 """,
 )
