@@ -10,7 +10,6 @@ waits), and looks at what the rest of the registry can do meanwhile.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -18,6 +17,7 @@ import pytest
 from unit.n8n.fake_n8n import FakeN8n
 
 from toolkiln import CompileError, Registry
+from toolkiln.executables import program_tools
 from toolkiln.registry import admission
 from toolkiln.registry.errors import CheckTooSlow, DuplicateTool
 
@@ -143,11 +143,14 @@ def test_a_check_that_saves_nothing_ends_within_its_budget(tmp_path):
             reg.check_definition({**definition, "examples": [spin] * 2})
 
 
-def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg, make_def, tmp_path):
+def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg, make_def, tmp_path, monkeypatch):
     reg.create(make_def("double"))
-    fifo = tmp_path / "never-written"
-    os.mkfifo(fifo)
-    stuck = {"kind": "executable", "name": "stuck", "description": "Reads a FIFO", "path": str(fifo)}
+    program = tmp_path / "slow"
+    program.write_text("#!/bin/sh\n")
+    # A FIFO is refused at once now (R0613); a read that does not end stands in for a slow disk.
+    released = threading.Event()
+    monkeypatch.setattr(program_tools, "read_program", lambda path, **_: released.wait() and (b"", ""))
+    stuck = {"kind": "executable", "name": "stuck", "description": "Reads slowly", "path": str(program)}
     try:
         started = time.monotonic()
         with pytest.raises(CheckTooSlow):
@@ -157,12 +160,7 @@ def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg
         with Registry(tmp_path / "reg", lock_timeout=1) as other:
             other.create(make_def("half", "x / 2"))
     finally:
-        for _ in range(20):  # let the stuck reader go
-            try:
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:
-                break
-            time.sleep(0.05)
+        released.set()  # let the stuck reader go
 
 
 WORKFLOW = {
