@@ -168,3 +168,20 @@ def test_http_needs_a_write_token(http_server):
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         refused = httpx.post(url, json=hello, headers=headers)
         assert refused.status_code == status and refused.json()["code"] == code
+
+
+def test_over_http_a_meta_tool_acts_as_a_model_named_by_its_token(http_server, registry):
+    """A person's write token over MCP acts as a model (MCP clients are models), and the audit
+    line names the token it came through."""
+    url, tokens = http_server
+
+    async def main() -> None:
+        async with Client(over_http(url, tokens["write"]), mode="legacy") as client:
+            made = await client.call_tool("create_compute_tool", {"definition": compute_tool("quad", "x * 4")})
+            assert made.structured_content["ok"] is True, made.structured_content
+
+    anyio.run(main)
+    with Registry(registry) as reg:
+        created = reg.audit_log("quad")[-1]
+        assert (created.action, created.by, created.via) == ("create", "llm", "token write (MCP)")
+        assert reg.get("quad").created_by == "llm"

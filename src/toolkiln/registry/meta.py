@@ -27,6 +27,7 @@ from toolkiln.registry import exports
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import DuplicateTool, InvalidRequest, RegistryError
 from toolkiln.registry.names import META_TOOL_NAMES
+from toolkiln.registry.principals import Principal, principal_of
 
 if TYPE_CHECKING:
     from toolkiln.registry.definitions import Compiled
@@ -40,11 +41,11 @@ class Registry(Protocol):
     def check_definition(self, definition: Any, *, seconds: float | None = None) -> Compiled: ...
     @property
     def check_seconds(self) -> float: ...
-    def create(self, definition: Any, created_by: str = "user") -> ToolRecord: ...
-    def update(self, name: str, changes: Any, by: str = "user") -> ToolRecord: ...
-    def delete(self, name: str, by: str = "user", *, force: bool = False) -> None: ...
-    def enable(self, name: str, by: str = "user") -> ToolRecord: ...
-    def disable(self, name: str, by: str = "user") -> ToolRecord: ...
+    def create(self, definition: Any, created_by: Principal | str = "user") -> ToolRecord: ...
+    def update(self, name: str, changes: Any, by: Principal | str = "user") -> ToolRecord: ...
+    def delete(self, name: str, by: Principal | str = "user", *, force: bool = False) -> None: ...
+    def enable(self, name: str, by: Principal | str = "user") -> ToolRecord: ...
+    def disable(self, name: str, by: Principal | str = "user") -> ToolRecord: ...
     def get(self, name: str) -> ToolRecord: ...
     def list(self, status: str | None = None, created_by: str | None = None) -> list[ToolRecord]: ...
     def __contains__(self, name: object) -> bool: ...
@@ -286,11 +287,10 @@ def failure(errors: list[dict[str, Any]], tool: str) -> dict[str, Any]:
     }
 
 
-def call_meta(reg: Registry, name: Any, args: Any, created_by: str = "llm") -> dict[str, Any]:
+def call_meta(reg: Registry, name: Any, args: Any, created_by: Principal | str = "llm") -> dict[str, Any]:
     tool = name if isinstance(name, str) else repr(name)
     try:
-        if created_by not in ("user", "llm"):
-            raise InvalidRequest(f'created_by must be "user" or "llm", not {created_by!r}')
+        principal = principal_of(created_by)
         handler = _HANDLERS.get(name) if isinstance(name, str) else None
         if handler is None:
             close = difflib.get_close_matches(tool, list(_HANDLERS), n=1)
@@ -303,7 +303,7 @@ def call_meta(reg: Registry, name: Any, args: Any, created_by: str = "llm") -> d
                 ],
                 tool,
             )
-        return handler(reg, _arguments(args, tool), created_by)
+        return handler(reg, _arguments(args, tool), principal)
     except _BadArguments as bad:
         return failure(bad.errors, tool)
     except CompileError as error:
@@ -418,7 +418,7 @@ def _parsed(args: dict[str, Any], key: str) -> Any:
     return value
 
 
-def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+def _create(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
     _definition(args)
     _check(
         args,
@@ -430,7 +430,7 @@ def _create(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, A
 _WORKFLOW_FIELDS = ("name", "description", "workflow", "parameters", "riskLevel")
 
 
-def _create_workflow(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+def _create_workflow(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
     _check(
         args,
         {
@@ -452,7 +452,7 @@ def _create_workflow(reg: Registry, args: dict[str, Any], created_by: str) -> di
 _SCRIPT_FIELDS = ("name", "description", "runtime", "body", "parameters", "network", "timeout_secs")
 
 
-def _create_script(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+def _create_script(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
     _check(
         args,
         {
@@ -473,7 +473,7 @@ def _create_script(reg: Registry, args: dict[str, Any], created_by: str) -> dict
     return _save(reg, definition, bool(args.get("update")), created_by)
 
 
-def _save(reg: Registry, definition: Any, update: bool, created_by: str) -> dict[str, Any]:
+def _save(reg: Registry, definition: Any, update: bool, created_by: Principal) -> dict[str, Any]:
     compiled = reg.check_definition(definition)  # reports every problem before anything else
     if update and compiled.name in reg:
         record = reg.update(compiled.name, {"definition": definition}, by=created_by)
@@ -503,13 +503,13 @@ def _save(reg: Registry, definition: Any, update: bool, created_by: str) -> dict
     }
 
 
-def _list(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+def _list(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
     _check(args, {"status": (str, False, "one of active, disabled, pending_approval, rejected")})
     tools = [record.summary() for record in reg.list(status=args.get("status"))]
     return {"ok": True, "count": len(tools), "tools": tools}
 
 
-def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+def _test(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
     _definition(args)
     _check(
         args,
@@ -547,7 +547,7 @@ def _test(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any
     return reply
 
 
-def _delete(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+def _delete(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
     _check(args, {"name": (str, True, "the tool's name, a string"), "confirm": (bool, True, "true")})
     if args["confirm"] is not True:
         raise _BadArguments(
@@ -563,7 +563,7 @@ def _delete(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, A
     return {"ok": True, "message": f"deleted `{args['name']}`"}
 
 
-def _toggle(reg: Registry, args: dict[str, Any], created_by: str) -> dict[str, Any]:
+def _toggle(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
     _check(args, {"name": (str, True, "the tool's name, a string"), "enabled": (bool, True, "true or false")})
     name, enabled = args["name"], args["enabled"]
     record = reg.get(name)
@@ -608,7 +608,7 @@ def with_hint(error: dict[str, Any]) -> dict[str, Any]:
     return {**error, "hint": " ".join(first.split())}
 
 
-_HANDLERS: dict[str, Callable[[Registry, dict[str, Any], str], dict[str, Any]]] = {
+_HANDLERS: dict[str, Callable[[Registry, dict[str, Any], Principal], dict[str, Any]]] = {
     "create_compute_tool": _create,
     "create_workflow_tool": _create_workflow,
     "create_script_tool": _create_script,

@@ -613,7 +613,7 @@ class Registry:
         """The meta-tools (create_compute_tool, ...) in `format`."""
         return meta.meta_definitions(format)
 
-    def call_meta(self, name: str, args: Any, created_by: str = "llm") -> dict[str, Any]:
+    def call_meta(self, name: str, args: Any, created_by: Principal | str = "llm") -> dict[str, Any]:
         """Carry out a meta-tool call; never raises on bad input: {"ok": false, "errors": [...]}."""
         return meta.call_meta(self, name, args, created_by)
 

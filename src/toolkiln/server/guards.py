@@ -128,9 +128,13 @@ class WriteAudit:
                 os.close(fd)
 
 
+TOKEN_STATE = "toolkiln_token"
+
+
 class BearerGuard:
     """Let through only requests with a token of scope `needed` (auth.authorize: 401, 429,
-    403 as problem details otherwise)."""
+    403 as problem details otherwise). The token is left in the request's state
+    (`TOKEN_STATE`), where the MCP server reads who acts."""
 
     def __init__(self, app: ASGIApp, tokens: TokenStore, limiter: TokenRateLimiter, needed: TokenScope) -> None:
         self.app, self.tokens, self.limiter, self.needed = app, tokens, limiter, needed
@@ -142,8 +146,9 @@ class BearerGuard:
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
         kind, _, presented = header.partition(" ")
         try:
-            authorize(self.tokens, self.limiter, presented if kind.lower() == "bearer" else None, self.needed)
+            token = authorize(self.tokens, self.limiter, presented if kind.lower() == "bearer" else None, self.needed)
         except ServerProblem as refused:
             await refused.response(scope.get("path"))(scope, receive, send)
             return
+        scope.setdefault("state", {})[TOKEN_STATE] = token
         await self.app(scope, receive, send)

@@ -12,6 +12,7 @@ changed them, tells every client to refetch: clients of the 2026-07-28 protocol 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -25,11 +26,12 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
 from toolkiln.server import mcp_tools
-from toolkiln.server.guards import BearerGuard
+from toolkiln.server.guards import TOKEN_STATE, BearerGuard
 from toolkiln.server.ratelimit import TokenRateLimiter
-from toolkiln.server.tokens import TokenStore
+from toolkiln.server.tokens import TokenInfo, TokenStore
 from toolkiln.version import __version__
 
 POLL_SECONDS = 0.5
@@ -82,7 +84,10 @@ class RegistryMCP:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         self._remember(ctx)
-        outcome = await anyio.to_thread.run_sync(mcp_tools.call_tool, self.registry, params.name, params.arguments)
+        principal = _principal(ctx)
+        outcome = await anyio.to_thread.run_sync(
+            mcp_tools.call_tool, self.registry, params.name, params.arguments, principal
+        )
         text = json.dumps(outcome.payload, ensure_ascii=False)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
@@ -109,3 +114,13 @@ class RegistryMCP:
                     await session.send_tool_list_changed()
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     del self._handshake_sessions[key]  # the client went away
+
+
+def _principal(ctx: ServerRequestContext[Any]) -> Principal:
+    """Who calls: over HTTP, the guard's token acting as a model (MCP clients are models);
+    over stdio, the local user's model."""
+    state = getattr(ctx.request, "scope", {}).get("state", {}) if ctx.request is not None else {}
+    token: TokenInfo | None = state.get(TOKEN_STATE)
+    if token is None:
+        return LOCAL_MODEL
+    return replace(token.principal.narrowed_to("llm"), via=f"token {token.name} (MCP)")

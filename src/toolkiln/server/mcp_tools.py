@@ -5,7 +5,8 @@ meta-tools (create, list, test, delete, toggle) and `run_custom_tool`, a stable 
 runs any active tool by name: many clients never refetch the list when told it changed, and
 this one reaches tools created after they connected. Calls never raise: a failure is a
 result with `ok: false` and the diagnostics (the meta-tools' shape), marked as an error.
-Callers through MCP are models: meta-tool calls are made as `created_by="llm"`.
+Callers through MCP are models: meta-tool calls act as a model, the local user's (stdio) or
+the token's narrowed to a model (HTTP), whose name the audit line then gives.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import InvalidRequest, RegistryError
 from toolkiln.registry.meta import run_error_dict
 from toolkiln.registry.names import META_TOOL_NAMES
+from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
 
 RUN_CUSTOM_TOOL = "run_custom_tool"
@@ -56,10 +58,12 @@ def fingerprint(reg: Registry) -> tuple[tuple[str, int, str], ...]:
     return tuple((r.name, r.version, r.description) for r in reg.list(status="active"))
 
 
-def call_tool(reg: Registry, name: str, arguments: dict[str, Any] | None) -> CallResult:
+def call_tool(
+    reg: Registry, name: str, arguments: dict[str, Any] | None, principal: Principal = LOCAL_MODEL
+) -> CallResult:
     args = arguments or {}
     if name in META_TOOL_NAMES:
-        reply = reg.call_meta(name, args, created_by="llm")
+        reply = reg.call_meta(name, args, created_by=principal)
         return CallResult(plain_json(reply), is_error=not reply.get("ok", False))
     try:
         if name == RUN_CUSTOM_TOOL:

@@ -327,3 +327,20 @@ def test_over_https_the_cookies_are_secure_too(app, tokens):
     )
     cookie = next(h for h in signed.headers.get_list("set-cookie") if h.startswith(SESSION_COOKIE))
     assert "Secure" in cookie and "HttpOnly" in cookie
+
+
+def test_a_tool_that_runs_unsandboxed_says_so_on_its_page(tmp_path):
+    from toolkiln.registry.capabilities import Capabilities
+
+    granted = Capabilities(unsandboxed=True, network=True)
+    app = create_app(Settings(registry=tmp_path / "reg", capabilities=granted))
+    registry = app.state.services.registry
+    script = {"kind": "script", "name": "loose", "description": "Echoes.", "runtime": "bash", "body": "cat"}
+    registry.create({**script, "sandbox": "none"})
+    registry.create({**script, "name": "fetcher", "network": True})
+    token = TokenStore(state_folder(registry.path)).create("reader", "read", "person")[0]
+    page = Page(app, token)
+    loose = page.client.get("/ui/tools/loose").text
+    assert "runs without the sandbox" in loose and "has the network" not in loose
+    fetcher = page.client.get("/ui/tools/fetcher").text
+    assert "has the network" in fetcher and "runs without the sandbox" not in fetcher
