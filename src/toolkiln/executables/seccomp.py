@@ -12,6 +12,7 @@ other numbers. The filter is data: classic BPF instructions, built here and read
 from __future__ import annotations
 
 import errno
+import functools
 import platform
 import struct
 
@@ -37,6 +38,7 @@ def supported() -> bool:
     return platform.machine() in _REFUSED
 
 
+@functools.cache
 def filter_program() -> bytes:
     """The filter as bwrap reads it: an array of `struct sock_filter` in native byte order."""
     machine = platform.machine()
