@@ -11,7 +11,7 @@ change to tools/ (a hand edit, a `git checkout`) changes the folder and triggers
 file signatures; in-place edits that leave the folder alone are found by a periodic scan
 (every `rescan_seconds`).
 
-Checking a definition costs about a millisecond, so `check_all` does not check again a file
+Checking a definition costs about a millisecond, so `check` does not check again a file
 whose exact bytes were already checked by this toolkiln version (its digest is in
 .cache/checked); a hand edit changes the bytes, so it is.
 """
@@ -351,20 +351,20 @@ class Mirror:
         # (a file without the text "call", even escaped, has no call step: no need to look)
         self._set_record(name, record, may_call=b'"call"' in data or b"\\u" in data)
 
-    def check_all(self) -> None:
-        """Check every loaded definition not checked yet (for `problems`): those whose file's
-        exact bytes the check cache knows are trusted; one that fails becomes a problem."""
-        for name in sorted(self.records):
-            if self.trust_cache and self._digests.get(name) in self._checked:
-                continue  # (before anything that would read a deferred record)
-            known = self._compiled.get(name)
-            if known is not None and known[0] is self.records.get(name):
-                continue
-            if name in self.records:  # (dropped meanwhile: a tool it calls failed, or it no longer decodes)
-                try:
-                    self.compiled(name)
-                except BrokenTool:
-                    pass
+    def check(self, name: str) -> None:
+        """Check a loaded definition not checked yet (for `problems`, which asks for each tool in
+        turn): one whose file's exact bytes the check cache knows is trusted; one that fails
+        becomes a problem."""
+        if self.trust_cache and self._digests.get(name) in self._checked:
+            return  # (before anything that would read a deferred record)
+        known = self._compiled.get(name)
+        if known is not None and known[0] is self.records.get(name):
+            return
+        if name in self.records:  # (dropped meanwhile: a tool it calls failed, or it no longer decodes)
+            try:
+                self.compiled(name)
+            except BrokenTool:
+                pass
 
     def compiled(self, name: str) -> Compiled:
         """The loaded record's definition checked and compiled, on its first use: again only

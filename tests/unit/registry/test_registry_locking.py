@@ -18,7 +18,7 @@ from unit.n8n.fake_n8n import FakeN8n
 
 from toolkiln import CompileError, Registry
 from toolkiln.executables import program_tools
-from toolkiln.registry import admission
+from toolkiln.registry import admission, mirror
 from toolkiln.registry.errors import CheckTooSlow, DuplicateTool
 
 SPIN = "len([v ** 0.12345 + v ** 0.54321 for v in range(n)])"  # runs until max_seconds stops it
@@ -223,3 +223,42 @@ def test_a_create_that_loses_its_name_while_deploying_takes_its_workflow_away(tm
         assert kind == "error" and isinstance(error, DuplicateTool), error
         assert n8n.workflows == {}  # not left behind in n8n
         assert reg.get("order_total").kind == "compute"
+
+
+class CountingMutex:
+    """The registry's mutex, counting the definitions checked in each hold (`most`: the largest)."""
+
+    def __init__(self) -> None:
+        self._lock, self._depth = threading.RLock(), 0
+        self.checks = self.most = 0
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+        self._depth += 1
+        if self._depth == 1:
+            self.checks = 0
+
+    def __exit__(self, *exc) -> None:
+        self._depth -= 1
+        self._lock.release()
+
+    def checked(self) -> None:
+        self.checks += 1
+        self.most = max(self.most, self.checks)
+
+
+def test_the_problems_check_holds_the_registry_for_one_definition_at_a_time(tmp_path, make_def, monkeypatch):
+    with Registry(tmp_path / "reg") as reg:
+        for name in ("a_one", "b_two", "c_three"):
+            reg.create(make_def(name))
+    with Registry(tmp_path / "reg", trust_check_cache=False) as reg:
+        counting = reg._mutex = CountingMutex()
+        real = mirror.verify_stored
+
+        def counted(*args, **kwargs):
+            counting.checked()
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(mirror, "verify_stored", counted)
+        assert reg.problems == []
+        assert counting.most == 1  # a run or a write waits for one definition's check at most
