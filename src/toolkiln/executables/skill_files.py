@@ -27,6 +27,7 @@ from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
+from toolkiln.syntax.loader import read_regular_file
 
 SKILL_SUFFIX = ".skill"
 MAX_SKILL_BYTES = 256 * 1024
@@ -36,9 +37,8 @@ SKILL_FENCE = "---"  # the first line of a .skill file, and the line that ends i
 def read_skill(path: Path) -> dict[str, Any]:
     """The script tool definition in the `.skill` file at `path`; CompileError (R0608, with
     the file and line) when it cannot be one."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SKILL_BYTES + 1)
+    try:  # non-blocking, and only a regular file: a FIFO named `x.skill` does not hang
+        data = read_regular_file(path, MAX_SKILL_BYTES)
     except OSError as error:
         raise _refuse(path, f"the file cannot be read: {error.strerror or error}") from None
     if len(data) > MAX_SKILL_BYTES:

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from toolkiln.errors import CompileError
 from toolkiln.executables import ExecutableError, run_program
 from toolkiln.executables import files as files_module
 from toolkiln.executables.files import MAX_PROGRAM_BYTES, read_program
 from toolkiln.executables.program_runs import program_of, run_program_tool
 from toolkiln.executables.program_tools import parse_program
+from toolkiln.executables.skill_files import read_skill
 
 PROGRAM = b"#!/bin/sh\necho hello\n"
 MARKER = "x9-hidden-hash"
@@ -179,3 +181,21 @@ def test_a_pinned_executable_is_read_inside_the_allowed_folders_at_run_time(tmp_
     assert moved_out.value.code == "R0609"
     _, outside = parse_program(definition, pin=True, allowed_folders=(tmp_path / "elsewhere",))
     assert [problem.code for problem in outside] == ["R0605"]
+
+
+def test_a_skill_file_that_is_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "greet.skill"
+    os.mkfifo(fifo)
+    outcome: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            read_skill(fifo)
+        except CompileError as error:
+            outcome.append(error)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    os.close(os.open(fifo, os.O_RDWR))  # releases a reader the old code left blocked in open()
+    assert outcome and "a FIFO" in str(outcome[0].diagnostics[0].message)
