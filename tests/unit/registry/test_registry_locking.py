@@ -10,13 +10,14 @@ waits), and looks at what the rest of the registry can do meanwhile.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
 import pytest
 from unit.n8n.fake_n8n import FakeN8n
 
-from toolkiln import CompileError, Registry
+from toolkiln import CompileError, Limits, Registry
 from toolkiln.executables import program_tools
 from toolkiln.registry import admission, mirror
 from toolkiln.registry.errors import CheckTooSlow, DuplicateTool
@@ -121,17 +122,17 @@ def test_an_update_changed_during_its_check_keeps_both_changes(reg, make_def, tm
     assert [entry.action for entry in reg.audit_log("price")] == ["create", "update", "update"]
 
 
-def test_a_check_that_saves_nothing_ends_within_its_budget(tmp_path):
-    from toolkiln import Limits
+SPINNING = {
+    "name": "spin",
+    "description": "Spins",
+    "parameters": {"n": {"type": "number"}},
+    "logic": {"steps": [{"op": "return", "value": SPIN}]},
+    "examples": [{"args": {"n": 100_000}, "expect": 100_000}] * 20,
+}
 
-    spin = {"args": {"n": 100_000}, "expect": 100_000}
-    definition = {
-        "name": "spin",
-        "description": "Spins",
-        "parameters": {"n": {"type": "number"}},
-        "logic": {"steps": [{"op": "return", "value": SPIN}]},
-        "examples": [spin] * 20,
-    }
+
+def test_a_check_that_saves_nothing_ends_within_its_budget(tmp_path):
+    definition, spin = SPINNING, SPINNING["examples"][0]
     with Registry(tmp_path / "reg", limits=Limits(max_seconds=0.2)) as reg:
         assert reg.check_seconds == 0.4
         started = time.monotonic()
@@ -141,6 +142,15 @@ def test_a_check_that_saves_nothing_ends_within_its_budget(tmp_path):
         assert raised.value.code == "R0305"
         with pytest.raises(CompileError):  # without a budget: every example ran out of its own time
             reg.check_definition({**definition, "examples": [spin] * 2})
+
+
+def test_the_editor_and_the_test_meta_tool_check_within_the_budget(tmp_path):
+    from toolkiln.server.web.editor import diagnose
+
+    with Registry(tmp_path / "reg", limits=Limits(max_seconds=0.1)) as reg:
+        reply = reg.call_meta("test_custom_tool", {"definition": SPINNING, "args": {"n": 1}})
+        assert reply["ok"] is False and [e["code"] for e in reply["errors"]] == ["R0305"]
+        assert [d.code for d in diagnose(reg, json.dumps(SPINNING))] == ["R0305"]
 
 
 def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg, make_def, tmp_path, monkeypatch):
