@@ -100,6 +100,14 @@ def refuse_ungranted(spec: ProgramSpec, capabilities: Capabilities) -> None:
         )
 
 
+def refuse_ungranted_executable(name: str) -> None:
+    """CapabilityNotGranted (R0700) for an executable tool where no folder is granted."""
+    raise CapabilityNotGranted(
+        f"`{name[:64]}` is an executable tool; this server runs executables from no folder",
+        hint="the operator grants a folder when starting the server (`--allow executables=DIR`)",
+    )
+
+
 def refuse_unless_admin_person(spec: ProgramSpec, principal: Principal, action: str) -> None:
     """Only an admin person may create, change or approve a tool that uses a capability (R0701);
     a model may propose one that waits for approval, except an unsandboxed one (R0612)."""

@@ -114,11 +114,18 @@ def definition_size(source: Any) -> int:
         return 0  # the compiler reports what is not JSON data
 
 
-def compile_definition(source: Any, tools: Mapping[str, Any] | None = None, *, pin: bool = False) -> Compiled:
+def compile_definition(
+    source: Any,
+    tools: Mapping[str, Any] | None = None,
+    *,
+    pin: bool = False,
+    allowed_folders: tuple[Path, ...] | None = None,
+) -> Compiled:
     """Check a tool definition for the registry; CompileError with every diagnostic if it fails.
     `tools` are the tools its `call` steps may call (the registry's `Callees`); `pin`: an
     executable tool without `sha256` is pinned to its file as it is now (creating and
-    updating pin; a stored definition is never re-pinned)."""
+    updating pin; a stored definition is never re-pinned), read only inside `allowed_folders`
+    (None: anywhere) so that nothing outside the granted folders is ever opened."""
     size = definition_size(source)
     if size > MAX_DEFINITION_BYTES:
         raise refuse(
@@ -132,7 +139,7 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None, *, p
     kind, source = definition_kind(source)
     problems = [] if found is None else _examples_problems(kind, found)
     try:
-        compiled = _compile_kind(kind, source, tools, pin)
+        compiled = _compile_kind(kind, source, tools, pin, allowed_folders)
     except CompileError as error:
         raise CompileError(error.diagnostics + problems) from None
     if problems:
@@ -149,11 +156,13 @@ def compile_definition(source: Any, tools: Mapping[str, Any] | None = None, *, p
     return compiled
 
 
-def _compile_kind(kind: str, source: Any, tools: Mapping[str, Any] | None, pin: bool) -> Compiled:
+def _compile_kind(
+    kind: str, source: Any, tools: Mapping[str, Any] | None, pin: bool, allowed_folders: tuple[Path, ...] | None
+) -> Compiled:
     if kind == "workflow":
         return compile_workflow_tool(source)
     if kind in PROGRAM_KINDS:
-        spec, problems = parse_program(source, pin=pin)
+        spec, problems = parse_program(source, pin=pin, allowed_folders=allowed_folders)
         if spec is None:
             raise CompileError(problems)
         return Compiled(None, spec.definition(), kind=kind, program=spec)

@@ -61,7 +61,12 @@ class ProgramRun:
         if self._spec.sandbox == "none":
             self._note_unsandboxed(self._record)
         try:
-            result = run_program_tool(self._spec, plain_json(dict(args or {})), created_by=self._record.created_by)
+            result = run_program_tool(
+                self._spec,
+                plain_json(dict(args or {})),
+                created_by=self._record.created_by,
+                allowed_folders=self._capabilities.executable_folders,
+            )
         except ExecutableError as error:
             raise RunError(error.code, error.message, hint=error.hint) from None
         failure = result.error

@@ -25,7 +25,7 @@ from toolkiln.registry import exports, meta
 from toolkiln.registry.admission import admit_program, passing, recheck_callers, refuse_cycle, refuse_rename
 from toolkiln.registry.budget import CHECK_SLOTS, finish_within
 from toolkiln.registry.callees import Callees
-from toolkiln.registry.capabilities import LOCAL, Capabilities
+from toolkiln.registry.capabilities import LOCAL, Capabilities, refuse_ungranted_executable
 from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
 from toolkiln.registry.codec import (
     decode_audit,
@@ -279,7 +279,7 @@ class Registry:
         try:
             for _ in attempts(self._store.lock_timeout):
                 reads = self._reads()
-                compiled = passing(compile_definition(definition, reads.callees, pin=True), reads.tables, self.limits)
+                compiled = passing(self._pinned(definition, reads.callees), reads.tables, self.limits)
                 admit_program(compiled, principal, self.capabilities, "create")
                 name, now = compiled.name, utc_now()
                 with self._mutex:
@@ -330,7 +330,7 @@ class Registry:
                 old = self._read_locked(name)
                 self.policy.check("update", actor, old)
                 reads = self._reads()
-            changed = compile_definition(apply_changes(old.definition, changes), reads.callees, pin=True)
+            changed = self._pinned(apply_changes(old.definition, changes), reads.callees)
             compiled = passing(changed, reads.tables, self.limits)
             admit_program(compiled, principal, self.capabilities, "update")
             if compiled.name != name:
@@ -675,7 +675,12 @@ class Registry:
 
     def _checked(self, definition: Any, budget: tuple[float, float] | None) -> Compiled:
         reads = self._reads()
-        return passing(compile_definition(definition, reads.callees, pin=True), reads.tables, self.limits, budget)
+        return passing(
+            self._pinned(definition, reads.callees),
+            reads.tables,
+            self.limits,
+            budget,
+        )
 
     def _reads(self) -> Reads:
         """A view of the registry for a check made without the lock (see reads.py)."""
@@ -714,6 +719,15 @@ class Registry:
                 )
                 return self._with_usage(record)
         raise kept_changing()
+
+    def _pinned(self, definition: Any, callees: Mapping[str, Any]) -> Compiled:
+        """A new or changed definition compiled, an executable pinned to its file as it is now.
+        A file outside the granted folders is never opened: with no folder granted, an
+        executable is R0700 at once; outside the granted ones it is R0605, as a missing file."""
+        folders = self.capabilities.executable_folders
+        if folders == () and isinstance(definition, Mapping) and definition.get("kind") == "executable":
+            refuse_ungranted_executable(str(definition.get("name", "?")))
+        return compile_definition(definition, callees, pin=True, allowed_folders=folders)
 
     def _note_unsandboxed(self, record: ToolRecord) -> None:
         """An audit line for a run outside the sandbox, written before the run starts."""

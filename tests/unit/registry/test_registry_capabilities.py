@@ -79,9 +79,13 @@ def test_an_executable_outside_the_granted_folders_is_refused(tmp_path):
         (folder / "tool").chmod(0o755)
     granted = Capabilities.parse([f"executables={allowed}"])
     definition = {"kind": "executable", "name": "tool", "description": "A tool."}
+    with open_with(tmp_path / "r", NONE) as reg, pytest.raises(CapabilityNotGranted):
+        reg.create({**definition, "path": str(allowed / "tool")}, created_by=ADMIN)  # no folder granted
     with open_with(tmp_path / "r", granted) as reg:
-        with pytest.raises(CapabilityNotGranted):
-            reg.create({**definition, "path": str(elsewhere / "tool")}, created_by=ADMIN)
+        for path in (elsewhere / "tool", elsewhere / "missing"):  # outside and missing: one answer
+            with pytest.raises(CompileError) as outside:
+                reg.create({**definition, "path": str(path)}, created_by=ADMIN)
+            assert outside.value.diagnostics[0].code == "R0605"
         link = allowed / "link"
         link.symlink_to(elsewhere / "tool")  # a link inside that leads outside: a link is never read (R0613)
         with pytest.raises(CompileError) as linked:
