@@ -16,6 +16,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError, UsageError
 from toolkiln.interpret import CompiledProgram
 from toolkiln.interpret.pool import run_in_pool
+from toolkiln.interpret.runtime import Runtime
 from toolkiln.interpret.tables import normalize_tables
 from toolkiln.optimize import optimize
 from toolkiln.semantics.dates import Clock, fixed_clock
@@ -198,12 +199,12 @@ class Tool:
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run(args, run_tables, as_clock(clock))
 
-    def run_call(
-        self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits, clock: Clock | None = None
-    ) -> Any:
+    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any:
         """Run as the callee of another tool's `call` step: with the caller's run-time tables
-        (over this tool's own), limits and clock. `args` hold run-time values already."""
-        return self._program_for(limits).run(args, {**self.tables, **tables} if self.tables else tables, clock)
+        (over this tool's own), and within the caller's run (`caller`: its limits, operation
+        budget, deadline and clock). `args` hold run-time values already."""
+        merged = {**self.tables, **tables} if self.tables else tables
+        return self._program_for(caller.limits).run_within(args, merged, caller)
 
     def run_many(
         self,

@@ -21,11 +21,12 @@ from toolkiln.ast.visitor import left_chain, walk
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
-from toolkiln.interpret.runtime import CHECK_EVERY, charge, out_of_time, over_budget
+from toolkiln.interpret.runtime import CHECK_EVERY, Runtime, charge, out_of_time, over_budget
 from toolkiln.interpret.specialize import Fn, Frame, Operand, arithmetic_binary, pure_binary
 from toolkiln.interpret.steps import Test, choose
 from toolkiln.semantics import operators
-from toolkiln.semantics.builtins import BUILTINS, size_of
+from toolkiln.semantics.builtin_registry import text_work
+from toolkiln.semantics.builtins import BUILTINS, Builtin, size_of
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, from_float_fast, parse_spec
 from toolkiln.semantics.values import to_text_within, too_long, type_name
@@ -267,6 +268,8 @@ class ExprCompiler:
             return self.arithmetic(expr)
         if op in ("+", "-", "*") and kinds <= {"number", "any"}:
             return self.dynamic_arithmetic(expr)
+        if op == "+":
+            return self.concatenation(expr)
         return self.semantic(lambda a, b: operators.arithmetic(op, a, b, limits), expr)
 
     def literal_membership(self, expr: n.Binary) -> Fn | None:
@@ -334,6 +337,25 @@ class ExprCompiler:
 
         return run
 
+    def concatenation(self, expr: n.Binary) -> Fn:
+        """`a + b` where either may be a text: two texts are sized (E0504 over the limit) and
+        charged for the text they make before it is made (see `_charge_text`)."""
+        left, right, span, limits = self.closure(expr.left), self.closure(expr.right), expr.span, self.limits
+        self.charging = True
+        add = operators.arithmetic
+
+        def concatenate(f: Frame) -> Any:
+            a = left(f)  # left before right: errors come in reading order
+            b = right(f)
+            if type(a) is str and type(b) is str:
+                _charge_text(f[0], a, b, span)
+            try:
+                return add("+", a, b, limits)
+            except RunError as error:
+                raise error.at(span) from None
+
+        return concatenate
+
     def dynamic_arithmetic(self, expr: n.Binary) -> Fn:
         """`+ - *` on operands of run-time type (fields of untyped objects, such as line items'
         `i.price * i.qty`): two numbers take Decimal's operator, as the specialised closures
@@ -341,6 +363,8 @@ class ExprCompiler:
         symbol, limits, span = expr.op, self.limits, expr.span
         op, digits = _ARITHMETIC[symbol], limits.max_number_digits
         left, right, general = self.closure(expr.left), self.closure(expr.right), operators.arithmetic
+        concatenates = symbol == "+"  # two texts join: charged (see _charge_text)
+        self.charging = self.charging or concatenates
 
         def run(f: Frame) -> Any:
             a = left(f)  # left before right: errors come in reading order
@@ -350,6 +374,8 @@ class ExprCompiler:
                     return op(a, b)
                 except ArithmeticError as error:
                     raise arithmetic_fault(error, span, digits) from None
+            if concatenates and type(a) is str and type(b) is str:
+                _charge_text(f[0], a, b, span)
             try:
                 return general(symbol, a, b, limits)
             except RunError as error:
@@ -398,6 +424,8 @@ class ExprCompiler:
                     raise error.at(span) from None
 
             return call_clocked
+        if function.builds is not None or function.built is not None:
+            return self.call_building(function, tuple(args), span)
         if work is not None:  # a cost that grows with the arguments: charged before the call
             self.charging = True
 
@@ -448,6 +476,30 @@ class ExprCompiler:
                 raise arithmetic_fault(error, span, digits) from None
 
         return call_many
+
+    def call_building(self, function: Builtin, args: tuple[Fn, ...], span: Span) -> Fn:
+        """A builtin that builds a text or a list: its work and what it builds (`builds`)
+        charged before the call; what it built, when only the result says (`built`), charged
+        before the run goes on. A result that is an argument itself was not built."""
+        self.charging = True
+        impl, limits, digits = function.impl, self.limits, self.limits.max_number_digits
+        work, builds, built = function.work or _no_work, function.builds or _no_work, function.built
+
+        def call_building(f: Frame) -> Any:
+            values = [a(f) for a in args]
+            runtime = f[0]
+            charge(runtime, 1 + work(*values) + builds(limits, *values), span)
+            try:
+                result = impl(limits, *values)
+            except RunError as error:
+                raise error.at(span) from None
+            except ArithmeticError as error:
+                raise arithmetic_fault(error, span, digits) from None
+            if built is not None and all(result is not value for value in values):
+                charge(runtime, built(result), span)
+            return result
+
+        return call_building
 
     def summed(self, comprehension: n.Comprehension, impl: Callable[..., Any], span: Span) -> Fn:
         """`sum(x for x in xs)`: the list built as always, charged as the builtin charges it,
@@ -641,10 +693,12 @@ class ExprCompiler:
     def template(self, template: n.Template, span: Span) -> Fn:
         parts = [self.template_part(part) for part in template.parts]
         limit = self.limits.max_string_length
+        self.charging = True
 
         def render(f: Frame) -> str:
             # Each part is at most `limit` long (decided before it is built), the running total
-            # is checked after each: the text never holds more than twice the limit.
+            # is checked after each: the text never holds more than twice the limit. The whole
+            # is charged before it is joined.
             pieces, used = [], 0
             try:
                 for part in parts:
@@ -655,6 +709,7 @@ class ExprCompiler:
                     pieces.append(piece)
             except RunError as error:
                 raise error.at(span) from None
+            charge(f[0], text_work(used, *pieces), span)
             return "".join(pieces)
 
         return render
@@ -704,6 +759,18 @@ def _container_work(item: Any, container: Any) -> int:
 
 def _one(a: Any, b: Any) -> int:
     return 1
+
+
+def _no_work(*values: Any) -> int:
+    return 0
+
+
+def _charge_text(runtime: Runtime, a: str, b: str, span: Span) -> None:
+    """Charge the run for `a + b` before it is built; one over max_string_length is left to
+    be refused (E0504), unbuilt and uncharged."""
+    length = len(a) + len(b)
+    if length <= runtime.limits.max_string_length:
+        charge(runtime, text_work(length, a, b), span)
 
 
 def _constant(value: object) -> Fn:

@@ -19,9 +19,11 @@ from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault, unexpected
 from toolkiln.interpret.lazy_items import lazy_parameters
-from toolkiln.interpret.runtime import Runtime, check_clock
+from toolkiln.interpret.memory import HEAVY_OPERATIONS, give_back_memory
+from toolkiln.interpret.runtime import Runtime, charge, check_clock
 from toolkiln.interpret.specialize import Fn, Frame
 from toolkiln.interpret.steps import returning, store, store_constant, when
+from toolkiln.semantics.builtin_registry import NUMBER_BYTES, list_work
 from toolkiln.semantics.dates import Clock, real_clock
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import from_float_fast, render_number
@@ -41,11 +43,10 @@ class Executor(Protocol):
 
 
 class Callee(Protocol):
-    """A tool that a `call` step runs (a `toolkiln.Tool`, or a registry's stand-in for one)."""
+    """A tool that a `call` step runs (a `toolkiln.Tool`, or a registry's stand-in for one):
+    within the caller's run (`caller`: its limits, budget, deadline and clock)."""
 
-    def run_call(
-        self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits, clock: Clock | None = None
-    ) -> Any: ...
+    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any: ...
 
 
 class CompiledProgram:
@@ -181,16 +182,24 @@ class CompiledProgram:
         def execute_with_state(
             args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
         ) -> Any:
+            deadline = time.monotonic() + limits.max_seconds if timed else math.inf  # binding counts
+            runtime = Runtime(limits, tables, cost, deadline, clock or real_clock)
+            frame = None
             try:
-                deadline = time.monotonic() + limits.max_seconds if timed else math.inf  # binding counts
-                runtime = Runtime(limits, tables, cost, deadline, clock or real_clock)
                 frame = bind(args)
                 frame[0] = runtime
-                return body(frame)
-            except RunError:
+                value = body(frame)
+            except RunError as error:
+                if runtime.operations > HEAVY_OPERATIONS:
+                    frame = None
+                    give_back_memory(error)
                 raise
             except Exception as error:
                 raise unexpected(error) from error
+            if runtime.operations > HEAVY_OPERATIONS:  # what it built is free once the frame is
+                frame = None
+                give_back_memory()
+            return value
 
         return execute_with_state
 
@@ -206,6 +215,28 @@ class CompiledProgram:
                 return recover(error, execute, args, tables, clock)
 
         return run
+
+    def run_within(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any:
+        """Run as the callee of `caller`'s run, in the decimal scope: on the caller's operation
+        budget (this program's size charged to it first), deadline and clock, so that a chain
+        of calls costs what one run may, however deep or long."""
+        return self.scope.run(self._within, args, tables, caller)
+
+    def _within(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any:
+        if self.over_budget:
+            raise fault(codes.OPERATION_BUDGET, f"the program has {self.cost:,} operations")
+        charge(caller, self.cost, None)
+        runtime = Runtime(self.limits, tables, caller.operations, caller.deadline, caller.now)
+        try:
+            frame = self.bind(args)
+            frame[0] = runtime
+            return self.body(frame)
+        except RunError:
+            raise
+        except Exception as error:
+            raise unexpected(error) from error
+        finally:
+            caller.operations = runtime.operations
 
     def run_many(
         self, rows: Iterable[Mapping[str, Any] | None], tables: Mapping[str, Any], clock: Clock | None = None
@@ -318,6 +349,7 @@ class CompiledProgram:
         expected = None if declared is None or declared.name == "any" else declared.name
         nullable = declared is not None and declared.nullable  # `table t: number?` may hold null
         read, max_list = self.read, self.limits.max_list_length
+        most = max(self.limits.max_operations, max_list)  # values one read converts, as an argument's
 
         def lookup(f: Frame) -> Any:
             table = f[0].tables.get(name)
@@ -350,10 +382,13 @@ class CompiledProgram:
                     f"table `{name}` holds a list longer than {max_list:,} items at key {key!r}",
                     span,
                 )
+            left = [most]
             try:
-                value = read(value)  # within the run's bounds, like an argument
+                value = read(value, left)  # within the run's bounds, like an argument
             except RunError as error:
                 raise fault(codes.INVALID_TABLE, f"table `{name}` at key {key!r:.40}: {error.message}", span) from None
+            if left[0] != most:  # a list or object, copied: charged for what the copy holds
+                charge(f[0], list_work(most - left[0], NUMBER_BYTES), span)
             if expected is not None and not (value is None and nullable) and not _has_type(value, expected):
                 raise fault(
                     codes.INVALID_TABLE,
@@ -383,7 +418,7 @@ class CompiledProgram:
             values = {arg: value(f) for arg, value in args}
             state = f[0]
             try:
-                result = run_call(values, state.tables, state.limits, state.now)  # the caller's time
+                result = run_call(values, state.tables, state)  # on this run's budget, clock and time
             except RunError as error:
                 raise RunError(
                     error.code, f"in tool `{name}`: {error.message}", span or error.span, error.hint

@@ -12,9 +12,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.check import ToolSignature
+from toolkiln.interpret.runtime import Runtime
 from toolkiln.registry.errors import BrokenTool
-from toolkiln.semantics.dates import Clock
-from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
@@ -50,10 +49,8 @@ class RegistryCallee:
         self.signature = signature
         self._resolve = resolve
 
-    def run_call(
-        self, args: dict[str, Any], tables: Mapping[str, Any], limits: Limits, clock: Clock | None = None
-    ) -> Any:
-        return self._resolve(self.name).run_call(args, tables, limits, clock)
+    def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any:
+        return self._resolve(self.name).run_call(args, tables, caller)
 
 
 class Callees(Mapping[str, RegistryCallee]):

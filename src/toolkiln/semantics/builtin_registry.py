@@ -39,6 +39,14 @@ class Builtin:
     # Whether it reads the run's clock (`today()`, `now()`): then it is called as
     # impl(limits, instant, *args), `instant` being what the run's clock said (read once a run).
     clocked: bool = field(default=False, kw_only=True)
+    # What it builds (a text, a list), in operations (see BYTES_PER_OPERATION), from
+    # (limits, *args): charged with `work`, before the call. At most what the limits let it
+    # build: a result over them is refused before it is built.
+    builds: Callable[..., int] | None = field(default=None, kw_only=True)
+    # For a builtin whose result's size is known only once built (`join`, `upper`: piece by
+    # piece, each within max_string_length): what the result takes, in operations, charged
+    # as soon as it is built, before the run goes on.
+    built: Callable[[Any], int] | None = field(default=None, kw_only=True)
 
     @property
     def signature(self) -> str:
@@ -81,13 +89,17 @@ def builtin(
     pure: bool,
     work: Callable[..., int] | None = None,
     clocked: bool = False,
+    builds: Callable[..., int] | None = None,
+    built: Callable[[Any], int] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a builtin; `pure` must be said (see Builtin.pure), `work` when its cost grows
-    with its arguments (see Builtin.work), `clocked` when it reads the clock (Builtin.clocked)."""
+    with its arguments (see Builtin.work), `clocked` when it reads the clock (Builtin.clocked),
+    `builds` or `built` when it builds a text or a list (Builtin.builds, Builtin.built)."""
     result_fn = result if callable(result) else (lambda _types, _r=result: _r)
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
-        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, work=work, clocked=clocked)
+        costs = {"work": work, "builds": builds, "built": built}
+        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, clocked=clocked, **costs)
         return impl
 
     return register
@@ -126,6 +138,46 @@ def size_of(value: Any) -> int:
     if kind is str:
         return len(value) // CHARS_PER_OPERATION
     return 0
+
+
+BYTES_PER_OPERATION = 32
+"""Bytes of text or list that one operation of the budget pays for building: with the default
+1,000,000 operations, a run builds at most 32 MB in all, whatever it builds (docs/budgets.md)."""
+SLOT_BYTES = 8
+"""What one item of a list takes in the list itself (a pointer)."""
+NUMBER_BYTES = 112
+"""What a new number in a list takes: a Decimal of up to 76 digits and its slot."""
+
+
+def text_work(length: int, *sources: str) -> int:
+    """The operations that pay for building a text of `length` characters out of `sources`:
+    a character takes one byte when they are all ASCII, else up to four (CPython stores a
+    text at the width of its widest character)."""
+    for source in sources:
+        if not source.isascii():  # (O(1): CPython keeps the flag)
+            return 4 * length // BYTES_PER_OPERATION
+    return length // BYTES_PER_OPERATION
+
+
+def list_work(items: int, item_bytes: int = SLOT_BYTES) -> int:
+    """The operations that pay for building a list of `items` items of `item_bytes` each."""
+    return items * item_bytes // BYTES_PER_OPERATION
+
+
+def text_built(limits: Limits, length: int, *sources: str) -> int:
+    """`text_work` of a text about to be built, at most the longest text the limits let be
+    built (a longer one is refused before it is)."""
+    return text_work(min(length, limits.max_string_length), *sources)
+
+
+def list_built(limits: Limits, items: int, item_bytes: int = SLOT_BYTES) -> int:
+    """`list_work` of a list about to be built, at most the longest list the limits allow."""
+    return list_work(min(items, limits.max_list_length), item_bytes)
+
+
+def result_text_work(result: Any) -> int:
+    """`built` of a builtin that returns a text: what the text takes."""
+    return text_work(len(result), result)
 
 
 def first_size(value: Any, *rest: Any) -> int:

@@ -37,7 +37,9 @@ from toolkiln.semantics.builtin_registry import (
     constant_work,
     fault,
     first_size,
+    result_text_work,
     size_of,
+    text_built,
     whole_number,
 )
 from toolkiln.semantics.limits import Limits
@@ -319,17 +321,25 @@ def _join_all(types: list[Type]) -> Type:
 S = Arg("text", (STRING,))
 
 
-@builtin("lower", (S,), STRING, "Lower-case text.", pure=True, work=first_size)
+@builtin("lower", (S,), STRING, "Lower-case text.", pure=True, work=first_size, built=result_text_work)
 def _lower(limits: Limits, text: str) -> str:
     return checked_text(limits, text.lower())
 
 
-@builtin("upper", (S,), STRING, "Upper-case text.", pure=True, work=first_size)
+@builtin("upper", (S,), STRING, "Upper-case text.", pure=True, work=first_size, built=result_text_work)
 def _upper(limits: Limits, text: str) -> str:
     return checked_text(limits, text.upper())
 
 
-@builtin("trim", (S,), STRING, "Text without leading and trailing whitespace.", pure=True, work=first_size)
+@builtin(
+    "trim",
+    (S,),
+    STRING,
+    "Text without leading and trailing whitespace.",
+    pure=True,
+    work=first_size,
+    builds=lambda limits, text: text_built(limits, len(text), text),  # at most the text
+)
 def _trim(limits: Limits, text: str) -> str:
     return text.strip()
 
@@ -360,14 +370,18 @@ def _ends_with(limits: Limits, text: str, suffix: str) -> bool:
     "Text with every occurrence of old replaced by new.",
     pure=True,
     work=all_sizes,
+    builds=lambda limits, text, old, new: text_built(limits, _replaced_length(text, old, new), text, new),
 )
 def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     if not old:
         raise fault(codes.INVALID_OPERATION, "replace needs a non-empty string to replace")
-    growth = (len(new) - len(old)) * text.count(old)
-    if len(text) + growth > limits.max_string_length:
+    if _replaced_length(text, old, new) > limits.max_string_length:
         raise fault(codes.STRING_TOO_LONG, f"replace would exceed the limit of {limits.max_string_length:,} characters")
     return text.replace(old, new)
+
+
+def _replaced_length(text: str, old: str, new: str) -> int:
+    return len(text) + (len(new) - len(old)) * text.count(old) if old else 0
 
 
 @builtin(
@@ -377,6 +391,7 @@ def _replace(limits: Limits, text: str, old: str, new: str) -> str:
     'Items as text, joined by separator: join(names, ", ").',
     pure=True,
     work=first_size,
+    built=result_text_work,
 )
 def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
     # Each item's text is bounded by what is left (to_text_within): the whole never passes the
@@ -398,6 +413,7 @@ def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
     'Any value as text, as a template would print it: text(31.500) = "31.5".',
     pure=True,
     work=first_size,
+    built=result_text_work,
 )
 def _text(limits: Limits, value: Any) -> str:
     return to_text_within(value, limits.max_string_length)

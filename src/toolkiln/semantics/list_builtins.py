@@ -15,7 +15,7 @@ from typing import Any
 
 from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, STRING, Type, array_of, join, record_of
 from toolkiln.diagnostics import codes
-from toolkiln.semantics.builtin_registry import Arg, builtin, fault
+from toolkiln.semantics.builtin_registry import NUMBER_BYTES, SLOT_BYTES, Arg, builtin, fault, list_built, list_work
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.values import type_name
 
@@ -34,6 +34,17 @@ def _list_within(limits: Limits, length: int, what: str) -> None:
     """E0505 before a list of `length` items is built, if it would be over the limit."""
     if length > limits.max_list_length:
         raise fault(codes.LIST_TOO_LONG, f"{what} would make {length:,} items, over {limits.max_list_length:,}")
+
+
+# What a new list in a list takes: the list (56 bytes, 8 a slot) and its slot in the outer one.
+_PAIR_BYTES = SLOT_BYTES + 56 + 2 * SLOT_BYTES
+# What a group of group_by takes: its record (a dict of two fields), its list and its slot.
+_GROUP_BYTES = SLOT_BYTES + 184 + 56
+
+
+def _new_list(limits: Limits, values: list[Any], *rest: Any) -> int:
+    """`builds` of a builtin that returns a new list of at most its first argument's items."""
+    return list_built(limits, len(values))
 
 
 def _sort_work(values: list[Any], key: str | None = None) -> int:
@@ -57,6 +68,7 @@ KEY = Arg("key", (STRING, ARRAY), optional=True)
     "by Unicode code point; for descending order, take the items from the end.",
     pure=True,
     work=_sort_work,
+    builds=_new_list,
 )
 def _sort(limits: Limits, values: list[Any], key: str | list[Any] | None = None) -> list[Any]:
     keys = values if key is None else _keys(values, key, "sort")
@@ -111,6 +123,9 @@ def _group_type(types: list[Type]) -> Type:
     # Hashing a key and filing the item: about 8 additions (a 100,000-item group_by of distinct
     # numbers took 8 to 10 times a sum of them on this machine, loaded).
     work=lambda values, key: 8 * len(values),
+    # The items' slots, then each group once they are known.
+    builds=_new_list,
+    built=lambda groups: list_work(len(groups), _GROUP_BYTES),
 )
 def _group_by(limits: Limits, values: list[Any], key: str | list[Any]) -> list[dict[str, Any]]:
     groups: dict[tuple[type, Any], list[Any]] = {}  # (type, key) -> items, in order of first item
@@ -156,6 +171,7 @@ def _count_if(limits: Limits, conditions: list[Any]) -> Decimal:
     'true, or 1 and "1", are not).',
     pure=True,
     work=lambda values: 2 * len(values),  # hashing a number costs about two additions
+    builds=_new_list,
 )
 def _unique(limits: Limits, values: list[Any]) -> list[Any]:
     seen: set[tuple[type, Any]] = set()
@@ -199,6 +215,7 @@ def _flatten_work(values: list[Any]) -> int:
     "The items of a list of lists, in one list (one level): flatten([[1, 2], [], [3]]) = [1, 2, 3].",
     pure=True,
     work=_flatten_work,
+    builds=lambda limits, values: list_built(limits, _flatten_work(values) - len(values)),
 )
 def _flatten(limits: Limits, values: list[Any]) -> list[Any]:
     for value in values:
@@ -230,6 +247,7 @@ def _range_work(first: Decimal, second: Decimal | None = None) -> int:
     "including) end: range(2, 5) = [2, 3, 4]. At most max_list_length of them.",
     pure=True,
     work=_range_work,
+    builds=lambda limits, *bounds: list_built(limits, _range_work(*bounds), NUMBER_BYTES),
 )
 def _range(limits: Limits, first: Decimal, second: Decimal | None = None) -> list[Decimal]:
     start, end = _range_bounds(first, second)
@@ -250,6 +268,7 @@ def _range(limits: Limits, first: Decimal, second: Decimal | None = None) -> lis
     'zip([1, 2, 3], ["a", "b"]) = [[1, "a"], [2, "b"]].',
     pure=True,
     work=lambda first, second: min(len(first), len(second)),
+    builds=lambda limits, first, second: list_built(limits, min(len(first), len(second)), _PAIR_BYTES),
 )
 def _zip(limits: Limits, first: list[Any], second: list[Any]) -> list[list[Any]]:
     return [[a, b] for a, b in zip(first, second)]

@@ -15,17 +15,23 @@ from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, STRING, Type, array_
 from toolkiln.diagnostics import codes
 from toolkiln.semantics.builtin_registry import (
     CHARS_PER_OPERATION,
+    SLOT_BYTES,
     Arg,
     all_sizes,
     builtin,
     checked_text,
     fault,
     first_size,
+    list_built,
+    result_text_work,
+    text_built,
 )
 from toolkiln.semantics.limits import Limits
 
 S = Arg("text", (STRING,))
 _WORD = re.compile(r"\S+")  # one character class, repeated: linear, nothing to backtrack
+PIECE_BYTES = SLOT_BYTES + 56
+"""What one piece of a split takes besides its characters: its slot and a text's header."""
 
 
 def _utf8(text: str, what: str) -> bytes:
@@ -63,6 +69,7 @@ def _split_work(text: str, separator: str) -> int:
     'The pieces of text between separators: split("a,b,,c", ",") = ["a", "b", "", "c"].',
     pure=True,
     work=_split_work,
+    builds=lambda limits, text, separator: _split_builds(limits, text, separator),
 )
 def _split(limits: Limits, text: str, separator: str) -> list[str]:
     if not separator:
@@ -71,6 +78,11 @@ def _split(limits: Limits, text: str, separator: str) -> list[str]:
     if pieces > limits.max_list_length:
         raise fault(codes.LIST_TOO_LONG, f"split would make {pieces:,} pieces, over {limits.max_list_length:,}")
     return text.split(separator)
+
+
+def _split_builds(limits: Limits, text: str, separator: str) -> int:
+    pieces = text.count(separator) + 1 if separator else 0  # (over the limit: refused, not built)
+    return list_built(limits, pieces, PIECE_BYTES) + text_built(limits, len(text), text) if pieces else 0
 
 
 def _same_as_first(types: list[Type]) -> Type:
@@ -86,12 +98,25 @@ def _same_as_first(types: list[Type]) -> Type:
     'are clamped. slice("invoice", 0, 3) = "inv", slice(xs, -2) = the last two items.',
     pure=True,
     work=first_size,
+    builds=lambda limits, value, start, end=None: _slice_builds(limits, value, start, end),
 )
 def _slice(limits: Limits, value: Any, start: Decimal, end: Decimal | None = None) -> Any:
     # Past the longest text or list there is nothing to slice: positions are clamped there.
     bound = max(limits.max_string_length, limits.max_list_length) + 1
     first = _position(start, "slice's start", bound)
     return value[first:] if end is None else value[first : _position(end, "slice's end", bound)]
+
+
+def _slice_builds(limits: Limits, value: Any, start: Decimal, end: Decimal | None) -> int:
+    """What the slice will hold: its length from the positions as `_slice` clamps them (a
+    position that is not whole is refused before anything is built)."""
+    if start != start.to_integral_value() or (end is not None and end != end.to_integral_value()):
+        return 0
+    bound = len(value) + 1
+    first = int(max(Decimal(-bound), min(start, Decimal(bound))))
+    last = None if end is None else int(max(Decimal(-bound), min(end, Decimal(bound))))
+    length = len(range(*slice(first, last).indices(len(value))))
+    return text_built(limits, length, value) if type(value) is str else list_built(limits, length)
 
 
 def _position(value: Decimal, what: str, bound: int) -> int:
@@ -107,6 +132,7 @@ def _position(value: Decimal, what: str, bound: int) -> int:
     'The first character upper-cased, the rest lower-cased: capitalize("hELLO wORLD") = "Hello world".',
     pure=True,
     work=first_size,
+    built=result_text_work,
 )
 def _capitalize(limits: Limits, text: str) -> str:
     return checked_text(limits, text.capitalize())
@@ -120,6 +146,7 @@ def _capitalize(limits: Limits, text: str) -> str:
     'title("ada LOVELACE-byron") = "Ada Lovelace-byron" (whitespace is kept as it is).',
     pure=True,
     work=lambda text: len(text) // 2,  # up to a word per two characters, each a Python call
+    built=result_text_work,
 )
 def _title(limits: Limits, text: str) -> str:
     # Not str.title(), which starts a word after every non-letter ("They'Re").
@@ -144,6 +171,10 @@ def _padding(limits: Limits, text: str, width: Decimal, fill: str, what: str) ->
 _PAD_ARGS = (S, Arg("width", (NUMBER,)), Arg("fill", (STRING,), optional=True))
 
 
+def _padding_builds(limits: Limits, text: str, width: Decimal, fill: str = " ") -> int:
+    return text_built(limits, max(len(text), _capped(width, limits.max_string_length)), text, fill)
+
+
 @builtin(
     "pad_left",
     _PAD_ARGS,
@@ -152,6 +183,7 @@ _PAD_ARGS = (S, Arg("width", (NUMBER,)), Arg("fill", (STRING,), optional=True))
     'given) on the left: pad_left("42", 5, "0") = "00042".',
     pure=True,
     work=_padding_work,
+    builds=_padding_builds,
 )
 def _pad_left(limits: Limits, text: str, width: Decimal, fill: str = " ") -> str:
     return _padding(limits, text, width, fill, "pad_left") + text
@@ -164,6 +196,7 @@ def _pad_left(limits: Limits, text: str, width: Decimal, fill: str = " ") -> str
     'Text made at least width characters long by adding fill on the right: pad_right("ab", 4, ".") = "ab..".',
     pure=True,
     work=_padding_work,
+    builds=_padding_builds,
 )
 def _pad_right(limits: Limits, text: str, width: Decimal, fill: str = " ") -> str:
     return text + _padding(limits, text, width, fill, "pad_right")
@@ -181,6 +214,7 @@ def _repeat_work(text: str, times: Decimal) -> int:
     'Text repeated a whole number of times: repeat("ab", 3) = "ababab".',
     pure=True,
     work=_repeat_work,
+    builds=lambda limits, text, times: text_built(limits, len(text) * _capped(times, limits.max_string_length), text),
 )
 def _repeat(limits: Limits, text: str, times: Decimal) -> str:
     if times != times.to_integral_value() or times < 0:
@@ -201,6 +235,8 @@ _UNRESERVED = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-.
     'but letters, digits and `-._~` (RFC 3986): url_encode("a b&c") = "a%20b%26c".',
     pure=True,
     work=lambda text: len(text) // 2,  # quote() works byte by byte in Python
+    # At most three characters a byte, four bytes a character when not ASCII.
+    builds=lambda limits, text: text_built(limits, 3 * len(text) * (1 if text.isascii() else 4)),
 )
 def _url_encode(limits: Limits, text: str) -> str:
     data = _utf8(text, "url_encode")
@@ -215,6 +251,7 @@ def _url_encode(limits: Limits, text: str) -> str:
     'The UTF-8 bytes of text in standard base64 (with padding): base64_encode("hi") = "aGk=".',
     pure=True,
     work=first_size,
+    builds=lambda limits, text: text_built(limits, (len(text) * (1 if text.isascii() else 4) + 2) // 3 * 4),
 )
 def _base64_encode(limits: Limits, text: str) -> str:
     data = _utf8(text, "base64_encode")
@@ -229,6 +266,7 @@ def _base64_encode(limits: Limits, text: str) -> str:
     "Text from standard base64 (with padding) of UTF-8 bytes; anything else is E0515.",
     pure=True,
     work=lambda text: len(text) // 16,  # validating and decoding: 4 times slower than reading
+    built=result_text_work,
 )
 def _base64_decode(limits: Limits, text: str) -> str:
     try:
