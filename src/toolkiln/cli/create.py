@@ -4,6 +4,7 @@ a model writes the tool, toolkiln checks it and runs its examples, repairs it wi
 
 The model comes from TOOLKILN_LLM_PROVIDER / _BASE_URL / _API_KEY / _MODEL. Each attempt is
 one line on standard error (what failed); the saved tool is one line on standard output.
+Before each request to the model one line says so (`asking the model M (attempt 1 of 3) ...`).
 Exit codes as for the other commands: 0 saved, 1 not saved (the last attempt's diagnostics
 are printed) or the model failed, 2 usage (including a model that is not configured).
 """
@@ -12,14 +13,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, whole_number
 from toolkiln.cli.tools import open_registry, registry_option
 from toolkiln.errors import Error
 
 if TYPE_CHECKING:
+    from toolkiln.llm.client import ChatClient
     from toolkiln.llm.factory import Attempt, FactoryResult
+    from toolkiln.llm.messages import Message, Reply
 
 DEFAULT_MAX_ATTEMPTS = 3
 # Problems listed per attempt in the progress lines; all of the last one's are printed at the end.
@@ -73,7 +77,8 @@ def cmd_create(args: argparse.Namespace) -> int:
         raise UsageError(f"create: the model is not configured: {error}") from None
     try:
         with client, open_registry(args) as registry:
-            factory = Factory(client, registry, args.max_attempts, on_attempt=_progress)
+            announced = AnnouncedClient(client, args.max_attempts)
+            factory = Factory(announced, registry, args.max_attempts, on_attempt=_progress)
             create = {
                 "compute": factory.create_compute,
                 "workflow": factory.create_workflow,
@@ -84,6 +89,25 @@ def cmd_create(args: argparse.Namespace) -> int:
         print(f"toolkiln: error: {error}", file=sys.stderr)
         return EXIT_FAILED
     return _report(result)
+
+
+class AnnouncedClient:
+    """The configured client, saying on standard error what it waits for before each request:
+    a model takes seconds to answer, and a command that prints nothing meanwhile looks stuck."""
+
+    def __init__(self, client: ChatClient, attempts: int) -> None:
+        self.client, self.attempts, self.asked = client, attempts, 0
+        self.model, self.usage = client.model, client.usage
+
+    @property
+    def tool_format(self) -> str:
+        return self.client.tool_format
+
+    def chat(self, messages: str | Sequence[Message], **options: Any) -> Reply:
+        self.asked += 1
+        waiting = f"asking the model {self.model} (attempt {self.asked} of {self.attempts}) ..."
+        print(waiting, file=sys.stderr, flush=True)
+        return self.client.chat(messages, **options)
 
 
 def _progress(attempt: Attempt) -> None:

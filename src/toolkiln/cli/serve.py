@@ -9,12 +9,15 @@ FastAPI and uvicorn are imported when the command runs, not when the parser is b
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from toolkiln.cli.tools import open_registry, registry_option
+from toolkiln.diagnostics import codes
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
@@ -69,7 +72,7 @@ def listening_options(parser: argparse.ArgumentParser, port: int) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1: this machine only)"
     )
-    parser.add_argument("--port", type=int, default=port, help=f"(default {port})")
+    parser.add_argument("--port", type=port_number, default=port, help=f"1 to 65535 (default {port})")
     parser.add_argument(
         "--rate-limit",
         default=None,
@@ -84,6 +87,17 @@ def listening_options(parser: argparse.ArgumentParser, port: int) -> None:
         help="grant a capability to the tools an admin person creates: network, unsandboxed, "
         "executables=DIR (repeat for more; none by default: docs/security.md)",
     )
+
+
+def port_number(text: str) -> int:
+    """--port's type: a TCP port, 1 to 65535 (uvicorn would take 99999 as 99999 mod 65536)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1 to 65535)")
+    return port
 
 
 def granted(args: argparse.Namespace) -> Capabilities:
@@ -138,13 +152,45 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except StateFolderError as error:
         print(f"error[{error.code}]: {error.message}\n  = hint: {error.hint}", file=sys.stderr)
         return EXIT_FAILED
+    listener = listening_socket(args.host, args.port)
+    if listener is None:
+        return EXIT_FAILED
     print(f"toolkiln serve: capabilities granted: {', '.join(capabilities.words()) or 'none'}", file=sys.stderr)
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level="info",
-        access_log=args.access_log,
-        timeout_graceful_shutdown=30,
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"toolkiln serve: listening on http://{shown_host}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
+    if not app.state.services.tokens.entries():
+        print(no_tokens_hint(args), file=sys.stderr)
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level="info", access_log=args.access_log, timeout_graceful_shutdown=30
     )
+    uvicorn.Server(config).run(sockets=[listener])
     return EXIT_OK
+
+
+def listening_socket(host: str, port: int) -> socket.socket | None:
+    """The server's socket, bound before the app starts: a port in use or an address this
+    machine does not have is one coded line (R0531) and exit 1, not a startup log and errno 98."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family)
+    except OSError as error:
+        reason = (
+            "is in use by another program"
+            if error.errno == errno.EADDRINUSE
+            else f"cannot be used: {error.strerror or error}"
+        )
+        print(
+            f"error[{codes.CANNOT_LISTEN.code}]: {host}:{port} {reason}\n"
+            "  = hint: stop the other server, or choose another port with --port",
+            file=sys.stderr,
+        )
+        return None
+
+
+def no_tokens_hint(args: argparse.Namespace) -> str:
+    named = {"--registry": getattr(args, "registry", None), "--state-dir": state_dir(args)}
+    folder = "".join(f" {option} {value}" for option, value in named.items() if value is not None)
+    return (
+        "toolkiln serve: no tokens yet, so nobody can sign in (every route but /health answers 401); "
+        f"create one: toolkiln tokens create NAME --kind person --scope admin{folder}"
+    )

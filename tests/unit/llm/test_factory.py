@@ -252,8 +252,10 @@ def test_create_saves_with_progress_on_stderr(model_env, tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "created `parcel_fee` (compute, version 1, active) in 2 attempt(s)\n"
     assert err == (
+        "asking the model test-model (attempt 1 of 3) ...\n"
         "attempt 1: 1 problem(s)\n"
         '  E0611 at examples[0].expect: example 1: with args {"weight_kg": 2} expected 11, got 10\n'
+        "asking the model test-model (attempt 2 of 3) ...\n"
         "attempt 2: checked, examples passed\n"
     )
     with Registry(folder) as registry:
@@ -279,7 +281,9 @@ def test_create_reports_a_failing_provider_with_exit_1(model_env, tmp_path, caps
     model_env.script(Fail(401, "invalid key"))
     assert main(["create", "--from-description", DESCRIPTION, "--registry", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("toolkiln: error:") and "invalid key" in err and "Traceback" not in err
+    waiting, failure = err.split("\n", 1)
+    assert waiting == "asking the model test-model (attempt 1 of 3) ..."
+    assert failure.startswith("toolkiln: error:") and "invalid key" in err and "Traceback" not in err
 
 
 def test_create_without_a_model_is_a_usage_error(monkeypatch, tmp_path, capsys):

@@ -163,3 +163,18 @@ with mode 0700. Whoever could write it could give themselves a token.
     toolkiln serve --state-dir ~/.local/state/my-srv   # fixed: made 0700 on first use
 """,
 )
+
+CANNOT_LISTEN = register(
+    "R0531",
+    "cannot-listen",
+    "Server cannot listen",
+    """
+`toolkiln serve` binds its address and port before it starts, and stops with exit code 1 when
+it cannot: another program (often another `toolkiln serve`) listens on the port already, or
+`--host` names an address this machine does not have. Stop the other server, or choose
+another port.
+
+    toolkiln serve --port 8765   # error: a server already listens on 8765
+    toolkiln serve --port 8800   # fixed
+""",
+)
