@@ -225,12 +225,15 @@ def _print_json(data: Any) -> None:
     print(to_json(data, indent=2))
 
 
-def record_json(record: ToolRecord) -> dict[str, Any]:
+def record_json(record: ToolRecord, trusted_here: bool | None = None) -> dict[str, Any]:
+    """A record as JSON data; `trusted_here` (when given): whether this registry wrote it here."""
     from toolkiln.registry.codec import iso
 
     data = record.model_dump()
     for key in ("created_at", "updated_at", "last_used_at"):
         data[key] = iso(getattr(record, key))
+    if trusted_here is not None:
+        data["trusted_here"] = trusted_here
     return data
 
 
@@ -250,8 +253,9 @@ def _table(rows: list[list[str]]) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     with open_registry(args) as reg:
         records = reg.list(status=args.status, created_by=args.created_by)
+        untrusted = reg.untrusted()
         if args.json:
-            _print_json([record_json(r) for r in records])
+            _print_json([record_json(r, r.name not in untrusted) for r in records])
         elif not records:
             print(f"no tools in {reg.path}" + (" with these filters" if args.status or args.created_by else ""))
         else:
@@ -262,7 +266,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                     [
                         r.name,
                         r.kind,
-                        r.status,
+                        r.status + ("*" if r.name in untrusted else ""),
                         str(r.version),
                         r.created_by,
                         r.risk_level,
@@ -271,6 +275,11 @@ def cmd_list(args: argparse.Namespace) -> int:
                     ]
                 )
             print(_table(rows))
+            if untrusted & {r.name for r in records}:
+                print(
+                    "* not trusted here (cloned, copied or edited by hand): what its file claims is not "
+                    f"believed, and its program or workflow does not run; see `toolkiln trust {reg.path} --list`"
+                )
         _warn_problems(reg)
     return EXIT_OK
 
@@ -278,11 +287,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     with open_registry(args) as reg:
         record = reg.get(args.name)
+        trusted = reg.trusted_here(args.name)
     if args.json:
-        _print_json(record_json(record))
+        _print_json(record_json(record, trusted))
         return EXIT_OK
     lines = [
-        f"{record.name}  (version {record.version}, {record.status})",
+        f"{record.name}  (version {record.version}, {record.status}"
+        + ("" if trusted else f"; not trusted here: toolkiln trust {reg.path} --tool {record.name}")
+        + ")",
         f"  {record.description}",
         f"  created by {record.created_by} {_when(record.created_at)}; updated {_when(record.updated_at)}",
         f"  risk {record.risk_level}; runs {record.usage_count}; last used {_when(record.last_used_at)}",

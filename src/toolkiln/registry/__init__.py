@@ -43,6 +43,7 @@ _EXPORTS = {
     "Capabilities": "capabilities",
     "CapabilityNotGranted": "errors",
     "NeedsAdminPerson": "errors",
+    "NotTrusted": "errors",
 }
 __all__ = list(_EXPORTS)
 

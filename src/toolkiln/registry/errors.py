@@ -98,6 +98,11 @@ class NeedsAdminPerson(PermissionDenied, code=codes.NEEDS_ADMIN_PERSON):
     """Only a person with the admin scope may create, change or approve a tool using a capability."""
 
 
+class NotTrusted(PermissionDenied, code=codes.RECORD_NOT_TRUSTED):
+    """A record this registry did not write here (cloned, copied, edited by hand), asked to run
+    a program or a workflow, or to be approved, enabled, changed or deployed."""
+
+
 class InvalidTransition(RegistryError, code=codes.INVALID_TRANSITION):
     """The lifecycle does not allow this action from the tool's status."""
 

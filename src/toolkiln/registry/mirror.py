@@ -19,6 +19,7 @@ whose exact bytes were already checked by this toolkiln version (its digest is i
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import os
 import time
@@ -34,14 +35,16 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError
 from toolkiln.interpret.tables import MAX_TABLE_BYTES, table_file_data
 from toolkiln.registry.callees import Callees, calls_of
-from toolkiln.registry.codec import content_key, decode_audit, decode_record, file_digest
+from toolkiln.registry.codec import content_key, decode_audit, decode_record, encode_audit, file_digest
 from toolkiln.registry.definitions import Compiled, verify_stored
 from toolkiln.registry.equality import same_data
-from toolkiln.registry.errors import BrokenTool, StoreError, UnsafeFile
+from toolkiln.registry.errors import BrokenTool, NotTrusted, StoreError, UnsafeFile
 from toolkiln.registry.index import Entry, load_key, read_index, write_index
-from toolkiln.registry.models import Problem, ToolRecord
+from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.names import NAME_PATTERN
+from toolkiln.registry.principals import Principal
 from toolkiln.registry.records import Records
+from toolkiln.registry.signatures import Signatures, slot
 from toolkiln.registry.store import MAX_USAGE_BYTES, Sig, Store, sig_of
 
 Usage = dict[str, tuple[int, datetime | None]]
@@ -72,6 +75,9 @@ class Mirror:
         # tool -> (the record compiled, the content key of its definition, the compiled form)
         self._compiled: dict[str, tuple[ToolRecord, str, Compiled]] = {}
         self._digests: dict[str, str] = {}  # tool -> check-cache digest of its file's bytes
+        self.signatures = Signatures(store)
+        self._sha256: dict[str, bytes] = {}  # tool -> SHA-256 of the bytes its loaded record came from
+        self._verified: dict[str, bool] = {}  # tool -> whether its loaded record is signed here
         self._version_keys: set[str] = set()  # check-cache keys of the past versions there are
         self._index: dict[str, Entry] = {}  # the start-up index, while a load reads the folder
         self._files_read = 0  # tool files read and decoded (not taken from the index)
@@ -176,6 +182,7 @@ class Mirror:
                 self._sigs[name] = sig
             if data is not None:
                 self._digests[name] = file_digest(data, self.version_tag)
+                self._sha256[name] = hashlib.sha256(data).digest()
                 if compiled is not None:
                     self._remember_checked(self._digests[name])
             if compiled is not None:
@@ -188,7 +195,9 @@ class Mirror:
         if name in self.records:  # (a name not loaded has no compiled callers to forget)
             self._unset_record(name)
         self._moved()
+        self._verified.pop(name, None)
         if isinstance(record, Entry):
+            self._sha256.pop(name, None)  # (known once the record is read)
             self.records.defer(name, record.version)
             calls = self.calls[name] = record.calls
         else:
@@ -308,6 +317,7 @@ class Mirror:
         self._sigs.pop(name, None)
         self._compiled.pop(name, None)
         self._digests.pop(name, None)
+        self._sha256.pop(name, None)
         self.problems.pop(self.store.relative(path), None)
 
     def _drop_record_for(self, rel: str) -> None:
@@ -332,6 +342,7 @@ class Mirror:
             return
         self._sigs[name] = sig
         self._digests[name] = file_digest(data, self.version_tag)
+        self._sha256[name] = hashlib.sha256(data).digest()
         self._files_read += 1
         record, diagnostics = decode_record(data, rel)
         if record is not None and record.name != name:
@@ -449,6 +460,7 @@ class Mirror:
             record, diagnostics = decode_record(data, self.store.relative(path))
             if record is not None and not diagnostics and record.name == name:
                 self.records.set(name, record)  # the same content: nothing changed
+                self._sha256[name] = hashlib.sha256(data).digest()
                 return record
         self._read_tool_file(name, path, sig_of(path) or (0, 0, 0), lambda _: data)
         return self.records.get(name)  # (read now, or dropped)
@@ -460,6 +472,76 @@ class Mirror:
             for name in self.records
             if name in self._sigs and name in self._digests and (version := self.records.version(name)) is not None
         }
+
+    # --- what the registry wrote itself (signatures.py) -------------------------------------
+
+    def verified(self, name: str) -> bool:
+        """Whether the loaded record of `name` is one this registry signed, here."""
+        if self.signatures.refresh():
+            self._verified.clear()
+        return self._verified_now(name)
+
+    def _verified_now(self, name: str) -> bool:
+        known = self._verified.get(name)
+        if known is None:
+            record = self.records.get(name)  # (reads a deferred record: its bytes are then known)
+            digest = self._sha256.get(name)
+            known = self._verified[name] = (
+                record is not None
+                and digest is not None
+                and self.signatures.verifies(slot(name), name, record.version, digest)
+            )
+        return known
+
+    def untrusted(self) -> set[str]:
+        """The loaded tools whose records do not verify here."""
+        self._read_all_deferred()
+        if self.signatures.refresh():
+            self._verified.clear()
+        return {name for name in self.records if not self._verified_now(name)}
+
+    def vouch(self, record: ToolRecord, action: str) -> bool:
+        """Whether `record` (as read from disk) is the loaded record and verifies: whether what
+        is made from it may be signed. NotTrusted when it does not and `action` would act on
+        what a program or workflow tool claims (anything but disable, reject and delete)."""
+        vouched = self.records.get(record.name) == record and self.verified(record.name)
+        if not vouched and record.kind != "compute" and action not in ("disable", "reject", "delete"):
+            raise NotTrusted(
+                f"`{record.name}` was not written by this registry here (a clone, a copy, another "
+                f"machine or a hand edit): what its file claims is not believed, so it may not {action}",
+                hint=f"read it, then trust it: toolkiln trust {self.store.root} --tool {record.name}",
+            )
+        return vouched
+
+    def sign(self, name: str, record: ToolRecord | None, data: bytes | None, vouched: bool, past: bool = False) -> None:
+        """After the registry wrote `name`'s file (`past`: a past version), holding the lock:
+        sign its bytes when what it was made from verified, else leave it unsigned; a deleted
+        tool (`record` None) loses every signature. Signing never undoes the write: a
+        signatures file that cannot be written leaves the record unsigned, and says so."""
+        if record is None:
+            self.signatures.refresh()
+            changes = dict.fromkeys(self.signatures.slots_of(name))
+        else:
+            where = slot(name, record.version if past else None)
+            changes = {where: self.signatures.mac(name, record.version, data or b"") if vouched else None}
+        try:
+            self.signatures.write(changes)
+        except StoreError as error:
+            self.note_unreadable(self.signatures.path, error)
+        self._verified.pop(name, None)
+
+    def trust(self, names: list[str], principal: Principal) -> dict[str, list[int]]:
+        """Sign the records of `names` as they are on disk now, with their past versions, and
+        say who did in the audit log (the caller holds the lock): {name: the versions signed}."""
+        signed = self.signatures.sign_as_found(names)
+        self._verified.clear()
+        for name, versions in signed.items():
+            note = f"signed here: version(s) {', '.join(map(str, versions))}"
+            entry = AuditEntry(
+                at=utc_now(), by=principal.actor, via=principal.via, action="trust", tool=name, note=note
+            )
+            self.store.append_line(self.store.audit_path, encode_audit(entry))
+        return signed
 
     # --- past versions --------------------------------------------------------------------
 

@@ -18,7 +18,9 @@ Actor = Literal["user", "llm", "service"]  # a person, a model, an automation (p
 Kind = Literal["compute", "workflow", "script", "executable"]
 RiskLevel = Literal["low", "medium", "high"]
 # "run" is written for unsandboxed runs only (a granted capability in use: see capabilities.py).
-Action = Literal["create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy", "run"]
+Action = Literal[
+    "create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy", "run", "trust"
+]
 
 STATUSES: tuple[Status, ...] = ("active", "disabled", "pending_approval", "rejected")
 ACTORS: tuple[Actor, ...] = ("user", "llm", "service")

@@ -72,6 +72,7 @@ from toolkiln.registry.reads import Reads, attempts, kept_changing
 from toolkiln.registry.revisions import audit_entry, first_version, next_version
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
+from toolkiln.registry.trusting import Trusting
 from toolkiln.registry.usage import UsageBook, flush_quietly
 from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
 from toolkiln.semantics.dates import Clock
@@ -91,7 +92,7 @@ def _version_tag() -> str:
     return f"toolkiln {__version__}"
 
 
-class Registry:
+class Registry(Trusting):
     """A folder of persisted, checked tools. See docs/registry.md.
 
     `policy` decides statuses and permissions; `limits` bound every run (a run's own `limits=`
@@ -330,6 +331,7 @@ class Registry:
                 old = self._read_locked(name)
                 self.policy.check("update", actor, old)
                 reads = self._reads()
+                self._mirror.vouch(old, "update")  # (a program or workflow it did not write: refused now)
             changed = self._pinned(apply_changes(old.definition, changes), reads.callees)
             compiled = passing(changed, reads.tables, self.limits)
             admit_program(compiled, principal, self.capabilities, "update")
@@ -358,11 +360,13 @@ class Registry:
                 if self._read_locked(name) != old or not reads.still_hold():
                     continue  # changed while it was checked: check again
                 refuse_cycle(self._mirror.calls, name, compiled)
-                self._keep_past(old, record)
+                vouched = self._mirror.vouch(old, "update")
+                self._keep_past(old, record, vouched)
                 self._commit(
                     record,
                     compiled,
                     audit_entry("update", principal, name, now, old, record, note),
+                    vouched=vouched,
                 )
                 return self._with_usage(record)
         raise kept_changing()
@@ -380,6 +384,7 @@ class Registry:
                 self.policy.check("rollback", actor, old)
                 past = self._rollback_source(name, version, old)
                 reads = self._reads()
+                self._mirror.vouch(old, "roll back")
             try:
                 compiled = compile_definition(past.definition, reads.callees)
             except CompileError as error:
@@ -394,11 +399,13 @@ class Registry:
                 if self._read_locked(name) != old or not reads.still_hold():
                     continue  # changed while it was checked: check again
                 refuse_cycle(self._mirror.calls, name, compiled)
-                self._keep_past(old, record)
+                vouched = self._mirror.vouch(old, "roll back")
+                self._keep_past(old, record, vouched)
                 self._commit(
                     record,
                     compiled,
                     audit_entry("rollback", principal, name, now, old, record, f"to version {version}"),
+                    vouched=vouched and self._mirror.signatures.file_verifies(name, version),
                 )
                 return self._with_usage(record)
         raise kept_changing()
@@ -433,8 +440,8 @@ class Registry:
             with self._mutex:
                 self._mirror.refresh()
                 data, old = self._deletable(name, actor, force)
-            if old is not None and old.deployment is not None:
-                self._delete_workflow(old.deployment, force)  # (n8n, without the lock)
+            if old is not None and old.deployment is not None and self._mirror.vouch(old, "delete"):
+                self._delete_workflow(old.deployment, force)  # (n8n, without the lock; an unsigned id: never)
             with self._writing():
                 if self._deletable(name, actor, force)[0] == data:
                     self._set_aside(name, old, principal)
@@ -500,6 +507,7 @@ class Registry:
                 old = self._read_locked(name)
                 if old.kind != "workflow":
                     raise InvalidRequest(f"`{name}` is a {old.kind} tool; only workflow tools are deployed")
+                self._mirror.vouch(old, "deploy")
                 if old.status != "active":
                     raise ToolNotActive(
                         f"`{name}` is {old.status.replace('_', ' ')}; only active tools are deployed",
@@ -630,6 +638,8 @@ class Registry:
             self._usage.drain()  # (at least every 50 ms of runs: the runs not yet drained stay few)
             self._mirror.refresh()
             record = self._loaded(name)
+            if record.kind != "compute":  # its status, sandbox and paths are believed only when signed here
+                self._mirror.vouch(record, "run")
             if record.status != "active":
                 raise ToolNotActive(
                     f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
@@ -702,20 +712,24 @@ class Registry:
             with self._mutex:
                 self._mirror.refresh()
                 old = self._read_locked(name)
+                vouched = self._mirror.vouch(old, action)
                 self.policy.check(action, actor, old)
                 status = transition(old, action)
                 compiled = self._mirror.cached_compiled(name, old)
             if action == "approve":  # the approver vouches for what the program may use
                 admit_program(compiled or compile_definition(old.definition), principal, self.capabilities, action)
             now = utc_now()
-            record = self._workflows.settle(old, old.model_copy(update={"status": status, "updated_at": now}), compiled)
+            record = old.model_copy(update={"status": status, "updated_at": now})
+            if vouched:  # (an unsigned record's deployment is not believed: nothing is taken down)
+                record = self._workflows.settle(old, record, compiled)
             with self._writing():
-                if self._read_locked(name) != old:
+                if self._read_locked(name) != old or self._mirror.vouch(old, action) != vouched:
                     continue  # changed meanwhile: n8n is settled again for what it is now
                 self._commit(
                     record,
                     compiled,
                     audit_entry(action, principal, name, now, old, record, note),
+                    vouched=vouched,
                 )
                 return self._with_usage(record)
         raise kept_changing()
@@ -742,21 +756,31 @@ class Registry:
         )
         self._store.append_line(self._store.audit_path, encode_audit(entry))
 
-    def _keep_past(self, old: ToolRecord, record: ToolRecord) -> None:
-        """Keep `old` as a past version when `record` is the next one (the caller holds the lock)."""
+    def _keep_past(self, old: ToolRecord, record: ToolRecord, vouched: bool) -> None:
+        """Keep `old` as a past version when `record` is the next one, signed when `vouched`
+        (the caller holds the lock)."""
         if record.version != old.version:
-            self._store.write_text(self._store.version_path(old.name, old.version), encode_record(old))
+            data = encode_record(old).encode("utf-8")
+            self._store.write_bytes(self._store.version_path(old.name, old.version), data)
+            self._mirror.sign(old.name, old, data, vouched, past=True)
 
     def _commit(
-        self, record: ToolRecord | None, compiled: Compiled | None, entry: AuditEntry, name: str | None = None
+        self,
+        record: ToolRecord | None,
+        compiled: Compiled | None,
+        entry: AuditEntry,
+        name: str | None = None,
+        vouched: bool = True,
     ) -> None:
-        """Write the tool file (already removed for a delete), mark it checked, append the audit line."""
+        """Write the tool file (already removed for a delete), sign it when what it was made
+        from verified (`vouched`), mark it checked, append the audit line."""
         name = record.name if record is not None else name
         assert name is not None
         data = None
         if record is not None:
             data = encode_record(record).encode("utf-8")
             self._store.write_bytes(self._store.tool_path(name), data)
+        self._mirror.sign(name, record, data, vouched)
         self._store.append_line(self._store.audit_path, encode_audit(entry))
         self._changes.bump()
         self._mirror.note_own_write(name, record, compiled, data)

@@ -28,8 +28,9 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def record_json(record: ToolRecord) -> dict[str, Any]:
-    """A record as JSON data: the fields of the tool file, usage and times as ISO text."""
+def record_json(record: ToolRecord, trusted_here: bool | None = None) -> dict[str, Any]:
+    """A record as JSON data: the fields of the tool file, usage and times as ISO text, and
+    (when given) whether this registry wrote it here."""
     data = record.model_dump(exclude={"created_at", "updated_at", "last_used_at", "deployment"})
     data.update(
         created_at=iso(record.created_at),
@@ -37,4 +38,6 @@ def record_json(record: ToolRecord) -> dict[str, Any]:
         last_used_at=iso(record.last_used_at),
         deployment=None if record.deployment is None else record.deployment.model_dump(),
     )
+    if trusted_here is not None:
+        data["trusted_here"] = trusted_here
     return data

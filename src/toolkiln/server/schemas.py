@@ -165,6 +165,11 @@ class ToolOut(BaseModel):
     last_used_at: str | None
     definition: dict[str, Any]
     deployment: DeploymentOut | None
+    trusted_here: bool | None = Field(
+        default=None,
+        description="whether this registry wrote the record, in this folder (listings and GET): when false, what it "
+        "claims is not believed and its program or workflow does not run until `toolkiln trust`",
+    )
 
 
 class ToolPage(BaseModel):

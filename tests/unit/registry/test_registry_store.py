@@ -22,6 +22,7 @@ def test_layout_is_readable_and_diffable(reg, make_def):
     assert files(reg.path) == [
         ".cache/changes",
         ".cache/checked",
+        ".cache/signatures.json",
         ".gitignore",
         ".lock",
         "audit.jsonl",

@@ -15,6 +15,7 @@ from toolkiln.registry import (
     CapabilityNotGranted,
     InvalidRequest,
     N8nNotConfigured,
+    NotTrusted,
     ToolNotActive,
     WorkflowDeployFailed,
     WorkflowNameTaken,
@@ -176,6 +177,9 @@ def test_an_active_tool_without_a_deployment_for_its_version_does_not_run(wreg, 
     del data["deployment"]
     path.write_text(json.dumps(data))
     wreg.refresh()
+    with pytest.raises(NotTrusted):  # a hand edit: the registry no longer believes the file
+        wreg.run("order_total", {"qty": 1})
+    assert wreg.trust(["order_total"]) == {"order_total": [1]}
     with pytest.raises(WorkflowNotDeployed):
         wreg.run("order_total", {"qty": 1})
     fake.workflows.clear()  # also gone in n8n: deploy creates it again

@@ -344,3 +344,16 @@ def test_a_tool_that_runs_unsandboxed_says_so_on_its_page(tmp_path):
     assert "runs without the sandbox" in loose and "has the network" not in loose
     fetcher = page.client.get("/ui/tools/fetcher").text
     assert "has the network" in fetcher and "runs without the sandbox" not in fetcher
+
+
+def test_a_record_the_registry_did_not_write_here_is_marked_not_trusted(app, tokens):
+    registry = app.state.services.registry
+    path = registry.path / "tools" / "risky.json"
+    path.write_text(path.read_text().replace('"pending_approval"', '"active"'))  # a hand edit
+    registry.refresh()
+    page = Page(app, tokens["read"])
+    listed = page.client.get("/ui/tools").text
+    assert listed.count("not trusted here</span>") == 1
+    shown = page.client.get("/ui/tools/risky").text
+    assert "not trusted here" in shown and f"toolkiln trust {registry.path} --tool risky" in shown
+    assert "not trusted here" not in page.client.get("/ui/tools/ship").text

@@ -46,3 +46,22 @@ model, `"created_by": "llm"`), never widen it (a model's token asking for `"crea
 Leave the field out to act as the token says.
 """,
 )
+
+RECORD_NOT_TRUSTED = register(
+    "R0710",
+    "record-not-trusted",
+    "The tool's record was not written by this registry here",
+    """
+A registry signs every record it writes (an HMAC under a key of this user's, kept outside the
+folder, over the folder's identity, the tool's name, version and the file's bytes). A record
+that does not verify (the folder was cloned, copied or moved, the file was edited by hand, or
+it came from another machine) is listed, but what it claims (status, creator, approval,
+sandbox, network, paths) is not believed: its script, executable or workflow tool does not run,
+deploy, or get approved or enabled until a local person has read it and trusts it. Compute
+tools, which cannot reach past their budgets, still run. Checking needs no trust.
+
+    toolkiln trust tools --list             # what does not verify, and what it claims
+    toolkiln trust tools --tool fetch       # trust one tool (all its versions)
+    toolkiln trust tools                    # trust every record of the folder
+""",
+)

@@ -17,9 +17,9 @@ router = APIRouter(prefix="/tools", tags=["tools"], responses=PROBLEMS, default_
 Status = Literal["active", "disabled", "pending_approval", "rejected"]
 
 
-def tool_page(records: list[ToolRecord], limit: int, offset: int) -> dict[str, Any]:
+def tool_page(records: list[ToolRecord], limit: int, offset: int, untrusted: set[str]) -> dict[str, Any]:
     return {
-        "tools": [record_json(r) for r in records[offset : offset + limit]],
+        "tools": [record_json(r, r.name not in untrusted) for r in records[offset : offset + limit]],
         "total": len(records),
         "limit": limit,
         "offset": offset,
@@ -49,7 +49,7 @@ def list_tools(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> Any:
     records = search(reg.list(status=status, created_by=created_by), kind, search_text)
-    return ExactJSONResponse(tool_page(records, limit, offset))
+    return ExactJSONResponse(tool_page(records, limit, offset, reg.untrusted()))
 
 
 @router.get("/pending", response_model=ToolPage, summary="Tools waiting for approval")
@@ -59,7 +59,7 @@ def pending_tools(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> Any:
-    return ExactJSONResponse(tool_page(reg.list(status="pending_approval"), limit, offset))
+    return ExactJSONResponse(tool_page(reg.list(status="pending_approval"), limit, offset, reg.untrusted()))
 
 
 @router.post("", response_model=ToolOut, status_code=201, summary="Create a tool")
@@ -70,7 +70,7 @@ def create_tool(body: CreateTool, reg: Reg, caller: Writer) -> Any:
 
 @router.get("/{name}", response_model=ToolOut, summary="Show a tool")
 def get_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
-    return ExactJSONResponse(record_json(reg.get(name)))
+    return ExactJSONResponse(record_json(reg.get(name), reg.trusted_here(name)))
 
 
 @router.patch("/{name}", response_model=ToolOut, summary="Change a tool (a new version unless only the description)")

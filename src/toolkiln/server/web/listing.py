@@ -63,6 +63,7 @@ class Listing:
     most_used: list[ToolRecord]
     page: int
     pages: int
+    untrusted: set[str]  # the tools whose records this registry did not write here
 
 
 def list_tools(reg: Registry, query: Query) -> Listing:
@@ -88,4 +89,5 @@ def list_tools(reg: Registry, query: Query) -> Listing:
         most_used=heapq.nlargest(MOST_USED, (r for r in everything if r.usage_count), key=lambda r: r.usage_count),
         page=page,
         pages=pages,
+        untrusted=reg.untrusted(),
     )

@@ -51,6 +51,7 @@ def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, 
     tab = tab if tab in tabs else "definition"
     actions = [*next_actions(record.status), "delete"]
     context: dict[str, Any] = {"record": record, "tabs": tabs, "tab": tab, "actions": actions}
+    context.update(trusted_here=reg.trusted_here(name), registry_path=reg.path)
     params = request.query_params
     if tab == "definition":
         context["definition"] = tool_view.definition_view(record)
