@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from toolkiln.interpret.tables import load_table_file
     from toolkiln.registry import PermissionDenied, Registry, ToolRecord
     from toolkiln.semantics.limits import Limits
-    from toolkiln.semantics.values import to_jsonable
+    from toolkiln.semantics.values import dumps, to_jsonable
     from toolkiln.tool import Tool
     from toolkiln.workflow import check_workflow, compile_workflow, import_n8n
 
@@ -34,6 +34,7 @@ _EXPORTS = {
     "load_table_file": "toolkiln.interpret.tables",
     "Limits": "toolkiln.semantics.limits",
     "to_jsonable": "toolkiln.semantics.values",
+    "dumps": "toolkiln.semantics.values",
     "Tool": "toolkiln.tool",
     "PermissionDenied": "toolkiln.registry",
     "Registry": "toolkiln.registry",
@@ -57,6 +58,7 @@ __all__ = [
     "check_workflow",
     "compile",
     "compile_workflow",
+    "dumps",
     "import_n8n",
     "load_table_file",
     "to_json",

@@ -1,47 +1,69 @@
-"""toolkiln.to_jsonable (issue 15, item 2): results as JSON data without loss, each decimal's
-digits as the run computed them, as numbers or as strings."""
+"""toolkiln.to_jsonable and toolkiln.dumps (issue 15, item 2; issue 25, item 5): results as data
+`json.dumps` takes, and as JSON text with each decimal's digits as the run computed them."""
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkiln
-from toolkiln.semantics.values import to_json
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "shipping_cost.json"
+
+
+def test_the_quick_start_result_goes_through_json_dumps_and_dumps_keeps_its_digits():
+    result = toolkiln.compile(EXAMPLE).run({"weight_kg": 12})
+    assert result == Decimal("31.500")
+    assert json.dumps(toolkiln.to_jsonable(result)) == "31.5"  # was TypeError: Decimal is not JSON serializable
+    assert toolkiln.dumps(result) == "31.500"
+    assert toolkiln.dumps({"cost": result}, decimals="string") == '{"cost": "31.500"}'
 
 
 def test_a_computed_scale_is_kept():
     tool = toolkiln.compile('vat = round(net * 0.19, 2)\nreturn {"net": net, "vat": vat, "gross": net + vat}')
     result = tool.run({"net": 100})
     data = toolkiln.to_jsonable(result)
-    assert data == {"net": 100, "vat": Decimal("19.00"), "gross": Decimal("119.00")}
-    assert [type(v) for v in data.values()] == [int, Decimal, Decimal]
-    assert str(data["vat"]) == "19.00"
+    assert data == {"net": 100, "vat": 19.0, "gross": 119.0}
+    assert [type(v) for v in data.values()] == [int, float, float]
+    assert toolkiln.to_jsonable(result, decimals="decimal") == {
+        "net": 100,
+        "vat": Decimal("19.00"),
+        "gross": Decimal("119.00"),
+    }
+    assert toolkiln.dumps(result) == '{"net": 100, "vat": 19.00, "gross": 119.00}'
     assert json.dumps(toolkiln.to_jsonable(result, decimals="string")) == (
         '{"net": "100", "vat": "19.00", "gross": "119.00"}'
     )
 
 
 @pytest.mark.parametrize(
-    ("number", "as_number", "as_text"),
+    ("number", "as_number", "as_decimal", "as_text"),
     [
-        (Decimal("19.00"), Decimal("19.00"), "19.00"),
-        (Decimal("5"), 5, "5"),
-        (Decimal("1E+3"), 1000, "1000"),
-        (Decimal("1.5E-5"), Decimal("0.000015"), "0.000015"),
-        (Decimal("-0.50"), Decimal("-0.50"), "-0.50"),
-        (7, 7, "7"),
-        (0.1, Decimal("0.1"), "0.1"),
+        (Decimal("19.00"), 19.0, Decimal("19.00"), "19.00"),
+        (Decimal("5"), 5, 5, "5"),
+        (Decimal("1E+3"), 1000, 1000, "1000"),
+        (Decimal("1.5E-5"), 1.5e-5, Decimal("0.000015"), "0.000015"),
+        (Decimal("-0.50"), -0.5, Decimal("-0.50"), "-0.50"),
+        (7, 7, 7, "7"),
+        (0.1, 0.1, Decimal("0.1"), "0.1"),
     ],
 )
-def test_each_number(number, as_number, as_text):
+def test_each_number(number, as_number, as_decimal, as_text):
     number_data = toolkiln.to_jsonable([number])[0]
-    assert number_data == as_number and str(number_data) == str(as_number)
+    assert number_data == as_number and type(number_data) is type(as_number)
+    decimal_data = toolkiln.to_jsonable([number], decimals="decimal")[0]
+    assert decimal_data == as_decimal and str(decimal_data) == str(as_decimal)
     assert toolkiln.to_jsonable([number], decimals="string") == [as_text]
-    # toolkiln's own JSON writer (the CLI's) writes the number data with the same digits
-    assert to_json(number_data, exact=True) == as_text
+    assert toolkiln.dumps(number) == as_text and toolkiln.dumps(number, decimals="string") == f'"{as_text}"'
+
+
+def test_a_number_longer_than_a_float_is_the_nearest_float_and_dumps_keeps_every_digit():
+    third = toolkiln.compile("return 1 / 3").run({})
+    assert json.dumps(toolkiln.to_jsonable(third)) == "0.3333333333333333"
+    assert toolkiln.dumps(third) == "0.3333333333333333333333333333"
 
 
 def test_dates_are_iso_text():
@@ -56,6 +78,8 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError):
         toolkiln.to_jsonable(1, decimals="float")
     with pytest.raises(ValueError):
+        toolkiln.dumps(1, decimals="float")
+    with pytest.raises(ValueError):
         toolkiln.to_jsonable(Decimal("NaN"))
     with pytest.raises(TypeError):
         toolkiln.to_jsonable({1: 2})
@@ -63,7 +87,7 @@ def test_bad_input_is_refused():
         toolkiln.to_jsonable({"a": {1, 2}})
 
 
-decimals = st.decimals(allow_nan=False, allow_infinity=False, min_value=-(10**12), max_value=10**12, places=4)
+decimals = st.decimals(allow_nan=False, allow_infinity=False, min_value=-(10**10), max_value=10**10, places=4)
 values = st.recursive(
     st.one_of(decimals, st.integers(-(10**9), 10**9), st.text(max_size=5), st.booleans(), st.none()),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
@@ -85,12 +109,14 @@ def _same_digits(a: object, b: object) -> bool:
 @settings(max_examples=80, deadline=None)
 @given(values)
 def test_json_text_of_it_reads_back_with_every_digit(value):
-    """Reference: the value itself. Written as toolkiln's JSON and read back with
-    parse_float=Decimal, numbers keep their digits; as strings, each reads back as Decimal."""
-    text = to_json(toolkiln.to_jsonable(value), exact=True)
-    assert _same_digits(toolkiln.to_jsonable(value), json.loads(text, parse_float=Decimal))
+    """Reference: the value itself. `dumps`'s text read back with parse_float=Decimal keeps
+    every number's digits; as strings, each reads back as the same Decimal; `json.dumps` takes
+    `to_jsonable`'s data, and reads back as the same numbers (each has at most 15 digits)."""
+    exact = toolkiln.to_jsonable(value, decimals="decimal")
+    assert _same_digits(exact, json.loads(toolkiln.dumps(value), parse_float=Decimal))
     as_strings = json.loads(json.dumps(toolkiln.to_jsonable(value, decimals="string")))
-    assert _same_digits(_numbers_read(as_strings, value), toolkiln.to_jsonable(value))
+    assert _same_digits(_numbers_read(as_strings, value), exact)
+    assert json.loads(json.dumps(toolkiln.to_jsonable(value)), parse_float=Decimal) == exact
 
 
 def _numbers_read(data: object, original: object) -> object:
@@ -100,5 +126,5 @@ def _numbers_read(data: object, original: object) -> object:
     if isinstance(original, list):
         return [_numbers_read(d, o) for d, o in zip(data, original)]  # type: ignore[call-overload]
     if isinstance(original, (int, Decimal)) and not isinstance(original, bool):
-        return toolkiln.to_jsonable(Decimal(data))  # type: ignore[arg-type]
+        return toolkiln.to_jsonable(Decimal(data), decimals="decimal")  # type: ignore[arg-type]
     return data

@@ -131,7 +131,7 @@ def whole_number(low: int = 1, high: int | None = None) -> Callable[[str], int]:
 
 
 def decimals_option(parser: argparse.ArgumentParser) -> None:
-    """`--decimals`: how a run's numbers are written (toolkiln.to_jsonable's choice)."""
+    """`--decimals`: how a run's numbers are written (toolkiln.dumps's choice)."""
     parser.add_argument(
         "--decimals",
         choices=("number", "string"),

@@ -29,7 +29,7 @@ from toolkiln.diagnostics.render import render_github, render_json, render_text
 from toolkiln.errors import CompileError, RunError
 from toolkiln.interpret.tables import load_table_file
 from toolkiln.semantics.dates import clock_at
-from toolkiln.semantics.values import to_json, to_jsonable
+from toolkiln.semantics.values import dumps, to_json
 from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file, read_source_file
 
 
@@ -154,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RunError as error:
         print(render_run_error(error, args.file), file=sys.stderr)
         return EXIT_FAILED
-    print(to_json(to_jsonable(result, decimals=args.decimals), exact=True))
+    print(dumps(result, decimals=args.decimals))
     return EXIT_OK
 
 

@@ -181,9 +181,9 @@ def print_run_result(result: Any, kind: str, decimals: DecimalEncoding = "number
     """A run's result on stdout, a compute tool's numbers as computed (19.00 stays 19.00, or
     "19.00" with decimals="string"); which sandbox ran it on stderr for compute and workflow
     tools (a program tool's result holds it)."""
-    from toolkiln.semantics.values import to_json, to_jsonable
+    from toolkiln.semantics.values import dumps, to_json
 
-    print(to_json(to_jsonable(result, decimals=decimals), exact=True) if kind == "compute" else to_json(result))
+    print(dumps(result, decimals=decimals) if kind == "compute" else to_json(result))
     if kind not in PROGRAM_KINDS:
         where = "the toolkiln interpreter (no process)" if kind == "compute" else "n8n (the workflow's server)"
         print(f"ran in {where}", file=sys.stderr)

@@ -59,7 +59,7 @@ def agent_loop(
             outcome = _outcome(call, registry, meta, client.tool_format)
             if progress is not None:
                 progress(f"turn {turn}: {call.name[:64]} -> {_summary(outcome)}")
-            conversation.append(ToolResult(call.id, capped(to_json(outcome)), is_error=not outcome["ok"]))
+            conversation.append(ToolResult(call.id, capped(to_json(outcome, exact=True)), is_error=not outcome["ok"]))
     raise LoopLimitReached(
         f"the model was still calling tools after {max_turns} turns",
         transcript=tuple(conversation),

@@ -382,47 +382,67 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-DecimalEncoding = Literal["number", "string"]
+DecimalEncoding = Literal["number", "string", "decimal"]
+_ENCODINGS = ("number", "string", "decimal")
 
 
 def to_jsonable(value: Any, *, decimals: DecimalEncoding = "number") -> Any:
-    """A run's result (or any toolkiln value) as JSON data, without loss: dicts with string
-    keys, lists, strings, booleans, None and numbers, each number as computed; dates and
-    datetimes as their ISO 8601 text, as JSON Schema's `format: date` / `date-time` read it.
+    """A run's result (or any toolkiln value) as data `json.dumps` takes: dicts with string
+    keys, lists, strings, booleans, None and numbers; dates and datetimes as their ISO 8601
+    text, as JSON Schema's `format: date` / `date-time` read it.
 
-    `decimals="number"`: a number with no digits after the point is an `int`; any other stays
-    the exact `Decimal` the run computed, scale included (`Decimal("19.00")`, never the float
-    19.0). Python's `json.dumps` refuses a Decimal (and would lose the scale as a float):
-    write the data with a Decimal-aware encoder, such as `simplejson.dumps(data)`, which writes
-    19.00. `decimals="string"`: every number is its exact text in plain notation ("19.00",
-    "1000", "0.000015"), for `json.dumps` and for consumers that parse decimals from strings."""
-    if decimals not in ("number", "string"):
-        raise ValueError(f'decimals must be "number" or "string", not {decimals!r}')
-    return _jsonable(value, decimals == "string")
+    `decimals="number"` (the default): a number with no digits after the point is an `int`,
+    any other the `float` of the same value (Decimal("31.500") -> 31.5). That float is the
+    number itself whenever it has at most 15 significant digits; a longer one (1/3's 28) is
+    the nearest float, which is what a JSON reader that parses numbers as doubles would read.
+    The digits as computed: `toolkiln.dumps(value)` writes them as JSON text (31.500);
+    `decimals="string"` gives every number's exact text ("31.500", "1000", "0.000015");
+    `decimals="decimal"` keeps the exact `Decimal`s, for a Decimal-aware encoder such as
+    `simplejson.dumps`."""
+    if decimals not in _ENCODINGS:
+        raise ValueError(f'decimals must be "number", "string" or "decimal", not {decimals!r}')
+    return _jsonable(value, decimals)
 
 
-def _jsonable(value: Any, as_text: bool) -> Any:
+def dumps(value: Any, *, decimals: DecimalEncoding = "number", indent: int | None = None) -> str:
+    """JSON text for a run's result (or any toolkiln value, or data holding them), each number
+    with the digits the run computed, as a JSON number (`31.500`, what `toolkiln run` prints),
+    or with `decimals="string"` as a JSON string ("31.500"). `indent` as json.dumps's."""
+    if decimals not in _ENCODINGS:
+        raise ValueError(f'decimals must be "number", "string" or "decimal", not {decimals!r}')
+    as_text = decimals == "string"
+    return to_json(_jsonable(value, "string" if as_text else "decimal"), indent, exact=not as_text)
+
+
+def _jsonable(value: Any, decimals: str) -> Any:
     kind = type(value)
     if kind is Decimal or kind is int or kind is float:
-        if (kind is Decimal and not value.is_finite()) or (kind is float and not -_INF < value < _INF):
-            raise ValueError(f"{value} is not a finite number: JSON has none")
-        if kind is float:
-            value = from_float(value)
-        if as_text:
-            return format(value, "f") if kind is not int else str(value)
-        if kind is int:
-            return value
-        exponent = value.as_tuple().exponent
-        return int(value) if type(exponent) is int and exponent >= 0 else value
+        return _number(value, decimals)
     if kind is list or kind is tuple:
-        return [_jsonable(item, as_text) for item in value]
+        return [_jsonable(item, decimals) for item in value]
     if kind is dict:
-        return {_key(key): _jsonable(item, as_text) for key, item in value.items()}
+        return {_key(key): _jsonable(item, decimals) for key, item in value.items()}
     if value is None or kind is str or kind is bool:
         return value
     if kind is date or kind is datetime:
         return iso_text(value)
     raise TypeError(f"not a toolkiln value: {type(value).__name__}")
+
+
+def _number(value: Decimal | int | float, decimals: str) -> Decimal | int | float | str:
+    if isinstance(value, int):
+        return str(value) if decimals == "string" else value
+    if (isinstance(value, Decimal) and not value.is_finite()) or (
+        isinstance(value, float) and not -_INF < value < _INF
+    ):
+        raise ValueError(f"{value} is not a finite number: JSON has none")
+    exact = from_float(value) if isinstance(value, float) else value
+    if decimals == "string":
+        return format(exact, "f")
+    exponent = exact.as_tuple().exponent
+    if type(exponent) is int and exponent >= 0:
+        return int(exact)
+    return exact if decimals == "decimal" else float(exact)
 
 
 def _key(key: Any) -> str:

@@ -11,7 +11,6 @@ changed them, tells every client to refetch: clients of the 2026-07-28 protocol 
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any
 
@@ -88,9 +87,8 @@ class RegistryMCP:
         outcome = await anyio.to_thread.run_sync(
             mcp_tools.call_tool, self.registry, params.name, params.arguments, principal
         )
-        text = json.dumps(outcome.payload, ensure_ascii=False)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
+            content=[types.TextContent(type="text", text=outcome.text)],
             structured_content=outcome.payload,
             is_error=outcome.is_error,
         )

@@ -5,6 +5,8 @@ meta-tools (create, list, test, delete, toggle) and `run_custom_tool`, a stable 
 runs any active tool by name: many clients never refetch the list when told it changed, and
 this one reaches tools created after they connected. Calls never raise: a failure is a
 result with `ok: false` and the diagnostics (the meta-tools' shape), marked as an error.
+A result's numbers keep their digits (31.500) in the text content; the structured content,
+which the MCP SDK writes, has the same numbers as JSON floats (31.5).
 Callers through MCP are models: meta-tool calls act as a model, the local user's (stdio) or
 the token's narrowed to a model (HTTP), whose name the audit line then gives.
 """
@@ -15,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkiln.errors import RunError
-from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import InvalidRequest, RegistryError
 from toolkiln.registry.meta import run_error_dict
 from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
+from toolkiln.semantics.values import dumps, to_jsonable
 
 RUN_CUSTOM_TOOL = "run_custom_tool"
 _RUN_CUSTOM_TOOL_SPEC = {
@@ -42,8 +44,13 @@ _RUN_CUSTOM_TOOL_SPEC = {
 
 @dataclass(frozen=True)
 class CallResult:
-    payload: dict[str, Any]  # JSON data: the structured content, and as text the content
+    payload: dict[str, Any]  # JSON data (floats for decimals, as the SDK writes it): the structured content
+    text: str  # the same as JSON text, each number with the digits computed (31.500): the content
     is_error: bool
+
+
+def _answer(data: dict[str, Any], is_error: bool) -> CallResult:
+    return CallResult(to_jsonable(data), dumps(data), is_error)
 
 
 def tool_list(reg: Registry) -> list[dict[str, Any]]:
@@ -64,17 +71,17 @@ def call_tool(
     args = arguments or {}
     if name in META_TOOL_NAMES:
         reply = reg.call_meta(name, args, created_by=principal)
-        return CallResult(plain_json(reply), is_error=not reply.get("ok", False))
+        return _answer(reply, is_error=not reply.get("ok", False))
     try:
         if name == RUN_CUSTOM_TOOL:
             name, args = _target(args)
         result = reg.run(name, args)
     except RegistryError as error:
         errors = [error.to_dict()] + [d.to_dict() for d in getattr(error, "diagnostics", [])]
-        return CallResult({"ok": False, "errors": errors, "message": error.message}, is_error=True)
+        return _answer({"ok": False, "errors": errors, "message": error.message}, is_error=True)
     except RunError as error:
-        return CallResult({"ok": False, "errors": [run_error_dict(error)], "message": error.message}, is_error=True)
-    return CallResult({"ok": True, "result": plain_json(result)}, is_error=False)
+        return _answer({"ok": False, "errors": [run_error_dict(error)], "message": error.message}, is_error=True)
+    return _answer({"ok": True, "result": result}, is_error=False)
 
 
 def _target(args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

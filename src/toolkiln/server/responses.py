@@ -1,24 +1,42 @@
 """JSON answers with exact numbers, and the JSON form of a tool record.
 
-A tool's result is a Decimal (`0.1 * 3` is `0.3`, not `0.30000000000000004`); FastAPI's own
-encoder would turn it into a float. Every answer is written by `semantics.values.to_json`,
-the encoder the CLI prints results with.
+A tool's result is a Decimal (`0.1 * 3` is `0.3`, not `0.30000000000000004`), with the digits
+the run computed (`31.500`); FastAPI's own encoder would turn it into a float. Every answer is
+written as `toolkiln run` prints a result: each number as a JSON number with its digits, or,
+with `decimals="string"` (the routes' `?decimals=string`), as a JSON string.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi.responses import JSONResponse
+from starlette.background import BackgroundTask
 
 from toolkiln.registry.codec import iso
 from toolkiln.registry.models import ToolRecord
-from toolkiln.semantics.values import to_json
+from toolkiln.semantics.values import DecimalEncoding, to_json, to_jsonable
 
 
 class ExactJSONResponse(JSONResponse):
+    def __init__(
+        self,
+        content: Any,
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
+        media_type: str | None = None,
+        background: BackgroundTask | None = None,
+        *,
+        decimals: DecimalEncoding = "number",
+    ) -> None:
+        self.decimals = decimals  # read by render, which JSONResponse's __init__ calls
+        super().__init__(content, status_code, headers, media_type, background)
+
     def render(self, content: Any) -> bytes:
-        return utf8(to_json(content))
+        if self.decimals == "string":
+            return utf8(to_json(to_jsonable(content, decimals="string")))
+        return utf8(to_json(content, exact=True))
 
 
 def utf8(text: str) -> bytes:

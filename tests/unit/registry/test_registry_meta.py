@@ -1,6 +1,7 @@
 """Meta-tools: what a model sends, right and wrong, and what it gets back."""
 
 import json
+from decimal import Decimal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -78,7 +79,7 @@ def test_type_errors_carry_line_and_column_inside_the_expression(reg, make_def):
 
 def test_test_custom_tool_runs_without_saving(reg, make_def):
     reply = reg.call_meta("test_custom_tool", {"definition": make_def(expression="x / 3"), "args": {"x": 1}})
-    assert reply["ok"] is True and reply["result"] == pytest.approx(1 / 3) and reply["result_type"] == "number"
+    assert reply["ok"] is True and reply["result"] == Decimal(1) / 3 and reply["result_type"] == "number"
     assert reply["parameters"]["properties"]["x"]["type"] == "number"
     reply = reg.call_meta("test_custom_tool", {"definition": make_def(), "args": '{"x": 4}'})
     assert reply["result"] == 8

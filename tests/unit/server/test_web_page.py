@@ -357,3 +357,13 @@ def test_a_record_the_registry_did_not_write_here_is_marked_not_trusted(app, tok
     shown = page.client.get("/ui/tools/risky").text
     assert "not trusted here" in shown and f"toolkiln trust {registry.path} --tool risky" in shown
     assert "not trusted here" not in page.client.get("/ui/tools/ship").text
+
+
+def test_the_test_panel_and_the_examples_show_the_digits_computed(app, tokens):
+    priced = {**SHIP, "name": "priced", "logic": {"steps": [{"op": "return", "value": "w * 2.50"}]}, "examples": []}
+    app.state.services.registry.create({**priced, "examples": [{"args": {"w": 1}, "expect": 2.5}]})
+    page = Page(app, tokens["run"])
+    ran = page.post("/ui/tools/priced/run", {"arg.w": "12"}, headers={"HX-Request": "true"})
+    assert "<code>30.00</code>" in ran.text  # was 30
+    examples = page.client.get("/ui/tools/priced?tab=examples").text
+    assert "passed</span> <code>2.50</code>" in examples  # the example's run, was 2.5

@@ -6,9 +6,9 @@ for tool names.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
@@ -19,6 +19,12 @@ from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ToolName, ValidateDefinition, Validation
 from toolkiln.server.services import Reg
+
+# `?decimals=string`: each number of the answer as its exact text ("31.500"), not a number.
+Decimals = Annotated[
+    Literal["number", "string"],
+    Query(description='how numbers are written: JSON numbers with the digits computed (31.500), or "string"'),
+]
 
 router = APIRouter(prefix="/tools", tags=["runs"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
 
@@ -47,7 +53,7 @@ def validate_with(reg: Registry, definition: Any) -> dict[str, Any]:
 
 
 @router.post("/test", response_model=Tested, summary="Check a definition and run it once; nothing is saved")
-def test_definition(body: TestDefinition, reg: Reg, _: Runner) -> Any:
+def test_definition(body: TestDefinition, reg: Reg, _: Runner, decimals: Decimals = "number") -> Any:
     compiled = reg.check_definition(body.definition, seconds=reg.check_seconds)
     ran = body.args is not None and compiled.kind == "compute"  # a workflow run would act in n8n
     return ExactJSONResponse(
@@ -58,7 +64,8 @@ def test_definition(body: TestDefinition, reg: Reg, _: Runner) -> Any:
             "warnings": [d.to_dict() for d in compiled.warnings],
             "ran": ran,
             "result": compiled.compute.run(body.args, tables=reg.tables, clock=_clock(body.now)) if ran else None,
-        }
+        },
+        decimals=decimals,
     )
 
 
@@ -73,6 +80,6 @@ def validate_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 
 @router.post("/{name}/execute", response_model=Executed, summary="Run an active tool")
-def execute(name: ToolName, body: Execute, reg: Reg, _: Runner) -> Any:
+def execute(name: ToolName, body: Execute, reg: Reg, _: Runner, decimals: Decimals = "number") -> Any:
     result = reg.run(name, body.args, clock=_clock(body.now))
-    return ExactJSONResponse({"tool": name, "version": reg.get(name).version, "result": result})
+    return ExactJSONResponse({"tool": name, "version": reg.get(name).version, "result": result}, decimals=decimals)

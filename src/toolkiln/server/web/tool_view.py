@@ -78,7 +78,8 @@ def example_runs(reg: Registry, record: ToolRecord) -> tuple[list[ExampleRun], l
     for example in examples:
         shown, expect = to_json(example.get("args")), to_json(example.get("expect"))
         try:
-            runs.append(ExampleRun(shown, expect, to_json(tool.run(example.get("args"), tables=reg.tables)), None))
+            result = tool.run(example.get("args"), tables=reg.tables)
+            runs.append(ExampleRun(shown, expect, to_json(result, exact=True), None))
         except RunError as error:
             runs.append(ExampleRun(shown, expect, None, error.to_dict()))
     return runs, []

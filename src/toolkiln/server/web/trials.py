@@ -44,7 +44,7 @@ def run_once(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> dict[st
         return {"errors": [d.to_dict() for d in error.diagnostics]}
     except RegistryError as error:
         return {"errors": [error.to_dict()]}
-    return {"result": to_json(value, indent=2)}
+    return {"result": to_json(value, indent=2, exact=True)}
 
 
 @router.post("/ui/tools/{name}/run")
