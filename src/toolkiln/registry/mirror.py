@@ -76,6 +76,7 @@ class Mirror:
         self._compiled: dict[str, tuple[ToolRecord, str, Compiled]] = {}
         self._digests: dict[str, str] = {}  # tool -> check-cache digest of its file's bytes
         self.signatures = Signatures(store)
+        self._unsigned: dict[str, str | None] = {}  # signatures of past versions kept, not written yet
         self._sha256: dict[str, bytes] = {}  # tool -> SHA-256 of the bytes its loaded record came from
         self._verified: dict[str, bool] = {}  # tool -> whether its loaded record is signed here
         self._version_keys: set[str] = set()  # check-cache keys of the past versions there are
@@ -477,8 +478,7 @@ class Mirror:
 
     def verified(self, name: str) -> bool:
         """Whether the loaded record of `name` is one this registry signed, here."""
-        if self.signatures.refresh():
-            self._verified.clear()
+        self._signatures_changed()
         return self._verified_now(name)
 
     def _verified_now(self, name: str) -> bool:
@@ -496,9 +496,13 @@ class Mirror:
     def untrusted(self) -> set[str]:
         """The loaded tools whose records do not verify here."""
         self._read_all_deferred()
-        if self.signatures.refresh():
-            self._verified.clear()
+        self._signatures_changed()
         return {name for name in self.records if not self._verified_now(name)}
+
+    def _signatures_changed(self) -> None:
+        self.signatures.refresh()
+        for name in self.signatures.take_changed():
+            self._verified.pop(name, None)
 
     def vouch(self, record: ToolRecord, action: str) -> bool:
         """Whether `record` (as read from disk) is the loaded record and verifies: whether what
@@ -524,10 +528,14 @@ class Mirror:
         else:
             where = slot(name, record.version if past else None)
             changes = {where: self.signatures.mac(name, record.version, data or b"") if vouched else None}
+        self._unsigned.update(changes)
+        if past:
+            return  # (written with the record's own, which follows: one write of the file)
         try:
-            self.signatures.write(changes)
+            self.signatures.write(self._unsigned)
         except StoreError as error:
             self.note_unreadable(self.signatures.path, error)
+        self._unsigned = {}
         self._verified.pop(name, None)
 
     def trust(self, names: list[str], principal: Principal) -> dict[str, list[int]]:

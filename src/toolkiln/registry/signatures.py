@@ -45,30 +45,36 @@ class Signatures:
         self.path = store.root / ".cache" / "signatures.json"
         self._seen: Sig | None | bool = False  # False: never read
         self._macs: dict[str, str] = {}
-        self._identity: bytes | None = None
+        self._changed: set[str] = set()
+        self._keyed: hmac.HMAC | None = None  # the HMAC of this user's key and this folder's identity
 
-    def refresh(self) -> bool:
-        """Read the file again if it changed since (one stat); whether it did."""
+    def refresh(self) -> None:
+        """Read the file again if it changed since (one stat)."""
         seen = sig_of(self.path)
-        if seen == self._seen:
-            return False
-        self._seen, self._macs = seen, self._read()
-        return True
+        if seen != self._seen:
+            before, self._seen, self._macs = self._macs, seen, self._read()
+            self._changed.update(where.partition("@")[0] for where, _ in before.items() ^ self._macs.items())
+
+    def take_changed(self) -> set[str]:
+        """The tools whose signatures changed since the last call (what a cache must forget)."""
+        changed, self._changed = self._changed, set()
+        return changed
 
     def mac(self, name: str, version: int, data: bytes) -> str | None:
         """The signature of `data` as version `version` of `name` here; None without a key."""
         return self.mac_of_digest(name, version, hashlib.sha256(data).digest())
 
     def mac_of_digest(self, name: str, version: int, sha256: bytes) -> str | None:
-        key = load_key()
-        if key is None:
-            return None
-        if self._identity is None:
+        if self._keyed is None:
+            key = load_key()
             try:
-                self._identity = folder_identity(self.store)
+                identity = None if key is None else folder_identity(self.store)
             except OSError:
+                identity = None
+            if key is None or identity is None:
                 return None
-        signed = hmac.new(key, b"toolkiln record\0" + self._identity, hashlib.sha256)
+            self._keyed = hmac.new(key, b"toolkiln record\0" + identity, hashlib.sha256)  # (copied per record)
+        signed = self._keyed.copy()
         signed.update(f"\0{name}\0{int(version)}\0".encode() + sha256)
         return signed.hexdigest()
 
@@ -90,7 +96,10 @@ class Signatures:
                 macs[where] = mac
         body = json.dumps({"format": FORMAT, "records": dict(sorted(macs.items()))}, separators=(",", ":"))
         self.store.check_folders(self.path.parent)
-        self.store.write_bytes(self.path, body.encode() + b"\n")
+        # Not fsynced: a power cut that loses the last signatures leaves records unsigned (the
+        # safe side: they are trusted again), and each write would cost two more fsyncs.
+        self.store.write_bytes(self.path, body.encode() + b"\n", durable=False)
+        self._changed.update(where.partition("@")[0] for where in changes)
         self._macs, self._seen = macs, sig_of(self.path)
 
     def sign_as_found(self, names: list[str]) -> dict[str, list[int]]:

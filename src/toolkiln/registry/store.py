@@ -218,7 +218,10 @@ class Store:
         """Replace `path` atomically and durably (temp file, fsync, rename, fsync of the folder)."""
         self.write_bytes(path, text.encode("utf-8"))
 
-    def write_bytes(self, path: Path, data: bytes) -> None:
+    def write_bytes(self, path: Path, data: bytes, *, durable: bool = True) -> None:
+        """Replace `path` atomically; durably too unless `durable` is False (a cache whose loss
+        is safe: still atomic, but a power cut may keep the old file)."""
+        durable = durable and self.durable
         folder = path.parent
         temp = folder / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}{TEMP_SUFFIX}"
         try:
@@ -228,12 +231,12 @@ class Store:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                if self.durable:
+                if durable:
                     os.fsync(fd)
             finally:
                 os.close(fd)
             os.replace(temp, path)
-            if self.durable:
+            if durable:
                 _fsync_dir(folder)
         except OSError as error:
             try:

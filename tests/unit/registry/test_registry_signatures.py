@@ -149,3 +149,16 @@ def test_the_command_line_marks_untrusted_records_and_trusts_them_after_showing_
     assert json.loads(capsys.readouterr().out)["output"] == {"hello": 1}
     assert main(["trust", copy, "--tool", "nothing"]) == 1
     assert "error[R0102]: no tool named `nothing`" in capsys.readouterr().err
+
+
+def test_another_process_sees_a_trust_at_once(reg, make_def, tmp_path):
+    reg.create(SCRIPT)
+    reg.create(make_def())
+    shutil.copytree(reg.path, tmp_path / "copy")
+    with Registry(tmp_path / "copy") as first, Registry(tmp_path / "copy") as second:
+        assert second.untrusted() == {"greet", "double"}
+        first.trust(["greet"])
+        assert second.untrusted() == {"double"} and second.run("greet")["output"] == {"hello": 1}
+        first.delete("greet")
+        first.create(SCRIPT)  # signed anew by `first`
+        assert second.trusted_here("greet") and second.untrusted() == {"double"}
