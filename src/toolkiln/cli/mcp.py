@@ -44,7 +44,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from toolkiln.server.tokens import TokenStore
 
     with open_registry(args, granted(args)) as registry:
-        server = RegistryMCP(registry, poll_seconds=args.poll_seconds)
+        server = RegistryMCP(registry, poll_seconds=args.poll_seconds, max_concurrent_runs=args.max_concurrent_runs)
         if not args.http:
             anyio.run(server.run_stdio)
             return EXIT_OK

@@ -80,6 +80,14 @@ def listening_options(parser: argparse.ArgumentParser, port: int) -> None:
         help='requests per token, e.g. "600/minute" (the default) or "10/second;1000/hour"; "" for none',
     )
     parser.add_argument(
+        "--max-concurrent-runs",
+        type=positive_whole,
+        default=4,
+        metavar="N",
+        help="tools run at once; more requests wait for a slot (default 4: what runs add to the "
+        "server's memory stays under 4 x 32 MB)",
+    )
+    parser.add_argument(
         "--allow",
         action="append",
         default=[],
@@ -98,6 +106,13 @@ def port_number(text: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a port number (1 to 65535)")
     return port
+
+
+def positive_whole(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
 
 
 def granted(args: argparse.Namespace) -> Capabilities:
@@ -146,6 +161,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes or DEFAULT_MAX_BODY_BYTES,
         capabilities=capabilities,
         state_dir=state_dir(args),
+        max_concurrent_runs=args.max_concurrent_runs,
     )
     try:
         app = create_app(settings, registry)

@@ -39,9 +39,11 @@ POLL_SECONDS = 0.5
 class RegistryMCP:
     """One MCP server over one registry."""
 
-    def __init__(self, registry: Registry, *, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(self, registry: Registry, *, poll_seconds: float = POLL_SECONDS, max_concurrent_runs: int = 4) -> None:
         self.registry = registry
         self.poll_seconds = poll_seconds
+        self.max_concurrent_runs = max_concurrent_runs
+        self._run_slots: anyio.CapacityLimiter | None = None  # made in the event loop
         self.bus = InMemorySubscriptionBus()
         # A handshake-era client hears of changes on its connection, which any of its requests'
         # sessions reaches: the last one of each connection is kept, by the connection's
@@ -84,8 +86,10 @@ class RegistryMCP:
     ) -> types.CallToolResult:
         self._remember(ctx)
         principal = _principal(ctx)
+        if self._run_slots is None:  # calls past max_concurrent_runs wait, holding no thread
+            self._run_slots = anyio.CapacityLimiter(self.max_concurrent_runs)
         outcome = await anyio.to_thread.run_sync(
-            mcp_tools.call_tool, self.registry, params.name, params.arguments, principal
+            mcp_tools.call_tool, self.registry, params.name, params.arguments, principal, limiter=self._run_slots
         )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.text)],

@@ -1,12 +1,15 @@
-"""What the routes work with: the registry, the tokens, the limiter, the server's settings."""
+"""What the routes work with: the registry, the tokens, the limiter, the server's settings, and
+the run slots that bound how many tools run at once."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
+import anyio
 from fastapi import Depends, Request
 
 from toolkiln.registry.capabilities import NONE, Capabilities
@@ -16,6 +19,9 @@ from toolkiln.server.state import legacy_warning, state_folder
 from toolkiln.server.tokens import TokenStore
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+# Runs at once: a run with default limits builds at most 32 MB (docs/budgets.md), so four bound
+# what runs add to the server to 128 MB; more would not run faster (one interpreter lock).
+DEFAULT_MAX_CONCURRENT_RUNS = 4
 
 
 @dataclass(frozen=True)
@@ -25,6 +31,7 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     capabilities: Capabilities = NONE  # what the operator granted (`--allow`): nothing by default
     state_dir: Path | None = None  # the server's state folder; None: the default (state.py)
+    max_concurrent_runs: int = DEFAULT_MAX_CONCURRENT_RUNS
 
 
 @dataclass
@@ -33,6 +40,7 @@ class Services:
     registry: Registry
     tokens: TokenStore = field(init=False)
     limiter: TokenRateLimiter = field(init=False)
+    run_slots: anyio.CapacityLimiter | None = field(init=False, default=None)  # made in the event loop
 
     def __post_init__(self) -> None:
         self.tokens = TokenStore(state_folder(self.registry.path, self.settings.state_dir))
@@ -59,6 +67,18 @@ async def token_store(request: Request) -> TokenStore:
     return services_of(request).tokens
 
 
-# What a route's parameter says to get the registry, or the token store.
+async def run_slot(request: Request) -> AsyncIterator[None]:
+    """Hold one of the server's run slots while the route runs: past `max_concurrent_runs`, a
+    request waits in the event loop (holding no thread and no memory) for a slot."""
+    found = services_of(request)
+    if found.run_slots is None:
+        found.run_slots = anyio.CapacityLimiter(found.settings.max_concurrent_runs)
+    async with found.run_slots:
+        yield
+
+
+# What a route's parameter says to get the registry, or the token store; `_slot: RunSlot` for
+# a route that runs a tool.
 Reg = Annotated[Registry, Depends(registry)]
 Tokens = Annotated[TokenStore, Depends(token_store)]
+RunSlot = Annotated[None, Depends(run_slot)]

@@ -13,7 +13,7 @@ from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.runs import validate_with, validation
 from toolkiln.server.schemas import CheckSource, Validation
-from toolkiln.server.services import Reg
+from toolkiln.server.services import Reg, RunSlot
 from toolkiln.workflow import check_workflow
 
 router = APIRouter(tags=["check"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
@@ -27,7 +27,7 @@ def is_workflow(source: Any) -> bool:
 
 
 @router.post("/check", response_model=Validation, summary="Diagnostics of a compute tool or a workflow")
-def check(body: CheckSource, reg: Reg, _: Reader) -> Any:
+def check(body: CheckSource, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
     workflow = body.kind == "workflow" or (body.kind == "auto" and is_workflow(body.source))
     if not workflow:
         return ExactJSONResponse(validate_with(reg, body.source))  # calls resolve to the registry's tools

@@ -18,7 +18,7 @@ from toolkiln.server.auth import Reader, Runner
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ToolName, ValidateDefinition, Validation
-from toolkiln.server.services import Reg
+from toolkiln.server.services import Reg, RunSlot
 
 # `?decimals=string`: each number of the answer as its exact text ("31.500"), not a number.
 Decimals = Annotated[
@@ -53,7 +53,7 @@ def validate_with(reg: Registry, definition: Any) -> dict[str, Any]:
 
 
 @router.post("/test", response_model=Tested, summary="Check a definition and run it once; nothing is saved")
-def test_definition(body: TestDefinition, reg: Reg, _: Runner, decimals: Decimals = "number") -> Any:
+def test_definition(body: TestDefinition, reg: Reg, _: Runner, _slot: RunSlot, decimals: Decimals = "number") -> Any:
     compiled = reg.check_definition(body.definition, seconds=reg.check_seconds)
     ran = body.args is not None and compiled.kind == "compute"  # a workflow run would act in n8n
     return ExactJSONResponse(
@@ -70,16 +70,16 @@ def test_definition(body: TestDefinition, reg: Reg, _: Runner, decimals: Decimal
 
 
 @router.post("/validate", response_model=Validation, summary="Check a definition: its diagnostics")
-def validate_definition(body: ValidateDefinition, reg: Reg, _: Reader) -> Any:
+def validate_definition(body: ValidateDefinition, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
     return ExactJSONResponse(validate_with(reg, body.definition))
 
 
 @router.get("/{name}/validate", response_model=Validation, summary="Check a stored tool against today's registry")
-def validate_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
+def validate_tool(name: ToolName, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
     return ExactJSONResponse(validate_with(reg, reg.get(name).definition))
 
 
 @router.post("/{name}/execute", response_model=Executed, summary="Run an active tool")
-def execute(name: ToolName, body: Execute, reg: Reg, _: Runner, decimals: Decimals = "number") -> Any:
+def execute(name: ToolName, body: Execute, reg: Reg, _: Runner, _slot: RunSlot, decimals: Decimals = "number") -> Any:
     result = reg.run(name, body.args, clock=_clock(body.now))
     return ExactJSONResponse({"tool": name, "version": reg.get(name).version, "result": result}, decimals=decimals)

@@ -21,7 +21,7 @@ from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.exports import tool_definition
 from toolkiln.server.routes.runs import validate_with
 from toolkiln.server.schemas import ToolName
-from toolkiln.server.services import Reg
+from toolkiln.server.services import Reg, RunSlot
 
 router = APIRouter(
     prefix="/api/tools", tags=["seed-compatible"], responses=PROBLEMS, default_response_class=ExactJSONResponse
@@ -90,7 +90,7 @@ def delete(name: ToolName, reg: Reg, caller: Writer) -> Any:
 
 
 @router.post("/{name}/test", response_model=Envelope, summary="Run a stored tool with test arguments")
-def test(name: ToolName, body: TestRun, reg: Reg, _: Runner) -> Any:
+def test(name: ToolName, body: TestRun, reg: Reg, _: Runner, _slot: RunSlot) -> Any:
     started = time.perf_counter()
     output = reg.run(name, body.parameters)
     elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
@@ -98,7 +98,7 @@ def test(name: ToolName, body: TestRun, reg: Reg, _: Runner) -> Any:
 
 
 @router.post("/{name}/validate", response_model=Envelope, summary="Check a stored tool: errors and warnings")
-def validate(name: ToolName, reg: Reg, _: Reader) -> Any:
+def validate(name: ToolName, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
     found = validate_with(reg, reg.get(name).definition)
     errors = [d for d in found["diagnostics"] if d["severity"] == "error"]
     warnings = [d for d in found["diagnostics"] if d["severity"] != "error"]

@@ -14,7 +14,7 @@ from toolkiln.diagnostics.render import render_text
 from toolkiln.errors import CompileError
 from toolkiln.registry.errors import CheckTooSlow, RegistryError
 from toolkiln.registry.registry import Registry
-from toolkiln.server.services import Reg
+from toolkiln.server.services import Reg, RunSlot
 from toolkiln.server.web.access import Posted, Viewer
 from toolkiln.server.web.rendering import render
 from toolkiln.server.web.tool_view import definition_json, definition_text
@@ -89,7 +89,7 @@ def edit_tool(request: Request, reg: Reg, visitor: Viewer, name: str) -> Respons
 
 
 @router.post("/ui/check")
-def check(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
+def check(request: Request, reg: Reg, visitor: Viewer, form: Posted, _slot: RunSlot) -> Response:
     diagnostics = diagnose(reg, str(form.get("definition", "")))
     return render(
         request,

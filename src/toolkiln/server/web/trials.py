@@ -18,7 +18,7 @@ from toolkiln.registry.errors import RegistryError
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import to_json
-from toolkiln.server.services import Reg
+from toolkiln.server.services import Reg, RunSlot
 from toolkiln.server.web.access import Posted, Viewer
 from toolkiln.server.web.form_fields import FormValues, form_fields, read_arguments
 from toolkiln.server.web.pages import tool_page
@@ -48,7 +48,7 @@ def run_once(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> dict[st
 
 
 @router.post("/ui/tools/{name}/run")
-def run_tool(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str) -> Response:
+def run_tool(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str, _slot: RunSlot) -> Response:
     visitor.need(request, "run")
     record = reg.get(name)
     fields = form_fields(record.parameters, record.definition.get("examples"))
