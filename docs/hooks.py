@@ -42,6 +42,7 @@ CODE_GROUPS = {
     "07": "Workflows",
     "08": "Workflow templates",
     "09": "Prompted tool calls",
+    "10": "JsonLogic import",
     "R01": "Registry: names and requests",
     "R02": "Registry: permissions and lifecycle",
     "R03": "Registry: storage",

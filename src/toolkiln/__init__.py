@@ -11,7 +11,7 @@ from toolkiln.version import __version__
 if TYPE_CHECKING:
     from typing import Any  # for annotations only: dir(toolkiln) lists every global
 
-    from toolkiln.api import apply_fixes, check, compile, to_json, to_text
+    from toolkiln.api import apply_fixes, check, compile, import_jsonlogic, to_json, to_text
     from toolkiln.diagnostics.model import Diagnostic
     from toolkiln.interpret.tables import load_table_file
     from toolkiln.registry import PermissionDenied, Registry, ToolRecord
@@ -28,6 +28,7 @@ _EXPORTS = {
     "apply_fixes": "toolkiln.api",
     "check": "toolkiln.api",
     "compile": "toolkiln.api",
+    "import_jsonlogic": "toolkiln.api",
     "to_json": "toolkiln.api",
     "to_text": "toolkiln.api",
     "Diagnostic": "toolkiln.diagnostics.model",
@@ -59,6 +60,7 @@ __all__ = [
     "compile",
     "compile_workflow",
     "dumps",
+    "import_jsonlogic",
     "import_n8n",
     "load_table_file",
     "to_json",

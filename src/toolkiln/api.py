@@ -12,9 +12,11 @@ from toolkiln.backends.text_printer import print_text
 from toolkiln.check import CheckResult, ToolSignature, check_program
 from toolkiln.diagnostics.fixes import apply_fixes as apply_text_fixes
 from toolkiln.diagnostics.model import Diagnostic, sort_key
-from toolkiln.errors import CompileError
+from toolkiln.errors import CompileError, UsageError
 from toolkiln.optimize import optimize as optimize_program
 from toolkiln.semantics.limits import Limits
+from toolkiln.syntax.jsonlogic import NumberMode
+from toolkiln.syntax.jsonlogic_ops import translate_rule
 from toolkiln.syntax.loader import Parsed, parse_source
 from toolkiln.tool import Optimized, Tool
 
@@ -135,3 +137,23 @@ def to_text(source: Any) -> str:
 def to_json(source: Any) -> dict[str, Any]:
     """The canonical JSON DSL for `source`, as a dict."""
     return print_json(_parsed(source)[0])
+
+
+def import_jsonlogic(
+    rule: Any,
+    data_schema: Any = None,
+    *,
+    numbers: NumberMode = "exact",
+    name: str | None = None,
+    limits: Limits | None = None,
+) -> Tool:
+    """A compute tool that computes what the JsonLogic `rule` (a parsed JSON value) computes,
+    with one parameter, `data`. `data_schema` (a JSON Schema) types `data`; `numbers="float"`
+    computes in binary floats as JavaScript does, instead of exact decimals. Raises
+    CompileError (E1001-E1005) for a rule the import cannot express."""
+    if numbers not in ("exact", "float"):
+        raise UsageError(f'numbers must be "exact" or "float", not {numbers!r:.40}')
+    program, diagnostics = translate_rule(rule, data_schema, numbers, name)
+    if program is None:
+        raise CompileError(diagnostics)
+    return compile(program, limits=limits)

@@ -17,6 +17,7 @@ from toolkiln.cli.builtins import add_builtins_command
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from toolkiln.cli.compute import add_compute_commands
 from toolkiln.cli.create import add_create_command
+from toolkiln.cli.jsonlogic import add_import_command
 from toolkiln.cli.mcp import add_mcp_command
 from toolkiln.cli.n8n import add_n8n_command
 from toolkiln.cli.serve import add_serve_command
@@ -130,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_builtins_command(commands)
     add_tools_command(commands)
     add_workflow_command(commands)
+    add_import_command(commands)
     add_templates_command(commands)
     add_n8n_command(commands)
     add_ask_command(commands)

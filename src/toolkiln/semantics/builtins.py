@@ -25,7 +25,12 @@ from toolkiln.ast.types import (
     join,
 )
 from toolkiln.diagnostics import codes
-from toolkiln.semantics import date_builtins, list_builtins, text_builtins
+from toolkiln.semantics import (
+    date_builtins,
+    js_builtins,  # noqa: F401 - registers the builtins of imported JsonLogic rules
+    list_builtins,
+    text_builtins,
+)
 from toolkiln.semantics.builtin_registry import (
     BUILTINS,
     CHARS_PER_OPERATION,

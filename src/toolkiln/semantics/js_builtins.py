@@ -1,0 +1,488 @@
+"""The builtins of imported JsonLogic rules (`toolkiln import --from jsonlogic`).
+
+Their names say that JavaScript's rules apply (`truthy`, `to_number`, `js_equals`, ...): the
+import calls them where a rule's values are untyped, and drops them where a data schema
+gives the types. Arithmetic comes twice: `js_add` and its kin compute in exact decimals,
+`js_add_f64` and its kin in binary floats, as JavaScript does (the float-compatible mode).
+Arithmetic takes its operands as one list, as JsonLogic gives them (`{"+": [a, b, c]}` or
+`{"+": {"var": "prices"}}`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, STRING, array_of
+from toolkiln.diagnostics import codes
+from toolkiln.semantics.builtin_registry import Arg, all_sizes, builtin, checked_text, fault, first_size
+from toolkiln.semantics.js_values import (
+    compare,
+    invalid_arguments,
+    loose_equals,
+    nan,
+    strict_equals,
+    to_js_string,
+    to_number,
+    truthy,
+)
+from toolkiln.semantics.limits import Limits
+from toolkiln.semantics.numbers import from_float
+from toolkiln.semantics.values import type_name
+
+V = Arg("value", (ANY,))
+OPERANDS = Arg("operands", (ANY,))
+
+
+@builtin("truthy", (V,), BOOLEAN, "JsonLogic's (JavaScript's) truthiness; an empty list is false.", pure=True)
+def _truthy(limits: Limits, value: Any) -> bool:
+    return truthy(value)
+
+
+@builtin(
+    "to_number",
+    (V,),
+    NUMBER,
+    'JavaScript\'s Number(value): null -> 0, true -> 1, " 12 " -> 12, "" -> 0; E1003 for NaN.',
+    pure=True,
+    work=first_size,
+)
+def _to_number(limits: Limits, value: Any) -> Decimal:
+    return to_number(value)
+
+
+@builtin("js_equals", (V, Arg("other", (ANY,))), BOOLEAN, "JavaScript's loose `==`.", pure=True, work=all_sizes)
+def _js_equals(limits: Limits, a: Any, b: Any) -> bool:
+    return loose_equals(a, b)
+
+
+@builtin("js_strict_equals", (V, Arg("other", (ANY,))), BOOLEAN, "JavaScript's `===`.", pure=True, work=all_sizes)
+def _js_strict_equals(limits: Limits, a: Any, b: Any) -> bool:
+    return strict_equals(a, b)
+
+
+@builtin(
+    "js_compare",
+    (V, Arg("other", (ANY,))),
+    NUMBER,
+    "JavaScript's `<` as -1, 0 or 1 (2 where no order holds, null against a word): two strings "
+    "by characters, else as numbers (E1003 for NaN).",
+    pure=True,
+    work=all_sizes,
+)
+def _js_compare(limits: Limits, a: Any, b: Any) -> Decimal:
+    return Decimal(compare(a, b))
+
+
+def _operands(value: Any) -> list[Any]:
+    """JsonLogic's operands: a list as given, anything else as the one operand."""
+    return value if type(value) is list else [value]
+
+
+def _numbers(value: Any, what: str) -> list[Decimal]:
+    return [to_number(item) for item in _operands(value)]
+
+
+# --- exact arithmetic ---------------------------------------------------------------------
+
+
+def _exact(limits: Limits, operate: Callable[[], Decimal]) -> Decimal:
+    try:
+        return operate()
+    except ArithmeticError:
+        raise fault(codes.INVALID_OPERATION, "the result is beyond the number limit") from None
+
+
+def _sum(limits: Limits, values: list[Decimal]) -> Decimal:
+    total = Decimal(0)
+    for value in values:
+        total = limits.context.add(total, value)
+    return total
+
+
+def _product(limits: Limits, values: list[Decimal]) -> Decimal:
+    total = Decimal(1)
+    for value in values:
+        total = limits.context.multiply(total, value)
+    return total
+
+
+def _difference(limits: Limits, values: list[Decimal]) -> Decimal:
+    if not values:
+        raise invalid_arguments("- needs at least one operand")
+    if len(values) == 1:
+        return limits.context.minus(values[0])
+    total = values[0]
+    for value in values[1:]:
+        total = limits.context.subtract(total, value)
+    return total
+
+
+def _quotient(limits: Limits, values: list[Decimal]) -> Decimal:
+    if not values:
+        raise invalid_arguments("/ needs at least one operand")
+    total, rest = (Decimal(1), values) if len(values) == 1 else (values[0], values[1:])
+    for value in rest:
+        if value.is_zero():
+            raise nan("division by zero (JavaScript would compute NaN or an infinity)")
+        total = limits.context.divide(total, value)
+    return total
+
+
+def _remainder(limits: Limits, values: list[Decimal]) -> Decimal:
+    if len(values) < 2:
+        raise invalid_arguments("% needs at least two operands")
+    total = values[0]
+    for value in values[1:]:
+        if value.is_zero():
+            raise nan("remainder of a division by zero (JavaScript would compute NaN)")
+        total = limits.context.remainder(total, value)
+    return total
+
+
+# --- float arithmetic (JavaScript's numbers) ----------------------------------------------
+
+
+def _float_result(value: float) -> Decimal:
+    if not math.isfinite(value):
+        raise nan(f"the result is {value} (JsonLogic engines stop with NaN)")
+    return from_float(value)
+
+
+def _float_fold(first: float, step: Callable[[float, float], float]) -> Callable[[list[float]], float]:
+    def fold(values: list[float]) -> float:
+        total = first
+        for value in values:
+            total = step(total, value)
+        return total
+
+    return fold
+
+
+def _float_difference(values: list[float]) -> float:
+    if not values:
+        raise invalid_arguments("- needs at least one operand")
+    if len(values) == 1:
+        return -values[0]
+    return _float_fold(values[0], lambda a, b: a - b)(values[1:])
+
+
+def _float_quotient(values: list[float]) -> float:
+    if not values:
+        raise invalid_arguments("/ needs at least one operand")
+    total, rest = (1.0, values) if len(values) == 1 else (values[0], values[1:])
+    for value in rest:
+        if value == 0:
+            raise nan("division by zero (JavaScript would compute NaN or an infinity)")
+        total /= value
+    return total
+
+
+def _float_remainder(values: list[float]) -> float:
+    if len(values) < 2:
+        raise invalid_arguments("% needs at least two operands")
+    total = values[0]
+    for value in values[1:]:
+        if value == 0:
+            raise nan("remainder of a division by zero (JavaScript would compute NaN)")
+        total = math.fmod(total, value)  # JavaScript's %: the sign of the dividend
+    return total
+
+
+_ARITHMETIC: dict[str, tuple[str, Callable[..., Decimal], Callable[[list[float]], float]]] = {
+    "add": ("+", _sum, _float_fold(0.0, lambda a, b: a + b)),
+    "multiply": ("*", _product, _float_fold(1.0, lambda a, b: a * b)),
+    "subtract": ("-", _difference, _float_difference),
+    "divide": ("/", _quotient, _float_quotient),
+    "remainder": ("%", _remainder, _float_remainder),
+}
+_SHORT = {"add": "add", "multiply": "mul", "subtract": "sub", "divide": "div", "remainder": "mod"}
+
+
+def _register_arithmetic(what: str, symbol: str, exact: Callable[..., Decimal], floats: Callable[..., float]) -> None:
+    name = f"js_{_SHORT[what]}"
+
+    @builtin(
+        name,
+        (OPERANDS,),
+        NUMBER,
+        f"JsonLogic's `{symbol}` in exact decimals: the operands (a list, or one value) as "
+        f"JavaScript's Number(x); E1003 where that is NaN.",
+        pure=True,
+        work=first_size,
+    )
+    def exact_impl(limits: Limits, operands: Any) -> Decimal:
+        values = _numbers(operands, symbol)
+        return _exact(limits, lambda: exact(limits, values))
+
+    @builtin(
+        f"{name}_f64",
+        (OPERANDS,),
+        NUMBER,
+        f"JsonLogic's `{symbol}` in binary floats, as JavaScript computes it (0.1 + 0.2 = "
+        f"0.30000000000000004): the float-compatible mode of an import.",
+        pure=True,
+        work=first_size,
+    )
+    def float_impl(limits: Limits, operands: Any) -> Decimal:
+        values = [float(value) for value in _numbers(operands, symbol)]
+        return _float_result(floats(values))
+
+
+for _what, (_symbol, _exact_fn, _float_fn) in _ARITHMETIC.items():
+    _register_arithmetic(_what, _symbol, _exact_fn, _float_fn)
+
+
+def _extreme(pick: Callable[..., Decimal], symbol: str) -> Callable[..., Decimal]:
+    def impl(limits: Limits, operands: Any) -> Decimal:
+        values = _operands(operands)
+        if not values:
+            raise invalid_arguments(f"{symbol} of nothing")
+        for value in values:
+            if type(value) is not Decimal:
+                raise invalid_arguments(f"{symbol} takes numbers only, not {type_name(value)}")
+        return pick(values)
+
+    return impl
+
+
+@builtin(
+    "js_max", (OPERANDS,), NUMBER, "JsonLogic's `max`: numbers only (E1002 otherwise).", pure=True, work=first_size
+)
+def _js_max(limits: Limits, operands: Any) -> Decimal:
+    return _extreme(max, "max")(limits, operands)
+
+
+@builtin(
+    "js_min", (OPERANDS,), NUMBER, "JsonLogic's `min`: numbers only (E1002 otherwise).", pure=True, work=first_size
+)
+def _js_min(limits: Limits, operands: Any) -> Decimal:
+    return _extreme(min, "min")(limits, operands)
+
+
+# --- text and lists -----------------------------------------------------------------------
+
+
+@builtin(
+    "js_cat",
+    (OPERANDS,),
+    STRING,
+    "JsonLogic's `cat`: each operand as JavaScript's String(x) (null -> \"null\"), joined.",
+    pure=True,
+    work=first_size,
+)
+def _js_cat(limits: Limits, operands: Any) -> str:
+    return checked_text(limits, "".join(to_js_string(value) for value in _operands(operands)))
+
+
+@builtin(
+    "js_substr",
+    (V, Arg("start", (ANY,)), Arg("length", (ANY,), optional=True)),
+    STRING,
+    "JsonLogic's `substr`: a negative start counts from the end, a negative length leaves "
+    "that many characters off the end.",
+    pure=True,
+    work=first_size,
+)
+def _js_substr(limits: Limits, value: Any, start: Any, length: Any = None) -> str:
+    text = to_js_string(value)
+    begin = int(to_number(start))
+    part = text[max(len(text) + begin, 0) :] if begin < 0 else text[begin:]
+    if length is None:
+        return part
+    count = int(to_number(length))
+    return part[: max(len(part) + count, 0)] if count < 0 else part[:count]
+
+
+@builtin(
+    "js_in",
+    (V, Arg("container", (ANY,))),
+    BOOLEAN,
+    "JsonLogic's `in`: a substring of text, or an item (by ===) of a list; false otherwise.",
+    pure=True,
+    work=all_sizes,
+)
+def _js_in(limits: Limits, item: Any, container: Any) -> bool:
+    if type(container) is str:
+        return to_js_string(item) in container
+    if type(container) is list:
+        return any(strict_equals(item, element) for element in container)
+    return False
+
+
+@builtin(
+    "js_merge",
+    (OPERANDS,),
+    ARRAY,
+    "JsonLogic's `merge`: the operands' items, one level of lists flattened.",
+    pure=True,
+    work=first_size,
+)
+def _js_merge(limits: Limits, operands: Any) -> list[Any]:
+    merged: list[Any] = []
+    for value in _operands(operands):
+        if type(value) is list:
+            merged.extend(value)
+        else:
+            merged.append(value)
+    if len(merged) > limits.max_list_length:
+        raise fault(codes.LIST_TOO_LONG, f"merge would make {len(merged):,} items, over {limits.max_list_length:,}")
+    return merged
+
+
+@builtin(
+    "js_list", (V,), ARRAY, "The value if it is a list, else an empty list (what map and filter iterate).", pure=True
+)
+def _js_list(limits: Limits, value: Any) -> list[Any]:
+    return value if type(value) is list else []
+
+
+@builtin(
+    "js_all",
+    (Arg("values", (array_of(BOOLEAN),)),),
+    BOOLEAN,
+    "JsonLogic's `all`: whether every item is true, and false for an empty list.",
+    pure=True,
+    work=first_size,
+)
+def _js_all(limits: Limits, values: list[bool]) -> bool:
+    return bool(values) and all(values)
+
+
+@builtin(
+    "js_length",
+    (V,),
+    NUMBER,
+    "The length of a text (in UTF-16 code units, as JavaScript counts) or a list (E1002 otherwise).",
+    pure=True,
+)
+def _js_length(limits: Limits, value: Any) -> Decimal:
+    if type(value) is str:
+        return Decimal(len(value.encode("utf-16-le")) // 2)
+    if type(value) is list:
+        return Decimal(len(value))
+    raise invalid_arguments(f"length of {type_name(value)}")
+
+
+@builtin(
+    "js_throw",
+    (V,),
+    ANY,
+    "JsonLogic's `throw`: stop the rule with E1004 naming the error (a text, or an object's `type`).",
+    pure=False,
+)
+def _js_throw(limits: Limits, value: Any) -> Any:
+    kind = value.get("type") if type(value) is dict else value
+    raise fault(codes.JSONLOGIC_THROWN, f"the rule threw {to_js_string(kind)}")
+
+
+# --- reading the data ---------------------------------------------------------------------
+
+_MISSING = object()
+
+
+def _step(current: Any, key: Any) -> Any:
+    """One step into the data: a field of an object, an item of a list by its index."""
+    if type(current) is dict:
+        return current.get(to_js_string(key), _MISSING)
+    if type(current) is list:
+        text = to_js_string(key)
+        if text.isdigit() and int(text) < len(current):
+            return current[int(text)]
+    return _MISSING
+
+
+def read_path(data: Any, path: Any) -> Any:
+    """`var`'s path: a dotted text or a number; "" or null is the whole data."""
+    if path is None or path == "" or path == []:
+        return data
+    current = data
+    for key in to_js_string(path).split("."):
+        if current is None:
+            return _MISSING
+        current = _step(current, key)
+        if current is _MISSING:
+            return _MISSING
+    return current
+
+
+@builtin(
+    "js_var",
+    (Arg("data", (ANY,)), Arg("path", (ANY,)), Arg("default", (ANY,), optional=True)),
+    ANY,
+    'JsonLogic\'s `var`: the value at a dotted path ("a.b.0"), or the default (null) where there is none.',
+    pure=True,
+)
+def _js_var(limits: Limits, data: Any, path: Any, default: Any = None) -> Any:
+    found = read_path(data, path)
+    return default if found is _MISSING or found is None else found
+
+
+def _walk(data: Any, keys: list[Any]) -> Any:
+    current = data
+    for key in keys:
+        current = _step(current, key)
+        if current is _MISSING:
+            return _MISSING
+    return current
+
+
+@builtin(
+    "js_val",
+    (Arg("data", (ANY,)), Arg("keys", (ARRAY,))),
+    ANY,
+    "JsonLogic's `val`: the value under these keys, each a field or an index (no dots are "
+    "split); null where there is none.",
+    pure=True,
+)
+def _js_val(limits: Limits, data: Any, keys: list[Any]) -> Any:
+    found = _walk(data, keys)
+    return None if found is _MISSING else found
+
+
+@builtin(
+    "js_exists",
+    (Arg("data", (ANY,)), Arg("keys", (ARRAY,))),
+    BOOLEAN,
+    "JsonLogic's `exists`: whether the data has a value (even null) under these keys.",
+    pure=True,
+)
+def _js_exists(limits: Limits, data: Any, keys: list[Any]) -> bool:
+    return _walk(data, keys) is not _MISSING
+
+
+def _missing(data: Any, keys: list[Any]) -> list[Any]:
+    found = []
+    for key in keys:
+        value = read_path(data, key)
+        if value is _MISSING or value is None or value == "":
+            found.append(key)
+    return found
+
+
+@builtin(
+    "js_missing",
+    (Arg("data", (ANY,)), Arg("keys", (ANY,))),
+    ARRAY,
+    'JsonLogic\'s `missing`: the keys whose value is absent, null or "".',
+    pure=True,
+    work=all_sizes,
+)
+def _js_missing(limits: Limits, data: Any, keys: Any) -> list[Any]:
+    return _missing(data, _operands(keys))
+
+
+@builtin(
+    "js_missing_some",
+    (Arg("data", (ANY,)), Arg("need", (ANY,)), Arg("keys", (ANY,))),
+    ARRAY,
+    "JsonLogic's `missing_some`: none when at least `need` of the keys are there, else the missing ones.",
+    pure=True,
+    work=all_sizes,
+)
+def _js_missing_some(limits: Limits, data: Any, need: Any, keys: Any) -> list[Any]:
+    wanted = _operands(keys)
+    missing = _missing(data, wanted)
+    return [] if len(wanted) - len(missing) >= to_number(need) else missing
