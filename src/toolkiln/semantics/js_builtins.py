@@ -17,12 +17,23 @@ from typing import Any
 
 from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, STRING, array_of
 from toolkiln.diagnostics import codes
-from toolkiln.semantics.builtin_registry import Arg, all_sizes, builtin, checked_text, fault, first_size
+from toolkiln.errors import RunError
+from toolkiln.semantics.builtin_registry import (
+    Arg,
+    all_sizes,
+    builtin,
+    fault,
+    first_size,
+    list_work,
+    result_text_work,
+    size_of,
+)
 from toolkiln.semantics.js_values import (
     compare,
     invalid_arguments,
     loose_equals,
     nan,
+    scalar_text,
     strict_equals,
     to_js_string,
     to_number,
@@ -272,9 +283,10 @@ def _js_min(limits: Limits, operands: Any) -> Decimal:
     "JsonLogic's `cat`: each operand as JavaScript's String(x) (null -> \"null\"), joined.",
     pure=True,
     work=first_size,
+    built=result_text_work,
 )
 def _js_cat(limits: Limits, operands: Any) -> str:
-    return checked_text(limits, "".join(to_js_string(value) for value in _operands(operands)))
+    return to_js_string(_operands(operands), limits.max_string_length, separator="")
 
 
 @builtin(
@@ -285,9 +297,10 @@ def _js_cat(limits: Limits, operands: Any) -> str:
     "that many characters off the end.",
     pure=True,
     work=first_size,
+    built=result_text_work,
 )
 def _js_substr(limits: Limits, value: Any, start: Any, length: Any = None) -> str:
-    text = to_js_string(value)
+    text = to_js_string(value, limits.max_string_length)
     begin = int(to_number(start))
     part = text[max(len(text) + begin, 0) :] if begin < 0 else text[begin:]
     if length is None:
@@ -306,7 +319,10 @@ def _js_substr(limits: Limits, value: Any, start: Any, length: Any = None) -> st
 )
 def _js_in(limits: Limits, item: Any, container: Any) -> bool:
     if type(container) is str:
-        return to_js_string(item) in container
+        try:
+            return to_js_string(item, len(container)) in container
+        except RunError:  # longer than the text: not in it
+            return False
     if type(container) is list:
         return any(strict_equals(item, element) for element in container)
     return False
@@ -319,16 +335,19 @@ def _js_in(limits: Limits, item: Any, container: Any) -> bool:
     "JsonLogic's `merge`: the operands' items, one level of lists flattened.",
     pure=True,
     work=first_size,
+    built=lambda merged: list_work(len(merged)),
 )
 def _js_merge(limits: Limits, operands: Any) -> list[Any]:
+    values = _operands(operands)
+    length = sum(len(value) if type(value) is list else 1 for value in values)
+    if length > limits.max_list_length:  # refused before it is built
+        raise fault(codes.LIST_TOO_LONG, f"merge would make {length:,} items, over {limits.max_list_length:,}")
     merged: list[Any] = []
-    for value in _operands(operands):
+    for value in values:
         if type(value) is list:
             merged.extend(value)
         else:
             merged.append(value)
-    if len(merged) > limits.max_list_length:
-        raise fault(codes.LIST_TOO_LONG, f"merge would make {len(merged):,} items, over {limits.max_list_length:,}")
     return merged
 
 
@@ -375,7 +394,7 @@ def _js_length(limits: Limits, value: Any) -> Decimal:
 )
 def _js_throw(limits: Limits, value: Any) -> Any:
     kind = value.get("type") if type(value) is dict else value
-    raise fault(codes.JSONLOGIC_THROWN, f"the rule threw {to_js_string(kind)}")
+    raise fault(codes.JSONLOGIC_THROWN, f"the rule threw {scalar_text(kind)[:200]}")
 
 
 # --- reading the data ---------------------------------------------------------------------
@@ -386,9 +405,9 @@ _MISSING = object()
 def _step(current: Any, key: Any) -> Any:
     """One step into the data: a field of an object, an item of a list by its index."""
     if type(current) is dict:
-        return current.get(to_js_string(key), _MISSING)
+        return current.get(scalar_text(key), _MISSING)
     if type(current) is list:
-        text = to_js_string(key)
+        text = scalar_text(key)
         if text.isdigit() and int(text) < len(current):
             return current[int(text)]
     return _MISSING
@@ -399,7 +418,7 @@ def read_path(data: Any, path: Any) -> Any:
     if path is None or path == "" or path == []:
         return data
     current = data
-    for key in to_js_string(path).split("."):
+    for key in scalar_text(path).split("."):
         if current is None:
             return _MISSING
         current = _step(current, key)
@@ -453,6 +472,14 @@ def _js_exists(limits: Limits, data: Any, keys: list[Any]) -> bool:
     return _walk(data, keys) is not _MISSING
 
 
+# A path read (a text split at dots, a step per part) costs about this many additions of `sum`.
+PATH_READ_WORK = 16
+
+
+def _missing_work(data: Any, keys: Any, *rest: Any) -> int:
+    return PATH_READ_WORK * (size_of(keys) + sum(size_of(other) for other in rest))
+
+
 def _missing(data: Any, keys: list[Any]) -> list[Any]:
     found = []
     for key in keys:
@@ -468,7 +495,8 @@ def _missing(data: Any, keys: list[Any]) -> list[Any]:
     ARRAY,
     'JsonLogic\'s `missing`: the keys whose value is absent, null or "".',
     pure=True,
-    work=all_sizes,
+    work=_missing_work,
+    built=lambda missing: list_work(len(missing)),
 )
 def _js_missing(limits: Limits, data: Any, keys: Any) -> list[Any]:
     return _missing(data, _operands(keys))
@@ -480,7 +508,8 @@ def _js_missing(limits: Limits, data: Any, keys: Any) -> list[Any]:
     ARRAY,
     "JsonLogic's `missing_some`: none when at least `need` of the keys are there, else the missing ones.",
     pure=True,
-    work=all_sizes,
+    work=_missing_work,
+    built=lambda missing: list_work(len(missing)),
 )
 def _js_missing_some(limits: Limits, data: Any, need: Any, keys: Any) -> list[Any]:
     wanted = _operands(keys)

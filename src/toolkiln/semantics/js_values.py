@@ -16,7 +16,7 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.numbers import render_number
-from toolkiln.semantics.values import type_name
+from toolkiln.semantics.values import too_long, type_name
 
 # JavaScript's StringNumericLiteral, decimal form (Number(" 1e2 ") = 100, Number(".5") = 0.5).
 _DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,6})?")
@@ -88,8 +88,36 @@ def _parse_numeral(text: str) -> Decimal:
     raise nan(f"{text[:40]!r} is not a numeral (JavaScript would compute NaN)")
 
 
-def to_js_string(value: Any) -> str:
-    """JavaScript's String(value): null -> "null", a list joined by commas."""
+def to_js_string(value: Any, limit: int, separator: str = ",") -> str:
+    """JavaScript's String(value) (null -> "null", a list's items joined by commas, null
+    items as ""), or E0504 as soon as it would pass `limit` characters: a list of long numbers
+    is not rendered whole first. `separator=""` joins a list's items as `cat` does."""
+    out: list[str] = []
+    used = _render(value, out, limit, separator, 0)
+    if used > limit:
+        raise too_long(limit)
+    return "".join(out)
+
+
+def _render(value: Any, out: list[str], limit: int, separator: str, used: int) -> int:
+    kind = type(value)
+    if kind is list:
+        for index, item in enumerate(value):
+            if index and separator:
+                out.append(separator)
+                used += len(separator)
+            if item is not None or not separator:
+                used = _render(item, out, limit, ",", used)
+            if used > limit:
+                raise too_long(limit)
+        return used
+    text = scalar_text(value)
+    out.append(text)
+    return used + len(text)
+
+
+def scalar_text(value: Any) -> str:
+    """String(value) of anything but a list."""
     kind = type(value)
     if kind is str:
         return value  # type: ignore[no-any-return]
@@ -99,8 +127,6 @@ def to_js_string(value: Any) -> str:
         return "true" if value else "false"
     if kind is Decimal:
         return render_number(value)
-    if kind is list:
-        return ",".join("" if item is None else to_js_string(item) for item in value)
     if kind is dict:
         return "[object Object]"
     return str(value)
