@@ -23,7 +23,7 @@ from toolkiln.errors import Error
 if TYPE_CHECKING:
     from toolkiln.llm.client import ChatClient
     from toolkiln.llm.factory import Attempt, FactoryResult
-    from toolkiln.llm.messages import Message, Reply
+    from toolkiln.llm.messages import MessageLike, Reply
 
 DEFAULT_MAX_ATTEMPTS = 3
 # Problems listed per attempt in the progress lines; all of the last one's are printed at the end.
@@ -103,7 +103,7 @@ class AnnouncedClient:
     def tool_format(self) -> str:
         return self.client.tool_format
 
-    def chat(self, messages: str | Sequence[Message], **options: Any) -> Reply:
+    def chat(self, messages: str | Sequence[MessageLike], **options: Any) -> Reply:
         self.asked += 1
         waiting = f"asking the model {self.model} (attempt {self.asked} of {self.attempts}) ..."
         print(waiting, file=sys.stderr, flush=True)

@@ -133,7 +133,10 @@ def rate_limit(args: argparse.Namespace) -> str:
 
         from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT
     except ImportError:
-        raise UsageError("the server needs its extra: pip install 'toolkiln[server]'") from None
+        raise UsageError(
+            "this command needs the server extra: pip install -e '.[server]' in a clone of toolkiln, "
+            "or the wheel with [server] (docs/getting-started.md); a release: pip install 'toolkiln[server]'"
+        ) from None
     limit: str = DEFAULT_RATE_LIMIT if args.rate_limit is None else args.rate_limit
     try:
         if limit.strip():

@@ -89,6 +89,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "prompted":  # the subpackage, as an attribute too: toolkiln.llm.prompted.run_prompted_loop
+        return importlib.import_module("toolkiln.llm.prompted")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'toolkiln.llm' has no attribute {name!r}")

@@ -20,7 +20,7 @@ from toolkiln.errors import RunError
 from toolkiln.llm.client import ChatClient
 from toolkiln.llm.errors import LLMConfigError
 from toolkiln.llm.loops import LoopLimitReached, LoopResult, capped
-from toolkiln.llm.messages import Message, ToolCall, ToolResult, Usage, as_messages
+from toolkiln.llm.messages import MessageLike, ToolCall, ToolResult, Usage, as_messages
 from toolkiln.llm.tools import tool_name
 from toolkiln.registry.errors import RegistryError
 from toolkiln.registry.meta import run_error_dict
@@ -34,7 +34,7 @@ Progress = Callable[[str], None]
 
 def agent_loop(
     client: ChatClient,
-    messages: str | Sequence[Message],
+    messages: str | Sequence[MessageLike],
     registry: Registry,
     *,
     include_meta: bool = True,
@@ -42,7 +42,8 @@ def agent_loop(
     progress: Progress | None = None,
 ) -> LoopResult:
     """Converse until the model answers without calling a tool; `progress` hears one line a
-    call (`turn 2: shipping_cost -> ok`)."""
+    call (`turn 2: shipping_cost -> ok`). `messages` may be OpenAI-style dicts
+    (`{"role": "user", "content": ...}`), as toolkiln's message types."""
     if max_turns < 1:
         raise LLMConfigError(f"max_turns must be at least 1, got {max_turns}")
     conversation = list(as_messages(messages))

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Protocol, Self
 import httpx
 
 from toolkiln.llm.errors import LLMBadResponse, LLMConfigError
-from toolkiln.llm.messages import TOOL_CHOICE_MODES, Message, Reply, Usage, as_messages
+from toolkiln.llm.messages import TOOL_CHOICE_MODES, Message, MessageLike, Reply, Usage, as_messages
 from toolkiln.llm.tools import Tools, tool_definitions, tool_name
 from toolkiln.llm.transport import MAX_REPLY_BYTES, RetryPolicy, Transport, shown_url
 
@@ -32,7 +32,7 @@ class ChatClient(Protocol):
 
     def chat(
         self,
-        messages: str | Sequence[Message],
+        messages: str | Sequence[MessageLike],
         *,
         tools: Tools | None = None,
         tool_choice: str | None = None,
@@ -126,7 +126,7 @@ class HTTPChatClient:
 
     def chat(
         self,
-        messages: str | Sequence[Message],
+        messages: str | Sequence[MessageLike],
         *,
         tools: Tools | None = None,
         tool_choice: str | None = None,

@@ -7,7 +7,8 @@ provider's JSON. A conversation with tools goes: `User` -> reply with `tool_call
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,17 +111,83 @@ class Reply:
         return Assistant(self.text, self.tool_calls)
 
 
-def as_messages(messages: str | Sequence[Message]) -> tuple[Message, ...]:
-    """The conversation as a tuple of messages; a bare string is one `User` message."""
+# A message as OpenAI's chat API and SDK write it: {"role": "user", "content": "..."}, an
+# assistant's {"role": "assistant", "content": ..., "tool_calls": [...]}, {"role": "tool",
+# "tool_call_id": ..., "content": ...}; taken wherever a conversation is.
+MessageLike = Message | Mapping[str, Any]
+
+
+def as_messages(messages: str | Sequence[MessageLike]) -> tuple[Message, ...]:
+    """The conversation as a tuple of messages; a bare string is one `User` message, an
+    OpenAI-style dict the message it says (`from_openai`)."""
     if isinstance(messages, str):
         return (User(messages),)
-    result = tuple(messages)
+    result = tuple(
+        from_openai(message, index) if isinstance(message, Mapping) else message
+        for index, message in enumerate(messages)
+    )
     for index, message in enumerate(result):
         if not isinstance(message, MESSAGE_TYPES):
             raise LLMConfigError(
                 f"message {index} is a {type(message).__name__}, not a message",
-                hint="use toolkiln.llm.System, User, Assistant or ToolResult",
+                hint="use toolkiln.llm.System, User, Assistant or ToolResult, or a dict with role and content",
             )
     if not any(isinstance(message, User | ToolResult) for message in result):
         raise LLMConfigError("the conversation has no user message")
     return result
+
+
+def from_openai(message: Mapping[str, Any], index: int = 0) -> Message:
+    """An OpenAI-style message dict as toolkiln's message; LLMConfigError naming the message
+    and the field when it is not one."""
+    role = message.get("role")
+    if role in ("system", "developer"):
+        return System(_content(message, index))
+    if role == "user":
+        return User(_content(message, index))
+    if role == "assistant":
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list | tuple):
+            raise _bad(index, "`tool_calls` must be a list")
+        text = _content(message, index) if message.get("content") is not None else ""
+        return Assistant(text, tuple(_openai_call(call, index, n) for n, call in enumerate(calls)))
+    if role == "tool":
+        call_id = message.get("tool_call_id")
+        if not isinstance(call_id, str):
+            raise _bad(index, "a tool message needs `tool_call_id`, a string")
+        return ToolResult(call_id, _content(message, index))
+    raise _bad(index, f"`role` is {str(role)[:40]!r}", hint="use system, developer, user, assistant or tool")
+
+
+def _content(message: Mapping[str, Any], index: int) -> str:
+    """A message's text: a string, or a list of parts of which only text parts are taken."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list | tuple) and all(
+        isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str)
+        for part in content
+    ):
+        return "".join(part["text"] for part in content)
+    raise _bad(index, "`content` must be a string or a list of text parts", hint='{"type": "text", "text": "..."}')
+
+
+def _openai_call(call: Any, index: int, number: int) -> ToolCall:
+    function = call.get("function") if isinstance(call, Mapping) else None
+    if not isinstance(call, Mapping) or not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+        raise _bad(index, f"`tool_calls[{number}]` needs `function` with a `name`")
+    arguments = function.get("arguments", "{}")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            raise _bad(index, f"`tool_calls[{number}].function.arguments` is not JSON") from None
+    if not isinstance(arguments, dict):
+        raise _bad(index, f"`tool_calls[{number}].function.arguments` is not a JSON object")
+    return ToolCall(str(call.get("id", "")), function["name"], arguments)
+
+
+def _bad(
+    index: int, problem: str, hint: str = "see the OpenAI chat format: role, content, tool_calls"
+) -> LLMConfigError:
+    return LLMConfigError(f"message {index}: {problem}", hint=hint)

@@ -16,7 +16,7 @@ from typing import Any
 
 from toolkiln.llm.client import checked_tool_choice
 from toolkiln.llm.errors import LLMConfigError, LLMError, ScriptExhausted
-from toolkiln.llm.messages import Message, Reply, Usage, as_messages
+from toolkiln.llm.messages import Message, MessageLike, Reply, Usage, as_messages
 from toolkiln.llm.tools import Tools, tool_definitions
 
 ScriptItem = str | Reply | LLMError
@@ -62,7 +62,7 @@ class ScriptedClient:
 
     def chat(
         self,
-        messages: str | Sequence[Message],
+        messages: str | Sequence[MessageLike],
         *,
         tools: Tools | None = None,
         tool_choice: str | None = None,

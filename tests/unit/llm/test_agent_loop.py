@@ -6,6 +6,8 @@ ScriptedClient and through the real HTTP fake server, in both providers' wire fo
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -214,3 +216,51 @@ def test_ask_usage_errors(model_env: FakeLLMServer, argv: list[str], capsys: pyt
         raise SystemExit(code)
     assert exited.value.code == 2
     assert model_env.hits == 0
+
+
+def test_openai_style_message_dicts_are_taken_as_a_conversation(registry: Registry) -> None:
+    """What the OpenAI SDK's users have in hand (issue 25, item 6): on main "message 0 is a dict"."""
+    registry.create(DOUBLE)
+    history = [
+        {"role": "system", "content": "Use the tools."},
+        {"role": "user", "content": [{"type": "text", "text": "Double 2."}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "a", "type": "function", "function": {"name": "double", "arguments": '{"x": 2}'}}],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": '{"ok": true, "result": 4}'},
+        {"role": "user", "content": "Now 21."},
+    ]
+    client = ScriptedClient([calls(("double", {"x": 21})), "It is 42."])
+    result = agent_loop(client, history, registry)
+    assert result.answer == "It is 42."
+    first = client.requests[0].messages
+    assert [type(m).__name__ for m in first] == ["System", "User", "Assistant", "ToolResult", "User"]
+    assert first[1].text == "Double 2." and first[2].tool_calls == (ToolCall("a", "double", {"x": 2}),)
+    assert first[3] == ToolResult("a", '{"ok": true, "result": 4}')
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ({"role": "wizard", "content": "hi"}, "message 0: `role` is 'wizard'"),
+        (
+            {"role": "user", "content": [{"type": "image_url"}]},
+            "message 0: `content` must be a string or a list of text parts",
+        ),
+        ({"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{"}}]}, "is not JSON"),
+        ({"role": "tool", "content": "x"}, "needs `tool_call_id`"),
+    ],
+)
+def test_a_dict_that_is_not_a_message_says_which_field(registry: Registry, message: dict, said: str) -> None:
+    with pytest.raises(LLMConfigError, match="message 0") as raised:
+        agent_loop(ScriptedClient(["x"]), [message], registry)
+    assert said in str(raised.value)
+
+
+def test_the_prompted_package_is_an_attribute_of_toolkiln_llm() -> None:
+    # a new interpreter: in this one another test may have imported the subpackage already
+    probe = "import toolkiln.llm; print(toolkiln.llm.prompted.run_prompted_loop.__name__)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "run_prompted_loop\n", done.stderr

@@ -189,7 +189,8 @@ def test_bad_arguments_are_refused_before_anything_is_sent(make, server: FakeLLM
 @pytest.mark.parametrize(
     ("messages", "problem"),
     [
-        ([{"role": "user", "content": "hi"}], "message 0 is a dict"),
+        ([{"role": "user", "content": 3}], "message 0: `content` must be a string"),
+        ([3], "message 0 is a int"),
         ([System("only a system prompt")], "no user message"),
     ],
 )
