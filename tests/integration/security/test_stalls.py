@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -21,16 +22,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_server_support import compute_tool, served_registry
+from test_server_support import ServerProcess, compute_tool, make_tokens, served_registry
 
 from toolkiln.registry.registry import Registry
 
 QUICK = 2.0  # seconds: what a route not involved in the stall may take
-SPIN = "len([v ** 0.12345 + v ** 0.54321 for v in range(n)])"  # runs until max_seconds (1 s) stops it
+SPIN = "len([v ** 0.12345 + v ** 0.54321 for v in range(n)])"  # n = 60,000: within the operations, past max_seconds
 
 
 def spinning_tool(name: str, examples: int) -> dict:
-    spin = {"args": {"n": 100_000}, "expect": 100_000}
+    spin = {"args": {"n": 60_000}, "expect": 60_000}
     return {
         "name": name,
         "description": "Spins for the whole max_seconds in every example",
@@ -43,18 +44,21 @@ def spinning_tool(name: str, examples: int) -> dict:
 class InFlight(threading.Thread):
     """One request sent from a thread of its own; `.answer` once it is answered, `.seconds` it took."""
 
-    def __init__(self, url: str, token: str, path: str, body: dict) -> None:
+    def __init__(self, url: str, token: str, path: str, body: dict, settle: float = 0.5) -> None:
         super().__init__(daemon=True)
         self.url, self.token, self.path, self.body = url, token, path, body
         self.answer: httpx.Response | None = None
         self.seconds: float | None = None
         self.start()
-        time.sleep(0.5)  # in the slow part by now
+        time.sleep(settle)  # in the slow part by now
 
     def run(self) -> None:
         started = time.monotonic()
         with httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {self.token}"}, timeout=120) as c:
-            self.answer = c.post(self.path, json=self.body)
+            try:
+                self.answer = c.post(self.path, json=self.body)
+            except httpx.TransportError:  # the server was stopped first
+                return
         self.seconds = time.monotonic() - started
 
 
@@ -137,3 +141,22 @@ def test_examples_that_run_for_seconds_hold_no_route(server, tmp_path):
     assert validating.seconds < 2 * 1.0 + QUICK  # the budget: twice max_seconds, for all 20 examples
     creating.join(timeout=60)
     assert creating.answer is not None and creating.answer.status_code == 422  # its examples ran out of time
+
+
+@pytest.mark.slow  # about 10 s
+def test_more_slow_requests_than_the_server_has_threads_hold_no_route(tmp_path):
+    """Slow work runs in two threads of its own: 44 creates (the server's pool has 40 threads)
+    that each spend 3 s on examples leave /health and runs a thread to answer in."""
+    registry = tmp_path / "registry"
+    with Registry(registry) as reg:
+        reg.create(compute_tool("double"))
+    tokens = make_tokens(registry)
+    server = ServerProcess(registry)
+    server.tokens = tokens
+    try:
+        for i in range(44):
+            InFlight(server.url, tokens["write"], "/api/v1/tools", {"definition": spinning_tool(f"spin_{i}", 3)}, 0)
+        time.sleep(1.0)
+        assert_other_routes_answer(server)
+    finally:
+        server.stop(signal.SIGKILL)  # the queued creates would take a minute to drain

@@ -5,15 +5,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from toolkiln.backends.n8n.document import looks_like_n8n
+from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader
+from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.runs import validate_with, validation
 from toolkiln.server.schemas import CheckSource, Validation
-from toolkiln.server.services import Reg, RunSlot
+from toolkiln.server.services import Reg
 from toolkiln.workflow import check_workflow
 
 router = APIRouter(tags=["check"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
@@ -27,9 +29,12 @@ def is_workflow(source: Any) -> bool:
 
 
 @router.post("/check", response_model=Validation, summary="Diagnostics of a compute tool or a workflow")
-def check(body: CheckSource, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
+async def check(request: Request, body: CheckSource, reg: Reg, _: Reader) -> Any:
+    return ExactJSONResponse(await in_check_thread(request, checked, reg, body))
+
+
+def checked(reg: Registry, body: CheckSource) -> dict[str, Any]:
     workflow = body.kind == "workflow" or (body.kind == "auto" and is_workflow(body.source))
     if not workflow:
-        return ExactJSONResponse(validate_with(reg, body.source))  # calls resolve to the registry's tools
-    found = check_workflow(body.source, strict=body.strict, n8n_version=body.n8n_version)
-    return ExactJSONResponse(validation(found))
+        return validate_with(reg, body.source)  # calls resolve to the registry's tools
+    return validation(check_workflow(body.source, strict=body.strict, n8n_version=body.n8n_version))

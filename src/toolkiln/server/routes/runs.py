@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.dates import Clock, clock_at
 from toolkiln.server.auth import Reader, Runner
+from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ToolName, ValidateDefinition, Validation
@@ -52,31 +53,34 @@ def validate_with(reg: Registry, definition: Any) -> dict[str, Any]:
         return validation(error.diagnostics)
 
 
-@router.post("/test", response_model=Tested, summary="Check a definition and run it once; nothing is saved")
-def test_definition(body: TestDefinition, reg: Reg, _: Runner, _slot: RunSlot, decimals: Decimals = "number") -> Any:
+def tested(reg: Registry, body: TestDefinition) -> dict[str, Any]:
     compiled = reg.check_definition(body.definition, seconds=reg.check_seconds)
     ran = body.args is not None and compiled.kind == "compute"  # a workflow run would act in n8n
-    return ExactJSONResponse(
-        {
-            "name": compiled.name,
-            "kind": compiled.kind,
-            "parameters": compiled.parameters,
-            "warnings": [d.to_dict() for d in compiled.warnings],
-            "ran": ran,
-            "result": compiled.compute.run(body.args, tables=reg.tables, clock=_clock(body.now)) if ran else None,
-        },
-        decimals=decimals,
-    )
+    return {
+        "name": compiled.name,
+        "kind": compiled.kind,
+        "parameters": compiled.parameters,
+        "warnings": [d.to_dict() for d in compiled.warnings],
+        "ran": ran,
+        "result": compiled.compute.run(body.args, tables=reg.tables, clock=_clock(body.now)) if ran else None,
+    }
+
+
+@router.post("/test", response_model=Tested, summary="Check a definition and run it once; nothing is saved")
+async def test_definition(
+    request: Request, body: TestDefinition, reg: Reg, _: Runner, decimals: Decimals = "number"
+) -> Any:
+    return ExactJSONResponse(await in_check_thread(request, tested, reg, body), decimals=decimals)
 
 
 @router.post("/validate", response_model=Validation, summary="Check a definition: its diagnostics")
-def validate_definition(body: ValidateDefinition, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
-    return ExactJSONResponse(validate_with(reg, body.definition))
+async def validate_definition(request: Request, body: ValidateDefinition, reg: Reg, _: Reader) -> Any:
+    return ExactJSONResponse(await in_check_thread(request, validate_with, reg, body.definition))
 
 
 @router.get("/{name}/validate", response_model=Validation, summary="Check a stored tool against today's registry")
-def validate_tool(name: ToolName, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
-    return ExactJSONResponse(validate_with(reg, reg.get(name).definition))
+async def validate_tool(request: Request, name: ToolName, reg: Reg, _: Reader) -> Any:
+    return ExactJSONResponse(await in_check_thread(request, lambda: validate_with(reg, reg.get(name).definition)))
 
 
 @router.post("/{name}/execute", response_model=Executed, summary="Run an active tool")

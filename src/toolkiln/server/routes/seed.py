@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolkiln.registry.models import ToolRecord
 from toolkiln.server.auth import Reader, Runner, Writer
+from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.responses import ExactJSONResponse, record_json
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.exports import tool_definition
@@ -56,8 +57,9 @@ def summary(record: ToolRecord) -> dict[str, Any]:
 
 
 @router.post("", response_model=Envelope, status_code=201, summary="Create a tool (seed shape)")
-def create(definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
-    return success(summary(reg.create(definition, created_by=caller.acting_as())), 201)
+async def create(request: Request, definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
+    by = caller.acting_as()
+    return success(summary(await in_check_thread(request, reg.create, definition, created_by=by)), 201)
 
 
 @router.get("", response_model=Envelope, summary="List tools (seed shape)")
@@ -79,8 +81,9 @@ def show(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 
 @router.put("/{name}", response_model=Envelope, summary="Replace a tool's definition (a new version)")
-def replace(name: ToolName, definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
-    return success(record_json(reg.update(name, {"definition": definition}, by=caller.acting_as())))
+async def replace(request: Request, name: ToolName, definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
+    by = caller.acting_as()
+    return success(record_json(await in_check_thread(request, reg.update, name, {"definition": definition}, by=by)))
 
 
 @router.delete("/{name}", response_model=Envelope, summary="Delete a tool (seed shape)")
@@ -98,8 +101,8 @@ def test(name: ToolName, body: TestRun, reg: Reg, _: Runner, _slot: RunSlot) -> 
 
 
 @router.post("/{name}/validate", response_model=Envelope, summary="Check a stored tool: errors and warnings")
-def validate(name: ToolName, reg: Reg, _: Reader, _slot: RunSlot) -> Any:
-    found = validate_with(reg, reg.get(name).definition)
+async def validate(request: Request, name: ToolName, reg: Reg, _: Reader) -> Any:
+    found = await in_check_thread(request, lambda: validate_with(reg, reg.get(name).definition))
     errors = [d for d in found["diagnostics"] if d["severity"] == "error"]
     warnings = [d for d in found["diagnostics"] if d["severity"] != "error"]
     return success({"valid": found["valid"], "errors": errors, "warnings": warnings})

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 
 from toolkiln.registry.models import ToolRecord
 from toolkiln.server.auth import Caller, Reader, Writer, require
+from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.responses import ExactJSONResponse, record_json
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import Actor, CreateTool, Deleted, Rollback, ToolName, ToolOut, ToolPage, UpdateTool
@@ -63,8 +64,9 @@ def pending_tools(
 
 
 @router.post("", response_model=ToolOut, status_code=201, summary="Create a tool")
-def create_tool(body: CreateTool, reg: Reg, caller: Writer) -> Any:
-    record = reg.create(body.definition, created_by=caller.acting_as(body.created_by))
+async def create_tool(request: Request, body: CreateTool, reg: Reg, caller: Writer) -> Any:
+    by = caller.acting_as(body.created_by)
+    record = await in_check_thread(request, reg.create, body.definition, created_by=by)
     return ExactJSONResponse(record_json(record), status_code=201)
 
 
@@ -74,8 +76,9 @@ def get_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 
 @router.patch("/{name}", response_model=ToolOut, summary="Change a tool (a new version unless only the description)")
-def update_tool(name: ToolName, body: UpdateTool, reg: Reg, caller: Writer) -> Any:
-    return ExactJSONResponse(record_json(reg.update(name, body.changes, by=caller.acting_as(body.by))))
+async def update_tool(request: Request, name: ToolName, body: UpdateTool, reg: Reg, caller: Writer) -> Any:
+    by = caller.acting_as(body.by)
+    return ExactJSONResponse(record_json(await in_check_thread(request, reg.update, name, body.changes, by=by)))
 
 
 @router.delete("/{name}", response_model=Deleted, summary="Delete a tool and its past versions")
@@ -115,5 +118,6 @@ def history(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 
 @router.post("/{name}/rollback", response_model=ToolOut, summary="Make a past version current (as a new version)")
-def rollback(name: ToolName, body: Rollback, reg: Reg, caller: Writer) -> Any:
-    return ExactJSONResponse(record_json(reg.rollback(name, body.version, by=caller.acting_as(body.by))))
+async def rollback(request: Request, name: ToolName, body: Rollback, reg: Reg, caller: Writer) -> Any:
+    by = caller.acting_as(body.by)
+    return ExactJSONResponse(record_json(await in_check_thread(request, reg.rollback, name, body.version, by=by)))

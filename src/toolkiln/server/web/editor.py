@@ -14,7 +14,8 @@ from toolkiln.diagnostics.render import render_text
 from toolkiln.errors import CompileError
 from toolkiln.registry.errors import CheckTooSlow, RegistryError
 from toolkiln.registry.registry import Registry
-from toolkiln.server.services import Reg, RunSlot
+from toolkiln.server.check_threads import in_check_thread
+from toolkiln.server.services import Reg
 from toolkiln.server.web.access import Posted, Viewer
 from toolkiln.server.web.rendering import render
 from toolkiln.server.web.tool_view import definition_json, definition_text
@@ -89,8 +90,8 @@ def edit_tool(request: Request, reg: Reg, visitor: Viewer, name: str) -> Respons
 
 
 @router.post("/ui/check")
-def check(request: Request, reg: Reg, visitor: Viewer, form: Posted, _slot: RunSlot) -> Response:
-    diagnostics = diagnose(reg, str(form.get("definition", "")))
+async def check(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
+    diagnostics = await in_check_thread(request, diagnose, reg, str(form.get("definition", "")))
     return render(
         request,
         "_diagnostics.html",
@@ -102,22 +103,22 @@ def check(request: Request, reg: Reg, visitor: Viewer, form: Posted, _slot: RunS
 
 
 @router.post("/ui/new")
-def save_new(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
+async def save_new(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
     visitor.need(request, "write")
     source = str(form.get("definition", ""))
     try:
-        record = reg.create(source, created_by=visitor.principal, note="web page")
+        record = await in_check_thread(request, reg.create, source, created_by=visitor.principal, note="web page")
     except (CompileError, RegistryError) as error:
         return _editor(request, visitor, name=None, source=source, diagnostics=_refusal(error), status=422)
     return RedirectResponse(f"/ui/tools/{record.name}?done=create", status_code=303)
 
 
 @router.post("/ui/tools/{name}/edit")
-def save_edit(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str) -> Response:
+async def save_edit(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str) -> Response:
     visitor.need(request, "write")
     source = str(form.get("definition", ""))
     try:
-        reg.update(name, {"definition": source}, by=visitor.principal)
+        await in_check_thread(request, reg.update, name, {"definition": source}, by=visitor.principal)
     except (CompileError, RegistryError) as error:
         return _editor(request, visitor, name=name, source=source, diagnostics=_refusal(error), status=422)
     return RedirectResponse(f"/ui/tools/{name}?tab=versions&done=update", status_code=303)
