@@ -68,6 +68,9 @@ def fixed(source):
         ),
         ("return {net, vat}\n", "lists each key with its value", 'return {"net": net, vat}\n'),
         ("a = 1; b = 2\nreturn a + b\n", "`;` is not needed", "a = 1\nb = 2\nreturn a + b\n"),
+        # a misspelt `return`: on main the hint said `write return retrun a`
+        ("a = 1\nretrun a\n", "`retrun` is not a keyword", "a = 1\nreturn a\n"),
+        ("rturn a * 2\n", "`rturn` is not a keyword", "return a * 2\n"),
     ],
 )
 def test_foreign_constructs_with_a_certain_fix(source, message, result):
@@ -184,3 +187,9 @@ def test_type_names_of_other_languages_are_fixed(source, result):
     error = [d for d in toolkiln.check(source) if d.code == "E0111"][0]
     assert error.input in ("float", '"int"') and "number" in error.expected
     assert toolkiln.apply_fixes(toolkiln.apply_fixes(source)) == result
+
+
+def test_a_misspelt_return_gets_did_you_mean_as_the_json_front_end_gives():
+    diagnostic = syntax_error("a = 1\nretrun a\n")
+    assert diagnostic.hint == "did you mean `return`?"
+    assert syntax_error("result a\n").hint == "write `return result a`"  # not close to `return`

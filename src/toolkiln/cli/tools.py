@@ -366,6 +366,10 @@ def cmd_action(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# What made a version, as the audit says (a version changed in place keeps its first word).
+_VERSION_CHANGES = ("rollback", "create", "update")
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     with open_registry(args) as reg:
         versions = reg.history(args.name)
@@ -380,14 +384,15 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         _print_json([record_json(v) for v in versions])
         return EXIT_OK
-    rows = [["VERSION", "SAVED", "STATUS", "DESCRIPTION"]]
+    rows = [["VERSION", "SAVED", "CHANGE", "STATUS", "DESCRIPTION"]]
     for v in versions:
         current = " (current)" if v is versions[-1] else ""
-        how = " rollback" if (v.version, "rollback") in changes else ""
+        change = next((action for action in _VERSION_CHANGES if (v.version, action) in changes), "-")
         rows.append(
             [
                 f"{v.version}{current}",
-                _when(v.updated_at) + how,
+                _when(v.updated_at),
+                change,
                 v.status,
                 v.description if len(v.description) <= 50 else v.description[:47] + "...",
             ]

@@ -7,6 +7,7 @@ parses: they only name what a model most likely meant (JavaScript, Python).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -509,6 +510,18 @@ def _result_without_return(text: str, offset: int) -> Foreign | None:
         or not _only_closing(text[end:])
     ):
         return None
+    misspelt = _misspelt_return(written[first:])
+    if misspelt is not None:
+        word_end = line + first + len(misspelt)
+        spelled = "return" + text[word_end:end]
+        return Foreign(
+            line + first,
+            word_end,
+            f"`{misspelt}` is not a keyword: a step is `name = value` or `return value`",
+            "did you mean `return`?",
+            spelled,
+            (line + first, word_end, "return"),
+        )
     spelled = "return " + written.strip()
     return Foreign(
         line + first,
@@ -518,6 +531,16 @@ def _result_without_return(text: str, offset: int) -> Foreign | None:
         spelled,
         (line + first, line + first, "return "),
     )
+
+
+def _misspelt_return(written: str) -> str | None:
+    """The first word of `retrun a` or `retun total`, when it is `return` misspelt and a value
+    follows it (`rturn` is one letter off; a name alone is a value to return)."""
+    match = re.match(rf"({_NAME})\s+\S", written)
+    if match is None or match.group(1) == "return":
+        return None
+    word = match.group(1)
+    return word if difflib.get_close_matches(word, ["return"], n=1, cutoff=0.7) else None
 
 
 def _only_closing(rest: str) -> bool:

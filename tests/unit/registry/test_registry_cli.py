@@ -88,6 +88,10 @@ def test_update_versions_rollback_and_lifecycle(tools, tmp_path):
     assert [v["version"] for v in json.loads(tools("history", "shipping_cost", "--json")[1])] == [1, 2]
     rolled = tools("rollback", "shipping_cost", "1")[1]
     assert rolled.startswith("rolled shipping_cost back to version 1: now version 3")
+    history = tools("history", "shipping_cost")[1].splitlines()
+    assert history[0].split() == ["VERSION", "SAVED", "CHANGE", "STATUS", "DESCRIPTION"]
+    changes = [line.split("UTC")[1].split()[0] for line in history[1:]]
+    assert changes == ["create", "update", "rollback"]  # on main "rollback" stood in the SAVED column
     assert tools("run", "shipping_cost", "--args", '{"weight_kg": 1}')[1] == "7.50\n"
     assert tools("disable", "shipping_cost") == (0, "shipping_cost is disabled\n", "")
     code, _, err = tools("run", "shipping_cost", "--args", "{}")
