@@ -11,7 +11,7 @@ from toolkiln.version import __version__
 if TYPE_CHECKING:
     from typing import Any  # for annotations only: dir(toolkiln) lists every global
 
-    from toolkiln.api import apply_fixes, check, compile, import_jsonlogic, to_json, to_text
+    from toolkiln.api import apply_fixes, check, compile, export_jsonlogic, import_jsonlogic, to_json, to_text
     from toolkiln.diagnostics.model import Diagnostic
     from toolkiln.interpret.tables import load_table_file
     from toolkiln.registry import PermissionDenied, Registry, ToolRecord
@@ -29,6 +29,7 @@ _EXPORTS = {
     "check": "toolkiln.api",
     "compile": "toolkiln.api",
     "import_jsonlogic": "toolkiln.api",
+    "export_jsonlogic": "toolkiln.api",
     "to_json": "toolkiln.api",
     "to_text": "toolkiln.api",
     "Diagnostic": "toolkiln.diagnostics.model",
@@ -60,6 +61,7 @@ __all__ = [
     "compile",
     "compile_workflow",
     "dumps",
+    "export_jsonlogic",
     "import_jsonlogic",
     "import_n8n",
     "load_table_file",

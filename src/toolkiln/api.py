@@ -8,6 +8,7 @@ from typing import Any
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import walk
 from toolkiln.backends.json_printer import print_json
+from toolkiln.backends.jsonlogic import export_jsonlogic as export_rule
 from toolkiln.backends.text_printer import print_text
 from toolkiln.check import CheckResult, ToolSignature, check_program
 from toolkiln.diagnostics.fixes import apply_fixes as apply_text_fixes
@@ -157,3 +158,14 @@ def import_jsonlogic(
     if program is None:
         raise CompileError(diagnostics)
     return compile(program, limits=limits)
+
+
+def export_jsonlogic(tool: Tool) -> Any:
+    """The JsonLogic rule that computes what `tool` computes (its data: the tool's `data`
+    parameter when that is its only one, else an object of its parameters). Raises
+    CompileError (E1006) naming what does not map onto JsonLogic."""
+    types = {param.name: param.type for param in tool.checked.parameters}
+    rule, diagnostics = export_rule(tool.program, types)
+    if diagnostics:
+        raise CompileError(diagnostics)
+    return rule

@@ -1,5 +1,5 @@
-"""`toolkiln import --from jsonlogic RULE.json`: a JsonLogic rule as a compute tool's source
-(docs/jsonlogic.md)."""
+"""`toolkiln import --from jsonlogic RULE.json`: a JsonLogic rule as a compute tool's source;
+`toolkiln export --to jsonlogic TOOL`: the way back (docs/jsonlogic.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
+from toolkiln.semantics.values import dumps
 
 FORMATS = ("jsonlogic",)
 
@@ -37,6 +38,13 @@ def add_import_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
     parser.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
     parser.set_defaults(handler=cmd_import)
 
+    export = commands.add_parser("export", help="write a compute tool as a rule of another format (JsonLogic)")
+    export.add_argument("--to", dest="target_format", choices=FORMATS, required=True, help="the rule's format")
+    export.add_argument("file", type=Path, help="the tool: text DSL or JSON DSL")
+    export.add_argument("-o", "--output", type=Path, help="write the rule here (default: standard output)")
+    export.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
+    export.set_defaults(handler=cmd_export)
+
 
 def cmd_import(args: argparse.Namespace) -> int:
     from toolkiln.api import import_jsonlogic, to_json, to_text
@@ -53,13 +61,33 @@ def cmd_import(args: argparse.Namespace) -> int:
         _report([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
         return EXIT_FAILED
     output = to_text(tool.program) if args.to == "text" else json.dumps(to_json(tool.program), indent=2) + "\n"
-    if args.output is None:
-        sys.stdout.write(output)
+    return _emit(args.output, output)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from toolkiln.api import compile as compile_tool
+    from toolkiln.api import export_jsonlogic
+
+    text, problems = read_source(args.file)
+    if text is None:
+        _report(problems, args.format)
+        return EXIT_FAILED
+    try:
+        rule = export_jsonlogic(compile_tool(text, name=str(args.file)))
+    except CompileError as error:
+        _report([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
+        return EXIT_FAILED
+    return _emit(args.output, dumps(rule) + "\n")
+
+
+def _emit(path: Path | None, text: str) -> int:
+    if path is None:
+        sys.stdout.write(text)
         return EXIT_OK
     try:
-        write_atomically(args.output, output)
+        write_atomically(path, text)
     except OSError as error:
-        raise UsageError(f"cannot write {args.output}: {error}") from None
+        raise UsageError(f"cannot write {path}: {error}") from None
     return EXIT_OK
 
 

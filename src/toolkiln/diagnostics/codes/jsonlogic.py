@@ -75,3 +75,19 @@ more than one key, a data schema that is not a JSON Schema object, or a rule nes
     {"==": [1, 1], "!=": [1, 2]}    # error: an operator object has exactly one key
 """,
 )
+
+JSONLOGIC_NOT_EXPORTABLE = register(
+    "E1006",
+    "jsonlogic-not-exportable",
+    "A tool that does not map onto a JsonLogic rule",
+    """
+`toolkiln export --to jsonlogic` writes a compute tool as a JsonLogic rule only where every
+part of its program means the same in JsonLogic: the builtins an import calls (`js_add`,
+`truthy`, `js_var`, ...), conditionals, comprehensions, and operators whose operands' types
+make JavaScript's rules needless (`data.age > 18` with `age` a number). Anything else is
+named with its place in the tool, and nothing is exported:
+
+    return upper(name)                  # error: upper has no JsonLogic operator
+    return js_cat(["Hi ", data.name])   # fine: {"cat": ["Hi ", {"var": "name"}]}
+""",
+)
