@@ -48,3 +48,19 @@ def test_a_server_with_a_token_gives_no_such_hint(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "registry")
     server.stop()
     assert "nobody can sign in" not in server.log.read_text()
+
+
+def test_a_body_that_is_not_json_says_where_it_breaks(tmp_path: Path) -> None:
+    """Issue 25, item 6: on main the problem's path was `body.24`, a character offset read as a field."""
+    token = make_token(tmp_path / "registry", "alice", "run", "person")
+    server = ServerProcess(tmp_path / "registry")
+    try:
+        with server.client(token) as http:
+            broken = b'{"args": {"a": 1,\n "b": tru}}'
+            answer = http.post("/api/v1/tools/x/execute", content=broken, headers={"Content-Type": "application/json"})
+    finally:
+        server.stop()
+    assert answer.status_code == 422
+    [problem] = answer.json()["diagnostics"]
+    assert problem["path"] == "body" and (problem["line"], problem["column"]) == (2, 7)
+    assert problem["message"] == "the body is not JSON: Expecting value at line 2, column 7"

@@ -176,3 +176,18 @@ def test_a_definition_without_parameters_infers_them_as_bare_logic_does():
     assert toolkiln.to_text(definition).startswith("tool t(\n  price: number,\n  qty: number,\n)")
     declared_none = {**definition, "parameters": {}}
     assert {d.code for d in toolkiln.check(declared_none)} == {"E0201"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "hint"),
+    [
+        ({"language": "bash", "script": "echo hi"}, 'this looks like a script tool: add "kind": "script"'),
+        ({"runtime": "python", "body": "print(1)"}, 'this looks like a script tool: add "kind": "script"'),
+        ({"path": "/usr/local/bin/quote"}, 'this looks like an executable tool: add "kind": "executable"'),
+    ],
+)
+def test_a_program_definition_without_kind_is_told_which_kind_it_looks_like(fields, hint):
+    """On main: "missing the field `logic`" with a hint listing a compute tool's fields."""
+    document = {"name": "echo_text", "description": "Echo", "parameters": {}, **fields}
+    [missing] = [d for d in toolkiln.check(json.dumps(document)) if d.code == "E0108"]
+    assert "`logic`" in missing.message and missing.hint.startswith(hint)

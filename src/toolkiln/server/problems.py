@@ -121,6 +121,21 @@ def diagnostic(code: codes.Code, message: str, hint: str | None = None, path: st
     }
 
 
+def broken_json(error: dict[str, Any], body: Any) -> dict[str, Any]:
+    """A body that is not JSON: where it breaks as line and column of the body (pydantic's
+    `loc` is ("body", character offset), which read as a path looked like a field `body.10`)."""
+    loc = error.get("loc", ())
+    offset = loc[-1] if loc and isinstance(loc[-1], int) else None
+    reason = str((error.get("ctx") or {}).get("error", "")) or "not JSON"
+    found = diagnostic(codes.INVALID_BODY, f"the body is not JSON: {reason}", hint="send one JSON object", path="body")
+    if offset is not None and isinstance(body, str | bytes):
+        before = (body if isinstance(body, str) else body.decode("utf-8", "replace"))[:offset]  # a character offset
+        line = before.count("\n") + 1
+        found.update(line=line, column=offset - (before.rfind("\n") + 1) + 1)
+        found["message"] += f" at line {line}, column {found['column']}"
+    return found
+
+
 def install(app: FastAPI) -> None:
     """Answer every error the routes and FastAPI raise as problem details."""
 
@@ -165,7 +180,9 @@ def install(app: FastAPI) -> None:
     async def invalid_body(request: Request, error: Exception) -> Response:
         assert isinstance(error, RequestValidationError)
         found = [
-            diagnostic(
+            broken_json(e, error.body)
+            if e.get("type") == "json_invalid"
+            else diagnostic(
                 codes.INVALID_BODY, str(e.get("msg", "invalid")), path=".".join(str(p) for p in e.get("loc", ()))
             )
             for e in error.errors()

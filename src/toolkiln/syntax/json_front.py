@@ -496,6 +496,14 @@ class JsonFrontEnd:
 
     def definition(self, obj: dict[str, Any]) -> n.Program | None:
         fields = self.fields(obj, (), DEFINITION_FIELDS, "tool definition")
+        program = _program_kind_hint(obj)
+        if program is not None:  # the missing `logic` says what the definition lacks instead
+            self.diagnostics = [
+                d.model_copy(update={"hint": program})
+                if d.code == codes.MISSING_FIELD.code and "`logic`" in d.message
+                else d
+                for d in self.diagnostics
+            ]
         name = self.name(obj.get("name"), ("name",), tool=True) if "name" in obj else None
         description = self.string(obj["description"], ("description",), "description") if "description" in obj else None
         steps = self.logic(obj["logic"], ("logic",)) if "logic" in obj else None
@@ -657,6 +665,21 @@ OP_ALIASES = {
     "invoke": "call",
     "call_tool": "call",
 }
+
+
+# Fields of a script or an executable tool, which a definition without `kind` is taken not to be.
+PROGRAM_FIELDS = {"runtime": "script", "body": "script", "language": "script", "script": "script", "path": "executable"}
+
+
+def _program_kind_hint(obj: dict[str, Any]) -> str | None:
+    """When a definition without `kind` and `logic` has a program's fields: which kind it
+    looks like, and what that kind is written with."""
+    kinds = [PROGRAM_FIELDS[key] for key in obj if key in PROGRAM_FIELDS]
+    if not kinds or "logic" in obj or "kind" in obj:
+        return None
+    if kinds[0] == "script":
+        return 'this looks like a script tool: add "kind": "script", with `runtime` ("bash" or "python") and `body`'
+    return 'this looks like an executable tool: add "kind": "executable", with `path` (the program\'s absolute path)'
 
 
 def _op_alias(op: Any) -> str | None:
