@@ -23,10 +23,11 @@ from toolkiln.diagnostics import codes
 from toolkiln.errors import CompileError, RunError
 from toolkiln.registry import exports, meta
 from toolkiln.registry.admission import admit_program, passing, recheck_callers, refuse_cycle, refuse_rename
-from toolkiln.registry.budget import CHECK_SLOTS, finish_within
+from toolkiln.registry.budget import CHECK_SLOTS
 from toolkiln.registry.callees import Callees
 from toolkiln.registry.capabilities import LOCAL, Capabilities, refuse_ungranted_executable
 from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
+from toolkiln.registry.checking import Checking
 from toolkiln.registry.codec import (
     decode_audit,
     decode_record,
@@ -68,7 +69,7 @@ from toolkiln.registry.names import check_name
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.programs import ProgramRun
-from toolkiln.registry.reads import Reads, attempts, kept_changing
+from toolkiln.registry.reads import attempts, kept_changing
 from toolkiln.registry.revisions import audit_entry, first_version, next_version
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
@@ -76,7 +77,7 @@ from toolkiln.registry.trusting import Trusting
 from toolkiln.registry.usage import UsageBook, flush_quietly
 from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
 from toolkiln.semantics.dates import Clock
-from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
+from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
 from toolkiln.version import __version__
 
@@ -84,15 +85,13 @@ if TYPE_CHECKING:
     from toolkiln.backends.n8n.client import N8nClient
 
 _monotonic = time.monotonic  # (a global lookup fewer per run)
-# A check that saves nothing may take this many times the registry's max_seconds in all.
-CHECK_BUDGET_FACTOR = 2
 
 
 def _version_tag() -> str:
     return f"toolkiln {__version__}"
 
 
-class Registry(Trusting):
+class Registry(Checking, Trusting):
     """A folder of persisted, checked tools. See docs/registry.md.
 
     `policy` decides statuses and permissions; `limits` bound every run (a run's own `limits=`
@@ -668,35 +667,6 @@ class Registry(Trusting):
             kind = "a workflow" if isinstance(tool, WorkflowRun) else "a script or executable"
             raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is {kind} tool; compute tools cannot call it")
         return tool
-
-    def check_definition(self, definition: Any, *, seconds: float | None = None) -> Compiled:
-        """Compile a definition against the registry's tools and run its examples, saving
-        nothing (for the meta-tools, the factory, the validate routes), without holding the
-        registry's lock. `seconds`: a total time budget (`check_seconds` for a caller who only
-        asks), past which CheckTooSlow."""
-        if seconds is None:
-            return self._checked(definition, None)
-        return finish_within(seconds, self._check_slots, lambda until: self._checked(definition, (seconds, until)))
-
-    @property
-    def check_seconds(self) -> float:
-        """The total a check that saves nothing may take: twice the registry's max_seconds."""
-        return CHECK_BUDGET_FACTOR * (self.limits or DEFAULT_LIMITS).max_seconds
-
-    def _checked(self, definition: Any, budget: tuple[float, float] | None) -> Compiled:
-        reads = self._reads()
-        return passing(
-            self._pinned(definition, reads.callees),
-            reads.tables,
-            self.limits,
-            budget,
-        )
-
-    def _reads(self) -> Reads:
-        """A view of the registry for a check made without the lock (see reads.py)."""
-        with self._mutex:
-            self._mirror.refresh()
-            return Reads(self._mirror, self._mutex, self._callee_tool)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
