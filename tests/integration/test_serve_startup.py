@@ -34,6 +34,14 @@ def test_a_port_in_use_is_one_coded_line_and_exit_1(tmp_path: Path) -> None:
     assert "Application startup complete" not in done.stderr and "Traceback" not in done.stderr
 
 
+def test_mcp_over_http_on_a_port_in_use_is_the_same_coded_line(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        command = ["mcp", "--http", "--registry", str(tmp_path / "registry"), "--port", str(port)]
+        done = subprocess.run([sys.executable, "-m", "toolkiln", *command], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and f"error[R0531]: 127.0.0.1:{port} is in use" in done.stderr
+
+
 def test_a_server_without_tokens_says_nobody_can_sign_in(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "registry")
     server.stop()

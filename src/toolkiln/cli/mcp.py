@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkiln.cli.common import EXIT_OK, UsageError
-from toolkiln.cli.serve import granted, listening_options, rate_limit, state_dir, state_dir_option
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from toolkiln.cli.serve import granted, listening_options, listening_socket, rate_limit, state_dir, state_dir_option
 from toolkiln.cli.tools import open_registry, registry_option
 
 
@@ -55,5 +55,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         warning = legacy_warning(registry.path)
         if warning is not None:
             print(f"warning: {warning}", file=sys.stderr)
-        anyio.run(server.run_http, args.host, args.port, tokens, TokenRateLimiter(limit))
+        listener = listening_socket(args.host, args.port)
+        if listener is None:
+            return EXIT_FAILED
+        print(f"toolkiln mcp: listening on http://{args.host}:{args.port}/mcp", file=sys.stderr)
+        anyio.run(server.run_http, args.host, args.port, tokens, TokenRateLimiter(limit), listener)
     return EXIT_OK

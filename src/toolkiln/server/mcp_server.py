@@ -11,6 +11,7 @@ changed them, tells every client to refetch: clients of the 2026-07-28 protocol 
 
 from __future__ import annotations
 
+import socket
 from dataclasses import replace
 from typing import Any
 
@@ -67,13 +68,16 @@ class RegistryMCP:
                 await self.server.run(read, write, options)
             tasks.cancel_scope.cancel()
 
-    async def run_http(self, host: str, port: int, tokens: TokenStore, limiter: TokenRateLimiter) -> None:
-        """Serve streamable HTTP at http://host:port/mcp until SIGTERM or Ctrl-C."""
+    async def run_http(
+        self, host: str, port: int, tokens: TokenStore, limiter: TokenRateLimiter, listener: socket.socket | None = None
+    ) -> None:
+        """Serve streamable HTTP at http://host:port/mcp until SIGTERM or Ctrl-C; on
+        `listener` when given (a socket the caller bound, so a port in use was its error)."""
         app = BearerGuard(self.server.streamable_http_app(host=host), tokens, limiter, "write")
         server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, access_log=False))
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self._watch)
-            await server.serve()
+            await server.serve(sockets=None if listener is None else [listener])
             tasks.cancel_scope.cancel()
 
     async def _list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:

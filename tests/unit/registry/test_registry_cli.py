@@ -65,6 +65,8 @@ def test_create_list_show_and_run(tools):
     assert tools("create", EXAMPLES / "shipping_cost.json") == (0, "created shipping_cost (version 1, active)\n", "")
     assert tools("create", EXAMPLES / "late_fee.tk", "--created-by", "llm")[0] == 0
     assert tools("run", "shipping_cost", "--args", '{"weight_kg": 12}')[1] == "31.500\n"
+    code, _, err = tools("run", "shippng_cost", "--args", '{"weight_kg": 12}')
+    assert code == 1 and "error[R0102]" in err and "did you mean `shipping_cost`?" in err
     code, out, _ = tools("list")
     assert code == 0 and out.splitlines()[1].split()[:7] == ["late_fee", "compute", "active", "1", "llm", "medium", "0"]
     as_json = json.loads(tools("list", "--json", "--created-by", "user")[1])

@@ -169,10 +169,10 @@ CANNOT_LISTEN = register(
     "cannot-listen",
     "Server cannot listen",
     """
-`toolkiln serve` binds its address and port before it starts, and stops with exit code 1 when
-it cannot: another program (often another `toolkiln serve`) listens on the port already, or
-`--host` names an address this machine does not have. Stop the other server, or choose
-another port.
+`toolkiln serve` (and `toolkiln mcp --http`) binds its address and port before it starts, and
+stops with exit code 1 when it cannot: another program (often another `toolkiln serve`)
+listens on the port already, or `--host` names an address this machine does not have. Stop
+the other server, or choose another port.
 
     toolkiln serve --port 8765   # error: a server already listens on 8765
     toolkiln serve --port 8800   # fixed
