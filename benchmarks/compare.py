@@ -729,6 +729,22 @@ def setup_jsonlogic(w: Workload) -> Callable:
     return lambda args: jsonLogic(rule, args)
 
 
+def setup_toolkiln_jsonlogic(w: Workload, numbers: str = "exact") -> Callable:
+    """The workload's JsonLogic rule imported as a toolkiln tool (toolkiln.import_jsonlogic):
+    the same rule the JsonLogic port runs, its data given as the tool's `data`."""
+    if w.jsonlogic is None:
+        raise Skip("cannot express it")
+    try:
+        run = toolkiln.import_jsonlogic(w.jsonlogic, numbers=numbers).run  # type: ignore[arg-type]
+    except toolkiln.Error as error:
+        raise Skip(f"not imported: {error}") from None
+    return lambda args: run({"data": args})
+
+
+def setup_toolkiln_jsonlogic_float(w: Workload) -> Callable:
+    return setup_toolkiln_jsonlogic(w, "float")
+
+
 def _tool(w: Workload, limits: toolkiln.Limits | None = None) -> toolkiln.Tool:
     try:
         return toolkiln.compile(w.toolkiln, limits=limits)
@@ -812,6 +828,8 @@ ROWS = [
     Row("asteval, .parse() once + .run()", setup_asteval, peer="asteval"),
     Row("cel-python, compile once + program.evaluate()", setup_cel, peer="cel-python"),
     Row(f"JsonLogic ({_version(*JSONLOGIC_DISTS) or 'no port installed'})", setup_jsonlogic, peer="JsonLogic"),
+    Row("toolkiln, the JsonLogic rule imported (exact decimals)", setup_toolkiln_jsonlogic, "float"),
+    Row("toolkiln, the JsonLogic rule imported (numbers=float)", setup_toolkiln_jsonlogic_float, "float"),
     Row("toolkiln tool.run, float args", setup_toolkiln, "float"),
     Row("toolkiln tool.run, whole float args (12.0)", setup_toolkiln, "whole"),
     Row("toolkiln tool.run, int args", setup_toolkiln, "int"),

@@ -199,12 +199,17 @@ class Exporter:
             return {SINGLE[name]: self.expr(args[0])}
         if name in ("js_var", "js_val", "js_exists", "js_missing", "js_missing_some") and args:
             return self.data_call(expr)
+        if name == "js_last" and len(args) == 2 and isinstance(args[0], n.Comprehension):
+            return self.last(args[0], args[1])
         if name in ("any", "js_all") and len(args) == 1 and isinstance(args[0], n.Comprehension):
             return self.quantifier("some" if name == "any" else "all", args[0])
         raise self.refuse(f"the builtin {name} (no JsonLogic operator)", expr)
 
     def data_call(self, expr: n.Call) -> Any:
         name, (target, *rest) = expr.function, expr.args
+        item = self.reduce_item(target)
+        if name == "js_var" and item is not None and len(rest) == 1 and isinstance(rest[0], n.StringLit):
+            return {"var": ".".join(filter(None, ["current", rest[0].value]))}
         if not self.is_data(target):
             raise self.refuse(f"{name} of a value that is not the data", expr)
         operands = [self.expr(arg) for arg in rest]
@@ -218,6 +223,12 @@ class Exporter:
             case "js_missing":
                 return {"missing": operands[0]}
         return {"missing_some": operands}
+
+    def reduce_item(self, target: n.Expr) -> str | None:
+        """The name of a reduce's item, when `target` is it (read as `current`)."""
+        if isinstance(target, n.Name) and self.names.get(target.name) == Binding({"var": "current"}, self.depth):
+            return target.name
+        return None
 
     def is_data(self, target: n.Expr) -> bool:
         """Whether `target` is the data JsonLogic reads here: the rule's data, the item of a
@@ -267,6 +278,14 @@ class Exporter:
         inner.names[each.var] = Binding({"var": "current"}, self.depth + 1)
         body = {operator: [{"var": "accumulator"}, inner.expr(each.element)]}
         return {"reduce": [source, body, self.expr(initial)]}
+
+    def last(self, each: n.Comprehension, initial: n.Expr) -> Any:
+        """`js_last([body for item in xs], initial)`: a reduce whose body ignores the accumulator."""
+        if each.condition is not None:
+            raise self.refuse("the last of a filtered list", each)
+        source, inner = self.iteration(each)
+        inner.names[each.var] = Binding({"var": "current"}, self.depth + 1)
+        return {"reduce": [source, inner.expr(each.element), self.expr(initial)]}
 
     def let(self, let: n.Comprehension, value: n.Expr) -> Any:
         """`[body for v in [value]][0]`, the import's way to compute a value once: `value` in

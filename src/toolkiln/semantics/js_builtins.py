@@ -40,7 +40,7 @@ from toolkiln.semantics.js_values import (
     truthy,
 )
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import from_float
+from toolkiln.semantics.numbers import from_float_fast
 from toolkiln.semantics.values import type_name
 
 V = Arg("value", (ANY,))
@@ -84,7 +84,12 @@ def _js_strict_equals(limits: Limits, a: Any, b: Any) -> bool:
     work=all_sizes,
 )
 def _js_compare(limits: Limits, a: Any, b: Any) -> Decimal:
-    return Decimal(compare(a, b))
+    if type(a) is Decimal and type(b) is Decimal:  # the common case: no coercion
+        return _ORDER[(a > b) - (a < b)]
+    return _ORDER[compare(a, b)]
+
+
+_ORDER = {-1: Decimal(-1), 0: Decimal(0), 1: Decimal(1), 2: Decimal(2)}
 
 
 def _operands(value: Any) -> list[Any]:
@@ -159,7 +164,7 @@ def _remainder(limits: Limits, values: list[Decimal]) -> Decimal:
 def _float_result(value: float) -> Decimal:
     if not math.isfinite(value):
         raise nan(f"the result is {value} (JsonLogic engines stop with NaN)")
-    return from_float(value)
+    return from_float_fast(value)
 
 
 def _float_fold(first: float, step: Callable[[float, float], float]) -> Callable[[list[float]], float]:
@@ -359,6 +364,17 @@ def _js_list(limits: Limits, value: Any) -> list[Any]:
 
 
 @builtin(
+    "js_last",
+    (Arg("values", (ARRAY,)), Arg("default", (ANY,))),
+    lambda types: ANY,
+    "The last item, or the default for an empty list (a reduce whose body does not read the accumulator).",
+    pure=True,
+)
+def _js_last(limits: Limits, values: list[Any], default: Any) -> Any:
+    return values[-1] if values else default
+
+
+@builtin(
     "js_all",
     (Arg("values", (array_of(BOOLEAN),)),),
     BOOLEAN,
@@ -415,6 +431,8 @@ def _step(current: Any, key: Any) -> Any:
 
 def read_path(data: Any, path: Any) -> Any:
     """`var`'s path: a dotted text or a number; "" or null is the whole data."""
+    if type(data) is dict and type(path) is str and path and "." not in path:
+        return data.get(path, _MISSING)  # the common case, one field: no split
     if path is None or path == "" or path == []:
         return data
     current = data

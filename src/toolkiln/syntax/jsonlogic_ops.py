@@ -62,12 +62,25 @@ def _field_chain(data: Typed, keys: list[Any]) -> Typed | None:
     return Typed(expr, type_)
 
 
+def _current(data: Typed) -> Typed | None:
+    """The item of a reduce, when `data` is its frame `{"current": item}`."""
+    if isinstance(data.expr, n.RecordExpr) and [entry.key for entry in data.expr.entries] == ["current"]:
+        return Typed(data.expr.entries[0].value, ANY)
+    return None
+
+
 @operator("var")
 def _var(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
     listed = args if isinstance(args, list) else [args]
     key = listed[0] if listed else None
     default = listed[1] if len(listed) > 1 else None
     data = scope[-1]
+    current = _current(data)
+    if current is not None and len(listed) < 2 and isinstance(key, str) and key.split(".")[0] == "current":
+        # a reduce's item read straight, not through the record {"current": item}
+        data, key = current, key.partition(".")[2]
+        if not key:
+            return data
     if isinstance(key, str) and key and default is None:
         typed = _field_chain(data, key.split("."))
         if typed is not None:
@@ -404,10 +417,16 @@ def _reads(rule: Any, name: str) -> bool:
 def _reduce(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
     """`reduce` whose body folds the accumulator with one expression of the current item:
     `{"+": [{"var": "accumulator"}, {"var": "current.price"}]}` is js_add of the initial
-    value and every item's price (in order, so floats add as JavaScript adds them)."""
+    value and every item's price (in order, so floats add as JavaScript adds them). A body
+    that does not read the accumulator gives its value at the last item (the initial value
+    for an empty list): js_last."""
     if len(args) < 2:
         raise t.fail(codes.JSONLOGIC_INVALID_ARGUMENTS, "reduce takes [list, rule, initial]", path)
     body = args[1]
+    initial = t.rule(args[2] if len(args) > 2 else None, (*path, 2), scope).expr
+    if not _reads(body, "accumulator"):
+        values = _each(t, args, body, path, scope, (*path, 1))
+        return t.call("js_last", values, initial, path=path)
     op = next(iter(body)) if isinstance(body, dict) and len(body) == 1 else None
     operands = body[op] if op is not None else None
     if op not in FOLDS or not isinstance(operands, list) or len(operands) != 2:
@@ -415,14 +434,19 @@ def _reduce(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
     accumulator = [i for i, part in enumerate(operands) if part in ({"var": "accumulator"}, {"val": "accumulator"})]
     if len(accumulator) != 1 or _reads(operands[1 - accumulator[0]], "accumulator"):
         raise _unsupported_fold(t, path)
-    name, iterable, inner, _ = _iteration(t, args, path, scope)
-    frame = n.RecordExpr(entries=(n.RecordEntry(key="current", value=inner[-1].expr),))
-    item_scope = (*scope, Typed(frame, OBJECT))
-    each = t.rule(operands[1 - accumulator[0]], (*path, 1, op, 1 - accumulator[0]), item_scope).expr
-    initial = t.rule(args[2] if len(args) > 2 else None, (*path, 2), scope).expr
-    values = n.Comprehension(element=each, var=name, iterable=iterable)
+    other = 1 - accumulator[0]
+    values = _each(t, args, operands[other], path, scope, (*path, 1, op, other))
     merged = t.call("js_merge", n.ListExpr(items=(n.ListExpr(items=(initial,)), values)), path=path).expr
     return t.call(FOLDS[op], merged, path=path)
+
+
+def _each(t: Translator, args: list[Any], rule: Any, path: Path, scope: Scope, where: Path) -> n.Comprehension:
+    """`rule` (at `where`) for each item of the list of the reduce at `path`, reading the item
+    as `current`."""
+    name, iterable, inner, _ = _iteration(t, args, path, scope)
+    frame = n.RecordExpr(entries=(n.RecordEntry(key="current", value=inner[-1].expr),))
+    each = t.rule(rule, where, (*scope, Typed(frame, OBJECT))).expr
+    return n.Comprehension(element=each, var=name, iterable=iterable)
 
 
 def _unsupported_fold(t: Translator, path: Path) -> Unsupported:

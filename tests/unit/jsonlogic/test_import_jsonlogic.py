@@ -58,6 +58,8 @@ def test_iterators_read_the_item_as_their_data():
     assert run(rule, {"items": [{"qty": 1}, {"qty": 3}]}) == [{"qty": Decimal(3)}]
     rule = {"reduce": [{"var": "xs"}, {"+": [{"var": "accumulator"}, {"var": "current.price"}]}, 10]}
     assert run(rule, {"xs": [{"price": 1}, {"price": 2}]}) == Decimal(13)
+    let = {"reduce": [[[{"var": "a"}, 2]], {"*": [{"var": "current.0"}, {"var": "current.1"}]}, 0]}
+    assert run(let, {"a": 21}) == Decimal(42)  # reduce over one item as a "let"
 
 
 @pytest.mark.parametrize(

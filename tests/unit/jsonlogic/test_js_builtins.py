@@ -38,6 +38,7 @@ D = Decimal
         ("js_merge([[1, 2], 3, [[4]]])", [D(1), D(2), D(3), [D(4)]]),
         ('[js_list([1]), js_list("no")]', [[D(1)], []]),
         ("[js_all([true, true]), js_all([])]", [True, False]),
+        ('[js_last([1, 2], "none"), js_last([], "none")]', [D(2), "none"]),
         ('[js_length("abc"), js_length([1, 2])]', [D(3), D(2)]),
         ('[js_var({"a": {"b": [5, 6]}}, "a.b.1"), js_var({"a": null}, "a", 7), js_var(3, "")]', [D(6), D(7), D(3)]),
         ('[js_val({"a.b": 1}, ["a.b"]), js_val([1, 2], [1]), js_val({}, ["x"])]', [D(1), D(2), None]),

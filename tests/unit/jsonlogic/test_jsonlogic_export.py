@@ -41,6 +41,7 @@ def _rules(leaves: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 ITEM_RULES = _rules(SCALARS | st.just({"var": ""}))
+CURRENT_RULES = _rules(SCALARS | st.just({"var": "current"}))
 RULES = st.recursive(
     _rules(SCALARS | st.sampled_from(KEYS).map(lambda key: {"var": key})),
     lambda inner: st.one_of(
@@ -50,6 +51,7 @@ RULES = st.recursive(
         st.tuples(st.sampled_from(["+", "*", "max", "cat"]), NUMBERS).map(
             lambda f: {"reduce": [{"var": "xs"}, {f[0]: [{"var": "accumulator"}, {"var": "current"}]}, f[1]]}
         ),
+        st.tuples(CURRENT_RULES, SCALARS).map(lambda r: {"reduce": [{"var": "xs"}, r[0], r[1]]}),
         st.lists(st.sampled_from(KEYS), max_size=3).map(lambda keys: {"missing": keys}),
         st.lists(inner, min_size=1, max_size=2).map(lambda items: {"cat": items}),
     ),
