@@ -294,6 +294,15 @@ def _js_cat(limits: Limits, operands: Any) -> str:
     return to_js_string(_operands(operands), limits.max_string_length, separator="")
 
 
+def _position(value: Any) -> int:
+    """JavaScript's ToIntegerOrInfinity, bounded: past any text's length either way."""
+    number = to_number(value)
+    return int(max(min(number, _FAR), -_FAR))
+
+
+_FAR = Decimal(2**53)
+
+
 @builtin(
     "js_substr",
     (V, Arg("start", (ANY,)), Arg("length", (ANY,), optional=True)),
@@ -306,11 +315,11 @@ def _js_cat(limits: Limits, operands: Any) -> str:
 )
 def _js_substr(limits: Limits, value: Any, start: Any, length: Any = None) -> str:
     text = to_js_string(value, limits.max_string_length)
-    begin = int(to_number(start))
+    begin = _position(start)
     part = text[max(len(text) + begin, 0) :] if begin < 0 else text[begin:]
     if length is None:
         return part
-    count = int(to_number(length))
+    count = _position(length)
     return part[: max(len(part) + count, 0)] if count < 0 else part[:count]
 
 

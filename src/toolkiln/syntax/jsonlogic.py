@@ -21,6 +21,7 @@ from toolkiln.ast.spans import json_path, path_span
 from toolkiln.ast.types import ANY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, Type, array_of
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.syntax.limits import MAX_LITERAL_DIGITS, literal_too_large
 
 NumberMode = Literal["exact", "float"]
 Path = tuple[str | int, ...]
@@ -146,7 +147,7 @@ class Translator:
         if isinstance(value, list):
             items = [self.rule(item, (*path, i), scope) for i, item in enumerate(value)]
             return Typed(n.ListExpr(items=tuple(item.expr for item in items)), array_of(ANY))
-        return literal(value)
+        return literal(value, path)
 
     def operator(self, operator: str, args: Any, path: Path, scope: tuple[Typed, ...]) -> Typed:
         translate = self.operators.get(operator)
@@ -168,24 +169,35 @@ class Translator:
         return [self.rule(item, (*path, i), scope) for i, item in enumerate(listed)]
 
 
-def literal(value: Any) -> Typed:
+def literal(value: Any, path: Path = ()) -> Typed:
     """A JSON value as a constant expression (`preserve`, and the rule's own constants)."""
     if value is None:
         return Typed(n.NullLit(), NULL)
     if isinstance(value, bool):
         return Typed(n.BoolLit(value=value), BOOLEAN)
-    if isinstance(value, int | Decimal):
-        return Typed(n.NumberLit(value=Decimal(value)), NUMBER)
-    if isinstance(value, float):
-        return Typed(n.NumberLit(value=Decimal(repr(value))), NUMBER)
+    if isinstance(value, int | float | Decimal):
+        return Typed(n.NumberLit(value=_number(value, path)), NUMBER)
     if isinstance(value, str):
         return Typed(n.StringLit(value=value), STRING)
     if isinstance(value, list):
-        return Typed(n.ListExpr(items=tuple(literal(item).expr for item in value)), array_of(ANY))
+        items = tuple(literal(item, (*path, i)).expr for i, item in enumerate(value))
+        return Typed(n.ListExpr(items=items), array_of(ANY))
     if isinstance(value, dict):
-        entries = tuple(n.RecordEntry(key=str(key), value=literal(item).expr) for key, item in value.items())
+        entries = tuple(
+            n.RecordEntry(key=str(key), value=literal(item, (*path, str(key))).expr) for key, item in value.items()
+        )
         return Typed(n.RecordExpr(entries=entries), OBJECT)
-    raise TypeError(f"not JSON: {type(value).__name__}")
+    message = f"a {type(value).__name__} is not JSON"
+    raise Unsupported(Diagnostic.of(codes.JSONLOGIC_NOT_A_RULE, message, path_span(json_path(("rule", *path)))))
+
+
+def _number(value: int | float | Decimal, path: Path) -> Decimal:
+    """A number of the rule, as the compute language's literals are bounded (E0403)."""
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite() or literal_too_large(number):
+        message = f"number has more than {MAX_LITERAL_DIGITS} digits or is not finite"
+        raise Unsupported(Diagnostic.of(codes.LITERAL_TOO_LARGE, message, path_span(json_path(("rule", *path)))))
+    return number
 
 
 def _operator(value: Any) -> str | None:

@@ -134,7 +134,7 @@ def _missing_some(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
 
 @operator("preserve")
 def _preserve(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
-    return literal(args)
+    return literal(args, path)
 
 
 # --- logic --------------------------------------------------------------------------------
