@@ -1,7 +1,7 @@
 """Load on `toolkiln serve`: many concurrent clients executing a compute tool, and fetching
 the tool definitions, for a fixed time.
 
-    python benchmarks/bench_server.py [--clients 200] [--seconds 30] [--tools 20]
+    python benchmarks/bench_server.py [--clients 200] [--seconds 30] [--tools 20] [--src DIR ...] [--rounds N]
 
 Starts `toolkiln serve` (one uvicorn process, no rate limit) on a fresh registry folder
 holding --tools compute tools, makes a `run` token, then for each workload runs --clients
@@ -9,7 +9,11 @@ concurrent HTTP/1.1 clients (asyncio tasks over httpx, one connection each) in t
 for --seconds, and prints a markdown table: requests, requests per second, p50/p99 latency,
 errors (any answer but 200, or no answer) and the server's CPU time per request (Linux). The
 load generator shares the machine with the server: on a small machine its own cost (about as
-much CPU a request as the server's) bounds the rate. A script, not a test.
+much CPU a request as the server's) bounds the rate. `--src DIR` (repeatable) runs the server
+from that toolkiln src/ tree (first on its PYTHONPATH), so two versions are compared in one run;
+`--rounds N` alternates them N times, so that a change of the machine's load hits both alike.
+A tree from before the state folder (2026-11-28) reads its tokens from `<registry>/.server/`:
+the token file is copied there too. A script, not a test.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import asyncio
 import datetime
 import os
 import platform
+import shutil
 import statistics
 import sys
 import tempfile
@@ -98,6 +103,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--tools", type=int, default=20, help="tools in the registry (the definitions' size)")
+    parser.add_argument("--src", action="append", help="a toolkiln src/ tree for the server (repeatable)")
+    parser.add_argument("--rounds", type=int, default=1, help="times each --src is measured, alternating")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
@@ -105,29 +112,38 @@ def main() -> None:
         with Registry(registry, durable=False) as reg:
             for n in range(args.tools):
                 reg.create(compute_tool(f"price_{n}", "round(x * 1.2 + 3.5, 2)", "Price with tax and fee"))
-        token, _ = TokenStore(state_folder(registry)).create("bench", "run", "person")
-        server = ServerProcess(registry, "--rate-limit", "")
-        try:
-            workloads = {
-                "POST /api/v1/tools/price_0/execute": lambda http: http.post(
-                    "/api/v1/tools/price_0/execute", json={"args": {"x": 12.5}}
-                ),
-                f"GET /api/v1/tools/definitions ({args.tools} tools)": lambda http: http.get(
-                    "/api/v1/tools/definitions", params={"format": "openai"}
-                ),
-            }
-            print(f"{datetime.date.today()}, Python {platform.python_version()}, {machine()}")
-            print(f"{args.clients} concurrent clients, {args.seconds:g} s per workload, one server process\n")
-            print("| workload | requests | requests/s | p50 (ms) | p99 (ms) | errors | server CPU (ms/request) |")
-            print("|---|---:|---:|---:|---:|---:|---:|")
-            for name, request in workloads.items():
-                before = cpu_seconds(server.process.pid)
-                latencies, errors = asyncio.run(load(server.url, token, args.clients, args.seconds, request))
-                after = cpu_seconds(server.process.pid)
-                used = None if before is None or after is None else after - before
-                print(row(name, latencies, errors, args.seconds, used), flush=True)
-        finally:
-            server.stop()
+        store = TokenStore(state_folder(registry))
+        token, _ = store.create("bench", "run", "person")
+        (registry / ".server").mkdir(mode=0o700)  # where a tree from before the state folder looks
+        shutil.copy(store.path, registry / ".server" / "tokens.json")
+        workloads = {
+            "POST /api/v1/tools/price_0/execute": lambda http: http.post(
+                "/api/v1/tools/price_0/execute", json={"args": {"x": 12.5}}
+            ),
+            f"GET /api/v1/tools/definitions ({args.tools} tools)": lambda http: http.get(
+                "/api/v1/tools/definitions", params={"format": "openai"}
+            ),
+        }
+        print(f"{datetime.date.today()}, Python {platform.python_version()}, {machine()}")
+        print(f"{args.clients} concurrent clients, {args.seconds:g} s per workload, one server process\n")
+        print(
+            "| server source | workload | requests | requests/s | p50 (ms) | p99 (ms) | errors | server CPU (ms/request) |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        for _ in range(args.rounds):
+            for src in args.src or [None]:
+                env = {"PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))}
+                server = ServerProcess(registry, "--rate-limit", "", env=env if src else None)
+                try:
+                    for name, request in workloads.items():
+                        before = cpu_seconds(server.process.pid)
+                        latencies, errors = asyncio.run(load(server.url, token, args.clients, args.seconds, request))
+                        after = cpu_seconds(server.process.pid)
+                        used = None if before is None or after is None else after - before
+                        line = row(name, latencies, errors, args.seconds, used)
+                        print(f"| {src or 'as installed'} {line}", flush=True)
+                finally:
+                    server.stop()
 
 
 if __name__ == "__main__":
