@@ -42,7 +42,9 @@ def test_any_rule_and_data_answer_with_codes_only(rule, data, numbers):
         tool.run({"data": data})
     except RunError as failed:
         assert failed.code != "E0514", failed  # E0514: a failure the run did not expect
-    assert time.perf_counter() - started < 2 * tool.limits.max_seconds
+    # Bounded by the run's clock (with room for a busy machine): no single builtin call
+    # outlasts it (a huge number in a path was rendered for 6 s, a substr start for 47 s).
+    assert time.perf_counter() - started < 5 * tool.limits.max_seconds
 
 
 @pytest.mark.parametrize("number", [Decimal("1E+999999999"), Decimal("1E-999999"), float("inf")])
