@@ -97,18 +97,12 @@ def _operands(value: Any) -> list[Any]:
     return value if type(value) is list else [value]
 
 
-def _numbers(value: Any, what: str) -> list[Decimal]:
-    return [to_number(item) for item in _operands(value)]
+def _numbers(value: Any) -> list[Decimal]:
+    """The operands as JavaScript's Number(x) (a number as it is: the common case, no call)."""
+    return [item if type(item) is Decimal else to_number(item) for item in _operands(value)]
 
 
 # --- exact arithmetic ---------------------------------------------------------------------
-
-
-def _exact(limits: Limits, operate: Callable[[], Decimal]) -> Decimal:
-    try:
-        return operate()
-    except ArithmeticError:
-        raise fault(codes.INVALID_OPERATION, "the result is beyond the number limit") from None
 
 
 def _sum(limits: Limits, values: list[Decimal]) -> Decimal:
@@ -230,8 +224,11 @@ def _register_arithmetic(what: str, symbol: str, exact: Callable[..., Decimal], 
         work=first_size,
     )
     def exact_impl(limits: Limits, operands: Any) -> Decimal:
-        values = _numbers(operands, symbol)
-        return _exact(limits, lambda: exact(limits, values))
+        values = _numbers(operands)
+        try:
+            return exact(limits, values)
+        except ArithmeticError:
+            raise fault(codes.INVALID_OPERATION, "the result is beyond the number limit") from None
 
     @builtin(
         f"{name}_f64",
@@ -243,7 +240,7 @@ def _register_arithmetic(what: str, symbol: str, exact: Callable[..., Decimal], 
         work=first_size,
     )
     def float_impl(limits: Limits, operands: Any) -> Decimal:
-        values = [float(value) for value in _numbers(operands, symbol)]
+        values = [float(value) for value in _numbers(operands)]
         return _float_result(floats(values))
 
 
@@ -440,8 +437,10 @@ def _step(current: Any, key: Any) -> Any:
 
 def read_path(data: Any, path: Any) -> Any:
     """`var`'s path: a dotted text or a number; "" or null is the whole data."""
-    if type(data) is dict and type(path) is str and path and "." not in path:
-        return data.get(path, _MISSING)  # the common case, one field: no split
+    if type(path) is str and path and "." not in path:  # the common case, one step: no split
+        if type(data) is dict:
+            return data.get(path, _MISSING)
+        return _step(data, path)
     if path is None or path == "" or path == []:
         return data
     current = data
