@@ -1,5 +1,5 @@
-"""One real n8n 1.123.50 for the whole test session (installing is cached; starting takes
-~15 s). Every test gives what it creates unique names and webhook paths; the workflows are
+"""One real n8n (2.41.1, or TOOLKILN_N8N_VERSION: see n8n_server.py) for the whole test
+session (installing is cached; starting takes ~15-30 s). Every test gives what it creates unique names and webhook paths; the workflows are
 deleted at the end. When n8n cannot be installed the tests are skipped with the reason,
 except under CI (CI=true), where that is a failure. Tests that use the fixture are marked `n8n`
 (below): `pytest -m "not n8n"` runs everything else without installing or starting n8n."""

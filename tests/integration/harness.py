@@ -110,6 +110,12 @@ def wait_for(what: str, probe: Callable[[], Any], timeout: float = WAIT) -> Any:
         time.sleep(0.5)
 
 
+def webhook_removed(client: N8nClient, path: str) -> bool:
+    """Whether the webhook answers 404 "not registered": n8n 2.x removes a deactivated
+    workflow's webhook shortly after it answers the deactivation (until then a call runs it)."""
+    return client.trigger_webhook(path, {}, raise_for_status=False).status == 404
+
+
 class FakeApi:
     """A JSON API on 127.0.0.1 for n8n's http steps to call. Every request is kept in
     `received` as {method, path, query, token (the X-Token header), body}; `reply(request)`

@@ -1,8 +1,11 @@
-"""Install, start, set up and stop a real n8n 1.123.50 on 127.0.0.1 for tests (and by hand).
+"""Install, start, set up and stop a real n8n on 127.0.0.1 for tests (and by hand): 2.41.1 by
+default, another release with TOOLKILN_N8N_VERSION (1.123.50 is supported too).
 
     python tests/integration/n8n_server.py      # starts n8n, prints URL and API key, Ctrl-C stops it
+    TOOLKILN_N8N_VERSION=1.123.50 python -m pytest -m n8n tests/integration
 
-The install is `scripts/n8n-install.sh` (cached; TOOLKILN_N8N_HOME overrides the folder). The
+The install is `scripts/n8n-install.sh` (cached; TOOLKILN_N8N_HOME overrides the folder). n8n 2.x
+runs on the Node 24 the script installs beside it (`<home>/bin/node`, first on PATH). The
 server gets a throwaway user folder, free loopback ports and the environment that is known to
 work (no telemetry, no version checks, SQLite). An API key comes from n8n's REST API: owner
 setup (or login), the scopes list, then API key creation. Every wait is bounded.
@@ -28,7 +31,9 @@ import httpx
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = REPO / "scripts" / "n8n-install.sh"
-N8N_VERSION = "1.123.50"
+DEFAULT_N8N_VERSION = "2.41.1"
+# The release the install script installs and the tests run (the script reads the same variable).
+N8N_VERSION = os.environ.get("TOOLKILN_N8N_VERSION") or DEFAULT_N8N_VERSION
 INSTALL_TIMEOUT = 30 * 60  # a cold install takes ~7-10 minutes
 READY_TIMEOUT = 60.0  # 16-23 s is usual on a fresh folder
 STOP_TIMEOUT = 15.0
@@ -96,8 +101,11 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def n8n_environment(port: int, broker_port: int, user_folder: Path) -> dict[str, str]:
+def n8n_environment(port: int, broker_port: int, user_folder: Path, home: Path) -> dict[str, str]:
     env = dict(os.environ)
+    node_bin = home / "bin"  # the Node 24 of an n8n 2.x install; n8n's launcher runs `env node`
+    if (node_bin / "node").exists():
+        env["PATH"] = f"{node_bin}{os.pathsep}{env.get('PATH', '')}"
     env.update(
         {
             "N8N_PORT": str(port),
@@ -116,6 +124,7 @@ def n8n_environment(port: int, broker_port: int, user_folder: Path) -> dict[str,
             "N8N_RUNNERS_BROKER_PORT": str(broker_port),
             "DB_TYPE": "sqlite",
             "GENERIC_TIMEZONE": "UTC",
+            "N8N_DISABLED_MODULES": "mcp-registry",
         }
     )
     return env
@@ -156,7 +165,7 @@ class N8nServer:
             self.process = subprocess.Popen(
                 [str(self.home / "node_modules" / ".bin" / "n8n"), "start"],
                 cwd=self.workdir,
-                env=n8n_environment(self.port, self.broker_port, user_folder),
+                env=n8n_environment(self.port, self.broker_port, user_folder, self.home),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

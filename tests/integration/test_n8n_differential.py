@@ -1,5 +1,5 @@
 """Differential test: the same compute expressions evaluated by toolkiln's interpreter and,
-translated, inside a real n8n 1.123.50 (webhook -> set -> respond), on the same inputs.
+translated, inside a real n8n (webhook -> set -> respond), on the same inputs.
 
 The expressions come from a seeded generator over everything the n8n backend translates
 (arithmetic with %, comparisons, and/or/not, in, conditionals, indexing, lists,

@@ -1,5 +1,5 @@
 """Every shipped template, rendered against a fake CRM/WhatsApp API on 127.0.0.1, deployed to a
-real n8n 1.123.50 and activated (the session's n8n server, conftest.py).
+real n8n and activated (the session's n8n server, conftest.py).
 
 The webhook templates are called and both their answers and what the fake API received are
 checked. The schedule templates are rendered to run at the first whole minute that leaves time

@@ -1,4 +1,4 @@
-"""A workflow compiled from the DSL, deployed to a real n8n 1.123.50, activated and run.
+"""A workflow compiled from the DSL, deployed to a real n8n (conftest.py), activated and run.
 
 Uses the session's n8n server (conftest.py).
 """

@@ -1,5 +1,5 @@
 """The workflow DSL's http, switch, merge, wait, generic node and schedule constructs, compiled
-and run in a real n8n 1.123.50 (the session's n8n server, conftest.py).
+and run in a real n8n (the session's n8n server, conftest.py).
 
 The http steps call a small JSON API served by this test on 127.0.0.1, which records what it
 received, so both directions are checked: what n8n sent and what it did with the answer.

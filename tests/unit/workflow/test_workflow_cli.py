@@ -37,21 +37,30 @@ def test_strict_makes_what_n8n_accepts_an_error(tmp_path, capsys):
 
 
 def test_n8n_version_chooses_the_node_catalog(tmp_path, capsys):
-    """Set 3.5 is newer than the pinned n8n 1.123.50's catalog (a warning naming it) and known
-    to the newest shipped catalog (clean); a release with no catalog is a usage error."""
+    """Set 3.5 came with n8n 2.x: known to the default catalog (2.41.1, clean), newer than
+    n8n 1.123.50's (a warning naming it); a release with no catalog is a usage error."""
     source = tmp_path / "w.wf"
     source.write_text('workflow w\ndescription "d"\non manual\nnode "N" type "n8n-nodes-base.set" version 3.5 {}\n')
     assert main(["check", str(source)]) == 0
-    assert "newer than the node catalog of n8n 1.123.50" in capsys.readouterr().out
-    assert main(["check", "--n8n-version", "2.41.3", str(source)]) == 0
     assert "0 error(s), 0 warning(s)" in capsys.readouterr().out
-    assert main(["workflow", "compile", "--strict", str(source), "-o", str(tmp_path / "a.json")]) == 1
+    assert main(["check", "--n8n-version", "1.123.50", str(source)]) == 0
+    assert "newer than the node catalog of n8n 1.123.50" in capsys.readouterr().out
+    assert main(["workflow", "compile", "--strict", str(source), "-o", str(tmp_path / "a.json")]) == 0
     capsys.readouterr()
     assert (
         main(
-            ["workflow", "compile", "--strict", "--n8n-version", "2.41.3", str(source), "-o", str(tmp_path / "b.json")]
+            [
+                "workflow",
+                "compile",
+                "--strict",
+                "--n8n-version",
+                "1.123.50",
+                str(source),
+                "-o",
+                str(tmp_path / "b.json"),
+            ]
         )
-        == 0
+        == 1
     )
     with pytest.raises(SystemExit) as info:
         main(["check", "--n8n-version", "0.1", str(source)])

@@ -24,9 +24,9 @@ def nodes(source):
     return {node["name"]: node for node in compile_workflow(source).to_n8n()["nodes"]}
 
 
-def test_every_node_type_version_and_parameter_is_in_the_catalog():
-    catalog = load_catalog()
-    assert catalog.n8n_version == "1.123.50"
+@pytest.mark.parametrize("n8n_version", ["2.41.1", "1.123.50"])
+def test_every_node_type_version_and_parameter_is_in_the_catalog(n8n_version):
+    catalog = load_catalog(n8n_version)
     manual = SOURCE.replace('on webhook POST "/orders/new" respond with node', "on manual")
     manual = manual.replace("respond yes priced", "").replace("respond no { }", "").replace("body.", "priced.")
     manual = manual.replace("priced.qty * priced.price", "1").replace("lower(priced.name)", '"x"')

@@ -231,17 +231,17 @@ def test_generic_trigger_and_workflow_properties():
         (
             'node "N" type "n8n-nodes-base.slak" version 1 {}',
             "E0712",
-            "n8n 1.123.50 has no node type `n8n-nodes-base.slak`",
+            "n8n 2.41.1 has no node type `n8n-nodes-base.slak`",
         ),
         (
             'node "N" type "n8n-nodes-base.noOp" version 7 {}',
             "E0712",
-            "`n8n-nodes-base.noOp` version 7 is newer than the node catalog of n8n 1.123.50",
+            "`n8n-nodes-base.noOp` version 7 is newer than the node catalog of n8n 2.41.1",
         ),
         (
             'node "N" type "n8n-nodes-base.set" version 2.5 {}',
             "E0712",
-            "`n8n-nodes-base.set` has no version 2.5 in the node catalog of n8n 1.123.50",
+            "`n8n-nodes-base.set` has no version 2.5 in the node catalog of n8n 2.41.1",
         ),
         (
             'node "N" type "n8n-nodes-base.noOp" version 1 {"colour": "red"}',

@@ -7,7 +7,7 @@ says what is kept. This module only reads it: no network, and nothing is evaluat
 `={{ ... }}` inputs/outputs stay opaque).
 
     catalog = load_catalog()
-    catalog.n8n_version                               # "1.123.50"
+    catalog.n8n_version                               # "2.41.1"
     catalog.versions("n8n-nodes-base.webhook")        # (1, 1.1, 2, 2.1)
     catalog.parameters("n8n-nodes-base.httpRequest", 4.2)
 
@@ -35,7 +35,7 @@ Scalar = str | int | float | bool
 FORMAT = 1
 # One catalog per n8n release, `data/catalog-<n8n version>.json.gz`: the release the integration
 # tests run (the default) and the newest on the npm registry when it was extracted.
-DEFAULT_N8N_VERSION = "1.123.50"
+DEFAULT_N8N_VERSION = "2.41.1"
 _DATA = "data"
 
 

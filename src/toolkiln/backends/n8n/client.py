@@ -25,6 +25,7 @@ import httpx
 
 from toolkiln.backends.n8n.errors import (
     N8nConfigError,
+    N8nConflict,
     N8nConnectionError,
     N8nError,
     N8nResponseError,
@@ -41,6 +42,12 @@ API_KEY_HEADER = "X-N8N-API-KEY"
 WORKFLOW_FIELDS = ("name", "nodes", "connections", "settings", "staticData")
 DEFAULT_SETTINGS: Mapping[str, Any] = {"executionOrder": "v1"}
 
+# n8n 2.x (un)registers webhooks after it answers: how long after an activation a webhook's 404
+# is retried, and how often (at most 50 x 0.2 s); the same bounds for a delete that waits for
+# the unpublishing.
+REGISTER_WINDOW = 10.0
+REGISTER_POLLS = 50
+REGISTER_INTERVAL = 0.2
 _PAGE_SIZE = 100  # the public API's largest page
 _MAX_PAGES = 1000  # a bound on cursor loops, whatever the server sends
 
@@ -111,6 +118,7 @@ class N8nClient:
         self.webhook_prefix = webhook_prefix.strip("/")
         self.test_webhook_prefix = test_webhook_prefix.strip("/")
         self._sleep = sleep
+        self._activated_at: float | None = None  # time.monotonic() of this client's last activation
         self._http = httpx.Client(
             base_url=self.base_url,
             timeout=timeout,
@@ -172,14 +180,34 @@ class N8nClient:
         return self._api("PUT", path, json_body=workflow_body(workflow), with_id=True)
 
     def activate_workflow(self, workflow_id: str) -> dict[str, Any]:
-        """Activate: n8n registers its webhooks and triggers, or answers 400 with why not."""
-        return self._api("POST", f"/api/v1/workflows/{_seg(workflow_id)}/activate", with_id=True)
+        """Activate: n8n registers its webhooks and triggers, or answers 400 with why not.
+        n8n 2.x registers the webhooks after it answers: see `trigger_webhook`."""
+        saved = self._api("POST", f"/api/v1/workflows/{_seg(workflow_id)}/activate", with_id=True)
+        self._activated_at = time.monotonic()
+        return saved
 
     def deactivate_workflow(self, workflow_id: str) -> dict[str, Any]:
+        self._activated_at = None  # a 404 after this is the answer, not a registration under way
         return self._api("POST", f"/api/v1/workflows/{_seg(workflow_id)}/deactivate", with_id=True)
 
     def delete_workflow(self, workflow_id: str) -> dict[str, Any]:
-        return self._api("DELETE", f"/api/v1/workflows/{_seg(workflow_id)}")
+        """Delete. n8n 2.x refuses to delete an active workflow (409 "Unpublish it before
+        deleting"): it is deactivated first, and the delete is sent again while n8n answers 409
+        "still being unpublished" (every REGISTER_INTERVAL s, REGISTER_POLLS times at most)."""
+        path = f"/api/v1/workflows/{_seg(workflow_id)}"
+        attempt = 0
+        while True:
+            try:
+                return self._api("DELETE", path)
+            except N8nConflict as error:
+                message = error.message.lower()
+                if attempt == 0 and "unpublish it before" in message:
+                    self.deactivate_workflow(workflow_id)
+                elif "being unpublished" in message and attempt < REGISTER_POLLS:
+                    self._sleep(REGISTER_INTERVAL)
+                else:
+                    raise
+            attempt += 1
 
     # -- executions ------------------------------------------------------------------------
 
@@ -240,6 +268,8 @@ class N8nClient:
                 raise N8nConfigError(f"a {method} webhook takes its input in `query`, not a body")
             kwargs["json"] = data
         response = self._send(method, url, timeout=timeout, auth=False, **kwargs)
+        if not test:
+            response = self._until_registered(response, method, url, timeout, kwargs)
         parsed = _json_or_none(response)
         if raise_for_status and response.status_code >= 400:
             raise from_response(
@@ -254,6 +284,21 @@ class N8nClient:
         return WebhookResponse(
             status=response.status_code, headers=dict(response.headers), text=response.text, data=parsed
         )
+
+    def _until_registered(
+        self, response: httpx.Response, method: str, url: str, timeout: float | None, kwargs: dict[str, Any]
+    ) -> httpx.Response:
+        """n8n 2.x answers an activation before it has registered the workflow's webhooks (a
+        call right after got 404 "not registered" for 0.1-0.5 s). Within REGISTER_WINDOW s of
+        this client's last activation such a 404 is sent again; a 404 ran nothing."""
+        if self._activated_at is None or time.monotonic() - self._activated_at > REGISTER_WINDOW:
+            return response
+        for _ in range(REGISTER_POLLS):
+            if response.status_code != 404:
+                break
+            self._sleep(REGISTER_INTERVAL)
+            response = self._send(method, url, timeout=timeout, auth=False, **kwargs)
+        return response
 
     # -- plumbing --------------------------------------------------------------------------
 

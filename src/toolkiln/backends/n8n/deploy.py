@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolkiln.backends.n8n.client import N8nClient, WebhookResponse
+from toolkiln.backends.n8n.client import REGISTER_INTERVAL, REGISTER_POLLS, N8nClient, WebhookResponse
 from toolkiln.backends.n8n.errors import (
     AmbiguousWorkflow,
     ExecutionFailed,
@@ -28,6 +28,7 @@ from toolkiln.backends.n8n.errors import (
     N8nUnauthorized,
     NoWebhook,
     UnknownWorkflow,
+    WebhookNotRegistered,
     WorkflowNameTaken,
 )
 
@@ -85,7 +86,8 @@ def find_workflow(client: N8nClient, name: str) -> dict[str, Any]:
 
 def deploy(client: N8nClient, workflow: Mapping[str, Any], *, activate: bool = False) -> Deployed:
     """Create `workflow`, or update the workflow of the same name; then activate it if asked.
-    An active workflow stays active (n8n re-registers its webhooks on update)."""
+    An active workflow stays active (n8n 1.x re-registers its webhooks on update; n8n 2.x runs
+    the update once it is activated again, which `activate` does)."""
     existing = _named(client, str(workflow.get("name")))
     return _save(client, workflow, existing["id"] if existing else None, activate=activate)
 
@@ -115,7 +117,7 @@ def _save(client: N8nClient, workflow: Mapping[str, Any], workflow_id: str | Non
         saved, created = client.create_workflow(workflow), True
     else:
         saved, created = client.update_workflow(workflow_id, workflow), False
-    if activate and not saved.get("active"):
+    if activate and (not saved.get("active") or _unpublished_changes(saved)):
         saved = client.activate_workflow(saved["id"])
     return Deployed(
         id=saved["id"],  # the client checked it is there
@@ -124,6 +126,13 @@ def _save(client: N8nClient, workflow: Mapping[str, Any], workflow_id: str | Non
         created=created,
         webhooks=webhooks_of(workflow),
     )
+
+
+def _unpublished_changes(saved: Mapping[str, Any]) -> bool:
+    """n8n 2.x keeps running the published version of an active workflow after an update
+    (`activeVersionId` stays, `versionId` moves) until it is activated again; 1.x has neither."""
+    published = saved.get("activeVersionId")
+    return published is not None and published != saved.get("versionId")
 
 
 def first_webhook(workflow: Mapping[str, Any]) -> Webhook:
@@ -185,7 +194,7 @@ def run_webhook(
     except (N8nConfigError, N8nUnauthorized):
         return call_webhook(client, hook, data)
     try:
-        reply = call_webhook(client, hook, data)
+        reply = _call_once_registered(client, hook, workflow_id, data)
     except N8nServerError as error:
         failed: N8nServerError | None = error  # n8n's own message is in the execution
     else:
@@ -205,6 +214,21 @@ def run_webhook(
     if failed is not None:
         raise failed
     return reply
+
+
+def _call_once_registered(client: N8nClient, hook: Webhook, workflow_id: str, data: Any) -> WebhookResponse:
+    """n8n 2.x registers an activated workflow's webhooks after it answers the activation (also
+    to another client: `toolkiln n8n deploy --activate`, then `run`). A 404 from a workflow the
+    API calls active is that moment: the call is sent again, REGISTER_POLLS times at most."""
+    attempt = 0
+    while True:
+        try:
+            return call_webhook(client, hook, data)
+        except WebhookNotRegistered:
+            attempt += 1
+            if attempt > REGISTER_POLLS or not client.get_workflow(workflow_id).get("active"):
+                raise
+        time.sleep(REGISTER_INTERVAL)
 
 
 FAILED_STATUSES = ("error", "crashed")

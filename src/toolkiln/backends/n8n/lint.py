@@ -18,6 +18,7 @@ import networkx as nx
 
 from toolkiln.backends.n8n.catalog import Catalog, load_catalog
 from toolkiln.backends.n8n.document import N8nInput, at
+from toolkiln.check.workflow.releases import POSITION_REQUIRED_FROM, position_required, shown
 from toolkiln.check.workflow.wiring import LOOP_NODE, node_findings
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -52,6 +53,8 @@ _CATALOG_CODES = {
     "type": codes.NODE_NOT_IN_CATALOG,
     "version": codes.NODE_NOT_IN_CATALOG,
     "parameter": codes.NODE_PARAMETER_UNKNOWN,
+    "removed": codes.NODE_TYPE_REMOVED,
+    "deprecated": codes.NODE_TYPE_DEPRECATED,
 }
 
 
@@ -87,6 +90,8 @@ def lint_n8n(workflow: N8nInput, *, n8n_version: str | None = None) -> list[Diag
         ):
             where = f"nodes[{index}].parameters.{parameter}" if parameter else f"nodes[{index}].type"
             report(_CATALOG_CODES[kind], message, where, hint)
+        if not _has_position(node):
+            _report_position(catalog.n8n_version, node["name"], index, report)
         if node["type"] != STICKY_NOTE:
             resolved = RESOLVED_BY_N8N.get(node["type"], frozenset())
             parameters = {k: v for k, v in node.get("parameters", {}).items() if k not in resolved}
@@ -104,6 +109,27 @@ def _findings(
 ) -> tuple[tuple[str, str, str | None, str | None], ...]:
     """The catalog's findings, once per kind of node (a large export repeats the same nodes)."""
     return tuple(node_findings(catalog, type_, version, dict.fromkeys(parameters)))
+
+
+def _has_position(node: dict[str, Any]) -> bool:
+    position = node.get("position")
+    return (
+        isinstance(position, list)
+        and len(position) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in position)
+    )
+
+
+def _report_position(n8n_version: str, name: str, index: int, report: _Report) -> None:
+    """An error for n8n 2.x, which refuses the workflow; a warning for 1.x, which accepts it."""
+    where, hint = f"nodes[{index}]", 'give it one, e.g. "position": [0, 0]'
+    if position_required(n8n_version):
+        message = f"n8n {n8n_version} refuses node `{name}`: it has no position [x, y]"
+        report(codes.POSITION_REQUIRED, message, where, hint)
+    else:
+        since = shown(POSITION_REQUIRED_FROM)
+        message = f"node `{name}` has no position [x, y]: n8n {n8n_version} accepts it, n8n {since} and later refuse it"
+        report(codes.POSITION_MISSING, message, where, hint)
 
 
 # --- parameter values -------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from toolkiln.ast import workflow as w
+from toolkiln.check.workflow.releases import removal
 from toolkiln.diagnostics import codes
 
 if TYPE_CHECKING:
@@ -136,6 +137,8 @@ def check_nodes(workflow: w.Workflow, result: Validation) -> None:
         "type": codes.UNKNOWN_NODE_TYPE,
         "version": codes.UNKNOWN_NODE_TYPE,
         "parameter": codes.UNKNOWN_PARAMETER,
+        "removed": codes.NODE_TYPE_REMOVED,
+        "deprecated": codes.NODE_TYPE_DEPRECATED,
     }
     for spec in specs:
         for kind, message, hint, _ in node_findings(catalog, spec.type, spec.version, spec.parameters):
@@ -146,7 +149,8 @@ def node_findings(
     catalog: NodeCatalog, type_: str, version: int | float, parameters: Mapping[str, Any]
 ) -> Iterator[tuple[str, str, str | None, str | None]]:
     """What the catalog says against a node: (kind, message, hint, parameter) with kind
-    "unchecked" (a package the catalog does not describe), "type", "version" or "parameter"."""
+    "unchecked" (a package the catalog does not describe), "type", "version", "parameter", or
+    "removed" / "deprecated" (a node type the catalog's n8n release refuses / a later one will)."""
     # n8n makes an AI tool `xTool` of each node `x` usable as a tool, at run time.
     tool_variant = type_.endswith("Tool") and type_[: -len("Tool")] in catalog
     if type_ not in catalog and (tool_variant or "." in type_ and type_.rsplit(".", 1)[0] != catalog.package):
@@ -160,6 +164,10 @@ def node_findings(
     if type_ not in catalog:
         yield "type", f"n8n {catalog.n8n_version} has no node type `{type_}`", _type_hint(catalog, type_), None
         return
+    deprecated = removal(type_, catalog.n8n_version)
+    if deprecated is not None:
+        refused, message, hint = deprecated
+        yield ("removed" if refused else "deprecated"), message, hint, None
     node_type = catalog.node_type(type_)
     if not node_type.has_version(version):
         versions = ", ".join(str(v) for v in node_type.versions)

@@ -426,3 +426,59 @@ a node that has no name, type or numeric typeVersion. Export the workflow from t
     [{"name": "Webhook"}]        # error: a list, not a workflow object
 """,
 )
+
+# --- what one n8n release refuses: an error for that release, a warning for the ones before ---
+
+NODE_TYPE_REMOVED = register(
+    "E0726",
+    "node-type-removed",
+    "Node type the chosen n8n refuses",
+    """
+The node type is deprecated, and the n8n release toolkiln targets (`--n8n-version`, default
+the release the tests run) refuses workflows that use it: n8n 2.42 and later refuse to create
+workflows with the Function and Function Item nodes. The file still imports and exports
+unchanged. Replace the node with the one the hint names (Code, `n8n-nodes-base.code`), or
+target an older n8n.
+
+    {"type": "n8n-nodes-base.function", "typeVersion": 1}     # error for n8n 2.42+
+""",
+)
+
+NODE_TYPE_DEPRECATED = register(
+    "W0727",
+    "node-type-deprecated",
+    "Deprecated node type",
+    """
+The node type is deprecated: the n8n release toolkiln targets still runs it, but a later
+release refuses it (the message names which). Replace it with the node the hint names before
+upgrading n8n.
+
+    {"type": "n8n-nodes-base.functionItem", "typeVersion": 1}   # warning for n8n 2.41
+""",
+)
+
+POSITION_REQUIRED = register(
+    "E0728",
+    "position-required",
+    "Node without a position",
+    """
+A node of an n8n workflow has no `position` (or one that is not `[x, y]`). n8n 2.x refuses such
+a workflow (`POST /api/v1/workflows` answers 400 "nodes[1].position: Required"). Give the node
+a position, e.g. `"position": [0, 0]`; n8n's editor writes one for every node.
+
+    {"name": "Pass on", "type": "n8n-nodes-base.noOp", "typeVersion": 1}   # error for n8n 2.x
+""",
+)
+
+POSITION_MISSING = register(
+    "W0729",
+    "position-missing",
+    "Node without a position (refused from n8n 2.0)",
+    """
+A node of an n8n workflow has no `position` (or one that is not `[x, y]`). The n8n 1.x release
+toolkiln targets accepts it, but n8n 2.0 and later refuse the workflow. Give the node a
+position, e.g. `"position": [0, 0]`.
+
+    {"name": "Pass on", "type": "n8n-nodes-base.noOp", "typeVersion": 1}   # warning for n8n 1.x
+""",
+)
