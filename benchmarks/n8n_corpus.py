@@ -1,15 +1,20 @@
 """Real n8n exports through toolkiln: import, JSON round trip, DSL text round trip, lint.
 
-    python benchmarks/n8n_corpus.py DIR [DIR ...] [--limit N] [--failures FILE]
+    python benchmarks/n8n_corpus.py DIR_OR_TARBALL [...] [--limit N] [--failures FILE] [--n8n-version V ...]
+    python benchmarks/n8n_corpus.py ../shared/corpus/n8n/public-4549.tar.xz    # issue 26's table
 
-Walks the folders for *.json files shaped like an n8n workflow (an object with `nodes` and
-`connections`, or a list of such objects) and prints one table of outcomes:
+A `.tar.xz` (or any tarball) is extracted into a temporary folder first (data files only; the
+folder is removed at the end). Walks the folders for *.json files shaped like an n8n workflow
+(an object with `nodes` and `connections`, or a list of such objects) and prints one table of
+outcomes:
 
 - import:      `toolkiln.import_n8n` accepts the document (a CompileError counts as refused;
                any other exception is a crash, a bug in toolkiln);
 - JSON trip:   `imported.to_n8n()` equals the document exactly;
 - text trip:   `compile_workflow(imported.to_text()).to_n8n()` equals `imported.to_n8n()`;
-- lint:        findings per code (`check_workflow` on the document).
+- lint:        findings per code (`check_workflow` on the document), once per node catalog
+               (`--n8n-version`, repeatable; default: 2.41.1, the n8n the tests run, and
+               1.123.50), one column each.
 
 Public workflow collections (for example Zie619/n8n-workflows and
 enescingoz/awesome-n8n-templates) are the intended input; nothing here downloads them.
@@ -22,12 +27,17 @@ import argparse
 import collections
 import json
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import toolkiln
+from toolkiln.backends.n8n.catalog import DEFAULT_N8N_VERSION
 from toolkiln.workflow import check_workflow, compile_workflow
+
+CATALOGS = (DEFAULT_N8N_VERSION, "1.123.50")
 
 
 def workflows_in(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -48,7 +58,7 @@ def run_one(
     name: str,
     document: dict[str, Any],
     stats: collections.Counter,
-    codes: collections.Counter,
+    codes: dict[str, collections.Counter],
     failures: list[dict[str, Any]],
     timings: dict[str, float],
 ) -> None:
@@ -92,10 +102,11 @@ def run_one(
             fail("text trip", "compiled text differs: " + first_difference(emitted, again))
     finally:
         timings["text trip"] += time.perf_counter() - started
-    started = time.perf_counter()
-    for diagnostic in check_workflow(document):
-        codes[diagnostic.code] += 1
-    timings["lint"] += time.perf_counter() - started
+    for n8n_version, counts in codes.items():
+        started = time.perf_counter()
+        for diagnostic in check_workflow(document, n8n_version=n8n_version):
+            counts[diagnostic.code] += 1
+        timings[f"lint ({n8n_version})"] += time.perf_counter() - started
 
 
 def first_difference(expected: Any, actual: Any, path: str = "") -> str:
@@ -118,48 +129,76 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> str:
     return f"{path}: {json.dumps(expected)[:80]} -> {json.dumps(actual)[:80]}"
 
 
+def json_files(inputs: list[Path], scratch: Path) -> list[Path]:
+    """The *.json files of the folders, and of the tarballs once extracted under `scratch`."""
+    files = []
+    for index, path in enumerate(inputs):
+        if path.is_file() and tarfile.is_tarfile(path):
+            folder = scratch / str(index)
+            with tarfile.open(path) as archive:
+                archive.extractall(folder, filter="data")  # no links out, no devices
+            path = folder
+        files.extend(p for p in path.rglob("*.json") if p.is_file())
+    return sorted(files)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folders", nargs="+", type=Path)
+    parser.add_argument("inputs", nargs="+", type=Path, help="folders of exports, or tarballs of them")
     parser.add_argument("--limit", type=int, default=0, help="stop after N workflows (0: all)")
     parser.add_argument("--failures", type=Path, help="write the failures as JSON lines here")
+    parser.add_argument("--n8n-version", action="append", help=f"a node catalog to lint with (default: {CATALOGS})")
     args = parser.parse_args()
     stats: collections.Counter = collections.Counter()
-    codes: collections.Counter = collections.Counter()
+    codes = {version: collections.Counter() for version in args.n8n_version or CATALOGS}
     failures: list[dict[str, Any]] = []
     timings: dict[str, float] = collections.defaultdict(float)
-    files = sorted(p for folder in args.folders for p in folder.rglob("*.json") if p.is_file())
-    for path in files:
-        stats["json files"] += 1
-        for name, document in workflows_in(path):
-            run_one(name, document, stats, codes, failures, timings)
+    with tempfile.TemporaryDirectory(prefix="toolkiln-corpus-") as scratch:
+        for path in json_files(args.inputs, Path(scratch)):
+            stats["json files"] += 1
+            stats["bytes"] += path.stat().st_size
+            for name, document in workflows_in(path):
+                run_one(name, document, stats, codes, failures, timings)
+                if args.limit and stats["workflows"] >= args.limit:
+                    break
             if args.limit and stats["workflows"] >= args.limit:
                 break
-        if args.limit and stats["workflows"] >= args.limit:
-            break
+    report(stats, codes, failures, timings)
+    if args.failures:
+        args.failures.write_text("".join(json.dumps(f) + "\n" for f in failures), encoding="utf-8")
+    sys.stdout.flush()
+
+
+def report(
+    stats: collections.Counter,
+    codes: dict[str, collections.Counter],
+    failures: list[dict[str, Any]],
+    timings: dict[str, float],
+) -> None:
     total = stats["workflows"] or 1
     imported = stats["imported"] or 1
+    megabytes = stats["bytes"] / 1e6
     print(f"toolkiln {toolkiln.__version__} n8n corpus - {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print(f"{stats['json files']:,} JSON files, {stats['workflows']:,} workflow-shaped documents\n")
+    documents = stats["workflows"]
+    print(f"{stats['json files']:,} JSON files ({megabytes:.1f} MB), {documents:,} workflow-shaped documents\n")
     print("| stage | passed | of | % |")
     print("|---|---:|---:|---:|")
     print(f"| import | {stats['imported']:,} | {total:,} | {100 * stats['imported'] / total:.1f} |")
     print(f"| JSON round trip | {stats['json trip']:,} | {imported:,} | {100 * stats['json trip'] / imported:.1f} |")
     print(f"| text round trip | {stats['text trip']:,} | {imported:,} | {100 * stats['text trip'] / imported:.1f} |")
     print(f"| crashes | {stats['crashes']:,} | {total:,} | |")
-    print("\n| lint code | findings |\n|---|---:|")
-    for code, count in sorted(codes.items()):
-        print(f"| {code} | {count:,} |")
-    print("\n| stage | seconds |\n|---|---:|")
+    versions = list(codes)
+    print("\n| lint code | " + " | ".join(f"n8n {v} catalog" for v in versions) + " |")
+    print("|---|" + "---:|" * len(versions))
+    for code in sorted(set().union(*codes.values())):
+        print(f"| {code} | " + " | ".join(f"{codes[v][code]:,}" for v in versions) + " |")
+    print("\n| stage | seconds | seconds per MB |\n|---|---:|---:|")
     for stage, seconds in timings.items():
-        print(f"| {stage} | {seconds:.1f} |")
+        print(f"| {stage} | {seconds:.1f} | {seconds / megabytes if megabytes else 0:.2f} |")
     reasons = collections.Counter((f["stage"], f["reason"].split(":")[0]) for f in failures)
     print("\n| failed stage | first reason | files |\n|---|---|---:|")
     for (stage, reason), count in reasons.most_common(15):
         print(f"| {stage} | {reason[:70]} | {count:,} |")
-    if args.failures:
-        args.failures.write_text("".join(json.dumps(f) + "\n" for f in failures), encoding="utf-8")
-    sys.stdout.flush()
 
 
 if __name__ == "__main__":
