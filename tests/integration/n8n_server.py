@@ -14,6 +14,7 @@ setup (or login), the scopes list, then API key creation. Every wait is bounded.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -95,6 +96,12 @@ def install(timeout: float = INSTALL_TIMEOUT, progress: Callable[[str], None] | 
     return home
 
 
+def installed_version(home: Path) -> str:
+    """The version of the n8n installed in `home` (its package.json)."""
+    package = home / "node_modules" / "n8n" / "package.json"
+    return str(json.loads(package.read_text(encoding="utf-8"))["version"])
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -106,6 +113,10 @@ def n8n_environment(port: int, broker_port: int, user_folder: Path, home: Path) 
     node_bin = home / "bin"  # the Node 24 of an n8n 2.x install; n8n's launcher runs `env node`
     if (node_bin / "node").exists():
         env["PATH"] = f"{node_bin}{os.pathsep}{env.get('PATH', '')}"
+    if installed_version(home).split(".")[0] != "1":
+        # n8n 2.x fetches its MCP server list from api.n8n.io at start (1.x has no such module
+        # and refuses the name).
+        env["N8N_DISABLED_MODULES"] = "mcp-registry"
     env.update(
         {
             "N8N_PORT": str(port),
@@ -124,7 +135,6 @@ def n8n_environment(port: int, broker_port: int, user_folder: Path, home: Path) 
             "N8N_RUNNERS_BROKER_PORT": str(broker_port),
             "DB_TYPE": "sqlite",
             "GENERIC_TIMEZONE": "UTC",
-            "N8N_DISABLED_MODULES": "mcp-registry",
         }
     )
     return env

@@ -86,6 +86,7 @@ def test_a_workflow_tool_is_approved_deployed_and_run(n8n, tmp_path):
         reg.disable("order_total")
         assert n8n.client.get_workflow(record.deployment.workflow_id)["active"] is False
         reg.enable("order_total")
+        assert reg.run("order_total", {"qty": 1, "price": 3}) == {"total": 3, "customer": "ANON"}
         n8n.client.deactivate_workflow(record.deployment.workflow_id)  # taken down behind its back
         wait_for("n8n to remove the webhook", lambda: webhook_removed(n8n.client, f"tool-total-{tag}"))
         with pytest.raises(WorkflowRunFailed) as info:
