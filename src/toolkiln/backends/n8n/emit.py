@@ -1,8 +1,8 @@
-"""Workflow AST -> n8n workflow JSON, for n8n 1.123.50.
+"""Workflow AST -> n8n workflow JSON, for n8n 2.41.1 and 1.123.50.
 
 Node types and parameter shapes are those the captured workflows in
-tests/integration/fixtures/ show n8n 1.123.50 storing (and that tests check against the node
-catalog): webhook 2, manualTrigger 1, set 3.4, if 2.2, respondToWebhook 1.1. Node ids are
+tests/integration/fixtures/ show n8n 1.123.50 storing, which n8n 2.41.1 runs the same (the
+integration tests run on either; the unit tests check them against both node catalogs): webhook 2, manualTrigger 1, set 3.4, if 2.2, respondToWebhook 1.1. Node ids are
 uuid5 of the workflow and node name, so the same source gives the same JSON.
 
 The input must have passed `toolkiln.check.workflow.validate`; expressions that cannot be
