@@ -2,8 +2,9 @@
 
 Node types and parameter shapes are those the captured workflows in
 tests/integration/fixtures/ show n8n 1.123.50 storing, which n8n 2.41.1 runs the same (the
-integration tests run on either; the unit tests check them against both node catalogs): webhook 2, manualTrigger 1, set 3.4, if 2.2, respondToWebhook 1.1. Node ids are
-uuid5 of the workflow and node name, so the same source gives the same JSON.
+integration tests run on either; the unit tests check them against both node catalogs):
+webhook 2, manualTrigger 1, set 3.4, if 2.2, respondToWebhook 1.1. Node ids are uuid5 of the
+workflow and node name, so the same source gives the same JSON.
 
 The input must have passed `toolkiln.check.workflow.validate`; expressions that cannot be
 translated are returned as E0706 diagnostics (and no workflow).
