@@ -367,3 +367,75 @@ def test_the_test_panel_and_the_examples_show_the_digits_computed(app, tokens):
     assert "<code>30.00</code>" in ran.text  # was 30
     examples = page.client.get("/ui/tools/priced?tab=examples").text
     assert "passed</span> <code>2.50</code>" in examples  # the example's run, was 2.5
+
+
+# --- a page without surprises (issue 25, item 4) --------------------------------------------------
+
+ACTION_LINK = re.compile(r'class="button action-(\w+)"')
+
+
+def test_a_refused_save_says_not_saved_in_a_box_the_live_check_does_not_replace(app, tokens):
+    page = Page(app, tokens["write"])
+    registry = app.state.services.registry
+    registry.create('tool shipping_cost(w: number) description "Taken" {\n  return w\n}')
+    starter = page.client.get("/ui/new").text
+    assert "tool shipping_cost_2(" in starter  # the example saves as it is: its name is free
+    taken = 'tool shipping_cost(w: number) description "Again" {\n  return w * 2\n}'
+    refused = page.post("/ui/new", {"definition": taken, "new": "1"})
+    assert refused.status_code == 422
+    box = re.search(r'(?s)<section class="refused" id="save-refused" role="alert".*?</section>', refused.text)
+    assert box and "Not saved" in box.group(0) and "R0103" in box.group(0)
+    assert 'id="diagnostics"' not in box.group(0)  # outside what the live check swaps
+    assert registry.get("shipping_cost").description == "Taken"
+    live = page.post("/ui/check", {"definition": taken, "new": "1"}, headers={"HX-Request": "true"})
+    assert "R0103" in live.text and "No problems found" not in live.text
+    assert re.search(r'<button id="save"[^>]* disabled', live.text)
+    editing = page.post("/ui/check", {"definition": taken}, headers={"HX-Request": "true"})
+    assert "No problems found" in editing.text  # editing that tool: its own name is no problem
+
+
+def test_the_page_offers_only_what_the_visitors_scope_and_kind_allow(app, tokens):
+    def offered(page: Page, name: str) -> tuple[set[str], bool]:
+        html = page.client.get(f"/ui/tools/{name}").text
+        return set(ACTION_LINK.findall(html)), f'href="/ui/tools/{name}/edit"' in html
+
+    admin, writer, reader = Page(app, tokens["admin"]), Page(app, tokens["write"]), Page(app, tokens["read"])
+    model = Page(app, tokens["admin"], acting_as="llm")
+    assert offered(admin, "risky") == ({"approve", "reject", "delete"}, True)
+    assert offered(writer, "risky") == ({"delete"}, True)  # approving needs admin
+    assert offered(reader, "risky") == (set(), False)
+    assert offered(model, "risky") == ({"delete"}, True)  # a model never approves
+    assert offered(model, "ship") == (set(), False)  # nor changes a person's tool
+    assert offered(admin, "ship") == ({"disable", "delete"}, True)
+    versions = model.client.get("/ui/tools/ship?tab=versions").text
+    assert "/confirm/rollback" not in versions
+    confirm = model.client.get("/ui/tools/risky/confirm/approve").text
+    assert 'action="/ui/tools/risky/actions/approve"' not in confirm and "only a person can approve" in confirm
+
+
+def test_every_page_footer_names_the_real_version(app, tokens):
+    from toolkiln.version import __version__
+
+    page = Page(app, tokens["admin"])
+    for path in ("/ui/tools", "/ui/tools/ship/confirm/delete", "/ui/tools/ship/confirm/rollback?version=1"):
+        assert f'<footer class="foot">toolkiln {__version__}</footer>' in page.client.get(path).text, path
+
+
+def test_the_parameters_tab_says_types_in_words(app, tokens):
+    registry = app.state.services.registry
+    registry.create('tool typed(items: array[{"p": number}], n: number?, d: date) description "Types" {\n  return n\n}')
+    html = Page(app, tokens["read"]).client.get("/ui/tools/typed?tab=parameters").text
+    cells = re.findall(r'<td class="type">([^<]*)</td>', html)
+    assert cells == ["array of record of p (number)", "number or null", "date"]
+    assert "&#34;" not in html.split('class="params"')[1].split("</table>")[0]
+
+
+def test_an_error_page_keeps_the_navigation_and_says_its_message_once(app, tokens):
+    page = Page(app, tokens["write"])
+    missing = page.client.get("/ui/tools/nope")
+    assert missing.status_code == 404
+    assert '<nav aria-label="Main">' in missing.text and 'href="/ui/new"' in missing.text
+    assert "Signed in with token <strong>write</strong>" in missing.text
+    assert missing.text.count("no tool named `nope`") == 1 and missing.text.count("Tool not found") == 2  # title, h1
+    fragment = page.client.get("/ui/tools/nope", headers={"HX-Request": "true"})
+    assert fragment.text.count("no tool named `nope`") == 1 and "<nav" not in fragment.text

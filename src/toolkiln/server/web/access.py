@@ -63,9 +63,9 @@ def signer_of(request: Request) -> Signer:
     return found
 
 
-async def visitor(request: Request) -> Visitor:
-    """The signed-in visitor; SignInNeeded otherwise. Counts the request against the token's
-    rate limit."""
+def session_visitor(request: Request) -> Visitor:
+    """The visitor the request's session names; SignInNeeded when there is none (or it is
+    expired, tampered with, or its token revoked). Counts nothing."""
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
         raise SignInNeeded(None)
@@ -74,12 +74,18 @@ async def visitor(request: Request) -> Visitor:
         session = signer.read_session(cookie)
     except SessionError as error:
         raise SignInNeeded(codes.SESSION_EXPIRED if error.reason == "expired" else codes.SESSION_TAMPERED) from None
-    found = services_of(request)
-    token = next((t for t in found.tokens.entries() if t.name == session.token), None)
+    token = next((t for t in services_of(request).tokens.entries() if t.name == session.token), None)
     if token is None or signer.fingerprint(token) != session.fingerprint:
         raise SignInNeeded(codes.SESSION_EXPIRED)  # revoked since: its sessions end with it
-    check_rate(found.limiter, token)
     return Visitor(session, token, signer.csrf_for(session.sid))
+
+
+async def visitor(request: Request) -> Visitor:
+    """The signed-in visitor; SignInNeeded otherwise. Counts the request against the token's
+    rate limit."""
+    found = session_visitor(request)
+    check_rate(services_of(request).limiter, found.token)
+    return found
 
 
 Viewer = Annotated[Visitor, Depends(visitor)]

@@ -10,23 +10,43 @@ from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from toolkiln.diagnostics import codes
-from toolkiln.registry.errors import InvalidRequest
+from toolkiln.registry.errors import InvalidRequest, PermissionDenied
+from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.policy import Policy
 from toolkiln.registry.principals import Scope
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.services import Reg
-from toolkiln.server.web.access import Posted, Viewer
+from toolkiln.server.web.access import Posted, Viewer, Visitor
 from toolkiln.server.web.listing import whole_number
 from toolkiln.server.web.rendering import render
 
 router = APIRouter(include_in_schema=False)
 Action = Literal["approve", "reject", "enable", "disable", "delete", "rollback"]
 ACTIONS: tuple[Action, ...] = get_args(Action)
-SCOPE: dict[Action, Scope] = {"approve": "admin", "reject": "admin"}  # the others: write
+SCOPE: dict[str, Scope] = {"approve": "admin", "reject": "admin"}  # the others (and "update"): write
 MAX_REASON = 500
 
 
-def _scope(action: Action) -> Scope:
+def _scope(action: str) -> Scope:
     return SCOPE.get(action, "write")
+
+
+def refusal(visitor: Visitor, policy: Policy, action: str, record: ToolRecord) -> str | None:
+    """Why `visitor` may not `action` `record` ("update": edit it), None when they may: the
+    token's scope first, then who acts (a model never approves, nor changes a person's tool).
+    The page offers only what this allows; the registry checks again when it is done."""
+    needed = _scope(action)
+    if not visitor.may(needed):
+        return f"This needs a token of scope {needed}; you signed in with {visitor.token.scope}."
+    try:
+        policy.check(action, visitor.principal.actor, record)
+    except PermissionDenied as error:
+        return f"As {visitor.principal.kind} you cannot do this: {error.message}."
+    return None
+
+
+def offered(visitor: Visitor, policy: Policy, actions: list[str], record: ToolRecord) -> list[str]:
+    return [action for action in actions if refusal(visitor, policy, action, record) is None]
 
 
 @router.get("/ui/tools/{name}/confirm/{action}")
@@ -39,8 +59,7 @@ def confirm(request: Request, reg: Reg, visitor: Viewer, name: str, action: Acti
         record=record,
         action=action,
         version=version,
-        allowed=visitor.may(_scope(action)),
-        needed=_scope(action),
+        refused=refusal(visitor, reg.policy, action, record),
         max_reason=MAX_REASON,
     )
 

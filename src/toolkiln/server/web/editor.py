@@ -21,23 +21,41 @@ from toolkiln.server.web.rendering import render
 from toolkiln.server.web.tool_view import definition_json, definition_text
 
 router = APIRouter(include_in_schema=False)
-STARTER = """tool shipping_cost(weight_kg: number "Parcel weight in kilograms")
+STARTER = """tool {name}(weight_kg: number "Parcel weight in kilograms")
 description "Shipping cost of a parcel"
-{
+{{
   return weight_kg * 2.50 + 5.00
-}
+}}
 """
+STARTER_NAME = "shipping_cost"
 
 
-def diagnose(reg: Registry, source: str) -> list[Diagnostic]:
+def starter(reg: Registry) -> str:
+    """The New tool page's example, named so that saving it as it is works: `shipping_cost`,
+    else the first of `shipping_cost_2`, `shipping_cost_3`, ... that no tool has."""
+    name, number = STARTER_NAME, 1
+    while name in reg:
+        number += 1
+        name = f"{STARTER_NAME}_{number}"
+    return STARTER.format(name=name)
+
+
+def diagnose(reg: Registry, source: str, *, new: bool = False) -> list[Diagnostic]:
     """Every diagnostic of a definition (text DSL or JSON text) against the registry's tools,
-    within the budget of a check that saves nothing (past it, R0305 is the one shown)."""
+    within the budget of a check that saves nothing (past it, R0305 is the one shown). For a
+    `new` tool, a name that a tool has already is an error here, as saving it would be."""
     try:
-        return list(reg.check_definition(source, seconds=reg.check_seconds).warnings)
+        compiled = reg.check_definition(source, seconds=reg.check_seconds)
     except CompileError as error:
         return list(error.diagnostics)
     except CheckTooSlow as error:
         return _refusal(error)
+    found = list(compiled.warnings)
+    name = compiled.definition.get("name")
+    if new and isinstance(name, str) and name in reg:
+        taken = f"a tool named `{name}` exists already: saving this would be refused"
+        found.insert(0, Diagnostic.of(codes.DUPLICATE_TOOL, taken, None, "choose another name, or edit that tool"))
+    return found
 
 
 def _refusal(error: CompileError | RegistryError) -> list[Diagnostic]:
@@ -59,24 +77,27 @@ def _editor(
     name: str | None,
     source: str,
     diagnostics: list[Diagnostic],
-    status: int = 200,
+    refused: bool = False,
 ) -> Response:
+    """The editor; `refused`: a save was refused for `diagnostics`, which the page shows in a
+    box of their own that the live check does not replace (it checks the text, not the save)."""
     return render(
         request,
         "editor.html",
         visitor,
-        status_code=status,
+        status_code=422 if refused else 200,
         name=name,
         source=source,
         diagnostics=_shown(diagnostics),
         errors=sum(d.is_error for d in diagnostics),
+        refused=_shown(diagnostics) if refused else [],
     )
 
 
 @router.get("/ui/new")
-def new_tool(request: Request, visitor: Viewer) -> Response:
+def new_tool(request: Request, reg: Reg, visitor: Viewer) -> Response:
     visitor.need(request, "write")
-    return _editor(request, visitor, name=None, source=STARTER, diagnostics=[])
+    return _editor(request, visitor, name=None, source=starter(reg), diagnostics=[])
 
 
 @router.get("/ui/tools/{name}/edit")
@@ -91,7 +112,8 @@ def edit_tool(request: Request, reg: Reg, visitor: Viewer, name: str) -> Respons
 
 @router.post("/ui/check")
 async def check(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
-    diagnostics = await in_check_thread(request, diagnose, reg, str(form.get("definition", "")))
+    source, new = str(form.get("definition", "")), form.get("new") == "1"
+    diagnostics = await in_check_thread(request, diagnose, reg, source, new=new)
     return render(
         request,
         "_diagnostics.html",
@@ -109,7 +131,7 @@ async def save_new(request: Request, reg: Reg, visitor: Viewer, form: Posted) ->
     try:
         record = await in_check_thread(request, reg.create, source, created_by=visitor.principal, note="web page")
     except (CompileError, RegistryError) as error:
-        return _editor(request, visitor, name=None, source=source, diagnostics=_refusal(error), status=422)
+        return _editor(request, visitor, name=None, source=source, diagnostics=_refusal(error), refused=True)
     return RedirectResponse(f"/ui/tools/{record.name}?done=create", status_code=303)
 
 
@@ -120,5 +142,5 @@ async def save_edit(request: Request, reg: Reg, visitor: Viewer, form: Posted, n
     try:
         await in_check_thread(request, reg.update, name, {"definition": source}, by=visitor.principal)
     except (CompileError, RegistryError) as error:
-        return _editor(request, visitor, name=name, source=source, diagnostics=_refusal(error), status=422)
+        return _editor(request, visitor, name=name, source=source, diagnostics=_refusal(error), refused=True)
     return RedirectResponse(f"/ui/tools/{name}?tab=versions&done=update", status_code=303)

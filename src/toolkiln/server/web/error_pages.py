@@ -8,11 +8,14 @@ import json
 from typing import Any
 
 from starlette.datastructures import MutableHeaders
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkiln.diagnostics import codes
 from toolkiln.server.problems import MEDIA_TYPE
 from toolkiln.server.responses import utf8
+from toolkiln.server.services import services_of
+from toolkiln.server.web.access import SignInNeeded, Visitor, session_visitor
 from toolkiln.server.web.rendering import render_text
 
 # Scripts and styles from this server only (htmx and our CSS are files): no inline script, so
@@ -65,7 +68,8 @@ class WebErrorPages:
             body += message.get("body", b"")
             if message.get("more_body"):
                 return
-            html = utf8(error_html(json.loads(body or b"{}"), fragment))
+            problem = json.loads(body or b"{}")
+            html = utf8(error_fragment(problem) if fragment else error_page(problem, Request(scope)))
             headers = MutableHeaders(raw=held["headers"])
             headers["content-type"] = "text/html; charset=utf-8"
             headers["content-length"] = str(len(html))
@@ -75,15 +79,32 @@ class WebErrorPages:
         await self.app(scope, receive, paged_send)
 
 
-def error_html(problem: dict[str, Any], fragment: bool) -> str:
-    code = str(problem.get("code", codes.INTERNAL_ERROR.code))
-    return render_text(
-        "_problem.html" if fragment else "error.html",
-        status=problem.get("status", 500),
-        code=code,
-        title=problem.get("title", "Error"),
-        detail=problem.get("detail", ""),
-        diagnostics=problem.get("diagnostics") or [],
-        visitor=None,
-        pending=0,
-    )
+def error_fragment(problem: dict[str, Any]) -> str:
+    return render_text("_problem.html", show_title=True, **_said_once(problem))
+
+
+def error_page(problem: dict[str, Any], request: Request) -> str:
+    """The whole page, with the header and navigation of the signed-in visitor (when there is
+    one: the sign-in page's own errors have none)."""
+    try:
+        visitor: Visitor | None = session_visitor(request)
+    except SignInNeeded:
+        visitor = None
+    pending = len(services_of(request).registry.list(status="pending_approval")) if visitor else 0
+    return render_text("error.html", visitor=visitor, pending=pending, show_title=False, **_said_once(problem))
+
+
+def _said_once(problem: dict[str, Any]) -> dict[str, Any]:
+    """The problem's parts, each said once: a diagnostic that only repeats the detail gives
+    its hint and is not listed again."""
+    detail = str(problem.get("detail", ""))
+    diagnostics = [d for d in problem.get("diagnostics") or [] if isinstance(d, dict)]
+    repeats = [d for d in diagnostics if d.get("message") == detail and not d.get("path") and not d.get("line")]
+    return {
+        "status": problem.get("status", 500),
+        "code": str(problem.get("code", codes.INTERNAL_ERROR.code)),
+        "title": problem.get("title", "Error"),
+        "detail": detail,
+        "hint": next((d["hint"] for d in repeats if d.get("hint")), problem.get("hint")),
+        "diagnostics": [d for d in diagnostics if d not in repeats],
+    }

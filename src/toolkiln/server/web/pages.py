@@ -11,6 +11,7 @@ from toolkiln.registry.policy import next_actions
 from toolkiln.server.services import Reg
 from toolkiln.server.web import tool_view
 from toolkiln.server.web.access import Viewer
+from toolkiln.server.web.actions import offered
 from toolkiln.server.web.form_fields import form_fields
 from toolkiln.server.web.listing import KINDS, Query, list_tools, whole_number
 from toolkiln.server.web.rendering import render
@@ -49,8 +50,10 @@ def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, 
     record = reg.get(name)
     tabs = tool_view.tabs_of(record)
     tab = tab if tab in tabs else "definition"
-    actions = [*next_actions(record.status), "delete"]
-    context: dict[str, Any] = {"record": record, "tabs": tabs, "tab": tab, "actions": actions}
+    possible = [*next_actions(record.status), "delete", "update", "rollback"]
+    allowed = offered(visitor, reg.policy, possible, record)  # only what this visitor may do
+    actions = [action for action in allowed if action not in ("update", "rollback")]  # those two have their places
+    context: dict[str, Any] = {"record": record, "tabs": tabs, "tab": tab, "actions": actions, "allowed": allowed}
     context.update(trusted_here=reg.trusted_here(name), registry_path=reg.path)
     params = request.query_params
     if tab == "definition":

@@ -15,6 +15,7 @@ from toolkiln.server.responses import utf8
 from toolkiln.server.services import services_of
 from toolkiln.server.web.access import Visitor
 from toolkiln.server.web.sessions import CSRF_FIELD, CSRF_HEADER
+from toolkiln.server.web.tool_view import type_words
 from toolkiln.version import __version__
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -39,8 +40,9 @@ def environment() -> Environment:
         status_labels=STATUS_LABELS,
         csrf_field=CSRF_FIELD,
         csrf_header=CSRF_HEADER,
-        version=__version__,
+        toolkiln_version=__version__,  # not `version`: a page's own context has one (a rollback's)
     )
+    env.filters["type_words"] = type_words
     return env
 
 

@@ -41,6 +41,29 @@ def definition_json(definition: dict[str, Any]) -> str:
     return json.dumps(definition, indent=2, ensure_ascii=False)
 
 
+def type_words(spec: Any) -> str:
+    """A parameter's JSON Schema type as the Parameters tab says it: `number`, `date`,
+    `number or null`, `array of string`, `record of p (number), q (string)`; never JSON text."""
+    if not isinstance(spec, dict):
+        return "any"
+    if "enum" in spec:
+        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in spec["enum"])
+    names = spec.get("type", "any")
+    names = names if isinstance(names, list) else [names]
+    return " or ".join(_one_type(spec, str(name)) for name in names)
+
+
+def _one_type(spec: dict[str, Any], name: str) -> str:
+    if name == "string" and spec.get("format") in ("date", "date-time"):
+        return "datetime" if spec["format"] == "date-time" else "date"
+    if name == "array" and isinstance(spec.get("items"), dict):
+        return "array of " + type_words(spec["items"])
+    fields = spec.get("properties")
+    if name == "object" and isinstance(fields, dict) and fields:
+        return "record of " + ", ".join(f"{key} ({type_words(field)})" for key, field in fields.items())
+    return name
+
+
 @dataclass(frozen=True)
 class Definition:
     text: list[Token]
