@@ -180,7 +180,7 @@ def test_run_a_tool_from_its_test_form(page, server):
     page.get_by_label("weight_kg (required)").fill("4")
     page.get_by_label("express").select_option("true")
     page.get_by_role("button", name="Run").click()
-    assert page.locator("#result-value").inner_text() == "25"
+    assert page.locator("#result-value").inner_text() == "25.00"  # the digits computed (2.50, 5.00)
     page.shots.take("test-result")
     page.get_by_label("weight_kg (required)").fill("four")
     page.get_by_role("button", name="Run").click()
@@ -192,7 +192,7 @@ def test_run_a_tool_from_its_test_form(page, server):
     page.get_by_label("items row 2 price").fill("1")
     page.get_by_label("items row 2 qty").fill("3")
     page.get_by_role("button", name="Run").click()
-    assert page.locator("#result-value").inner_text() == "13"
+    assert page.locator("#result-value").inner_text() == "13.0"  # 2.5 x 4 + 1 x 3, digits as computed
     page.shots.take("table-form")
 
 
@@ -325,3 +325,65 @@ def test_keyboard_only_sign_in_find_and_disable_a_tool(page, server):
     page.wait_for_url(re.compile(r"done=disable"))
     page.shots.take("keyboard-disabled")
     assert api_status(server, "shipping_cost") == "disabled"
+
+
+NARROW = {"width": 390, "height": 844}  # a phone held upright
+NARROW_PAGES = (
+    "/ui/tools",
+    "/ui/tools/switch_probe",  # a workflow's long JSON lines
+    "/ui/tools/order_total?tab=parameters",
+    "/ui/tools/label?tab=versions",
+    "/ui/tools/refund_order?tab=audit",
+    "/ui/tools/shipping_cost?tab=test",
+    "/ui/tools/shipping_cost/confirm/delete",
+    "/ui/new",
+    "/ui/tools/no_such_tool",
+)
+
+
+def overflow(page) -> dict[str, object]:
+    """What sticks out at this width: the document's horizontal scroll, the header band's
+    width against the document's, boxes past the window's edge, a table wider than itself that
+    does not scroll inside, and a box of code whose text does not wrap inside it (a workflow's
+    text is one long JSON string)."""
+    return page.evaluate(
+        """() => {
+          const doc = document.documentElement;
+          const spilled = [...document.querySelectorAll("pre, table")].filter((box) => {
+            const style = getComputedStyle(box);
+            const scrolls = box.tagName === "TABLE" && ["auto", "scroll"].includes(style.overflowX);
+            return box.getBoundingClientRect().right > doc.clientWidth + 1
+              || (!scrolls && box.scrollWidth > box.clientWidth + 1);
+          }).map((box) => box.className || box.tagName);
+          return {scroll: doc.scrollWidth - doc.clientWidth,
+                  band: Math.round(document.querySelector("header.top").getBoundingClientRect().width) - doc.scrollWidth,
+                  spilled};
+        }"""
+    )
+
+
+def test_at_390_px_nothing_scrolls_sideways_and_the_header_band_is_whole(browser, server):
+    context = browser.new_context(viewport=NARROW)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    shots = Shots(page, "narrow")
+    sign_in(page, server, "admin")
+    found = {}
+    for path in NARROW_PAGES:
+        page.goto(f"{server.url}{path}")
+        shots.take(re.sub(r"\W+", "_", path.strip("/")))
+        found[path] = overflow(page)
+    context.close()
+    assert found == {path: {"scroll": 0, "band": 0, "spilled": []} for path in NARROW_PAGES}
+
+
+def test_the_live_check_of_a_new_tool_says_its_name_is_taken(page, server):
+    sign_in(page, server, "write")
+    page.get_by_role("link", name="New tool").click()
+    editor = page.get_by_label("Definition (text DSL or JSON)")
+    assert editor.input_value().startswith("tool shipping_cost_2(")  # shipping_cost exists
+    page.locator("#diagnostic-summary", has_text="No problems found").wait_for()
+    editor.fill('tool shipping_cost(w: number) description "Taken" {\n  return w\n}\n')
+    page.locator("pre.diagnostic-error", has_text="R0103").wait_for()
+    assert page.locator("#save").is_disabled()
+    page.shots.take("name-taken")
