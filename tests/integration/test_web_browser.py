@@ -126,6 +126,13 @@ def sign_in(page, server: ServerProcess, scope: str = "admin") -> None:
     page.wait_for_url(lambda url: urlsplit(url).path == "/ui/tools")
 
 
+def type_definition(page, text: str) -> None:
+    """Replace the editor's text as a paste would (CodeMirror's change, which the page sends to
+    the live check)."""
+    page.locator(".CodeMirror").wait_for()
+    page.evaluate("text => document.querySelector('.CodeMirror').CodeMirror.setValue(text)", text)
+
+
 def api_status(server: ServerProcess, name: str) -> str:
     with server.client(server.tokens["read"]) as http:
         return str(http.get(f"/api/v1/tools/{name}").json()["status"])
@@ -199,14 +206,15 @@ def test_run_a_tool_from_its_test_form(page, server):
 def test_create_a_tool_with_a_typo_see_the_diagnostic_fix_it_and_save(page, server):
     sign_in(page, server, "write")
     page.get_by_role("link", name="New tool").click()
-    editor = page.get_by_label("Definition (text DSL or JSON)")
-    editor.fill('tool area(w: number, h: number) description "Area of a rectangle" {\n  return w * hieght\n}\n')
+    type_definition(
+        page, 'tool area(w: number, h: number) description "Area of a rectangle" {\n  return w * hieght\n}\n'
+    )
     diagnostic = page.locator("pre.diagnostic-error")
     diagnostic.wait_for()
     assert "E0201" in diagnostic.inner_text() and "^" in diagnostic.inner_text()
     assert page.locator("#save").is_disabled()
     page.shots.take("editor-typo")
-    editor.fill('tool area(w: number, h: number) description "Area of a rectangle" {\n  return w * h\n}\n')
+    type_definition(page, 'tool area(w: number, h: number) description "Area of a rectangle" {\n  return w * h\n}\n')
     page.locator("#diagnostic-summary", has_text="No problems found").wait_for()
     assert page.locator("#save").is_enabled()
     page.locator("#save").click()
@@ -380,10 +388,27 @@ def test_at_390_px_nothing_scrolls_sideways_and_the_header_band_is_whole(browser
 def test_the_live_check_of_a_new_tool_says_its_name_is_taken(page, server):
     sign_in(page, server, "write")
     page.get_by_role("link", name="New tool").click()
-    editor = page.get_by_label("Definition (text DSL or JSON)")
-    assert editor.input_value().startswith("tool shipping_cost_2(")  # shipping_cost exists
+    assert page.locator("#definition").input_value().startswith("tool shipping_cost_2(")  # shipping_cost exists
     page.locator("#diagnostic-summary", has_text="No problems found").wait_for()
-    editor.fill('tool shipping_cost(w: number) description "Taken" {\n  return w\n}\n')
+    type_definition(page, 'tool shipping_cost(w: number) description "Taken" {\n  return w\n}\n')
     page.locator("pre.diagnostic-error", has_text="R0103").wait_for()
     assert page.locator("#save").is_disabled()
     page.shots.take("name-taken")
+
+
+def test_the_editor_numbers_lines_colours_keywords_and_marks_a_diagnostic_where_it_is(page, server):
+    sign_in(page, server, "write")
+    page.goto(f"{server.url}/ui/new")
+    type_definition(
+        page, 'tool perimeter(w: number, h: number) description "Perimeter" {\n  return 2 * (w + hieght)\n}\n'
+    )
+    mark = page.locator(".CodeMirror .cm-diagnostic-error")
+    mark.wait_for()
+    assert mark.inner_text() == "hieght"  # the span of E0201, no more
+    assert page.locator(".CodeMirror-linenumber", has_text="3").count() == 1
+    assert page.locator(".CodeMirror .cm-keyword", has_text="tool").count() == 1
+    assert page.locator(".CodeMirror .cm-keyword", has_text="return").count() == 1
+    page.get_by_role("button", name="Go to line 2, column 19").click()
+    cursor = page.evaluate("() => document.querySelector('.CodeMirror').CodeMirror.getCursor()")
+    assert (cursor["line"], cursor["ch"]) == (1, 18)
+    page.shots.take("editor-marked")

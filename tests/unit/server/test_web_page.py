@@ -439,3 +439,15 @@ def test_an_error_page_keeps_the_navigation_and_says_its_message_once(app, token
     assert missing.text.count("no tool named `nope`") == 1 and missing.text.count("Tool not found") == 2  # title, h1
     fragment = page.client.get("/ui/tools/nope", headers={"HX-Request": "true"})
     assert fragment.text.count("no tool named `nope`") == 1 and "<nav" not in fragment.text
+
+
+def test_the_live_check_says_where_each_diagnostic_is_for_the_editor_to_mark(app, tokens):
+    page = Page(app, tokens["write"])
+    typo = 'tool area(w: number, h: number) description "Area" {\n  return w * hh\n}'
+    checked = page.post("/ui/check", {"definition": typo}, headers={"HX-Request": "true"})
+    assert 'data-line="2" data-column="14" data-end-line="2" data-end-column="16"' in checked.text
+    assert ">Go to line 2, column 14</button>" in checked.text
+    editor = page.client.get("/ui/new").text
+    assert 'src="/ui/static/codemirror/codemirror.js"' in editor
+    assert re.search(r'data-keywords="[^"]*\breturn\b[^"]*\btool\b', editor)
+    assert page.client.get("/ui/static/codemirror/codemirror.js").status_code == 200

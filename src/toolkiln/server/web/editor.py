@@ -17,6 +17,7 @@ from toolkiln.registry.registry import Registry
 from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.services import Reg
 from toolkiln.server.web.access import Posted, Viewer
+from toolkiln.server.web.highlight import keywords
 from toolkiln.server.web.rendering import render
 from toolkiln.server.web.tool_view import definition_json, definition_text
 
@@ -67,7 +68,17 @@ def _refusal(error: CompileError | RegistryError) -> list[Diagnostic]:
 
 
 def _shown(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
-    return [{"error": d.is_error, "code": d.code, "text": render_text(d)} for d in diagnostics]
+    """Each diagnostic as the page shows it: the text `toolkiln check` prints, and where it is
+    in the definition (1-based line and column, end included) when it is in the text, which
+    the editor marks and jumps to."""
+    return [{"error": d.is_error, "code": d.code, "text": render_text(d), "at": _span(d)} for d in diagnostics]
+
+
+def _span(diagnostic: Diagnostic) -> dict[str, int] | None:
+    span = diagnostic.span
+    if span is None or not span.line or (span.path is not None and not span.in_file):
+        return None  # no position, or one inside a JSON string's own text
+    return {"line": span.line, "column": span.column, "end_line": span.end_line, "end_column": span.end_column}
 
 
 def _editor(
@@ -91,6 +102,7 @@ def _editor(
         diagnostics=_shown(diagnostics),
         errors=sum(d.is_error for d in diagnostics),
         refused=_shown(diagnostics) if refused else [],
+        keywords=sorted(keywords()),
     )
 
 
