@@ -20,7 +20,7 @@ FIND_PACKAGE_DATA = """
 from importlib.resources import files
 package = files("toolkiln")
 wanted = ["grammar/compute.lark", "grammar/workflow.lark", "server/web/templates/base.html",
-          "server/web/static/htmx.min.js"]
+          "server/web/static/htmx.min.js", "server/web/static/codemirror/codemirror.js"]
 missing = [name for name in wanted if not package.joinpath(name).is_file()]
 catalogs = [p.name for p in package.joinpath("backends/n8n/data").iterdir() if p.name.startswith("catalog-")]
 print("missing:", missing, "catalogs:", len(catalogs) > 0)
