@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolkiln.ast.spans import Span
+    from toolkiln.diagnostics.details import ErrorDetails
     from toolkiln.diagnostics.model import Diagnostic
 
 
@@ -84,6 +85,24 @@ class RunError(Error):
             expected=self.expected,
         )
 
+    def details(self) -> ErrorDetails:
+        """This error in the one shape callers read; a run has no file, so no snippet."""
+        from toolkiln.diagnostics.codes import CODES  # the codes load pydantic: on first use
+        from toolkiln.diagnostics.details import ErrorDetails
+
+        span, entry = self.span, CODES.get(self.code)
+        return ErrorDetails(
+            code=self.code,
+            name=entry.name if entry else None,
+            message=self.message,
+            path=span.path if span else None,
+            line=span.line if span and span.line else None,
+            column=span.column if span and span.column else None,
+            hint=self.hint,
+            input=self.input,
+            expected=self.expected,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         span = self.span
         return {
@@ -96,3 +115,29 @@ class RunError(Error):
             "input": self.input,
             "expected": list(self.expected) if self.expected is not None else None,
         }
+
+
+def error_details(error: BaseException | Diagnostic) -> list[ErrorDetails]:
+    """Any toolkiln error as the list of ErrorDetails a caller reads: a compile error's
+    diagnostics; a run error; a coded error (registry, executables, tokens: `code`, `name`,
+    `message`, `hint`, `path`) followed by the diagnostics it carries; anything else by its text."""
+    from toolkiln.diagnostics.details import ErrorDetails  # the codes load pydantic: on first use
+    from toolkiln.diagnostics.model import Diagnostic
+
+    if isinstance(error, Diagnostic):
+        return [error.details()]
+    if isinstance(error, CompileError):
+        return [d.details() for d in error.diagnostics]
+    if isinstance(error, RunError):
+        return [error.details()]
+    code = getattr(error, "code", None)
+    if isinstance(code, str):
+        own = ErrorDetails(
+            code=code,
+            name=getattr(error, "name", None),
+            message=getattr(error, "message", str(error)),
+            hint=getattr(error, "hint", None),
+            path=getattr(error, "path", None),
+        )
+        return [own, *(d.details() for d in getattr(error, "diagnostics", []))]
+    return [ErrorDetails(code=None, message=str(error))]

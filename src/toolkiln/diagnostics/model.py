@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics.codes import CODES, Code, Severity
+from toolkiln.diagnostics.details import ErrorDetails, FixDetails
 from toolkiln.diagnostics.source import Source
 
 
@@ -93,27 +94,32 @@ class Diagnostic(BaseModel):
             update["fix"] = _located_fix(self.fix, source)
         return self.model_copy(update=update)
 
+    def details(self) -> ErrorDetails:
+        """This diagnostic in the one shape callers read (REST, MCP, models, CI)."""
+        span = self.span
+        placed = span is not None and bool(span.line)
+        return ErrorDetails(
+            code=self.code,
+            name=self.name,
+            severity=self.severity,
+            message=self.message,
+            file=self.file,
+            path=span.path if span else None,
+            line=span.line if placed and span else None,
+            column=span.column if placed and span else None,
+            end_line=span.end_line if placed and span else None,
+            end_column=span.end_column if placed and span else None,
+            in_file=span.in_file or span.path is None if span else None,
+            hint=self.hint,
+            source=self.snippet,
+            input=self.input,
+            expected=self.expected,
+            fix=_fix_details(self.fix),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The machine-readable form (stable keys), the one fed back to models and CI."""
-        span = self.span
-        return {
-            "code": self.code,
-            "name": self.name,
-            "severity": self.severity,
-            "message": self.message,
-            "file": self.file,
-            "path": span.path if span else None,
-            "line": span.line if span and span.line else None,
-            "column": span.column if span and span.line else None,
-            "end_line": span.end_line if span and span.line else None,
-            "end_column": span.end_column if span and span.line else None,
-            "in_file": span.in_file or span.path is None if span else None,
-            "hint": self.hint,
-            "source": self.snippet,
-            "input": self.input,
-            "expected": list(self.expected) if self.expected is not None else None,
-            "fix": _fix_dict(self.fix),
-        }
+        return self.details().to_dict()
 
 
 def _located_fix(fix: Fix, source: Source) -> Fix | None:
@@ -130,22 +136,22 @@ def _located_fix(fix: Fix, source: Source) -> Fix | None:
     return Fix.replace(span, replacement)
 
 
-def _fix_dict(fix: Fix | None) -> dict[str, Any] | None:
+def _fix_details(fix: Fix | None) -> FixDetails | None:
     """`start`/`end` are offsets (characters) in the file's text, when the fix is in one."""
     if fix is None or fix.replacement is None:
         return None
     span = fix.span
     in_text = span.path is None or span.in_file
-    return {
-        "path": span.path,
-        "start": span.start if in_text else None,
-        "end": span.end if in_text else None,
-        "line": span.line or None,
-        "column": span.column or None,
-        "end_line": span.end_line or None,
-        "end_column": span.end_column or None,
-        "replacement": fix.replacement,
-    }
+    return FixDetails(
+        path=span.path,
+        start=span.start if in_text else None,
+        end=span.end if in_text else None,
+        line=span.line or None,
+        column=span.column or None,
+        end_line=span.end_line or None,
+        end_column=span.end_column or None,
+        replacement=fix.replacement,
+    )
 
 
 # A minified JSON file is one long line: diagnostics show a window of it around the column,

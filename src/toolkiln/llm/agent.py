@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.errors import RunError
+from toolkiln.errors import RunError, error_details
 from toolkiln.llm.client import ChatClient
 from toolkiln.llm.errors import LLMConfigError
 from toolkiln.llm.loops import LoopLimitReached, LoopResult, capped
 from toolkiln.llm.messages import MessageLike, ToolCall, ToolResult, Usage, as_messages
 from toolkiln.llm.tools import tool_name
 from toolkiln.registry.errors import RegistryError
-from toolkiln.registry.meta import run_error_dict
+from toolkiln.registry.meta import explained
 from toolkiln.semantics.values import to_json
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def _outcome(call: ToolCall, registry: Registry, meta: list[dict[str, Any]], for
     try:
         return {"ok": True, "result": registry.run(call.name, call.arguments)}
     except RunError as error:
-        return {"ok": False, "errors": [run_error_dict(error)]}
+        return {"ok": False, "errors": explained(error_details(error))}
     except RegistryError as error:
         return {"ok": False, "errors": [error.to_dict()]}
 

@@ -1,7 +1,7 @@
 """The registry's errors. Each derives from `toolkiln.Error` through `RegistryError`.
 
 Every error has a stable `code` and `name` (like a diagnostic's), a `message` and a `hint`,
-and `to_dict()` gives the same keys as `Diagnostic.to_dict()`, so a model (through
+and `to_dict()` gives the same keys as `Diagnostic.to_dict()` (both are `ErrorDetails`), so a model (through
 `call_meta`) and a CLI user see registry errors and compile errors in one shape.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.diagnostics import codes
-from toolkiln.errors import Error
+from toolkiln.errors import Error, error_details
 
 if TYPE_CHECKING:
     from toolkiln.diagnostics.model import Diagnostic
@@ -34,24 +34,8 @@ class RegistryError(Error):
         super().__init__(message if hint is None else f"{message} (hint: {hint})")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "name": self.name,
-            "severity": "error",
-            "message": self.message,
-            "file": None,
-            "path": self.path,
-            "line": None,
-            "column": None,
-            "end_line": None,
-            "end_column": None,
-            "in_file": None,
-            "hint": self.hint,
-            "source": None,
-            "input": None,
-            "expected": None,
-            "fix": None,
-        }
+        """This error alone (not the diagnostics it may carry) in the one shape of an error."""
+        return error_details(self)[0].to_dict()
 
 
 class InvalidName(RegistryError, code=codes.TOOL_NAME_INVALID):

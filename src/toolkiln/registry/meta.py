@@ -21,11 +21,12 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolkiln.diagnostics.codes import CODES
-from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.diagnostics.codes import INVALID_REQUEST
+from toolkiln.diagnostics.details import ErrorDetails
+from toolkiln.errors import CompileError, Error, RunError, error_details
 from toolkiln.registry import exports
 from toolkiln.registry.codec import plain_json
-from toolkiln.registry.errors import DuplicateTool, InvalidRequest, RegistryError
+from toolkiln.registry.errors import DuplicateTool, RegistryError
 from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.principals import Principal, principal_of
 
@@ -273,7 +274,7 @@ class _BadArguments(Exception):
 
 
 def _error(message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:
-    return InvalidRequest(message, hint, path=path).to_dict()
+    return ErrorDetails.coded(INVALID_REQUEST, message, hint, path=path).to_dict()
 
 
 def failure(errors: list[dict[str, Any]], tool: str) -> dict[str, Any]:
@@ -306,13 +307,11 @@ def call_meta(reg: Registry, name: Any, args: Any, created_by: Principal | str =
         return handler(reg, _arguments(args, tool), principal)
     except _BadArguments as bad:
         return failure(bad.errors, tool)
-    except CompileError as error:
-        return failure([with_hint(d.to_dict()) for d in error.diagnostics], tool)
-    except RunError as error:
-        return failure([run_error_dict(error)], tool)
+    except (CompileError, RunError) as error:
+        return failure(explained(error_details(error)), tool)
     except RegistryError as error:
-        extra = [with_hint(d.to_dict()) for d in getattr(error, "diagnostics", [])]
-        return failure([error.to_dict(), *extra], tool)
+        own, *extra = error_details(error)
+        return failure([own.to_dict(), *explained(extra)], tool)
     except Error as error:
         return failure([_error(str(error))], tool)
     except Exception as error:
@@ -499,7 +498,7 @@ def _save(reg: Registry, definition: Any, update: bool, created_by: Principal) -
         "ok": True,
         "message": f"{done}; {state}",
         "tool": _shown(record),
-        "warnings": [with_hint(d.to_dict()) for d in compiled.warnings],
+        "warnings": explained([d.details() for d in compiled.warnings]),
     }
 
 
@@ -525,7 +524,7 @@ def _test(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[st
         "parameters": plain_json(compiled.parameters),
         "result_type": compiled.tool.result_type if compiled.tool is not None else None,
         "result_schema": compiled.tool.result_schema if compiled.tool is not None else None,
-        "warnings": [with_hint(d.to_dict()) for d in compiled.warnings],
+        "warnings": explained([d.details() for d in compiled.warnings]),
     }
     if "args" not in args or args["args"] is None:
         reply["message"] = "the definition checks; pass args to run it once"
@@ -580,32 +579,9 @@ def _shown(record: Any) -> dict[str, Any]:
     return {**record.summary(), "parameters": plain_json(record.parameters)}
 
 
-def run_error_dict(error: RunError) -> dict[str, Any]:
-    entry = CODES.get(error.code)
-    return with_hint(
-        {
-            "code": error.code,
-            "name": entry.name if entry else None,
-            "severity": "error",
-            "file": None,
-            **error.to_dict(),
-            "end_line": None,
-            "end_column": None,
-            "in_file": None,
-            "source": None,
-            "fix": None,
-        }
-    )
-
-
-def with_hint(error: dict[str, Any]) -> dict[str, Any]:
-    """A model repairs best with a hint; where a diagnostic has none, the first paragraph of
-    its code's explanation (`toolkiln explain CODE`) stands in."""
-    entry = CODES.get(error.get("code") or "")
-    if error.get("hint") or entry is None:
-        return error
-    first = entry.explanation.split("\n\n")[0]
-    return {**error, "hint": " ".join(first.split())}
+def explained(errors: list[ErrorDetails]) -> list[dict[str, Any]]:
+    """Errors as a model reads them: every one with a hint (`ErrorDetails.explained`)."""
+    return [e.explained().to_dict() for e in errors]
 
 
 _HANDLERS: dict[str, Callable[[Registry, dict[str, Any], Principal], dict[str, Any]]] = {

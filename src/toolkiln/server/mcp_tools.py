@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toolkiln.errors import RunError
+from toolkiln.errors import RunError, error_details
 from toolkiln.registry.errors import InvalidRequest, RegistryError
-from toolkiln.registry.meta import run_error_dict
+from toolkiln.registry.meta import explained
 from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
@@ -77,10 +77,11 @@ def call_tool(
             name, args = _target(args)
         result = reg.run(name, args)
     except RegistryError as error:
-        errors = [error.to_dict()] + [d.to_dict() for d in getattr(error, "diagnostics", [])]
+        errors = [e.to_dict() for e in error_details(error)]
         return _answer({"ok": False, "errors": errors, "message": error.message}, is_error=True)
     except RunError as error:
-        return _answer({"ok": False, "errors": [run_error_dict(error)], "message": error.message}, is_error=True)
+        errors = explained(error_details(error))
+        return _answer({"ok": False, "errors": errors, "message": error.message}, is_error=True)
     return _answer({"ok": True, "result": result}, is_error=False)
 
 

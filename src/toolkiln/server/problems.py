@@ -17,10 +17,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.errors import CompileError, Error, RunError, error_details
 from toolkiln.registry import errors as registry_errors
-from toolkiln.registry.meta import run_error_dict
 from toolkiln.semantics.values import to_json
 from toolkiln.server.responses import utf8
 from toolkiln.server.tokens import TokenError
@@ -100,25 +100,8 @@ def problem(
 
 
 def diagnostic(code: codes.Code, message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:
-    """A server problem in the shape of `Diagnostic.to_dict()`."""
-    return {
-        "code": code.code,
-        "name": code.name,
-        "severity": "error",
-        "message": message,
-        "file": None,
-        "path": path,
-        "line": None,
-        "column": None,
-        "end_line": None,
-        "end_column": None,
-        "in_file": None,
-        "hint": hint,
-        "source": None,
-        "input": None,
-        "expected": None,
-        "fix": None,
-    }
+    """A server problem in the one shape of an error (`ErrorDetails`)."""
+    return ErrorDetails.coded(code, message, hint, path=path).to_dict()
 
 
 def broken_json(error: dict[str, Any], body: Any) -> dict[str, Any]:
@@ -155,12 +138,12 @@ def install(app: FastAPI) -> None:
     async def registry_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, registry_errors.RegistryError)
         status = next(s for kind, s in _REGISTRY_STATUS.items() if isinstance(error, kind))
-        found = [error.to_dict()] + [d.to_dict() for d in getattr(error, "diagnostics", [])]
+        found = [e.to_dict() for e in error_details(error)]
         return problem(status, error.code, error.message, found, instance=where(request))
 
     async def compile_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, CompileError)
-        found = [d.to_dict() for d in error.diagnostics]
+        found = [e.to_dict() for e in error_details(error)]
         first = next((d for d in error.diagnostics if d.is_error), None)
         code = first.code if first else codes.REGISTRY_ERROR.code
         detail = f"the definition does not check: {sum(d.is_error for d in error.diagnostics)} error(s)"
@@ -169,7 +152,8 @@ def install(app: FastAPI) -> None:
     async def run_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, RunError)
         status = 503 if error.code == codes.SANDBOX_UNAVAILABLE.code else 422  # the server's fault, not the call's
-        return problem(status, error.code, error.message, [run_error_dict(error)], instance=where(request))
+        found = [e.explained().to_dict() for e in error_details(error)]
+        return problem(status, error.code, error.message, found, instance=where(request))
 
     async def token_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, TokenError)
