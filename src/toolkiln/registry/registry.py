@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from toolkiln.diagnostics import codes
-from toolkiln.errors import CompileError, RunError
+from toolkiln.errors import CompileError, Error, RunError
 from toolkiln.registry import exports, meta
 from toolkiln.registry.admission import admit_program, passing, recheck_callers, refuse_cycle, refuse_rename
 from toolkiln.registry.budget import CHECK_SLOTS
@@ -66,6 +66,7 @@ from toolkiln.registry.models import (
     utc_now,
 )
 from toolkiln.registry.names import check_name
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.programs import ProgramRun
@@ -555,7 +556,7 @@ class Registry(Checking, Trusting):
         try:
             hot = self._hot[name]
         except (KeyError, TypeError):  # (TypeError: not a name at all; the slow path says so)
-            return self._run_looked_up(name, args, tables, limits, clock, now)
+            return self._run_tool(self._runnable(check_name(name)), name, args, tables, limits, clock, now)
         # Every test below is needed and each costs tens of nanoseconds: see docs/performance.md.
         if now < hot[1] and hot[0] == self._counter[0]:  # type: ignore[index]
             next(hot[3])
@@ -565,10 +566,37 @@ class Registry(Checking, Trusting):
             if tables is None and limits is None and clock is None and self.limits is None:
                 return hot[2](args)  # (keywords cost a tenth of a small tool's run)
             return hot[2](args, tables=tables, limits=limits or self.limits, clock=clock)
-        return self._run_looked_up(name, args, tables, limits, clock, now)
+        return self._run_tool(self._runnable(check_name(name)), name, args, tables, limits, clock, now)
 
-    def _run_looked_up(
+    def invoke(
         self,
+        name: str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        principal: Principal | str,
+        tables: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+        clock: Clock | datetime | None = None,
+    ) -> Outcome:
+        """Run an active tool for `principal` and say how it went. Never raises for the caller's
+        mistake (no such tool, not active, bad arguments, a failed run): those are the Outcome's
+        errors. The version reported is the one that ran, found in the same look-up as the tool.
+        `run` stays the fast path (it raises, and reports no version)."""
+        shown = name if isinstance(name, str) else repr(name)[:64]
+        version = None
+        try:
+            principal_of(principal, "principal")  # the policy has no run rule: scopes decide before
+            with self._mutex:  # the tool and its version from one state of the folder
+                tool = self._runnable(check_name(name))
+                version = self._loaded(name).version
+            result = self._run_tool(tool, name, args, tables, limits, clock, _monotonic())
+        except Error as error:
+            return Outcome.failed(shown, error, version)
+        return Outcome(True, result, (), version, name)
+
+    def _run_tool(
+        self,
+        tool: Tool | WorkflowRun | ProgramRun,
         name: str,
         args: Mapping[str, Any] | None,
         tables: Mapping[str, Any] | None,
@@ -576,8 +604,8 @@ class Registry(Checking, Trusting):
         clock: Clock | datetime | None,
         now: float,
     ) -> Any:
-        """`run` after finding the tool in the folder (what changed is caught up with first)."""
-        tool = self._runnable(check_name(name))
+        """Run a tool found by `_runnable` (what changed in the folder caught up with first) and
+        count the use."""
         try:
             if isinstance(tool, Tool):
                 return tool.run(args, tables=tables, limits=limits or self.limits, clock=clock)
