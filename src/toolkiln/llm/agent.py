@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.errors import RunError, error_details
+from toolkiln.diagnostics.codes import INVALID_REQUEST
+from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.llm.client import ChatClient
 from toolkiln.llm.errors import LLMConfigError
 from toolkiln.llm.loops import LoopLimitReached, LoopResult, capped
 from toolkiln.llm.messages import MessageLike, ToolCall, ToolResult, Usage, as_messages
 from toolkiln.llm.tools import tool_name
-from toolkiln.registry.errors import RegistryError
-from toolkiln.registry.meta import explained
+from toolkiln.registry.principals import LOCAL_MODEL
 from toolkiln.semantics.values import to_json
 
 if TYPE_CHECKING:
@@ -74,15 +74,11 @@ def _outcome(call: ToolCall, registry: Registry, meta: list[dict[str, Any]], for
     arguments, run-time failures) carry their codes and hints."""
     if call.arguments_error is not None:
         message = f"the arguments of `{call.name[:64]}` are not a JSON object: {call.arguments_error}"
-        return {"ok": False, "errors": [{"code": None, "message": message, "hint": "send a JSON object"}]}
+        return {"ok": False, "errors": [ErrorDetails.coded(INVALID_REQUEST, message, "send a JSON object").to_dict()]}
     if any(tool_name(definition, format) == call.name for definition in meta):
         return registry.call_meta(call.name, call.arguments)
-    try:
-        return {"ok": True, "result": registry.run(call.name, call.arguments)}
-    except RunError as error:
-        return {"ok": False, "errors": explained(error_details(error))}
-    except RegistryError as error:
-        return {"ok": False, "errors": [error.to_dict()]}
+    outcome = registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL)
+    return {"ok": True, "result": outcome.result} if outcome.ok else {"ok": False, "errors": outcome.error_dicts}
 
 
 def _summary(outcome: dict[str, Any]) -> str:

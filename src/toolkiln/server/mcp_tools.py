@@ -16,10 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toolkiln.errors import RunError, error_details
-from toolkiln.registry.errors import InvalidRequest, RegistryError
-from toolkiln.registry.meta import explained
+from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.names import META_TOOL_NAMES
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import dumps, to_jsonable
@@ -75,14 +74,15 @@ def call_tool(
     try:
         if name == RUN_CUSTOM_TOOL:
             name, args = _target(args)
-        result = reg.run(name, args)
-    except RegistryError as error:
-        errors = [e.to_dict() for e in error_details(error)]
-        return _answer({"ok": False, "errors": errors, "message": error.message}, is_error=True)
-    except RunError as error:
-        errors = explained(error_details(error))
-        return _answer({"ok": False, "errors": errors, "message": error.message}, is_error=True)
-    return _answer({"ok": True, "result": result}, is_error=False)
+    except InvalidRequest as error:
+        return _failed(Outcome.failed(RUN_CUSTOM_TOOL, error))
+    outcome = reg.invoke(name, args, principal=principal)
+    return _answer({"ok": True, "result": outcome.result}, is_error=False) if outcome.ok else _failed(outcome)
+
+
+def _failed(outcome: Outcome) -> CallResult:
+    reply = {"ok": False, "errors": outcome.error_dicts, "message": outcome.errors[0].message}
+    return _answer(reply, is_error=True)
 
 
 def _target(args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

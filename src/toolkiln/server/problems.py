@@ -21,6 +21,7 @@ from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, Error, RunError, error_details
 from toolkiln.registry import errors as registry_errors
+from toolkiln.registry.outcome import Outcome
 from toolkiln.semantics.values import to_json
 from toolkiln.server.responses import utf8
 from toolkiln.server.tokens import TokenError
@@ -102,6 +103,26 @@ def problem(
 def diagnostic(code: codes.Code, message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:
     """A server problem in the one shape of an error (`ErrorDetails`)."""
     return ErrorDetails.coded(code, message, hint, path=path).to_dict()
+
+
+def _registry_status(code: str) -> int | None:
+    """The HTTP status of a registry error known by its code (a subclass takes its parent's)."""
+    kinds = [registry_errors.RegistryError]
+    while kinds:
+        kind = kinds.pop()
+        if kind.code == code:
+            return next(s for listed, s in _REGISTRY_STATUS.items() if issubclass(kind, listed))
+        kinds.extend(kind.__subclasses__())
+    return None
+
+
+def failed(outcome: Outcome, instance: str | None) -> Response:
+    """A failed `Registry.invoke` as problem details: the status of its first error's code
+    (a registry refusal's; 503 when no sandbox is at hand; else 422, the call's fault)."""
+    first = outcome.errors[0]
+    code = first.code or codes.INVALID_BODY.code
+    status = _registry_status(code) or (503 if code == codes.SANDBOX_UNAVAILABLE.code else 422)
+    return problem(status, code, first.message, outcome.error_dicts, instance=instance)
 
 
 def broken_json(error: dict[str, Any], body: Any) -> dict[str, Any]:

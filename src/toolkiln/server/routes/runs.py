@@ -16,6 +16,7 @@ from toolkiln.registry.registry import Registry
 from toolkiln.semantics.dates import Clock, clock_at
 from toolkiln.server.auth import Reader, Runner
 from toolkiln.server.check_threads import in_check_thread
+from toolkiln.server.problems import failed
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ToolName, ValidateDefinition, Validation
@@ -84,6 +85,16 @@ async def validate_tool(request: Request, name: ToolName, reg: Reg, _: Reader) -
 
 
 @router.post("/{name}/execute", response_model=Executed, summary="Run an active tool")
-def execute(name: ToolName, body: Execute, reg: Reg, _: Runner, _slot: RunSlot, decimals: Decimals = "number") -> Any:
-    result = reg.run(name, body.args, clock=_clock(body.now))
-    return ExactJSONResponse({"tool": name, "version": reg.get(name).version, "result": result}, decimals=decimals)
+def execute(
+    request: Request,
+    name: ToolName,
+    body: Execute,
+    reg: Reg,
+    caller: Runner,
+    _slot: RunSlot,
+    decimals: Decimals = "number",
+) -> Any:
+    outcome = reg.invoke(name, body.args, principal=caller.acting_as(), clock=_clock(body.now))
+    if not outcome.ok:
+        return failed(outcome, request.url.path)
+    return ExactJSONResponse({"tool": name, "version": outcome.version, "result": outcome.result}, decimals=decimals)
