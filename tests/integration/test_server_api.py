@@ -350,6 +350,11 @@ def test_the_seed_routes_keep_their_envelope(server):
         assert http.put("/api/tools/seeded", json=compute_tool("seeded", "x * 5")).json()["data"]["version"] == 2
         tested = http.post("/api/tools/seeded/test", json={"parameters": {"x": 2}}).json()["data"]
         assert tested["output"] == 10 and tested["status"] == "success" and tested["execution_time_ms"] >= 0
+        # One failure shape: the seed's test route and REST execute answer a failed run alike.
+        seed = assert_problem(http.post("/api/tools/seeded/test", json={"parameters": {"y": 2}}), 422, "E0508")
+        rest = assert_problem(http.post("/api/v1/tools/seeded/execute", json={"args": {"y": 2}}), 422, "E0508")
+        assert seed["diagnostics"] == rest["diagnostics"] and all(d["hint"] for d in rest["diagnostics"])
+        assert_problem(http.post("/api/tools/nope/test", json={"parameters": {}}), 404, "R0102")
         assert http.post("/api/tools/seeded/validate").json()["data"] == {"valid": True, "errors": [], "warnings": []}
         one = http.get("/api/tools/seeded/definition").json()["data"]
         assert one["type"] == "function" and one["function"]["name"] == "seeded"

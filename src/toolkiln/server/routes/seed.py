@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolkiln.registry.models import ToolRecord
 from toolkiln.server.auth import Reader, Runner, Writer
 from toolkiln.server.check_threads import in_check_thread
+from toolkiln.server.problems import failed
 from toolkiln.server.responses import ExactJSONResponse, record_json
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.exports import tool_definition
@@ -93,11 +94,13 @@ def delete(name: ToolName, reg: Reg, caller: Writer) -> Any:
 
 
 @router.post("/{name}/test", response_model=Envelope, summary="Run a stored tool with test arguments")
-def test(name: ToolName, body: TestRun, reg: Reg, _: Runner, _slot: RunSlot) -> Any:
+def test(request: Request, name: ToolName, body: TestRun, reg: Reg, caller: Runner, _slot: RunSlot) -> Any:
     started = time.perf_counter()
-    output = reg.run(name, body.parameters)
+    outcome = reg.invoke(name, body.parameters, principal=caller.acting_as())
     elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
-    return success({"output": output, "execution_time_ms": elapsed_ms, "status": "success"})
+    if not outcome.ok:
+        return failed(outcome, request.url.path)
+    return success({"output": outcome.result, "execution_time_ms": elapsed_ms, "status": "success"})
 
 
 @router.post("/{name}/validate", response_model=Envelope, summary="Check a stored tool: errors and warnings")
