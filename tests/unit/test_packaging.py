@@ -27,8 +27,9 @@ def test_wheel_contains_the_grammars(tmp_path):
     for template in (ROOT / "src" / "toolkiln" / "templates" / "starters").glob("*.wf"):
         assert f"toolkiln/templates/starters/{template.name}" in names
     web = ROOT / "src" / "toolkiln" / "server" / "web"
-    for asset in [*(web / "templates").glob("*.html"), *(web / "static").iterdir()]:  # the web page
-        assert f"toolkiln/server/web/{asset.parent.name}/{asset.name}" in names
+    assets = [*(web / "templates").glob("*.html"), *(p for p in (web / "static").rglob("*") if p.is_file())]
+    for asset in assets:  # the web page, with the vendored editor in a folder of its own
+        assert f"toolkiln/server/web/{asset.relative_to(web).as_posix()}" in names
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     probe = (
