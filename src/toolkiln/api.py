@@ -112,6 +112,10 @@ def compile(
     return Tool(program, checked, tables=tables, limits=limits, runnable=runnable, tools=callees)
 
 
+# toolkiln's own compile under a name that cannot be mistaken for Python's builtin.
+compile_tool = compile
+
+
 def optimized_text(source: Any) -> str:
     """The canonical text of the optimized program (`toolkiln optimize`); it must check."""
     diagnostics, result = _diagnose(source, None)
@@ -157,7 +161,7 @@ def import_jsonlogic(
     program, diagnostics = translate_rule(rule, data_schema, numbers, name)
     if program is None:
         raise CompileError(diagnostics)
-    return compile(program, limits=limits)
+    return compile_tool(program, limits=limits)
 
 
 def export_jsonlogic(tool: Tool) -> Any:
