@@ -12,7 +12,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.diagnostics.render import render_text
+from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.loader import SOURCE_SUFFIXES, read_source_file
 
@@ -100,6 +100,25 @@ def reformat(
             write_atomically(path, text)
             print(f"reformatted {path}")
     return EXIT_FAILED if failed or (check and changed) else EXIT_OK
+
+
+def write_output(path: Path | None, text: str) -> None:
+    """A command's product: to standard output, or atomically to `path` (a failed write is a usage error)."""
+    if path is None:
+        sys.stdout.write(text)
+        return
+    try:
+        write_atomically(path, text)
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def report_diagnostics(diagnostics: Sequence[Diagnostic], format_: str) -> None:
+    """Diagnostics to standard error, as text or as the JSON list (`--format json`)."""
+    if format_ == "json":
+        print(render_json(list(diagnostics)), file=sys.stderr)
+    elif diagnostics:
+        print("\n\n".join(render_text(d) for d in diagnostics), file=sys.stderr)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -6,15 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source, write_atomically
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, read_source, report_diagnostics, write_output
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
 from toolkiln.semantics.values import dumps
 
@@ -52,16 +50,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     rule, problems = _read_json(args.file)
     schema, schema_problems = _read_json(args.schema) if args.schema is not None else (None, [])
     if problems or schema_problems:
-        _report(problems + schema_problems, args.format)
+        report_diagnostics(problems + schema_problems, args.format)
         return EXIT_FAILED
     name = args.name or _tool_name(args.file)
     try:
         tool = import_jsonlogic(rule, schema, numbers=args.numbers, name=name)
     except CompileError as error:
-        _report([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
+        report_diagnostics([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
         return EXIT_FAILED
     output = to_text(tool.program) if args.to == "text" else json.dumps(to_json(tool.program), indent=2) + "\n"
-    return _emit(args.output, output)
+    write_output(args.output, output)
+    return EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -70,24 +69,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     text, problems = read_source(args.file)
     if text is None:
-        _report(problems, args.format)
+        report_diagnostics(problems, args.format)
         return EXIT_FAILED
     try:
         rule = export_jsonlogic(compile_tool(text, name=str(args.file)))
     except CompileError as error:
-        _report([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
+        report_diagnostics([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
         return EXIT_FAILED
-    return _emit(args.output, dumps(rule) + "\n")
-
-
-def _emit(path: Path | None, text: str) -> int:
-    if path is None:
-        sys.stdout.write(text)
-        return EXIT_OK
-    try:
-        write_atomically(path, text)
-    except OSError as error:
-        raise UsageError(f"cannot write {path}: {error}") from None
+    write_output(args.output, dumps(rule) + "\n")
     return EXIT_OK
 
 
@@ -107,10 +96,3 @@ def _tool_name(path: Path) -> str:
     name = re.sub(r"[^a-z0-9_]+", "_", path.stem.lower()).strip("_")
     name = name if re.fullmatch(r"[a-z][a-z0-9_]*", name) else f"rule_{name}".rstrip("_")
     return name[:64]
-
-
-def _report(diagnostics: list[Diagnostic], format_: str) -> None:
-    if format_ == "json":
-        print(render_json(diagnostics), file=sys.stderr)
-    elif diagnostics:
-        print("\n\n".join(render_text(d) for d in diagnostics), file=sys.stderr)

@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING
 
 from toolkiln.backends.n8n.catalog import DEFAULT_N8N_VERSION, catalog_versions
 from toolkiln.backends.workflow_printer import print_workflow
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source, reformat, whole_number
+from toolkiln.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    read_source,
+    reformat,
+    report_diagnostics,
+    whole_number,
+    write_output,
+)
 from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
 from toolkiln.syntax.comments import comments
@@ -121,39 +130,21 @@ def cmd_workflow_import(args: argparse.Namespace) -> int:
 
     text, unreadable = read_source(args.file)
     if text is None:
-        _report(unreadable, args.format)
+        report_diagnostics(unreadable, args.format)
         return EXIT_FAILED
     try:
         imported = import_n8n(text, str(args.file))
     except CompileError as error:
-        _report(error.diagnostics, args.format)
+        report_diagnostics(error.diagnostics, args.format)
         return EXIT_FAILED
-    _report(list(imported.diagnostics), args.format)
-    _write(args.output, imported.to_text())
+    report_diagnostics(list(imported.diagnostics), args.format)
+    write_output(args.output, imported.to_text())
     return EXIT_OK
 
 
 def cmd_workflow_fmt(args: argparse.Namespace) -> int:
 
     return reformat(args.files, lambda path: canonical_workflow(path, args.max_source_chars), check=args.check)
-
-
-def _write(path: Path | None, text: str) -> None:
-
-    if path is None:
-        sys.stdout.write(text)
-        return
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"cannot write {path}: {error}") from None
-
-
-def _report(diagnostics: list[Diagnostic], format_: str) -> None:
-    if format_ == "json":
-        print(render_json(diagnostics), file=sys.stderr)
-    elif diagnostics:
-        print("\n\n".join(render_text(d) for d in diagnostics), file=sys.stderr)
 
 
 def cmd_workflow_compile(args: argparse.Namespace) -> int:
