@@ -4,12 +4,15 @@ and the loop of the `fmt` commands."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from decimal import Decimal
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_json, render_text
@@ -100,6 +103,16 @@ def reformat(
             write_atomically(path, text)
             print(f"reformatted {path}")
     return EXIT_FAILED if failed or (check and changed) else EXIT_OK
+
+
+def arguments_json(text: str) -> Any:
+    """A tool's arguments from `--args`, numbers kept exact; unreadable JSON is a usage error."""
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
+    except (ValueError, RecursionError) as error:  # an integer of 4,300+ digits; nesting past the stack
+        raise UsageError(f"--args cannot be read: {error}"[:200]) from None
 
 
 def write_output(path: Path | None, text: str) -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from toolkiln.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
+    arguments_json,
     decimals_option,
     reformat,
     source_files,
@@ -135,12 +134,7 @@ def fix_file(path: Path) -> list[Diagnostic]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    try:
-        arguments = json.loads(args.args, parse_float=Decimal)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
-    except (ValueError, RecursionError) as error:  # an integer of 4,300+ digits; nesting past the stack
-        raise UsageError(f"--args cannot be read: {error}"[:200]) from None
+    arguments = arguments_json(args.args)
     try:
         tool = api.compile(args.file)
         tables: dict[str, Any] = {}

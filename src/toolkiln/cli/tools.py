@@ -25,11 +25,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, decimals_option, write_atomically
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, arguments_json, decimals_option, write_atomically
 from toolkiln.cli.programs import PROGRAM_KINDS, add_program_commands, print_run_result, program_text
 from toolkiln.errors import CompileError, Error, RunError
 
@@ -412,12 +411,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from toolkiln.interpret.tables import load_table_file
     from toolkiln.semantics.dates import clock_at
 
-    try:
-        arguments = json.loads(args.args, parse_float=Decimal)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"--args is not valid JSON: {error.msg} (column {error.colno})") from None
-    except (ValueError, RecursionError) as error:  # an integer of 4,300+ digits; nesting past the stack
-        raise UsageError(f"--args cannot be read: {error}"[:200]) from None
+    arguments = arguments_json(args.args)
     tables: dict[str, Any] = {}
     for table_file in args.tables:
         tables.update(load_table_file(table_file))
