@@ -87,7 +87,7 @@ def _comprehension(e: n.Comprehension, fn: ExprFn) -> n.Comprehension:
 
 # The rebuild of each expression kind, None for a leaf. Every pass maps every expression, and
 # with a lookup by exact type a traversal takes 2.5 times less than with a `match` over the kinds;
-# so instead of `assert_never`, tests/unit/test_exhaustive_dispatch.py checks that every kind of
+# so instead of `assert_never`, tests/unit/ast/test_exhaustive_dispatch.py checks that every kind of
 # n.Expr is here (an unknown kind is a KeyError, never taken for a leaf). Each function takes the
 # kind it is listed under (hence Any: a dict cannot pair each key's type with its value's).
 _REBUILD: dict[type[n.Node], Callable[[Any, ExprFn], n.Expr] | None] = {

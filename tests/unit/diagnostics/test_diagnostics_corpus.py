@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXPECTED = json.loads((ROOT / "tests" / "corpus" / "broken_model_output.expected.json").read_text())
 
 

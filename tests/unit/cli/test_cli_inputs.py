@@ -18,7 +18,7 @@ import pytest
 from toolkiln.cli import main
 from toolkiln.syntax.loader import read_regular_file
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 LATE_FEE = EXAMPLES / "late_fee.tk"
 LATE_FEE_ARGS = '{"days_overdue": 10, "amount": 100}'
 MAIN = "import sys; from toolkiln.cli import main; sys.exit(main())"

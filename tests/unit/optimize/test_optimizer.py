@@ -14,7 +14,7 @@ from toolkiln.semantics.builtins import BUILTINS
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.syntax.loader import parse_source
 
-GOLDEN = Path(__file__).parent.parent / "golden" / "optimize"
+GOLDEN = Path(__file__).parents[2] / "golden" / "optimize"
 
 
 def cases():

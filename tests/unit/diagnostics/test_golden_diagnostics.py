@@ -9,7 +9,7 @@ import pytest
 import toolkiln
 from toolkiln.diagnostics.render import render_text
 
-GOLDEN = Path(__file__).parent.parent / "golden" / "diagnostics"
+GOLDEN = Path(__file__).parents[2] / "golden" / "diagnostics"
 INPUTS = sorted(p for p in GOLDEN.iterdir() if p.suffix in (".tk", ".json"))
 
 

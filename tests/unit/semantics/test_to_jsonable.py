@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import toolkiln
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "shipping_cost.json"
+EXAMPLE = Path(__file__).parents[3] / "examples" / "shipping_cost.json"
 
 
 def test_the_quick_start_result_goes_through_json_dumps_and_dumps_keeps_its_digits():

@@ -10,7 +10,7 @@ import pytest
 import toolkiln
 from toolkiln.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def codes_of(source) -> list[str]:

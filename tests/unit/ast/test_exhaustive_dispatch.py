@@ -20,7 +20,7 @@ from toolkiln.ast import workflow as w
 from toolkiln.ast.visitor import _CHILDREN
 from toolkiln.optimize.rewrite import _REBUILD
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "toolkiln"
+SRC = Path(__file__).resolve().parents[3] / "src" / "toolkiln"
 PASSES = ("check", "interpret", "optimize")
 
 

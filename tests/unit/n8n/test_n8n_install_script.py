@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).parents[2] / "scripts" / "n8n-install.sh"
+SCRIPT = Path(__file__).parents[3] / "scripts" / "n8n-install.sh"
 
 # npm install waits (bounded) until the script has reported progress at least once, so the test
 # does not depend on how fast this machine is; it then lays out what the script checks.

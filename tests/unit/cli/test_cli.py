@@ -7,7 +7,7 @@ import pytest
 
 import toolkiln as toolkiln_api
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def toolkiln(*args, cwd=None):
