@@ -1,6 +1,7 @@
 """Records (issue 15, item 2): `{"net": net, "vat": vat}` in both front ends, record types in
 the checker (fields read by name, checked against the literal's type), record parameters
-from JSON Schema `properties`, results that publish their record shape, and the printers."""
+from JSON Schema `properties`, results that publish their record shape, and the printers.
+The codes the checker reports for records are cases in tests/unit/check/data/types.test."""
 
 import json
 import time
@@ -124,18 +125,6 @@ def test_an_unknown_field_is_e0320_with_did_you_mean():
     assert errors('r = {"net": 1}\nreturn r["vat_total"]') == [
         ("E0320", "the record has no field `vat_total`", "its fields: net")
     ]
-
-
-def test_a_key_given_twice_is_e0112_in_literals_and_types():
-    assert [code for code, _, _ in errors('return {"a": 1, "b": 2, "a": 3}')] == ["E0112"]
-    source = 'tool t(x: {"a": number, "a": string})\ndescription "d"\n{\n  return x\n}'
-    assert [code for code, _, _ in errors(source)] == ["E0112"]
-
-
-def test_field_types_flow_into_the_checker():
-    # `.vat` is a number: adding text to it is a type error found before the run.
-    codes = [code for code, _, _ in errors('r = {"vat": 1.5, "name": "x"}\nreturn r.vat + r.name')]
-    assert codes == ["E0301"]
 
 
 def test_record_parameters_from_json_schema_properties():
