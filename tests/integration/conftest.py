@@ -18,7 +18,7 @@ import pytest
 from harness import Deployed, PatientClient
 from n8n_server import N8nServer, N8nServerError, install
 
-from toolkiln.backends.n8n import errors
+from toolkiln.n8n import errors
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: the mark must be there when it looks

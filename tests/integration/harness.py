@@ -20,8 +20,8 @@ import httpx
 import pytest
 from n8n_server import N8nServer
 
-from toolkiln.backends.n8n.client import N8nClient
-from toolkiln.backends.n8n.errors import N8nBadRequest
+from toolkiln.n8n.client import N8nClient
+from toolkiln.n8n.errors import N8nBadRequest
 from toolkiln.workflow import compile_workflow
 
 FIXTURES = Path(__file__).with_name("fixtures")

@@ -13,7 +13,7 @@ import pytest
 from n8n_server import N8N_VERSION
 
 import toolkiln
-from toolkiln.backends.n8n.errors import N8nBadRequest
+from toolkiln.n8n.errors import N8nBadRequest
 from toolkiln.workflow import check_workflow, compile_workflow
 
 FIXTURES = Path(__file__).resolve().parents[1] / "unit" / "workflow" / "fixtures"

@@ -12,7 +12,7 @@ import pytest
 from test_n8n_public_corpus import CORPUS, FILES
 
 import toolkiln
-from toolkiln.backends.n8n.errors import N8nHTTPError
+from toolkiln.n8n.errors import N8nHTTPError
 from toolkiln.workflow import compile_workflow
 
 SAMPLE = FILES[::15]  # 20 of the 300, spread over the sources (the names start with the source)

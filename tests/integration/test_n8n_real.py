@@ -18,8 +18,8 @@ import pytest
 from harness import load, wait_for, webhook_removed
 from n8n_server import free_port
 
-from toolkiln.backends.n8n import errors
-from toolkiln.backends.n8n.client import N8nClient
+from toolkiln.n8n import errors
+from toolkiln.n8n.client import N8nClient
 
 
 def executions(client: N8nClient, workflow_id: str, count: int) -> list[dict]:

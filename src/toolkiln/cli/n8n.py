@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source
 
 if TYPE_CHECKING:
-    from toolkiln.backends.n8n.client import N8nClient
-    from toolkiln.backends.n8n.deploy import Deployed
     from toolkiln.diagnostics.model import Diagnostic
+    from toolkiln.n8n.client import N8nClient
+    from toolkiln.n8n.deploy import Deployed
 
 
 def add_n8n_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,7 +56,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     """n8n's errors for people: a bad configuration is a usage error (2), anything else 1."""
 
     def run(args: argparse.Namespace) -> int:
-        from toolkiln.backends.n8n.errors import N8nConfigError, N8nError
+        from toolkiln.n8n.errors import N8nConfigError, N8nError
 
         try:
             return handler(args)
@@ -70,7 +70,7 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
 
 
 def _client(args: argparse.Namespace) -> N8nClient:
-    from toolkiln.backends.n8n.client import N8nClient
+    from toolkiln.n8n.client import N8nClient
 
     return N8nClient.from_env(args.url, args.api_key)
 
@@ -82,8 +82,8 @@ def load_workflow(path: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
     """The n8n workflow in a file: n8n JSON (*.json) as it is (named after the file when it has
     no name), anything else compiled as workflow DSL. (None, diagnostics) when the file cannot be
     read (E0100) or the DSL does not compile; UsageError when the JSON is no n8n workflow."""
-    from toolkiln.backends.n8n.client import workflow_body
     from toolkiln.errors import CompileError
+    from toolkiln.n8n.client import workflow_body
     from toolkiln.workflow import compile_workflow
 
     text, unreadable = read_source(path)
@@ -114,7 +114,7 @@ def cmd_deploy(args: argparse.Namespace) -> int:
         else:
             print("\n\n".join(render_text(d) for d in diagnostics), file=sys.stderr)
         return EXIT_FAILED
-    from toolkiln.backends.n8n.deploy import deploy
+    from toolkiln.n8n.deploy import deploy
 
     with _client(args) as client:
         deployed = deploy(client, workflow, activate=args.activate)
@@ -146,7 +146,7 @@ def _deployed_json(deployed: Deployed, urls: list[str]) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from toolkiln.backends.n8n.deploy import find_workflow, run_workflow
+    from toolkiln.n8n.deploy import find_workflow, run_workflow
 
     try:
         data = json.loads(args.data)
@@ -174,7 +174,7 @@ class _Row(TypedDict):
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from toolkiln.backends.n8n.deploy import webhooks_of
+    from toolkiln.n8n.deploy import webhooks_of
 
     with _client(args) as client:
         rows: list[_Row] = [

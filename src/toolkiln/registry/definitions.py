@@ -32,7 +32,7 @@ from toolkiln.syntax.loader import read_source_file
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
-    from toolkiln.backends.n8n.deploy import Webhook
+    from toolkiln.n8n.deploy import Webhook
 
 MAX_DEFINITION_BYTES = 256 * 1024
 # The fields of a tool definition (the JSON DSL) that `update` may change.
@@ -437,8 +437,8 @@ def _server(value: Any, problems: list[Diagnostic]) -> str | None:
             )
         )
         return None
-    from toolkiln.backends.n8n.client import check_url
-    from toolkiln.backends.n8n.errors import N8nConfigError
+    from toolkiln.n8n.client import check_url
+    from toolkiln.n8n.errors import N8nConfigError
 
     try:
         return check_url(value["url"])
@@ -451,7 +451,7 @@ def _workflow(text: Any, url: str | None, problems: list[Diagnostic]) -> Workflo
     if not isinstance(text, str):
         problems.append(_at(codes.WRONG_JSON_TYPE, "`workflow` must be the workflow DSL text", "workflow"))
         return None
-    from toolkiln.backends.n8n.deploy import webhooks_of
+    from toolkiln.n8n.deploy import webhooks_of
     from toolkiln.workflow import compile_workflow
 
     try:

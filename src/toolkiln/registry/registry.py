@@ -83,7 +83,7 @@ from toolkiln.tool import Tool
 from toolkiln.version import __version__
 
 if TYPE_CHECKING:
-    from toolkiln.backends.n8n.client import N8nClient
+    from toolkiln.n8n.client import N8nClient
 
 _monotonic = time.monotonic  # (a global lookup fewer per run)
 

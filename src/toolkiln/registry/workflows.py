@@ -37,7 +37,7 @@ from toolkiln.registry.models import Deployment, ToolRecord
 from toolkiln.semantics.limits import Limits
 
 if TYPE_CHECKING:
-    from toolkiln.backends.n8n.client import N8nClient
+    from toolkiln.n8n.client import N8nClient
 
 
 class WorkflowTools:
@@ -53,8 +53,8 @@ class WorkflowTools:
         """The registry's client, for a tool or deployment at `url` (None: the registry's);
         CapabilityNotGranted for any other server, before anything is sent; n8n errors become
         `error`."""
-        from toolkiln.backends.n8n import errors as n8n_errors
-        from toolkiln.backends.n8n.client import N8nClient
+        from toolkiln.n8n import errors as n8n_errors
+        from toolkiln.n8n.client import N8nClient
 
         try:
             if self._client is not None:
@@ -72,7 +72,7 @@ class WorkflowTools:
     def deploy(self, record: ToolRecord, compiled: Compiled) -> Deployment:
         """Create the tool's workflow in n8n, or update the one it created (known by its id on
         that server); then activate it. A workflow it did not create is never touched."""
-        from toolkiln.backends.n8n.deploy import deploy_owned
+        from toolkiln.n8n.deploy import deploy_owned
 
         target = _target(compiled)
         with self._connection(target.url, WorkflowDeployFailed) as client:
@@ -89,7 +89,7 @@ class WorkflowTools:
 
     def take_down(self, deployment: Deployment, *, delete: bool) -> None:
         """Deactivate (or delete) a deployed workflow; one already gone in n8n is fine."""
-        from toolkiln.backends.n8n.errors import N8nNotFound
+        from toolkiln.n8n.errors import N8nNotFound
 
         with self._connection(deployment.url, WorkflowDeployFailed) as client:
             try:
@@ -129,7 +129,7 @@ class WorkflowTools:
     def call(self, deployment: Deployment, data: dict[str, Any]) -> Any:
         """Post `data` to the deployed workflow's webhook; a run that n8n recorded as failed is
         WorkflowRunFailed with n8n's message, even when the webhook answered 200."""
-        from toolkiln.backends.n8n.deploy import Webhook, run_webhook
+        from toolkiln.n8n.deploy import Webhook, run_webhook
 
         with self._connection(deployment.url, WorkflowRunFailed) as client:
             hook = Webhook(deployment.method, deployment.path)
@@ -169,7 +169,7 @@ class WorkflowRun:
 
 def _only_at(client: N8nClient, url: str | None) -> N8nClient:
     """`client`, when `url` is None or its server."""
-    from toolkiln.backends.n8n.client import check_url
+    from toolkiln.n8n.client import check_url
 
     if url is not None and check_url(url) != client.base_url:
         raise CapabilityNotGranted(

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from toolkiln.backends.n8n.client import N8nClient
+from toolkiln.n8n.client import N8nClient
 
 BASE = "http://127.0.0.1:5678"
 KEY = "fake-key"

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 import toolkiln
-from toolkiln.backends.n8n import errors
-from toolkiln.backends.n8n.client import N8nClient, WebhookResponse, workflow_body
+from toolkiln.n8n import errors
+from toolkiln.n8n.client import N8nClient, WebhookResponse, workflow_body
 
 KEY = "secret-key-123"
 BASE = "http://127.0.0.1:5678"
@@ -440,7 +440,7 @@ def test_another_conflict_on_delete_is_raised():
     ],
 )
 def test_a_deploy_with_activate_publishes_an_update_that_n8n_2_keeps_as_a_draft(answer, activations):
-    from toolkiln.backends.n8n.deploy import deploy
+    from toolkiln.n8n.deploy import deploy
 
     existing = {"id": "7", "name": "wf"}
 
@@ -459,7 +459,7 @@ def test_a_deploy_with_activate_publishes_an_update_that_n8n_2_keeps_as_a_draft(
 def test_a_run_retries_a_404_only_while_the_api_calls_the_workflow_active(active, calls):
     """Another client (`toolkiln n8n deploy --activate`, then `run`) activated it: n8n 2.x may
     still be registering the webhook; a workflow the API calls inactive is simply not there."""
-    from toolkiln.backends.n8n.deploy import Webhook, run_webhook
+    from toolkiln.n8n.deploy import Webhook, run_webhook
 
     hooks = iter([NOT_REGISTERED, ok({"total": 1})])
 

@@ -13,9 +13,9 @@ import pytest
 from unit.n8n.fake_n8n import BASE, KEY, FakeN8n
 
 from toolkiln import Registry
-from toolkiln.backends.n8n.client import N8nClient
-from toolkiln.backends.n8n.deploy import Webhook, deploy, deploy_owned, run_webhook
-from toolkiln.backends.n8n.errors import ExecutionFailed, N8nResponseError
+from toolkiln.n8n.client import N8nClient
+from toolkiln.n8n.deploy import Webhook, deploy, deploy_owned, run_webhook
+from toolkiln.n8n.errors import ExecutionFailed, N8nResponseError
 from toolkiln.registry import WorkflowDeployFailed
 
 WORKFLOW = {

@@ -8,10 +8,10 @@ import httpx
 import pytest
 from unit.n8n.fake_n8n import BASE, KEY, FakeN8n, failure
 
-from toolkiln.backends.n8n.client import N8nClient
-from toolkiln.backends.n8n.deploy import run_workflow
 from toolkiln.cli import main
 from toolkiln.cli import n8n as n8n_cli
+from toolkiln.n8n.client import N8nClient
+from toolkiln.n8n.deploy import run_workflow
 
 WF = """workflow order_total
 description "Prices an order"

@@ -10,7 +10,7 @@ import pytest
 from unit.n8n.fake_n8n import BASE, KEY, FakeN8n, failure
 
 from toolkiln import CompileError, Registry, RunError
-from toolkiln.backends.n8n.client import N8nClient
+from toolkiln.n8n.client import N8nClient
 from toolkiln.registry import (
     CapabilityNotGranted,
     InvalidRequest,

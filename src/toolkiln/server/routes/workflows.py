@@ -8,10 +8,10 @@ from fastapi import APIRouter
 from fastapi import Path as PathParam
 
 from toolkiln import templates
-from toolkiln.backends.n8n.client import N8nClient
-from toolkiln.backends.n8n.deploy import deploy
-from toolkiln.backends.n8n.errors import N8nConfigError, N8nError
 from toolkiln.errors import CompileError
+from toolkiln.n8n.client import N8nClient
+from toolkiln.n8n.deploy import deploy
+from toolkiln.n8n.errors import N8nConfigError, N8nError
 from toolkiln.registry.errors import N8nNotConfigured, WorkflowDeployFailed
 from toolkiln.server.auth import Reader, Writer
 from toolkiln.server.problems import NotFound
