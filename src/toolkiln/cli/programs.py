@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 Command = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 Opener = Callable[[argparse.Namespace], "Registry"]  # the `tools` group's open_registry
-PROGRAM_KINDS = ("script", "executable")  # toolkiln.executables.program_tools has them; not imported for the parser
 
 
 def add_program_commands(command: Command, actors: tuple[str, ...], open_registry: Opener) -> None:
@@ -144,7 +143,7 @@ def _create_or_update(reg: Registry, definition: dict[str, Any]) -> ToolRecord:
     name = definition["name"]
     if name not in reg:
         return reg.create(definition, note=f"discovered at {definition['path']}")
-    if reg.get(name).kind != "executable":
+    if reg.get(name).kind != definition["kind"]:
         from toolkiln.registry.errors import DuplicateTool
 
         raise DuplicateTool(f"`{name}` is a {reg.get(name).kind} tool already", hint="rename the executable")
@@ -160,30 +159,13 @@ def cmd_repin(args: argparse.Namespace, open_registry: Opener) -> int:
     return EXIT_OK
 
 
-def program_text(record: ToolRecord) -> str:
-    """A script or executable tool for `tools show`: its settings, then its body or file."""
-    definition = record.definition
-    settings = ", ".join(
-        f"{key} {json.dumps(definition[key])}" for key in ("policy", "network", "timeout_secs", "sandbox")
-    )
-    parameters = json.dumps(definition.get("parameters", {}), ensure_ascii=False, default=str)
-    if record.kind == "script":
-        return (
-            f"  {definition['runtime']} script; {settings}\n  parameters: {parameters}\n\n{definition['body'].rstrip()}"
-        )
-    return (
-        f"  executable {definition['path']}\n  pinned to SHA-256 {definition['sha256']}\n  {settings}\n"
-        f"  parameters: {parameters}"
-    )
-
-
 def print_run_result(result: Any, kind: str, decimals: DecimalEncoding = "number") -> None:
-    """A run's result on stdout, a compute tool's numbers as computed (19.00 stays 19.00, or
-    "19.00" with decimals="string"); which sandbox ran it on stderr for compute and workflow
-    tools (a program tool's result holds it)."""
-    from toolkiln.semantics.values import dumps, to_json
+    """A run's result on stdout as its kind writes it (a compute tool's numbers as computed:
+    19.00 stays 19.00, or "19.00" with decimals="string"); where it ran on stderr, unless the
+    result says so itself (a program's names its sandbox)."""
+    from toolkiln.registry.kinds import kind_of
 
-    print(dumps(result, decimals=decimals) if kind == "compute" else to_json(result))
-    if kind not in PROGRAM_KINDS:
-        where = "the toolkiln interpreter (no process)" if kind == "compute" else "n8n (the workflow's server)"
-        print(f"ran in {where}", file=sys.stderr)
+    tool_kind = kind_of(kind)
+    print(tool_kind.result_text(result, decimals))
+    if tool_kind.runs_in is not None:
+        print(f"ran in {tool_kind.runs_in}", file=sys.stderr)

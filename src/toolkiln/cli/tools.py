@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, arguments_json, decimals_option, write_atomically
-from toolkiln.cli.programs import PROGRAM_KINDS, add_program_commands, print_run_result, program_text
+from toolkiln.cli.programs import add_program_commands, print_run_result
 from toolkiln.errors import CompileError, Error, RunError
 
 if TYPE_CHECKING:
@@ -305,23 +305,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _definition_text(record: ToolRecord) -> str:
-    """A compute tool in the text DSL; a workflow tool as its parameters, deployment and
-    workflow; a script or executable tool as its settings and body or file."""
-    if record.kind in PROGRAM_KINDS:
-        return program_text(record)
-    if record.kind != "workflow":
-        from toolkiln.api import to_text
+    """The definition as its kind shows it: a compute tool in the text DSL, a workflow tool as
+    its parameters, deployment and workflow, a program as its settings and body or file."""
+    from toolkiln.registry.kinds import kind_of
 
-        return to_text(record.definition).rstrip()
-    deployment = record.deployment
-    where = (
-        f"deployed: version {deployment.version} as n8n workflow {deployment.workflow_id}, "
-        f"webhook {deployment.method} /{deployment.path} on {deployment.url}"
-        if deployment
-        else "not deployed"
-    )
-    parameters = json.dumps(record.definition.get("parameters", {}), ensure_ascii=False, default=str)
-    return f"  {where}\n  parameters: {parameters}\n\n{record.definition['workflow'].rstrip()}"
+    return kind_of(record.kind).text(record)
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:

@@ -142,13 +142,10 @@ def trust_registry(args: argparse.Namespace) -> int:
 
 def _claims(record: ToolRecord) -> str:
     """What a record says that matters for trust: kind, status, creator, and what it may reach."""
+    from toolkiln.registry.kinds import kind_of
+
     said = [f"{record.kind}", f"v{record.version}", record.status, f"by {record.created_by}"]
-    definition = record.definition
-    if record.kind in ("script", "executable"):
-        said.append(f"sandbox {definition.get('sandbox', 'bubblewrap')}")
-        said.append("network" if definition.get("network") else "no network")
-        if "path" in definition:
-            said.append(f"path {definition['path']}")
+    said.extend(kind_of(record.kind).claims(record))
     if record.deployment is not None:
         said.append(f"deployed at {record.deployment.url}")
     return ", ".join(str(part) for part in said)

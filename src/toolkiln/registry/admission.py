@@ -11,7 +11,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.registry.callees import calls_of
-from toolkiln.registry.capabilities import Capabilities, refuse_ungranted, refuse_unless_admin_person
+from toolkiln.registry.capabilities import Capabilities
 from toolkiln.registry.definitions import Compiled, compile_definition, refuse
 from toolkiln.registry.errors import DependencyCycle
 from toolkiln.registry.examples import run_examples
@@ -27,8 +27,8 @@ def passing(
     """`compiled`, once its examples pass with the registry's tables and limits; else
     CompileError with a diagnostic per failing example. `budget`: (seconds, deadline) for all
     the examples together (see run_examples)."""
-    if compiled.examples:
-        problems = run_examples(compiled.compute, compiled.examples, tables=tables, limits=limits, budget=budget)
+    if compiled.examples and compiled.tool is not None:
+        problems = run_examples(compiled.tool, compiled.examples, tables=tables, limits=limits, budget=budget)
         if problems:
             raise CompileError(problems)
     return compiled
@@ -57,7 +57,7 @@ def recheck_callers(reads: Reads, name: str, compiled: Compiled) -> None:
     old, callers = reads.callers_of(name)
     if not callers:
         return
-    if old is not None and _shape(old.compute) == _shape(compiled.compute):
+    if old is not None and _shape(old.tool) == _shape(compiled.tool):
         return  # same parameters and result: callers are unaffected
     overrides: dict[str, Compiled] = {name: compiled}
     problems: list[Diagnostic] = []
@@ -74,28 +74,18 @@ def recheck_callers(reads: Reads, name: str, compiled: Compiled) -> None:
         raise CompileError(problems)
 
 
-def _shape(tool: Tool) -> tuple[object, ...]:
+def _shape(tool: Tool | None) -> tuple[object, ...]:
     """What a caller's check depends on: the callee's parameters (name, type, required) and result."""
+    if tool is None:
+        return ()  # (only tools that compute are called)
     signature = tool.signature
     return tuple((p.name, p.type, p.required) for p in signature.parameters), signature.result_type
 
 
 def admit_program(compiled: Compiled, principal: Principal, capabilities: Capabilities, action: str) -> None:
-    """A script or executable tool may be saved (or approved) by `principal` under
-    `capabilities`: a model's program stays in the sandbox (R0612), what it uses is granted
-    (R0700), and only an admin person saves or approves one that uses a capability (R0701)."""
-    spec = compiled.program
-    if spec is None:
-        return
-    if spec.sandbox == "none" and principal.kind != "person":
-        raise refuse(
-            codes.UNSANDBOXED_MODEL_TOOL,
-            f'`{compiled.name}` asks for sandbox "none"; only a person may run a tool unsandboxed',
-            "sandbox",
-            hint="leave `sandbox` out: a model's tools run in bubblewrap",
-        )
-    refuse_ungranted(spec, capabilities)
-    refuse_unless_admin_person(spec, principal, action)
+    """`compiled` may be saved (or approved) by `principal` under `capabilities`, as its kind
+    says (a model's program stays in the sandbox, what it uses is granted, ...)."""
+    compiled.kind.admit(compiled, principal, capabilities, action)
 
 
 def refuse_rename(old: str, new: str) -> CompileError:

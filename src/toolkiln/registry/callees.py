@@ -17,7 +17,7 @@ from toolkiln.registry.errors import BrokenTool
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
-    from toolkiln.registry.definitions import Compiled
+    from toolkiln.registry.kinds import Compiled
 
 
 class Names(Protocol):
@@ -76,9 +76,9 @@ class Callees(Mapping[str, RegistryCallee]):
                 compiled = self.mirror.compiled(name)
             except BrokenTool:
                 raise KeyError(name) from None
-        if compiled.kind != "compute":
+        if compiled.kind.side_effects or compiled.tool is None:
             raise KeyError(name)  # a `call` step is pure computation: workflows have side effects
-        return RegistryCallee(name, compiled.compute.signature, self.resolve)
+        return RegistryCallee(name, compiled.tool.signature, self.resolve)
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self.mirror.records.keys() | self.overrides.keys()))

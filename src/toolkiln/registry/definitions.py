@@ -1,8 +1,8 @@
 """From what a person or a model wrote to a checked definition the registry may store.
 
 Nothing reaches the disk without going through `compile_definition`: the size limit, the
-compiler (parse + type check), the name rules. Every problem is a `CompileError` whose
-diagnostics say where and how to fix it.
+compiler of the definition's kind (kinds/), the name rules. Every problem is a `CompileError`
+whose diagnostics say where and how to fix it.
 """
 
 from __future__ import annotations
@@ -10,91 +10,29 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from toolkiln.api import compile as compile_source
 from toolkiln.ast.spans import Span
-from toolkiln.backends.json_printer import print_json
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
-from toolkiln.executables.program_tools import CHANGEABLE as PROGRAM_CHANGEABLE
-from toolkiln.executables.program_tools import PROGRAM_KINDS, ProgramSpec, parse_program
-from toolkiln.executables.skill_files import SKILL_FENCE, SKILL_SUFFIX, parse_skill, read_skill
 from toolkiln.registry import examples
 from toolkiln.registry.equality import same_data
+from toolkiln.registry.kinds import DEFAULT, KINDS, Compiled, ToolKind, kind_of
+from toolkiln.registry.kinds.base import CompileOptions, at_path, refuse
 from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.json_front import load_json
 from toolkiln.syntax.loader import read_source_file
-from toolkiln.tool import Tool
 
-if TYPE_CHECKING:
-    from toolkiln.n8n.deploy import Webhook
+__all__ = ["Compiled", "apply_changes", "compile_definition", "definition_kind", "refuse", "verify_stored"]
 
 MAX_DEFINITION_BYTES = 256 * 1024
-# The fields of a tool definition (the JSON DSL) that `update` may change.
-CHANGEABLE = ("description", "parameters", "logic", "riskLevel", "tables", "examples")
-WORKFLOW_CHANGEABLE = ("description", "parameters", "workflow", "riskLevel", "n8n")
-_OPTIONAL = ("riskLevel", "tables", "parameters", "n8n", "examples")
-# Of script and executable tools: None restores the default (for sha256: pin the file anew).
-_PROGRAM_OPTIONAL = ("sha256", "policy", "network", "timeout_secs", "sandbox")
-KINDS = ("compute", "workflow", *PROGRAM_KINDS)
 _ALIASES = {"risk_level": "riskLevel", "risk": "riskLevel"}
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """A definition that compiled, and the canonical JSON form that is stored. A compute tool
-    is its `tool`; for a workflow tool, `tool` checks its arguments and `target` is the
-    compiled workflow; a script or executable tool is its `program` (and has no `tool`)."""
-
-    tool: Tool | None
-    definition: dict[str, Any]
-    kind: str = "compute"
-    target: WorkflowTarget | None = None
-    examples: list[dict[str, Any]] | None = None  # also in `definition`; run before saving
-    program: ProgramSpec | None = None
-
-    @property
-    def compute(self) -> Tool:
-        """The compiled tool of a compute or workflow tool (a program tool has none)."""
-        assert self.tool is not None, f"a {self.kind} tool has no compiled logic"
-        return self.tool
-
-    @property
-    def name(self) -> str:
-        if self.program is not None:
-            return self.program.name
-        assert self.compute.name is not None
-        return self.compute.name
-
-    @property
-    def description(self) -> str:
-        return self.program.description if self.program is not None else self.compute.description or ""
-
-    @property
-    def risk_level(self) -> str:
-        return self.program.risk_level if self.program is not None else self.compute.risk_level or "low"
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return self.program.parameters if self.program is not None else self.compute.parameters
-
-    @property
-    def warnings(self) -> list[Diagnostic]:
-        return [] if self.tool is None else self.tool.warnings
-
-
-def _diagnostic(code: codes.Code, message: str, path: str | None = None, hint: str | None = None) -> Diagnostic:
-    span = None if path is None else Span(line=0, column=0, end_line=0, end_column=0, path=path)
-    return Diagnostic.of(code, message, span, hint)
-
-
-def refuse(code: codes.Code, message: str, path: str | None = None, hint: str | None = None) -> CompileError:
-    return CompileError([_diagnostic(code, message, path, hint)])
+# Fields whose presence in a JSON text means it is read as data before it is compiled.
+_READ_AS_DATA = ("kind", examples.FIELD)
 
 
 def definition_size(source: Any) -> int:
@@ -135,11 +73,11 @@ def compile_definition(
         )
     if isinstance(source, Mapping) and not isinstance(source, dict):
         source = dict(source)
-    source, found = _split_examples(source)
+    source, found = _split_examples(_read_as_data(source))
     kind, source = definition_kind(source)
-    problems = [] if found is None else _examples_problems(kind, found)
+    problems = [] if found is None else kind.examples_problems(found)
     try:
-        compiled = _compile_kind(kind, source, tools, pin, allowed_folders)
+        compiled = kind.compile(source, tools, CompileOptions(pin, allowed_folders))
     except CompileError as error:
         raise CompileError(error.diagnostics + problems) from None
     if problems:
@@ -156,87 +94,47 @@ def compile_definition(
     return compiled
 
 
-def _compile_kind(
-    kind: str, source: Any, tools: Mapping[str, Any] | None, pin: bool, allowed_folders: tuple[Path, ...] | None
-) -> Compiled:
-    if kind == "workflow":
-        return compile_workflow_tool(source)
-    if kind in PROGRAM_KINDS:
-        spec, problems = parse_program(source, pin=pin, allowed_folders=allowed_folders)
-        if spec is None:
-            raise CompileError(problems)
-        return Compiled(None, spec.definition(), kind=kind, program=spec)
-    tool = compile_source(source, tools=tools)
-    if tool.name is None:
-        raise refuse(
-            codes.MISSING_FIELD,
-            "a registered tool needs a name and a description; this is bare logic",
-            hint='write a tool definition: {"name": "...", "description": "...", '
-            '"parameters": {...}, "logic": {"steps": [...]}}',
-        )
-    return Compiled(tool, print_json(tool.program))
+def _read_as_data(source: Any) -> Any:
+    """A JSON text (or .json file) with a top-level `kind` or `examples` as the data it holds,
+    parsed once: its kind is read from it, and the compiler knows nothing of examples (its
+    diagnostics then locate by path, not line). Anything else as it is."""
+    if not isinstance(source, str | os.PathLike):
+        return source
+    text = _json_text(source)
+    if text is None or not any(f'"{field}"' in text for field in _READ_AS_DATA):
+        return source  # the cheap common case: nothing parsed before the compiler parses it
+    obj, diagnostics = load_json(text)
+    if diagnostics or not isinstance(obj, dict) or not any(field in obj for field in _READ_AS_DATA):
+        return source  # the compiler reports what is wrong with it
+    return obj
 
 
 def _split_examples(source: Any) -> tuple[Any, Any]:
-    """The definition without its `examples`, and the examples (None when it has none). The
-    compiler knows nothing of examples: they are the registry's. A JSON text with examples is
-    compiled as the data it holds (its diagnostics then locate by path, not line)."""
-    obj = source
-    if isinstance(source, str | os.PathLike):
-        text = _json_text(source)
-        if text is None or f'"{examples.FIELD}"' not in text:
-            return source, None
-        obj, diagnostics = load_json(text)
-        if diagnostics:
-            return source, None  # the compiler reports what is wrong with it
-    if not isinstance(obj, dict) or examples.FIELD not in obj:
+    """The definition without its `examples`, and the examples (None when it has none): they
+    are the registry's, run before saving."""
+    if not isinstance(source, dict) or examples.FIELD not in source:
         return source, None
-    return {key: value for key, value in obj.items() if key != examples.FIELD}, obj[examples.FIELD]
+    return {key: value for key, value in source.items() if key != examples.FIELD}, source[examples.FIELD]
 
 
-def _examples_problems(kind: str, found: Any) -> list[Diagnostic]:
-    if kind != "compute":
-        acts = "act in n8n" if kind == "workflow" else "are programs"
-        return [
-            _diagnostic(
-                codes.INVALID_EXAMPLE,
-                f"a {kind} tool has no examples: its runs {acts}, so none is run before approval",
-                examples.FIELD,
-                hint=f"leave `examples` out; test the {kind} tool after a person approves it",
-            )
-        ]
-    return examples.examples_problems(found)
-
-
-def definition_kind(source: Any) -> tuple[str, Any]:
-    """The kind of a definition and what to compile: a JSON object (or its text, or a .json
-    file) with `"kind": "workflow"` is a workflow tool; anything else is compute (an explicit
-    `"kind": "compute"` is dropped, the compute format has no such field). A `.skill` file,
-    or text that starts with its `---` line, is a script tool."""
-    obj = source
-    if isinstance(source, os.PathLike) and os.fspath(source).endswith(SKILL_SUFFIX):
-        return "script", read_skill(Path(source))
-    if isinstance(source, str) and source.startswith(SKILL_FENCE):
-        return "script", parse_skill(source)
-    if isinstance(source, str | os.PathLike):
-        text = _json_text(source)
-        if text is None or '"kind"' not in text:
-            return "compute", source  # the cheap common case: no kind, nothing parsed twice
-        obj, diagnostics = load_json(text)
-        if diagnostics:
-            return "compute", source  # the compiler reports what is wrong with it
-    if not isinstance(obj, dict) or "kind" not in obj:
-        return "compute", source
-    kind = obj["kind"]
-    if kind == "workflow" or kind in PROGRAM_KINDS:
-        return kind, obj
-    if kind == "compute":
-        return kind, {key: value for key, value in obj.items() if key != "kind"}
+def definition_kind(source: Any) -> tuple[ToolKind, Any]:
+    """The kind of a definition and what it compiles: a form only one kind has (a `.skill`
+    file, ...), else a JSON object's `kind` (compute when absent)."""
+    for kind in KINDS.values():
+        recognized = kind.recognize(source)
+        if recognized is not None:
+            return kind, recognized
+    if not isinstance(source, dict) or "kind" not in source:
+        return DEFAULT, source
+    name = source["kind"]
+    if isinstance(name, str) and name in KINDS:
+        kind = KINDS[name]
+        return kind, kind.from_json(source)
     raise refuse(
         codes.INVALID_DECLARATION,
-        f"unknown tool kind {str(kind)[:40]!r}",
+        f"unknown tool kind {str(name)[:40]!r}",
         "kind",
-        hint=f"kinds are: {', '.join(KINDS)} (compute when absent)",
+        hint=f"kinds are: {', '.join(KINDS)} ({DEFAULT.name} when absent)",
     )
 
 
@@ -256,8 +154,8 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
     tables; `None` removes an optional one), or `{"definition": ...}`, or a whole new
     definition (text DSL, JSON text, a path). The name cannot change."""
     name = current.get("name")
-    kind = str(current.get("kind", "compute"))
-    changeable = WORKFLOW_CHANGEABLE if kind == "workflow" else PROGRAM_CHANGEABLE.get(kind, CHANGEABLE)
+    kind = kind_of(str(current.get("kind", DEFAULT.name)))
+    changeable = kind.changeable
     if not isinstance(changes, Mapping):
         new = changes
     elif "definition" in changes:
@@ -275,7 +173,7 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
             if field == "name":
                 if value != name:
                     problems.append(
-                        _diagnostic(
+                        at_path(
                             codes.INVALID_NAME,
                             f"a tool cannot be renamed (from `{name}`)",
                             "name",
@@ -287,12 +185,10 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
                 close = difflib.get_close_matches(str(key), list(changeable), n=1)
                 hint = f"did you mean `{close[0]}`?" if close else f"changeable fields: {', '.join(changeable)}"
                 problems.append(
-                    _diagnostic(
-                        codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in the changes", str(key)[:64], hint
-                    )
+                    at_path(codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in the changes", str(key)[:64], hint)
                 )
                 continue
-            if value is None and field in _OPTIONAL + _PROGRAM_OPTIONAL:
+            if value is None and field in kind.optional:
                 new.pop(field, None)
             else:
                 new[field] = value
@@ -337,11 +233,11 @@ def verify_stored(
         ("description", description, compiled.description),
         ("parameters", parameters, compiled.parameters),
         ("risk_level", risk_level, compiled.risk_level),
-        ("kind", kind, compiled.kind),
+        ("kind", kind, compiled.kind.name),
     ):
         if not same_data(stored, derived):
             problems.append(
-                _diagnostic(
+                at_path(
                     codes.WRONG_JSON_TYPE,
                     f"the record's `{field}` does not match its definition",
                     field,
@@ -358,122 +254,3 @@ def _under_definition(d: Diagnostic) -> Diagnostic:
         return d.model_copy(update={"span": Span(line=0, column=0, end_line=0, end_column=0, path="definition")})
     path = "definition" if not span.path else f"definition.{span.path}"
     return d.model_copy(update={"span": span.model_copy(update={"path": path})})
-
-
-# A workflow tool definition (see toolkiln.registry.workflows for deploying and running one).
-WORKFLOW_REQUIRED = ("kind", "name", "description", "workflow")
-WORKFLOW_OPTIONAL = ("parameters", "riskLevel", "n8n")
-
-
-@dataclass(frozen=True)
-class WorkflowTarget:
-    """A workflow tool's compiled workflow: the n8n JSON, the webhook a run calls, the server
-    named by the definition (None: the registry's)."""
-
-    n8n: dict[str, Any]
-    webhook: Webhook
-    url: str | None
-
-
-def _at(code: codes.Code, message: str, path: str, hint: str | None = None) -> Diagnostic:
-    return Diagnostic.of(code, message, Span(line=0, column=0, end_line=0, end_column=0, path=path), hint)
-
-
-def compile_workflow_tool(obj: dict[str, Any]) -> Compiled:
-    """Check a workflow tool definition; CompileError with every problem found."""
-    problems = [
-        _at(codes.MISSING_FIELD, f"a workflow tool needs `{key}`", key) for key in WORKFLOW_REQUIRED if key not in obj
-    ]
-    for key in obj:
-        if key not in WORKFLOW_REQUIRED + WORKFLOW_OPTIONAL:
-            close = difflib.get_close_matches(str(key), WORKFLOW_REQUIRED + WORKFLOW_OPTIONAL, n=1)
-            problems.append(
-                _at(
-                    codes.UNKNOWN_FIELD,
-                    f"unknown field `{str(key)[:40]}` in a workflow tool",
-                    str(key)[:64],
-                    f"did you mean `{close[0]}`?"
-                    if close
-                    else f"a workflow tool's fields: {', '.join(WORKFLOW_REQUIRED + WORKFLOW_OPTIONAL)}",
-                )
-            )
-    url = _server(obj.get("n8n"), problems)
-    arguments = _argument_tool(obj, problems)
-    target = _workflow(obj.get("workflow"), url, problems) if "workflow" in obj else None
-    if problems or arguments is None or target is None:
-        raise CompileError(problems)
-    definition = {"kind": "workflow", **{k: v for k, v in arguments.definition.items() if k != "logic"}}
-    if "n8n" in obj:
-        definition["n8n"] = {"url": url}
-    definition["workflow"] = obj["workflow"]
-    return Compiled(arguments.compute, definition, kind="workflow", target=target)
-
-
-def _argument_tool(obj: dict[str, Any], problems: list[Diagnostic]) -> Compiled | None:
-    """The compute tool that checks the arguments: the same name, description, parameters and
-    risk level, with logic that returns the arguments in order."""
-    names = list(obj["parameters"]) if isinstance(obj.get("parameters"), dict) else []
-    logic = {"steps": [{"op": "return", "value": f"[{', '.join(map(str, names))}]"}]}
-    fields = {key: obj[key] for key in ("name", "description", "parameters", "riskLevel") if key in obj}
-    try:
-        return compile_definition({**fields, "logic": logic})
-    except CompileError as error:
-        # Errors in the generated logic only repeat a bad parameter, reported at its own path.
-        problems.extend(d for d in error.diagnostics if not (d.span and (d.span.path or "").startswith("logic")))
-        return None
-
-
-def _server(value: Any, problems: list[Diagnostic]) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict) or set(value) != {"url"} or not isinstance(value["url"], str):
-        problems.append(
-            _at(
-                codes.WRONG_JSON_TYPE,
-                '`n8n` must be {"url": "http://..."}',
-                "n8n",
-                "the API key is never part of a definition: it comes from the environment "
-                "(TOOLKILN_N8N_API_KEY) or Registry(..., n8n=client)",
-            )
-        )
-        return None
-    from toolkiln.n8n.client import check_url
-    from toolkiln.n8n.errors import N8nConfigError
-
-    try:
-        return check_url(value["url"])
-    except N8nConfigError as error:
-        problems.append(_at(codes.INVALID_DECLARATION, error.message, "n8n.url", error.hint))
-        return None
-
-
-def _workflow(text: Any, url: str | None, problems: list[Diagnostic]) -> WorkflowTarget | None:
-    if not isinstance(text, str):
-        problems.append(_at(codes.WRONG_JSON_TYPE, "`workflow` must be the workflow DSL text", "workflow"))
-        return None
-    from toolkiln.n8n.deploy import webhooks_of
-    from toolkiln.workflow import compile_workflow
-
-    try:
-        n8n = compile_workflow(text).to_n8n()
-    except CompileError as error:
-        # Located inside the `workflow` string, as compute expressions are inside theirs.
-        problems.extend(
-            d.model_copy(
-                update={"span": (d.span or Span(line=0, column=0, end_line=0, end_column=0)).shifted("workflow")}
-            )
-            for d in error.diagnostics
-        )
-        return None
-    hooks = webhooks_of(n8n)
-    if not hooks:
-        problems.append(
-            _at(
-                codes.INVALID_TRIGGER,
-                "a workflow tool's workflow needs a webhook trigger",
-                "workflow",
-                'start it with `on webhook POST "/path"`: a run posts the arguments there',
-            )
-        )
-        return None
-    return WorkflowTarget(n8n, hooks[0], url)

@@ -50,18 +50,7 @@ GEMINI_TYPES = {
 # What a pure compute tool is, in MCP's terms: it reads nothing outside its arguments and
 # tables, changes nothing, and gives the same answer to the same call.
 COMPUTE_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
-# A workflow may send messages, write to other systems, and answer differently each time: the
-# cautious values (MCP's defaults for a tool that is not read-only).
-WORKFLOW_ANNOTATIONS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
-# A script or executable runs in a sandbox that keeps no writes, but may answer differently
-# each time, and reaches the world when its `network` is on: never read-only for certain.
-PROGRAM_ANNOTATIONS = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": True}
-ANNOTATIONS = {
-    "compute": COMPUTE_ANNOTATIONS,
-    "workflow": WORKFLOW_ANNOTATIONS,
-    "script": PROGRAM_ANNOTATIONS,
-    "executable": PROGRAM_ANNOTATIONS,
-}
+# (Each tool kind says its own: registry/kinds/.)
 
 
 @dataclass(frozen=True)

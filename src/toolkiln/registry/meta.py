@@ -27,6 +27,7 @@ from toolkiln.errors import CompileError, Error, RunError, error_details
 from toolkiln.registry import exports
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import DuplicateTool, RegistryError
+from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.principals import Principal, principal_of
 
@@ -487,7 +488,7 @@ def _save(reg: Registry, definition: Any, update: bool, created_by: Principal) -
                 "tool of that name (its old version is kept)",
             ) from None
         done = f"created `{record.name}`"
-    approval = "; approval deploys it to n8n" if record.kind == "workflow" else ""
+    approval = "; approval deploys it to n8n" if kind_of(record.kind).deploys else ""
     state = {
         "active": "it is active: call it by its name",
         "pending_approval": f"it waits for a person to approve it before it can be called{approval}",
@@ -529,18 +530,14 @@ def _test(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[st
     if "args" not in args or args["args"] is None:
         reply["message"] = "the definition checks; pass args to run it once"
         return reply
-    if compiled.kind != "compute":
-        why = (
-            "a run would act in n8n"
-            if compiled.kind == "workflow"
-            else "its program runs only once a person approves it"
-        )
-        reply["message"] = f"the definition checks; a {compiled.kind} tool is not run here ({why})"
+    why = compiled.kind.not_tried
+    if why is not None:
+        reply["message"] = f"the definition checks; a {compiled.kind.name} tool is not run here ({why})"
         return reply
     run_args = _parsed(args, "args")
     if not isinstance(run_args, Mapping):
         raise _BadArguments([_error("`args` must be an object of arguments", path="args")])
-    result = compiled.compute.run(run_args, tables=reg.tables)
+    result = compiled.kind.try_run(compiled, run_args, reg.tables, None)
     reply["result"] = result  # exact: each server writes it with the digits computed
     reply["message"] = "the definition checks and ran; nothing was saved"
     return reply

@@ -40,6 +40,7 @@ from toolkiln.registry.definitions import Compiled, verify_stored
 from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import BrokenTool, NotTrusted, StoreError, UnsafeFile
 from toolkiln.registry.index import Entry, load_key, read_index, write_index
+from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.names import NAME_PATTERN
 from toolkiln.registry.principals import Principal
@@ -509,7 +510,7 @@ class Mirror:
         is made from it may be signed. NotTrusted when it does not and `action` would act on
         what a program or workflow tool claims (anything but disable, reject and delete)."""
         vouched = self.records.get(record.name) == record and self.verified(record.name)
-        if not vouched and record.kind != "compute" and action not in ("disable", "reject", "delete"):
+        if not vouched and kind_of(record.kind).signed and action not in ("disable", "reject", "delete"):
             raise NotTrusted(
                 f"`{record.name}` was not written by this registry here (a clone, a copy, another "
                 f"machine or a hand edit): what its file claims is not believed, so it may not {action}",

@@ -15,7 +15,9 @@ from toolkiln.diagnostics.model import Diagnostic
 
 Status = Literal["active", "disabled", "pending_approval", "rejected"]
 Actor = Literal["user", "llm", "service"]  # a person, a model, an automation (principals.py)
-Kind = Literal["compute", "workflow", "script", "executable"]
+# A tool kind's name: one of the table in registry/kinds/ (a record names the kind its
+# definition checked as; one whose kind this toolkiln lacks is BrokenTool on use).
+KIND_NAME = r"^[a-z][a-z0-9_]{0,31}$"
 RiskLevel = Literal["low", "medium", "high"]
 # "run" is written for unsandboxed runs only (a granted capability in use: see capabilities.py).
 Action = Literal[
@@ -53,7 +55,7 @@ class ToolRecord(BaseModel):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")
     description: str
-    kind: Kind = "compute"
+    kind: str = Field(default="compute", pattern=KIND_NAME)
     parameters: dict[str, Any]
     risk_level: RiskLevel = "low"
     status: Status

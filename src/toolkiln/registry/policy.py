@@ -12,10 +12,11 @@ to, and who may do what. A policy is a plain frozen value; pass your own to `Reg
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from toolkiln.registry.errors import InvalidTransition, PermissionDenied
+from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.models import Actor, Status, ToolRecord
 
 Transition = Literal["enable", "disable", "approve", "reject"]
@@ -68,14 +69,16 @@ class Policy:
     """
 
     llm_approval_risks: frozenset[str] = frozenset({"high"})
-    side_effect_kinds: frozenset[str] = field(default_factory=lambda: frozenset({"workflow", "script", "executable"}))
-    reapproval_kinds: frozenset[str] = field(default_factory=lambda: frozenset({"executable"}))
+    # None: as each kind's class says (kinds/: `side_effects`, `reapproval`).
+    side_effect_kinds: frozenset[str] | None = None
+    reapproval_kinds: frozenset[str] | None = None
     protect_user_tools: bool = True
 
     def initial_status(self, created_by: Actor, kind: str, risk_level: str) -> Status:
         if created_by != "llm":
             return "active"
-        if kind in self.side_effect_kinds or risk_level in self.llm_approval_risks:
+        side_effects = kind_of(kind).side_effects if self.side_effect_kinds is None else kind in self.side_effect_kinds
+        if side_effects or risk_level in self.llm_approval_risks:
             return "pending_approval"
         return "active"
 
@@ -85,7 +88,8 @@ class Policy:
         A version that would need approval waits for it. A person's new version of a pending or
         rejected tool is taken as approved; a model's is reviewed again. Otherwise an active tool
         stays active and a disabled one disabled."""
-        if kind in self.reapproval_kinds:
+        reapproval = kind_of(kind).reapproval if self.reapproval_kinds is None else kind in self.reapproval_kinds
+        if reapproval:
             return "pending_approval"
         needed = self.initial_status(by, kind, risk_level)
         if needed == "pending_approval":

@@ -15,16 +15,18 @@ the one that saved the tool). An unsandboxed run is written to the audit log bef
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.program_runs import run_program_tool
+from toolkiln.executables.program_tools import ProgramSpec
 from toolkiln.registry.capabilities import Capabilities
 from toolkiln.registry.codec import plain_json
-from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.models import ToolRecord
+from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
 
 
@@ -34,13 +36,12 @@ class ProgramRun:
     def __init__(
         self,
         record: ToolRecord,
-        compiled: Compiled,
+        spec: ProgramSpec,
         capabilities: Capabilities,
         note_unsandboxed: Callable[[ToolRecord], None],
     ) -> None:
-        assert compiled.program is not None, "a script or executable tool compiles to its program"
         self._record = record
-        self._spec = compiled.program
+        self._spec = spec
         self._capabilities = capabilities
         self._note_unsandboxed = note_unsandboxed
 
@@ -50,6 +51,7 @@ class ProgramRun:
         *,
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
+        clock: Clock | datetime | None = None,  # (a program reads the system's clock)
     ) -> dict[str, Any]:
         missing = self._capabilities.missing_for(self._spec)
         if missing is not None:

@@ -25,7 +25,7 @@ from toolkiln.registry import exports, meta
 from toolkiln.registry.admission import admit_program, passing, recheck_callers, refuse_cycle, refuse_rename
 from toolkiln.registry.budget import CHECK_SLOTS
 from toolkiln.registry.callees import Callees
-from toolkiln.registry.capabilities import LOCAL, Capabilities, refuse_ungranted_executable
+from toolkiln.registry.capabilities import LOCAL, Capabilities
 from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
 from toolkiln.registry.checking import Checking
 from toolkiln.registry.codec import (
@@ -54,6 +54,7 @@ from toolkiln.registry.errors import (
     ToolNotFound,
     WorkflowDeployFailed,
 )
+from toolkiln.registry.kinds import RunContext, Runnable, kind_of
 from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import (
     ACTORS,
@@ -69,14 +70,13 @@ from toolkiln.registry.names import check_name
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy, Transition, transition
 from toolkiln.registry.principals import Principal, principal_of
-from toolkiln.registry.programs import ProgramRun
 from toolkiln.registry.reads import attempts, kept_changing
 from toolkiln.registry.revisions import audit_entry, first_version, next_version
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.trusting import Trusting
 from toolkiln.registry.usage import UsageBook, flush_quietly
-from toolkiln.registry.workflows import WorkflowRun, WorkflowTools
+from toolkiln.registry.workflows import WorkflowTools
 from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
@@ -285,7 +285,7 @@ class Registry(Checking, Trusting):
                 name, now = compiled.name, utc_now()
                 with self._mutex:
                     self._refuse_duplicate(name)  # before n8n hears of it
-                status = self.policy.initial_status(actor, compiled.kind, compiled.risk_level)
+                status = self.policy.initial_status(actor, compiled.kind.name, compiled.risk_level)
                 record = first_version(compiled, status, actor, now, made)
                 record = self._workflows.settle(None, record, compiled)  # (n8n, without the lock)
                 made = record.deployment
@@ -337,7 +337,7 @@ class Registry(Checking, Trusting):
             admit_program(compiled, principal, self.capabilities, "update")
             if compiled.name != name:
                 raise refuse_rename(name, compiled.name)
-            if compiled.kind != old.kind:
+            if compiled.kind.name != old.kind:
                 raise refuse(
                     codes.INVALID_DECLARATION,
                     f"`{name}` is a {old.kind} tool; a tool cannot change its kind",
@@ -505,7 +505,7 @@ class Registry(Checking, Trusting):
             with self._mutex:
                 self._mirror.refresh()
                 old = self._read_locked(name)
-                if old.kind != "workflow":
+                if not kind_of(old.kind).deploys:
                     raise InvalidRequest(f"`{name}` is a {old.kind} tool; only workflow tools are deployed")
                 self._mirror.vouch(old, "deploy")
                 if old.status != "active":
@@ -596,7 +596,7 @@ class Registry(Checking, Trusting):
 
     def _run_tool(
         self,
-        tool: Tool | WorkflowRun | ProgramRun,
+        tool: Runnable,
         name: str,
         args: Mapping[str, Any] | None,
         tables: Mapping[str, Any] | None,
@@ -607,9 +607,7 @@ class Registry(Checking, Trusting):
         """Run a tool found by `_runnable` (what changed in the folder caught up with first) and
         count the use."""
         try:
-            if isinstance(tool, Tool):
-                return tool.run(args, tables=tables, limits=limits or self.limits, clock=clock)
-            return tool.run(args, tables=tables, limits=limits or self.limits)
+            return tool.run(args, tables=tables, limits=limits or self.limits, clock=clock)
         finally:
             self._usage.count(name, now)
             if now >= self._flush_at:
@@ -638,7 +636,7 @@ class Registry(Checking, Trusting):
         """The active tools in `format`, with the tools left out and the adaptations made."""
         exports.check_format(format)
         specs = [
-            exports.ToolSpec(r.name, r.description, r.parameters, dict(exports.ANNOTATIONS[r.kind]))
+            exports.ToolSpec(r.name, r.description, r.parameters, dict(kind_of(r.kind).annotations))
             for r in self.list(status="active")
         ]
         return exports.export(specs, format)
@@ -658,14 +656,15 @@ class Registry(Checking, Trusting):
 
     # --- internals ------------------------------------------------------------------------------
 
-    def _runnable(self, name: str) -> Tool | WorkflowRun | ProgramRun:
-        """The active tool `name`, with the tables it reads; ToolNotActive and the like."""
+    def _runnable(self, name: str) -> Runnable:
+        """The active tool `name`, as its kind runs it; ToolNotActive and the like."""
         with self._mutex:
             changes = self._changes.value()  # before the refresh: a change during it is seen next time
             self._usage.drain()  # (at least every 50 ms of runs: the runs not yet drained stay few)
             self._mirror.refresh()
             record = self._loaded(name)
-            if record.kind != "compute":  # its status, sandbox and paths are believed only when signed here
+            kind = kind_of(record.kind)
+            if kind.signed:  # its status (and what it reaches) is believed only when signed here
                 self._mirror.vouch(record, "run")
             if record.status != "active":
                 raise ToolNotActive(
@@ -673,17 +672,18 @@ class Registry(Checking, Trusting):
                     hint=_ACTIVATE_HINT.get(record.status),
                 )
             compiled = self._mirror.compiled(name)
-            if record.kind == "workflow":
-                return self._workflows.runnable(record, compiled)
-            if compiled.program is not None:
-                return ProgramRun(record, compiled, self.capabilities, self._note_unsandboxed)
-            if self._runner.needs_missing_table(name, compiled, self._mirror.tables):
-                self._mirror.rescan_tables()
-            tool = self._runner.tool(name, compiled, self._mirror.tables, self._mirror.tables_generation)
-            if changes is not None:
+            context = RunContext(self.capabilities, self._note_unsandboxed, self._workflows, self._with_tables)
+            tool = kind.runnable(record, compiled, context)
+            if changes is not None and not kind.signed:  # (a signed kind is vouched for at each run)
                 tally = self._usage.tally(name)
                 self._hot[name] = (changes, time.monotonic() + self._hot_seconds, tool.run, tally.runs, tally.last)
             return tool
+
+    def _with_tables(self, name: str, tool: Tool) -> Tool:
+        """A compute tool with the registry's tables it reads (the caller holds the mutex)."""
+        if self._runner.needs_missing_table(name, tool, self._mirror.tables):
+            self._mirror.rescan_tables()
+        return self._runner.tool(name, tool, self._mirror.tables, self._mirror.tables_generation)
 
     def _callee_tool(self, name: str) -> Tool:
         """The tool a `call` step runs: as `run` would find it, its refusal as a RunError."""
@@ -692,8 +692,8 @@ class Registry(Checking, Trusting):
         except RegistryError as error:
             raise RunError(error.code, error.message, hint=error.hint) from error
         if not isinstance(tool, Tool):  # replaced by a tool of another kind since the caller was checked
-            kind = "a workflow" if isinstance(tool, WorkflowRun) else "a script or executable"
-            raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is {kind} tool; compute tools cannot call it")
+            kind = self._loaded(name).kind
+            raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is a {kind} tool; compute tools cannot call it")
         return tool
 
     @contextmanager
@@ -737,8 +737,6 @@ class Registry(Checking, Trusting):
         A file outside the granted folders is never opened: with no folder granted, an
         executable is R0700 at once; outside the granted ones it is R0605, as a missing file."""
         folders = self.capabilities.executable_folders
-        if folders == () and isinstance(definition, Mapping) and definition.get("kind") == "executable":
-            refuse_ungranted_executable(str(definition.get("name", "?")))
         return compile_definition(definition, callees, pin=True, allowed_folders=folders)
 
     def _note_unsandboxed(self, record: ToolRecord) -> None:

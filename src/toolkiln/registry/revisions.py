@@ -17,7 +17,7 @@ def first_version(
     return ToolRecord(
         name=compiled.name,
         description=compiled.description,
-        kind=compiled.kind,
+        kind=compiled.kind.name,
         parameters=compiled.parameters,
         risk_level=compiled.risk_level,
         status=status,
@@ -32,7 +32,7 @@ def first_version(
 
 def next_version(policy: Policy, old: ToolRecord, compiled: Compiled, actor: Actor, now: datetime) -> ToolRecord:
     """The record of the version after `old` (the policy may send it back to approval)."""
-    status = policy.status_after_change(old, actor, compiled.kind, compiled.risk_level)
+    status = policy.status_after_change(old, actor, compiled.kind.name, compiled.risk_level)
     return old.model_copy(
         update={
             "description": compiled.description,

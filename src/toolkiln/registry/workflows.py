@@ -1,4 +1,5 @@
-"""Workflow tools: a registered tool that runs as an n8n workflow, called through its webhook.
+"""Workflow tools on the registry's n8n: deploying, taking down and calling (the kind itself,
+compiling and running one, is registry/kinds/workflow.py).
 
 A definition (JSON) holds the workflow DSL source and the tool's parameters, in the compute
 tools' parameter format:
@@ -8,21 +9,18 @@ tools' parameter format:
      "workflow": "workflow order_total\\n...on webhook POST \\"/orders\\" respond with node\\n...",
      "n8n": {"url": "http://127.0.0.1:5678"}}          # optional: the registry's own n8n only; never the key
 
-The arguments are checked by a compute tool compiled from the same parameters whose logic
-returns them as a list, so a workflow tool validates, defaults and publishes its arguments
-exactly as a compute tool does. Deploying (create or update in n8n, activate) happens when the
+Deploying (create or update in n8n, activate) happens when the
 tool becomes active; a run posts the checked arguments to the webhook recorded at deployment.
 httpx is imported only when a workflow tool is deployed or run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.registry.codec import plain_json
-from toolkiln.registry.definitions import Compiled, WorkflowTarget, compile_definition
+from toolkiln.registry.definitions import Compiled, compile_definition
 from toolkiln.registry.errors import (
     CapabilityNotGranted,
     N8nFailure,
@@ -30,11 +28,11 @@ from toolkiln.registry.errors import (
     RegistryError,
     WorkflowDeployFailed,
     WorkflowNameTaken,
-    WorkflowNotDeployed,
     WorkflowRunFailed,
 )
+from toolkiln.registry.kinds import kind_of
+from toolkiln.registry.kinds.workflow import WorkflowCompiled, WorkflowTarget
 from toolkiln.registry.models import Deployment, ToolRecord
-from toolkiln.semantics.limits import Limits
 
 if TYPE_CHECKING:
     from toolkiln.n8n.client import N8nClient
@@ -110,8 +108,9 @@ class WorkflowTools:
 
     def settle(self, old: ToolRecord | None, new: ToolRecord, compiled: Compiled | None) -> ToolRecord:
         """`new` with n8n brought in line with it: its version deployed when it is active, its
-        workflow deactivated when it stops being active. Compute tools pass unchanged."""
-        if new.kind != "workflow":
+        workflow deactivated when it stops being active. Tools of kinds that do not deploy
+        pass unchanged."""
+        if not kind_of(new.kind).deploys:
             return new
         was_active = old is not None and old.status == "active"
         if new.status == "active":
@@ -123,9 +122,6 @@ class WorkflowTools:
             self.take_down(new.deployment, delete=False)
         return new
 
-    def runnable(self, record: ToolRecord, compiled: Compiled) -> WorkflowRun:
-        return WorkflowRun(self, record, compiled)
-
     def call(self, deployment: Deployment, data: dict[str, Any]) -> Any:
         """Post `data` to the deployed workflow's webhook; a run that n8n recorded as failed is
         WorkflowRunFailed with n8n's message, even when the webhook answered 200."""
@@ -135,36 +131,6 @@ class WorkflowTools:
             hook = Webhook(deployment.method, deployment.path)
             reply = run_webhook(client, hook, deployment.workflow_id, data)
         return reply.data if reply.data is not None else reply.text
-
-
-class WorkflowRun:
-    """A workflow tool as `Registry.run` runs it: `run(args)` checks the arguments, then posts
-    them to the deployed workflow's webhook and returns its answer (parsed JSON, else text)."""
-
-    def __init__(self, tools: WorkflowTools, record: ToolRecord, compiled: Compiled) -> None:
-        self._tools = tools
-        self._record = record
-        self._compiled = compiled
-
-    def run(
-        self,
-        args: Mapping[str, Any] | None = None,
-        *,
-        tables: Mapping[str, Any] | None = None,
-        limits: Limits | None = None,
-    ) -> Any:
-        record = self._record
-        values = self._compiled.compute.run(args, limits=limits)  # RunError on bad arguments
-        names = [p.name for p in self._compiled.compute.checked.parameters]
-        deployment = record.deployment
-        if deployment is None or deployment.version != record.version:
-            raise WorkflowNotDeployed(
-                f"version {record.version} of `{record.name}` is not deployed to n8n",
-                hint=f"deploy it: reg.deploy({record.name!r}) or toolkiln tools deploy {record.name}",
-            )
-        return self._tools.call(
-            deployment, {name: plain_json(value) for name, value in zip(names, values, strict=True)}
-        )
 
 
 def _only_at(client: N8nClient, url: str | None) -> N8nClient:
@@ -180,5 +146,5 @@ def _only_at(client: N8nClient, url: str | None) -> N8nClient:
 
 
 def _target(compiled: Compiled) -> WorkflowTarget:
-    assert compiled.target is not None, "a workflow tool compiles with its target"
+    assert isinstance(compiled, WorkflowCompiled), "only a workflow tool deploys"
     return compiled.target

@@ -155,3 +155,30 @@ def test_the_workflow_drawing_has_a_box_per_node_labelled_branches_and_escaped_n
     assert "<script>" not in svg and "&lt;script&gt;x&lt;/script&gt; &amp; &#34;y&#34;" in svg
     hostile = {"nodes": [{"name": "<img src=x onerror=alert(1)>", "type": "n8n-nodes-base.set", "position": [0, 0]}]}
     assert "<img" not in str(workflow_svg(hostile, "t"))
+
+
+def test_the_test_tab_does_not_run_a_pending_workflow_tool_it_refuses_it(tmp_path):
+    """A pending workflow tool's check compiles the compute tool that checks its arguments;
+    the test tab ran that and answered the arguments as if n8n had. It refuses, as for a program."""
+    from unit.n8n.fake_n8n import FakeN8n
+
+    from toolkiln import Registry
+    from toolkiln.server.web.trials import run_once
+
+    workflow = (
+        'workflow order_total\ndescription "Prices an order"\non webhook POST "/orders" respond with node\n'
+        "set priced { total = body.qty }\nrespond reply priced\n"
+    )
+    definition = {
+        "kind": "workflow",
+        "name": "order_total",
+        "description": "Prices an order",
+        "parameters": {"qty": {"type": "integer"}},
+        "workflow": workflow,
+    }
+    with Registry(tmp_path / "reg", n8n=FakeN8n().client()) as reg:
+        record = reg.create(definition, created_by="llm")
+        assert record.status == "pending_approval"
+        outcome = run_once(reg, record, {"qty": 3})
+    assert "result" not in outcome
+    assert outcome["errors"][0]["code"] == "R0203" and "runs only when active" in outcome["errors"][0]["message"]

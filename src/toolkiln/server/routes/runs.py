@@ -56,14 +56,14 @@ def validate_with(reg: Registry, definition: Any) -> dict[str, Any]:
 
 def tested(reg: Registry, body: TestDefinition) -> dict[str, Any]:
     compiled = reg.check_definition(body.definition, seconds=reg.check_seconds)
-    ran = body.args is not None and compiled.kind == "compute"  # a workflow run would act in n8n
+    ran = body.args is not None and compiled.kind.not_tried is None  # (a workflow run would act in n8n)
     return {
         "name": compiled.name,
-        "kind": compiled.kind,
+        "kind": compiled.kind.name,
         "parameters": compiled.parameters,
         "warnings": [d.to_dict() for d in compiled.warnings],
         "ran": ran,
-        "result": compiled.compute.run(body.args, tables=reg.tables, clock=_clock(body.now)) if ran else None,
+        "result": compiled.kind.try_run(compiled, body.args or {}, reg.tables, _clock(body.now)) if ran else None,
     }
 
 

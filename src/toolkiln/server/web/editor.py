@@ -13,13 +13,14 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_text
 from toolkiln.errors import CompileError
 from toolkiln.registry.errors import CheckTooSlow, RegistryError
+from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.registry import Registry
 from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.services import Reg
 from toolkiln.server.web.access import Posted, Viewer
 from toolkiln.server.web.highlight import keywords
 from toolkiln.server.web.rendering import render
-from toolkiln.server.web.tool_view import definition_json, definition_text
+from toolkiln.server.web.tool_view import definition_json
 
 router = APIRouter(include_in_schema=False)
 STARTER = """tool {name}(weight_kg: number "Parcel weight in kilograms")
@@ -117,8 +118,8 @@ def edit_tool(request: Request, reg: Reg, visitor: Viewer, name: str) -> Respons
     visitor.need(request, "write")
     record = reg.get(name)
     # Examples and workflow tools have no text form: they are edited as JSON.
-    plain = record.kind == "compute" and "examples" not in record.definition
-    source = definition_text(record.definition) if plain else definition_json(record.definition)
+    text = kind_of(record.kind).editable_text(record.definition)
+    source = definition_json(record.definition) if text is None else text
     return _editor(request, visitor, name=name, source=source, diagnostics=[])
 
 

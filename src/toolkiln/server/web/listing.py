@@ -6,16 +6,16 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any
 from urllib.parse import urlencode
 
-from toolkiln.registry.models import ACTORS, STATUSES, Kind, ToolRecord
+from toolkiln.registry.kinds import KINDS
+from toolkiln.registry.models import ACTORS, STATUSES, ToolRecord
 from toolkiln.registry.registry import Registry
 from toolkiln.server.routes.tools import search
 
 PAGE_SIZE = 50
 MOST_USED = 5  # named in the counts at the top
-KINDS: tuple[str, ...] = get_args(Kind)
 
 
 def whole_number(text: str) -> int | None:

@@ -7,13 +7,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
+from toolkiln.registry.kinds import KINDS
 from toolkiln.registry.policy import next_actions
 from toolkiln.server.services import Reg
 from toolkiln.server.web import tool_view
 from toolkiln.server.web.access import Viewer
 from toolkiln.server.web.actions import offered
 from toolkiln.server.web.form_fields import form_fields
-from toolkiln.server.web.listing import KINDS, Query, list_tools, whole_number
+from toolkiln.server.web.listing import Query, list_tools, whole_number
 from toolkiln.server.web.rendering import render
 
 router = APIRouter(include_in_schema=False)

@@ -8,9 +8,9 @@ from typing import Any
 
 from markupsafe import Markup
 
-from toolkiln.api import to_text
-from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.errors import CompileError, RunError
 from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.kinds import DEFAULT, kind_of
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import to_json
@@ -23,18 +23,14 @@ WORKFLOW_TABS = ("graph",)
 
 
 def tabs_of(record: ToolRecord) -> tuple[str, ...]:
-    return TABS[:1] + WORKFLOW_TABS + TABS[1:] if record.kind == "workflow" else TABS
+    return TABS[:1] + WORKFLOW_TABS + TABS[1:] if kind_of(record.kind).deploys else TABS
 
 
 def definition_text(definition: dict[str, Any]) -> str:
-    """The canonical text DSL of a stored definition (a workflow tool's is its workflow text)."""
-    if definition.get("kind") == "workflow":
-        return str(definition.get("workflow", ""))
-    logic = {k: v for k, v in definition.items() if k != "examples"}  # examples have no text form
-    try:
-        return to_text(logic)
-    except Error:
-        return definition_json(definition)  # a version that no longer parses
+    """A stored definition as its kind writes it in text (a compute tool's canonical text DSL,
+    a workflow tool's workflow text), else its JSON."""
+    text = kind_of(str(definition.get("kind", DEFAULT.name))).source_text(definition)
+    return definition_json(definition) if text is None else text
 
 
 def definition_json(definition: dict[str, Any]) -> str:
@@ -87,7 +83,7 @@ def example_runs(reg: Registry, record: ToolRecord) -> tuple[list[ExampleRun], l
     them passed when the definition checks (the check runs them); else the diagnostics say
     which fail and why."""
     examples = record.definition.get("examples") or []
-    if not examples or record.kind != "compute":
+    if not examples or not kind_of(record.kind).has_examples:
         return [], []
     try:
         tool = reg.check_definition(record.definition, seconds=reg.check_seconds).tool

@@ -33,11 +33,11 @@ def run_once(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> dict[st
         if record.status == "active":
             value = reg.run(record.name, args)
         else:
-            tool = reg.check_definition(record.definition, seconds=reg.check_seconds).tool
-            if tool is None:
+            compiled = reg.check_definition(record.definition, seconds=reg.check_seconds)
+            if compiled.kind.not_tried is not None:
                 refusal = f"a {record.kind} tool runs only when active (its run acts outside toolkiln)"
                 return {"errors": [{"code": codes.TOOL_NOT_ACTIVE.code, "message": refusal}]}
-            value = tool.run(args, tables=reg.tables)
+            value = compiled.kind.try_run(compiled, args, reg.tables, None)
     except RunError as error:
         return {"errors": [error.to_dict()]}
     except CompileError as error:
