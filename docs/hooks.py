@@ -43,6 +43,7 @@ CODE_GROUPS = {
     "08": "Workflow templates",
     "09": "Prompted tool calls",
     "10": "JsonLogic import",
+    "11": "Tools of other systems",
     "R01": "Registry: names and requests",
     "R02": "Registry: permissions and lifecycle",
     "R03": "Registry: storage",

@@ -10,6 +10,7 @@
     toolkiln tools rollback NAME VERSION [--by user|llm]
     toolkiln tools run NAME [--args JSON] [--tables FILE]   (every kind; says what ran it)
     toolkiln tools discover [--register] / repin NAME       (executables: see cli/programs.py)
+    toolkiln tools import --from kitz DIR                    (another system's tools: cli/peers.py)
     toolkiln tools export --format openai|anthropic|mcp|gemini [--meta] [--output FILE]
     toolkiln tools check
 
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, arguments_json, decimals_option, write_atomically
+from toolkiln.cli.peers import add_peer_commands
 from toolkiln.cli.programs import add_program_commands, print_run_result
 from toolkiln.errors import CompileError, Error, RunError
 
@@ -138,6 +140,7 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
     command("check", cmd_check, "report the files (tools and past versions) that cannot be loaded (exit 1 if any)")
     add_program_commands(command, ACTORS, open_registry)
+    add_peer_commands(command, ACTORS, open_registry)
     return tools
 
 
