@@ -49,6 +49,12 @@ def add_workflow_command(commands: argparse._SubParsersAction[argparse.ArgumentP
     import_.add_argument("file", type=Path)
     import_.add_argument("-o", "--output", type=Path, help="write the DSL here (default: standard output)")
     import_.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
+    import_.add_argument(
+        "--n8n-version",
+        choices=catalog_versions(),
+        default=DEFAULT_N8N_VERSION,
+        help=f"the n8n release whose answers the diagnostics give (default {DEFAULT_N8N_VERSION})",
+    )
     import_.set_defaults(handler=cmd_workflow_import)
     fmt = actions.add_parser("fmt", help="rewrite .wf files in canonical form")
     fmt.add_argument("files", nargs="+", type=Path, metavar="FILE")
@@ -133,12 +139,17 @@ def cmd_workflow_import(args: argparse.Namespace) -> int:
         report_diagnostics(unreadable, args.format)
         return EXIT_FAILED
     try:
-        imported = import_n8n(text, str(args.file))
+        imported = import_n8n(text, str(args.file), n8n_version=args.n8n_version)
     except CompileError as error:
         report_diagnostics(error.diagnostics, args.format)
         return EXIT_FAILED
+    try:
+        dsl = imported.to_text()
+    except CompileError as error:  # E0732: two nodes of one name have no text
+        report_diagnostics([*imported.diagnostics, *error.diagnostics], args.format)
+        return EXIT_FAILED
     report_diagnostics(list(imported.diagnostics), args.format)
-    write_output(args.output, imported.to_text())
+    write_output(args.output, dsl)
     return EXIT_OK
 
 

@@ -234,13 +234,6 @@ def test_what_is_not_a_workflow_is_a_compile_error(data, message):
     assert error.value.diagnostics[0].file == "in.json"
 
 
-def test_duplicate_names_cannot_be_one_workflow():
-    node = {"name": "A", "type": "n8n-nodes-base.noOp", "typeVersion": 1, "parameters": {}}
-    with pytest.raises(CompileError) as error:
-        import_n8n({"name": "x", "nodes": [node, dict(node)], "connections": {}})
-    assert [d.code for d in error.value.diagnostics] == ["E0722"]
-
-
 def test_cyclic_connections_import_with_a_warning():
     nodes = [{"name": n, "type": "n8n-nodes-base.noOp", "typeVersion": 1, "position": [0, 0]} for n in "ABC"]
     nodes.insert(0, {"name": "Go", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1, "position": [0, 0]})

@@ -115,3 +115,18 @@ def test_a_missing_file_is_a_json_diagnostic_with_json_output(tmp_path, capsys, 
     assert main([*argv, str(missing)]) == 1
     (diagnostic,) = json.loads(capsys.readouterr().out)
     assert (diagnostic["code"], diagnostic["file"]) == ("E0100", str(missing))
+
+
+def test_import_says_what_the_chosen_n8n_does_and_refuses_text_for_two_nodes_of_one_name(tmp_path, capsys):
+    node = {"name": "A", "type": "n8n-nodes-base.noOp", "typeVersion": 1, "position": [0, 0], "parameters": {}}
+    trigger = {**node, "name": "Go", "type": "n8n-nodes-base.manualTrigger"}
+    export = tmp_path / "two.json"
+    export.write_text(json.dumps({"name": "w", "nodes": [trigger, node, node], "connections": {}}))
+    output = tmp_path / "two.wf"
+    assert main(["workflow", "import", str(export), "-o", str(output), "--format", "json"]) == 1
+    found = [(d["code"], d["message"]) for d in json.loads(capsys.readouterr().err)]
+    assert [code for code, _ in found] == ["W0719", "E0722", "E0732"]
+    assert found[-1][1] == "no DSL text: nodes 1 and 2 are both called `A`"
+    assert not output.exists()
+    assert main(["workflow", "import", str(export), "--n8n-version", "1.123.50", "--format", "json"]) == 1
+    assert [d["code"] for d in json.loads(capsys.readouterr().err)] == ["W0719", "W0731", "E0732"]

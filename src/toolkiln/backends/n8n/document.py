@@ -98,7 +98,7 @@ def _problems(data: dict[str, Any]) -> Iterator[tuple[str, str, str | None]]:
             yield where, f"node {index} has no name", None
         if not isinstance(node.get("type"), str) or not node["type"].strip():
             yield where, f"node {index} has no type", 'e.g. "type": "n8n-nodes-base.set"'
-        version = node.get("typeVersion")
+        version = node.get("typeVersion", 1)  # n8n runs a node without one (W0730)
         if isinstance(version, bool) or not isinstance(version, int | float) or not _finite(version):
             yield where, f"node {index} has no numeric typeVersion", 'e.g. "typeVersion": 1'
         if not isinstance(node.get("parameters", {}), dict):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +30,7 @@ from toolkiln.backends.n8n.catalog import load_catalog
 from toolkiln.backends.n8n.decompile import Resolver
 from toolkiln.backends.n8n.document import at, read_n8n
 from toolkiln.backends.n8n.emit import INDEX, OMIT, emit_workflow
-from toolkiln.backends.n8n.lint import lint_n8n
+from toolkiln.backends.n8n.lint import lint_n8n, type_version
 from toolkiln.backends.n8n.modeled import NotModeled, need, read_step, read_trigger
 from toolkiln.backends.workflow_printer import is_plain_name
 from toolkiln.backends.workflow_result import WorkflowResult
@@ -46,19 +47,31 @@ UNNAMED = "unnamed"
 _MISSING = object()
 
 
+@dataclasses.dataclass(frozen=True)
 class ImportedWorkflow(WorkflowResult):
     """An imported n8n workflow: `to_text()` is its DSL, `to_n8n()` the workflow again, and
-    `diagnostics` what the linter found (warnings and errors that do not stop the import)."""
+    `diagnostics` what the linter found (warnings and errors that do not stop the import).
+
+    A workflow with two nodes of one name has no text (`to_text()` raises E0732): its `ast`
+    reads the later ones as `Name (2)`, ..., and `to_n8n()` gives the file back unchanged."""
+
+    text_refused: tuple[Diagnostic, ...] = ()
+
+    def to_text(self) -> str:
+        if self.text_refused:
+            raise CompileError(list(self.text_refused))
+        return super().to_text()
 
 
-def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
-    """Import an n8n workflow (a dict or JSON text). Raises CompileError only for what is not
-    an n8n workflow at all, or cannot be one workflow (two nodes with one name, no nodes)."""
+def import_n8n(data: Any, file: str | None = None, *, n8n_version: str | None = None) -> ImportedWorkflow:
+    """Import an n8n workflow (a dict or JSON text); the diagnostics say what the n8n release
+    `n8n_version` (default: the pinned one) does with it. Raises CompileError only for what is
+    not an n8n workflow at all, or has no nodes."""
     source = read_n8n(data, file)  # checked before it is copied: no copy of data nested too deep
     if isinstance(data, dict):  # the AST keeps parts of it: the caller's dict is left alone
         source = dataclasses.replace(source, data=copy.deepcopy(source.data))
-    diagnostics = lint_n8n(source)
-    fatal = [d for d in diagnostics if d.code == codes.DUPLICATE_NODE_NAME.code]
+    diagnostics = lint_n8n(source, n8n_version=n8n_version)
+    fatal: list[Diagnostic] = []
     if not source.data["nodes"]:
         fatal = source.locate(
             [
@@ -76,13 +89,55 @@ def import_n8n(data: Any, file: str | None = None) -> ImportedWorkflow:
         fatal = source.locate([Diagnostic.of(codes.NOT_A_WORKFLOW, message, at(reserved[0]))])
     if fatal:
         raise CompileError(fatal)
-    ast, emitted = _Importer(source.data).run()
+    shared = [d for d in diagnostics if d.code in _SHARED_NAME_CODES]
+    if shared:
+        ast, _ = _Importer(_renamed(source.data), n8n_version).run()
+        refused = tuple(d.model_copy(update=_no_text(d)) for d in shared)
+        return ImportedWorkflow(ast, copy.deepcopy(source.data), tuple(diagnostics), refused)
+    ast, emitted = _Importer(source.data, n8n_version).run()
     return ImportedWorkflow(ast, emitted, tuple(diagnostics))
 
 
+_SHARED_NAME_CODES = frozenset({codes.DUPLICATE_NODE_NAME.code, codes.DUPLICATE_NODE_NAME_ACCEPTED.code})
+
+
+_SHARED_NAME = re.compile(r"nodes \d+ and \d+ are both called `.*`")
+
+
+def _no_text(shared: Diagnostic) -> dict[str, Any]:
+    """E0732 where the linter reported two nodes of one name (E0722 or W0731)."""
+    found = _SHARED_NAME.search(shared.message)
+    return {
+        "code": codes.NO_TEXT_FORM.code,
+        "severity": codes.NO_TEXT_FORM.severity,
+        "message": f"no DSL text: {found.group(0) if found else shared.message}",
+        "hint": "rename one of them (and its connections) and import again; the JSON is kept as it is",
+    }
+
+
+def _renamed(data: dict[str, Any]) -> dict[str, Any]:
+    """The workflow with each later node of a shared name renamed `Name (2)`, `Name (3)`, ...
+    (connections still name the first): what the AST of a workflow without text reads."""
+    taken = {node["name"] for node in data["nodes"]}
+    seen: set[str] = set()
+    nodes = []
+    for node in data["nodes"]:
+        name = node["name"]
+        if name in seen:
+            number = 2
+            while f"{name} ({number})" in taken:
+                number += 1
+            node = {**node, "name": f"{name} ({number})"}
+            taken.add(node["name"])
+        seen.add(name)
+        nodes.append(node)
+    return {**data, "nodes": nodes}
+
+
 class _Importer:
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], n8n_version: str | None) -> None:
         self.data = data
+        self.catalog = load_catalog(n8n_version)
         self.nodes: dict[str, dict[str, Any]] = {node["name"]: node for node in data["nodes"]}
         name = data.get("name")
         self.name = name if isinstance(name, str) and name.strip() else UNNAMED
@@ -107,7 +162,8 @@ class _Importer:
     # --- building and proving -----------------------------------------------------------------
 
     def run(self) -> tuple[w.Workflow, dict[str, Any]]:
-        modeled = set(self.order)
+        # A node without a typeVersion stays generic: `with {"toolkiln:omit": ["typeVersion"]}`.
+        modeled = {name for name in self.order if "typeVersion" in self.nodes[name]}
         while True:
             built = self._attempt(modeled)
             if isinstance(built, set):
@@ -224,7 +280,7 @@ class _Importer:
         return w.NodeSpec(
             name=name,
             type=node["type"],
-            version=node["typeVersion"],
+            version=type_version(self.catalog, node),  # for a node without one: what n8n runs
             parameters=node.get("parameters", {}),
             credentials=named,
             span=self.spans[name],

@@ -18,7 +18,13 @@ import networkx as nx
 
 from toolkiln.backends.n8n.catalog import Catalog, load_catalog
 from toolkiln.backends.n8n.document import N8nInput, at
-from toolkiln.check.workflow.releases import POSITION_REQUIRED_FROM, position_required, shown
+from toolkiln.check.workflow.releases import (
+    POSITION_REQUIRED_FROM,
+    UNIQUE_NAMES_REQUIRED_FROM,
+    position_required,
+    release,
+    shown,
+)
 from toolkiln.check.workflow.wiring import LOOP_NODE, node_findings
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -78,15 +84,13 @@ def lint_n8n(workflow: N8nInput, *, n8n_version: str | None = None) -> list[Diag
     first: dict[str, int] = {}
     for index, node in enumerate(nodes):
         if node["name"] in first:
-            report(
-                codes.DUPLICATE_NODE_NAME,
-                f"nodes {first[node['name']]} and {index} are both called `{node['name']}`",
-                f"nodes[{index}].name",
-                "rename one of them, and its connections",
-            )
+            _report_duplicate(catalog.n8n_version, node["name"], first[node["name"]], index, report)
         first.setdefault(node["name"], index)
+        version = type_version(catalog, node)
+        if "typeVersion" not in node:
+            _report_no_version(catalog, node, index, version, report)
         for kind, message, hint, parameter in _findings(
-            catalog, node["type"], node["typeVersion"], tuple(node.get("parameters", {}))
+            catalog, node["type"], version, tuple(node.get("parameters", {}))
         ):
             where = f"nodes[{index}].parameters.{parameter}" if parameter else f"nodes[{index}].type"
             report(_CATALOG_CODES[kind], message, where, hint)
@@ -111,6 +115,60 @@ def _findings(
     return tuple(node_findings(catalog, type_, version, dict.fromkeys(parameters)))
 
 
+def type_version(catalog: Catalog, node: dict[str, Any]) -> int | float:
+    """The node's typeVersion; for a node without one, the version n8n runs: its type's default
+    (n8n-workflow's VersionedNodeType.getNodeType), 1 for a type the catalog does not know."""
+    version: int | float | None = node.get("typeVersion")
+    if version is not None:
+        return version
+    return catalog.node_type(node["type"]).default_version if node["type"] in catalog else 1
+
+
+def _report_no_version(catalog: Catalog, node: dict[str, Any], index: int, runs: int | float, report: _Report) -> None:
+    known = node["type"] in catalog
+    what = f"version {runs} of `{node['type']}`, its default" if known else "the node type's default version"
+    n8n = catalog.n8n_version
+    if position_required(n8n):  # 2.x; 1.123.50 stored and activated such a webhook, but never registered it
+        message = f"node `{node['name']}` has no typeVersion: n8n {n8n} stores it as it is and runs {what}"
+    else:
+        message = (
+            f"node `{node['name']}` has no typeVersion: n8n {n8n} stores it as it is, but does not register "
+            f"a webhook trigger without one when it activates the workflow; n8n 2.x runs {what}"
+        )
+    hint = f'write the version it runs, e.g. "typeVersion": {runs}' if known else "write the version it was made with"
+    report(codes.TYPE_VERSION_MISSING, message, f"nodes[{index}]", hint)
+
+
+def _report_duplicate(n8n_version: str, name: str, first: int, index: int, report: _Report) -> None:
+    shared = f"nodes {first} and {index} are both called `{name}`"
+    refusal = f"n8n {n8n_version} refuses this workflow (duplicate_node_name): {shared}"
+    codes_ = (codes.DUPLICATE_NODE_NAME, codes.DUPLICATE_NODE_NAME_ACCEPTED)
+    hint = "rename one of them, and its connections"
+    _by_release(
+        n8n_version, UNIQUE_NAMES_REQUIRED_FROM, codes_, (refusal, shared), f"nodes[{index}].name", hint, report
+    )
+
+
+def _by_release(
+    n8n_version: str,
+    since: tuple[int, ...],
+    codes_: tuple[codes.Code, codes.Code],
+    messages: tuple[str, str],
+    where: str,
+    hint: str,
+    report: _Report,
+) -> None:
+    """An error (the first code, the refusal) for a release from `since`, which refuses the
+    workflow; a warning naming `since` for one before it, which accepts it."""
+    refusal, finding = messages
+    if release(n8n_version) >= since:
+        report(codes_[0], refusal, where, hint)
+    else:
+        report(
+            codes_[1], f"{finding}: n8n {n8n_version} accepts it, n8n {shown(since)} and later refuse it", where, hint
+        )
+
+
 def _has_position(node: dict[str, Any]) -> bool:
     position = node.get("position")
     return (
@@ -121,15 +179,13 @@ def _has_position(node: dict[str, Any]) -> bool:
 
 
 def _report_position(n8n_version: str, name: str, index: int, report: _Report) -> None:
-    """An error for n8n 2.x, which refuses the workflow; a warning for 1.x, which accepts it."""
-    where, hint = f"nodes[{index}]", 'give it one, e.g. "position": [0, 0]'
-    if position_required(n8n_version):
-        message = f"n8n {n8n_version} refuses node `{name}`: it has no position [x, y]"
-        report(codes.POSITION_REQUIRED, message, where, hint)
-    else:
-        since = shown(POSITION_REQUIRED_FROM)
-        message = f"node `{name}` has no position [x, y]: n8n {n8n_version} accepts it, n8n {since} and later refuse it"
-        report(codes.POSITION_MISSING, message, where, hint)
+    messages = (
+        f"n8n {n8n_version} refuses node `{name}`: it has no position [x, y]",
+        f"node `{name}` has no position [x, y]",
+    )
+    codes_ = (codes.POSITION_REQUIRED, codes.POSITION_MISSING)
+    hint = 'give it one, e.g. "position": [0, 0]'
+    _by_release(n8n_version, POSITION_REQUIRED_FROM, codes_, messages, f"nodes[{index}]", hint, report)
 
 
 # --- parameter values -------------------------------------------------------------------------
@@ -253,9 +309,10 @@ def _targets(outputs: Any, where: str, report: _Report) -> Iterator[tuple[int, s
 
 def _width(catalog: Catalog, node: dict[str, Any], side: str) -> int | None:
     """How many main inputs or outputs the node has (None when the catalog cannot say)."""
-    if not catalog.has(node["type"], node["typeVersion"]):
+    number = type_version(catalog, node)
+    if not catalog.has(node["type"], number):
         return None
-    version = catalog.node_type(node["type"]).version(node["typeVersion"])
+    version = catalog.node_type(node["type"]).version(number)
     ends = getattr(version, side)
     if ends is None:
         return None
@@ -267,9 +324,10 @@ def _width(catalog: Catalog, node: dict[str, Any], side: str) -> int | None:
 def _starts(node: dict[str, Any], graph: nx.MultiDiGraph, catalog: Catalog) -> bool:
     """Triggers, sticky notes, nodes without a main input and nodes the catalog does not know
     that nothing feeds (they may be triggers) start a run, or need none."""
-    if catalog.has(node["type"], node["typeVersion"]):
+    number = type_version(catalog, node)
+    if catalog.has(node["type"], number):
         node_type = catalog.node_type(node["type"])
-        return node_type.trigger or node_type.version(node["typeVersion"]).inputs == ()
+        return node_type.trigger or node_type.version(number).inputs == ()
     return "trigger" in node["type"].lower() or graph.in_degree(node["name"]) == 0
 
 

@@ -9,8 +9,12 @@ REMOVED_NODE_TYPES: dict[str, tuple[tuple[int, ...], str]] = {
     "n8n-nodes-base.function": ((2, 42), "the Code node (`n8n-nodes-base.code`, mode runOnceForAllItems)"),
     "n8n-nodes-base.functionItem": ((2, 42), "the Code node (`n8n-nodes-base.code`, mode runOnceForEachItem)"),
 }
-# n8n 2.x refuses a workflow with a node that has no position (400 "nodes[1].position: Required").
+# n8n 2.x checks a workflow's structure when it is created or imported (n8n-workflow's
+# workflow-structure-validation.js): it refuses a node that has no position (400
+# "nodes[1].position: Required") and two nodes of one name (400 duplicate_node_name), both of
+# which 1.123.50 accepts.
 POSITION_REQUIRED_FROM = (2, 0)
+UNIQUE_NAMES_REQUIRED_FROM = (2, 0)
 
 
 def release(n8n_version: str) -> tuple[int, ...]:

@@ -394,10 +394,13 @@ DUPLICATE_NODE_NAME = register(
     "duplicate-node-name",
     "Two nodes with one name",
     """
-Two nodes of an n8n workflow have the same name. Connections name their nodes, so n8n cannot
-tell which one a connection means. Rename one of them (and its connections).
+Two nodes of an n8n workflow have the same name, and the n8n release toolkiln targets
+(`--n8n-version`, default the release the tests run) refuses it: n8n 2.x answers 400
+`duplicate_node_name`. Connections name their nodes, so they cannot tell the two apart. Rename
+one of them (and its connections). The file still imports and its JSON comes back unchanged;
+it has no DSL text (E0732).
 
-    {"name": "Set", ...}, {"name": "Set", ...}      # error
+    {"name": "Set", ...}, {"name": "Set", ...}      # error for n8n 2.x
 """,
 )
 
@@ -420,7 +423,8 @@ NOT_A_WORKFLOW = register(
     "Not an n8n workflow",
     """
 The input is not an n8n workflow: not JSON, not a JSON object, without a `nodes` list, or with
-a node that has no name, type or numeric typeVersion. Export the workflow from the n8n editor
+a node that has no name or type, or a typeVersion that is not a number (a node without
+one is W0730). Export the workflow from the n8n editor
 (Download) or read it with the n8n API.
 
     [{"name": "Webhook"}]        # error: a list, not a workflow object
@@ -480,5 +484,46 @@ toolkiln targets accepts it, but n8n 2.0 and later refuse the workflow. Give the
 position, e.g. `"position": [0, 0]`.
 
     {"name": "Pass on", "type": "n8n-nodes-base.noOp", "typeVersion": 1}   # warning for n8n 1.x
+""",
+)
+
+TYPE_VERSION_MISSING = register(
+    "W0730",
+    "type-version-missing",
+    "Node without a typeVersion",
+    """
+A node of an n8n workflow has no `typeVersion`. n8n stores it as it is (n8n 2.x when the node
+has a position) and runs the node type's default version, which changes when n8n adds a
+version: the same file can run differently after an upgrade. The message names the version
+the chosen n8n runs; write it into the node to keep it.
+
+    {"name": "Set", "type": "n8n-nodes-base.set", "position": [0, 0]}    # warning
+""",
+)
+
+DUPLICATE_NODE_NAME_ACCEPTED = register(
+    "W0731",
+    "duplicate-node-name-accepted",
+    "Two nodes with one name (refused from n8n 2.0)",
+    """
+Two nodes of an n8n workflow have the same name. The n8n 1.x release toolkiln targets accepts
+the workflow, but connections cannot tell the two nodes apart, and n8n 2.0 and later refuse
+it (E0722). Rename one of them (and its connections).
+
+    {"name": "Set", ...}, {"name": "Set", ...}      # warning for n8n 1.x
+""",
+)
+
+NO_TEXT_FORM = register(
+    "E0732",
+    "no-text-form",
+    "Workflow without a DSL text form",
+    """
+The imported n8n workflow has two nodes with one name. In the workflow language a step's name
+is how other steps and `after` clauses reach it, so the text cannot say which of the two is
+meant: toolkiln keeps the file as JSON (`to_n8n()` gives it back unchanged) and refuses to
+write it as text. Rename one of the nodes (and its connections), then import again.
+
+    toolkiln workflow import two_sets.json     # error: nodes 2 and 5 are both called `Set`
 """,
 )
