@@ -18,8 +18,8 @@ import pytest
 from n8n_server import installed_version
 
 import toolkiln
-from toolkiln.backends.n8n.errors import N8nHTTPError
 from toolkiln.errors import CompileError
+from toolkiln.n8n.errors import N8nHTTPError
 from toolkiln.workflow import check_workflow, compile_workflow
 
 TARBALL = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "n8n" / "public-4549.tar.xz"
