@@ -104,24 +104,17 @@ class RunError(Error):
         )
 
     def to_dict(self) -> dict[str, Any]:
-        span = self.span
-        return {
-            "code": self.code,
-            "message": self.message,
-            "hint": self.hint,
-            "path": span.path if span else None,
-            "line": span.line if span and span.line else None,
-            "column": span.column if span and span.column else None,
-            "input": self.input,
-            "expected": list(self.expected) if self.expected is not None else None,
-        }
+        """This error in the one shape of an error (the 16 keys of `ErrorDetails.to_dict`)."""
+        return self.details().to_dict()
 
 
 def error_details(error: BaseException | Diagnostic) -> list[ErrorDetails]:
     """Any toolkiln error as the list of ErrorDetails a caller reads: a compile error's
     diagnostics; a run error; a coded error (registry, executables, tokens: `code`, `name`,
-    `message`, `hint`, `path`) followed by the diagnostics it carries; anything else by its text."""
-    from toolkiln.diagnostics.details import ErrorDetails  # the codes load pydantic: on first use
+    `message`, `hint`, `path`) followed by the diagnostics it carries. Every one has a code: a
+    toolkiln error without one is an invalid request (R0104), anything else a bug (R0508)."""
+    from toolkiln.diagnostics.codes import INTERNAL_ERROR, INVALID_REQUEST  # (pydantic: on first use)
+    from toolkiln.diagnostics.details import ErrorDetails
     from toolkiln.diagnostics.model import Diagnostic
 
     if isinstance(error, Diagnostic):
@@ -140,4 +133,13 @@ def error_details(error: BaseException | Diagnostic) -> list[ErrorDetails]:
             path=getattr(error, "path", None),
         )
         return [own, *(d.details() for d in getattr(error, "diagnostics", []))]
-    return [ErrorDetails(code=None, message=str(error))]
+    if isinstance(error, Error):
+        hint = getattr(error, "hint", None)
+        return [ErrorDetails.coded(INVALID_REQUEST, str(error), hint if isinstance(hint, str) else None)]
+    return [
+        ErrorDetails.coded(
+            INTERNAL_ERROR,
+            f"internal error: {type(error).__name__}: {error}",
+            "this is a bug in toolkiln, not in your call; try again differently",
+        )
+    ]

@@ -44,7 +44,7 @@ class ErrorDetails(NamedTuple):
     """One error: its stable code and name, where it is and how to repair it. Build it by
     keyword; `to_dict` gives the keys in their JSON order."""
 
-    code: str | None
+    code: str
     message: str
     name: str | None = None
     severity: Severity = "error"
@@ -69,7 +69,7 @@ class ErrorDetails(NamedTuple):
     def explained(self) -> ErrorDetails:
         """A model repairs best with a hint; where there is none, the first paragraph of the
         code's explanation (`toolkiln explain CODE`) stands in."""
-        entry = CODES.get(self.code or "")
+        entry = CODES.get(self.code)
         if self.hint or entry is None:
             return self
         first = entry.explanation.split("\n\n")[0]

@@ -6,8 +6,9 @@
 Every turn offers the registry's active tools (and, with `include_meta`, the meta-tools that
 create, test, list, toggle and delete them), read afresh: a tool the model creates in turn N
 is callable in turn N+1. Each call's outcome goes back as a tool result in JSON,
-`{"ok": true, "result": ...}` or `{"ok": false, "errors": [...]}` with the keys of
-`Diagnostic.to_dict()`; a failure is the model's to read and repair, never the loop's end.
+`{"ok": true, "result": ...}` or `{"ok": false, "errors": [...], "message": ...}` (an
+Outcome's reply: every error with the 16 keys of `ErrorDetails`, a code and a hint); a
+failure is the model's to read and repair, never the loop's end.
 The loop ends at the first reply without tool calls, or with LoopLimitReached after `max_turns`.
 """
 
@@ -23,6 +24,7 @@ from toolkiln.llm.errors import LLMConfigError
 from toolkiln.llm.loops import LoopLimitReached, LoopResult, capped
 from toolkiln.llm.messages import MessageLike, ToolCall, ToolResult, Usage, as_messages
 from toolkiln.llm.tools import tool_name
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import LOCAL_MODEL
 from toolkiln.semantics.values import to_json
 
@@ -70,15 +72,15 @@ def agent_loop(
 
 
 def _outcome(call: ToolCall, registry: Registry, meta: list[dict[str, Any]], format: str) -> dict[str, Any]:  # noqa: A002
-    """What a call gives, as data; the registry's own errors (no such tool, not active, bad
-    arguments, run-time failures) carry their codes and hints."""
+    """What a call gives, as data: the Outcome's reply (the registry's own errors, such as no
+    such tool, not active, bad arguments or a failed run, carry their codes and hints)."""
     if call.arguments_error is not None:
         message = f"the arguments of `{call.name[:64]}` are not a JSON object: {call.arguments_error}"
-        return {"ok": False, "errors": [ErrorDetails.coded(INVALID_REQUEST, message, "send a JSON object").to_dict()]}
+        refusal = ErrorDetails.coded(INVALID_REQUEST, message, "send a JSON object")
+        return Outcome.refused(call.name[:64], [refusal]).reply()
     if any(tool_name(definition, format) == call.name for definition in meta):
         return registry.call_meta(call.name, call.arguments)
-    outcome = registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL)
-    return {"ok": True, "result": outcome.result} if outcome.ok else {"ok": False, "errors": outcome.error_dicts}
+    return registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL).reply()
 
 
 def _summary(outcome: dict[str, Any]) -> str:

@@ -44,6 +44,12 @@ _EXPORTS = {
     "CapabilityNotGranted": "errors",
     "NeedsAdminPerson": "errors",
     "NotTrusted": "errors",
+    "Outcome": "outcome",
+    "Create": "applying",
+    "Update": "applying",
+    "Rollback": "applying",
+    "Delete": "applying",
+    "Lifecycle": "applying",
 }
 __all__ = list(_EXPORTS)
 

@@ -7,9 +7,10 @@
     delete_custom_tool    delete a tool (needs confirm: true)
     toggle_custom_tool    enable or disable a tool
 
-`call_meta` never raises on what a model sends: every failure is a reply
-`{"ok": false, "errors": [...], "message": ...}` whose errors have the keys of
-`Diagnostic.to_dict()` (code, name, severity, message, path, line, column, hint, ...).
+`call_meta` never raises on what a model sends: every failure is an `Outcome`'s reply
+`{"ok": false, "errors": [...], "message": ...}` whose errors have the 16 keys of
+`ErrorDetails.to_dict()` (code, name, severity, message, path, line, column, hint, ...), each
+with a code and a hint. The tools that change the registry go through `Registry.apply`.
 """
 
 from __future__ import annotations
@@ -21,14 +22,15 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolkiln.diagnostics.codes import INVALID_REQUEST
+from toolkiln.diagnostics.codes import DUPLICATE_TOOL, INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
-from toolkiln.errors import CompileError, Error, RunError, error_details
+from toolkiln.errors import Error
 from toolkiln.registry import exports
+from toolkiln.registry.applying import Create, Delete, Lifecycle, Request, Update
 from toolkiln.registry.codec import plain_json
-from toolkiln.registry.errors import DuplicateTool, RegistryError
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.names import META_TOOL_NAMES
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import Principal, principal_of
 
 if TYPE_CHECKING:
@@ -43,11 +45,7 @@ class Registry(Protocol):
     def check_definition(self, definition: Any, *, seconds: float | None = None) -> Compiled: ...
     @property
     def check_seconds(self) -> float: ...
-    def create(self, definition: Any, created_by: Principal | str = "user") -> ToolRecord: ...
-    def update(self, name: str, changes: Any, by: Principal | str = "user") -> ToolRecord: ...
-    def delete(self, name: str, by: Principal | str = "user", *, force: bool = False) -> None: ...
-    def enable(self, name: str, by: Principal | str = "user") -> ToolRecord: ...
-    def disable(self, name: str, by: Principal | str = "user") -> ToolRecord: ...
+    def apply(self, request: Request, *, principal: Principal | str) -> Outcome: ...
     def get(self, name: str) -> ToolRecord: ...
     def list(self, status: str | None = None, created_by: str | None = None) -> list[ToolRecord]: ...
     def __contains__(self, name: object) -> bool: ...
@@ -270,66 +268,31 @@ def meta_definitions(format: str) -> list[dict[str, Any]]:  # noqa: A002 - the p
 
 
 class _BadArguments(Exception):
-    def __init__(self, errors: list[dict[str, Any]]) -> None:
+    def __init__(self, errors: list[ErrorDetails]) -> None:
         self.errors = errors
 
 
-def _error(message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:
-    return ErrorDetails.coded(INVALID_REQUEST, message, hint, path=path).to_dict()
-
-
-def failure(errors: list[dict[str, Any]], tool: str) -> dict[str, Any]:
-    count = sum(e.get("severity") == "error" for e in errors)
-    return {
-        "ok": False,
-        "errors": errors,
-        "message": f"{tool} failed with {count} error(s); fix every one of them and call {tool} again"
-        if tool in META_TOOL_NAMES
-        else f"there is no meta-tool `{tool[:64]}`",
-    }
+def _error(message: str, hint: str | None = None, path: str | None = None) -> ErrorDetails:
+    return ErrorDetails.coded(INVALID_REQUEST, message, hint, path=path)
 
 
 def call_meta(reg: Registry, name: Any, args: Any, created_by: Principal | str = "llm") -> dict[str, Any]:
-    tool = name if isinstance(name, str) else repr(name)
+    tool = name[:64] if isinstance(name, str) else repr(name)[:64]
     try:
         principal = principal_of(created_by)
         handler = _HANDLERS.get(name) if isinstance(name, str) else None
         if handler is None:
             close = difflib.get_close_matches(tool, list(_HANDLERS), n=1)
-            return failure(
-                [
-                    _error(
-                        f"there is no meta-tool `{tool[:64]}`",
-                        f"did you mean `{close[0]}`?" if close else f"the meta-tools are: {', '.join(META_TOOL_NAMES)}",
-                    )
-                ],
-                tool,
-            )
+            hint = f"did you mean `{close[0]}`?" if close else f"the meta-tools are: {', '.join(META_TOOL_NAMES)}"
+            return Outcome.refused(tool, [_error(f"there is no meta-tool `{tool}`", hint)]).reply()
         return handler(reg, _arguments(args, tool), principal)
     except _BadArguments as bad:
-        return failure(bad.errors, tool)
-    except (CompileError, RunError) as error:
-        return failure(explained(error_details(error)), tool)
-    except RegistryError as error:
-        own, *extra = error_details(error)
-        return failure([own.to_dict(), *explained(extra)], tool)
+        return Outcome.refused(tool, bad.errors).reply()
     except Error as error:
-        return failure([_error(str(error))], tool)
-    except Exception as error:
+        return Outcome.failed(tool, error).reply()
+    except Exception as error:  # a bug: the model reads a coded error, the log has the trace
         log.exception("meta-tool %s failed", tool)
-        return failure(
-            [
-                {
-                    **_error(
-                        f"internal error: {type(error).__name__}: {error}",
-                        "this is a bug in toolkiln, not in your call; try again differently",
-                    ),
-                    "code": "R0000",
-                    "name": "internal-error",
-                }
-            ],
-            tool,
-        )
+        return Outcome.failed(tool, error).reply()
 
 
 def _arguments(args: Any, tool: str) -> dict[str, Any]:
@@ -475,19 +438,13 @@ def _create_script(reg: Registry, args: dict[str, Any], created_by: Principal) -
 
 def _save(reg: Registry, definition: Any, update: bool, created_by: Principal) -> dict[str, Any]:
     compiled = reg.check_definition(definition)  # reports every problem before anything else
-    if update and compiled.name in reg:
-        record = reg.update(compiled.name, {"definition": definition}, by=created_by)
-        done = f"updated `{record.name}` to version {record.version}"
-    else:
-        try:
-            record = reg.create(definition, created_by=created_by)
-        except DuplicateTool as error:
-            raise DuplicateTool(
-                error.message,
-                hint="choose another name, or set update: true to replace your "
-                "tool of that name (its old version is kept)",
-            ) from None
-        done = f"created `{record.name}`"
+    replaces = update and compiled.name in reg
+    request: Request = Update(compiled.name, {"definition": definition}) if replaces else Create(definition)
+    outcome = reg.apply(request, principal=created_by)
+    if not outcome.ok:
+        return _offering_update(outcome).reply()
+    record = outcome.result
+    done = f"updated `{record.name}` to version {record.version}" if replaces else f"created `{record.name}`"
     approval = "; approval deploys it to n8n" if kind_of(record.kind).deploys else ""
     state = {
         "active": "it is active: call it by its name",
@@ -555,8 +512,8 @@ def _delete(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[
                 )
             ]
         )
-    reg.delete(args["name"], by=created_by)
-    return {"ok": True, "message": f"deleted `{args['name']}`"}
+    outcome = reg.apply(Delete(args["name"]), principal=created_by)
+    return {"ok": True, "message": f"deleted `{args['name']}`"} if outcome.ok else outcome.reply()
 
 
 def _toggle(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[str, Any]:
@@ -565,7 +522,10 @@ def _toggle(reg: Registry, args: dict[str, Any], created_by: Principal) -> dict[
     record = reg.get(name)
     wanted = "active" if enabled else "disabled"
     if record.status != wanted:
-        record = reg.enable(name, by=created_by) if enabled else reg.disable(name, by=created_by)
+        outcome = reg.apply(Lifecycle(name, "enable" if enabled else "disable"), principal=created_by)
+        if not outcome.ok:
+            return outcome.reply()
+        record = outcome.result
         message = f"{'enabled' if enabled else 'disabled'} `{name}`"
     else:
         message = f"`{name}` is {wanted} already"
@@ -579,6 +539,15 @@ def _shown(record: Any) -> dict[str, Any]:
 def explained(errors: list[ErrorDetails]) -> list[dict[str, Any]]:
     """Errors as a model reads them: every one with a hint (`ErrorDetails.explained`)."""
     return [e.explained().to_dict() for e in errors]
+
+
+_UPDATE_HINT = "choose another name, or set update: true to replace your tool of that name (its old version is kept)"
+
+
+def _offering_update(outcome: Outcome) -> Outcome:
+    """A refused create, where a taken name's hint says what a model can do: update: true."""
+    errors = tuple(e._replace(hint=_UPDATE_HINT) if e.code == DUPLICATE_TOOL.code else e for e in outcome.errors)
+    return Outcome(False, None, errors, outcome.version, outcome.tool)
 
 
 _HANDLERS: dict[str, Callable[[Registry, dict[str, Any], Principal], dict[str, Any]]] = {

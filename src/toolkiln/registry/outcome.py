@@ -1,7 +1,10 @@
-"""Outcome: what a caller gets back from the registry's one door, `Registry.invoke`.
+"""Outcome: what a caller gets back from the registry's one door (`Registry.invoke` to run a
+tool, `Registry.apply` to change one).
 
-Adapters (REST, MCP, the meta-tools, the agent loops) translate an Outcome into their wire
-format; none of them catches the registry's errors on its own.
+Adapters (REST, MCP, the web page, the meta-tools, the agent loops, the CLI) translate an
+Outcome into their wire format; none of them catches the registry's errors on its own.
+`reply()` is the one JSON shape a model or an MCP client reads: `{"ok": true, "result": ...}`
+or `{"ok": false, "errors": [the 16 keys, each with a code and a hint], "message": ...}`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from toolkiln.errors import error_details
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """`ok` and the `result`, or the `errors` (each with a hint) that say why not; `version` is
-    the version of `tool` that ran (None when no version was found to run)."""
+    the version of `tool` that ran, or that a change wrote (None when there is none)."""
 
     ok: bool
     result: Any
@@ -27,8 +30,30 @@ class Outcome:
     @classmethod
     def failed(cls, tool: str, error: BaseException, version: int | None = None) -> Outcome:
         """The outcome of a refusal or a failed run: the error's details, explained."""
-        return cls(False, None, tuple(e.explained() for e in error_details(error)), version, tool)
+        return cls.refused(tool, error_details(error), version)
+
+    @classmethod
+    def refused(cls, tool: str, errors: list[ErrorDetails], version: int | None = None) -> Outcome:
+        """The outcome of a refusal found by its caller (an adapter's own argument checks)."""
+        return cls(False, None, tuple(e.explained() for e in errors), version, tool)
 
     @property
     def error_dicts(self) -> list[dict[str, Any]]:
         return [e.to_dict() for e in self.errors]
+
+    @property
+    def message(self) -> str:
+        """One line for the whole failure: the tool and its first error."""
+        errors = [e for e in self.errors if e.severity == "error"] or list(self.errors)
+        if not errors:
+            return f"`{self.tool}` failed"
+        if len(errors) == 1:
+            return f"`{self.tool}` failed: {errors[0].message}"
+        return f"`{self.tool}` failed with {len(errors)} errors; the first: {errors[0].message}"
+
+    def reply(self) -> dict[str, Any]:
+        """The outcome as a model or an MCP client reads it (the result as computed: a wire
+        format writes its numbers)."""
+        if self.ok:
+            return {"ok": True, "result": self.result}
+        return {"ok": False, "errors": self.error_dicts, "message": self.message}

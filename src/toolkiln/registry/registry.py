@@ -23,6 +23,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.errors import CompileError, Error, RunError
 from toolkiln.registry import exports, meta
 from toolkiln.registry.admission import admit_program, passing, recheck_callers, refuse_cycle, refuse_rename
+from toolkiln.registry.applying import Applying
 from toolkiln.registry.budget import CHECK_SLOTS
 from toolkiln.registry.callees import Callees
 from toolkiln.registry.capabilities import LOCAL, Capabilities
@@ -92,7 +93,7 @@ def _version_tag() -> str:
     return f"toolkiln {__version__}"
 
 
-class Registry(Checking, Trusting):
+class Registry(Checking, Trusting, Applying):
     """A folder of persisted, checked tools. See docs/registry.md.
 
     `policy` decides statuses and permissions; `limits` bound every run (a run's own `limits=`

@@ -3,8 +3,8 @@
 The list is the active tools (their inputSchema is their parameters' JSON Schema), the
 meta-tools (create, list, test, delete, toggle) and `run_custom_tool`, a stable tool that
 runs any active tool by name: many clients never refetch the list when told it changed, and
-this one reaches tools created after they connected. Calls never raise: a failure is a
-result with `ok: false` and the diagnostics (the meta-tools' shape), marked as an error.
+this one reaches tools created after they connected. Calls never raise: a failure is the
+Outcome's reply, `ok: false` with its coded errors (the meta-tools' shape), marked as an error.
 A result's numbers keep their digits (31.500) in the text content; the structured content,
 which the MCP SDK writes, has the same numbers as JSON floats (31.5).
 Callers through MCP are models: meta-tool calls act as a model, the local user's (stdio) or
@@ -77,12 +77,11 @@ def call_tool(
     except InvalidRequest as error:
         return _failed(Outcome.failed(RUN_CUSTOM_TOOL, error))
     outcome = reg.invoke(name, args, principal=principal)
-    return _answer({"ok": True, "result": outcome.result}, is_error=False) if outcome.ok else _failed(outcome)
+    return _failed(outcome) if not outcome.ok else _answer(outcome.reply(), is_error=False)
 
 
 def _failed(outcome: Outcome) -> CallResult:
-    reply = {"ok": False, "errors": outcome.error_dicts, "message": outcome.errors[0].message}
-    return _answer(reply, is_error=True)
+    return _answer(outcome.reply(), is_error=True)
 
 
 def _target(args: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -117,12 +117,12 @@ def _registry_status(code: str) -> int | None:
 
 
 def failed(outcome: Outcome, instance: str | None) -> Response:
-    """A failed `Registry.invoke` as problem details: the status of its first error's code
-    (a registry refusal's; 503 when no sandbox is at hand; else 422, the call's fault)."""
-    first = outcome.errors[0]
-    code = first.code or codes.INVALID_BODY.code
+    """A failed Outcome (`Registry.invoke`, `Registry.apply`) as problem details: the status of
+    its first error's code (a registry refusal's; 503 when no sandbox is at hand; else 422, the
+    call's fault), its message as the detail."""
+    code = outcome.errors[0].code
     status = _registry_status(code) or (503 if code == codes.SANDBOX_UNAVAILABLE.code else 422)
-    return problem(status, code, first.message, outcome.error_dicts, instance=instance)
+    return problem(status, code, outcome.message, outcome.error_dicts, instance=instance)
 
 
 def broken_json(error: dict[str, Any], body: Any) -> dict[str, Any]:

@@ -95,9 +95,21 @@ def test_a_coded_error_comes_first_then_the_diagnostics_it_carries():
     assert error.to_dict() == own.to_dict()
 
 
-def test_an_error_without_a_code_is_its_text():
+def test_every_error_has_a_code_even_one_raised_without():
     (details,) = error_details(Error("something else"))
-    assert (details.code, details.message) == (None, "something else")
+    assert (details.code, details.name, details.message) == (
+        codes.INVALID_REQUEST.code,
+        codes.INVALID_REQUEST.name,
+        "something else",
+    )
+    (bug,) = error_details(KeyError("x"))
+    assert (bug.code, bug.message) == (codes.INTERNAL_ERROR.code, "internal error: KeyError: 'x'")
+    assert bug.hint
+
+
+def test_a_run_errors_dict_is_the_one_shape():
+    error = RunError(codes.DIVISION_BY_ZERO.code, "division by zero", hint="guard the divisor")
+    assert error.to_dict() == error.details().to_dict() and len(error.to_dict()) == 16
 
 
 def test_explained_fills_a_missing_hint_from_the_codes_explanation_only():
@@ -106,7 +118,7 @@ def test_explained_fills_a_missing_hint_from_the_codes_explanation_only():
     assert bare.explained().hint == first_paragraph
     hinted = ErrorDetails.coded(codes.DIVISION_BY_ZERO, "division by zero", "guard the divisor")
     assert hinted.explained().hint == "guard the divisor"
-    assert ErrorDetails(code=None, message="x").explained().hint is None
+    assert ErrorDetails(code="X9999", message="x").explained().hint is None  # a code not registered
 
 
 def test_server_problems_no_longer_reach_into_the_meta_tools():

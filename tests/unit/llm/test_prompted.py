@@ -135,8 +135,9 @@ def test_every_registry_tool_is_a_prompted_tool(tmp_path: Path) -> None:
         for line in shown:
             found = bound(line.removeprefix(" * @example "), tool)
             assert isinstance(found, tuple)
-            tool.run(found[1])  # each example runs
-        assert tool.run({"weight_kg": Decimal("2.5"), "express": True}) == Decimal("15.0")
+            assert tool.run(found[1]).ok  # each example runs
+        ran = tool.run({"weight_kg": Decimal("2.5"), "express": True})  # through Registry.invoke: an Outcome
+        assert (ran.ok, ran.result, ran.version) == (True, Decimal("15.0"), 1)
 
 
 def test_a_date_parameters_examples_are_iso_dates_that_run(tmp_path: Path) -> None:
@@ -155,7 +156,7 @@ def test_a_date_parameters_examples_are_iso_dates_that_run(tmp_path: Path) -> No
         for line in shown:
             found = bound(line.removeprefix(" * @example "), tool)
             assert isinstance(found, tuple)
-            tool.run(found[1])  # each example is a valid date and runs
+            assert tool.run(found[1]).ok  # each example is a valid date and runs
 
 
 # --- binding ---------------------------------------------------------------------------------

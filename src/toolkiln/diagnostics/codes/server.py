@@ -100,6 +100,8 @@ INTERNAL_ERROR = register(
     """
 The server failed in a way it does not expect (a bug). The answer is 500 with no stack
 trace; the server's log has the details. Please report it with the request that caused it.
+A meta-tool call or an Outcome that met such a failure has this code too, with the error's
+type and text.
 """,
 )
 

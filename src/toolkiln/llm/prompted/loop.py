@@ -29,6 +29,7 @@ from toolkiln.llm.prompted.tools import (
     PromptedTool,
     final_response_tool,
 )
+from toolkiln.registry.outcome import Outcome
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.tool_calls import ParsedCall, parse_tool_calls
@@ -103,10 +104,16 @@ def _answer_calls(
 
 
 def _result(tool: PromptedTool, arguments: dict[str, Any]) -> str:
+    """A call's result as the model reads it; a failure (an Outcome that is not ok, or a
+    toolkiln.Error the tool raised) is `failed: ` and the one failure shape, coded and hinted."""
     try:
         value = tool.run(arguments)
     except Error as error:  # the tool's failure is the model's to read, not the loop's
-        return f"failed: {error}"
+        value = Outcome.failed(tool.name, error)
+    if isinstance(value, Outcome):
+        if not value.ok:
+            return "failed: " + capped(to_json(value.reply(), indent=2, exact=True))
+        value = value.result
     return capped(value if isinstance(value, str) else to_json(value))
 
 

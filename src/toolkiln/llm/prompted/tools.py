@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.llm.wget import DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, Allowed, wget
+from toolkiln.registry.outcome import Outcome
+from toolkiln.registry.principals import LOCAL_MODEL
 
 if TYPE_CHECKING:
     from toolkiln.registry.registry import Registry
@@ -27,8 +29,9 @@ class PromptedTool:
 
     `parameters` is the JSON Schema of an object: its `properties`, in order, are the positional
     parameters of the signature, `required` says which cannot be left out. `run` takes the
-    arguments by name (those left out are absent) and returns the result; a `toolkiln.Error` it
-    raises goes back to the model as text. `returns` is the result's type in the signature.
+    arguments by name (those left out are absent) and returns the result, or an `Outcome` (the
+    registry's); a failed Outcome, or a `toolkiln.Error` it raises, goes back to the model as
+    `failed: ` and the errors' JSON. `returns` is the result's type in the signature.
     `examples`: argument tuples shown in the prompt; the prompt adds generated ones up to three.
     """
 
@@ -41,11 +44,12 @@ class PromptedTool:
 
 
 def registry_tools(registry: Registry) -> list[PromptedTool]:
-    """The registry's active tools as prompted tools: each call runs `registry.run`; the
-    tool's own examples (`{"args": {...}, "expect": ...}`) are shown first."""
+    """The registry's active tools as prompted tools: each call goes through `registry.invoke`
+    as the local user's model; the tool's own examples (`{"args": {...}, "expect": ...}`) are
+    shown first."""
 
-    def runner(name: str) -> Callable[[dict[str, Any]], Any]:
-        return lambda arguments: registry.run(name, arguments)
+    def runner(name: str) -> Callable[[dict[str, Any]], Outcome]:
+        return lambda arguments: registry.invoke(name, arguments, principal=LOCAL_MODEL)
 
     return [
         PromptedTool(

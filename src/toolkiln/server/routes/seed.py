@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolkiln.registry.applying import Create, Delete, Update
 from toolkiln.registry.models import ToolRecord
 from toolkiln.server.auth import Reader, Runner, Writer
 from toolkiln.server.check_threads import in_check_thread
@@ -59,8 +60,8 @@ def summary(record: ToolRecord) -> dict[str, Any]:
 
 @router.post("", response_model=Envelope, status_code=201, summary="Create a tool (seed shape)")
 async def create(request: Request, definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
-    by = caller.acting_as()
-    return success(summary(await in_check_thread(request, reg.create, definition, created_by=by)), 201)
+    outcome = await in_check_thread(request, reg.apply, Create(definition), principal=caller.acting_as())
+    return success(summary(outcome.result), 201) if outcome.ok else failed(outcome, request.url.path)
 
 
 @router.get("", response_model=Envelope, summary="List tools (seed shape)")
@@ -83,14 +84,15 @@ def show(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 @router.put("/{name}", response_model=Envelope, summary="Replace a tool's definition (a new version)")
 async def replace(request: Request, name: ToolName, definition: DefinitionBody, reg: Reg, caller: Writer) -> Any:
-    by = caller.acting_as()
-    return success(record_json(await in_check_thread(request, reg.update, name, {"definition": definition}, by=by)))
+    change = Update(name, {"definition": definition})
+    outcome = await in_check_thread(request, reg.apply, change, principal=caller.acting_as())
+    return success(record_json(outcome.result)) if outcome.ok else failed(outcome, request.url.path)
 
 
 @router.delete("/{name}", response_model=Envelope, summary="Delete a tool (seed shape)")
-def delete(name: ToolName, reg: Reg, caller: Writer) -> Any:
-    reg.delete(name, by=caller.acting_as())
-    return success({"message": f"Tool '{name}' deleted"})
+def delete(request: Request, name: ToolName, reg: Reg, caller: Writer) -> Any:
+    outcome = reg.apply(Delete(name), principal=caller.acting_as())
+    return success({"message": f"Tool '{name}' deleted"}) if outcome.ok else failed(outcome, request.url.path)
 
 
 @router.post("/{name}/test", response_model=Envelope, summary="Run a stored tool with test arguments")

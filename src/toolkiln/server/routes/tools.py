@@ -1,14 +1,21 @@
-"""/api/v1/tools: list, show, create, change, delete, the lifecycle, history and rollback."""
+"""/api/v1/tools: list, show, create, change, delete, the lifecycle, history and rollback.
+
+Every change goes through `Registry.apply`; a refused one is its Outcome as problem details."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
+from starlette.responses import Response
 
+from toolkiln.registry import applying
+from toolkiln.registry.applying import Create, Delete, Lifecycle, Update
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.outcome import Outcome
 from toolkiln.server.auth import Caller, Reader, Writer, require
 from toolkiln.server.check_threads import in_check_thread
+from toolkiln.server.problems import failed
 from toolkiln.server.responses import ExactJSONResponse, record_json
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import Actor, CreateTool, Deleted, Rollback, ToolName, ToolOut, ToolPage, UpdateTool
@@ -25,6 +32,13 @@ def tool_page(records: list[ToolRecord], limit: int, offset: int, untrusted: set
         "limit": limit,
         "offset": offset,
     }
+
+
+def changed(outcome: Outcome, request: Request, status_code: int = 200) -> Response:
+    """A change's Outcome on the wire: the record written, or problem details."""
+    if not outcome.ok:
+        return failed(outcome, request.url.path)
+    return ExactJSONResponse(record_json(outcome.result), status_code=status_code)
 
 
 def search(records: list[ToolRecord], kind: str | None, text: str | None) -> list[ToolRecord]:
@@ -66,8 +80,7 @@ def pending_tools(
 @router.post("", response_model=ToolOut, status_code=201, summary="Create a tool")
 async def create_tool(request: Request, body: CreateTool, reg: Reg, caller: Writer) -> Any:
     by = caller.acting_as(body.created_by)
-    record = await in_check_thread(request, reg.create, body.definition, created_by=by)
-    return ExactJSONResponse(record_json(record), status_code=201)
+    return changed(await in_check_thread(request, reg.apply, Create(body.definition), principal=by), request, 201)
 
 
 @router.get("/{name}", response_model=ToolOut, summary="Show a tool")
@@ -78,19 +91,20 @@ def get_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
 @router.patch("/{name}", response_model=ToolOut, summary="Change a tool (a new version unless only the description)")
 async def update_tool(request: Request, name: ToolName, body: UpdateTool, reg: Reg, caller: Writer) -> Any:
     by = caller.acting_as(body.by)
-    return ExactJSONResponse(record_json(await in_check_thread(request, reg.update, name, body.changes, by=by)))
+    return changed(await in_check_thread(request, reg.apply, Update(name, body.changes), principal=by), request)
 
 
 @router.delete("/{name}", response_model=Deleted, summary="Delete a tool and its past versions")
 def delete_tool(
+    request: Request,
     name: ToolName,
     reg: Reg,
     caller: Writer,
     force: bool = False,
     by: Actor | None = None,
 ) -> Any:
-    reg.delete(name, by=caller.acting_as(by), force=force)
-    return ExactJSONResponse({"deleted": name})
+    outcome = reg.apply(Delete(name, force), principal=caller.acting_as(by))
+    return ExactJSONResponse({"deleted": name}) if outcome.ok else failed(outcome, request.url.path)
 
 
 def _lifecycle(action: Literal["enable", "disable", "approve", "reject"], scope: Literal["write", "admin"]) -> None:
@@ -98,8 +112,8 @@ def _lifecycle(action: Literal["enable", "disable", "approve", "reject"], scope:
 
     allowed = Depends(require(scope))  # a default, not an annotation: annotations are strings here
 
-    def act(name: ToolName, reg: Reg, by: Actor | None = None, caller: Caller = allowed) -> Any:
-        return ExactJSONResponse(record_json(getattr(reg, action)(name, by=caller.acting_as(by))))
+    def act(request: Request, name: ToolName, reg: Reg, by: Actor | None = None, caller: Caller = allowed) -> Any:
+        return changed(reg.apply(Lifecycle(name, action), principal=caller.acting_as(by)), request)
 
     act.__name__ = f"{action}_tool"
     summary = f"{action.capitalize()} a tool" + (
@@ -119,5 +133,5 @@ def history(name: ToolName, reg: Reg, _: Reader) -> Any:
 
 @router.post("/{name}/rollback", response_model=ToolOut, summary="Make a past version current (as a new version)")
 async def rollback(request: Request, name: ToolName, body: Rollback, reg: Reg, caller: Writer) -> Any:
-    by = caller.acting_as(body.by)
-    return ExactJSONResponse(record_json(await in_check_thread(request, reg.rollback, name, body.version, by=by)))
+    change = applying.Rollback(name, body.version)
+    return changed(await in_check_thread(request, reg.apply, change, principal=caller.acting_as(body.by)), request)

@@ -1,0 +1,141 @@
+"""The registry's one door for changes, as a `Registry` method: `apply(request, principal=...)`
+carries out a Create, Update, Rollback, Delete or Lifecycle request and says how it went as an
+`Outcome` (the record written, its version, or the coded, hinted errors), never raising for
+the caller's mistake. REST, the web page, MCP and the meta-tools change tools through it;
+`create`, `update`, `approve`, ... stay the raising methods for Python users.
+
+    outcome = reg.apply(Create(definition), principal=caller)
+    outcome = reg.apply(Lifecycle("shipping_cost", "reject", reason="rates are wrong"), principal=admin)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, assert_never
+
+from toolkiln.errors import Error
+from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.outcome import Outcome
+from toolkiln.registry.principals import Principal
+
+Action = Literal["enable", "disable", "approve", "reject", "deploy"]
+
+
+@dataclass(frozen=True, slots=True)
+class Create:
+    """A new tool from `definition` (JSON DSL dict or text, text DSL, or a path); `note` is
+    kept in the audit entry."""
+
+    definition: Any
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """Change `name`: definition fields to new values, or `{"definition": a whole new one}`."""
+
+    name: str
+    changes: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Rollback:
+    """Make past version `version` of `name` current again, as a new version."""
+
+    name: str
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """Delete `name` and its past versions (`force`: even when other tools call it)."""
+
+    name: str
+    force: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Lifecycle:
+    """Enable, disable, approve, reject (`reason` kept in the audit entry) or deploy `name`."""
+
+    name: str
+    action: Action
+    reason: str | None = None
+
+
+Request = Create | Update | Rollback | Delete | Lifecycle
+
+
+class Applying:
+    """Mixed into `Registry`, whose public methods these are."""
+
+    def create(self, definition: Any, created_by: Principal | str = "user", *, note: str | None = None) -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def update(self, name: str, changes: Any, by: Principal | str = "user") -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def rollback(self, name: str, version: int, by: Principal | str = "user") -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def delete(self, name: str, by: Principal | str = "user", *, force: bool = False) -> None:
+        raise NotImplementedError  # (Registry's)
+
+    def enable(self, name: str, by: Principal | str = "user") -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def disable(self, name: str, by: Principal | str = "user") -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def approve(self, name: str, by: Principal | str = "user") -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def reject(self, name: str, by: Principal | str = "user", *, reason: str | None = None) -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def deploy(self, name: str, by: Principal | str = "user") -> ToolRecord:
+        raise NotImplementedError  # (Registry's)
+
+    def apply(self, request: Request, *, principal: Principal | str) -> Outcome:
+        """Carry out `request` for `principal`: ok with the record written (None for a delete)
+        and its version, or the errors (each with a code and a hint) that say why not."""
+        tool = _tool_named(request)
+        try:
+            record = self._carry_out(request, principal)
+        except Error as error:
+            return Outcome.failed(tool, error)
+        if record is None:
+            return Outcome(True, None, (), None, tool)
+        return Outcome(True, record, (), record.version, record.name)
+
+    def _carry_out(self, request: Request, by: Principal | str) -> ToolRecord | None:
+        match request:
+            case Create(definition, note):
+                return self.create(definition, created_by=by, note=note)
+            case Update(name, changes):
+                return self.update(name, changes, by=by)
+            case Rollback(name, version):
+                return self.rollback(name, version, by=by)
+            case Delete(name, force):
+                self.delete(name, by=by, force=force)
+                return None
+            case Lifecycle(name, "reject", reason):
+                return self.reject(name, by=by, reason=reason)
+            case Lifecycle(name, action):
+                return self._act(name, action, by)
+            case _:
+                assert_never(request)
+
+    def _act(self, name: str, action: Action, by: Principal | str) -> ToolRecord:
+        acts = {"enable": self.enable, "disable": self.disable, "approve": self.approve, "deploy": self.deploy}
+        return acts[action](name, by=by)
+
+
+def _tool_named(request: Request) -> str:
+    """The tool a request is about, as an Outcome names it (a new tool: its definition's name)."""
+    if not isinstance(request, Create):
+        return request.name if isinstance(request.name, str) else repr(request.name)[:64]
+    definition = request.definition
+    name = definition.get("name") if isinstance(definition, Mapping) else None
+    return name[:64] if isinstance(name, str) else "new tool"
