@@ -6,8 +6,8 @@ native tool calling, behind one provider-neutral conversation and reply. See doc
         reply = model.chat([User("What is 2 + 3?")], tools=registry.definitions(model.tool_format))
         reply.text, reply.tool_calls, reply.usage
 
-Layers, from the bottom: `errors`, `messages` (the neutral types), `transport` (HTTP: timeouts,
-retries, size cap), `client` (what every client shares), one module per provider, `scripted`,
+Layers, from the bottom: `errors`, `messages` (the neutral types), `transport` (JSON over
+`toolkiln.http`: timeouts, retries, size cap), `client` (what every client shares), one module per provider, `scripted`,
 `config`.
 """
 

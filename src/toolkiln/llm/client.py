@@ -13,10 +13,11 @@ from typing import Any, ClassVar, Protocol, Self
 
 import httpx
 
+from toolkiln.http.urls import shown_url
 from toolkiln.llm.errors import LLMBadResponse, LLMConfigError
 from toolkiln.llm.messages import TOOL_CHOICE_MODES, Message, MessageLike, Reply, Usage, as_messages
 from toolkiln.llm.tools import Tools, tool_definitions, tool_name
-from toolkiln.llm.transport import MAX_REPLY_BYTES, RetryPolicy, Transport, shown_url
+from toolkiln.llm.transport import MAX_REPLY_BYTES, ProviderTransport, retry_policy
 
 
 class ChatClient(Protocol):
@@ -99,13 +100,13 @@ class HTTPChatClient:
             raise LLMConfigError("no model", hint="pass model or set TOOLKILN_LLM_MODEL")
         self.model = model.strip()
         self.usage = Usage()
-        self._transport = Transport(
+        self._transport = ProviderTransport(
             provider=self.provider,
             base_url=base_url,
             headers={**(headers or {}), **self._auth_headers(api_key or None)},
             secret=api_key,
             timeout=timeout,
-            retry=RetryPolicy(max_retries, backoff, max_backoff, max_retry_after),
+            retry=retry_policy(max_retries, backoff, max_backoff, max_retry_after),
             max_reply_bytes=max_reply_bytes,
             transport=transport,
             sleep=sleep,
@@ -154,7 +155,7 @@ class HTTPChatClient:
             raise LLMBadResponse(
                 f"the reply is not a {self.provider} answer: {problem}",
                 provider=self.provider,
-                url=self.base_url + self.path,
+                url=shown_url(self.base_url + self.path),
             ) from None
         self.usage += reply.usage
         return reply

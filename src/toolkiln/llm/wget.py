@@ -33,6 +33,7 @@ import httpcore
 import httpx
 
 from toolkiln.diagnostics import codes
+from toolkiln.http.urls import shown_url
 from toolkiln.llm.public_addresses import IPAddress, Network, refusal
 
 DEFAULT_TIMEOUT_MS = 5000
@@ -308,5 +309,5 @@ def _is_text(kind: str) -> bool:
 
 
 def _shown(url: httpx.URL) -> str:
-    text = str(url.copy_with(query=None, fragment=None))
+    text = shown_url(str(url.copy_with(query=None, fragment=None)))
     return text if len(text) <= 100 else text[:97] + "..."

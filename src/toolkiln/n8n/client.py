@@ -7,22 +7,26 @@
         reply.status, reply.data
 
 Errors are `toolkiln.n8n.errors.N8nError` subclasses carrying the server's message and
-status. Only connection failures (nothing was sent) are retried, with exponential backoff, so a
-retry can never run a workflow twice. This is the only toolkiln module that imports httpx.
+status, never the API key or the URL's password. The exchange is `toolkiln.http`'s: a deadline
+for each request, answers capped at MAX_ANSWER_BYTES, and only connection failures (nothing was
+sent) retried, with exponential backoff, so a retry can never run a workflow twice.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Self
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import httpx
 
+from toolkiln.http import errors as http
+from toolkiln.http.transport import Response, RetryPolicy, Transport, json_or_none
+from toolkiln.http.urls import checked_url, shown_url
 from toolkiln.n8n.errors import (
     N8nConfigError,
     N8nConflict,
@@ -48,6 +52,9 @@ DEFAULT_SETTINGS: Mapping[str, Any] = {"executionOrder": "v1"}
 REGISTER_WINDOW = 10.0
 REGISTER_POLLS = 50
 REGISTER_INTERVAL = 0.2
+# The largest answer read (an execution with its data can be large; a cap keeps a wrong or
+# hostile server from filling the memory).
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
 _PAGE_SIZE = 100  # the public API's largest page
 _MAX_PAGES = 1000  # a bound on cursor loops, whatever the server sends
 
@@ -103,15 +110,12 @@ class N8nClient:
         backoff: float = 0.5,
         webhook_prefix: str = "webhook",
         test_webhook_prefix: str = "webhook-test",
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.base_url = check_url(base_url)
         self._api_key = api_key or None
-        if timeout <= 0:
-            raise N8nConfigError(f"timeout must be positive, got {timeout}")
-        if retries < 0:
-            raise N8nConfigError(f"retries must be 0 or more, got {retries}")
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
@@ -119,13 +123,22 @@ class N8nClient:
         self.test_webhook_prefix = test_webhook_prefix.strip("/")
         self._sleep = sleep
         self._activated_at: float | None = None  # time.monotonic() of this client's last activation
-        self._http = httpx.Client(
-            base_url=self.base_url,
-            timeout=timeout,
-            transport=transport,
-            headers={"Accept": "application/json"},
-            follow_redirects=False,
-        )
+        try:
+            # A webhook runs a workflow: only what never reached n8n is sent again.
+            retry = RetryPolicy(max_retries=retries, backoff=backoff, max_backoff=float("inf"), jitter=False)
+            self._http = Transport(
+                self.base_url,
+                name="n8n",
+                timeout=timeout,
+                retry=retry,
+                max_bytes=max_answer_bytes,
+                secrets=[self._api_key],
+                transport=transport,
+                sleep=sleep,
+                log=logging.getLogger("toolkiln.n8n"),
+            )
+        except http.BadOption as error:
+            raise N8nConfigError(error.message) from None
 
     @classmethod
     def from_env(
@@ -152,7 +165,7 @@ class N8nClient:
         self._http.close()
 
     def __repr__(self) -> str:
-        return f"N8nClient({self.base_url!r})"
+        return f"N8nClient({shown_url(self.base_url)!r})"
 
     # -- workflows -------------------------------------------------------------------------
 
@@ -262,42 +275,29 @@ class N8nClient:
         """
         method = method.upper()
         url = self.webhook_url(path, test=test)
-        kwargs: dict[str, Any] = {"params": dict(query or {}), "headers": dict(headers or {})}
-        if data is not None:
-            if method in ("GET", "HEAD"):
-                raise N8nConfigError(f"a {method} webhook takes its input in `query`, not a body")
-            kwargs["json"] = data
-        response = self._send(method, url, timeout=timeout, auth=False, **kwargs)
+        if data is not None and method in ("GET", "HEAD"):
+            raise N8nConfigError(f"a {method} webhook takes its input in `query`, not a body")
+        request = {"body": data, "params": dict(query or {}), "headers": dict(headers or {}), "timeout": timeout}
+        response = self._send(method, url, **request)
         if not test:
-            response = self._until_registered(response, method, url, timeout, kwargs)
-        parsed = _json_or_none(response)
-        if raise_for_status and response.status_code >= 400:
-            raise from_response(
-                response.status_code,
-                parsed,
-                response.text,
-                response.reason_phrase,
-                method=method,
-                url=url,
-                webhook=True,
-            )
+            response = self._until_registered(response, method, url, request)
+        if raise_for_status and response.status >= 400:
+            raise self._error(method, response, webhook=True)
         return WebhookResponse(
-            status=response.status_code, headers=dict(response.headers), text=response.text, data=parsed
+            status=response.status, headers=dict(response.headers), text=response.text, data=json_or_none(response.text)
         )
 
-    def _until_registered(
-        self, response: httpx.Response, method: str, url: str, timeout: float | None, kwargs: dict[str, Any]
-    ) -> httpx.Response:
+    def _until_registered(self, response: Response, method: str, url: str, request: dict[str, Any]) -> Response:
         """n8n 2.x answers an activation before it has registered the workflow's webhooks (a
         call right after got 404 "not registered" for 0.1-0.5 s). Within REGISTER_WINDOW s of
         this client's last activation such a 404 is sent again; a 404 ran nothing."""
         if self._activated_at is None or time.monotonic() - self._activated_at > REGISTER_WINDOW:
             return response
         for _ in range(REGISTER_POLLS):
-            if response.status_code != 404:
+            if response.status != 404:
                 break
             self._sleep(REGISTER_INTERVAL)
-            response = self._send(method, url, timeout=timeout, auth=False, **kwargs)
+            response = self._send(method, url, **request)
         return response
 
     # -- plumbing --------------------------------------------------------------------------
@@ -341,68 +341,52 @@ class N8nClient:
         """The JSON object n8n answered; with `with_id`, one that has the `id` callers index."""
         if not self._api_key:
             raise N8nConfigError("no n8n API key", hint=f"pass one or set {API_KEY_ENV} (n8n: Settings > n8n API)")
-        response = self._send(method, path, params=params, json=json_body, auth=True)
-        url = f"{self.base_url}{path}"
-        parsed = _json_or_none(response)
-        if response.status_code >= 400:
-            raise from_response(
-                response.status_code, parsed, response.text, response.reason_phrase, method=method, url=url
-            )
+        response = self._send(method, path, params=params, body=json_body, headers={API_KEY_HEADER: self._api_key})
+        if response.status >= 400:
+            raise self._error(method, response)
+        parsed = json_or_none(response.text)
         if not isinstance(parsed, dict):
             raise N8nResponseError(
-                f"expected a JSON object, got {_preview(response.text)!r}",
-                status=response.status_code,
+                f"expected a JSON object, got {_preview(self._http.scrub(response.text))!r}",
+                status=response.status,
                 method=method,
-                url=url,
+                url=response.url,
             )
-        return _with_id(parsed, method, url) if with_id else parsed
+        return _with_id(parsed, method, response.url) if with_id else parsed
 
-    def _send(
-        self, method: str, url: str, *, auth: bool, timeout: float | None = None, **kwargs: Any
-    ) -> httpx.Response:
-        headers = dict(kwargs.pop("headers", None) or {})
-        if auth:
-            headers[API_KEY_HEADER] = self._api_key or ""
-        if timeout is not None:
-            kwargs["timeout"] = timeout
-        shown = url if url.startswith("http") else f"{self.base_url}{url}"
-        attempt = 0
-        while True:
-            try:
-                return self._http.request(method, url, headers=headers, **kwargs)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-                # Nothing reached the server, so trying again cannot run anything twice.
-                if attempt >= self.retries:
-                    raise N8nConnectionError(
-                        f"cannot connect after {attempt + 1} attempt(s): {exc}",
-                        method=method,
-                        url=shown,
-                        hint="is n8n running at that URL?",
-                    ) from None
-                self._sleep(self.backoff * (2**attempt))
-                attempt += 1
-            except httpx.TimeoutException as exc:
-                raise N8nTimeout(f"no answer in time ({type(exc).__name__})", method=method, url=shown) from None
-            except httpx.HTTPError as exc:
-                raise N8nError(f"request failed: {type(exc).__name__}: {exc}", method=method, url=shown) from None
+    def _send(self, method: str, url: str, **request: Any) -> Response:
+        try:
+            return self._http.request(method, url, **request)
+        except http.HTTPError as error:
+            kind, hint = _ERRORS.get(type(error), (N8nError, None))
+            shown = error.url or self._http.shown(url)
+            raise kind(error.message, status=error.status, method=method, url=shown, hint=hint) from None
+
+    def _error(self, method: str, response: Response, *, webhook: bool = False) -> N8nError:
+        """The error for an error status, from what n8n said (which may echo the key: scrubbed)."""
+        text = self._http.scrub(response.text)
+        body = json_or_none(text)
+        return from_response(
+            response.status, body, text, response.reason, method=method, url=response.url, webhook=webhook
+        )
+
+
+# The transport's failures as the client's documented errors, with a hint.
+_ERRORS: dict[type[http.HTTPError], tuple[type[N8nError], str | None]] = {
+    http.ConnectFailed: (N8nConnectionError, "is n8n running at that URL?"),
+    http.TimedOut: (N8nTimeout, None),
+    http.TooLarge: (N8nResponseError, f"an answer is read up to max_answer_bytes ({MAX_ANSWER_BYTES} by default)"),
+}
 
 
 def check_url(base_url: str) -> str:
     """The URL without a trailing slash; N8nConfigError unless it is an http(s) URL without query."""
     if not isinstance(base_url, str) or not base_url.strip():
         raise N8nConfigError("no n8n URL", hint=f"pass one or set {URL_ENV}")
-    url = base_url.strip().rstrip("/")
     try:
-        parts = urlsplit(url)
-        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
-        httpx.URL(url)  # what the requests will be made with
-    except (ValueError, httpx.InvalidURL):  # a broken [IPv6] host, a port that is no number
-        valid = False
-    if not valid:
-        raise N8nConfigError(f"not an http(s) URL: {base_url!r}", hint="e.g. http://127.0.0.1:5678")
-    if parts.query or parts.fragment:
-        raise N8nConfigError(f"the n8n URL must not have a query or fragment: {base_url!r}")
-    return url
+        return checked_url(base_url)
+    except http.BadOption as error:
+        raise N8nConfigError(error.message, hint="e.g. http://127.0.0.1:5678") from None
 
 
 def _seg(value: str) -> str:
@@ -429,15 +413,6 @@ def _with_id(answer: Any, method: str, url: str) -> dict[str, Any]:
             hint="is the URL an n8n server's, and is it n8n 1.0 or later?",
         )
     return answer
-
-
-def _json_or_none(response: httpx.Response) -> Any:
-    if not response.content:
-        return None
-    try:
-        return json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
-        return None
 
 
 def _preview(text: str, size: int = 200) -> str:

@@ -15,6 +15,7 @@ import pytest
 from unit.llm.fake_llm_server import KEY, MB, Drop, Fail, FakeLLMServer, Huge, Raw, Slow, Text, Trickle
 
 from toolkiln.errors import Error
+from toolkiln.http.transport import retry_after
 from toolkiln.llm import (
     LLMAuthenticationError,
     LLMBadResponse,
@@ -27,7 +28,6 @@ from toolkiln.llm import (
     LLMTimeout,
     OpenAIChat,
 )
-from toolkiln.llm.transport import retry_after
 
 
 def test_a_server_error_is_retried_after_a_backoff_with_jitter(make, server: FakeLLMServer, sleeps):
@@ -266,3 +266,22 @@ def test_a_server_error_with_retry_after_is_retried_when_it_says(make, server: F
 )
 def test_retry_after_headers_are_read(headers, seconds):
     assert retry_after(httpx.Headers(headers)) == seconds
+
+
+def test_the_password_of_a_base_url_is_in_no_error_or_log(caplog):
+    """The URL's user:password authenticates (Basic) and is shown nowhere, not even by httpx's
+    own request log; a reply of the wrong shape named the URL with it before toolkiln.http."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"choices": "not a list"})
+
+    base = "http://ada:pw-do-not-print-5150@127.0.0.1:9/v1"
+    client = OpenAIChat(base, None, "m", transport=httpx.MockTransport(answer))
+    with caplog.at_level(logging.DEBUG), pytest.raises(LLMBadResponse) as caught:
+        client.chat("hi")
+    assert seen[0].url == "http://127.0.0.1:9/v1/chat/completions" and "Authorization" in seen[0].headers
+    assert caught.value.url == "http://127.0.0.1:9/v1/chat/completions"
+    shown = [str(caught.value), str(caught.value.to_dict()), repr(client), caplog.text]
+    assert not [text for text in shown if "pw-do-not-print-5150" in text]

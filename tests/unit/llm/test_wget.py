@@ -157,6 +157,12 @@ def test_http_errors_are_text(base: str) -> None:
     )
 
 
+def test_an_address_with_a_password_is_quoted_without_it(base: str) -> None:
+    with_password = base.replace("http://", "http://ada:pw-do-not-quote@")
+    answer = wget(f"{with_password}/missing", 2000, allow=LOCAL)
+    assert answer == f"wget failed: [E0908] {base}/missing answered HTTP 404 Not Found"
+
+
 def test_redirects_are_followed_and_each_target_is_checked(base: str) -> None:
     assert wget(f"{base}/to-text", 2000, allow=LOCAL) == "hello, world"
     metadata = wget(f"{base}/to-metadata", 2000, allow=LOCAL)
