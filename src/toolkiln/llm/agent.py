@@ -15,12 +15,13 @@ The loop ends at the first reply without tool calls, or with LoopLimitReached af
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolkiln.diagnostics.codes import INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.llm.client import ChatClient
 from toolkiln.llm.errors import LLMConfigError
+from toolkiln.llm.kitz_factory import call_kitz_factory, kitz_factory_definitions
 from toolkiln.llm.loops import LoopLimitReached, LoopResult, capped
 from toolkiln.llm.messages import MessageLike, ToolCall, ToolResult, Usage, as_messages
 from toolkiln.llm.tools import tool_name
@@ -42,24 +43,26 @@ def agent_loop(
     include_meta: bool = True,
     max_turns: int = 10,
     progress: Progress | None = None,
+    meta_names: Literal["toolkiln", "kitz"] = "toolkiln",
 ) -> LoopResult:
     """Converse until the model answers without calling a tool; `progress` hears one line a
     call (`turn 2: shipping_cost -> ok`). `messages` may be OpenAI-style dicts
-    (`{"role": "user", "content": ...}`), as toolkiln's message types."""
+    (`{"role": "user", "content": ...}`), as toolkiln's message types. `meta_names="kitz"`
+    offers the meta-tools by Kitz's names (toolFactory_*: toolkiln.llm.kitz_factory)."""
     if max_turns < 1:
         raise LLMConfigError(f"max_turns must be at least 1, got {max_turns}")
     conversation = list(as_messages(messages))
     usage = Usage()
     for turn in range(1, max_turns + 1):
         definitions = registry.definitions(client.tool_format)
-        meta = registry.meta_definitions(client.tool_format) if include_meta else []
+        meta = _meta_definitions(registry, client.tool_format, meta_names) if include_meta else []
         reply = client.chat(conversation, tools=[*definitions, *meta] or None)
         usage += reply.usage
         conversation.append(reply.message())
         if not reply.tool_calls:
             return LoopResult(reply.text, tuple(conversation), turn, usage)
         for call in reply.tool_calls:
-            outcome = _outcome(call, registry, meta, client.tool_format)
+            outcome = _outcome(call, registry, meta, client.tool_format, meta_names)
             if progress is not None:
                 progress(f"turn {turn}: {call.name[:64]} -> {_summary(outcome)}")
             conversation.append(ToolResult(call.id, capped(to_json(outcome, exact=True)), is_error=not outcome["ok"]))
@@ -71,7 +74,17 @@ def agent_loop(
     )
 
 
-def _outcome(call: ToolCall, registry: Registry, meta: list[dict[str, Any]], format: str) -> dict[str, Any]:  # noqa: A002
+def _meta_definitions(registry: Registry, format: str, names: str) -> list[dict[str, Any]]:  # noqa: A002
+    return kitz_factory_definitions(format) if names == "kitz" else registry.meta_definitions(format)
+
+
+def _outcome(
+    call: ToolCall,
+    registry: Registry,
+    meta: list[dict[str, Any]],
+    format: str,  # noqa: A002
+    meta_names: str = "toolkiln",
+) -> dict[str, Any]:
     """What a call gives, as data: the Outcome's reply (the registry's own errors, such as no
     such tool, not active, bad arguments or a failed run, carry their codes and hints)."""
     if call.arguments_error is not None:
@@ -79,6 +92,8 @@ def _outcome(call: ToolCall, registry: Registry, meta: list[dict[str, Any]], for
         refusal = ErrorDetails.coded(INVALID_REQUEST, message, "send a JSON object")
         return Outcome.refused(call.name[:64], [refusal]).reply()
     if any(tool_name(definition, format) == call.name for definition in meta):
+        if meta_names == "kitz":
+            return call_kitz_factory(registry, call.name, call.arguments)
         return registry.call_meta(call.name, call.arguments)
     return registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL).reply()
 

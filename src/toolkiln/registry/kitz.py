@@ -45,6 +45,7 @@ _MODEL_CREATORS = re.compile(r"toolFactory\w*")  # Kitz's meta-tools, called by 
 _KITZ_CONDITION = re.compile(r"\s*[A-Za-z_]\w*\s*(>=|<=|==|!=|>|<)\s*-?\d+(\.\d+)?\s*")
 _MAX_DEPTH = 200  # conditions nested deeper are refused by the compute language anyway
 _MAX_FILE_BYTES = 1 << 20
+TEMPLATE_SLUG = re.compile(r"[A-Za-z0-9][\w.-]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,11 @@ def _diagnostics(error: Error) -> list[Diagnostic]:
     return found
 
 
-class _Refused(Exception):
+class KitzRefused(Error):
+    """What cannot be taken from Kitz as it is: the diagnostic says why (E1101, E1102)."""
+
     def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
 
 
@@ -125,7 +129,7 @@ def read_kitz(folder: Path, importer: Actor = "user") -> KitzFolder:
     for path in sorted(tools_folder.glob("*.json")):
         try:
             tools.append(kitz_tool(_read(path), path.name, templates, importer))
-        except _Refused as refused:
+        except KitzRefused as refused:
             problems.append(
                 Problem(file=path.name, diagnostics=(refused.diagnostic.model_copy(update={"file": path.name}),))
             )
@@ -136,7 +140,7 @@ def kitz_tool(data: dict[str, Any], file: str, templates: Path, importer: Actor 
     """One Kitz custom tool (the decoded JSON of `file`) as a toolkiln definition."""
     for field in _REQUIRED:
         if not isinstance(data.get(field), str) or not data[field].strip():
-            raise _Refused(_invalid(f"a Kitz custom tool needs `{field}`, a string", field, _KITZ_FIELDS))
+            raise KitzRefused(_invalid(f"a Kitz custom tool needs `{field}`, a string", field, _KITZ_FIELDS))
     kind = data["type"]
     warnings: list[Diagnostic] = []
     if kind == "compute":
@@ -144,7 +148,7 @@ def kitz_tool(data: dict[str, Any], file: str, templates: Path, importer: Actor 
     elif kind == "n8n":
         definition = _workflow(data, templates)
     else:
-        raise _Refused(_invalid(f"`type` is {kind[:40]!r}: a Kitz tool is `compute` or `n8n`", "type", _KITZ_FIELDS))
+        raise KitzRefused(_invalid(f"`type` is {kind[:40]!r}: a Kitz tool is `compute` or `n8n`", "type", _KITZ_FIELDS))
     creator = data.get("createdBy")
     made_by_model = isinstance(creator, str) and _MODEL_CREATORS.fullmatch(creator) is not None
     return KitzTool(file, definition, "llm" if made_by_model else importer, _note(data, file), tuple(warnings))
@@ -155,15 +159,15 @@ def _read(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             raw = handle.read(_MAX_FILE_BYTES + 1)
     except OSError as error:
-        raise _Refused(_invalid(f"cannot read the file: {error.strerror}", None)) from None
+        raise KitzRefused(_invalid(f"cannot read the file: {error.strerror}", None)) from None
     if len(raw) > _MAX_FILE_BYTES:
-        raise _Refused(_invalid(f"the file is over {_MAX_FILE_BYTES:,} bytes", None))
+        raise KitzRefused(_invalid(f"the file is over {_MAX_FILE_BYTES:,} bytes", None))
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as error:
-        raise _Refused(_invalid(f"the file is not JSON: {str(error)[:200]}", None)) from None
+        raise KitzRefused(_invalid(f"the file is not JSON: {str(error)[:200]}", None)) from None
     if not isinstance(data, dict):
-        raise _Refused(_invalid("a Kitz custom tool is a JSON object", None))
+        raise KitzRefused(_invalid("a Kitz custom tool is a JSON object", None))
     return data
 
 
@@ -192,18 +196,29 @@ def _common(data: dict[str, Any]) -> dict[str, Any]:
 def _compute(data: dict[str, Any], warnings: list[Diagnostic]) -> dict[str, Any]:
     logic = data.get("logic")
     if not isinstance(logic, dict) or not isinstance(logic.get("steps"), list):
-        raise _Refused(
+        raise KitzRefused(
             _invalid(
                 'a compute tool needs `logic`: {"steps": [...]}', "logic", "give the steps Kitz's createCompute took"
             )
         )
-    steps = _steps(logic["steps"], "logic.steps", warnings, depth=0)
-    return {**_common(data), "logic": {**logic, "steps": steps}}
+    translated, found = kitz_logic(logic)
+    warnings.extend(found)
+    return {**_common(data), "logic": translated}
+
+
+def kitz_logic(logic: dict[str, Any]) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """Kitz's ComputeLogic as toolkiln's JSON logic with the meaning Kitz gave it, and a W1103
+    warning at each condition Kitz did not compute (paths start at `logic`)."""
+    warnings: list[Diagnostic] = []
+    steps = logic.get("steps")
+    if not isinstance(steps, list):
+        return logic, warnings  # toolkiln's checker says what is wrong, at its path
+    return {**logic, "steps": _steps(steps, "logic.steps", warnings, depth=0)}, warnings
 
 
 def _steps(steps: list[Any], path: str, warnings: list[Diagnostic], depth: int) -> list[Any]:
     if depth > _MAX_DEPTH:
-        raise _Refused(_invalid(f"conditions nest deeper than {_MAX_DEPTH} levels", path))
+        raise KitzRefused(_invalid(f"conditions nest deeper than {_MAX_DEPTH} levels", path))
     return [_step(step, f"{path}[{index}]", warnings, depth) for index, step in enumerate(steps)]
 
 
@@ -243,44 +258,48 @@ def _step(step: Any, path: str, warnings: list[Diagnostic], depth: int) -> Any:
 def _workflow(data: dict[str, Any], templates: Path) -> dict[str, Any]:
     source = data.get("templateSource")
     where = f"n8n workflow {data.get('n8nWorkflowId')!r} of Kitz's n8n"
-    if not isinstance(source, str) or not re.fullmatch(r"[A-Za-z0-9][\w.-]{0,127}", source):
-        raise _Refused(
+    if not isinstance(source, str) or not TEMPLATE_SLUG.fullmatch(source):
+        raise KitzRefused(
             _elsewhere(
                 f"the tool runs {where}, which is not in the folder",
                 None,
                 "export it from that n8n (`n8n export:workflow --id=ID`) and import it with `toolkiln workflow import`",
             )
         )
-    file = templates / f"{source}.json"
-    if not file.is_file():
-        raise _Refused(
+    return {"kind": "workflow", **_common(data), "workflow": template_workflow(source, templates, "templateSource")}
+
+
+def template_workflow(slug: str, templates: Path, path: str | None = None) -> str:
+    """The workflow DSL of Kitz's template `slug` (`templates/<slug>.json`); KitzRefused
+    (E1102, at `path`) when it is not there, does not import, or starts on a schedule."""
+    file = templates / f"{slug}.json"
+    if not TEMPLATE_SLUG.fullmatch(slug) or not file.is_file():
+        raise KitzRefused(
             _elsewhere(
-                f"the tool's template `{source}` is not in {templates}",
-                "templateSource",
+                f"the template `{slug[:128]}` is not in {templates}",
+                path,
                 "put Kitz's data/n8n-workflows/ beside data/custom-tools/",
             )
         )
     try:
         document = _read(file)
         text = import_n8n(document, file.name).to_text()
-    except _Refused as refused:
+    except KitzRefused as refused:
         message = f"{file.name}: {refused.diagnostic.message}"
-        raise _Refused(refused.diagnostic.model_copy(update={"message": message})) from None
+        raise KitzRefused(refused.diagnostic.model_copy(update={"message": message})) from None
     except CompileError as error:
         first = error.diagnostics[0] if error.diagnostics else None
         why = first.message if first is not None else str(error)
-        raise _Refused(
-            _elsewhere(f"the template {file.name} does not import: {why}", "templateSource", _FIX_TEMPLATE)
-        ) from None
+        raise KitzRefused(_elsewhere(f"the template {file.name} does not import: {why}", path, _FIX_TEMPLATE)) from None
     if not _starts_on_webhook(document):
-        raise _Refused(
+        raise KitzRefused(
             _elsewhere(
                 f"the template {file.name} starts on a schedule, not a webhook: it cannot be called as a tool",
-                "templateSource",
+                path,
                 f"deploy it as an automation: `toolkiln workflow import {file.name}`, then `toolkiln n8n deploy`",
             )
         )
-    return {"kind": "workflow", **_common(data), "workflow": text}
+    return text
 
 
 def _starts_on_webhook(document: dict[str, Any]) -> bool:

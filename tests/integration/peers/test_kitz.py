@@ -160,7 +160,7 @@ def test_a_condition_kitz_did_not_compute_is_a_warning(kitz_data, tmp_path):
         (
             {"description": "x", "type": "n8n", "templateSource": "no-such-template"},
             "E1102",
-            "the tool's template `no-such-template` is not in",
+            "the template `no-such-template` is not in",
         ),
     ],
 )
@@ -199,3 +199,17 @@ def test_the_command_imports_the_folder_and_reports_each_file(kitz_data, tmp_pat
     assert "created shipping_cost (compute, version 1, active)" in done.stdout
     assert "error[E1102]" in done.stderr and "gen.json" in done.stderr
     assert "2 imported, 1 not imported" in done.stderr
+
+
+def test_a_model_creates_a_tool_from_a_kitz_template_by_kitz_name(tmp_path):
+    from toolkiln.llm.kitz_factory import call_kitz_factory
+
+    reg = Registry(tmp_path / "registry")
+    arguments = {"template": "new-lead-notification", "tool_name": "lead", "tool_description": "New lead"}
+    reply = call_kitz_factory(reg, "toolFactory_createFromTemplate", arguments, kitz_templates=KITZ / "n8n-workflows")
+    assert reply["success"] is True, reply
+    assert (reg.get("lead").kind, reg.get("lead").status) == ("workflow", "pending_approval")
+    assert '"path": "kitz-new-lead"' in reg.get("lead").definition["workflow"]
+    scheduled = {**arguments, "template": "daily-report", "tool_name": "daily"}
+    refused = call_kitz_factory(reg, "toolFactory_createFromTemplate", scheduled, kitz_templates=KITZ / "n8n-workflows")
+    assert refused["ok"] is False and refused["errors"][0]["code"] == "E1102"
