@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from toolkiln.diagnostics.codes import INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
-from toolkiln.errors import CompileError, Error, error_details
+from toolkiln.errors import CompileError, Error
 from toolkiln.registry import exports
 from toolkiln.registry.kitz import KitzRefused, kitz_logic, template_workflow
 from toolkiln.registry.meta import explained
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import Principal
 
 if TYPE_CHECKING:
@@ -134,14 +135,14 @@ def call_kitz_factory(
         _decode_text(arguments, name)
         reply = handler(registry, arguments, created_by, kitz_templates)
     except _BadArguments as bad:
-        reply = _failure(bad.errors, name)
+        reply = Outcome.refused(name, bad.errors).reply()
     except Error as error:
-        reply = _failure(explained(error_details(error)), name)
+        reply = Outcome.failed(name, error).reply()
     return _with_kitz_keys(reply, arguments)
 
 
 class _BadArguments(Exception):
-    def __init__(self, errors: list[dict[str, Any]]) -> None:
+    def __init__(self, errors: list[ErrorDetails]) -> None:
         self.errors = errors
 
 
@@ -188,18 +189,9 @@ def _decode_text(arguments: dict[str, Any], tool: str) -> None:
 _WORDS: dict[Any, str] = {str: "a string", dict: "an object", bool: "true or false"}
 
 
-def _error(message: str, path: str) -> dict[str, Any]:
-    return ErrorDetails.coded(
-        INVALID_REQUEST, message, f"call it again with `{path}` as the description says", path=path
-    ).to_dict()
-
-
-def _failure(errors: list[dict[str, Any]], tool: str) -> dict[str, Any]:
-    return {
-        "ok": False,
-        "errors": errors,
-        "message": f"{tool} failed with {len(errors)} error(s); fix them and call it again",
-    }
+def _error(message: str, path: str) -> ErrorDetails:
+    hint = f"call it again with `{path}` as the description says"
+    return ErrorDetails.coded(INVALID_REQUEST, message, hint, path=path)
 
 
 def _with_kitz_keys(reply: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
