@@ -9,6 +9,10 @@ REMOVED_NODE_TYPES: dict[str, tuple[tuple[int, ...], str]] = {
     "n8n-nodes-base.function": ((2, 42), "the Code node (`n8n-nodes-base.code`, mode runOnceForAllItems)"),
     "n8n-nodes-base.functionItem": ((2, 42), "the Code node (`n8n-nodes-base.code`, mode runOnceForEachItem)"),
 }
+# Deprecated node types every release still runs, hidden from n8n's editor, and what replaces them.
+DEPRECATED_NODE_TYPES: dict[str, str] = {
+    "n8n-nodes-base.cron": "the Schedule Trigger (`n8n-nodes-base.scheduleTrigger`, its times in `rule.interval`)",
+}
 # n8n 2.x checks a workflow's structure when it is created or imported (n8n-workflow's
 # workflow-structure-validation.js): it refuses a node that has no position (400
 # "nodes[1].position: Required") and two nodes of one name (400 duplicate_node_name), both of
@@ -35,6 +39,9 @@ def shown(since: tuple[int, ...]) -> str:
 def removal(type_: str, n8n_version: str) -> tuple[bool, str, str] | None:
     """For a deprecated node type: (refused by this release, the message, the hint naming the
     replacement); None for any other type."""
+    if type_ in DEPRECATED_NODE_TYPES:
+        message = f"`{type_}` is deprecated: n8n {n8n_version} runs it, but its editor no longer offers it"
+        return False, message, f"replace it with {DEPRECATED_NODE_TYPES[type_]}"
     if type_ not in REMOVED_NODE_TYPES:
         return None
     since, replacement = REMOVED_NODE_TYPES[type_]

@@ -454,7 +454,8 @@ NODE_TYPE_DEPRECATED = register(
     "Deprecated node type",
     """
 The node type is deprecated: the n8n release toolkiln targets still runs it, but a later
-release refuses it (the message names which). Replace it with the node the hint names before
+release refuses it (the message names which), or its editor no longer offers it (the Cron
+node, replaced by the Schedule Trigger). Replace it with the node the hint names before
 upgrading n8n.
 
     {"type": "n8n-nodes-base.functionItem", "typeVersion": 1}   # warning for n8n 2.41
