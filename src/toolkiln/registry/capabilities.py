@@ -88,7 +88,7 @@ NONE = Capabilities()
 
 def uses_capability(spec: ProgramSpec) -> bool:
     """Whether running `spec` needs more than the sandbox with no network."""
-    return spec.sandbox == "none" or spec.network or spec.kind == "executable"
+    return spec.sandbox == "none" or spec.network or spec.path is not None  # (a file from a granted folder)
 
 
 def refuse_ungranted(spec: ProgramSpec, capabilities: Capabilities) -> None:

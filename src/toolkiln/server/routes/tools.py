@@ -11,6 +11,8 @@ from starlette.responses import Response
 
 from toolkiln.registry import applying
 from toolkiln.registry.applying import Create, Delete, Lifecycle, Update
+from toolkiln.registry.errors import InvalidRequest
+from toolkiln.registry.kinds import KINDS
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.outcome import Outcome
 from toolkiln.server.auth import Caller, Reader, Writer, require
@@ -57,12 +59,14 @@ def list_tools(
     reg: Reg,
     _: Reader,
     status: Status | None = None,
-    kind: Literal["compute", "workflow", "script", "executable"] | None = None,
+    kind: Annotated[str | None, Query(max_length=64, description="a tool kind: compute, workflow, script, ...")] = None,
     created_by: Actor | None = None,
     search_text: Annotated[str | None, Query(alias="search", max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> Any:
+    if kind is not None and kind not in KINDS:  # (the table, not a fixed list: a new kind is listed too)
+        raise InvalidRequest(f"unknown tool kind {kind[:40]!r}", hint=f"kinds are: {', '.join(KINDS)}")
     records = search(reg.list(status=status, created_by=created_by), kind, search_text)
     return ExactJSONResponse(tool_page(records, limit, offset, reg.untrusted()))
 
