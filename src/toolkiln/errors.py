@@ -98,6 +98,8 @@ class RunError(Error):
             path=span.path if span else None,
             line=span.line if span and span.line else None,
             column=span.column if span and span.column else None,
+            end_line=span.end_line if span and span.line else None,
+            end_column=span.end_column if span and span.line else None,
             hint=self.hint,
             input=self.input,
             expected=self.expected,

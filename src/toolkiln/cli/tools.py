@@ -37,6 +37,7 @@ from toolkiln.errors import CompileError, Error, RunError
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
     from toolkiln.registry.models import ToolRecord
+    from toolkiln.registry.outcome import Outcome
     from toolkiln.registry.registry import Registry
 
 DEFAULT_REGISTRY = ".toolkiln"
@@ -175,14 +176,22 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
     return run
 
 
-def _render_run_error(error: RunError, definition: dict[str, Any]) -> str:
-    """A run error of a registered tool, with the expression it stopped in and a caret (the
-    location counts inside that expression of the stored definition)."""
+def _render_failure(outcome: Outcome, definition: dict[str, Any] | None) -> str:
+    """A failed run of a registered tool, from its Outcome: each error that has a place, with
+    the expression it stopped in and a caret (the location counts inside that expression of
+    the stored definition); the others as a code, a message and a hint."""
+    from toolkiln.diagnostics.model import Diagnostic
     from toolkiln.diagnostics.render import render_text
     from toolkiln.syntax.loader import parse_source
 
-    source = parse_source(definition, "definition").source
-    return render_text(error.diagnostic().located(source))
+    source = parse_source(definition, "definition").source if definition is not None else None
+    shown = []
+    for error in outcome.errors:
+        if source is not None and error.line is not None:
+            shown.append(render_text(Diagnostic.from_details(error).located(source)))
+        else:
+            shown.append(_render_problem(error.code, error.message, error.hint))
+    return "\n\n".join(shown)
 
 
 def _render_problem(code: str, message: str, hint: str | None) -> str:
@@ -408,12 +417,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         tables.update(load_table_file(table_file))
     with open_registry(args) as reg:
         clock = None if args.now is None else clock_at(args.now)
-        try:
-            result = reg.run(args.name, arguments, tables=tables or None, clock=clock)
-        except RunError as error:
-            print(_render_run_error(error, reg.get(args.name).definition), file=sys.stderr)
+        outcome = reg.invoke(args.name, arguments, principal="user", tables=tables or None, clock=clock)
+        if not outcome.ok:
+            definition = reg.get(args.name).definition if outcome.version is not None else None
+            print(_render_failure(outcome, definition), file=sys.stderr)
             return EXIT_FAILED
-        kind = reg.get(args.name).kind
+        result, kind = outcome.result, reg.get(args.name).kind
         reg.close()  # counting never fails the run: a count not written is a problem on usage.json
         for problem in reg.problems:
             if Path(problem.file).name == "usage.json":

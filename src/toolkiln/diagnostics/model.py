@@ -75,6 +75,32 @@ class Diagnostic(BaseModel):
             fix=fix,
         )
 
+    @classmethod
+    def from_details(cls, error: ErrorDetails) -> Diagnostic:
+        """An error a caller received (an Outcome's), back as a Diagnostic to render or locate
+        in its source; where it was is kept as line and column (the offsets are not)."""
+        span = None
+        if error.line is not None or error.path is not None:
+            line, column = error.line or 0, error.column or 0
+            end_line, end_column = error.end_line or line, error.end_column or column
+            span = Span(
+                line=line,
+                column=column,
+                end_line=end_line,
+                end_column=end_column,
+                path=error.path,
+                in_file=bool(error.in_file),
+            )
+        return cls(
+            code=error.code,
+            severity=error.severity,
+            message=error.message,
+            span=span,
+            hint=error.hint,
+            input=error.input,
+            expected=error.expected,
+        )
+
     @property
     def is_error(self) -> bool:
         return self.severity == "error"

@@ -64,7 +64,7 @@ class Lifecycle:
     reason: str | None = None
 
 
-Request = Create | Update | Rollback | Delete | Lifecycle
+Change = Create | Update | Rollback | Delete | Lifecycle
 
 
 class Applying:
@@ -97,7 +97,7 @@ class Applying:
     def deploy(self, name: str, by: Principal | str = "user") -> ToolRecord:
         raise NotImplementedError  # (Registry's)
 
-    def apply(self, request: Request, *, principal: Principal | str) -> Outcome:
+    def apply(self, request: Change, *, principal: Principal | str) -> Outcome:
         """Carry out `request` for `principal`: ok with the record written (None for a delete)
         and its version, or the errors (each with a code and a hint) that say why not."""
         tool = _tool_named(request)
@@ -109,7 +109,7 @@ class Applying:
             return Outcome(True, None, (), None, tool)
         return Outcome(True, record, (), record.version, record.name)
 
-    def _carry_out(self, request: Request, by: Principal | str) -> ToolRecord | None:
+    def _carry_out(self, request: Change, by: Principal | str) -> ToolRecord | None:
         match request:
             case Create(definition, note):
                 return self.create(definition, created_by=by, note=note)
@@ -132,7 +132,7 @@ class Applying:
         return acts[action](name, by=by)
 
 
-def _tool_named(request: Request) -> str:
+def _tool_named(request: Change) -> str:
     """The tool a request is about, as an Outcome names it (a new tool: its definition's name)."""
     if not isinstance(request, Create):
         return request.name if isinstance(request.name, str) else repr(request.name)[:64]

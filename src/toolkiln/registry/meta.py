@@ -26,7 +26,7 @@ from toolkiln.diagnostics.codes import DUPLICATE_TOOL, INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import Error
 from toolkiln.registry import exports
-from toolkiln.registry.applying import Create, Delete, Lifecycle, Request, Update
+from toolkiln.registry.applying import Change, Create, Delete, Lifecycle, Update
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.names import META_TOOL_NAMES
@@ -45,7 +45,7 @@ class Registry(Protocol):
     def check_definition(self, definition: Any, *, seconds: float | None = None) -> Compiled: ...
     @property
     def check_seconds(self) -> float: ...
-    def apply(self, request: Request, *, principal: Principal | str) -> Outcome: ...
+    def apply(self, request: Change, *, principal: Principal | str) -> Outcome: ...
     def get(self, name: str) -> ToolRecord: ...
     def list(self, status: str | None = None, created_by: str | None = None) -> list[ToolRecord]: ...
     def __contains__(self, name: object) -> bool: ...
@@ -439,7 +439,7 @@ def _create_script(reg: Registry, args: dict[str, Any], created_by: Principal) -
 def _save(reg: Registry, definition: Any, update: bool, created_by: Principal) -> dict[str, Any]:
     compiled = reg.check_definition(definition)  # reports every problem before anything else
     replaces = update and compiled.name in reg
-    request: Request = Update(compiled.name, {"definition": definition}) if replaces else Create(definition)
+    request: Change = Update(compiled.name, {"definition": definition}) if replaces else Create(definition)
     outcome = reg.apply(request, principal=created_by)
     if not outcome.ok:
         return _offering_update(outcome).reply()

@@ -82,6 +82,8 @@ def test_a_run_error_keeps_its_place_input_and_expected():
         "path": "logic.steps[0]",
         "line": 2,
         "column": 4,
+        "end_line": 2,
+        "end_column": 8,
         "input": "0",
         "expected": ["not 0"],
     }

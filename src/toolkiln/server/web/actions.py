@@ -10,11 +10,12 @@ from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from toolkiln.diagnostics import codes
+from toolkiln.registry.applying import Change, Delete, Lifecycle, Rollback
 from toolkiln.registry.errors import InvalidRequest, PermissionDenied
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.policy import Policy
 from toolkiln.registry.principals import Scope
-from toolkiln.server.problems import ServerProblem
+from toolkiln.server.problems import ServerProblem, failed
 from toolkiln.server.services import Reg
 from toolkiln.server.web.access import Posted, Viewer, Visitor
 from toolkiln.server.web.listing import whole_number
@@ -67,7 +68,18 @@ def confirm(request: Request, reg: Reg, visitor: Viewer, name: str, action: Acti
 @router.post("/ui/tools/{name}/actions/{action}")
 def act(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str, action: Action) -> Response:
     visitor.need(request, _scope(action))
-    by = visitor.principal
+    outcome = reg.apply(_request(name, action, form), principal=visitor.principal)
+    if not outcome.ok:
+        return failed(outcome, request.url.path)  # (a page: see error_pages.py)
+    if action == "delete":
+        return RedirectResponse(f"/ui/tools?deleted={name}", status_code=303)
+    tab = "versions" if action == "rollback" else "audit"
+    return RedirectResponse(f"/ui/tools/{name}?tab={tab}&done={action}", status_code=303)
+
+
+def _request(name: str, action: Action, form: Posted) -> Change:
+    """The registry's request for a confirmed action; a reason or version the form lacks is
+    refused here, before the registry is asked."""
     if action == "reject":
         reason = str(form.get("reason", "")).strip()
         if not reason or len(reason) > MAX_REASON:
@@ -77,16 +89,12 @@ def act(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str, ac
                 f"a rejection needs a reason of 1 to {MAX_REASON} characters (field `reason`)",
                 hint="say what the tool's author should change",
             )
-        reg.reject(name, by=by, reason=reason)
-    elif action == "rollback":
+        return Lifecycle(name, "reject", reason=reason)
+    if action == "rollback":
         version = whole_number(str(form.get("version", "")))
         if version is None:
             raise InvalidRequest(f"a version is a whole number, not {str(form.get('version', ''))[:20]!r}")
-        reg.rollback(name, version, by=by)
-    elif action == "delete":
-        reg.delete(name, by=by)
-        return RedirectResponse(f"/ui/tools?deleted={name}", status_code=303)
-    else:
-        getattr(reg, action)(name, by=by)
-    tab = "versions" if action == "rollback" else "audit"
-    return RedirectResponse(f"/ui/tools/{name}?tab={tab}&done={action}", status_code=303)
+        return Rollback(name, version)
+    if action == "delete":
+        return Delete(name)
+    return Lifecycle(name, action)

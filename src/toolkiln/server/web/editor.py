@@ -12,8 +12,10 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_text
 from toolkiln.errors import CompileError
-from toolkiln.registry.errors import CheckTooSlow, RegistryError
+from toolkiln.registry.applying import Create, Update
+from toolkiln.registry.errors import CheckTooSlow
 from toolkiln.registry.kinds import kind_of
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.registry import Registry
 from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.services import Reg
@@ -51,7 +53,7 @@ def diagnose(reg: Registry, source: str, *, new: bool = False) -> list[Diagnosti
     except CompileError as error:
         return list(error.diagnostics)
     except CheckTooSlow as error:
-        return _refusal(error)
+        return _refusal(Outcome.failed("definition", error))
     found = list(compiled.warnings)
     name = compiled.definition.get("name")
     if new and isinstance(name, str) and name in reg:
@@ -60,12 +62,10 @@ def diagnose(reg: Registry, source: str, *, new: bool = False) -> list[Diagnosti
     return found
 
 
-def _refusal(error: CompileError | RegistryError) -> list[Diagnostic]:
-    """Why a save was refused, shown under the editor: the definition's diagnostics, or the
-    registry's reason (a duplicate name, the policy)."""
-    if isinstance(error, CompileError):
-        return list(error.diagnostics)
-    return [Diagnostic.of(codes.CODES[error.code], error.message, None, error.hint)]
+def _refusal(outcome: Outcome) -> list[Diagnostic]:
+    """Why a save was refused, shown under the editor as diagnostics: the definition's, or the
+    registry's reason (a duplicate name, the policy), each where the Outcome says it is."""
+    return [Diagnostic.from_details(error) for error in outcome.errors]
 
 
 def _shown(diagnostics: list[Diagnostic]) -> list[dict[str, Any]]:
@@ -141,19 +141,18 @@ async def check(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Re
 async def save_new(request: Request, reg: Reg, visitor: Viewer, form: Posted) -> Response:
     visitor.need(request, "write")
     source = str(form.get("definition", ""))
-    try:
-        record = await in_check_thread(request, reg.create, source, created_by=visitor.principal, note="web page")
-    except (CompileError, RegistryError) as error:
-        return _editor(request, visitor, name=None, source=source, diagnostics=_refusal(error), refused=True)
-    return RedirectResponse(f"/ui/tools/{record.name}?done=create", status_code=303)
+    outcome = await in_check_thread(request, reg.apply, Create(source, note="web page"), principal=visitor.principal)
+    if not outcome.ok:
+        return _editor(request, visitor, name=None, source=source, diagnostics=_refusal(outcome), refused=True)
+    return RedirectResponse(f"/ui/tools/{outcome.tool}?done=create", status_code=303)
 
 
 @router.post("/ui/tools/{name}/edit")
 async def save_edit(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str) -> Response:
     visitor.need(request, "write")
     source = str(form.get("definition", ""))
-    try:
-        await in_check_thread(request, reg.update, name, {"definition": source}, by=visitor.principal)
-    except (CompileError, RegistryError) as error:
-        return _editor(request, visitor, name=name, source=source, diagnostics=_refusal(error), refused=True)
+    change = Update(name, {"definition": source})
+    outcome = await in_check_thread(request, reg.apply, change, principal=visitor.principal)
+    if not outcome.ok:
+        return _editor(request, visitor, name=name, source=source, diagnostics=_refusal(outcome), refused=True)
     return RedirectResponse(f"/ui/tools/{name}?tab=versions&done=update", status_code=303)
