@@ -80,6 +80,7 @@ def test_the_scan_finds_the_known_dispatches():
     places = {place.split(":")[0] for place, _, _ in _dispatches()}
     assert {
         "check/checker.py",
+        "check/expressions.py",
         "check/scope.py",
         "check/workflow/validate.py",
         "interpret/expressions.py",

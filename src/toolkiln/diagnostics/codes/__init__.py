@@ -15,6 +15,7 @@ from toolkiln.diagnostics.codes.base import CODES, Code, Severity, lookup_code
 # isort: off
 # In the order they are registered (CODES keeps it): the language, then each newer group.
 from toolkiln.diagnostics.codes.language import *  # noqa: F403 - every code, in one namespace
+from toolkiln.diagnostics.codes.runtime import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.registry import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.workflows import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.replies import *  # noqa: F403 - every code, in one namespace
