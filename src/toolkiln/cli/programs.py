@@ -51,6 +51,11 @@ def add_program_commands(command: Command, actors: tuple[str, ...], open_registr
         help="describe each trusted executable (in the sandbox) and register it, pinned to its file",
     )
     discover.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    discover.add_argument(
+        "--kodelet",
+        action="store_true",
+        help="search Kodelet's folders instead (~/.kodelet/tools, its plugins, ./.kodelet/tools, ./kodelet-tools)",
+    )
 
     repin = command(
         "repin",
@@ -63,10 +68,14 @@ def add_program_commands(command: Command, actors: tuple[str, ...], open_registr
 
 def cmd_discover(args: argparse.Namespace, open_registry: Opener) -> int:
     from toolkiln.executables import ToolFolders, TrustStore, discover, toolkiln_home
+    from toolkiln.executables.kodelet import discover_kodelet
 
     home = args.home or toolkiln_home()
-    found = discover(ToolFolders.default(home=home, project=args.project), TrustStore(home))
-    registered = _register(found, open_registry(args)) if args.register else {}
+    if args.kodelet:
+        found = discover_kodelet(TrustStore(home), project=args.project)
+    else:
+        found = discover(ToolFolders.default(home=home, project=args.project), TrustStore(home))
+    registered = _register(found, open_registry(args), kodelet=args.kodelet) if args.register else {}
     rows = [
         {
             "name": tool.name,
@@ -105,10 +114,12 @@ def _print_found(rows: list[dict[str, Any]], found: Discovery) -> None:
         print(f"{len(untrusted)} not trusted (never run); read them, then: toolkiln trust {folder}", file=sys.stderr)
 
 
-def _register(found: Discovery, reg: Registry) -> dict[str, str]:
-    """Describe and register each trusted executable; what happened to each, by name."""
+def _register(found: Discovery, reg: Registry, *, kodelet: bool = False) -> dict[str, str]:
+    """Describe and register each trusted executable; what happened to each, by name (a
+    Kodelet tool: by the name its description gives, as a registry name, with its timeout)."""
     from toolkiln.errors import CompileError
     from toolkiln.executables import ExecutableError, describe
+    from toolkiln.executables.kodelet import describe_kodelet, registry_name
     from toolkiln.registry.errors import RegistryError
 
     outcome: dict[str, str] = {}
@@ -118,15 +129,17 @@ def _register(found: Discovery, reg: Registry) -> dict[str, str]:
                 outcome[tool.name] = "not registered: not trusted (not run)"
                 continue
             try:
-                described = describe(tool)
-                definition = {
+                described = describe_kodelet(tool) if kodelet else describe(tool)
+                definition: dict[str, Any] = {
                     "kind": "executable",
-                    "name": tool.name,
+                    "name": registry_name(described.name) if kodelet else tool.name,
                     "description": described.description,
                     "path": str(tool.path.resolve()),
                     "sha256": tool.sha256,
                     "parameters": described.input_schema,
                 }
+                if described.run_policy is not None:
+                    definition["timeout_secs"] = described.run_policy.timeout_seconds
                 record = _create_or_update(reg, definition)
             except (ExecutableError, RegistryError) as error:
                 outcome[tool.name] = f"error[{error.code}]: {error.message}"

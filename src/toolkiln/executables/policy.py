@@ -43,6 +43,9 @@ class SandboxPolicy:
     writable_bytes: int = 16 * _MIB  # bubblewrap: the size of /tmp, the one writable place
     open_files: int = 256  # RLIMIT_NOFILE: what a process holds (pipes, sockets) is bounded
     output_bytes: int = 1 * _MIB  # stdout (and stderr) past this: the run is killed
+    # Instead: stdout past output_bytes is read and dropped until the program ends (or its
+    # timeout), and the result keeps the start with a marker (Kodelet's tools expect that).
+    truncate_output: bool = False
     stderr_excerpt_bytes: int = 8192  # how much of stderr the result keeps
     env_whitelist: tuple[str, ...] = ("PATH", "HOME", "LANG")
     read_only_paths: tuple[Path, ...] = ()  # bound at the same path, read-only (bubblewrap)

@@ -37,6 +37,7 @@ class ExecutableTool:
     description: str
     input_schema: dict[str, Any]
     found: FoundExecutable = field(repr=False)
+    run_policy: SandboxPolicy | None = None  # how its runs are sandboxed when the caller gives none
 
     @property
     def model_name(self) -> str:
@@ -50,7 +51,7 @@ class ExecutableTool:
 def describe(found: FoundExecutable, policy: SandboxPolicy | None = None) -> ExecutableTool:
     """Run `TOOL description` and check what it printed (R0602 for a file that is not
     trusted, which is then never run; R0604 for a description that is not valid)."""
-    _require_trusted(found)
+    require_trusted(found)
     result = run_program(found.name, found.content, ["description"], policy=policy)
     if result.error:
         raise _bad_description(found, f"`{found.name} description` failed: {result.error['error']}")
@@ -72,11 +73,17 @@ def describe(found: FoundExecutable, policy: SandboxPolicy | None = None) -> Exe
 
 
 def call(tool: ExecutableTool, arguments: Any, policy: SandboxPolicy | None = None) -> RunResult:
-    """Check `arguments` against the tool's schema (R0603), then run `TOOL run` with them."""
-    _require_trusted(tool.found)
+    """Check `arguments` against the tool's schema (R0603), then run `TOOL run` with them
+    (under `policy`, else the tool's own `run_policy`, else the default sandbox)."""
+    require_trusted(tool.found)
     stdin = encode_arguments(tool, arguments)
     return run_program(
-        tool.name, tool.found.content, ["run"], stdin=stdin, extra_env=argument_env(arguments), policy=policy
+        tool.name,
+        tool.found.content,
+        ["run"],
+        stdin=stdin,
+        extra_env=argument_env(arguments),
+        policy=policy or tool.run_policy,
     )
 
 
@@ -120,7 +127,7 @@ def argument_env(arguments: dict[str, Any]) -> dict[str, str]:
     return {key: value for key, value in env.items() if key not in clashes}
 
 
-def _require_trusted(found: FoundExecutable) -> None:
+def require_trusted(found: FoundExecutable) -> None:
     if found.trust == "trusted":
         return
     why = {

@@ -22,6 +22,7 @@ class RunResult:
     capped: bool  # stdout or stderr went past the output cap; the run was killed there
     duration_seconds: float
     sandbox: SandboxKind
+    truncated: bool = False  # stdout went past the cap under `truncate_output`: cut, with a marker
 
     @cached_property
     def output(self) -> Any:

@@ -1,7 +1,8 @@
 """`run_program`: start a program in its sandbox, feed it stdin, read its output while it
 streams (up to a cap), and kill its whole process group at the timeout or the cap.
 
-Nothing is held whole: stdout is kept up to `output_bytes` and the run is killed past it;
+Nothing is held whole: stdout is kept up to `output_bytes` and the run is killed past it
+(under `truncate_output`, the rest is read and dropped until the program ends);
 stderr is kept up to `stderr_excerpt_bytes` and counted (killed past `output_bytes` too).
 The group is killed while its leader is still an unreaped zombie, so its id cannot have been
 reused; then the leader is reaped. With bubblewrap, the program lives in its own pid
@@ -108,16 +109,19 @@ class _Streams:
     stderr_total: int = 0
     timed_out: bool = False
     capped: bool = False
+    dropped: int = 0  # stdout bytes read past the cap under truncate_output
 
     def result(self, exit_code: int, started: float) -> RunResult:
+        marker = f"\n\n[TRUNCATED - output exceeded {self.policy.output_bytes:,} bytes]" if self.dropped else ""
         return RunResult(
-            stdout=self.stdout.decode("utf-8", errors="replace"),
+            stdout=self.stdout.decode("utf-8", errors="replace") + marker,
             stderr=self.stderr.decode("utf-8", errors="replace"),
             exit_code=exit_code,
             timed_out=self.timed_out,
             capped=self.capped,
             duration_seconds=time.monotonic() - started,
             sandbox=self.policy.sandbox,
+            truncated=self.dropped > 0,
         )
 
     def pump(self, process: subprocess.Popen[bytes], data: bytes, *, deadline: float) -> None:
@@ -159,9 +163,12 @@ class _Streams:
             return False
         cap = self.policy.output_bytes
         if stream is process.stdout:
-            room = cap - len(self.stdout)
+            room = max(0, cap - len(self.stdout))
             self.stdout += chunk[:room]
-            self.capped |= len(chunk) > room
+            if self.policy.truncate_output:  # kept to the cap; the rest is read and dropped
+                self.dropped += len(chunk) - min(room, len(chunk))
+            else:
+                self.capped |= len(chunk) > room
         else:
             self.stderr += chunk[: max(0, self.policy.stderr_excerpt_bytes - len(self.stderr))]
             self.stderr_total += len(chunk)
