@@ -54,14 +54,8 @@ class ExprPrinter:
     def _print(self, expr: n.Expr) -> tuple[str, int]:
         p = self.print
         match expr:
-            case n.NumberLit(value=value):
-                return number_text(value), FACTOR if value.is_signed() else POSTFIX
-            case n.StringLit(value=value):
-                return self.string(value), POSTFIX
-            case n.BoolLit(value=value):
-                return ("true" if value else "false"), POSTFIX
-            case n.NullLit():
-                return "null", POSTFIX
+            case n.NumberLit() | n.StringLit() | n.BoolLit() | n.NullLit():
+                return self.literal(expr)
             case n.Name(name=name):
                 return name, POSTFIX
             case n.Unary(op="not", operand=operand):
@@ -87,6 +81,19 @@ class ExprPrinter:
                 return (f"({record})" if self.records_in_parentheses else record), POSTFIX
             case n.Comprehension():
                 return f"[{self.comprehension(expr)}]", POSTFIX
+            case _:
+                assert_never(expr)
+
+    def literal(self, expr: n.NumberLit | n.StringLit | n.BoolLit | n.NullLit) -> tuple[str, int]:
+        match expr:
+            case n.NumberLit(value=value):
+                return number_text(value), FACTOR if value.is_signed() else POSTFIX
+            case n.StringLit(value=value):
+                return self.string(value), POSTFIX
+            case n.BoolLit(value=value):
+                return ("true" if value else "false"), POSTFIX
+            case n.NullLit():
+                return "null", POSTFIX
             case _:
                 assert_never(expr)
 

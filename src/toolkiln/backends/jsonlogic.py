@@ -120,26 +120,16 @@ class Exporter:
 
     def expr(self, expr: n.Expr) -> Any:
         match expr:
-            case n.NumberLit(value=value):
-                return value
-            case n.StringLit(value=value) | n.BoolLit(value=value):
+            case n.NumberLit(value=value) | n.StringLit(value=value) | n.BoolLit(value=value):
                 return value
             case n.NullLit():
                 return None
             case n.ListExpr(items=items):
                 return [self.expr(item) for item in items]
-            case n.RecordExpr(entries=entries):
-                values = {entry.key: self.expr(entry.value) for entry in entries}
-                if not values:
-                    return {}
-                if not all(_constant(value) for value in values.values()):
-                    raise self.refuse("an object built from computed values", expr)
-                return {"preserve": values}
+            case n.RecordExpr():
+                return self.record(expr)
             case n.Name() | n.Field_():
-                path = self.data_path(expr)
-                if path is None:
-                    raise self.refuse("a field of a computed value", expr)
-                return self.read(path[0], path[1], expr)
+                return self.data(expr)
             case n.Unary(op="not", operand=operand):
                 return {"!": self.expr(operand)}
             case n.Unary(op="-", operand=operand) if self.numeric(operand):
@@ -156,6 +146,21 @@ class Exporter:
                 if expr.index == n.NumberLit(value=0, span=expr.index.span):
                     return self.let(bound, value)
         raise self.refuse(f"the {expr.kind} expression", expr)
+
+    def record(self, expr: n.RecordExpr) -> Any:
+        values = {entry.key: self.expr(entry.value) for entry in expr.entries}
+        if not values:
+            return {}
+        if not all(_constant(value) for value in values.values()):
+            raise self.refuse("an object built from computed values", expr)
+        return {"preserve": values}
+
+    def data(self, expr: n.Name | n.Field_) -> Any:
+        """A read of the data: a parameter, or a field of one."""
+        path = self.data_path(expr)
+        if path is None:
+            raise self.refuse("a field of a computed value", expr)
+        return self.read(path[0], path[1], expr)
 
     def numeric(self, expr: n.Expr) -> bool:
         type_ = self.type_of(expr)

@@ -99,29 +99,18 @@ def value_reader(max_digits: int, max_length: int, max_text: int, max_values: in
     fields, every string at most `max_text` characters, and at most `max_values` items and fields
     in all (so that data sharing one list many times over cannot make conversion unbounded).
     Raises RunError E0508 for anything outside them. Called inside a run's decimal scope."""
-    bounds = make_bounds(max_digits)
-    exact = bounds.create_decimal  # C: refuses by signal, with no Python frame per int
-    float_bound = 10.0 ** min(max_digits, 308)
-
-    def number(value: Decimal) -> Decimal:
-        if not value.is_finite():
-            raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
-        return exact(value)
-
-    def real(value: float) -> Decimal:
-        if -float_bound < value < float_bound:  # finite, few enough digits
-            return from_float_fast(value)
-        if value != value or value in (_INF, -_INF):
-            raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
-        return exact(from_float(value))
-
-    def text(value: str) -> str:
-        if len(value) > max_text:
-            raise RunError(codes.INVALID_ARGUMENT.code, f"a string in the data is longer than {max_text:,} characters")
-        return value
-
-    scalars: dict[type, Any] = {str: text, bool: _same, type(None): _same, int: exact, float: real, Decimal: number}
-    scalars |= {date: _same, datetime: _aware}
+    exact = make_bounds(max_digits).create_decimal  # C: refuses by signal, with no Python frame per int
+    scalars: dict[type, Any] = {
+        str: _text_reader(max_text),
+        bool: _same,
+        type(None): _same,
+        int: exact,
+        float: _real_reader(exact, 10.0 ** min(max_digits, 308)),
+        Decimal: _number_reader(exact),
+        date: _same,
+        datetime: _aware,
+    }
+    walk = _walker(scalars, max_length, max_values)
 
     def read(data: Any, left: list[int] | None = None) -> Any:
         """`data` converted; `left` holds how many more items and fields may be read, shared
@@ -133,6 +122,42 @@ def value_reader(max_digits: int, max_length: int, max_text: int, max_values: in
             return walk(data, 0, [max_values] if left is None else left)
         except ArithmeticError as error:
             raise RunError(codes.INVALID_ARGUMENT.code, _number_refusal(error, max_digits)) from None
+
+    return read
+
+
+def _number_reader(exact: Callable[[Decimal], Decimal]) -> Callable[[Decimal], Decimal]:
+    def number(value: Decimal) -> Decimal:
+        if not value.is_finite():
+            raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
+        return exact(value)
+
+    return number
+
+
+def _real_reader(exact: Callable[[Decimal], Decimal], float_bound: float) -> Callable[[float], Decimal]:
+    def real(value: float) -> Decimal:
+        if -float_bound < value < float_bound:  # finite, few enough digits
+            return from_float_fast(value)
+        if value != value or value in (_INF, -_INF):
+            raise RunError(codes.INVALID_ARGUMENT.code, f"{value} is not a finite number")
+        return exact(from_float(value))
+
+    return real
+
+
+def _text_reader(max_text: int) -> Callable[[str], str]:
+    def text(value: str) -> str:
+        if len(value) > max_text:
+            raise RunError(codes.INVALID_ARGUMENT.code, f"a string in the data is longer than {max_text:,} characters")
+        return value
+
+    return text
+
+
+def _walker(scalars: dict[type, Any], max_length: int, max_values: int) -> Callable[[Any, int, list[int]], Any]:
+    """Converts lists and objects (and subclasses of the scalars) item by item, within the
+    bounds; a scalar item is converted by its entry in `scalars`, without a call of its own."""
 
     def walk(data: Any, depth: int, left: list[int]) -> Any:
         convert = scalars.get(type(data))
@@ -165,7 +190,7 @@ def value_reader(max_digits: int, max_length: int, max_text: int, max_values: in
             return out
         return walk(_normalised(data), depth, left)
 
-    return read
+    return walk
 
 
 def _normalised(data: Any) -> Any:

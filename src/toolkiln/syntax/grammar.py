@@ -35,53 +35,78 @@ class NewlinePostLexer:
     always_accept = ("_NL", "NAME", "IF", "RETURN", "ELSE", "RBRACE")
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        depth = 0
-        in_header = False
-        pending: Token | None = None
-        last: str | None = None
+        layout = _Layout()
+        pending: Token | None = None  # a newline held back until the next token is seen
         last_token: Token | None = None
-        braces: list[bool] = []  # the open braces: True for a record's, False for a block's
-        closed_record = False  # whether the last `}` closed a record
-        else_of_block = False  # whether the last `else` follows a block (`} else {`)
         for token in stream:
             kind = token.type
             if kind == "_NL":
-                if depth == 0 and not in_header and last not in (None, "_NL", "LBRACE"):
+                if layout.ends_a_step():
                     pending = token
                 continue
             if pending is not None:
                 if kind != "ELSE":
                     yield pending
-                    last = "_NL"
+                    layout.last = "_NL"
                 pending = None
-            if kind == "LBRACE":
-                block = last in _VALUE_ENDS or (last == "RBRACE" and closed_record)
-                record = not (block or (last == "ELSE" and else_of_block))
-                braces.append(record)
-                if record:
-                    depth += 1  # a record's newlines are spaces, as a list's are
-                else:
-                    in_header = False
-            elif kind == "RBRACE":
-                closed_record = bool(braces) and braces.pop()
-                if closed_record:
-                    depth = max(0, depth - 1)
-                elif last not in ("_NL", "LBRACE"):
-                    yield Token.new_borrow_pos("_NL", "", token)
-            elif kind == "ELSE":
-                else_of_block = last == "RBRACE" and not closed_record
-            elif kind in _OPENERS:
-                depth += 1
-            elif kind in _CLOSERS:
-                depth = max(0, depth - 1)
-            elif kind == "TOOL" and last is None:
-                in_header = True
-            last, last_token = kind, token
+            if layout.ends_a_step_before(kind):
+                yield Token.new_borrow_pos("_NL", "", token)
+            layout.last, last_token = kind, token
             yield token
         if pending is not None:
             yield pending
-        elif last_token is not None and last != "_NL":
+        elif last_token is not None and layout.last != "_NL":
             yield Token.new_borrow_pos("_NL", "", last_token)
+
+
+class _Layout:
+    """Where the post-lexer is: inside brackets or a record (newlines are spaces there), in a
+    tool header, and which braces are open."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.in_header = False
+        self.last: str | None = None  # the kind of the last token passed on
+        self.braces: list[bool] = []  # the open braces: True for a record's, False for a block's
+        self.closed_record = False  # whether the last `}` closed a record
+        self.else_of_block = False  # whether the last `else` follows a block (`} else {`)
+
+    def ends_a_step(self) -> bool:
+        """Whether a newline here ends a step."""
+        return self.depth == 0 and not self.in_header and self.last not in (None, "_NL", "LBRACE")
+
+    def ends_a_step_before(self, kind: str) -> bool:
+        """Takes in a token other than a newline; whether a step ends before it (a block's
+        `}` after a step's last token)."""
+        if kind == "LBRACE":
+            self.open_brace()
+        elif kind == "RBRACE":
+            return self.close_brace()
+        elif kind == "ELSE":
+            self.else_of_block = self.last == "RBRACE" and not self.closed_record
+        elif kind in _OPENERS:
+            self.depth += 1
+        elif kind in _CLOSERS:
+            self.depth = max(0, self.depth - 1)
+        elif kind == "TOOL" and self.last is None:
+            self.in_header = True
+        return False
+
+    def open_brace(self) -> None:
+        block = self.last in _VALUE_ENDS or (self.last == "RBRACE" and self.closed_record)
+        record = not (block or (self.last == "ELSE" and self.else_of_block))
+        self.braces.append(record)
+        if record:
+            self.depth += 1  # a record's newlines are spaces, as a list's are
+        else:
+            self.in_header = False
+
+    def close_brace(self) -> bool:
+        self.closed_record = bool(self.braces) and self.braces.pop()
+        if self.closed_record:
+            self.depth = max(0, self.depth - 1)
+            return False
+        return self.last not in ("_NL", "LBRACE")
 
 
 class TooDeep(Exception):

@@ -49,6 +49,8 @@ _VALUE_ENDS = frozenset({"name", "number", "string", ")", "]", "true", "false", 
 # A block's braces get kinds of their own, so that the expression parser (whose `{` and `}`
 # are a record's) can never mistake one for the other.
 _BLOCK_OPEN, _BLOCK_CLOSE = "block{", "block}"
+# Brackets, by how they change the depth at which newlines are spaces.
+_BRACKETS = {"(": 1, "[": 1, ")": -1, "]": -1}
 # Blocks nest at most this deep here (Lark's depth guard counts three tree levels for each);
 # record types likewise. Deeper programs are Lark's.
 MAX_BLOCK_NESTING = 8
@@ -82,37 +84,47 @@ def tokenize_program(text: str) -> list[Token]:
                 last = "nl"
             pending = None
         if kind == "{":
-            block = last in _VALUE_ENDS or last == "}"  # (a `}` token kind is a record's)
-            record = not (block or (last == "else" and else_of_block))
-            braces.append(record)
-            if record:
+            if _opens_a_record(token, last, else_of_block, braces):
                 depth += 1
             else:
-                token.kind = _BLOCK_OPEN
                 in_header = False
         elif kind == "}":
-            closed_record = bool(braces) and braces.pop()
-            if closed_record:
+            if _closes_a_record(token, last, braces, append):
                 depth = max(0, depth - 1)
-            else:
-                token.kind = _BLOCK_CLOSE
-                if last not in ("nl", _BLOCK_OPEN, "{"):
-                    append(Token("nl", "", token.start, token.end))
         elif kind == "else":
             else_of_block = last == _BLOCK_CLOSE
-        elif kind == "(" or kind == "[":
-            depth += 1
-        elif kind == ")" or kind == "]":
-            depth = max(0, depth - 1)
+        elif kind in _BRACKETS:
+            depth = max(0, depth + _BRACKETS[kind])
         elif kind == "tool" and last is None:
             in_header = True
         last, last_token = token.kind, token
         append(token)
     if pending is not None:
         append(pending)
-    elif last_token is not None and last != "nl":
+    elif last_token is not None and last != "nl":  # the last step ends at the end
         append(Token("nl", "", last_token.start, last_token.end))
     return tokens
+
+
+def _opens_a_record(token: Token, last: str | None, else_of_block: bool, braces: list[bool]) -> bool:
+    """Whether a `{` opens a record; one that opens a block gets the block's kind."""
+    block = last in _VALUE_ENDS or last == "}"  # (a `}` token kind is a record's)
+    record = not (block or (last == "else" and else_of_block))
+    braces.append(record)
+    if not record:
+        token.kind = _BLOCK_OPEN
+    return record
+
+
+def _closes_a_record(token: Token, last: str | None, braces: list[bool], append: Callable[[Token], None]) -> bool:
+    """Whether a `}` closes a record; one that closes a block gets the block's kind, after
+    the newline that ends the block's last step if it has none."""
+    if braces and braces.pop():
+        return True
+    token.kind = _BLOCK_CLOSE
+    if last not in ("nl", _BLOCK_OPEN, "{"):
+        append(Token("nl", "", token.start, token.end))
+    return False
 
 
 class StatementParser(ExpressionParser):
