@@ -50,8 +50,8 @@ def program_of(spec: ProgramSpec, allowed_folders: tuple[Path, ...] | None = Non
     """The bytes to run and their arguments: a script's interpreter line and body; an
     executable's file, read now and run only if it is still the pinned one (`run`, per the
     executable protocol)."""
-    if spec.kind == "script":
-        assert spec.runtime is not None and spec.body is not None  # parse_program requires both
+    if spec.body is not None:  # a script (parse_program requires a runtime with it)
+        assert spec.runtime is not None
         return (SHEBANGS[spec.runtime] + spec.body).encode("utf-8", errors="surrogatepass"), []
     assert spec.path is not None and spec.sha256 is not None
     try:

@@ -56,6 +56,8 @@ CHANGEABLE: dict[str, tuple[str, ...]] = {
     "script": ("runtime", "body", *COMMON_FIELDS),
     "executable": ("path", "sha256", *COMMON_FIELDS),
 }
+# The fields only one kind has, as `ProgramSpec.definition()` writes them.
+OWN_FIELDS: dict[ProgramKind, tuple[str, ...]] = {"script": ("runtime", "body"), "executable": ("path", "sha256")}
 REQUIRED: dict[ProgramKind, tuple[str, ...]] = {
     "script": ("kind", "name", "description", "runtime", "body"),
     "executable": ("kind", "name", "description", "path"),
@@ -82,11 +84,7 @@ class ProgramSpec:
 
     def definition(self) -> dict[str, Any]:
         """The canonical JSON the registry stores: every field, defaults written out."""
-        own = (
-            {"runtime": self.runtime, "body": self.body}
-            if self.kind == "script"
-            else {"path": self.path, "sha256": self.sha256}
-        )
+        own = {field: getattr(self, field) for field in OWN_FIELDS[self.kind]}
         return {
             "kind": self.kind,
             "name": self.name,
@@ -151,7 +149,7 @@ def parse_program(
     risk = _choice(obj, "riskLevel", RISK_LEVELS, "low", problems)
     if permission == "elevated" or network is True:
         risk = "high"  # more than the default sandbox: every model-made version waits for a person
-    own = _script_fields(obj, problems) if kind == "script" else _executable_fields(obj, pin, allowed_folders, problems)
+    own = _OWN_READERS[kind](obj, pin, allowed_folders, problems)
     if problems:
         return None, problems
     spec = ProgramSpec(
@@ -226,7 +224,9 @@ def _timeout(value: Any, problems: list[Diagnostic]) -> float:
     return int(seconds) if seconds.is_integer() else seconds
 
 
-def _script_fields(obj: dict[str, Any], problems: list[Diagnostic]) -> dict[str, Any]:
+def _script_fields(
+    obj: dict[str, Any], pin: bool, allowed_folders: tuple[Path, ...] | None, problems: list[Diagnostic]
+) -> dict[str, Any]:
     runtime = _choice(obj, "runtime", RUNTIMES, "bash", problems) if "runtime" in obj else None
     body = obj.get("body")
     if "body" in obj:
@@ -267,3 +267,7 @@ def _pinned(path: Path, allowed_folders: tuple[Path, ...] | None, problems: list
         problems.append(_at(error.message, "path", error.hint, lookup_code(error.code) or codes.EXECUTABLE_NOT_FOUND))
         return None
     return sha256
+
+
+# What each kind reads of its own fields (a script its runtime and body, an executable its file).
+_OWN_READERS = {"script": _script_fields, "executable": _executable_fields}

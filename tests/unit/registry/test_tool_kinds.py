@@ -165,7 +165,6 @@ MAY_NAME_KINDS = (
     "registry/kinds/",
     "llm/",
     "server/routes/check.py",
-    "executables/",
     "syntax/json_front.py",
     "registry/kitz.py",
 )
