@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import networkx as nx
 
 from toolkiln.backends.n8n.catalog import Catalog, load_catalog
+from toolkiln.backends.n8n.dataflow import data_flow
 from toolkiln.backends.n8n.document import N8nInput, at
 from toolkiln.check.workflow.releases import (
     POSITION_REQUIRED_FROM,
@@ -104,6 +105,9 @@ def lint_n8n(workflow: N8nInput, *, n8n_version: str | None = None) -> list[Diag
     graph = _main_graph(data, first, catalog, report)
     _reachability(graph, nodes, first, catalog, report)
     _loops(graph, nodes, first, report)
+    if len(first) == len(nodes):  # with two nodes of one name, a name does not say which
+        for code, message, path, hint in data_flow(data, first, graph):
+            report(code, message, path, hint)
     return workflow.locate(found)
 
 

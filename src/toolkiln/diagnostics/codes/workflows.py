@@ -528,3 +528,49 @@ write it as text. Rename one of the nodes (and its connections), then import aga
     toolkiln workflow import two_sets.json     # error: nodes 2 and 5 are both called `Set`
 """,
 )
+
+# --- data flow between the nodes of an n8n workflow (backends/n8n/dataflow.py) ---------------
+
+UNKNOWN_INPUT_FIELD = register(
+    "W0733",
+    "unknown-input-field",
+    "Field no input of the node has",
+    """
+An expression reads a field (`$json.x`, `$('Node').item.json.x`) that the items reaching it do
+not have, on every path: the nodes before it are all of a kind whose output toolkiln knows (a
+Set node's fields, a Webhook's `headers`, `params`, `query` and `body`, nodes that pass their
+input on) and none of them gives `x`. n8n evaluates it to
+`undefined`. The message lists the fields that do arrive; nothing is reported where any input
+is unknown.
+
+    Webhook -> Set: "={{ $json.email }}"          # warning: the webhook gives body, headers, ...
+    Webhook -> Set: "={{ $json.body.email }}"     # fixed
+""",
+)
+
+UNKNOWN_NODE_REFERENCE = register(
+    "E0734",
+    "unknown-node-reference",
+    "Expression reads a node that does not exist",
+    """
+An expression reads `$('Name')` or `$node["Name"]`, and the workflow has no node of that name
+(it was renamed or deleted). n8n fails the node when it evaluates the expression ("Referenced
+node doesn't exist"). Name an existing node; the hint suggests the closest name.
+
+    "={{ $('Get Order').item.json.id }}"     # error: the node is called `Get order`
+""",
+)
+
+UNCONNECTED_NODE_REFERENCE = register(
+    "E0735",
+    "unconnected-node-reference",
+    "Expression follows items back to a node no path connects",
+    """
+An expression reads `$('Name').item` (or `.pairedItem()`), which asks n8n for the item of
+`Name` that the current item came from, but no chain of connections leads from `Name` to this
+node, so no item came from it and n8n fails the node. Connect `Name` before this node, or read
+`$('Name').first()` if you mean its first item whatever path ran.
+
+    Webhook -> A;  Webhook -> B;  B: "={{ $('A').item.json.id }}"     # error
+""",
+)
