@@ -21,32 +21,12 @@ from toolkiln.check.scope import free_reads
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, Fix
 from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.semantics.foreign_names import SAME_AS_BUILTIN
 
 # Fields models read for a length, from JavaScript (`.length`), Java and Ruby (`.size`).
 LENGTH_FIELDS = ("length", "size")
 # Function names from other languages with a builtin that does the same, to rename to.
-RENAMED_FUNCTIONS = {
-    "length": "len",
-    "size": "len",
-    "mean": "avg",
-    "average": "avg",
-    "lowercase": "lower",
-    "uppercase": "upper",
-    "toLowerCase": "lower",
-    "toUpperCase": "upper",
-    "strip": "trim",
-    "startswith": "starts_with",
-    "startsWith": "starts_with",
-    "endswith": "ends_with",
-    "endsWith": "ends_with",
-    "includes": "contains",
-    "str": "text",
-    "String": "text",
-    "toString": "text",
-    "float": "number",
-    "parseFloat": "number",
-    "Number": "number",
-}
+RENAMED_FUNCTIONS = SAME_AS_BUILTIN
 # The literals of other languages, read as names: what toolkiln writes for them.
 FOREIGN_LITERALS = {
     "None": "null",

@@ -35,28 +35,10 @@ from toolkiln.check.scope import assigned_names
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.semantics.foreign_names import SAME_AS_BUILTIN, WRITE_INSTEAD
 
 # Functions models reach for from other languages, and what to call instead.
-FUNCTION_ALIASES = {
-    "str": "text",
-    "string": "text",
-    "int": "floor or round",
-    "float": "number",
-    "length": "len",
-    "size": "len",
-    "mean": "avg",
-    "average": "avg",
-    "pow": "the ** operator",
-    "lowercase": "lower",
-    "uppercase": "upper",
-    "strip": "trim",
-    "startswith": "starts_with",
-    "endswith": "ends_with",
-    "includes": "contains",
-    "ifelse": "`x if condition else y`",
-    "if": "`x if condition else y`",
-    "concat": "the + operator or a format template",
-}
+FUNCTION_ALIASES = {**SAME_AS_BUILTIN, **WRITE_INSTEAD}
 # Arithmetic and order on two numbers (what the checks below would find well typed).
 _NUMERIC_RESULTS = {**dict.fromkeys(n.ARITHMETIC_OPS, NUMBER), **dict.fromkeys(n.ORDER_OPS, BOOLEAN)}
 _VERBS = {

@@ -33,6 +33,7 @@ from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, arguments_json
 from toolkiln.cli.peers import add_peer_commands
 from toolkiln.cli.programs import add_program_commands, print_run_result
 from toolkiln.errors import CompileError, Error, RunError
+from toolkiln.registry.formats import FORMATS
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
 DEFAULT_REGISTRY = ".toolkiln"
 ACTORS = ("user", "llm")
 STATUSES = ("active", "disabled", "pending_approval", "rejected")
-FORMATS = ("openai", "anthropic", "mcp", "gemini")
 
 
 def registry_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -18,6 +18,7 @@ from toolkiln.llm.client import checked_tool_choice
 from toolkiln.llm.errors import LLMConfigError, LLMError, ScriptExhausted
 from toolkiln.llm.messages import Message, MessageLike, Reply, Usage, as_messages
 from toolkiln.llm.tools import Tools, tool_definitions
+from toolkiln.registry.formats import CHAT_FORMATS
 
 ScriptItem = str | Reply | LLMError
 
@@ -42,8 +43,8 @@ class ScriptedClient:
     provider = "scripted"
 
     def __init__(self, replies: Iterable[ScriptItem], *, model: str = "scripted", tool_format: str = "openai") -> None:
-        if tool_format not in ("openai", "anthropic"):
-            raise LLMConfigError(f"tool_format must be 'openai' or 'anthropic', got {tool_format!r}")
+        if tool_format not in CHAT_FORMATS:
+            raise LLMConfigError(f"tool_format must be one of {', '.join(CHAT_FORMATS)}, got {tool_format!r}")
         self._script = list(replies)
         for index, item in enumerate(self._script):
             if not isinstance(item, str | Reply | LLMError):

@@ -25,8 +25,7 @@ from typing import Any
 
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import InvalidRequest
-
-FORMATS = ("openai", "anthropic", "mcp", "gemini")
+from toolkiln.registry.formats import FORMATS
 
 NAME_RULES = {
     "openai": (re.compile(r"[a-zA-Z0-9_-]{1,64}"), "^[a-zA-Z0-9_-]{1,64}$"),

@@ -32,6 +32,7 @@ from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import Principal, principal_of
+from toolkiln.semantics.builtins import authored_builtins
 
 if TYPE_CHECKING:
     from toolkiln.registry.definitions import Compiled
@@ -67,9 +68,8 @@ _LANGUAGE = (
     '{"op": "condition", "if": "total > 100", "then": [steps], "else": [steps]}; '
     '{"op": "return", "value": "round(total, 2)"}. Every path must end in a return. Expressions: '
     "+ - * / % **, == != < <= > >=, and or not, in, x if cond else y, [e for v in list if cond], "
-    "obj.field, list[i], and the functions abs all any avg ceil clamp coalesce contains count ends_with floor "
-    "get join len lower max min number replace round sqrt starts_with sum text trim upper. "
-    "Numbers are exact decimals. There are no loops, imports or other functions. "
+    f"obj.field, list[i], and the functions {' '.join(authored_builtins())}. Numbers are exact decimals. "
+    "There are no loops, imports or other functions. "
     'Optional "examples": [{"args": {"qty": 2, "price": 5}, "expect": 10}, ...]: each is run before the tool '
     "is saved, and a wrong result is reported with the arguments, the expected and the actual value."
 )

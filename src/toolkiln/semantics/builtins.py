@@ -27,7 +27,7 @@ from toolkiln.ast.types import (
 from toolkiln.diagnostics import codes
 from toolkiln.semantics import (
     date_builtins,
-    js_builtins,  # noqa: F401 - registers the builtins of imported JsonLogic rules
+    js_builtins,
     list_builtins,
     text_builtins,
 )
@@ -52,6 +52,7 @@ from toolkiln.semantics.values import equal, to_text_within, too_long, type_name
 
 __all__ = [
     "BUILTINS",
+    "authored_builtins",
     "CHARS_PER_OPERATION",
     "Arg",
     "Builtin",
@@ -422,3 +423,9 @@ def _join(limits: Limits, values: list[Any], separator: str = "") -> str:
 )
 def _text(limits: Limits, value: Any) -> str:
     return to_text_within(value, limits.max_string_length)
+
+
+def authored_builtins() -> list[str]:
+    """The names of the builtins a tool's author writes, sorted: every builtin but those of
+    imported JsonLogic rules (`truthy`, `js_add`, ...). What models are told the language has."""
+    return sorted(name for name in BUILTINS if name not in js_builtins.JSONLOGIC_BUILTINS)

@@ -19,6 +19,7 @@ from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, STRING, array_of
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.builtin_registry import (
+    BUILTINS,
     Arg,
     all_sizes,
     builtin,
@@ -541,3 +542,8 @@ def _js_missing_some(limits: Limits, data: Any, need: Any, keys: Any) -> list[An
     wanted = _operands(keys)
     missing = _missing(data, wanted)
     return [] if len(wanted) - len(missing) >= to_number(need) else missing
+
+
+# What this module registered: the builtins of imported rules, not of the language a tool's
+# author writes (see `authored_builtins`).
+JSONLOGIC_BUILTINS = frozenset(name for name, b in BUILTINS.items() if b.impl.__module__ == __name__)

@@ -17,7 +17,6 @@ ACTING_AS = (
     "who to act as, narrowing the token's kind: a person's token may act as a model (\"llm\"); "
     'absent: as the token says (a model\'s token can never act as "user")'
 )
-Format = Literal["openai", "anthropic", "mcp", "gemini"]
 Definition = dict[str, Any] | str
 Arguments = dict[str, Any]
 

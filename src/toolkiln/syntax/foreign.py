@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from toolkiln.semantics.foreign_names import SAME_AS_BUILTIN, WRITE_INSTEAD
+
 
 @dataclass(frozen=True)
 class Foreign:
@@ -31,46 +33,11 @@ _STRING = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
 _RECEIVER = re.compile(rf"(?:(?:{_NAME})(?:\.{_NAME})*|{_STRING})\.({_NAME})\s*$")
 
 # Methods of JavaScript and Python with a builtin taking the receiver first.
-RECEIVER_FIRST = {
-    "upper": "upper",
-    "toUpperCase": "upper",
-    "lower": "lower",
-    "toLowerCase": "lower",
-    "trim": "trim",
-    "strip": "trim",
-    "startsWith": "starts_with",
-    "startswith": "starts_with",
-    "endsWith": "ends_with",
-    "endswith": "ends_with",
-    "includes": "contains",
-    "replace": "replace",
-    "replaceAll": "replace",
-    "split": "split",
-    "length": "len",
-    "toString": "text",
-    "slice": "slice",
-    "capitalize": "capitalize",
-    "title": "title",
-    "padStart": "pad_left",
-    "padEnd": "pad_right",
-    "get": "get",
-    "count": "count",
-    "sort": "sort",
-}
+RECEIVER_FIRST = SAME_AS_BUILTIN
 # `Math.round(x)` and Python's `math.floor(x)`: the builtin of the same name.
 MATH_FUNCTIONS = ("round", "floor", "ceil", "abs", "max", "min", "sqrt")
 # Methods with no builtin of their own, and what toolkiln writes instead.
-OTHER_METHODS = {
-    "map": "a comprehension: `[x * 2 for x in items]`",
-    "filter": "a comprehension with `if`: `[x for x in items if x > 0]`",
-    "reduce": "sum(...), count(...), any(...) or all(...) over a comprehension",
-    "forEach": "a comprehension: `[f(x) for x in items]`",
-    "push": "a new list: `items + [item]`",
-    "append": "a new list: `items + [item]`",
-    "toFixed": 'a format template: `format "{{x:.2f}}"` (or round(x, 2) for a number)',
-    "format": 'a format step: `message = format "Hello {{name}}"`',
-    "pow": "the ** operator: `a ** b`",
-}
+OTHER_METHODS = WRITE_INSTEAD
 
 
 # Type names of other languages (Python, JSON Schema's neighbours) and toolkiln's.

@@ -19,6 +19,7 @@ from typing import Any
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import NO_SPAN, Span
 from toolkiln.backends.workflow_printer import is_plain_name
+from toolkiln.semantics.foreign_names import SAME_AS_BUILTIN
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -47,7 +48,9 @@ _BINARY = {
 }
 REQUEST_PARTS = ("body", "query", "headers")  # a webhook's data: keywords of `http`, fine here
 _MATH = {"abs", "floor", "ceil", "sqrt"}
-_STRING_METHODS = {"toUpperCase": "upper", "toLowerCase": "lower", "trim": "trim"}
+# The string methods whose builtin means exactly the same in an n8n expression (not `replace`:
+# JavaScript's replaces the first match only).
+_STRING_METHODS = {method: SAME_AS_BUILTIN[method] for method in ("toUpperCase", "toLowerCase", "trim")}
 
 # A root, `$json` (None) or `$('name')` (the name), and the field names after it -> the
 # compute expression they read (the resolver knows which step `$json` is).

@@ -12,11 +12,12 @@ from typing import Any
 from fastapi import APIRouter
 
 from toolkiln.registry.errors import InvalidRequest, ToolNotActive
+from toolkiln.registry.formats import Format
 from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
-from toolkiln.server.schemas import Format, Stats, ToolName
+from toolkiln.server.schemas import Stats, ToolName
 from toolkiln.server.services import Reg
 
 router = APIRouter(prefix="/tools", tags=["definitions"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
