@@ -177,7 +177,8 @@ def test_what_a_run_builds_stays_within_the_budget_whatever_it_builds(
         try:
             heavy.run(args)
         except RunError as error:
-            assert error.code in ("E0503", "E0504", "E0505", "E0515"), error
+            # E0507: the time budget, which a loaded machine can reach first (seen at load 10)
+            assert error.code in ("E0503", "E0504", "E0505", "E0507", "E0515"), error
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
