@@ -103,8 +103,8 @@ def test_an_unknown_op_like_calculate_is_not_taken_for_call():
     assert diagnostics[0].hint.startswith("did you mean `call`? (op is one of:")
 
 
-def test_call_is_a_reserved_word():
-    assert "E0110" in [d.code for d in toolkiln.check("call = 1\nreturn call")]
+def test_call_is_a_reserved_word_in_json_too():
+    """(In text: tests/unit/check/data/syntax.test.)"""
     assert "E0110" in [
         d.code
         for d in toolkiln.check(

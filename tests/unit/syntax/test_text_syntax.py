@@ -117,15 +117,3 @@ def test_deep_nesting_is_a_diagnostic_not_a_crash():
 def test_source_size_limit():
     diagnostic = parse_error("x = 1\n" * 200_000)
     assert diagnostic.code == "E0401"
-
-
-@pytest.mark.parametrize(
-    "source", ["and = 5\nreturn and", "true = 1\nreturn 1", "x = for\nreturn x", "return sum(x for lookup in xs)"]
-)
-def test_reserved_words_cannot_name_variables(source):
-    assert parse_error(source).code == "E0110"
-
-
-def test_a_tool_needs_a_description():
-    diagnostic = parse_error("tool t()\n{\n  return 1\n}")
-    assert diagnostic.code == "E0108" and "description" in diagnostic.hint
