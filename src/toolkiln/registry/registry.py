@@ -55,7 +55,7 @@ from toolkiln.registry.errors import (
     ToolNotFound,
     WorkflowDeployFailed,
 )
-from toolkiln.registry.kinds import RunContext, Runnable, kind_of
+from toolkiln.registry.kinds import KINDS, RunContext, Runnable, kind_of
 from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import (
     ACTORS,
@@ -637,8 +637,9 @@ class Registry(Checking, Trusting, Applying):
         """The active tools in `format`, with the tools left out and the adaptations made."""
         exports.check_format(format)
         specs = [
-            exports.ToolSpec(r.name, r.description, r.parameters, dict(kind_of(r.kind).annotations))
+            exports.ToolSpec(r.name, r.description, r.parameters, dict(KINDS[r.kind].annotations))
             for r in self.list(status="active")
+            if r.kind in KINDS  # (a record of a kind this toolkiln lacks does not run: a problem once checked)
         ]
         return exports.export(specs, format)
 

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from toolkiln import CompileError, Registry, RunError
 from toolkiln.diagnostics import codes
-from toolkiln.registry import kinds
+from toolkiln.registry import BrokenTool, kinds
 from toolkiln.registry.kinds.base import Compiled, CompileOptions, RunContext, Runnable, ToolKind, at_path
 from toolkiln.registry.models import ToolRecord
 
@@ -118,8 +118,13 @@ def test_a_kind_from_outside_survives_a_reopened_registry_and_leaves_with_the_ta
         reg.create(ANSWER)
     with kinds.registered(ConstantKind()), Registry(tmp_path / "reg") as again:
         assert again.run("answer") == 42 and again.problems == []
-    with Registry(tmp_path / "reg") as without, pytest.raises(CompileError, match="unknown tool kind 'constant'"):
-        without.create({**ANSWER, "name": "other"})
+    with Registry(tmp_path / "reg") as without:
+        assert without.export("mcp").definitions == []  # not run, so not offered, even before a check
+        with pytest.raises(CompileError, match="unknown tool kind 'constant'"):
+            without.create({**ANSWER, "name": "other"})
+        with pytest.raises(BrokenTool, match="unknown tool kind 'constant'"):
+            without.run("answer")
+        assert [r.name for r in without.list()] == ["answer"]  # its file is listed; it does not run
 
 
 def test_a_kind_from_outside_is_checked_shown_and_served(tmp_path, constant):
