@@ -3,7 +3,8 @@
 its errors to stderr or as `{"error": ..., "details": ...}`.
 
 Arguments never become program text: they reach the program as JSON on stdin and, for
-convenience, as environment variables `TK_ARG_<NAME>` holding each one's JSON encoding. They
+convenience, as environment variables `TK_ARG_<NAME>` holding each one's JSON encoding (and
+`SKILL_ARGS`, all of them, as RustyClaw's skills read them). They
 are checked against the tool's `input_schema` before anything runs.
 """
 
@@ -114,8 +115,9 @@ def checked_arguments(name: str, schema: dict[str, Any], arguments: Any, *, path
 
 def argument_env(arguments: dict[str, Any]) -> dict[str, str]:
     """`TK_ARG_<NAME>` -> the JSON of each argument whose name is letters, digits and `_`. Two
-    names that differ only in case would be one variable: neither gets one (both are on stdin)."""
-    env: dict[str, str] = {}
+    names that differ only in case would be one variable: neither gets one (both are on stdin).
+    `SKILL_ARGS` holds them all, as stdin does: what RustyClaw's skills read."""
+    env: dict[str, str] = {"SKILL_ARGS": json.dumps(arguments)}
     clashes: set[str] = set()
     for name, value in arguments.items():
         if not _ENV_SAFE.fullmatch(name):

@@ -76,3 +76,23 @@ def test_a_description_longer_than_500_characters_is_accepted(registry):
     request = CASES["test_validate_description_too_long"]["request"]
     assert CASES["test_validate_description_too_long"]["expect_valid"] is False
     assert refused_fields(registry, script_definition(request, name="test_tool")) == set()
+
+
+@pytest.mark.usefixtures("bwrap_installed")
+def test_a_rustyclaw_body_reads_its_arguments_from_skill_args(tmp_path):
+    # RustyClaw's scripts get their arguments only as the JSON text of SKILL_ARGS.
+    body = "city=$(printf '%s' \"$SKILL_ARGS\" | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"city\"])')\n"
+    body += 'echo "weather for $city"'
+    definition = {
+        "kind": "script",
+        "name": "get_weather",
+        "description": "Weather for a city",
+        "runtime": "bash",
+        "body": body,
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "policy": "allow",
+    }
+    with Registry(tmp_path / "registry", durable=False) as registry:
+        registry.create(definition)
+        result = registry.run("get_weather", {"city": "Lyon; rm -rf /"})
+    assert result["output"] == "weather for Lyon; rm -rf /\n"  # data, never program text
