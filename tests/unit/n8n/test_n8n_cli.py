@@ -65,6 +65,16 @@ def test_deploy_creates_then_updates_the_workflow_of_the_same_name(fake, wf_file
     assert "+ 1" in json.dumps(fake.workflows["wf1"]["nodes"])
 
 
+def test_redeploying_an_active_workflow_says_the_previous_version_can_run_for_a_moment(fake, wf_file, capsys):
+    assert main(["n8n", "deploy", str(wf_file), "--activate"]) == 0
+    assert "note:" not in capsys.readouterr().err  # created: nothing ran before it
+    wf_file.write_text(WF.replace("body.price", "body.price + 1"))
+    assert main(["n8n", "deploy", str(wf_file), "--activate"]) == 0
+    captured = capsys.readouterr()
+    assert "updated 'order_total': id wf1 (active)" in captured.out
+    assert "can still run the previous version" in captured.err
+
+
 def test_deploy_an_n8n_json_file_without_activating(fake, tmp_path, capsys):
     path = tmp_path / "exported.json"
     workflow = {
