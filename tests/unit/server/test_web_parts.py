@@ -163,6 +163,7 @@ def test_the_test_tab_does_not_run_a_pending_workflow_tool_it_refuses_it(tmp_pat
     from unit.n8n.fake_n8n import FakeN8n
 
     from toolkiln import Registry
+    from toolkiln.registry.principals import LOCAL_USER
     from toolkiln.server.web.trials import run_once
 
     workflow = (
@@ -179,6 +180,7 @@ def test_the_test_tab_does_not_run_a_pending_workflow_tool_it_refuses_it(tmp_pat
     with Registry(tmp_path / "reg", n8n=FakeN8n().client()) as reg:
         record = reg.create(definition, created_by="llm")
         assert record.status == "pending_approval"
-        outcome = run_once(reg, record, {"qty": 3})
+        outcome = run_once(reg, record, {"qty": 3}, LOCAL_USER)
     assert "result" not in outcome
     assert outcome["errors"][0]["code"] == "R0203" and "runs only when active" in outcome["errors"][0]["message"]
+    assert len(outcome["errors"][0]) == 16 and outcome["errors"][0]["hint"]  # the one shape, as every refusal

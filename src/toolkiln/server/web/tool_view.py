@@ -92,7 +92,7 @@ def example_runs(reg: Registry, record: ToolRecord) -> tuple[list[ExampleRun], l
     except CompileError as error:
         return [], [d.to_dict() for d in error.diagnostics]
     except RegistryError as error:
-        return [], [{"code": error.code, "message": error.message, "hint": error.hint}]
+        return [], [error.to_dict()]
     runs = []
     for example in examples:
         shown, expect = to_json(example.get("args")), to_json(example.get("expect"))

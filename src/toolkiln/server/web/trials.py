@@ -13,9 +13,11 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from toolkiln.diagnostics import codes
-from toolkiln.errors import CompileError, RunError
-from toolkiln.registry.errors import RegistryError
+from toolkiln.diagnostics.details import ErrorDetails
+from toolkiln.errors import Error
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.outcome import Outcome
+from toolkiln.registry.principals import Principal
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import to_json
 from toolkiln.server.services import Reg, RunSlot
@@ -27,24 +29,28 @@ from toolkiln.server.web.rendering import render
 router = APIRouter(include_in_schema=False)
 
 
-def run_once(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> dict[str, Any]:
-    """{"result": JSON text} or {"errors": [diagnostic dicts]}."""
+def run_once(reg: Registry, record: ToolRecord, args: dict[str, Any], principal: Principal) -> dict[str, Any]:
+    """{"result": JSON text} or {"errors": [the Outcome's error dicts]}: an active tool runs
+    through `Registry.invoke` for the visitor, one that is not active is tried once."""
+    outcome = (
+        reg.invoke(record.name, args, principal=principal) if record.status == "active" else _tried(reg, record, args)
+    )
+    if not outcome.ok:
+        return {"errors": outcome.error_dicts}
+    return {"result": to_json(outcome.result, indent=2, exact=True)}
+
+
+def _tried(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> Outcome:
+    """A tool that is not active, checked and run once as POST /api/v1/tools/test runs one."""
     try:
-        if record.status == "active":
-            value = reg.run(record.name, args)
-        else:
-            compiled = reg.check_definition(record.definition, seconds=reg.check_seconds)
-            if compiled.kind.not_tried is not None:
-                refusal = f"a {record.kind} tool runs only when active (its run acts outside toolkiln)"
-                return {"errors": [{"code": codes.TOOL_NOT_ACTIVE.code, "message": refusal}]}
-            value = compiled.kind.try_run(compiled, args, reg.tables, None)
-    except RunError as error:
-        return {"errors": [error.to_dict()]}
-    except CompileError as error:
-        return {"errors": [d.to_dict() for d in error.diagnostics]}
-    except RegistryError as error:
-        return {"errors": [error.to_dict()]}
-    return {"result": to_json(value, indent=2, exact=True)}
+        compiled = reg.check_definition(record.definition, seconds=reg.check_seconds)
+        if compiled.kind.not_tried is not None:
+            refusal = f"a {record.kind} tool runs only when active (its run acts outside toolkiln)"
+            return Outcome.refused(record.name, [ErrorDetails.coded(codes.TOOL_NOT_ACTIVE, refusal)])
+        value = compiled.kind.try_run(compiled, args, reg.tables, None)
+    except Error as error:
+        return Outcome.failed(record.name, error)
+    return Outcome(True, value, (), record.version, record.name)
 
 
 @router.post("/ui/tools/{name}/run")
@@ -53,7 +59,7 @@ def run_tool(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: st
     record = reg.get(name)
     fields = form_fields(record.parameters, record.definition.get("examples"))
     try:
-        outcome = run_once(reg, record, read_arguments(fields, form))
+        outcome = run_once(reg, record, read_arguments(fields, form), visitor.principal)
     except FormValues as refused:
         outcome = {"errors": refused.problems}
     outcome["counted"] = record.status == "active"
