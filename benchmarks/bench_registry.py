@@ -99,7 +99,7 @@ def bench_startup(root: Path, count: int) -> list[tuple[str, str, str]]:
     fresh.list()  # reads every record the start did not
     first_list = time.perf_counter() - start
     listing = timed(fresh.list)
-    refresh = min(timeit.repeat(cold._mirror.refresh, number=2000, repeat=3)) / 2000
+    refresh = min(timeit.repeat(cold._store.refresh, number=2000, repeat=3)) / 2000
     start = time.perf_counter()
     assert not cold.problems  # checks every definition (the check cache is empty)
     check = time.perf_counter() - start

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from toolkiln import CompileError, Registry, RunError
 from toolkiln.registry import DuplicateTool, ToolNotActive
-from toolkiln.registry.store import Store
+from toolkiln.registry.folder import Folder
 
 
 def definition(name: str, expression: str, description: str = "A test tool") -> dict:
@@ -121,7 +121,7 @@ def churn(root: str) -> None:
 
 
 def big_write(root: str, size: int) -> None:
-    store = Store(root)
+    store = Folder(root)
     path = Path(root) / "tools" / "victim.json"
     print("writing", flush=True)
     with store.lock():

@@ -26,7 +26,7 @@ class Names(Protocol):
 
 
 class CompiledTools(Protocol):
-    """Where callees come from (the registry's `Mirror` is one, `reads.Reads` another): the
+    """Where callees come from (the registry's `Store` is one, `reads.Reads` another): the
     loaded tools' names, and each one's compiled form (BrokenTool when it does not compile)."""
 
     @property

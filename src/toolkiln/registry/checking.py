@@ -11,8 +11,8 @@ from typing import Any
 from toolkiln.registry.admission import passing
 from toolkiln.registry.budget import finish_within
 from toolkiln.registry.definitions import Compiled
-from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.reads import Reads
+from toolkiln.registry.store import Store
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.tool import Tool
 
@@ -24,7 +24,7 @@ class Checking:
     """Mixed into `Registry`, whose attributes these are."""
 
     limits: Limits | None
-    _mirror: Mirror
+    _store: Store
     _mutex: threading.RLock
     _check_slots: threading.BoundedSemaphore
 
@@ -55,5 +55,5 @@ class Checking:
     def _reads(self) -> Reads:
         """A view of the registry for a check made without the lock (see reads.py)."""
         with self._mutex:
-            self._mirror.refresh()
-            return Reads(self._mirror, self._mutex, self._callee_tool)
+            self._store.refresh()
+            return Reads(self._store, self._mutex, self._callee_tool)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from toolkiln.registry.errors import StoreError
-from toolkiln.registry.store import Sig, Store
+from toolkiln.registry.folder import Folder, Sig
 
 STATE_DIR_ENV = "TOOLKILN_STATE_DIR"  # the state home (tests point it at a folder of their own)
 FORMAT = 1
@@ -116,19 +116,19 @@ def _written_by_another(path: Path) -> bytes | None:
     return None
 
 
-def folder_identity(store: Store) -> bytes:
+def folder_identity(store: Folder) -> bytes:
     """What ties an index (or a signature) to one folder: its real path, device and inode."""
     st = os.stat(store.root)
     return f"{os.path.realpath(store.root)}\0{st.st_dev}\0{st.st_ino}".encode()
 
 
-def _mac(key: bytes, store: Store, version_tag: str, body: bytes) -> str:
+def _mac(key: bytes, store: Folder, version_tag: str, body: bytes) -> str:
     signed = hmac.new(key, folder_identity(store), hashlib.sha256)
     signed.update(b"\0" + version_tag.encode() + b"\0" + body)
     return signed.hexdigest()
 
 
-def read_index(store: Store, key: bytes | None, version_tag: str) -> dict[str, Entry]:
+def read_index(store: Folder, key: bytes | None, version_tag: str) -> dict[str, Entry]:
     """{tool file name: entry}, or {} for an index that is missing, torn, forged, from another
     folder or toolkiln version, or unreadable."""
     if key is None:
@@ -158,7 +158,7 @@ def read_index(store: Store, key: bytes | None, version_tag: str) -> dict[str, E
         return {}  # (authentic but not understood: a format this code does not know)
 
 
-def write_index(store: Store, key: bytes | None, version_tag: str, entries: Mapping[str, Entry]) -> None:
+def write_index(store: Folder, key: bytes | None, version_tag: str, entries: Mapping[str, Entry]) -> None:
     """Replace the index atomically (a killed writer leaves the old one, or a temporary file
     that is never read). A folder that cannot be written keeps no index."""
     if key is None:

@@ -1,4 +1,4 @@
-"""The names of a registry folder's parts (store.py describes them), and how to recognise one.
+"""The names of a registry folder's parts (folder.py describes them), and how to recognise one.
 
 Kept apart from the store, which imports filelock: `toolkiln check` asks `is_registry` of every
 folder it walks, and a project's ./.toolkiln registry holds records, not tool files.

@@ -20,8 +20,8 @@ from typing import Any
 from toolkiln.registry.callees import Callees
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import BrokenTool, StoreError
-from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.store import Store
 from toolkiln.tool import Tool
 
 Seen = tuple[ToolRecord | None, Compiled | None]  # a tool's record and compiled form (None: none)
@@ -33,12 +33,12 @@ class Reads:
     is what the definition's `call` steps are checked against and its examples call, `tables`
     what its examples read."""
 
-    def __init__(self, mirror: Mirror, mutex: threading.RLock, resolve: Callable[[str], Tool]) -> None:
-        self._mirror, self._mutex, self._resolve = mirror, mutex, resolve
-        self.tables: Mapping[str, Any] = mirror.tables  # (replaced, never changed, by a reload)
+    def __init__(self, store: Store, mutex: threading.RLock, resolve: Callable[[str], Tool]) -> None:
+        self._store, self._mutex, self._resolve = store, mutex, resolve
+        self.tables: Mapping[str, Any] = store.tables  # (replaced, never changed, by a reload)
         self._tools: dict[str, Seen] = {}
         self._callers: dict[str, tuple[tuple[str, ToolRecord], ...]] = {}
-        self.records = _LockedNames(mirror, mutex)
+        self.records = _LockedNames(store, mutex)
         self.callees = Callees(self, self._resolved)
 
     # --- what Callees asks (CompiledTools) ---------------------------------------------------
@@ -64,10 +64,10 @@ class Reads:
 
     def _current(self, name: str) -> Seen:
         try:
-            compiled: Compiled | None = self._mirror.compiled(name)
+            compiled: Compiled | None = self._store.compiled(name)
         except BrokenTool:  # (which drops the record: read it after)
             compiled = None
-        return self._mirror.records.get(name), compiled
+        return self._store.records.get(name), compiled
 
     # --- the callers a new version must not break ----------------------------------------------
 
@@ -80,16 +80,16 @@ class Reads:
             return plan
 
     def _callers_now(self, name: str) -> CallerPlan:
-        mirror = self._mirror
-        if not mirror.callers(name):
+        store = self._store
+        if not store.callers(name):
             return None, ()
         from toolkiln.registry import dependencies  # (networkx: loaded only once tools call others)
 
-        record = mirror.records.get(name)
-        old = mirror.cached_compiled(name, record) if record is not None else None
+        record = store.records.get(name)
+        old = store.cached_compiled(name, record) if record is not None else None
         callers = []
-        for caller in dependencies.callers_in_order(mirror.calls, name):
-            found = mirror.records.get(caller)
+        for caller in dependencies.callers_in_order(store.calls, name):
+            found = store.records.get(caller)
             if found is not None and caller != name:
                 callers.append((caller, found))
         return old, tuple(callers)
@@ -98,8 +98,8 @@ class Reads:
 
     def still_hold(self) -> bool:
         """Whether every tool the check read, the callers it rechecked and the tables are as
-        they were (the caller holds the lock and has refreshed the mirror)."""
-        if self._mirror.tables is not self.tables:
+        they were (the caller holds the lock and has refreshed the store)."""
+        if self._store.tables is not self.tables:
             return False
         for name, (record, compiled) in self._tools.items():
             now = self._current(name)
@@ -117,16 +117,16 @@ class Reads:
 class _LockedNames:
     """The loaded tools' names, each question asked holding the mutex."""
 
-    def __init__(self, mirror: Mirror, mutex: threading.RLock) -> None:
-        self._mirror, self._mutex = mirror, mutex
+    def __init__(self, store: Store, mutex: threading.RLock) -> None:
+        self._store, self._mutex = store, mutex
 
     def __contains__(self, name: object) -> bool:
         with self._mutex:
-            return name in self._mirror.records
+            return name in self._store.records
 
     def keys(self) -> set[str]:
         with self._mutex:
-            return set(self._mirror.records)
+            return set(self._store.records)
 
 
 def attempts(seconds: float) -> Iterator[None]:

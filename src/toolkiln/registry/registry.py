@@ -1,15 +1,17 @@
 """`toolkiln.Registry`: checked tools persisted in a folder, with a lifecycle, versions,
 usage counts, exports to every tool-calling format, and meta-tools for models.
 
-Every change holds the store's cross-process lock, rereads what it changes from disk, writes
-atomically and appends one audit line; every call first catches up with changes made by
-other processes (see mirror.py). Only what compiled is written.
+The tools live in a `Store` (store.py; a registry folder by default, directory.py), which the
+registry talks to through that protocol only. Every change holds the store's cross-process
+lock, rereads what it changes, writes and appends one audit line; every call first catches up
+with changes made by other processes. Only what compiled is written.
 """
 
 from __future__ import annotations
 
 import builtins
 import difflib
+import os
 import threading
 import time
 import weakref
@@ -27,14 +29,8 @@ from toolkiln.registry.applying import Applying
 from toolkiln.registry.budget import CHECK_SLOTS
 from toolkiln.registry.callees import Callees
 from toolkiln.registry.capabilities import LOCAL, Capabilities
-from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
+from toolkiln.registry.changes import WATCH_SECONDS
 from toolkiln.registry.checking import Checking
-from toolkiln.registry.codec import (
-    decode_audit,
-    decode_record,
-    encode_audit,
-    encode_record,
-)
 from toolkiln.registry.definitions import (
     Compiled,
     apply_changes,
@@ -42,6 +38,7 @@ from toolkiln.registry.definitions import (
     only_description_changed,
     refuse,
 )
+from toolkiln.registry.directory import DirectoryStore
 from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import (
     BrokenTool,
@@ -49,14 +46,12 @@ from toolkiln.registry.errors import (
     InvalidRequest,
     N8nNotConfigured,
     RegistryError,
-    StoreError,
     ToolInUse,
     ToolNotActive,
     ToolNotFound,
     WorkflowDeployFailed,
 )
 from toolkiln.registry.kinds import KINDS, RunContext, Runnable, kind_of
-from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import (
     ACTORS,
     STATUSES,
@@ -76,25 +71,20 @@ from toolkiln.registry.revisions import audit_entry, first_version, next_version
 from toolkiln.registry.runs import Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.trusting import Trusting
-from toolkiln.registry.usage import UsageBook, flush_quietly
 from toolkiln.registry.workflows import WorkflowTools
 from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
 from toolkiln.tool import Tool
-from toolkiln.version import __version__
 
 if TYPE_CHECKING:
-    from toolkiln.n8n.client import N8nClient
+    from toolkiln.backends.n8n.client import N8nClient
 
 _monotonic = time.monotonic  # (a global lookup fewer per run)
 
 
-def _version_tag() -> str:
-    return f"toolkiln {__version__}"
-
-
 class Registry(Checking, Trusting, Applying):
-    """A folder of persisted, checked tools. See docs/registry.md.
+    """Persisted, checked tools: in the folder `path`, or in the `Store` given instead (the
+    folder's own options then do not apply). See docs/registry.md.
 
     `policy` decides statuses and permissions; `limits` bound every run (a run's own `limits=`
     wins); `usage_flush_seconds` is how often run counts reach usage.json (0: on every run);
@@ -111,7 +101,7 @@ class Registry(Checking, Trusting, Applying):
 
     def __init__(
         self,
-        path: str | Path,
+        path: str | os.PathLike[str] | Store,
         *,
         policy: Policy | None = None,
         limits: Limits | None = None,
@@ -127,21 +117,24 @@ class Registry(Checking, Trusting, Applying):
         self.capabilities = capabilities
         self._workflows = WorkflowTools(n8n)
         self.limits = limits
-        self._store = Store(path, lock_timeout=lock_timeout, durable=durable)
-        self.path = self._store.root
-        self._mirror = Mirror(
-            self._store, version_tag=_version_tag(), trust_cache=trust_check_cache, rescan_seconds=rescan_seconds
-        )
-        self._usage = UsageBook(self._store)
+        if isinstance(path, str | os.PathLike):
+            path = DirectoryStore(
+                path,
+                lock_timeout=lock_timeout,
+                durable=durable,
+                rescan_seconds=rescan_seconds,
+                trust_check_cache=trust_check_cache,
+            )
+        self._store: Store = path
+        self.path = Path(self._store.location)
         self._runner = Runner()
-        self._changes = ChangeCounter(self._store.open_changes)
-        self._counter = self._changes.words  # (None: no hot path, every run asks the folder)
+        self._counter = self._store.changes.words  # (None: no hot path, every run asks the store)
         # name -> (change counter, until when, the tool's run, its run counter, its last-run
-        # cell; see usage.Tally): what `run` reuses without asking the file system while
-        # nothing has changed (see changes.py); the mirror empties it whenever it reloads a
-        # record or the tables.
+        # cell; see usage.Tally): what `run` reuses without asking the store while nothing has
+        # changed (see changes.py). The store owns it and empties it in place whenever a
+        # record or the tables change (its one invalidation rule, store.py).
         self._hot: dict[str, tuple[int, float, Callable[..., Any], Iterator[int], builtins.list[float]]] = (
-            self._mirror.runnables
+            self._store.runnables
         )
         self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
@@ -149,13 +142,10 @@ class Registry(Checking, Trusting, Applying):
         self._flush_seconds = usage_flush_seconds
         self._flush_at = time.monotonic() + usage_flush_seconds  # when `run` next flushes the counts
         resolve = weakref.WeakMethod(self._callee_tool)
-        self._callees = Callees(self._mirror, lambda name: resolve()(name))  # type: ignore[misc]
-        self._mirror.tools = self._callees
-        self._mirror.load()
-        self._finalizer = weakref.finalize(self, flush_quietly, self._usage)
+        self._store.open(Callees(self._store, lambda name: resolve()(name)))  # type: ignore[misc]
 
     def __repr__(self) -> str:
-        return f"<Registry {self.path} ({len(self._mirror.records)} tools)>"
+        return f"<Registry {self._store.location} ({len(self._store.records)} tools)>"
 
     def __enter__(self) -> Registry:
         return self
@@ -169,17 +159,23 @@ class Registry(Checking, Trusting, Applying):
         self._flush_quietly()
 
     def flush(self) -> None:
-        """Add this process's pending run counts to usage.json."""
+        """Add this process's pending run counts to the stored ones (usage.json)."""
+        self._flush(quietly=False)
+
+    def _flush_quietly(self) -> None:
+        """Flush the run counts; counting never turns a run into a failure. When they cannot be
+        written, the store keeps them for the next flush and a problem says why."""
+        self._flush(quietly=True)
+
+    def _flush(self, *, quietly: bool) -> None:
         with self._mutex:
-            usage = self._usage.flush(lambda name: self._store.tool_path(name).exists())
-            if usage is not None:
-                self._mirror.note_usage(usage)
-            self._flush_at = time.monotonic() + self._flush_seconds
+            self._flush_at = time.monotonic() + self._flush_seconds  # (a failure is retried then)
+            self._store.flush_usage(quietly=quietly)
 
     def refresh(self) -> None:
         """Reread every file now (changes are otherwise picked up before each call)."""
         with self._mutex:
-            self._mirror.load()
+            self._store.reload()
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -189,28 +185,28 @@ class Registry(Checking, Trusting, Applying):
         definition not checked yet is checked first (files whose bytes were checked before
         are trusted through the check cache)."""
         with self._mutex:
-            self._mirror.refresh()
-            names = sorted(self._mirror.records)
+            self._store.refresh()
+            names = sorted(self._store.records)
         for name in names:  # the mutex for one check at a time: thousands take seconds
             with self._mutex:
-                self._mirror.check(name)
+                self._store.check(name)
         with self._mutex:
-            return [self._mirror.problems[f] for f in sorted(self._mirror.problems)]
+            return self._store.problems()
 
     @property
     def tables(self) -> dict[str, dict[str, Any]]:
         """The tables lookups read: tables/*.json and *.csv, by table name."""
         with self._mutex:
-            self._mirror.refresh()
-            return dict(self._mirror.tables)
+            self._store.refresh()
+            return dict(self._store.tables)
 
     def get(self, name: str) -> ToolRecord:
         """A tool's record; its definition is checked (once): BrokenTool when it no longer checks."""
         with self._mutex:
-            self._mirror.refresh()
-            if check_name(name) in self._mirror.records:
+            self._store.refresh()
+            if check_name(name) in self._store.records:
                 try:
-                    self._mirror.compiled(name)
+                    self._store.compiled(name)
                 except BrokenTool:
                     pass  # now a problem: _loaded says so
             return self._with_usage(self._loaded(name))
@@ -222,50 +218,41 @@ class Registry(Checking, Trusting, Applying):
         if created_by is not None and created_by not in ACTORS:
             raise InvalidRequest(f"created_by must be one of {', '.join(ACTORS)}, not {created_by!r}")
         with self._mutex:
-            self._mirror.refresh()
-            self._usage.drain()
-            used = self._mirror.usage.keys() | self._usage.pending.keys()  # the others have no runs
+            self._store.refresh()
+            used = self._store.used()  # the others have no runs
             return [
                 self._with_usage(r) if r.name in used else r
-                for r in self._mirror.sorted_records()
+                for r in self._store.sorted_records()
                 if (status is None or r.status == status) and (created_by is None or r.created_by == created_by)
             ]
 
     def __contains__(self, name: object) -> bool:
         with self._mutex:
-            self._mirror.refresh()
-            return name in self._mirror.records
+            self._store.refresh()
+            return name in self._store.records
 
     def __len__(self) -> int:
         with self._mutex:
-            self._mirror.refresh()
-            return len(self._mirror.records)
+            self._store.refresh()
+            return len(self._store.records)
 
     def history(self, name: str) -> builtins.list[ToolRecord]:
         """Every version of a tool, oldest first; the last is the current one."""
         with self._mutex:
-            self._mirror.refresh()
+            self._store.refresh()
             current = self._loaded(check_name(name))
             versions = []
             for number in self._store.past_versions(name):
                 if number >= current.version:
                     continue  # left by an update that died before its record was written
-                past = self._past_version(name, number)
+                past = self._store.past_version(name, number)
                 if past is not None:
                     versions.append(past)
             return versions + [self._with_usage(current)]
 
     def audit_log(self, tool: str | None = None) -> builtins.list[AuditEntry]:
         """The audit entries, oldest first; only one tool's when `tool` is given."""
-        found: builtins.list[AuditEntry] = []
-        offset = 0
-        while True:  # read in chunks: the log only grows
-            lines, end = self._store.read_lines(self._store.audit_path, offset)
-            entries = (decode_audit(line) for line in lines)
-            found.extend(e for e in entries if e is not None and (tool is None or e.tool == tool))
-            if end == offset:
-                return found
-            offset = end
+        return self._store.audit(tool)
 
     # --- creating and changing ----------------------------------------------------------------
 
@@ -294,15 +281,10 @@ class Registry(Checking, Trusting, Applying):
                     if not reads.still_hold():
                         continue  # a tool it calls, or a table, changed while it was checked
                     self._refuse_duplicate(name)
-                    refuse_cycle(self._mirror.calls, name, compiled)
-                    self._store.remove_tree(self._store.version_dir(name))  # what a deleted tool left behind
-                    if name in self._mirror.usage:
-                        self._mirror.note_usage(self._usage.flush(forget=(name,)) or {})
-                    self._commit(
-                        record,
-                        compiled,
-                        audit_entry("create", principal, name, now, None, record, note),
-                    )
+                    refuse_cycle(self._store.calls, name, compiled)
+                    self._store.clear_leftovers(name)  # what a deleted tool left behind
+                    entry = audit_entry("create", principal, name, now, None, record, note)
+                    self._store.commit(entry, record, compiled, vouched=True)
                     made = None
                     return record
             raise kept_changing()
@@ -332,7 +314,7 @@ class Registry(Checking, Trusting, Applying):
                 old = self._read_locked(name)
                 self.policy.check("update", actor, old)
                 reads = self._reads()
-                self._mirror.vouch(old, "update")  # (a program or workflow it did not write: refused now)
+                self._store.vouch(old, "update")  # (a program or workflow it did not write: refused now)
             changed = self._pinned(apply_changes(old.definition, changes), reads.callees)
             compiled = passing(changed, reads.tables, self.limits)
             admit_program(compiled, principal, self.capabilities, "update")
@@ -360,16 +342,9 @@ class Registry(Checking, Trusting, Applying):
             with self._writing():
                 if self._read_locked(name) != old or not reads.still_hold():
                     continue  # changed while it was checked: check again
-                refuse_cycle(self._mirror.calls, name, compiled)
-                vouched = self._mirror.vouch(old, "update")
-                self._keep_past(old, record, vouched)
-                self._commit(
-                    record,
-                    compiled,
-                    audit_entry("update", principal, name, now, old, record, note),
-                    vouched=vouched,
-                )
-                return self._with_usage(record)
+                refuse_cycle(self._store.calls, name, compiled)
+                entry = audit_entry("update", principal, name, now, old, record, note)
+                return self._save(old, record, compiled, entry, self._store.vouch(old, "update"))
         raise kept_changing()
 
     def rollback(self, name: str, version: int, by: Principal | str = "user") -> ToolRecord:
@@ -385,7 +360,7 @@ class Registry(Checking, Trusting, Applying):
                 self.policy.check("rollback", actor, old)
                 past = self._rollback_source(name, version, old)
                 reads = self._reads()
-                self._mirror.vouch(old, "roll back")
+                self._store.vouch(old, "roll back")
             try:
                 compiled = compile_definition(past.definition, reads.callees)
             except CompileError as error:
@@ -399,24 +374,20 @@ class Registry(Checking, Trusting, Applying):
             with self._writing():
                 if self._read_locked(name) != old or not reads.still_hold():
                     continue  # changed while it was checked: check again
-                refuse_cycle(self._mirror.calls, name, compiled)
-                vouched = self._mirror.vouch(old, "roll back")
-                self._keep_past(old, record, vouched)
-                self._commit(
-                    record,
-                    compiled,
-                    audit_entry("rollback", principal, name, now, old, record, f"to version {version}"),
-                    vouched=vouched and self._mirror.signatures.file_verifies(name, version),
+                refuse_cycle(self._store.calls, name, compiled)
+                vouched = self._store.vouch(old, "roll back")
+                entry = audit_entry("rollback", principal, name, now, old, record, f"to version {version}")
+                return self._save(
+                    old, record, compiled, entry, vouched, vouched and self._store.past_verifies(name, version)
                 )
-                return self._with_usage(record)
         raise kept_changing()
 
     def _rollback_source(self, name: str, version: int, old: ToolRecord) -> ToolRecord:
         """The past version `version` of `name` (whose current record is `old`), to roll back to."""
         if version == old.version:
             raise InvalidRequest(f"`{name}` is at version {version} already")
-        past = self._past_version(name, version) if 1 <= version < old.version else None
-        problem = self._mirror.problems.get(self._store.relative(self._store.version_path(name, version)))
+        past = self._store.past_version(name, version) if 1 <= version < old.version else None
+        problem = self._store.problem_of(name, version)
         if past is None and problem is not None:
             raise BrokenTool(
                 f"version {version} of `{name}` cannot be loaded",
@@ -439,9 +410,9 @@ class Registry(Checking, Trusting, Applying):
         check_name(name)
         for _ in attempts(self._store.lock_timeout):
             with self._mutex:
-                self._mirror.refresh()
+                self._store.refresh()
                 data, old = self._deletable(name, actor, force)
-            if old is not None and old.deployment is not None and self._mirror.vouch(old, "delete"):
+            if old is not None and old.deployment is not None and self._store.vouch(old, "delete"):
                 self._delete_workflow(old.deployment, force)  # (n8n, without the lock; an unsigned id: never)
             with self._writing():
                 if self._deletable(name, actor, force)[0] == data:
@@ -451,16 +422,15 @@ class Registry(Checking, Trusting, Applying):
 
     def _deletable(self, name: str, actor: Actor, force: bool) -> tuple[bytes, ToolRecord | None]:
         """The bytes and record (None: it does not decode) of a tool `actor` may delete now."""
-        path = self._store.tool_path(name)
-        data = self._store.read_bytes(path)
-        if data is None:
+        stored = self._store.stored(name)
+        if stored is None:
             raise self._not_found(name)
-        old, _ = decode_record(data, self._store.relative(path))
+        data, old = stored.data, stored.record
         if old is None and actor == "llm":
             raise BrokenTool(f"`{name}` cannot be loaded, so a model cannot delete it", hint="ask the user")
         if old is not None:
             self.policy.check("delete", actor, old)
-        callers = self._mirror.callers(name)
+        callers = self._store.callers(name)
         if callers and not force:
             listed = ", ".join(f"`{c}`" for c in callers)
             raise ToolInUse(
@@ -473,17 +443,10 @@ class Registry(Checking, Trusting, Applying):
     def _set_aside(self, name: str, old: ToolRecord | None, principal: Principal) -> None:
         """Move the tool's files to .deleted/ and write the audit line (the caller holds the lock)."""
         now = utc_now()
-        backup = self._store.set_aside(name, now.strftime("%Y%m%dT%H%M%S%fZ"))
-        self._usage.drop(name)
-        usage = self._usage.flush(forget=(name,))
-        if usage is not None:
-            self._mirror.note_usage(usage)
+        backup = self._store.set_aside(name, now)
         self._runner.forget(name)
-        self._commit(
-            None,
-            None,
-            audit_entry("delete", principal, name, now, old, None, f"kept in {backup}"),
-            name=name,
+        self._store.commit(
+            audit_entry("delete", principal, name, now, old, None, f"kept in {backup}"), None, None, True
         )
 
     def _delete_workflow(self, deployment: Deployment, force: bool) -> None:
@@ -504,17 +467,17 @@ class Registry(Checking, Trusting, Applying):
         check_name(name)
         for _ in attempts(self._store.lock_timeout):
             with self._mutex:
-                self._mirror.refresh()
+                self._store.refresh()
                 old = self._read_locked(name)
                 if not kind_of(old.kind).deploys:
                     raise InvalidRequest(f"`{name}` is a {old.kind} tool; only workflow tools are deployed")
-                self._mirror.vouch(old, "deploy")
+                self._store.vouch(old, "deploy")
                 if old.status != "active":
                     raise ToolNotActive(
                         f"`{name}` is {old.status.replace('_', ' ')}; only active tools are deployed",
                         hint=_ACTIVATE_HINT.get(old.status),
                     )
-                compiled = self._mirror.cached_compiled(name, old)
+                compiled = self._store.cached_compiled(name, old)
             compiled = compiled or compile_definition(old.definition)
             deployment = self._workflows.deploy(old, compiled)  # (n8n, without the lock)
             record = old.model_copy(update={"deployment": deployment})
@@ -522,7 +485,8 @@ class Registry(Checking, Trusting, Applying):
                 if self._read_locked(name) != old:
                     continue  # changed meanwhile: deployed again as it is now
                 note = f"n8n workflow {deployment.workflow_id}"
-                self._commit(record, compiled, audit_entry("deploy", principal, name, utc_now(), old, record, note))
+                entry = audit_entry("deploy", principal, name, utc_now(), old, record, note)
+                self._store.commit(entry, record, compiled, vouched=True)
                 return self._with_usage(record)
         raise kept_changing()
 
@@ -610,28 +574,9 @@ class Registry(Checking, Trusting, Applying):
         try:
             return tool.run(args, tables=tables, limits=limits or self.limits, clock=clock)
         finally:
-            self._usage.count(name, now)
+            self._store.count_run(name, now)
             if now >= self._flush_at:
                 self._flush_quietly()
-
-    def _flush_quietly(self) -> None:
-        """Flush the run counts; counting never turns a run into a failure. When usage.json
-        cannot be written (a full disk, a read-only folder), the counts stay in memory for the
-        next flush, and a problem on usage.json says why until a flush succeeds."""
-        try:
-            self.flush()
-        except StoreError as error:
-            with self._mutex:
-                self._flush_at = time.monotonic() + self._flush_seconds  # retried then, not on every run
-                pending = sum(count for count, _ in self._usage.pending.values())
-                self._mirror.note_unreadable(
-                    self._store.usage_path,
-                    StoreError(
-                        f"run counts not written: {error.message}; {pending} run(s) are kept in memory "
-                        "and written at the next flush",
-                        hint="free space or fix the folder's permissions; counts of a process that ends first are lost",
-                    ),
-                )
 
     def export(self, format: str) -> exports.Export:  # noqa: A002 - the public parameter name
         """The active tools in `format`, with the tools left out and the adaptations made."""
@@ -661,31 +606,31 @@ class Registry(Checking, Trusting, Applying):
     def _runnable(self, name: str) -> Runnable:
         """The active tool `name`, as its kind runs it; ToolNotActive and the like."""
         with self._mutex:
-            changes = self._changes.value()  # before the refresh: a change during it is seen next time
-            self._usage.drain()  # (at least every 50 ms of runs: the runs not yet drained stay few)
-            self._mirror.refresh()
+            changes = self._store.changes.value()  # before the refresh: a change during it is seen next time
+            self._store.drain_usage()  # (at least every 50 ms of runs: the runs not yet drained stay few)
+            self._store.refresh()
             record = self._loaded(name)
             kind = kind_of(record.kind)
             if kind.signed:  # its status (and what it reaches) is believed only when signed here
-                self._mirror.vouch(record, "run")
+                self._store.vouch(record, "run")
             if record.status != "active":
                 raise ToolNotActive(
                     f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
                     hint=_ACTIVATE_HINT.get(record.status),
                 )
-            compiled = self._mirror.compiled(name)
+            compiled = self._store.compiled(name)
             context = RunContext(self.capabilities, self._note_unsandboxed, self._workflows, self._with_tables)
             tool = kind.runnable(record, compiled, context)
             if changes is not None and not kind.signed:  # (a signed kind is vouched for at each run)
-                tally = self._usage.tally(name)
+                tally = self._store.tally(name)
                 self._hot[name] = (changes, time.monotonic() + self._hot_seconds, tool.run, tally.runs, tally.last)
             return tool
 
     def _with_tables(self, name: str, tool: Tool) -> Tool:
         """A compute tool with the registry's tables it reads (the caller holds the mutex)."""
-        if self._runner.needs_missing_table(name, tool, self._mirror.tables):
-            self._mirror.rescan_tables()
-        return self._runner.tool(name, tool, self._mirror.tables, self._mirror.tables_generation)
+        if self._runner.needs_missing_table(name, tool, self._store.tables):
+            self._store.rescan_tables()
+        return self._runner.tool(name, tool, self._store.tables, self._store.tables_generation)
 
     def _callee_tool(self, name: str) -> Tool:
         """The tool a `call` step runs: as `run` would find it, its refusal as a RunError."""
@@ -700,8 +645,7 @@ class Registry(Checking, Trusting, Applying):
 
     @contextmanager
     def _writing(self) -> Iterator[None]:
-        with self._mutex, self._store.lock():
-            self._mirror.refresh()
+        with self._mutex, self._store.writing():
             yield
 
     def _transition(self, name: str, action: Transition, by: Principal | str, note: str | None = None) -> ToolRecord:
@@ -710,12 +654,12 @@ class Registry(Checking, Trusting, Applying):
         check_name(name)
         for _ in attempts(self._store.lock_timeout):
             with self._mutex:
-                self._mirror.refresh()
+                self._store.refresh()
                 old = self._read_locked(name)
-                vouched = self._mirror.vouch(old, action)
+                vouched = self._store.vouch(old, action)
                 self.policy.check(action, actor, old)
                 status = transition(old, action)
-                compiled = self._mirror.cached_compiled(name, old)
+                compiled = self._store.cached_compiled(name, old)
             if action == "approve":  # the approver vouches for what the program may use
                 admit_program(compiled or compile_definition(old.definition), principal, self.capabilities, action)
             now = utc_now()
@@ -723,14 +667,10 @@ class Registry(Checking, Trusting, Applying):
             if vouched:  # (an unsigned record's deployment is not believed: nothing is taken down)
                 record = self._workflows.settle(old, record, compiled)
             with self._writing():
-                if self._read_locked(name) != old or self._mirror.vouch(old, action) != vouched:
+                if self._read_locked(name) != old or self._store.vouch(old, action) != vouched:
                     continue  # changed meanwhile: n8n is settled again for what it is now
-                self._commit(
-                    record,
-                    compiled,
-                    audit_entry(action, principal, name, now, old, record, note),
-                    vouched=vouched,
-                )
+                entry = audit_entry(action, principal, name, now, old, record, note)
+                self._store.commit(entry, record, compiled, vouched)
                 return self._with_usage(record)
         raise kept_changing()
 
@@ -743,45 +683,24 @@ class Registry(Checking, Trusting, Applying):
 
     def _note_unsandboxed(self, record: ToolRecord) -> None:
         """An audit line for a run outside the sandbox, written before the run starts."""
-        entry = AuditEntry(
-            at=utc_now(),
-            by=record.created_by,
-            action="run",
-            tool=record.name,
-            old_version=record.version,
-            new_version=record.version,
-            note='unsandboxed (sandbox "none", granted to this registry)',
-        )
-        self._store.append_line(self._store.audit_path, encode_audit(entry))
+        note = 'unsandboxed (sandbox "none", granted to this registry)'
+        self._store.append_audit(audit_entry("run", record.created_by, record.name, utc_now(), record, record, note))
 
-    def _keep_past(self, old: ToolRecord, record: ToolRecord, vouched: bool) -> None:
-        """Keep `old` as a past version when `record` is the next one, signed when `vouched`
-        (the caller holds the lock)."""
-        if record.version != old.version:
-            data = encode_record(old).encode("utf-8")
-            self._store.write_bytes(self._store.version_path(old.name, old.version), data)
-            self._mirror.sign(old.name, old, data, vouched, past=True)
-
-    def _commit(
+    def _save(
         self,
-        record: ToolRecord | None,
-        compiled: Compiled | None,
+        old: ToolRecord,
+        record: ToolRecord,
+        compiled: Compiled,
         entry: AuditEntry,
-        name: str | None = None,
-        vouched: bool = True,
-    ) -> None:
-        """Write the tool file (already removed for a delete), sign it when what it was made
-        from verified (`vouched`), mark it checked, append the audit line."""
-        name = record.name if record is not None else name
-        assert name is not None
-        data = None
-        if record is not None:
-            data = encode_record(record).encode("utf-8")
-            self._store.write_bytes(self._store.tool_path(name), data)
-        self._mirror.sign(name, record, data, vouched)
-        self._store.append_line(self._store.audit_path, encode_audit(entry))
-        self._changes.bump()
-        self._mirror.note_own_write(name, record, compiled, data)
+        vouched: bool,
+        record_vouched: bool | None = None,
+    ) -> ToolRecord:
+        """Commit the next record of a tool, keeping `old` as a past version when the version
+        moves, signed when `vouched` (the caller holds the lock)."""
+        if record.version != old.version:
+            self._store.keep_version(old, vouched)
+        self._store.commit(entry, record, compiled, vouched if record_vouched is None else record_vouched)
+        return self._with_usage(record)
 
     @overload
     def _read_locked(self, name: str) -> ToolRecord: ...
@@ -789,24 +708,24 @@ class Registry(Checking, Trusting, Applying):
     def _read_locked(self, name: str, *, missing_ok: Literal[True]) -> ToolRecord | None: ...
     def _read_locked(self, name: str, *, missing_ok: bool = False) -> ToolRecord | None:
         """The tool's record as it is on disk now (the caller holds the lock)."""
-        path = self._store.tool_path(name)
-        data = self._store.read_bytes(path)
-        if data is None:
+        stored = self._store.stored(name)
+        if stored is None:
             if missing_ok:
                 return None
             raise self._not_found(name)
-        record, diagnostics = decode_record(data, self._store.relative(path))
-        if record is None:
+        if stored.record is None:
             raise BrokenTool(
-                f"the file of `{name}` cannot be loaded", hint="fix or delete it; see problems", diagnostics=diagnostics
+                f"the file of `{name}` cannot be loaded",
+                hint="fix or delete it; see problems",
+                diagnostics=stored.diagnostics,
             )
-        return record
+        return stored.record
 
     def _loaded(self, name: str) -> ToolRecord:
-        record = self._mirror.records.get(name)
+        record = self._store.records.get(name)
         if record is not None:
             return record
-        problem = self._mirror.problems.get(self._store.relative(self._store.tool_path(name)))
+        problem = self._store.problem_of(name)
         if problem is not None:
             raise BrokenTool(
                 f"`{name}` cannot be loaded: {problem.message}",
@@ -816,16 +735,12 @@ class Registry(Checking, Trusting, Applying):
         raise self._not_found(name)
 
     def _not_found(self, name: str) -> ToolNotFound:
-        close = difflib.get_close_matches(name, list(self._mirror.records), n=1)
+        close = difflib.get_close_matches(name, list(self._store.records), n=1)
         hint = f"did you mean `{close[0]}`?" if close else "list the tools to see their names"
         return ToolNotFound(f"no tool named `{name}`", hint=hint)
 
-    def _past_version(self, name: str, version: int) -> ToolRecord | None:
-        """A past version's record; a file that does not decode is added to the problems."""
-        return self._mirror.past_version(name, version)
-
     def _with_usage(self, record: ToolRecord) -> ToolRecord:
-        count, last = self._usage.merged(self._mirror.usage, record.name)
+        count, last = self._store.usage_of(record.name)
         if count == record.usage_count and last == record.last_used_at:
             return record
         return record.model_copy(update={"usage_count": count, "last_used_at": last})

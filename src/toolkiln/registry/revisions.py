@@ -48,17 +48,20 @@ def next_version(policy: Policy, old: ToolRecord, compiled: Compiled, actor: Act
 
 def audit_entry(
     action: Action,
-    principal: Principal,
+    by: Principal | Actor,
     tool: str,
     at: datetime,
-    old: ToolRecord | None,
-    new: ToolRecord | None,
+    old: ToolRecord | None = None,
+    new: ToolRecord | None = None,
     note: str | None = None,
 ) -> AuditEntry:
+    """The audit line of every change (and of an unsandboxed run, and a trust): who (`by`: a
+    principal, or the actor a record names), what, and the version and status before and after."""
+    principal = by if isinstance(by, Principal) else None
     return AuditEntry(
         at=at,
-        by=principal.actor,
-        via=principal.via,
+        by=principal.actor if principal is not None else by,
+        via=principal.via if principal is not None else None,
         action=action,
         tool=tool,
         old_version=old.version if old else None,

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from toolkiln.registry.codec import decode_record
 from toolkiln.registry.errors import StoreError
+from toolkiln.registry.folder import Folder, Sig, sig_of
 from toolkiln.registry.index import folder_identity, load_key
-from toolkiln.registry.store import Sig, Store, sig_of
 
 FORMAT = 1
 MAX_SIGNATURES_BYTES = 64 * 1024 * 1024
@@ -40,9 +40,9 @@ def slot(name: str, version: int | None = None) -> str:
 
 
 class Signatures:
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.path = store.root / ".cache" / "signatures.json"
+    def __init__(self, folder: Folder) -> None:
+        self.folder = folder
+        self.path = folder.root / ".cache" / "signatures.json"
         self._seen: Sig | None | bool = False  # False: never read
         self._macs: dict[str, str] = {}
         self._changed: set[str] = set()
@@ -68,7 +68,7 @@ class Signatures:
         if self._keyed is None:
             key = load_key()
             try:
-                identity = None if key is None else folder_identity(self.store)
+                identity = None if key is None else folder_identity(self.folder)
             except OSError:
                 identity = None
             if key is None or identity is None:
@@ -95,10 +95,10 @@ class Signatures:
             else:
                 macs[where] = mac
         body = json.dumps({"format": FORMAT, "records": dict(sorted(macs.items()))}, separators=(",", ":"))
-        self.store.check_folders(self.path.parent)
+        self.folder.check_folders(self.path.parent)
         # Not fsynced: a power cut that loses the last signatures leaves records unsigned (the
         # safe side: they are trusted again), and each write would cost two more fsyncs.
-        self.store.write_bytes(self.path, body.encode() + b"\n", durable=False)
+        self.folder.write_bytes(self.path, body.encode() + b"\n", durable=False)
         self._changed.update(where.partition("@")[0] for where in changes)
         self._macs, self._seen = macs, sig_of(self.path)
 
@@ -108,11 +108,11 @@ class Signatures:
         changes: dict[str, str | None] = {}
         signed: dict[str, list[int]] = {}
         for name in names:
-            found: list[tuple[int | None, Path]] = [(None, self.store.tool_path(name))]
-            found += [(n, self.store.version_path(name, n)) for n in self.store.past_versions(name)]
+            found: list[tuple[int | None, Path]] = [(None, self.folder.tool_path(name))]
+            found += [(n, self.folder.version_path(name, n)) for n in self.folder.past_versions(name)]
             for number, path in found:
-                data = self.store.read_bytes(path)
-                record = None if data is None else decode_record(data, self.store.relative(path))[0]
+                data = self.folder.read_bytes(path)
+                record = None if data is None else decode_record(data, self.folder.relative(path))[0]
                 if data is None or record is None or record.name != name or number not in (None, record.version):
                     continue
                 changes[slot(name, number)] = self.mac(name, record.version, data)
@@ -122,7 +122,7 @@ class Signatures:
 
     def file_verifies(self, name: str, version: int) -> bool:
         """Whether the file of a past version is one this registry signed, here."""
-        data = self.store.read_bytes(self.store.version_path(name, version))
+        data = self.folder.read_bytes(self.folder.version_path(name, version))
         self.refresh()
         return data is not None and self.verifies(slot(name, version), name, version, hashlib.sha256(data).digest())
 
@@ -135,7 +135,7 @@ class Signatures:
         """The signatures on disk: {} for a file that is missing, unreadable or not ours (every
         record then fails to verify, which is safe)."""
         try:
-            data = self.store.read_bytes(self.path, MAX_SIGNATURES_BYTES)
+            data = self.folder.read_bytes(self.path, MAX_SIGNATURES_BYTES)
             raw = json.loads(data) if data is not None else None
         except (StoreError, OSError, ValueError):
             return {}

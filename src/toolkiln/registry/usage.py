@@ -16,10 +16,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from itertools import count
 
-from toolkiln.registry.codec import iso
-from toolkiln.registry.mirror import Usage, decode_usage
-from toolkiln.registry.store import Store
-from toolkiln.semantics.values import to_json
+from toolkiln.registry.folder import Folder
+from toolkiln.registry.usage_file import Usage, decode_usage, encode_usage
 
 
 class Tally:
@@ -44,8 +42,8 @@ class Tally:
 
 
 class UsageBook:
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, folder: Folder) -> None:
+        self.folder = folder
         # name -> (runs, time of the last as time.monotonic(): what `run` has read already)
         self.pending: dict[str, tuple[int, float]] = {}
         self._lock = threading.Lock()
@@ -100,9 +98,9 @@ class UsageBook:
         if not pending and not forget:
             return None
         try:
-            with self.store.lock():
+            with self.folder.lock():
                 usage, _ = decode_usage(
-                    self.store.read_bytes(self.store.usage_path), self.store.relative(self.store.usage_path)
+                    self.folder.read_bytes(self.folder.usage_path), self.folder.relative(self.folder.usage_path)
                 )
                 changed = False
                 for name in forget:
@@ -115,7 +113,7 @@ class UsageBook:
                     usage[name] = (old_count + count, last if old_last is None or last > old_last else old_last)
                     changed = True
                 if changed:
-                    self.store.write_text(self.store.usage_path, encode_usage(usage))
+                    self.folder.write_text(self.folder.usage_path, encode_usage(usage))
                 return usage
         except BaseException:
             with self._lock:  # keep the counts for the next try
@@ -130,14 +128,9 @@ def _moment(stamp: float) -> datetime:
     return datetime.fromtimestamp(time.time() - (time.monotonic() - stamp), UTC)
 
 
-def encode_usage(usage: Usage) -> str:
-    data = {name: {"count": count, "last_used_at": iso(last)} for name, (count, last) in sorted(usage.items())}
-    return to_json(data, indent=1) + "\n"
-
-
 def flush_quietly(book: UsageBook) -> None:
     """For the finalizer: flush at exit or collection, never raising out of it."""
     try:
-        book.flush(lambda name: book.store.tool_path(name).exists())
+        book.flush(lambda name: book.folder.tool_path(name).exists())
     except Exception:  # noqa: BLE001 - at interpreter exit there is no one to report to
         pass

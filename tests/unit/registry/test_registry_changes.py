@@ -93,7 +93,7 @@ def test_without_a_counter_every_run_looks_at_the_folder(tmp_path, make_def):
     (root / ".cache").mkdir(parents=True)
     os.symlink("/dev/zero", root / ".cache" / "changes")  # never opened through a link
     with Registry(root) as reg, Registry(root) as elsewhere:
-        assert reg._changes.value() is None
+        assert reg._store.changes.value() is None
         reg.create(make_def())
         assert elsewhere.run("double", {"x": 2}) == 4
         reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})

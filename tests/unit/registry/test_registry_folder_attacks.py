@@ -20,7 +20,7 @@ import pytest
 from toolkiln import Registry
 from toolkiln.cli import main
 from toolkiln.registry.errors import BrokenTool, StoreError, UnsafeFile
-from toolkiln.registry.store import Store
+from toolkiln.registry.folder import Folder
 
 DEFINITION = {
     "name": "double",
@@ -211,7 +211,7 @@ def test_a_linked_audit_log_is_not_appended_to(root, tmp_path):
 
 
 def test_store_refuses_paths_outside_the_folder(tmp_path):
-    store = Store(tmp_path / "reg", durable=False)
+    store = Folder(tmp_path / "reg", durable=False)
     with pytest.raises(UnsafeFile):
         store.read_bytes(tmp_path / "elsewhere.json")
 
@@ -220,14 +220,14 @@ def test_store_refuses_paths_outside_the_folder(tmp_path):
 
 
 def test_a_full_disk_does_not_fail_a_run(root, monkeypatch):
-    real_write = Store.write_bytes
+    real_write = Folder.write_bytes
 
     def full_disk(self, path, data):
         if path.name == "usage.json":
             raise StoreError("cannot write usage.json: No space left on device")
         return real_write(self, path, data)
 
-    monkeypatch.setattr(Store, "write_bytes", full_disk)
+    monkeypatch.setattr(Folder, "write_bytes", full_disk)
     with Registry(root, durable=False, usage_flush_seconds=0) as reg:
         assert reg.run("double", {"x": 21}) == 42
         assert reg.run("double", {"x": 1}) == 2
@@ -236,7 +236,7 @@ def test_a_full_disk_does_not_fail_a_run(root, monkeypatch):
         message = reg.problems[0].diagnostics[0].message
         assert "No space left on device" in message and "kept in memory" in message
         assert reg.get("double").usage_count == 2  # counted, in memory
-        monkeypatch.setattr(Store, "write_bytes", real_write)  # space is freed
+        monkeypatch.setattr(Folder, "write_bytes", real_write)  # space is freed
         reg.flush()
         assert problem_codes(reg) == {}
     with Registry(root, durable=False) as again:
@@ -247,7 +247,7 @@ def test_a_full_disk_does_not_fail_tools_run(root, monkeypatch, capsys):
     def full_disk(self, path, data):
         raise StoreError("cannot write usage.json: No space left on device")
 
-    monkeypatch.setattr(Store, "write_bytes", full_disk)
+    monkeypatch.setattr(Folder, "write_bytes", full_disk)
     code = main(["tools", "--registry", str(root), "run", "double", "--args", '{"x": 4}'])
     captured = capsys.readouterr()
     assert code == 0, captured.err
@@ -291,7 +291,7 @@ def test_a_linked_table_is_not_loaded_and_a_huge_one_not_read(root, tmp_path):
 
 
 def test_the_audit_log_is_read_whole_in_chunks(root, monkeypatch):
-    import toolkiln.registry.store as store_module
+    import toolkiln.registry.folder as store_module
 
     monkeypatch.setattr(store_module, "LOG_CHUNK_BYTES", 300)
     with Registry(root, durable=False) as reg:
@@ -300,7 +300,7 @@ def test_the_audit_log_is_read_whole_in_chunks(root, monkeypatch):
 
 def test_without_openat_links_are_refused_too(root, tmp_path, monkeypatch):
     """Where os.open takes no dir_fd (Windows), each folder and the file are looked at first."""
-    import toolkiln.registry.store as store_module
+    import toolkiln.registry.folder as store_module
 
     monkeypatch.setattr(store_module, "_WALK", False)
     os.symlink("/etc/passwd", root / "tools" / "evil.json")
@@ -321,7 +321,7 @@ def test_without_openat_links_are_refused_too(root, tmp_path, monkeypatch):
         with pytest.raises(UnsafeFile):
             reg.update("double", {"logic": {"steps": [{"op": "return", "value": "x * 3"}]}})
         with pytest.raises(UnsafeFile):
-            reg._store.read_bytes(root / "tools" / "evil.json")
+            reg._store.folder.read_bytes(root / "tools" / "evil.json")
     assert list(outside.iterdir()) == []
 
 
@@ -341,7 +341,7 @@ def test_store_never_removes_through_a_linked_folder(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "x.json").write_text("mine")
-    store = Store(tmp_path / "reg", durable=False)
+    store = Folder(tmp_path / "reg", durable=False)
     os.rmdir(store.tools_dir)
     os.symlink(outside, store.tools_dir)
     with pytest.raises(UnsafeFile):

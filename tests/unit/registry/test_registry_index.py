@@ -109,13 +109,13 @@ def test_an_index_forged_to_vouch_for_a_broken_file_is_ignored(tmp_path, make_de
     reg = Registry(tmp_path / "r", durable=False)
     assert "b" not in reg and [p.file for p in reg.problems] == [os.path.join("tools", "b.json")]
     # The same forgery signed with the key is taken (so the signature is what refused it).
-    signed = index_module._mac(index_module.load_key(), reg._store, index_module_tag(reg), forged)
+    signed = index_module._mac(index_module.load_key(), reg._store.folder, index_module_tag(reg), forged)
     index.write_bytes(signed.encode() + b"\n" + forged)
     assert "b" in Registry(tmp_path / "r", durable=False)
 
 
 def index_module_tag(reg):
-    return reg._mirror.version_tag
+    return reg._store.mirror.version_tag
 
 
 def test_an_index_copied_from_another_folder_is_ignored(tmp_path, make_def, decoded):

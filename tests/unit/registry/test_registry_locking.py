@@ -19,7 +19,7 @@ from unit.n8n.fake_n8n import FakeN8n
 
 from toolkiln import CompileError, Limits, Registry
 from toolkiln.executables import program_tools
-from toolkiln.registry import admission, mirror
+from toolkiln.registry import admission, compiled_forms
 from toolkiln.registry.errors import CheckTooSlow, DuplicateTool
 
 SPIN = "len([v ** 0.12345 + v ** 0.54321 for v in range(n)])"  # n = 60,000: within the operations, past max_seconds
@@ -263,12 +263,12 @@ def test_the_problems_check_holds_the_registry_for_one_definition_at_a_time(tmp_
             reg.create(make_def(name))
     with Registry(tmp_path / "reg", trust_check_cache=False) as reg:
         counting = reg._mutex = CountingMutex()
-        real = mirror.verify_stored
+        real = compiled_forms.verify_stored
 
         def counted(*args, **kwargs):
             counting.checked()
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(mirror, "verify_stored", counted)
+        monkeypatch.setattr(compiled_forms, "verify_stored", counted)
         assert reg.problems == []
         assert counting.most == 1  # a run or a write waits for one definition's check at most

@@ -35,7 +35,7 @@ def test_what_the_registry_writes_verifies_and_runs(reg, make_def):
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
     assert reg.untrusted() == set() and reg.trusted_here("greet") and reg.trusted_here("double")
     assert reg.run("greet")["output"] == {"hello": 1}
-    assert reg._mirror.signatures.file_verifies("double", 1)  # the past version too
+    assert reg._store.past_verifies("double", 1)  # the past version too
 
 
 def test_a_copied_folder_believes_nothing_until_trusted(reg, make_def, tmp_path):
@@ -73,9 +73,9 @@ def test_a_change_made_from_an_unverified_record_is_not_signed(reg, make_def):
     reg.create(make_def())
     edit(reg, "double", created_by="llm")
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
-    assert not reg.trusted_here("double") and not reg._mirror.signatures.file_verifies("double", 1)
+    assert not reg.trusted_here("double") and not reg._store.past_verifies("double", 1)
     reg.trust()
-    assert reg.trusted_here("double") and reg._mirror.signatures.file_verifies("double", 1)
+    assert reg.trusted_here("double") and reg._store.past_verifies("double", 1)
 
 
 def test_rolling_back_to_a_planted_past_version_is_not_signed(reg, make_def):
@@ -90,7 +90,7 @@ def test_rolling_back_to_a_planted_past_version_is_not_signed(reg, make_def):
 def test_a_deleted_tool_loses_its_signatures(reg):
     reg.create(SCRIPT)
     reg.delete("greet")
-    assert reg._mirror.signatures.slots_of("greet") == []
+    assert reg._store.mirror.vouching.signatures.slots_of("greet") == []
     backup = next((reg.path / ".deleted").iterdir())
     shutil.copy(backup / "greet.json", reg.path / "tools" / "greet.json")  # copied back by hand
     reg.refresh()

@@ -5,21 +5,20 @@ import os
 
 import pytest
 
-from toolkiln.registry import BrokenTool, Registry, ToolInUse, ToolNotActive
-from toolkiln.registry import mirror as mirror_module
+from toolkiln.registry import BrokenTool, Registry, ToolInUse, ToolNotActive, compiled_forms
 
 
 @pytest.fixture
 def checks(monkeypatch):
-    """The names of the definitions checked (and compiled) by the registry's mirror, in order."""
+    """The names of the definitions checked (and compiled) by the registry's store, in order."""
     seen: list[str] = []
-    real = mirror_module.verify_stored
+    real = compiled_forms.verify_stored
 
     def counting(definition, **fields):
         seen.append(fields["name"])
         return real(definition, **fields)
 
-    monkeypatch.setattr(mirror_module, "verify_stored", counting)
+    monkeypatch.setattr(compiled_forms, "verify_stored", counting)
     return seen
 
 

@@ -164,17 +164,17 @@ def test_files_added_by_hand_are_seen(tmp_path, make_def):
     (tmp_path / "target" / "tools" / "double.json").write_bytes(
         (tmp_path / "source" / "tools" / "double.json").read_bytes()
     )
-    target._mirror.rescan_seconds = 0  # do not wait for the periodic scan
+    target._store.mirror.rescan_seconds = 0  # do not wait for the periodic scan
     assert target.run("double", {"x": 3}) == 6
 
 
 def test_the_check_cache_spares_rechecking_and_can_be_turned_off(tmp_path, make_def, monkeypatch):
     Registry(tmp_path / "r").create(make_def())
-    from toolkiln.registry import mirror
+    from toolkiln.registry import compiled_forms
 
     calls = []
-    real = mirror.verify_stored
-    monkeypatch.setattr(mirror, "verify_stored", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = compiled_forms.verify_stored
+    monkeypatch.setattr(compiled_forms, "verify_stored", lambda *a, **k: calls.append(1) or real(*a, **k))
     assert Registry(tmp_path / "r").problems == []  # start-up checks nothing; the problems trust the cache
     assert calls == []
     assert Registry(tmp_path / "r", trust_check_cache=False).problems == []
@@ -290,12 +290,12 @@ def test_a_registry_path_that_is_a_file_is_an_error(tmp_path):
 def test_an_unwritable_check_cache_only_costs_rechecking(tmp_path, make_def, monkeypatch):
     Registry(tmp_path / "r").create(make_def())
     from toolkiln.registry import StoreError
-    from toolkiln.registry.store import Store
+    from toolkiln.registry.folder import Folder
 
     def refuse(self, path, line, *, durable=True):
         raise StoreError(f"cannot append to {path}")
 
-    monkeypatch.setattr(Store, "append_line", refuse)
+    monkeypatch.setattr(Folder, "append_line", refuse)
     reg = Registry(tmp_path / "r", trust_check_cache=False)
     assert reg.run("double", {"x": 1}) == 2 and not reg.problems
 

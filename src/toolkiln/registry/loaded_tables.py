@@ -1,0 +1,74 @@
+"""The tables that lookup steps read (tables/*.json, *.csv), as the directory store loads them:
+again whenever the folder's files change; a file that does not load is a problem and skipped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
+from toolkiln.interpret.tables import MAX_TABLE_BYTES, table_file_data
+from toolkiln.registry.errors import StoreError, UnsafeFile
+from toolkiln.registry.folder import Folder, Sig
+from toolkiln.registry.problem_files import Problems
+
+SUFFIXES = (".json", ".csv", ".JSON", ".CSV")
+
+
+class LoadedTables:
+    def __init__(self, folder: Folder, problems: Problems) -> None:
+        self.folder = folder
+        self.problems = problems
+        # By table name; replaced, never changed, by a reload (what was read before stays as it was).
+        self.tables: dict[str, dict[str, Any]] = {}
+        self.generation = 0  # +1 whenever the tables are reloaded
+        self._sigs: dict[str, Sig] = {}
+
+    def scan(self) -> bool:
+        """Load the tables again if a file changed; whether they did."""
+        folder = self.folder.tables_dir
+        refused: dict[str, UnsafeFile] = {}
+        try:
+            found = self.folder.scan(folder, SUFFIXES, refused)
+            folder_problem = None
+        except StoreError as error:
+            found, folder_problem = {}, error
+        if found == self._sigs and self._sigs and not refused:
+            return False
+        self._sigs = found
+        self.problems.drop_under(self.folder.relative(folder))
+        if folder_problem is not None:
+            self.problems.unreadable(folder, folder_problem)
+        for filename, refusal in refused.items():
+            self.problems.unreadable(folder / filename, refusal)
+        self.tables = self._load(sorted(found))
+        self.generation += 1
+        return True
+
+    def _load(self, filenames: list[str]) -> dict[str, dict[str, Any]]:
+        tables: dict[str, dict[str, Any]] = {}
+        origin: dict[str, str] = {}
+        for filename in filenames:
+            path = self.folder.tables_dir / filename
+            rel = self.folder.relative(path)
+            try:
+                raw = self.folder.read_bytes(path, MAX_TABLE_BYTES)  # a regular file inside the folder only
+            except StoreError as error:
+                self.problems.unreadable(path, error)
+                continue
+            if raw is None:
+                continue  # removed since the scan
+            try:
+                loaded = table_file_data(raw, path)
+            except RunError as error:
+                self.problems.note(rel, codes.INVALID_TABLE, error.message, error.hint)
+                continue
+            clash = sorted(set(loaded) & set(tables))
+            if clash:
+                message = f"table `{clash[0]}` is also defined in {origin[clash[0]]}"
+                hint = "each table name may come from one file only; this file is skipped"
+                self.problems.note(rel, codes.INVALID_TABLE, message, hint)
+                continue
+            tables.update(loaded)
+            origin.update(dict.fromkeys(loaded, rel))
+        return tables
