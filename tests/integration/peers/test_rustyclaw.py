@@ -96,3 +96,34 @@ def test_a_rustyclaw_body_reads_its_arguments_from_skill_args(tmp_path):
         registry.create(definition)
         result = registry.run("get_weather", {"city": "Lyon; rm -rf /"})
     assert result["output"] == "weather for Lyon; rm -rf /\n"  # data, never program text
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    from test_server_support import served_registry
+
+    yield from served_registry(tmp_path_factory.mktemp("rustyclaw-server"))
+
+
+def test_the_tool_list_filters_by_source_and_runtime_as_rustyclaw(server):
+    from test_server_support import compute_tool
+
+    request = {**CASES["test_validate_valid_tool_request"]["request"], "name": "say_hello", "sandbox": None}
+    with server.client(server.tokens["admin"]) as http:
+        assert http.post("/api/tools", json=script_definition(request)).status_code == 201
+        assert http.post("/api/tools", json=compute_tool("doubled")).status_code == 201
+
+        def names(query: str) -> list[tuple[str, str]]:
+            tools = http.get(f"/api/tools{query}").json()["data"]["tools"]
+            return sorted((tool["name"], tool["runtime"]) for tool in tools)
+
+        assert (
+            names("")
+            == names("?filter=all")
+            == names("?filter=skills")
+            == [("doubled", "compute"), ("say_hello", "bash")]
+        )
+        assert names("?filter=skills&runtime=bash") == [("say_hello", "bash")]
+        assert names("?filter=built-in") == names("?filter=plugins") == names("?runtime=wasm") == []
+        refused = http.get("/api/tools?filter=everything")
+        assert refused.status_code == 422 and refused.headers["content-type"].startswith("application/problem+json")

@@ -9,9 +9,9 @@ problem details, as on /api/v1.
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Body, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolkiln.registry.applying import Create, Delete, Update
@@ -51,11 +51,24 @@ def summary(record: ToolRecord) -> dict[str, Any]:
         "id": record.name,
         "name": record.name,
         "description": record.description,
+        "runtime": runtime(record),
+        "source": "skills",
         "status": record.status,
         "version": record.version,
         "created_at": record_json(record)["created_at"],
         "ready": record.status == "active",
     }
+
+
+def runtime(record: ToolRecord) -> str:
+    """RustyClaw's `runtime`: a script's language (bash, python), else the tool's kind."""
+    language = record.definition.get("runtime") if record.kind == "script" else None
+    return language if isinstance(language, str) else record.kind
+
+
+# RustyClaw's sources: every registry tool is one a person or a model made, a "skill";
+# toolkiln's registry holds no built-in or plugin tools.
+Source = Literal["built-in", "skills", "plugins", "all"]
 
 
 @router.post("", response_model=Envelope, status_code=201, summary="Create a tool (seed shape)")
@@ -65,8 +78,13 @@ async def create(request: Request, definition: DefinitionBody, reg: Reg, caller:
 
 
 @router.get("", response_model=Envelope, summary="List tools (seed shape)")
-def list_all(reg: Reg, _: Reader) -> Any:
-    records = reg.list()
+def list_all(
+    reg: Reg,
+    _: Reader,
+    filter: Annotated[Source, Query(description="the tools' source, as RustyClaw's")] = "all",  # noqa: A002
+    runtime_: Annotated[str | None, Query(alias="runtime", max_length=64, description="bash, python, ...")] = None,
+) -> Any:
+    records = [r for r in reg.list() if filter in ("skills", "all") and (runtime_ is None or runtime(r) == runtime_)]
     ready = sum(r.status == "active" for r in records)
     failed = len(reg.problems)
     return success({"tools": [summary(r) for r in records], "total": len(records), "ready": ready, "failed": failed})
