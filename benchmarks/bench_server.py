@@ -13,7 +13,9 @@ much CPU a request as the server's) bounds the rate. `--src DIR` (repeatable) ru
 from that toolkiln src/ tree (first on its PYTHONPATH), so two versions are compared in one run;
 `--rounds N` alternates them N times, so that a change of the machine's load hits both alike.
 A tree from before the state folder (2026-11-28) reads its tokens from `<registry>/.server/`:
-the token file is copied there too. A script, not a test.
+the token file is copied there too. Each round ends with the yardstick: the execute load on a
+bare FastAPI endpoint doing the same arithmetic (benchmarks/bare_execute.py, served the same
+way), and the ratio of toolkiln's server CPU per execute to the bare one's. A script, not a test.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import platform
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +39,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))  # the tests' server process helper
 
-from test_server_support import ServerProcess, compute_tool  # noqa: E402
+from test_server_support import ServerProcess, compute_tool, free_port  # noqa: E402
 
 from toolkiln import Registry  # noqa: E402
 from toolkiln.server.state import state_folder  # noqa: E402
@@ -88,6 +91,43 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class BareServer:
+    """benchmarks/bare_execute.py in a process of its own, until stop()."""
+
+    def __init__(self, token: str) -> None:
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        script = Path(__file__).with_name("bare_execute.py")
+        env = {**os.environ, "BARE_TOKEN": token}
+        self.process = subprocess.Popen([sys.executable, str(script), str(port)], env=env, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("the bare server did not start")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def measured(
+    name: str, url: str, pid: int, token: str, args: argparse.Namespace, request: Callable
+) -> tuple[str, float | None]:
+    """The row of a load, and the server's CPU ms per request (None off Linux)."""
+    before = cpu_seconds(pid)
+    latencies, errors = asyncio.run(load(url, token, args.clients, args.seconds, request))
+    after = cpu_seconds(pid)
+    used = None if before is None or after is None else after - before
+    total = len(latencies) + errors
+    per_request = None if used is None or not total else used / total * 1000
+    return row(name, latencies, errors, args.seconds, used), per_request
+
+
 def row(name: str, latencies: list[float], errors: int, seconds: float, server_cpu: float | None) -> str:
     total = len(latencies) + errors
     cpu = "-" if server_cpu is None or not total else f"{server_cpu / total * 1000:.2f}"
@@ -116,10 +156,13 @@ def main() -> None:
         token, _ = store.create("bench", "run", "person")
         (registry / ".server").mkdir(mode=0o700)  # where a tree from before the state folder looks
         shutil.copy(store.path, registry / ".server" / "tokens.json")
+        execute = "POST /api/v1/tools/price_0/execute"
+
+        def run(http: httpx.AsyncClient) -> object:
+            return http.post("/api/v1/tools/price_0/execute", json={"args": {"x": 12.5}})
+
         workloads = {
-            "POST /api/v1/tools/price_0/execute": lambda http: http.post(
-                "/api/v1/tools/price_0/execute", json={"args": {"x": 12.5}}
-            ),
+            execute: run,
             f"GET /api/v1/tools/definitions ({args.tools} tools)": lambda http: http.get(
                 "/api/v1/tools/definitions", params={"format": "openai"}
             ),
@@ -129,20 +172,26 @@ def main() -> None:
         columns = "requests | requests/s | p50 (ms) | p99 (ms) | errors | server CPU (ms/request)"
         print(f"| server source | workload | {columns} |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
+        ours: float | None = None
         for _ in range(args.rounds):
             for src in args.src or [None]:
                 env = {"PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))}
                 server = ServerProcess(registry, "--rate-limit", "", env=env if src else None)
                 try:
                     for name, request in workloads.items():
-                        before = cpu_seconds(server.process.pid)
-                        latencies, errors = asyncio.run(load(server.url, token, args.clients, args.seconds, request))
-                        after = cpu_seconds(server.process.pid)
-                        used = None if before is None or after is None else after - before
-                        line = row(name, latencies, errors, args.seconds, used)
+                        line, cpu = measured(name, server.url, server.process.pid, token, args, request)
                         print(f"| {src or 'as installed'} {line}", flush=True)
+                        ours = cpu if name == execute else ours
                 finally:
                     server.stop()
+                bare = BareServer(token)
+                try:
+                    line, cpu = measured(execute, bare.url, bare.process.pid, token, args, run)
+                finally:
+                    bare.stop()
+                ratio = "-" if ours is None or not cpu else f"{ours / cpu:.2f}x"
+                print(f"| bare FastAPI (bare_execute.py) {line}", flush=True)
+                print(f"| toolkiln execute / bare | | | | | | | {ratio} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from toolkiln.registry.registry import Registry
@@ -45,11 +45,10 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.services = found
-    api = APIRouter(prefix=API_PREFIX)
     # Fixed paths (/tools/definitions, /tools/stats, /tools/test, /tools/validate) before /tools/{name}.
+    # Each router straight under the app: FastAPI walks every level of nesting on each request.
     for router in (exports.router, runs.router, tools.router, check.router, workflows.router, tokens.router):
-        api.include_router(router)
-    app.include_router(api)
+        app.include_router(router, prefix=API_PREFIX)
     app.include_router(seed.router)
     app.include_router(health.router)
 

@@ -4,10 +4,10 @@ the run slots that bound how many tools run at once."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import anyio
 from fastapi import Depends, Request
@@ -17,6 +17,8 @@ from toolkiln.registry.registry import Registry
 from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
 from toolkiln.server.state import legacy_warning, state_folder
 from toolkiln.server.tokens import TokenStore
+
+T = TypeVar("T")
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 # Runs at once: a run with default limits builds at most 32 MB (docs/budgets.md), so four bound
@@ -67,14 +69,26 @@ async def token_store(request: Request) -> TokenStore:
     return services_of(request).tokens
 
 
-async def run_slot(request: Request) -> AsyncIterator[None]:
-    """Hold one of the server's run slots while the route runs: past `max_concurrent_runs`, a
-    request waits in the event loop (holding no thread and no memory) for a slot."""
+def run_slots(request: Request) -> anyio.CapacityLimiter:
+    """The server's run slots (made in the event loop, on first use)."""
     found = services_of(request)
     if found.run_slots is None:
         found.run_slots = anyio.CapacityLimiter(found.settings.max_concurrent_runs)
-    async with found.run_slots:
+    return found.run_slots
+
+
+async def run_slot(request: Request) -> AsyncIterator[None]:
+    """Hold one of the server's run slots while the route runs: past `max_concurrent_runs`, a
+    request waits in the event loop (holding no thread and no memory) for a slot."""
+    async with run_slots(request):
         yield
+
+
+async def in_run_slot(request: Request, run: Callable[[], T]) -> T:
+    """`run()` in a worker thread of its own run slot: the slots are the threads' limiter, so
+    the request waits for a slot in the event loop as with RunSlot, and the route costs one
+    thread hop (a `def` route with RunSlot costs FastAPI's hop and a generator dependency)."""
+    return await anyio.to_thread.run_sync(run, limiter=run_slots(request))
 
 
 # What a route's parameter says to get the registry, or the token store; `_slot: RunSlot` for

@@ -20,7 +20,7 @@ from toolkiln.server.problems import failed
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ToolName, ValidateDefinition, Validation
-from toolkiln.server.services import Reg, RunSlot
+from toolkiln.server.services import Reg, in_run_slot, services_of
 
 # `?decimals=string`: each number of the answer as its exact text ("31.500"), not a number.
 Decimals = Annotated[
@@ -85,16 +85,12 @@ async def validate_tool(request: Request, name: ToolName, reg: Reg, _: Reader) -
 
 
 @router.post("/{name}/execute", response_model=Executed, summary="Run an active tool")
-def execute(
-    request: Request,
-    name: ToolName,
-    body: Execute,
-    reg: Reg,
-    caller: Runner,
-    _slot: RunSlot,
-    decimals: Decimals = "number",
+async def execute(
+    request: Request, name: ToolName, body: Execute, caller: Runner, decimals: Decimals = "number"
 ) -> Any:
-    outcome = reg.invoke(name, body.args, principal=caller.acting_as(), clock=_clock(body.now))
+    reg = services_of(request).registry  # not a dependency: each costs FastAPI more than this line
+    principal, clock = caller.acting_as(), _clock(body.now)
+    outcome = await in_run_slot(request, lambda: reg.invoke(name, body.args, principal=principal, clock=clock))
     if not outcome.ok:
         return failed(outcome, request.url.path)
     return ExactJSONResponse({"tool": name, "version": outcome.version, "result": outcome.result}, decimals=decimals)
