@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, assert_never
+from typing import Any, Literal, Protocol, assert_never
 
 from toolkiln.errors import Error
 from toolkiln.registry.models import ToolRecord
@@ -67,69 +67,55 @@ class Lifecycle:
 Change = Create | Update | Rollback | Delete | Lifecycle
 
 
+class _Changing(Protocol):
+    """The raising methods `apply` calls (Registry's), declared here rather than as stubs on
+    the mixin: a stub would shadow a method that a base listed after it defines."""
+
+    def create(self, definition: Any, created_by: Principal | str = ..., *, note: str | None = ...) -> ToolRecord: ...
+    def update(self, name: str, changes: Any, by: Principal | str = ...) -> ToolRecord: ...
+    def rollback(self, name: str, version: int, by: Principal | str = ...) -> ToolRecord: ...
+    def delete(self, name: str, by: Principal | str = ..., *, force: bool = ...) -> None: ...
+    def enable(self, name: str, by: Principal | str = ...) -> ToolRecord: ...
+    def disable(self, name: str, by: Principal | str = ...) -> ToolRecord: ...
+    def approve(self, name: str, by: Principal | str = ...) -> ToolRecord: ...
+    def reject(self, name: str, by: Principal | str = ..., *, reason: str | None = ...) -> ToolRecord: ...
+    def deploy(self, name: str, by: Principal | str = ...) -> ToolRecord: ...
+
+
 class Applying:
-    """Mixed into `Registry`, whose public methods these are."""
+    """Mixed into `Registry`, whose public raising methods it calls."""
 
-    def create(self, definition: Any, created_by: Principal | str = "user", *, note: str | None = None) -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def update(self, name: str, changes: Any, by: Principal | str = "user") -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def rollback(self, name: str, version: int, by: Principal | str = "user") -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def delete(self, name: str, by: Principal | str = "user", *, force: bool = False) -> None:
-        raise NotImplementedError  # (Registry's)
-
-    def enable(self, name: str, by: Principal | str = "user") -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def disable(self, name: str, by: Principal | str = "user") -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def approve(self, name: str, by: Principal | str = "user") -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def reject(self, name: str, by: Principal | str = "user", *, reason: str | None = None) -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def deploy(self, name: str, by: Principal | str = "user") -> ToolRecord:
-        raise NotImplementedError  # (Registry's)
-
-    def apply(self, request: Change, *, principal: Principal | str) -> Outcome:
+    def apply(self: _Changing, request: Change, *, principal: Principal | str) -> Outcome:
         """Carry out `request` for `principal`: ok with the record written (None for a delete)
         and its version, or the errors (each with a code and a hint) that say why not."""
         tool = _tool_named(request)
         try:
-            record = self._carry_out(request, principal)
+            record = _carry_out(self, request, principal)
         except Error as error:
             return Outcome.failed(tool, error)
         if record is None:
             return Outcome(True, None, (), None, tool)
         return Outcome(True, record, (), record.version, record.name)
 
-    def _carry_out(self, request: Change, by: Principal | str) -> ToolRecord | None:
-        match request:
-            case Create(definition, note):
-                return self.create(definition, created_by=by, note=note)
-            case Update(name, changes):
-                return self.update(name, changes, by=by)
-            case Rollback(name, version):
-                return self.rollback(name, version, by=by)
-            case Delete(name, force):
-                self.delete(name, by=by, force=force)
-                return None
-            case Lifecycle(name, "reject", reason):
-                return self.reject(name, by=by, reason=reason)
-            case Lifecycle(name, action):
-                return self._act(name, action, by)
-            case _:
-                assert_never(request)
 
-    def _act(self, name: str, action: Action, by: Principal | str) -> ToolRecord:
-        acts = {"enable": self.enable, "disable": self.disable, "approve": self.approve, "deploy": self.deploy}
-        return acts[action](name, by=by)
+def _carry_out(reg: _Changing, request: Change, by: Principal | str) -> ToolRecord | None:
+    match request:
+        case Create(definition, note):
+            return reg.create(definition, created_by=by, note=note)
+        case Update(name, changes):
+            return reg.update(name, changes, by=by)
+        case Rollback(name, version):
+            return reg.rollback(name, version, by=by)
+        case Delete(name, force):
+            reg.delete(name, by=by, force=force)
+            return None
+        case Lifecycle(name, "reject", reason):
+            return reg.reject(name, by=by, reason=reason)
+        case Lifecycle(name, action):
+            acts = {"enable": reg.enable, "disable": reg.disable, "approve": reg.approve, "deploy": reg.deploy}
+            return acts[action](name, by=by)
+        case _:
+            assert_never(request)
 
 
 def _tool_named(request: Change) -> str:
