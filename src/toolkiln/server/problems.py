@@ -101,8 +101,9 @@ def problem(
 
 
 def diagnostic(code: codes.Code, message: str, hint: str | None = None, path: str | None = None) -> dict[str, Any]:
-    """A server problem in the one shape of an error (`ErrorDetails`)."""
-    return ErrorDetails.coded(code, message, hint, path=path).to_dict()
+    """A server problem in the one shape of an error (`ErrorDetails`), with a hint (the code's
+    explanation where the server gives none)."""
+    return ErrorDetails.coded(code, message, hint, path=path).explained().to_dict()
 
 
 def _registry_status(code: str) -> int | None:
@@ -123,6 +124,12 @@ def failed(outcome: Outcome, instance: str | None) -> Response:
     code = outcome.errors[0].code
     status = _registry_status(code) or (503 if code == codes.SANDBOX_UNAVAILABLE.code else 422)
     return problem(status, code, outcome.message, outcome.error_dicts, instance=instance)
+
+
+def explained(error: Error) -> list[dict[str, Any]]:
+    """An error a route raised, as the diagnostics of a problem: each with a hint, as an
+    Outcome's (`ErrorDetails.explained`)."""
+    return [e.explained().to_dict() for e in error_details(error)]
 
 
 def broken_json(error: dict[str, Any], body: Any) -> dict[str, Any]:
@@ -159,12 +166,12 @@ def install(app: FastAPI) -> None:
     async def registry_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, registry_errors.RegistryError)
         status = next(s for kind, s in _REGISTRY_STATUS.items() if isinstance(error, kind))
-        found = [e.to_dict() for e in error_details(error)]
+        found = explained(error)
         return problem(status, error.code, error.message, found, instance=where(request))
 
     async def compile_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, CompileError)
-        found = [e.to_dict() for e in error_details(error)]
+        found = explained(error)
         first = next((d for d in error.diagnostics if d.is_error), None)
         code = first.code if first else codes.REGISTRY_ERROR.code
         detail = f"the definition does not check: {sum(d.is_error for d in error.diagnostics)} error(s)"
@@ -173,7 +180,7 @@ def install(app: FastAPI) -> None:
     async def run_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, RunError)
         status = 503 if error.code == codes.SANDBOX_UNAVAILABLE.code else 422  # the server's fault, not the call's
-        found = [e.explained().to_dict() for e in error_details(error)]
+        found = explained(error)
         return problem(status, error.code, error.message, found, instance=where(request))
 
     async def token_error(request: Request, error: Exception) -> Response:

@@ -69,3 +69,17 @@ def test_a_refused_save_on_the_web_page_shows_the_outcomes_errors(server):
     assert saved.status_code == 422 and "E0301" in saved.text and "hint" in saved.text
     with server.client(server.tokens["admin"]) as http:
         assert http.get("/api/v1/tools/lists").status_code == 404
+
+
+def test_every_problem_the_server_answers_has_a_coded_hinted_diagnostic(server):
+    with server.client(server.tokens["admin"]) as http:
+        answers = [
+            http.get("/api/v1/tools/nothing"),  # a registry error a route raised
+            http.get("/api/v1/no-such-route"),  # the server's own 404
+            http.post("/api/v1/tools", json={"definition": UNCHECKED, "extra": 1}),  # a body off the route
+            http.post("/api/v1/tools/test", json={"definition": UNCHECKED}),  # a check that saves nothing
+        ]
+    for answer in answers:
+        body = answer.json()
+        assert answer.status_code >= 400 and body["diagnostics"], answer.text
+        assert all(len(d) == 16 and d["code"] and d["hint"] for d in body["diagnostics"]), answer.text
