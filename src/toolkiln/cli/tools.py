@@ -78,7 +78,11 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     show.add_argument("name")
     show.add_argument("--json", action="store_true")
 
-    create = command("create", cmd_create, "check a definition file (.tk, .json or a script's .skill) and register it")
+    create = command(
+        "create",
+        cmd_create,
+        "check a definition file (.tk, .json, a script's .skill or RustyClaw's .yaml) and register it",
+    )
     create.add_argument("file", type=Path)
     create.add_argument("--created-by", choices=ACTORS, default="user")
 

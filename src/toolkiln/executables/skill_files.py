@@ -30,6 +30,7 @@ from toolkiln.errors import CompileError
 from toolkiln.syntax.loader import read_regular_file
 
 SKILL_SUFFIX = ".skill"
+RUSTYCLAW_SUFFIX = ".yaml"  # RustyClaw writes the same format as <name>.yaml
 MAX_SKILL_BYTES = 256 * 1024
 SKILL_FENCE = "---"  # the first line of a .skill file, and the line that ends its front matter
 
@@ -48,6 +49,16 @@ def read_skill(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as error:
         raise _refuse(path, f"the file is not UTF-8 text (byte {error.start})") from None
     return parse_skill(text, str(path))
+
+
+def read_rustyclaw_skill(path: Path) -> dict[str, Any]:
+    """A skill file as RustyClaw writes it (`~/.rustyclaw/skills/user-created/<name>.yaml`):
+    the `.skill` format, whose `sandbox: true|false` chose Docker or none. A script always runs
+    in toolkiln's sandbox, so that boolean is dropped; every other field means what it did."""
+    definition = read_skill(path)
+    if isinstance(definition.get("sandbox"), bool):
+        del definition["sandbox"]
+    return definition
 
 
 def parse_skill(text: str, file: str = "<skill>") -> dict[str, Any]:

@@ -127,3 +127,39 @@ def test_the_tool_list_filters_by_source_and_runtime_as_rustyclaw(server):
         assert names("?filter=built-in") == names("?filter=plugins") == names("?runtime=wasm") == []
         refused = http.get("/api/tools?filter=everything")
         assert refused.status_code == 422 and refused.headers["content-type"].startswith("application/problem+json")
+
+
+# A skill file as RustyClaw's creator.rs writes it: "---\n" + serde_yaml of the manifest + "---\n" + body.
+RUSTYCLAW_SKILL = """---
+name: weather_check
+description: Get the weather for a city
+parameters:
+  type: object
+  properties:
+    city:
+      type: string
+  required:
+  - city
+runtime: bash
+sandbox: {sandbox}
+network: false
+policy: elevated
+timeout_secs: 30
+---
+city=$(printf '%s' "$SKILL_ARGS" | python3 -c 'import json,sys; print(json.load(sys.stdin)["city"])')
+echo "Weather in $city: sunny"
+"""
+
+
+@pytest.mark.usefixtures("bwrap_installed")
+@pytest.mark.parametrize("sandbox", ["false", "true"])
+def test_a_rustyclaw_yaml_skill_file_is_a_script_tool(tmp_path, sandbox):
+    path = tmp_path / "weather_check.yaml"
+    path.write_text(RUSTYCLAW_SKILL.format(sandbox=sandbox))
+    with Registry(tmp_path / "registry", durable=False) as registry:
+        record = registry.create(path)
+        # `sandbox: false` (no Docker) or `true` (Docker): a script always runs in bubblewrap.
+        made = (record.kind, record.definition["policy"], record.definition.get("sandbox"))
+        assert made == ("script", "elevated", "bubblewrap")
+        result = registry.run("weather_check", {"city": "Lyon"})
+    assert (result["output"], result["sandbox"]) == ("Weather in Lyon: sunny\n", "bubblewrap")

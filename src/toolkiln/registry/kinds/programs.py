@@ -14,7 +14,14 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.executables.program_tools import CHANGEABLE, ProgramSpec, parse_program
-from toolkiln.executables.skill_files import SKILL_FENCE, SKILL_SUFFIX, parse_skill, read_skill
+from toolkiln.executables.skill_files import (
+    RUSTYCLAW_SUFFIX,
+    SKILL_FENCE,
+    SKILL_SUFFIX,
+    parse_skill,
+    read_rustyclaw_skill,
+    read_skill,
+)
 from toolkiln.registry.capabilities import refuse_ungranted, refuse_ungranted_executable, refuse_unless_admin_person
 from toolkiln.registry.kinds.base import Compiled, CompileOptions, RunContext, Runnable, ToolKind, no_examples, refuse
 from toolkiln.registry.programs import ProgramRun
@@ -110,6 +117,8 @@ class ScriptKind(_ProgramKind):
     def recognize(self, source: Any) -> Any | None:
         if isinstance(source, os.PathLike) and os.fspath(source).endswith(SKILL_SUFFIX):
             return read_skill(Path(source))
+        if isinstance(source, os.PathLike) and os.fspath(source).endswith(RUSTYCLAW_SUFFIX):
+            return read_rustyclaw_skill(Path(source))
         if isinstance(source, str) and source.startswith(SKILL_FENCE):
             return parse_skill(source)
         return None

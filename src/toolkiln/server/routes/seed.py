@@ -62,7 +62,7 @@ def summary(record: ToolRecord) -> dict[str, Any]:
 
 def runtime(record: ToolRecord) -> str:
     """RustyClaw's `runtime`: a script's language (bash, python), else the tool's kind."""
-    language = record.definition.get("runtime") if record.kind == "script" else None
+    language = record.definition.get("runtime")  # only a script's definition has one
     return language if isinstance(language, str) else record.kind
 
 
