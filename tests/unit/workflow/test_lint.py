@@ -77,11 +77,11 @@ def test_dangling_connections_and_outputs():
         },
     )
     assert sorted(found(data)) == [
-        ("E0718", "connections.A.main[1][0]"),
-        ("E0718", "connections.B.main[2][0]"),
         ("E0718", "connections.Go.main[0][1].node"),
         ("E0718", "connections.Nobody"),
         ("W0723", "nodes[1]"),
+        ("W0736", "connections.A.main[1][0]"),
+        ("W0736", "connections.B.main[2][0]"),
     ]
 
 

@@ -267,7 +267,7 @@ def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, r
                     continue
                 if outputs_allowed is not None and output >= outputs_allowed:
                     report(
-                        codes.DANGLING_CONNECTION,
+                        codes.CONNECTION_PORT_MISSING,
                         f"`{source}` has no output {output}",
                         path,
                         f"its outputs are 0 to {outputs_allowed - 1}",
@@ -275,7 +275,7 @@ def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, r
                 inputs_allowed = _width(catalog, nodes[names[target]], "inputs")
                 if inputs_allowed is not None and index >= inputs_allowed:
                     report(
-                        codes.DANGLING_CONNECTION,
+                        codes.CONNECTION_PORT_MISSING,
                         f"`{target}` has no input {index}",
                         f"{path}.index",
                         f"its inputs are 0 to {inputs_allowed - 1}" if inputs_allowed else "it has no input",

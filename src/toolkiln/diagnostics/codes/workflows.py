@@ -338,9 +338,10 @@ DANGLING_CONNECTION = register(
     "Connection to or from a missing node",
     """
 A connection of an n8n workflow starts at or leads to a node name that is not in `nodes`, or
-uses an output or input the node does not have (an IF has outputs 0 and 1). n8n drops such a
-connection, so the data never arrives where the workflow says it goes. Rename the connection
-to the node's current name, or delete it.
+names no node at all. n8n 2.x refuses such a workflow (400 `unknown_connection_source` /
+`unknown_connection_target`); n8n 1.x drops the connection, so the data never arrives where
+the workflow says it goes. Rename the connection to the node's current name, or delete it.
+(An output or input the node does not have is W0736.)
 
     "connections": {"Webhook": {"main": [[{"node": "Sett", "type": "main", "index": 0}]]}}
     # error: there is no node "Sett" (the node is called "Set")
@@ -572,5 +573,20 @@ node, so no item came from it and n8n fails the node. Connect `Name` before this
 `$('Name').first()` if you mean its first item whatever path ran.
 
     Webhook -> A;  Webhook -> B;  B: "={{ $('A').item.json.id }}"     # error
+""",
+)
+
+CONNECTION_PORT_MISSING = register(
+    "W0736",
+    "connection-port-missing",
+    "Connection from an output or to an input the node does not have",
+    """
+A connection of an n8n workflow leaves an output or enters an input that the node, at its
+typeVersion, does not have (an IF has outputs 0 and 1; a node set to continue on error gets
+one more). n8n stores and activates such a workflow (seen on 2.41.1), and the connection never
+carries data. Connect the output the node has, or delete the connection.
+
+    "connections": {"IF": {"main": [[], [], [{"node": "Log", "type": "main", "index": 0}]]}}
+    # warning: an IF has no output 2
 """,
 )
