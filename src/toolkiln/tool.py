@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from functools import partial
@@ -16,14 +15,13 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError, UsageError
 from toolkiln.interpret import CompiledProgram
 from toolkiln.interpret.pool import run_in_pool
+from toolkiln.interpret.runner import Runner, fast_run
 from toolkiln.interpret.runtime import Runtime
 from toolkiln.interpret.tables import normalize_tables
 from toolkiln.optimize import optimize
 from toolkiln.semantics.dates import Clock, fixed_clock
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.values import to_plain
-
-_KEYWORDS = object()  # Tool.run's second parameter when nothing is passed in its place
 
 # What runs under given Limits: the program (optimized for them) and its check.
 Runnable = Callable[[Limits], tuple[n.Program, CheckResult]]
@@ -94,9 +92,10 @@ class Tool:
         self.tools: dict[str, Any] = dict(tools or {})
         self._runnable = runnable
         self._default = self._compile(self.limits)
-        # `run`'s hot path (CompiledProgram.run inlined), in one attribute: enter the decimal
-        # scope, execute.
+        # `run`'s hot path, the default Runner's (interpret/runner.py) inlined in one attribute:
+        # enter the decimal scope, execute.
         self._hot = (self._default.scope.enter, self._default.execute, self.tables)
+        self._runner: Runner | None = None
         self._compiled: dict[Limits, CompiledProgram] = {self.limits: self._default}
 
     def with_tables(self, tables: Mapping[str, Any] | None) -> Tool:
@@ -171,10 +170,19 @@ class Tool:
         optimized = self._runnable is not None
         return _unpickled, (self.program, self.checked.diagnostics, self.tables, self.limits, self.tools, optimized)
 
+    def runner(self) -> Runner:
+        """The tool's fast path as a handle: `runner.run(args)` is `tool.run(args)` with the
+        tool's own tables and limits, in one plain function call (made once, then kept)."""
+        runner = self._runner
+        if runner is None:
+            default = self._default
+            runner = self._runner = Runner(fast_run(default.scope, default.execute, self.tables), self.name)
+        return runner
+
     def run(
         self,
         args: Mapping[str, Any] | None = None,
-        _keywords: object = _KEYWORDS,
+        *,
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
         clock: Clock | datetime | None = None,
@@ -184,18 +192,12 @@ class Tool:
         `now()` read: a function returning an aware datetime, or one aware datetime (a clock
         that stands still); the system's clock if None. Raises RunError (with `.code`) on bad
         arguments or a run-time failure."""
-        # `tables`, `limits` and `clock` are keyword-only (see __signature__ below), but not
-        # declared so: CPython 3.11 calls a function with keyword-only parameters through its
-        # general path (about 350 of the shipping tool's 10,000 instructions a run, valgrind).
-        # A second positional argument lands in `_keywords` and is refused.
-        if tables is None and limits is None and clock is None and _keywords is _KEYWORDS:
+        if tables is None and limits is None and clock is None:
             enter, execute, own_tables = self._hot
             try:
                 return enter(execute, args, own_tables)
             except RuntimeError as error:
                 return self._default.scope.recover(error, execute, args, own_tables)
-        if _keywords is not _KEYWORDS:
-            raise TypeError("Tool.run() takes one positional argument, args; tables, limits and clock are keywords")
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
         return self._program_for(limits).run(args, run_tables, as_clock(clock))
 
@@ -232,15 +234,3 @@ class Tool:
     def __repr__(self) -> str:
         params = ", ".join(p.name for p in self.checked.parameters)
         return f"<Tool {self.name or '(logic)'}({params}) -> {self.result_type}>"
-
-
-def _keyword_only(signature: inspect.Signature) -> inspect.Signature:
-    """`Tool.run`'s signature as it is to be called: `_keywords` gone, what follows it keyword-only."""
-    params = list(signature.parameters.values())
-    at = [p.name for p in params].index("_keywords")
-    return signature.replace(
-        parameters=params[:at] + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in params[at + 1 :]]
-    )
-
-
-Tool.run.__signature__ = _keyword_only(inspect.signature(Tool.run))  # type: ignore[attr-defined]

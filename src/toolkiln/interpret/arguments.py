@@ -19,6 +19,7 @@ from toolkiln.check import ParamInfo
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.lazy_items import lazy_list
+from toolkiln.interpret.plan import SingleScalar
 from toolkiln.semantics.dates import parse_iso_date, parse_iso_datetime
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import EXTRA_DIGITS, LOWEST_DIGIT, from_float, from_float_fast
@@ -391,11 +392,9 @@ def _finite_within(max_digits: int) -> tuple[float, float]:
     return -bound, bound
 
 
-def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> tuple[str, Converter, tuple[float, float]] | None:
-    """For a program whose one parameter is a number, string or boolean (so in slot 1): its
-    name, its converter, which raises only ArgumentError, and the open interval of floats
-    that need no check before `from_float_fast` (empty unless it is a `number`), so that a
-    runner can bind the usual call `{name: value}` inline; anything else goes through
+def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> SingleScalar | None:
+    """For a program whose one parameter is a number, string or boolean (so in slot 1): what
+    a runner needs to bind the usual call `{name: value}` inline; anything else goes through
     `compile_binder`'s bind."""
     if len(params) != 1 or params[0].type.name not in _SCALARS:
         return None
@@ -403,4 +402,4 @@ def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> tuple[str, C
         return None  # a null for it means its default: the binder knows it
     param = params[0]
     direct = _finite_within(limits.max_number_digits) if param.type.name == "number" else (_INF, -_INF)
-    return param.name, converter(param.type, param.name, limits), direct
+    return SingleScalar(param.name, converter(param.type, param.name, limits), direct)

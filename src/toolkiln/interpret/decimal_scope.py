@@ -20,7 +20,12 @@ T = TypeVar("T")
 
 class DecimalScope:
     """`scope.run(fn, *args)`; hot callers inline it as `try: scope.enter(fn, *args)` with
-    `except RuntimeError as error: scope.recover(error, fn, *args)`."""
+    `except RuntimeError as error: scope.recover(error, fn, *args)`, for an `fn` that never
+    lets a plain RuntimeError out (a runner's executor turns every exception into a RunError).
+
+    `Context.run` refuses a context in use (by another thread, or by this program calling
+    itself) with exactly `RuntimeError`, before calling `fn`; so an error of that exact type
+    is the refusal, and anything else (a RecursionError, which is a subclass) came from `fn`."""
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -29,19 +34,48 @@ class DecimalScope:
         self.enter = prepared.run
 
     def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """`fn(*args)` with `self.context` as the current decimal context."""
+        """`fn(*args)` with `self.context` as the current decimal context; `fn` may raise
+        anything (a plain RuntimeError of its own is carried past the refusal's test)."""
+        try:
+            try:
+                value: T = self.enter(_carrying, fn, *args)
+            except RuntimeError as error:
+                value = self.recover(error, _carrying, fn, *args)
+            return value
+        except _Carried as carried:
+            own = carried.error
+        raise own  # (outside the handler: its context stays its own)
+
+    def run_sealed(self, fn: Callable[..., T], *args: Any) -> T:
+        """`scope.run` for an `fn` that never lets a plain RuntimeError out (one call less)."""
         try:
             return self.enter(fn, *args)
         except RuntimeError as error:
             return self.recover(error, fn, *args)
 
     def recover(self, error: RuntimeError, fn: Callable[..., T], *args: Any) -> T:
-        """After `enter` raised: if it refused because the prepared context is in use (by
-        another thread, or by this program calling itself), run `fn(*args)` in a fresh one; an
-        error raised by `fn` itself propagates."""
-        if error.__traceback__ is None or error.__traceback__.tb_next is not None:
+        """After `enter` raised: if it refused because the prepared context is in use, run
+        `fn(*args)` in a fresh one; an error raised by `fn` itself propagates."""
+        if type(error) is not RuntimeError:
             raise error  # from inside fn (a RecursionError): not a refusal
         return contextvars.copy_context().run(_with_context, self.context, fn, *args)
+
+
+class _Carried(Exception):
+    """A plain RuntimeError raised by a function that `DecimalScope.run` ran, carried out of
+    the scope so that it is not taken for the scope's refusal."""
+
+    def __init__(self, error: RuntimeError) -> None:
+        self.error = error
+
+
+def _carrying(fn: Callable[..., T], *args: Any) -> T:
+    try:
+        return fn(*args)
+    except RuntimeError as error:
+        if type(error) is RuntimeError:
+            raise _Carried(error) from None
+        raise
 
 
 def _with_context(context: Context, fn: Callable[..., T], *args: Any) -> T:

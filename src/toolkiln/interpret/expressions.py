@@ -21,9 +21,10 @@ from toolkiln.ast.visitor import left_chain, walk
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
+from toolkiln.interpret.plan import Compare, Fn, Frame, Shapes, Test
 from toolkiln.interpret.runtime import CHECK_EVERY, Runtime, charge, out_of_time, over_budget
-from toolkiln.interpret.specialize import Fn, Frame, Operand, arithmetic_binary, pure_binary
-from toolkiln.interpret.steps import Test, choose
+from toolkiln.interpret.specialize import Operand, arithmetic_binary, pure_binary
+from toolkiln.interpret.steps import choose
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtin_registry import text_work
 from toolkiln.semantics.builtins import BUILTINS, Builtin, size_of
@@ -61,8 +62,10 @@ class ExprCompiler:
         slots: dict[str, int],
         comprehension_costs: Mapping[Span, int] | None = None,
         lazy: Mapping[str, frozenset[str]] | None = None,
+        shapes: Shapes | None = None,
     ) -> None:
         self.types = types
+        self.shapes = shapes or Shapes()  # what is known of the closures made (plan.py)
         # Operations charged per item, by comprehension span, as the program was written
         # (see CompiledProgram): the optimizer must not make a loop cheaper to budget.
         self.comprehension_costs = comprehension_costs or {}
@@ -131,20 +134,20 @@ class ExprCompiler:
 
     def conditional(self, test: n.Expr, a: Fn, b: Fn) -> Fn:
         """`a if test else b`."""
-        return choose(self.test(test, "a condition needs a boolean"), a, b)
+        return choose(self.test(test, "a condition needs a boolean"), a, b, self.shapes)
 
     def test(self, test: n.Expr, what: str) -> Test:
-        """A condition as ("compare", (op, slot, constant)) when it compares a variable with a
-        constant (tested in place by its user), else ("fn", closure) returning a boolean;
-        `what` is the error when it turns out not to be one."""
+        """A condition as a Compare when it compares a variable with a constant (tested in place
+        by its user), else a closure returning a boolean; `what` is the error when it turns out
+        not to be one."""
         if isinstance(test, n.Binary) and test.op in n.ORDER_OPS + n.EQUALITY_OPS:
             kinds = {self.static(test.left), self.static(test.right)}
             left, right = self.operand(test.left), self.operand(test.right)
             if len(kinds) == 1 and kinds <= {"number", "string"} and left[0] == "slot" and right[0] == "const":
-                return ("compare", (_COMPARE[test.op], left[1], right[1]))
+                return Compare(_COMPARE[test.op], left[1], right[1])
         if isinstance(test, n.Name) and self.static(test) == "boolean":
-            return ("compare", (operator.is_, self.slot_for(test.name), True))
-        return ("fn", self.boolean(test, what))
+            return Compare(operator.is_, self.slot_for(test.name), True)
+        return self.boolean(test, what)
 
     # --- typed operands -------------------------------------------------------------------
 
@@ -391,7 +394,8 @@ class ExprCompiler:
             # `2.5 * w` as `w * 2.5`: decimal + and * are commutative, rounding and exponent
             # included, and a constant raises nothing, so this can join a chain (specialize.py).
             left, right = right, left
-        located = arithmetic_binary(_ARITHMETIC[expr.op], left, right, expr.span, self.limits.max_number_digits)
+        digits = self.limits.max_number_digits
+        located = arithmetic_binary(_ARITHMETIC[expr.op], left, right, expr.span, digits, self.shapes)
         return self.raw_arithmetic(expr, located) if expr.op in ("+", "-", "*") else located
 
     # --- calls, fields, indexes -----------------------------------------------------------

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Protocol, assert_never, cast
 
@@ -19,14 +17,14 @@ from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault, unexpected
 from toolkiln.interpret.lazy_items import lazy_parameters
-from toolkiln.interpret.memory import HEAVY_OPERATIONS, give_back_memory
+from toolkiln.interpret.plan import Fn, Frame, Shapes
+from toolkiln.interpret.runner import RunPlan, in_scope, lower
 from toolkiln.interpret.runtime import Runtime, charge, check_clock
-from toolkiln.interpret.specialize import Fn, Frame
 from toolkiln.interpret.steps import returning, store, store_constant, when
 from toolkiln.semantics.builtin_registry import NUMBER_BYTES, list_work
-from toolkiln.semantics.dates import Clock, real_clock
+from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import from_float_fast, render_number
+from toolkiln.semantics.numbers import render_number
 from toolkiln.semantics.values import type_name, value_reader
 
 _NEXT = object()  # a block finished without returning
@@ -34,12 +32,6 @@ _ABSENT = object()
 _PLAIN, _RETURN, _BRANCH = 0, 1, 2
 _ASSIGNING = frozenset(n.ASSIGNING_STEPS)
 _Assigning = n.Assign | n.Lookup | n.Format | n.CallTool  # the types of ASSIGNING_STEPS
-
-
-class Executor(Protocol):
-    def __call__(
-        self, args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
-    ) -> Any: ...
 
 
 class Callee(Protocol):
@@ -84,7 +76,8 @@ class CompiledProgram:
         if written is not None and written is not program:
             cost, comprehension_costs = written_costs(written)
         lazy = lazy_parameters(program, checked.parameters)
-        self.exprs = ExprCompiler(checked.types, limits, slots, comprehension_costs, lazy)
+        self.shapes = Shapes()
+        self.exprs = ExprCompiler(checked.types, limits, slots, comprehension_costs, lazy, self.shapes)
         self.tables = {t.name: t.type for t in program.tables or ()}
         self.read = value_reader(
             limits.max_number_digits,
@@ -112,115 +105,30 @@ class CompiledProgram:
             checked.parameters, slots, self.frame_size, limits, self.defaults, bad_defaults, lazy
         )
         self.cost = cost
-        self.over_budget = self.cost > limits.max_operations
+        self.over_budget = cost > limits.max_operations
         self.timed = n.Comprehension in kinds or self.exprs.charging or n.CallTool in kinds
         # Slot 0 holds the run's state; only comprehensions, lookups and calls read it.
         self.stateful = self.timed or n.Lookup in kinds or n.CallTool in kinds or self.exprs.reads_clock
 
-        self.execute = self.executor()
-        self.run = self.runner()
-
-    def executor(self) -> Executor:
-        """`execute(args, tables, clock=None) -> value`, to be called in the decimal scope: binds
-        the arguments into a new frame and runs the body (`clock`: what today() and now() read,
-        the real clock if None). The operation budget is charged before:
-        statically for the program's size (`cost`, refused when over budget), at run time only
-        for comprehensions, whose size depends on the data."""
-        if self.over_budget:
-            message = f"the program has {self.cost:,} operations; the budget is {self.limits.max_operations:,}"
-
-            def refuse(args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None) -> Any:
-                raise fault(codes.OPERATION_BUDGET, message)
-
-            return refuse
-        size, bind, body, limits, cost = self.frame_size, self.bind, self.body, self.limits, self.cost
-        if not self.stateful and self.single is not None:
-            name, convert, (low, high) = self.single
-            rest = [None] * (size - 2)  # the slots after the parameter's (slot 1)
-            # A body that takes the parameter's value itself (a tested chain, specialize.py)
-            # is called without a frame when the parameter is the program's only slot.
-            by_value = size == 2 and getattr(body, "takes_value", False)
-            on_value = cast(Callable[[None, Any], Any], body)
-
-            def execute_single(
-                args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
-            ) -> Any:
-                try:  # (free in CPython 3.11 unless it catches)
-                    if type(args) is dict and len(args) == 1:
-                        try:
-                            value = args[name]  # the usual call, bound inline (a number's float directly)
-                        except KeyError:
-                            pass  # another name: the binder says which, below
-                        else:
-                            if type(value) is float and low < value < high:
-                                value = from_float_fast(value)
-                            else:
-                                value = convert(value)
-                            if by_value:
-                                return on_value(None, value)
-                            return body([None, value, *rest]) if rest else body([None, value])
-                    return body(bind(args))
-                except RunError:
-                    raise
-                except Exception as error:  # never a plain Python exception out of a run
-                    raise unexpected(error) from error
-
-            return execute_single
-        if not self.stateful:
-
-            def execute(args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None) -> Any:
-                try:
-                    return body(bind(args))
-                except RunError:
-                    raise
-                except Exception as error:
-                    raise unexpected(error) from error
-
-            return execute
-        timed = self.timed
-
-        def execute_with_state(
-            args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None
-        ) -> Any:
-            deadline = time.monotonic() + limits.max_seconds if timed else math.inf  # binding counts
-            runtime = Runtime(limits, tables, cost, deadline, clock or real_clock)
-            frame = None
-            try:
-                frame = bind(args)
-                frame[0] = runtime
-                value = body(frame)
-            except RunError as error:
-                if runtime.operations > HEAVY_OPERATIONS:
-                    frame = None
-                    give_back_memory(error)
-                raise
-            except Exception as error:
-                raise unexpected(error) from error
-            if runtime.operations > HEAVY_OPERATIONS:  # what it built is free once the frame is
-                frame = None
-                give_back_memory()
-            return value
-
-        return execute_with_state
-
-    def runner(self) -> Executor:
-        """`run(args, tables, clock=None) -> value`: `execute` in the decimal scope, as one
-        closure over what it needs (no attribute lookups)."""
-        execute, enter, recover = self.execute, self.scope.enter, self.scope.recover
-
-        def run(args: Mapping[str, Any] | None, tables: Mapping[str, Any], clock: Clock | None = None) -> Any:
-            try:
-                return enter(execute, args, tables, clock)
-            except RuntimeError as error:
-                return recover(error, execute, args, tables, clock)
-
-        return run
+        plan = RunPlan(
+            limits,
+            self.frame_size,
+            self.bind,
+            self.body,
+            cost,
+            self.stateful,
+            self.timed,
+            self.single,
+            self.shapes.takes_value(self.body),
+        )
+        self.execute = lower(plan)
+        self.run = in_scope(self.scope, self.execute)
 
     def run_within(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any:
         """Run as the callee of `caller`'s run, in the decimal scope: on the caller's operation
         budget (this program's size charged to it first), deadline and clock, so that a chain
         of calls costs what one run may, however deep or long."""
-        return self.scope.run(self._within, args, tables, caller)
+        return self.scope.run_sealed(self._within, args, tables, caller)  # (_within raises only RunErrors)
 
     def _within(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any:
         if self.over_budget:
@@ -243,7 +151,7 @@ class CompiledProgram:
     ) -> list[Any]:
         """`run` per row, entering the decimal scope once; a failing row gives its RunError.
         The rows are listed first: a generator of rows must not run in the scope."""
-        return self.scope.run(self._rows, list(rows), tables, clock)
+        return self.scope.run_sealed(self._rows, list(rows), tables, clock)  # (execute raises only RunErrors)
 
     def _rows(self, rows: list[Mapping[str, Any] | None], tables: Mapping[str, Any], clock: Clock | None) -> list[Any]:
         results: list[Any] = []
@@ -321,21 +229,22 @@ class CompiledProgram:
         exprs = self.exprs
         match step:
             case n.Assign(target=target, value=n.NumberLit() | n.StringLit() | n.BoolLit() as literal):
-                return store_constant(exprs.slots[target], literal.value)
+                return store_constant(exprs.slots[target], literal.value, self.shapes)
             case n.Assign(target=target, value=value):
-                return store(exprs.slots[target], exprs.closure(value))
+                return store(exprs.slots[target], exprs.closure(value), self.shapes)
             case n.Format(target=target, template=template):
-                return store(exprs.slots[target], exprs.template(template, step.span))
+                return store(exprs.slots[target], exprs.template(template, step.span), self.shapes)
             case n.Lookup():
-                return store(exprs.slots[step.target], self.lookup(step))
+                return store(exprs.slots[step.target], self.lookup(step), self.shapes)
             case n.CallTool():
-                return store(exprs.slots[step.target], self.call_tool(step))
+                return store(exprs.slots[step.target], self.call_tool(step), self.shapes)
             case n.If(condition=condition, then=then, otherwise=otherwise):
                 test = exprs.test(condition, "the condition of `if` needs a boolean")
                 if self.may_return(step):
-                    return returning(test, self.block(then), self.block(otherwise) if otherwise else None, _NEXT)
+                    otherwise_block = self.block(otherwise) if otherwise else None
+                    return returning(test, self.block(then), otherwise_block, _NEXT, self.shapes)
                 # Neither branch returns: the `if` is a plain step, its branches plain sequences.
-                return when(test, self.sequence(then), self.sequence(otherwise) if otherwise else None)
+                return when(test, self.sequence(then), self.sequence(otherwise) if otherwise else None, self.shapes)
             case n.Return(value=value):
                 return exprs.closure(value)
             case _:

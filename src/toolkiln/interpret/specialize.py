@@ -18,26 +18,14 @@ w <= 10 else (w * 2.5 + 5) * 0.9` is one call when `w > 10`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from toolkiln.ast.spans import Span
 from toolkiln.interpret.faults import arithmetic_fault
+from toolkiln.interpret.plan import Chain, Compare, Fn, Frame, Op, Shapes
 
-Frame = list[Any]  # slot 0 the run's state (a Runtime), then the variables
-Fn = Callable[[Frame], Any]
 Operand = tuple[str, Any]  # ("slot", index) | ("const", value) | ("fn", closure)
-Op = Callable[[Any, Any], Any]
 MAX_CHAIN = 3
-
-
-@dataclass(frozen=True)
-class Chain:
-    """`f[slot] op1 c1 op2 c2 ...`, left to right; kept on the closure that computes it."""
-
-    slot: int
-    steps: tuple[tuple[Op, Any], ...]
 
 
 def as_fn(operand: Operand) -> Fn:
@@ -65,22 +53,20 @@ def pure_binary(op: Op, left: Operand, right: Operand) -> Fn:
     return lambda f: op(lf(f), rf(f))
 
 
-def arithmetic_binary(op: Op, left: Operand, right: Operand, span: Span, max_digits: int) -> Fn:
-    """`op(left, right)` for decimal arithmetic, whose signals become RunErrors at `span`."""
+def arithmetic_binary(op: Op, left: Operand, right: Operand, span: Span, max_digits: int, shapes: Shapes) -> Fn:
+    """`op(left, right)` for decimal arithmetic, whose signals become RunErrors at `span`; a
+    chain of operations on a variable is recorded in `shapes` (and fused into one closure)."""
     located = _located(op, left, right, span, max_digits)
     (lk, lv), (rk, rv) = left, right
     if rk != "const":
         return located
     if lk == "slot":
-        located.chain = Chain(lv, ((op, rv),))  # type: ignore[attr-defined]
-        return located
-    previous: Chain | None = getattr(lv, "chain", None) if lk == "fn" else None
+        return shapes.computes(located, Chain(lv, ((op, rv),)))
+    previous = shapes.chain(lv) if lk == "fn" else None
     if previous is None or len(previous.steps) == MAX_CHAIN:
         return located
     chain = Chain(previous.slot, previous.steps + ((op, rv),))
-    fused = _fused(chain, located)
-    fused.chain = chain  # type: ignore[attr-defined]
-    return fused
+    return shapes.computes(_fused(chain, located), chain)
 
 
 def _fused(chain: Chain, located: Fn) -> Fn:
@@ -111,15 +97,16 @@ READ = object()
 """The default value of a tested chain's second parameter: read the variable from the frame."""
 
 
-def tested_chain(compare: Op, slot: int, constant: Any, then: Fn, otherwise: Fn) -> Fn | None:
-    """`then(f) if compare(f[slot], constant) else otherwise(f)` as one closure when `otherwise`
-    is a chain on `slot`: the test and the chain's operations in one call (`then` is called when
+def tested_chain(test: Compare, then: Fn, otherwise: Fn, shapes: Shapes) -> Fn | None:
+    """`then(f) if test holds else otherwise(f)` as one closure when `otherwise` is a chain on
+    the variable tested: the test and the chain's operations in one call (`then` is called when
     the test holds). None when `otherwise` is not such a chain.
 
     The closure also takes the variable's value itself, `fn(None, x)`, for a program whose only
-    variable it is (its `takes_value` attribute says so): the run then makes no frame unless
-    `then`, or the located evaluation after a decimal signal, needs one (`[None, x]`)."""
-    chain: Chain | None = getattr(otherwise, "chain", None)
+    variable it is (`shapes.takes_value` says so): the run then makes no frame unless `then`,
+    or the located evaluation after a decimal signal, needs one (`[None, x]`)."""
+    compare, slot, constant = test.op, test.slot, test.constant
+    chain = shapes.chain(otherwise)
     if chain is None or chain.slot != slot:
         return None
     fused: Any
@@ -165,8 +152,7 @@ def tested_chain(compare: Op, slot: int, constant: Any, then: Fn, otherwise: Fn)
                 return otherwise(f or [None, x])
 
         fused = tested3
-    fused.takes_value = True
-    return cast(Fn, fused)
+    return shapes.by_value(fused)
 
 
 def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int) -> Fn:

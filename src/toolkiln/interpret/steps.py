@@ -13,9 +13,9 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from toolkiln.interpret.specialize import Fn, Frame, Op, tested_chain
+from toolkiln.interpret.plan import Compare, Fn, Frame, Op, Shapes, StoredConstant, Test, Update
+from toolkiln.interpret.specialize import tested_chain
 
-Test = tuple[str, Any]  # ("compare", (op, slot, constant)) | ("fn", closure)
 # The comparison that holds exactly when one does not: the values compared are numbers (never
 # NaN), strings or booleans, whose order is total.
 _NEGATED: dict[Op, Op] = {
@@ -29,10 +29,10 @@ _NEGATED: dict[Op, Op] = {
 }
 
 
-def store(slot: int, value: Fn) -> Fn:
-    """`f[slot] = value(f)`; a one-operation chain such as `score + 10` is done in place (its
-    `update` attribute lets an `if` do it in place too)."""
-    chain = getattr(value, "chain", None)
+def store(slot: int, value: Fn, shapes: Shapes) -> Fn:
+    """`f[slot] = value(f)`; a one-operation chain such as `score + 10` is done in place (an
+    Update in `shapes` lets an `if` do it in place too)."""
+    chain = shapes.chain(value)
     if chain is not None and len(chain.steps) == 1:
         source, ((op, constant),) = chain.slot, chain.steps
 
@@ -42,8 +42,7 @@ def store(slot: int, value: Fn) -> Fn:
             except ArithmeticError:
                 f[slot] = value(f)  # fails again, located (see specialize.py)
 
-        store_operation.update = (slot, source, op, constant, value)  # type: ignore[attr-defined]
-        return store_operation
+        return shapes.updates(store_operation, Update(slot, source, op, constant, value))
 
     def store_value(f: Frame) -> None:
         f[slot] = value(f)
@@ -51,23 +50,21 @@ def store(slot: int, value: Fn) -> Fn:
     return store_value
 
 
-def store_constant(slot: int, constant: Any) -> Fn:
-    """`f[slot] = constant` (its `constant` attribute lets an `if` do it in place)."""
+def store_constant(slot: int, constant: Any, shapes: Shapes) -> Fn:
+    """`f[slot] = constant` (a StoredConstant in `shapes` lets an `if` do it in place)."""
 
     def store(f: Frame) -> None:
         f[slot] = constant
 
-    store.constant = (slot, constant)  # type: ignore[attr-defined]
-    return store
+    return shapes.stores(store, StoredConstant(slot, constant))
 
 
-def when(test: Test, then: Fn, otherwise: Fn | None) -> Fn:
+def when(test: Test, then: Fn, otherwise: Fn | None, shapes: Shapes) -> Fn:
     """An `if` run for its effect: `then(f)` when the test holds, else `otherwise(f)` (nothing
     when None). The test is a comparison of a variable with a constant, or a closure that
     returns a boolean (its type already tested)."""
-    kind, parts = test
-    if kind == "fn":
-        holds: Fn = parts
+    if not isinstance(test, Compare):
+        holds = test
         if otherwise is None:
 
             def if_fn(f: Frame) -> None:
@@ -75,12 +72,12 @@ def when(test: Test, then: Fn, otherwise: Fn | None) -> Fn:
                     then(f)
 
             return if_fn
-        return choose(test, then, otherwise)
-    compare, slot, constant = parts
-    update = getattr(then, "update", None)
+        return choose(test, then, otherwise, shapes)
+    compare, slot, constant = test.op, test.slot, test.constant
+    update = shapes.update(then)
     if update is not None:
         return _when_update(compare, slot, constant, update, otherwise)
-    stored = getattr(then, "constant", None)
+    stored = shapes.constant(then)
     if stored is not None:
         return _when_store(compare, slot, constant, stored, otherwise)
     if otherwise is None:
@@ -90,14 +87,12 @@ def when(test: Test, then: Fn, otherwise: Fn | None) -> Fn:
                 then(f)
 
         return if_compare
-    return choose(test, then, otherwise)
+    return choose(test, then, otherwise, shapes)
 
 
-def _when_update(
-    compare: Op, slot: int, constant: Any, update: tuple[int, int, Op, Any, Fn], otherwise: Fn | None
-) -> Fn:
+def _when_update(compare: Op, slot: int, constant: Any, update: Update, otherwise: Fn | None) -> Fn:
     """`if x >= 200 { score = score + 18 }` (and its `else`), the update done in place."""
-    target, source, op, operand, located = update
+    target, source, op, operand, located = update.target, update.source, update.op, update.constant, update.located
 
     def if_update(f: Frame) -> None:
         if compare(f[slot], constant):
@@ -111,9 +106,9 @@ def _when_update(
     return if_update
 
 
-def _when_store(compare: Op, slot: int, constant: Any, stored: tuple[int, Any], otherwise: Fn | None) -> Fn:
+def _when_store(compare: Op, slot: int, constant: Any, stored: StoredConstant, otherwise: Fn | None) -> Fn:
     """`if subtotal >= 1000 { rate = 0.10 } else ...`, the store done in place."""
-    target, value = stored
+    target, value = stored.slot, stored.value
 
     def if_store(f: Frame) -> None:
         if compare(f[slot], constant):
@@ -124,31 +119,28 @@ def _when_store(compare: Op, slot: int, constant: Any, stored: tuple[int, Any], 
     return if_store
 
 
-def returning(test: Test, then: Fn, otherwise: Fn | None, go_on: object) -> Fn:
+def returning(test: Test, then: Fn, otherwise: Fn | None, go_on: object, shapes: Shapes) -> Fn:
     """An `if` that may return: `then(f)` when the test holds, else `otherwise(f)`; without
     an `else`, `go_on` (the block's marker for "no return here")."""
     if otherwise is not None:
-        return choose(test, then, otherwise)
-    kind, parts = test
-    if kind == "fn":
-        holds: Fn = parts
+        return choose(test, then, otherwise, shapes)
+    if not isinstance(test, Compare):
+        holds = test
         return lambda f: then(f) if holds(f) else go_on
-    compare, slot, constant = parts
+    compare, slot, constant = test.op, test.slot, test.constant
     return lambda f: then(f) if compare(f[slot], constant) else go_on
 
 
-def choose(test: Test, then: Fn, otherwise: Fn) -> Fn:
+def choose(test: Test, then: Fn, otherwise: Fn, shapes: Shapes) -> Fn:
     """`then(f)` when the test holds, else `otherwise(f)`: an `if` with both branches, or the
     expression `a if test else b`. A branch that is a chain of operations on the variable
     tested is done in the same call (the `else`, or else the `then` under the opposite test)."""
-    kind, parts = test
-    if kind == "fn":
-        holds: Fn = parts
+    if not isinstance(test, Compare):
+        holds = test
         return lambda f: then(f) if holds(f) else otherwise(f)
-    compare, slot, constant = parts
-    fused = tested_chain(compare, slot, constant, then, otherwise) or tested_chain(
-        _NEGATED[compare], slot, constant, otherwise, then
-    )
+    opposite = Compare(_NEGATED[test.op], test.slot, test.constant)
+    fused = tested_chain(test, then, otherwise, shapes) or tested_chain(opposite, otherwise, then, shapes)
     if fused is not None:
         return fused
+    compare, slot, constant = test.op, test.slot, test.constant
     return lambda f: then(f) if compare(f[slot], constant) else otherwise(f)
