@@ -60,18 +60,31 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     if type_.nullable:  # `string?`: null, or what the type without `?` accepts
         present = _converter(not_null(type_), name, limits)
         return lambda value, *left: None if value is None else present(value, *left)
-    # (at least max_list_length: a flat list or object is bounded by that alone)
-    budget = max(limits.max_operations, limits.max_list_length)
-    max_digits, max_len = limits.max_number_digits, limits.max_list_length
-    max_text = limits.max_string_length
+    if type_.name == "object" and type_.fields is not None:
+        return _record(type_, name, limits)
+    build = _BUILDERS.get(type_.name, _anything)
+    return build(type_, name, limits)
+
+
+def _budget(limits: Limits) -> int:
+    """The values one argument may hold in all (at least max_list_length: a flat list or
+    object is bounded by that alone)."""
+    return max(limits.max_operations, limits.max_list_length)
+
+
+def _reader(limits: Limits) -> Callable[..., Any]:
+    return value_reader(limits.max_number_digits, limits.max_list_length, limits.max_string_length, _budget(limits))
+
+
+def _number(type_: Type, name: str, limits: Limits) -> Converter:
+    max_digits = limits.max_number_digits
     integer_only = type_.name == "integer"
     float_low, float_bound = _finite_within(max_digits)
     int_bound = 10**max_digits
     int_low = -int_bound
     small_bound = min(_SMALL_WHOLE, int_bound)
-    exact = limits.bounds.create_decimal  # refuses what is out of bounds (see make_bounds)
     lowest = LOWEST_DIGIT + SHORT_DECIMAL_DIGITS  # a short Decimal's top digit above it: no digit below the floor
-    read = value_reader(max_digits, max_len, max_text, budget)
+    unusual = _UnusualNumber(name, limits, integer_only)
 
     def number(value: Any) -> Decimal:
         kind = type(value)
@@ -85,38 +98,69 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             if integer_only and not value.is_integer():
                 raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
             return from_float_fast(value)
+        elif (
+            kind is Decimal
+            and value.is_finite()
+            and value.__sizeof__() == SHORT_DECIMAL_SIZE
+            and lowest < value.adjusted() < max_digits
+        ):  # <= 76 digits, none below the floor: within bounds
+            if integer_only and value != value.to_integral_value():
+                raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
+            short: Decimal = value
+            return short
+        return unusual(value, number)
+
+    return number
+
+
+class _UnusualNumber:
+    """What a number converter does with anything but a small int, a finite float or a short
+    Decimal: converts it with every check, or says what is wrong with it."""
+
+    def __init__(self, name: str, limits: Limits, integer_only: bool) -> None:
+        self.name, self.max_digits, self.integer_only = name, limits.max_number_digits, integer_only
+        self.exact = limits.bounds.create_decimal  # refuses what is out of bounds (see make_bounds)
+
+    def __call__(self, value: Any, number: Converter) -> Decimal:
+        kind, name = type(value), self.name
         if kind is Decimal and value.is_finite():
-            if value.__sizeof__() == SHORT_DECIMAL_SIZE and lowest < value.adjusted() < max_digits:
-                result: Decimal = value  # <= 76 digits, none below the floor: within bounds
-            else:
-                try:
-                    result = exact(value)  # digits and exponent within bounds (make_bounds)
-                except ArithmeticError:
-                    raise ArgumentError(_out_of_bounds(name, value, max_digits)) from None
-            if integer_only and result != result.to_integral_value():
-                raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
-            return result
+            try:
+                return self.whole(self.exact(value), value)  # digits and exponent within bounds (make_bounds)
+            except ArithmeticError:
+                raise ArgumentError(_out_of_bounds(name, value, self.max_digits)) from None
         if kind is int:  # (whole numbers of too many digits are never converted)
-            raise ArgumentError(f"argument `{name}` has more than {max_digits} digits")
+            raise ArgumentError(f"argument `{name}` has more than {self.max_digits} digits")
         if kind is float:
-            if value != value or value in (_INF, -_INF):
-                raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
-            if integer_only and not value.is_integer():
-                raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
-            result = from_float(value)
-        elif kind is Decimal:
+            return self.within(self.float(value), value)
+        if kind is Decimal:
             raise ArgumentError(f"argument `{name}` must be a finite number, not {value}")
-        elif isinstance(value, int) and not isinstance(value, bool):
-            result = Decimal(int.__index__(value))  # an int subclass such as an IntEnum member, by value
-        elif isinstance(value, Decimal):  # a Decimal subclass, by value
-            return number(Decimal(value))
-        else:
-            raise ArgumentError(f"argument `{name}` must be a number, not {_describe(value)}")
-        if result and result.adjusted() >= max_digits:
-            raise ArgumentError(f"argument `{name}` has more than {max_digits} digits")
-        if integer_only and result != result.to_integral_value():
-            raise ArgumentError(f"argument `{name}` must be a whole number, not {value}")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return self.within(Decimal(int.__index__(value)), value)  # an int subclass (an IntEnum member), by value
+        if isinstance(value, Decimal):  # a Decimal subclass, by value
+            result: Decimal = number(Decimal(value))
+            return result
+        raise ArgumentError(f"argument `{name}` must be a number, not {_describe(value)}")
+
+    def float(self, value: float) -> Decimal:
+        if value != value or value in (_INF, -_INF):
+            raise ArgumentError(f"argument `{self.name}` must be a finite number, not {value}")
+        if self.integer_only and not value.is_integer():
+            raise ArgumentError(f"argument `{self.name}` must be a whole number, not {value}")
+        return from_float(value)
+
+    def within(self, result: Decimal, value: Any) -> Decimal:
+        if result and result.adjusted() >= self.max_digits:
+            raise ArgumentError(f"argument `{self.name}` has more than {self.max_digits} digits")
+        return self.whole(result, value)
+
+    def whole(self, result: Decimal, value: Any) -> Decimal:
+        if self.integer_only and result != result.to_integral_value():
+            raise ArgumentError(f"argument `{self.name}` must be a whole number, not {value}")
         return result
+
+
+def _string(type_: Type, name: str, limits: Limits) -> Converter:
+    max_text = limits.max_string_length
 
     def string(value: object) -> str:
         if type(value) is not str:
@@ -127,11 +171,19 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             raise ArgumentError(f"argument `{name}` is longer than {max_text:,} characters")
         return value
 
+    return string
+
+
+def _boolean(type_: Type, name: str, limits: Limits) -> Converter:
     def boolean(value: Any) -> bool:
         if type(value) is not bool:
             raise ArgumentError(f"argument `{name}` must be true or false, not {_describe(value)}")
         return value
 
+    return boolean
+
+
+def _day(type_: Type, name: str, limits: Limits) -> Converter:
     def day(value: Any) -> date:
         if type(value) is date:
             return value
@@ -143,6 +195,10 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             f"argument `{name}` must be a date, not {_describe(value)}", hint="ISO 8601: YYYY-MM-DD, as 2026-01-31"
         )
 
+    return day
+
+
+def _moment(type_: Type, name: str, limits: Limits) -> Converter:
     def moment(value: Any) -> datetime:
         if type(value) is datetime and value.utcoffset() is not None:
             return value
@@ -155,17 +211,32 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             hint="ISO 8601 with its offset, as 2026-01-31T09:30:00Z or 2026-01-31T10:30:00+01:00",
         )
 
-    def counted(size: int, left: list[int] | None, what: str) -> list[int]:
-        """`left` (a fresh budget if None) less a container's `size` items or fields; E0508
-        past max_list_length for the one container, or past the budget for the argument."""
-        if size > max_len:
-            raise ArgumentError(f"argument `{name}` has more than {max_len:,} {what}")
+    return moment
+
+
+class _Counter:
+    """What a container of one argument may still hold: `left` (a fresh budget if None) less a
+    container's `size` items or fields; E0508 past max_list_length for the one container, or
+    past the budget for the argument."""
+
+    def __init__(self, name: str, limits: Limits) -> None:
+        self.name, self.max_len, self.budget = name, limits.max_list_length, _budget(limits)
+
+    def __call__(self, size: int, left: list[int] | None, what: str) -> list[int]:
+        if size > self.max_len:
+            raise ArgumentError(f"argument `{self.name}` has more than {self.max_len:,} {what}")
         if left is None:
-            left = [budget]
+            left = [self.budget]
         left[0] -= size
         if left[0] < 0:
-            raise ArgumentError(f"argument `{name}` holds more than {budget:,} values in all")
+            raise ArgumentError(f"argument `{self.name}` holds more than {self.budget:,} values in all")
         return left
+
+
+def _array(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
+    counted = _Counter(name, limits)
+    scalar_items = type_.item_type().name in _SCALARS
+    item_converter = _converter(type_.item_type(), f"{name}[]", limits)
 
     def array(value: Any, left: list[int] | None = None) -> list[Any]:
         if type(value) not in (list, tuple):
@@ -174,6 +245,12 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
         if scalar_items:
             return [item_converter(item) for item in value]
         return [item_converter(item, left) for item in value]
+
+    return array
+
+
+def _object(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
+    read, max_len = _reader(limits), limits.max_list_length
 
     def obj(value: Any, left: list[int] | None = None) -> dict[str, Any]:
         if type(value) is dict:  # the usual case, without the slower ABC test
@@ -186,13 +263,34 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
             converted = read(dict(value), left)
         return converted
 
+    return obj
+
+
+def _anything(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
+    read = _reader(limits)
+
     def anything(value: Any, left: list[int] | None = None) -> Any:
         return read(value, left)
 
+    return anything
+
+
+def _record(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
+    """An object with the record's fields, each converted by its type's converter (once: not
+    read as data first); a nullable field may be missing (it reads as null). Other fields are
+    kept, read as data."""
+    read, counted = _reader(limits), _Counter(name, limits)
+    # field -> (converter, whether it takes only the value, whether it may be missing)
+    fields = {
+        key: (
+            _converter(field, f"{name}.{key}", limits),
+            field.name in _SCALARS,
+            field.nullable or field.name == "any",
+        )
+        for key, field in type_.fields or ()
+    }
+
     def record(value: Any, left: list[int] | None = None) -> dict[str, Any]:
-        """An object with the record's fields, each converted by its type's converter (once:
-        not read as data first); a nullable field may be missing (it reads as null). Other
-        fields are kept, read as data."""
         if type(value) is not dict:
             if not isinstance(value, Mapping):
                 raise ArgumentError(f"argument `{name}` must be an object, not {_describe(value)}")
@@ -209,48 +307,36 @@ def _converter(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
                 converted[key] = convert(item) if scalar else convert(item, left)
                 found += 1
         if found < len(fields):
-            for key, (_, _, nullable) in fields.items():
-                if key in converted:
-                    continue
-                if not nullable:
-                    close = difflib.get_close_matches(key, [str(k) for k in converted], n=1)
-                    raise ArgumentError(
-                        f"argument `{name}` has no field `{key}`",
-                        hint=f"did you mean `{close[0]}`?" if close else f"its fields: {', '.join(fields)}",
-                    )
-                converted[key] = None
+            _missing_fields(converted, fields, name)
         return converted
 
-    match type_.name:
-        case "number" | "integer":
-            return number
-        case "string":
-            return string
-        case "boolean":
-            return boolean
-        case "date":
-            return day
-        case "datetime":
-            return moment
-        case "array":
-            scalar_items = type_.item_type().name in _SCALARS
-            item_converter = _converter(type_.item_type(), f"{name}[]", limits)
-            return array
-        case "object" if type_.fields is not None:
-            # field -> (converter, whether it takes only the value, whether it may be missing)
-            fields = {
-                key: (
-                    _converter(field, f"{name}.{key}", limits),
-                    field.name in _SCALARS,
-                    field.nullable or field.name == "any",
-                )
-                for key, field in type_.fields
-            }
-            return record
-        case "object":
-            return obj
-        case _:
-            return anything
+    return record
+
+
+def _missing_fields(converted: dict[str, Any], fields: Mapping[str, tuple[Any, bool, bool]], name: str) -> None:
+    """Null for each nullable field the object leaves out; E0508 for a required one."""
+    for key, (_, _, nullable) in fields.items():
+        if key in converted:
+            continue
+        if not nullable:
+            close = difflib.get_close_matches(key, [str(k) for k in converted], n=1)
+            raise ArgumentError(
+                f"argument `{name}` has no field `{key}`",
+                hint=f"did you mean `{close[0]}`?" if close else f"its fields: {', '.join(fields)}",
+            )
+        converted[key] = None
+
+
+_BUILDERS: dict[str, Callable[[Type, str, Limits], Callable[..., Any]]] = {
+    "number": _number,
+    "integer": _number,
+    "string": _string,
+    "boolean": _boolean,
+    "date": _day,
+    "datetime": _moment,
+    "array": _array,
+    "object": _object,
+}
 
 
 # Counts, quantities and days are mostly small: their Decimals are made once (Decimal(250)
@@ -291,48 +377,7 @@ def compile_binder(
     plan = tuple(
         (p.name, slots[p.name], binding(p, limits, p.name in lazy), defaults.get(p.name, _MISSING)) for p in params
     )
-    # An explicit null for an optional parameter that cannot hold null means "not given": what
-    # function-calling models send for an argument they leave out.
-    null_is_missing = frozenset(p.name for p in params if p.name in defaults and not p.type.nullable)
-    wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "") for p in params}
-    names_in_order = tuple(p.name for p in params)
-    names = frozenset(names_in_order)
-
-    def bind_each(args: Mapping[str, Any] | None, frame: list[Any]) -> None:
-        if type(args) is not dict:
-            if args is None:
-                args = {}
-            elif not isinstance(args, Mapping):
-                raise ArgumentError(f"arguments must be an object of name -> value, not {_describe(args)}")
-        given = 0
-        for name, slot, convert, default in plan:
-            value = args.get(name, _MISSING)
-            if value is None and name in null_is_missing:
-                given += 1  # a key of `args`, which takes the default
-                value = _MISSING
-            if value is _MISSING:
-                if default is _MISSING:
-                    raise _missing(name, args, names, wanted[name])
-                if type(default) is _BadDefault:
-                    raise default.error
-                frame[slot] = default
-                continue
-            given += 1
-            try:
-                frame[slot] = convert(value)
-            except ArgumentError:
-                raise
-            except RunError as error:
-                raise ArgumentError(f"argument `{name}`: {error.message}") from None
-        if len(args) > given:  # some key is not a parameter
-            extra = sorted(str(key) for key in args if key not in names)[0]
-            close = difflib.get_close_matches(extra, list(names), n=1)
-            raise ArgumentError(
-                f"unexpected argument `{extra}`",
-                hint=f"did you mean `{close[0]}`?" if close else f"parameters: {', '.join(sorted(names)) or 'none'}",
-                input=extra,
-                expected=tuple(sorted(names)),
-            )
+    bind_each = _binder_of_each(params, plan, defaults)
 
     def bind_slowly(args: Mapping[str, Any] | None) -> list[Any]:
         frame = [None] * frame_size
@@ -346,7 +391,7 @@ def compile_binder(
     count = len(params)
     if not count or [slots[p.name] for p in params] != list(range(1, count + 1)):
         return bind_slowly
-    given_values = itemgetter(*names_in_order) if count > 1 else lambda args: (args[params[0].name],)
+    given_values = itemgetter(*(p.name for p in params)) if count > 1 else lambda args: (args[params[0].name],)
     conversions = tuple((slot, convert) for _, slot, convert, _ in plan)
     variables = [None] * (frame_size - count - 1)
 
@@ -362,6 +407,64 @@ def compile_binder(
         return bind_slowly(args)
 
     return bind
+
+
+def _binder_of_each(
+    params: tuple[ParamInfo, ...], plan: tuple[tuple[str, int, Converter, Any], ...], defaults: Mapping[str, Any]
+) -> Callable[[Mapping[str, Any] | None, list[Any]], None]:
+    """`bind_each(args, frame)`: one parameter at a time, each refusal said precisely."""
+    # An explicit null for an optional parameter that cannot hold null means "not given": what
+    # function-calling models send for an argument they leave out.
+    null_is_missing = frozenset(p.name for p in params if p.name in defaults and not p.type.nullable)
+    wanted = {p.name: f"pass `{p.name}`: {p.type}" + (f", {p.description}" if p.description else "") for p in params}
+    names = frozenset(p.name for p in params)
+
+    def bind_each(args: Mapping[str, Any] | None, frame: list[Any]) -> None:
+        if type(args) is not dict:
+            if args is None:
+                args = {}
+            elif not isinstance(args, Mapping):
+                raise ArgumentError(f"arguments must be an object of name -> value, not {_describe(args)}")
+        given = 0
+        for name, slot, convert, default in plan:
+            value = args.get(name, _MISSING)
+            if value is None and name in null_is_missing:
+                given += 1  # a key of `args`, which takes the default
+                value = _MISSING
+            if value is _MISSING:
+                frame[slot] = _default_of(name, default, args, names, wanted)
+                continue
+            given += 1
+            try:
+                frame[slot] = convert(value)
+            except ArgumentError:
+                raise
+            except RunError as error:
+                raise ArgumentError(f"argument `{name}`: {error.message}") from None
+        if len(args) > given:  # some key is not a parameter
+            raise _unexpected(args, names)
+
+    return bind_each
+
+
+def _default_of(name: str, default: Any, args: Mapping[str, Any], names: frozenset[str], wanted: dict[str, str]) -> Any:
+    """The value of a parameter not given: its default, or the error that it is missing."""
+    if default is _MISSING:
+        raise _missing(name, args, names, wanted[name])
+    if type(default) is _BadDefault:
+        raise default.error
+    return default
+
+
+def _unexpected(args: Mapping[str, Any], names: frozenset[str]) -> ArgumentError:
+    extra = sorted(str(key) for key in args if key not in names)[0]
+    close = difflib.get_close_matches(extra, list(names), n=1)
+    return ArgumentError(
+        f"unexpected argument `{extra}`",
+        hint=f"did you mean `{close[0]}`?" if close else f"parameters: {', '.join(sorted(names)) or 'none'}",
+        input=extra,
+        expected=tuple(sorted(names)),
+    )
 
 
 def binding(param: ParamInfo, limits: Limits, lazy: bool) -> Converter:

@@ -8,7 +8,6 @@ not (values of type `any` from untyped data), the closure tests and reports E050
 from __future__ import annotations
 
 import operator
-import time
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
@@ -18,19 +17,19 @@ from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, Type
 from toolkiln.ast.visitor import left_chain, walk
-from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
-from toolkiln.interpret.faults import arithmetic_fault, fault, type_fault
+from toolkiln.interpret import calls, reads
+from toolkiln.interpret.faults import arithmetic_fault, type_fault
 from toolkiln.interpret.plan import Compare, Fn, Frame, Shapes, Test
-from toolkiln.interpret.runtime import CHECK_EVERY, Runtime, charge, out_of_time, over_budget
+from toolkiln.interpret.runtime import Runtime, charge
 from toolkiln.interpret.specialize import Operand, arithmetic_binary, pure_binary
 from toolkiln.interpret.steps import choose
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtin_registry import text_work
-from toolkiln.semantics.builtins import BUILTINS, Builtin, size_of
+from toolkiln.semantics.builtins import BUILTINS, size_of
 from toolkiln.semantics.limits import Limits
-from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, from_float_fast, parse_spec
-from toolkiln.semantics.values import to_text_within, too_long, type_name
+from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, parse_spec
+from toolkiln.semantics.values import to_text_within, too_long
 
 _TYPES = {"number": Decimal, "string": str, "boolean": bool, "array": list, "object": dict, "date": date}
 _TYPES["datetime"] = datetime
@@ -120,7 +119,7 @@ class ExprCompiler:
             case n.Field_():
                 return self.field_read(expr)
             case n.Index(target=target, index=index):
-                return self.index(self.closure(target), self.closure(index), expr.span)
+                return reads.index(self.closure(target), self.closure(index), expr.span)
             case n.ListExpr(items=items):
                 parts = tuple(self.closure(item) for item in items)
                 return lambda f: [p(f) for p in parts]
@@ -411,122 +410,28 @@ class ExprCompiler:
             if ANY not in accepts and self.static(arg) == "any":
                 fn = self.checked_arg(fn, accepts, f"argument of {expr.function}", arg.span)
             args.append(fn)
-        trailing = expr.args[1:]
-        impl, limits, span, digits = function.impl, self.limits, expr.span, self.limits.max_number_digits
-        work = function.work
-        if function.clocked:  # today(), now(): the instant the run's clock says comes first
+        parts, limits, span = tuple(args), self.limits, expr.span
+        if function.clocked:
             self.reads_clock = True
-            self.charging = self.charging or work is not None
-
-            def call_clocked(f: Frame) -> Any:
-                values = [a(f) for a in args]
-                if work is not None:
-                    charge(f[0], 1 + work(*values), span)
-                try:
-                    return impl(limits, f[0].now(), *values)
-                except RunError as error:
-                    raise error.at(span) from None
-
-            return call_clocked
+            self.charging = self.charging or function.work is not None
+            return calls.clocked(function, parts, limits, span)
         if function.builds is not None or function.built is not None:
-            return self.call_building(function, tuple(args), span)
-        if work is not None:  # a cost that grows with the arguments: charged before the call
             self.charging = True
-
-            def call_charged(f: Frame) -> Any:
-                values = [a(f) for a in args]
-                charge(f[0], 1 + work(*values), span)
-                try:
-                    return impl(limits, *values)
-                except RunError as error:
-                    raise error.at(span) from None
-                except ArithmeticError as error:
-                    raise arithmetic_fault(error, span, digits) from None
-
-            return call_charged
-
-        if len(args) == 1:
-            only = args[0]
-
-            def call(f: Frame) -> Any:
-                try:
-                    return impl(limits, only(f))
-                except RunError as error:
-                    raise error.at(span) from None
-                except ArithmeticError as error:
-                    raise arithmetic_fault(error, span, digits) from None
-
-            return call
-
-        if trailing and all(isinstance(arg, n.LITERALS) for arg in trailing):  # `round(x, 2)`, `clamp(x, 0, 100)`
-            first, rest = args[0], tuple(getattr(arg, "value", None) for arg in trailing)
-
-            def call_with_constants(f: Frame) -> Any:
-                try:
-                    return impl(limits, first(f), *rest)
-                except RunError as error:
-                    raise error.at(span) from None
-                except ArithmeticError as error:
-                    raise arithmetic_fault(error, span, digits) from None
-
-            return call_with_constants
-
-        def call_many(f: Frame) -> Any:
-            try:
-                return impl(limits, *[a(f) for a in args])
-            except RunError as error:
-                raise error.at(span) from None
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, digits) from None
-
-        return call_many
-
-    def call_building(self, function: Builtin, args: tuple[Fn, ...], span: Span) -> Fn:
-        """A builtin that builds a text or a list: its work and what it builds (`builds`)
-        charged before the call; what it built, when only the result says (`built`), charged
-        before the run goes on. A result that is an argument itself was not built."""
-        self.charging = True
-        impl, limits, digits = function.impl, self.limits, self.limits.max_number_digits
-        work, builds, built = function.work or _no_work, function.builds or _no_work, function.built
-
-        def call_building(f: Frame) -> Any:
-            values = [a(f) for a in args]
-            runtime = f[0]
-            charge(runtime, 1 + work(*values) + builds(limits, *values), span)
-            try:
-                result = impl(limits, *values)
-            except RunError as error:
-                raise error.at(span) from None
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, digits) from None
-            if built is not None and all(result is not value for value in values):
-                charge(runtime, built(result), span)
-            return result
-
-        return call_building
+            return calls.building(function, parts, limits, span)
+        if function.work is not None:  # a cost that grows with the arguments
+            self.charging = True
+            return calls.charged(function, parts, limits, span)
+        trailing = expr.args[1:]
+        constant = trailing and all(isinstance(arg, n.LITERALS) for arg in trailing)
+        constants = tuple(getattr(arg, "value", None) for arg in trailing) if constant else None
+        return calls.plain(function, parts, constants, limits, span)
 
     def summed(self, comprehension: n.Comprehension, impl: Callable[..., Any], span: Span) -> Fn:
-        """`sum(x for x in xs)`: the list built as always, charged as the builtin charges it,
-        then added up by Python's `sum` from Decimal(0), the builtin's own additions in the
-        same order (the run's context is current). A list that holds anything but numbers
-        goes to the builtin, for its error."""
-        build, limits, digits = self.comprehension(comprehension), self.limits, self.limits.max_number_digits
+        """`sum(x for x in xs)` (see calls.summed)."""
+        build = self.comprehension(comprehension)
         self.charging = True
         numbers = self.static(comprehension.element) == "number"
-
-        def run(f: Frame) -> Any:
-            values = build(f)
-            charge(f[0], 1 + len(values), span)  # the builtin's work: its list's length
-            try:
-                if numbers or all(type(value) is Decimal for value in values):
-                    return sum(values, _ZERO)
-                return impl(limits, values)
-            except RunError as error:
-                raise error.at(span) from None
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, digits) from None
-
-        return run
+        return calls.summed(build, numbers, impl, self.limits, span)
 
     def checked_arg(self, fn: Fn, accepts: tuple[Type, ...], what: str, span: Span) -> Fn:
         kinds = tuple({_TYPES[t.name] for t in accepts if t.name in _TYPES})
@@ -554,98 +459,17 @@ class ExprCompiler:
         """`target.name`; a field of an item of a list bound as given is converted as read."""
         raw = self.raw_field(expr)
         if raw is None:
-            return self.field(self.closure(expr.target), expr.name, expr.span)
+            return reads.field(self.closure(expr.target), expr.name, expr.span)
         slot, name, may_be_missing = raw
-        span, convert = expr.span, from_float_fast
-
-        def read_raw(f: Frame) -> Any:
-            record = f[slot]
-            if type(record) is not dict:  # (an item of a list of anything, converted eagerly)
-                raise type_fault(f"field `{name}` needs an object", record, span)
-            try:
-                value = record[name]
-            except KeyError:
-                if may_be_missing:
-                    return None  # a record's nullable field, left out
-                raise _no_field(record, name, span) from None
-            kind = type(value)  # a float or int as given: converted as the eager converter does
-            if kind is float:
-                return convert(value)
-            if kind is int:
-                return Decimal(value)
-            return value
-
-        return read_raw
+        return reads.raw_field(slot, name, may_be_missing, expr.span)
 
     def raw_arithmetic(self, expr: n.Binary, otherwise: Fn) -> Fn:
-        """`a.x * b.y` (or + -) with both fields read from lists bound as given: a float is
-        converted as read, a whole number is left an int for Decimal's operator to take
-        (exactly as if converted first: Decimal converts an int exactly, then rounds the
-        result in the run's context). Anything else (a missing field, other types, a decimal
-        signal) is `otherwise`'s, the closure compiled for the operation as usual, which reads
-        both fields again (reads are pure) and gives the result or error."""
+        """`a.x * b.y` (or + -) with both fields read from lists bound as given (reads.py), else
+        `otherwise`, the closure compiled for the operation as usual."""
         left, right = self.raw_field(expr.left), self.raw_field(expr.right)
         if left is None or right is None:
             return otherwise
-        (ls, lname, _), (rs, rname, _) = left, right
-        op, convert = _ARITHMETIC[expr.op], from_float_fast
-
-        def run(f: Frame) -> Any:
-            try:
-                a, b = f[ls][lname], f[rs][rname]
-            except (KeyError, TypeError):  # a field missing, an item not an object
-                return otherwise(f)
-            ka, kb = type(a), type(b)
-            if ka is float:
-                a, ka = convert(a), Decimal
-            elif ka is int and kb is int:
-                a, ka = Decimal(a), Decimal  # (two ints: one converted makes a Decimal result)
-            if kb is float:
-                b, kb = convert(b), Decimal
-            if (ka is Decimal and (kb is Decimal or kb is int)) or (ka is int and kb is Decimal):
-                try:
-                    return op(a, b)
-                except ArithmeticError:
-                    pass
-            return otherwise(f)
-
-        return run
-
-    def field(self, target: Fn, name: str, span: Span) -> Fn:
-        def read(f: Frame) -> Any:
-            record = target(f)
-            if type(record) is not dict:
-                raise type_fault(f"field `{name}` needs an object", record, span)
-            try:
-                return record[name]
-            except KeyError:
-                raise _no_field(record, name, span) from None
-
-        return read
-
-    def index(self, target: Fn, index: Fn, span: Span) -> Fn:
-        def read(f: Frame) -> Any:
-            container, key = target(f), index(f)
-            kind = type(container)
-            if kind is dict:
-                if type(key) is not str:
-                    raise type_fault("an object key must be a string", key, span)
-                if key not in container:
-                    raise fault(codes.MISSING_ITEM, f"the object has no field {key!r}", span)
-                return container[key]
-            if kind is list or kind is str:
-                if type(key) is not Decimal or key != key.to_integral_value():
-                    raise fault(codes.RUNTIME_TYPE, f"an index must be a whole number, not {key:.40}", span)
-                if not -len(container) <= key < len(container):  # compared before int(): O(1)
-                    raise fault(
-                        codes.MISSING_ITEM,
-                        f"index {key:.40} is outside the {type_name(container)} of length {len(container)}",
-                        span,
-                    )
-                return container[int(key)]
-            raise type_fault("indexing needs a list, string or object", container, span)
-
-        return read
+        return reads.raw_arithmetic(_ARITHMETIC[expr.op], left[:2], right[:2], otherwise)
 
     def comprehension(self, expr: n.Comprehension) -> Fn:
         iterable = self.typed(expr.iterable, "array", "`for ... in` needs a list")
@@ -659,38 +483,7 @@ class ExprCompiler:
         self.scopes.pop()
         span = expr.span
         cost = self.comprehension_costs.get(span) or comprehension_cost(expr)
-
-        # Items between two looks at the clock: about CHECK_EVERY operations' worth. Work in the
-        # element that grows with the data (builtins, equality, powers) is charged as it runs.
-        chunk = max(1, CHECK_EVERY // cost)
-
-        def build(f: Frame) -> list[Any]:
-            items = iterable(f)
-            runtime = f[0]
-            runtime.operations += cost * len(items)
-            limits = runtime.limits
-            if runtime.operations > limits.max_operations:
-                raise over_budget(limits, span)
-            deadline = runtime.deadline
-            if time.monotonic() > deadline:
-                raise out_of_time(limits, span)
-            out: list[Any] = []
-            if len(items) <= chunk:
-                for item in items:
-                    f[slot] = item
-                    if condition is None or condition(f):
-                        out.append(element(f))
-                return out
-            for start in range(0, len(items), chunk):
-                if start and time.monotonic() > deadline:
-                    raise out_of_time(limits, span)
-                for item in items[start : start + chunk]:
-                    f[slot] = item
-                    if condition is None or condition(f):
-                        out.append(element(f))
-            return out
-
-        return build
+        return reads.comprehension(iterable, slot, element, condition, cost, span)
 
     # --- templates ------------------------------------------------------------------------
 
@@ -742,16 +535,6 @@ class ExprCompiler:
         return formatted
 
 
-def _no_field(record: dict[str, Any], name: str, span: Span) -> RunError:
-    fields = ", ".join(list(record)[:10])
-    return fault(
-        codes.MISSING_ITEM,
-        f"the object has no field `{name}`",
-        span,
-        hint=f"its fields: {fields}" if fields else "the object is empty",
-    )
-
-
 def _equality_work(a: Any, b: Any) -> int:
     """Equality stops at the shorter operand (and at once for two different types)."""
     return 1 + min(size_of(a), size_of(b)) if type(a) is type(b) else 1
@@ -763,10 +546,6 @@ def _container_work(item: Any, container: Any) -> int:
 
 def _one(a: Any, b: Any) -> int:
     return 1
-
-
-def _no_work(*values: Any) -> int:
-    return 0
 
 
 def _charge_text(runtime: Runtime, a: str, b: str, span: Span) -> None:

@@ -103,52 +103,27 @@ def _eligible(type_: Type) -> bool:
 
 def lazy_list(type_: Type, limits: Limits, eager: Converter) -> Converter:
     """The binder's converter for a list whose fields are read lazily (see the module): the
-    list itself when every item is a dict that `eager` would convert without refusing
-    anything, else what `eager` returns or raises."""
-    max_len, max_text, max_digits = limits.max_list_length, limits.max_string_length, limits.max_number_digits
-    budget = max(limits.max_operations, limits.max_list_length)  # as the eager converter's
-    float_bound, int_bound = 10.0 ** min(max_digits, 308), 10**max_digits
+    list itself when every item is a dict that `eager` would convert without refusing anything,
+    else what `eager` returns or raises."""
+    max_len, budget = limits.max_list_length, max(limits.max_operations, limits.max_list_length)  # as eager's
+    float_bound, int_bound = 10.0 ** min(limits.max_number_digits, 308), 10**limits.max_number_digits
     float_low, int_low = -float_bound, -int_bound
-    lowest = LOWEST_DIGIT + SHORT_DECIMAL_DIGITS
-
-    def short(value: Decimal) -> bool:
-        """A finite Decimal the bounds hold unchanged: the eager converters return it as is."""
-        return value.is_finite() and value.__sizeof__() == SHORT_DECIMAL_SIZE and lowest < value.adjusted() < max_digits
-
-    def data(value: Any) -> bool:
-        """A scalar that reading data (values.py) keeps or converts without refusing it."""
-        kind = type(value)
-        within: bool
-        if kind is float:
-            within = float_low < value < float_bound
-        elif kind is int:
-            within = int_low < value < int_bound
-        elif kind is str:
-            within = len(value) <= max_text
-        else:
-            within = kind is bool or value is None or kind is date or (kind is Decimal and short(value))
-        return within
-
+    data = _data_check(limits)
     fields = type_.item_type().fields or ()
-    declared = tuple(_field_checks(fields).items())
-    required = frozenset(key for key, field in fields if not field.nullable and field.name != "any")
-    missing = object()
+    fitting = _record_check(fields) if fields else None
 
     def bind(value: Any) -> Any:
         if type(value) is not list and type(value) is not tuple or len(value) > max_len:
             return eager(value)
         left = budget - len(value)
         for item in value:
-            if type(item) is not dict:
+            if type(item) is not dict or len(item) > max_len:
                 return eager(value)
-            size = len(item)
-            if size > max_len:
-                return eager(value)
-            left -= size
+            left -= len(item)
             for key, field in item.items():  # every field: a text key, a value kept as data
+                kind = type(field)  # numbers, the commonest, tested inline
                 if type(key) is not str:
                     return eager(value)
-                kind = type(field)  # numbers, the commonest, tested inline
                 if kind is float:
                     if float_low < field < float_bound:
                         continue
@@ -158,21 +133,62 @@ def lazy_list(type_: Type, limits: Limits, eager: Converter) -> Converter:
                 elif data(field):
                     continue
                 return eager(value)
-            if declared:  # a record's fields: their types, the required ones present
-                found = 0
-                for key, check in declared:
-                    field = item.get(key, missing)
-                    if field is missing:
-                        if key in required:
-                            return eager(value)
-                    elif check(field):
-                        found += 1
-                    else:
-                        return eager(value)
-                left -= size - found  # the record converter reads other fields as data of their own
+            if fitting is not None:  # a record's fields: their types, the required ones present
+                found = fitting(item)
+                if found < 0:
+                    return eager(value)
+                left -= len(item) - found  # the record converter reads other fields as data of their own
         return value if left >= 0 else eager(value)
 
     return bind
+
+
+def _data_check(limits: Limits) -> Check:
+    """A test that reading data (values.py) keeps or converts a scalar without refusing it."""
+    max_text, max_digits = limits.max_string_length, limits.max_number_digits
+    float_bound, int_bound = 10.0 ** min(max_digits, 308), 10**max_digits
+    lowest = LOWEST_DIGIT + SHORT_DECIMAL_DIGITS
+
+    def data(value: Any) -> bool:
+        kind = type(value)
+        within: bool
+        if kind is float:
+            within = -float_bound < value < float_bound
+        elif kind is int:
+            within = -int_bound < value < int_bound
+        elif kind is str:
+            within = len(value) <= max_text
+        elif kind is Decimal:  # a finite Decimal the bounds hold unchanged: the eager converters keep it
+            within = value.is_finite() and value.__sizeof__() == SHORT_DECIMAL_SIZE
+            within = within and lowest < value.adjusted() < max_digits
+        else:
+            within = kind is bool or value is None or kind is date
+        return within
+
+    return data
+
+
+def _record_check(fields: tuple[tuple[str, Type], ...]) -> Callable[[dict[str, Any]], int]:
+    """`fitting(item)`: how many of the record's declared fields the item holds, each of its
+    type, or -1 when a required one is missing or one is not of its type."""
+    declared = tuple(_field_checks(fields).items())
+    required = frozenset(key for key, field in fields if not field.nullable and field.name != "any")
+    missing = object()
+
+    def fitting(item: dict[str, Any]) -> int:
+        found = 0
+        for key, check in declared:
+            field = item.get(key, missing)
+            if field is missing:
+                if key in required:
+                    return -1
+            elif check(field):
+                found += 1
+            else:
+                return -1
+        return found
+
+    return fitting
 
 
 def _field_checks(fields: tuple[tuple[str, Type], ...]) -> dict[str, Check]:

@@ -18,7 +18,8 @@ w <= 10 else (w * 2.5 + 5) * 0.9` is one call when `w > 10`.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from toolkiln.ast.spans import Span
 from toolkiln.interpret.faults import arithmetic_fault
@@ -105,104 +106,71 @@ def tested_chain(test: Compare, then: Fn, otherwise: Fn, shapes: Shapes) -> Fn |
     The closure also takes the variable's value itself, `fn(None, x)`, for a program whose only
     variable it is (`shapes.takes_value` says so): the run then makes no frame unless `then`,
     or the located evaluation after a decimal signal, needs one (`[None, x]`)."""
-    compare, slot, constant = test.op, test.slot, test.constant
     chain = shapes.chain(otherwise)
-    if chain is None or chain.slot != slot:
+    if chain is None or chain.slot != test.slot:
         return None
-    fused: Any
-    if len(chain.steps) == 1:
-        ((op1, c1),) = chain.steps
+    build = (_tested1, _tested2, _tested3)[len(chain.steps) - 1]
+    return shapes.by_value(build(test, chain.steps, then, otherwise))
 
-        def tested1(f: Frame | None, x: Any = READ) -> Any:
-            if x is READ:
-                x = f[slot]  # type: ignore[index]  # (f is a frame when x is not given)
-            if compare(x, constant):
-                return then(f or [None, x])
-            try:
-                return op1(x, c1)
-            except ArithmeticError:
-                return otherwise(f or [None, x])  # fails again, located
 
-        fused = tested1
-    elif len(chain.steps) == 2:
-        (op1, c1), (op2, c2) = chain.steps
+def _tested1(test: Compare, steps: tuple[tuple[Op, Any], ...], then: Fn, otherwise: Fn) -> Fn:
+    compare, slot, constant = test.op, test.slot, test.constant
+    ((op1, c1),) = steps
 
-        def tested2(f: Frame | None, x: Any = READ) -> Any:
-            if x is READ:
-                x = f[slot]  # type: ignore[index]
-            if compare(x, constant):
-                return then(f or [None, x])
-            try:
-                return op2(op1(x, c1), c2)
-            except ArithmeticError:
-                return otherwise(f or [None, x])
+    def tested1(f: Frame | None, x: Any = READ) -> Any:
+        if x is READ:
+            x = f[slot]  # type: ignore[index]  # (f is a frame when x is not given)
+        if compare(x, constant):
+            return then(f or [None, x])
+        try:
+            return op1(x, c1)
+        except ArithmeticError:
+            return otherwise(f or [None, x])  # fails again, located
 
-        fused = tested2
-    else:
-        (op1, c1), (op2, c2), (op3, c3) = chain.steps
+    return cast(Fn, tested1)
 
-        def tested3(f: Frame | None, x: Any = READ) -> Any:
-            if x is READ:
-                x = f[slot]  # type: ignore[index]
-            if compare(x, constant):
-                return then(f or [None, x])
-            try:
-                return op3(op2(op1(x, c1), c2), c3)
-            except ArithmeticError:
-                return otherwise(f or [None, x])
 
-        fused = tested3
-    return shapes.by_value(fused)
+def _tested2(test: Compare, steps: tuple[tuple[Op, Any], ...], then: Fn, otherwise: Fn) -> Fn:
+    compare, slot, constant = test.op, test.slot, test.constant
+    (op1, c1), (op2, c2) = steps
+
+    def tested2(f: Frame | None, x: Any = READ) -> Any:
+        if x is READ:
+            x = f[slot]  # type: ignore[index]
+        if compare(x, constant):
+            return then(f or [None, x])
+        try:
+            return op2(op1(x, c1), c2)
+        except ArithmeticError:
+            return otherwise(f or [None, x])
+
+    return cast(Fn, tested2)
+
+
+def _tested3(test: Compare, steps: tuple[tuple[Op, Any], ...], then: Fn, otherwise: Fn) -> Fn:
+    compare, slot, constant = test.op, test.slot, test.constant
+    (op1, c1), (op2, c2), (op3, c3) = steps
+
+    def tested3(f: Frame | None, x: Any = READ) -> Any:
+        if x is READ:
+            x = f[slot]  # type: ignore[index]
+        if compare(x, constant):
+            return then(f or [None, x])
+        try:
+            return op3(op2(op1(x, c1), c2), c3)
+        except ArithmeticError:
+            return otherwise(f or [None, x])
+
+    return cast(Fn, tested3)
 
 
 def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int) -> Fn:
-    """One operation, its signal reported at `span`."""
+    """One operation, its signal reported at `span`: a closure shaped by what its operands
+    are (a slot read in place, a constant captured), or the general one."""
     (lk, lv), (rk, rv) = left, right
-    if lk == "slot" and rk == "const":
-
-        def slot_const(f: Frame) -> Any:
-            try:
-                return op(f[lv], rv)
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, max_digits) from None
-
-        return slot_const
-    if lk == "fn" and rk == "const":
-
-        def fn_const(f: Frame) -> Any:
-            try:
-                return op(lv(f), rv)
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, max_digits) from None
-
-        return fn_const
-    if lk == "slot" and rk == "slot":
-
-        def slot_slot(f: Frame) -> Any:
-            try:
-                return op(f[lv], f[rv])
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, max_digits) from None
-
-        return slot_slot
-    if lk == "slot" and rk == "fn":  # `subtotal * (1 - rate)`
-
-        def slot_fn(f: Frame) -> Any:
-            try:
-                return op(f[lv], rv(f))
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, max_digits) from None
-
-        return slot_fn
-    if lk == "const" and rk == "slot":  # `1 - rate`
-
-        def const_slot(f: Frame) -> Any:
-            try:
-                return op(lv, f[rv])
-            except ArithmeticError as error:
-                raise arithmetic_fault(error, span, max_digits) from None
-
-        return const_slot
+    shaped = _LOCATED.get((lk, rk))
+    if shaped is not None:
+        return shaped(op, lv, rv, span, max_digits)
     lf, rf = as_fn(left), as_fn(right)
 
     def general(f: Frame) -> Any:
@@ -213,3 +181,67 @@ def _located(op: Op, left: Operand, right: Operand, span: Span, max_digits: int)
             raise arithmetic_fault(error, span, max_digits) from None
 
     return general
+
+
+def _slot_const(op: Op, lv: Any, rv: Any, span: Span, max_digits: int) -> Fn:
+    def slot_const(f: Frame) -> Any:
+        try:
+            return op(f[lv], rv)
+        except ArithmeticError as error:
+            raise arithmetic_fault(error, span, max_digits) from None
+
+    return slot_const
+
+
+def _fn_const(op: Op, lv: Any, rv: Any, span: Span, max_digits: int) -> Fn:
+    def fn_const(f: Frame) -> Any:
+        try:
+            return op(lv(f), rv)
+        except ArithmeticError as error:
+            raise arithmetic_fault(error, span, max_digits) from None
+
+    return fn_const
+
+
+def _slot_slot(op: Op, lv: Any, rv: Any, span: Span, max_digits: int) -> Fn:
+    def slot_slot(f: Frame) -> Any:
+        try:
+            return op(f[lv], f[rv])
+        except ArithmeticError as error:
+            raise arithmetic_fault(error, span, max_digits) from None
+
+    return slot_slot
+
+
+def _slot_fn(op: Op, lv: Any, rv: Any, span: Span, max_digits: int) -> Fn:
+    """`subtotal * (1 - rate)`."""
+
+    def slot_fn(f: Frame) -> Any:
+        try:
+            return op(f[lv], rv(f))
+        except ArithmeticError as error:
+            raise arithmetic_fault(error, span, max_digits) from None
+
+    return slot_fn
+
+
+def _const_slot(op: Op, lv: Any, rv: Any, span: Span, max_digits: int) -> Fn:
+    """`1 - rate`."""
+
+    def const_slot(f: Frame) -> Any:
+        try:
+            return op(lv, f[rv])
+        except ArithmeticError as error:
+            raise arithmetic_fault(error, span, max_digits) from None
+
+    return const_slot
+
+
+# (left operand's kind, right operand's kind) -> the closure of that shape
+_LOCATED: dict[tuple[str, str], Callable[[Op, Any, Any, Span, int], Fn]] = {
+    ("slot", "const"): _slot_const,
+    ("fn", "const"): _fn_const,
+    ("slot", "slot"): _slot_slot,
+    ("slot", "fn"): _slot_fn,
+    ("const", "slot"): _const_slot,
+}
