@@ -18,11 +18,13 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error, RunError
+from toolkiln.interpret import runner as handles
 from toolkiln.registry import exports, meta
 from toolkiln.registry.applying import Applying
 from toolkiln.registry.budget import CHECK_SLOTS
@@ -102,13 +104,11 @@ class Registry(Checking, Trusting, Changing, Applying):
         self.path = Path(self._store.location)
         self._runner = Runner()
         self._counter = self._store.changes.words  # (None: no hot path, every run asks the store)
-        # name -> (change counter, until when, the tool's run, its run counter, its last-run
-        # cell; see usage.Tally): what `run` reuses without asking the store while nothing has
-        # changed (see changes.py). The store owns it and empties it in place whenever a
-        # record or the tables change (its one invalidation rule, store.py).
-        self._hot: dict[str, tuple[int, float, Callable[..., Any], Iterator[int], builtins.list[float]]] = (
-            self._store.runnables
-        )
+        # name -> (change counter, until when, the tool's fast run (its Runner's), the tool, the
+        # per-thread run counts; see usage.Tally): what `run` reuses without asking the store while
+        # nothing has changed (see changes.py). The store owns it and empties it in place whenever
+        # a record or the tables change (its one invalidation rule, store.py).
+        self._hot: dict[str, tuple[int, float, Callable[..., Any], Any, threading.local]] = self._store.runnables
         self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
         self._check_slots = threading.BoundedSemaphore(CHECK_SLOTS)
@@ -248,14 +248,25 @@ class Registry(Checking, Trusting, Changing, Applying):
             return self._run_tool(self._runnable(check_name(name)), name, args, tables, limits, clock, now)
         # Every test below is needed and each costs tens of nanoseconds: see docs/performance.md.
         if now < hot[1] and hot[0] == self._counter[0]:  # type: ignore[index]
-            next(hot[3])
-            hot[4][0] = now
+            try:
+                cell = hot[4].cell  # this thread's count of the tool's runs (usage.Tally)
+            except AttributeError:
+                cell = self._store.tally(name).cell()
+            cell[0] += 1
+            cell[1] = now
             if now >= self._flush_at:
                 self._flush_quietly()
             if tables is None and limits is None and clock is None and self.limits is None:
-                return hot[2](args)  # (keywords cost a tenth of a small tool's run)
-            return hot[2](args, tables=tables, limits=limits or self.limits, clock=clock)
+                return hot[2](args)  # the tool's fast path (Tool.runner), no keywords
+            return hot[3].run(args, tables=tables, limits=limits or self.limits, clock=clock)
         return self._run_tool(self._runnable(check_name(name)), name, args, tables, limits, clock, now)
+
+    def runner(self, name: str) -> handles.Runner:
+        """A handle on the active tool `name`: `runner.run(args)` is `reg.run(name, args)`,
+        counted and kept up to date with the folder as `run` is (a later update runs the new
+        version). Raises now what `run` would raise for the name (ToolNotActive and the like)."""
+        self._runnable(check_name(name))
+        return handles.Runner(partial(self.run, name), name)
 
     def invoke(
         self,
@@ -346,8 +357,9 @@ class Registry(Checking, Trusting, Changing, Applying):
             context = RunContext(self.capabilities, self._note_unsandboxed, self._workflows, self._with_tables)
             tool = kind.runnable(record, compiled, context)
             if changes is not None and not kind.signed:  # (a signed kind is vouched for at each run)
-                tally = self._store.tally(name)
-                self._hot[name] = (changes, time.monotonic() + self._hot_seconds, tool.run, tally.runs, tally.last)
+                fast = tool.runner().run if isinstance(tool, Tool) else tool.run
+                until = time.monotonic() + self._hot_seconds
+                self._hot[name] = (changes, until, fast, tool, self._store.tally(name).local)
             return tool
 
     def _with_tables(self, name: str, tool: Tool) -> Tool:

@@ -267,16 +267,16 @@ class MemoryStore:
         return self._tallies.setdefault(name, Tally())
 
     def count_run(self, name: str, when: float) -> None:
-        tally = self.tally(name)
-        next(tally.runs)
-        tally.last[0] = when
+        cell = self.tally(name).cell()
+        cell[0] += 1
+        cell[1] = when
 
     def drain_usage(self) -> None:
         for name, tally in self._tallies.items():
-            taken = tally.take()
+            taken, last = tally.take()
             if taken:
                 count, _ = self._pending.get(name, (0, 0.0))
-                self._pending[name] = (count + taken, tally.last[0])
+                self._pending[name] = (count + taken, last)
 
     def used(self) -> set[str]:
         self.drain_usage()
