@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from toolkiln.api import apply_fixes, check, compile, export_jsonlogic, import_jsonlogic, to_json, to_text
     from toolkiln.diagnostics.model import Diagnostic
-    from toolkiln.interpret.tables import load_table_file
+    from toolkiln.io.tables import load_table_file
     from toolkiln.registry import PermissionDenied, Registry, ToolRecord
     from toolkiln.semantics.limits import Limits
     from toolkiln.semantics.values import dumps, to_jsonable
@@ -33,7 +33,7 @@ _EXPORTS = {
     "to_json": "toolkiln.api",
     "to_text": "toolkiln.api",
     "Diagnostic": "toolkiln.diagnostics.model",
-    "load_table_file": "toolkiln.interpret.tables",
+    "load_table_file": "toolkiln.io.tables",
     "Limits": "toolkiln.semantics.limits",
     "to_jsonable": "toolkiln.semantics.values",
     "dumps": "toolkiln.semantics.values",

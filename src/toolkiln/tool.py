@@ -14,10 +14,10 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import RunError, UsageError
 from toolkiln.interpret import CompiledProgram
-from toolkiln.interpret.pool import run_in_pool
 from toolkiln.interpret.runner import Runner, fast_run
 from toolkiln.interpret.runtime import Runtime
-from toolkiln.interpret.tables import normalize_tables
+from toolkiln.io.pool import run_in_pool
+from toolkiln.io.tables import normalize_tables
 from toolkiln.optimize import optimize
 from toolkiln.semantics.dates import Clock, fixed_clock
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits

@@ -26,7 +26,7 @@ from toolkiln.diagnostics.fixes import apply_fixes, text_fixes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_github, render_json, render_text
 from toolkiln.errors import CompileError, RunError
-from toolkiln.interpret.tables import load_table_file
+from toolkiln.io.tables import load_table_file
 from toolkiln.semantics.dates import clock_at
 from toolkiln.semantics.values import dumps, to_json
 from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file, read_source_file

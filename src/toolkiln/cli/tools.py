@@ -413,7 +413,7 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from toolkiln.interpret.tables import load_table_file
+    from toolkiln.io.tables import load_table_file
     from toolkiln.semantics.dates import clock_at
 
     arguments = arguments_json(args.args)

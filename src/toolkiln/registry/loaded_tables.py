@@ -7,7 +7,7 @@ from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
-from toolkiln.interpret.tables import MAX_TABLE_BYTES, table_file_data
+from toolkiln.io.tables import MAX_TABLE_BYTES, table_file_data
 from toolkiln.registry.errors import StoreError, UnsafeFile
 from toolkiln.registry.folder import Folder, Sig
 from toolkiln.registry.problem_files import Problems

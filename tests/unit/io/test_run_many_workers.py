@@ -9,8 +9,8 @@ import pytest
 
 import toolkiln
 from toolkiln.errors import RunError, UsageError
-from toolkiln.interpret import pool
-from toolkiln.interpret.pool import chunk_size_for, may_fork
+from toolkiln.io import pool
+from toolkiln.io.pool import chunk_size_for, may_fork
 
 SOURCE = """tool fee(amount: number, days: integer)
 description "A fee per day past the third"
