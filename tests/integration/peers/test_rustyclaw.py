@@ -163,3 +163,14 @@ def test_a_rustyclaw_yaml_skill_file_is_a_script_tool(tmp_path, sandbox):
         assert made == ("script", "elevated", "bubblewrap")
         result = registry.run("weather_check", {"city": "Lyon"})
     assert (result["output"], result["sandbox"]) == ("Weather in Lyon: sunny\n", "bubblewrap")
+
+
+def test_a_delete_answers_where_the_tool_was_kept(server):
+    from test_server_support import compute_tool
+
+    with server.client(server.tokens["admin"]) as http:
+        assert http.post("/api/tools", json=compute_tool("to_delete")).status_code == 201
+        answer = http.delete("/api/tools/to_delete?keep_backup=true").json()["data"]
+    assert answer["message"] == "Tool 'to_delete' deleted"
+    kept = server.registry / answer["backup_path"]
+    assert answer["backup_path"].startswith(".deleted/to_delete.") and (kept / "to_delete.json").is_file()

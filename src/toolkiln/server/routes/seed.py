@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolkiln.registry.applying import Create, Delete, Update
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader, Runner, Writer
 from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.problems import failed
@@ -108,9 +109,27 @@ async def replace(request: Request, name: ToolName, definition: DefinitionBody, 
 
 
 @router.delete("/{name}", response_model=Envelope, summary="Delete a tool (seed shape)")
-def delete(request: Request, name: ToolName, reg: Reg, caller: Writer) -> Any:
+def delete(
+    request: Request,
+    name: ToolName,
+    reg: Reg,
+    caller: Writer,
+    keep_backup: Annotated[
+        bool, Query(description="RustyClaw's switch; a deleted tool's files are always kept, under .deleted/")
+    ] = True,
+) -> Any:
     outcome = reg.apply(Delete(name), principal=caller.acting_as())
-    return success({"message": f"Tool '{name}' deleted"}) if outcome.ok else failed(outcome, request.url.path)
+    if not outcome.ok:
+        return failed(outcome, request.url.path)
+    return success({"message": f"Tool '{name}' deleted", "backup_path": _kept_in(reg, name)})
+
+
+def _kept_in(reg: Registry, name: str) -> str | None:
+    """Where the delete put the tool's files, relative to the registry folder: its audit line
+    says `kept in .deleted/<name>.<time>`."""
+    deletes = [entry for entry in reg.audit_log(name) if entry.action == "delete"]
+    note = deletes[-1].note if deletes else None
+    return note.removeprefix("kept in ") if note and note.startswith("kept in ") else None
 
 
 @router.post("/{name}/test", response_model=Envelope, summary="Run a stored tool with test arguments")
