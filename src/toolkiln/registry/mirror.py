@@ -447,16 +447,12 @@ class Mirror:
 def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector: decoding thousands of records makes millions
     of objects, and the collections they set off took half the start-up time (records hold
-    no reference cycles). What was made then joins the oldest generation."""
+    no reference cycles). Nothing is frozen: freezing is the application's choice (a
+    pre-fork server's), never a library's (docs/decisions.md)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if gc.get_freeze_count() == 0:  # (never when someone froze objects on purpose: a pre-fork server)
-            # The new objects go straight to the oldest generation: otherwise the first young
-            # collection after this walks every one of them (0.2-0.3 s for 10,000 records).
-            gc.freeze()
-            gc.unfreeze()
         if was_enabled:
             gc.enable()

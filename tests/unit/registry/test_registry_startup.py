@@ -129,8 +129,8 @@ def test_the_fast_decoder_reads_a_record_as_the_json_module_does(tmp_path, make_
 
 
 def test_start_up_leaves_the_garbage_collector_as_it_found_it(tmp_path, make_def):
-    """Start-up pauses the collector and moves what it made to the oldest generation (with
-    freeze and unfreeze), but never unfreezes objects someone else froze (a pre-fork server)."""
+    """Start-up pauses the collector and resumes it as it was; objects someone froze (a
+    pre-fork server) stay frozen."""
     import gc
 
     with Registry(tmp_path / "r", durable=False) as reg:
@@ -150,3 +150,18 @@ def test_start_up_leaves_the_garbage_collector_as_it_found_it(tmp_path, make_def
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_start_up_never_freezes_the_process(tmp_path, make_def, monkeypatch):
+    """Freezing objects changes the whole process: the application's choice, not the library's."""
+    import gc
+
+    with Registry(tmp_path / "r", durable=False) as reg:
+        reg.create(make_def("a"))
+
+    def refuse() -> None:
+        raise AssertionError("the library froze the process")
+
+    monkeypatch.setattr(gc, "freeze", refuse)
+    monkeypatch.setattr(gc, "unfreeze", refuse)
+    assert Registry(tmp_path / "r", durable=False).run("a", {"x": 2}) == 4
