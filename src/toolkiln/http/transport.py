@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from toolkiln.http.deadline import pooled_transport, within
 from toolkiln.http.errors import (
     BadOption,
     ConnectFailed,
@@ -115,7 +116,7 @@ class Transport:
             base_url=self._bare_url,
             auth=auth,
             timeout=timeout,
-            transport=transport,
+            transport=transport or pooled_transport(),
             headers={"Accept": "application/json", **(headers or {})},
             follow_redirects=False,
         )
@@ -183,11 +184,15 @@ class Transport:
         where: dict[str, Any] = {"method": request.method, "url": shown, "attempts": attempt}
         deadline = time.monotonic() + seconds
         try:
-            response = self._http.send(request, stream=True)
-            try:
-                content = self._read_capped(response, deadline, seconds, where)
-            finally:
-                response.close()
+            with within(seconds):
+                response = self._http.send(request, stream=True)
+                try:
+                    content = self._read_capped(response, deadline, seconds, where)
+                except httpx.TimeoutException:  # the answer began, and did not end in time
+                    status = response.status_code
+                    raise TimedOut(f"no complete reply within {seconds:g}s", status=status, **where) from None
+                finally:
+                    response.close()
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             # Nothing reached the server, so trying again cannot act twice.
             message = f"cannot connect after {attempt} attempt(s): {self._described(exc)}"

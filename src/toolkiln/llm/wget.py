@@ -27,12 +27,12 @@ import ssl
 import time
 from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
-from typing import Any
 
 import httpcore
 import httpx
 
 from toolkiln.diagnostics import codes
+from toolkiln.http.deadline import DeadlineBackend, within
 from toolkiln.http.urls import shown_url
 from toolkiln.llm.public_addresses import IPAddress, Network, refusal
 
@@ -100,7 +100,13 @@ def _seconds(timeout_ms: object) -> float:
 def _fetch(
     uri: object, seconds: float, allowed: list[Network], max_bytes: int, max_redirects: int, resolve: Resolver
 ) -> str:
-    deadline = _Deadline(seconds)
+    with within(seconds):
+        return _fetch_within(_Deadline(seconds), uri, allowed, max_bytes, max_redirects, resolve)
+
+
+def _fetch_within(
+    deadline: _Deadline, uri: object, allowed: list[Network], max_bytes: int, max_redirects: int, resolve: Resolver
+) -> str:
     url = _checked_url(uri)
     for redirects in range(max_redirects + 1):
         answer = _get(url, _checked_address(url, allowed, resolve), max_bytes, deadline)
@@ -116,7 +122,9 @@ def _get(url: httpx.URL, address: IPAddress, max_bytes: int, deadline: _Deadline
     """The text at `url`, fetched from `address`; or where it redirects to (checked as a URL)."""
     left = deadline.left(url)
     pool = httpcore.ConnectionPool(
-        ssl_context=_ssl_context(), network_backend=_PinnedBackend(address, deadline, url), max_connections=1
+        ssl_context=_ssl_context(),
+        network_backend=DeadlineBackend(httpcore.SyncBackend(), pinned=str(address)),
+        max_connections=1,
     )
     try:
         with (
@@ -208,65 +216,8 @@ class _Deadline:
             raise _Failed("no complete answer" + (f" from {_shown(url)}" if url else "") + f" within {self}")
         return left
 
-    def bounded(self, timeout: float | None) -> float:
-        """`timeout` cut to what is left; httpcore's ReadTimeout when nothing is."""
-        left = self.at - time.monotonic()
-        if left <= 0:
-            raise httpcore.ReadTimeout("the deadline has passed")
-        return left if timeout is None else min(timeout, left)
-
     def __str__(self) -> str:
         return f"{round(self.seconds * 1000):,} ms"
-
-
-class _PinnedBackend(httpcore.NetworkBackend):
-    """Connects to the checked address whatever host httpcore names, and hands out streams
-    whose every wait ends by the deadline (httpcore's own timeouts are per read)."""
-
-    def __init__(self, address: IPAddress, deadline: _Deadline, url: httpx.URL) -> None:
-        self.address, self.deadline, self.url = address, deadline, url
-        self.backend = httpcore.SyncBackend()
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Any = None,
-    ) -> httpcore.NetworkStream:
-        stream = self.backend.connect_tcp(
-            str(self.address), port, self.deadline.bounded(timeout), local_address, socket_options
-        )
-        return _DeadlineStream(stream, self.deadline)
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Any = None
-    ) -> httpcore.NetworkStream:
-        raise httpcore.UnsupportedProtocol("wget connects over TCP only")
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    def __init__(self, stream: httpcore.NetworkStream, deadline: _Deadline) -> None:
-        self.stream, self.deadline = stream, deadline
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self.stream.read(max_bytes, self.deadline.bounded(timeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self.stream.write(buffer, self.deadline.bounded(timeout))
-
-    def close(self) -> None:
-        self.stream.close()
-
-    def start_tls(
-        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
-    ) -> httpcore.NetworkStream:
-        tls = self.stream.start_tls(ssl_context, server_hostname, self.deadline.bounded(timeout))
-        return _DeadlineStream(tls, self.deadline)
-
-    def get_extra_info(self, info: str) -> Any:
-        return self.stream.get_extra_info(info)
 
 
 class _Body(httpx.SyncByteStream):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
+import socket
+import threading
+import time
 
 import httpx
 import pytest
@@ -115,3 +119,45 @@ def test_bad_options_are_refused(options, why):
     with pytest.raises(errors.BadOption, match=why) as caught:
         Transport(settings.pop("base_url", BASE), **settings)
     assert "pw" not in str(caught.value)
+
+
+def dripping_server(seconds: float) -> tuple[socket.socket, threading.Thread]:
+    """A server that sends its status line a byte every 0.1 s for `seconds`: each read gets a
+    byte well within any per-read timeout, so only a deadline on the whole exchange ends it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def drip() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            ends = time.monotonic() + seconds
+            for byte in itertools.cycle(b"HTTP/1.1 200 OK\r\nX-Slow: "):
+                if time.monotonic() > ends:
+                    break
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:  # the client gave up
+                    break
+                time.sleep(0.1)
+
+    thread = threading.Thread(target=drip, daemon=True)
+    thread.start()
+    return listener, thread
+
+
+def test_a_server_that_drips_its_headers_is_cut_off_at_the_deadline():
+    listener, thread = dripping_server(seconds=6)
+    port = listener.getsockname()[1]
+    http = Transport(
+        f"http://127.0.0.1:{port}", name="t", timeout=0.8, retry=RetryPolicy(max_retries=0), max_bytes=1000
+    )
+    started = time.monotonic()
+    try:
+        with pytest.raises(errors.TimedOut, match="no reply within 0.8s"):
+            http.request("GET", "/")
+        elapsed = time.monotonic() - started
+    finally:
+        http.close()
+        listener.close()
+        thread.join(timeout=10)
+    assert elapsed < 2.0  # the deadline is the feature: without it the drip lasts 6 s
