@@ -156,7 +156,7 @@ def export_with_findings(findings: int, nodes: int = 3500) -> str:
     ]
     connections: dict = {"Go": {"main": [[{"node": "N0", "type": "main", "index": 0}]]}}
     for i in range(nodes):
-        value = "Hi {{ $json.name }}" if i < findings else "={{ $json.name }}"
+        value = "Hi {{ $json.x }}" if i < findings else "={{ $json.x }}"  # x: what the Set before sets
         assignment = {"id": "a", "name": "x", "value": value, "type": "string"}
         listed.append(
             {

@@ -73,6 +73,7 @@ def test_redeploying_an_active_workflow_says_the_previous_version_can_run_for_a_
     captured = capsys.readouterr()
     assert "updated 'order_total': id wf1 (active)" in captured.out
     assert "can still run the previous version" in captured.err
+    assert not [r for r in fake.requests if r.url.path.startswith("/webhook")]  # a deploy runs nothing
 
 
 def test_deploy_an_n8n_json_file_without_activating(fake, tmp_path, capsys):
