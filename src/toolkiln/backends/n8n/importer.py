@@ -120,13 +120,15 @@ def _renamed(data: dict[str, Any]) -> dict[str, Any]:
     (connections still name the first): what the AST of a workflow without text reads."""
     taken = {node["name"] for node in data["nodes"]}
     seen: set[str] = set()
+    following: dict[str, int] = {}  # the next number to try per name: linear in the nodes
     nodes = []
     for node in data["nodes"]:
         name = node["name"]
         if name in seen:
-            number = 2
+            number = following.get(name, 2)
             while f"{name} ({number})" in taken:
                 number += 1
+            following[name] = number + 1
             node = {**node, "name": f"{name} ({number})"}
             taken.add(node["name"])
         seen.add(name)
