@@ -61,3 +61,15 @@ def test_no_module_is_over_600_lines():
     sizes = {path.relative_to(source).as_posix(): len(path.read_bytes().splitlines()) for path in source.rglob("*.py")}
     over = {name: lines for name, lines in sizes.items() if lines > LINE_LIMIT and name not in OVER_THE_LINE_LIMIT}
     assert over == {}
+
+
+def test_no_two_test_files_share_a_name():
+    # pytest imports test files by their base name (the test folders are not packages), so a
+    # second file of one name stops the whole run at collection on a clean checkout.
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(ROOT)} and {path.relative_to(ROOT)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, "test files that share a name: " + "; ".join(clashes)
