@@ -371,6 +371,19 @@ def _js_list(limits: Limits, value: Any) -> list[Any]:
 
 
 @builtin(
+    "js_entries",
+    (V,),
+    array_of(ARRAY),
+    "The pairs [position, item] of a list, else an empty list (a loop whose rule reads the position).",
+    pure=True,
+    work=first_size,
+    built=lambda pairs: list_work(3 * len(pairs)),  # each pair a list of two
+)
+def _js_entries(limits: Limits, value: Any) -> list[list[Any]]:
+    return [[Decimal(i), item] for i, item in enumerate(value)] if type(value) is list else []
+
+
+@builtin(
     "js_last",
     (Arg("values", (ARRAY,)), Arg("default", (ANY,))),
     lambda types: ANY,

@@ -361,12 +361,37 @@ def _iteration(t: Translator, args: list[Any], path: Path, scope: Scope) -> tupl
     if len(args) < 2:
         raise t.fail(codes.JSONLOGIC_INVALID_ARGUMENTS, f"{path[-1]} takes [list, rule]", path)
     source = t.rule(args[0], (*path, 0), scope)
+    if _climbs(args[1]):  # val [[n], ...] may read the position: iterate [position, item] pairs
+        name = t.fresh("entry")
+        entries = t.call("js_entries", source.expr, path=path).expr
+        position, item = (n.Index(target=n.Name(name=name), index=literal(i).expr) for i in (0, 1))
+        return name, entries, (*scope, _frame(position), Typed(item, ANY)), args[1]
     iterable = source.expr if source.type.name == "array" and not source.type.nullable else None
     if iterable is None:
         iterable = t.call("js_list", source.expr, path=path).expr
     name = t.fresh("item")
     item_type = source.type.item_type() if source.type.name == "array" else ANY
-    return name, iterable, (*scope, Typed(n.Name(name=name), item_type)), args[1]
+    return name, iterable, (*scope, _frame(n.NullLit()), Typed(n.Name(name=name), item_type)), args[1]
+
+
+def _frame(position: n.Expr) -> Typed:
+    """The scope between an iteration's item and the data around it, as JsonLogic engines
+    give it to `val`'s `[[n], ...]`: the item's position."""
+    return Typed(n.RecordExpr(entries=(n.RecordEntry(key="index", value=position),)), OBJECT)
+
+
+def _climbs(rule: Any) -> bool:
+    """Whether `rule` has a `val` that reads a scope above its data (`[[n], ...]`)."""
+    if isinstance(rule, list):
+        return any(_climbs(item) for item in rule)
+    if not isinstance(rule, dict):
+        return False
+    for key, value in rule.items():
+        if key == "val" and isinstance(value, list) and value and isinstance(value[0], list):
+            return True
+        if _climbs(value):
+            return True
+    return False
 
 
 @operator("map")

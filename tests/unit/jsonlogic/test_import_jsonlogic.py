@@ -138,3 +138,11 @@ def test_the_command_reports_what_it_refuses(tmp_path, capsys):
     rule.write_text("{not json")
     assert main(["import", "--from", "jsonlogic", str(rule)]) == 1
     assert "E1005" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("numbers", ["exact", "float"])
+def test_val_climbs_to_the_position_of_the_item_in_filter_and_nested_map(numbers):
+    keep_after_first = {"filter": [{"val": "xs"}, {">": [{"val": [[1], "index"]}, 0]}]}
+    outer_position = {"map": [["a", "b"], {"map": [[7, 8], {"val": [[3], "index"]}]}]}
+    assert toolkiln.import_jsonlogic(keep_after_first, numbers=numbers).run({"data": {"xs": [5, 6, 7]}}) == [6, 7]
+    assert toolkiln.import_jsonlogic(outer_position, numbers=numbers).run({"data": None}) == [[0, 0], [1, 1]]

@@ -17,7 +17,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 TRY = "try catches a failure: the compute language has no way to catch one (E1001 at import)"
-INDEX = "val's scope [[n], 'index'] (the position inside map) is not imported: val reads null there"
 DEPTH = (
     "reduce whose body is a constant and whose initial value is a nested list: the tool answers the "
     "body's value at the last item, where the engine stops with 'Exceeded Allowed Depth' (a limit of "
@@ -28,8 +27,6 @@ EXPECTED_FAILURES = {
     "engine-suites/additional.json#6": DEPTH,
     "engine-suites/additional.json#7": DEPTH,
     "engine-suites/additional.json#8": DEPTH,
-    "engine-suites/scopes.json#1": INDEX,
-    "engine-suites/val.extra.json#2": INDEX,
     "engine-suites/try.extra.json#1": TRY,
     **{f"engine-suites/try.json#{i}": TRY for i in range(1, 19)},
 }
