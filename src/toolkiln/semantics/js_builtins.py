@@ -162,22 +162,29 @@ def _float_result(value: float) -> Decimal:
     return from_float_fast(value)
 
 
-def _float_fold(first: float, step: Callable[[float, float], float]) -> Callable[[list[float]], float]:
-    def fold(values: list[float]) -> float:
-        total = first
-        for value in values:
-            total = step(total, value)
-        return total
+def _float_sum(values: list[float]) -> float:
+    total = 0.0  # in order, as JavaScript adds (no fsum: its exact rounding is not JavaScript's)
+    for value in values:
+        total += value
+    return total
 
-    return fold
+
+def _float_product(values: list[float]) -> float:
+    total = 1.0
+    for value in values:
+        total *= value
+    return total
 
 
 def _float_difference(values: list[float]) -> float:
     if not values:
         raise invalid_arguments("- needs at least one operand")
+    total = values[0]
     if len(values) == 1:
-        return -values[0]
-    return _float_fold(values[0], lambda a, b: a - b)(values[1:])
+        return -total
+    for value in values[1:]:
+        total -= value
+    return total
 
 
 def _float_quotient(values: list[float]) -> float:
@@ -203,8 +210,8 @@ def _float_remainder(values: list[float]) -> float:
 
 
 _ARITHMETIC: dict[str, tuple[str, Callable[..., Decimal], Callable[[list[float]], float]]] = {
-    "add": ("+", _sum, _float_fold(0.0, lambda a, b: a + b)),
-    "multiply": ("*", _product, _float_fold(1.0, lambda a, b: a * b)),
+    "add": ("+", _sum, _float_sum),
+    "multiply": ("*", _product, _float_product),
     "subtract": ("-", _difference, _float_difference),
     "divide": ("/", _quotient, _float_quotient),
     "remainder": ("%", _remainder, _float_remainder),
@@ -241,8 +248,8 @@ def _register_arithmetic(what: str, symbol: str, exact: Callable[..., Decimal], 
         work=first_size,
     )
     def float_impl(limits: Limits, operands: Any) -> Decimal:
-        values = [float(value) for value in _numbers(operands)]
-        return _float_result(floats(values))
+        values = operands if type(operands) is list else [operands]
+        return _float_result(floats([float(v) if type(v) is Decimal else float(to_number(v)) for v in values]))
 
 
 for _what, (_symbol, _exact_fn, _float_fn) in _ARITHMETIC.items():
