@@ -22,6 +22,7 @@ from toolkiln.ast.types import ANY, BOOLEAN, NUMBER, Type
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.semantics.js_float import PUSH
 
 # Builtins that are one operator, their operands given as one list (or one rule giving them).
 LISTED = {"js_add": "+", "js_sub": "-", "js_mul": "*", "js_div": "/", "js_mod": "%"}
@@ -36,6 +37,7 @@ POSITIONAL = {
     "coalesce": "??",
 }
 SINGLE = {"truthy": "!!", "js_length": "length", "js_throw": "throw"}
+FLOAT_CALLS = {op: name for name, op in LISTED.items() if name.endswith("_f64")}
 FOLD_OPERATORS = {"js_add": "+", "js_mul": "*", "js_min": "min", "js_max": "max", "js_cat": "cat"}
 FOLD_OPERATORS |= {"js_add_f64": "+", "js_mul_f64": "*"}
 PRIMITIVES = ("number", "integer", "string", "boolean")
@@ -196,6 +198,8 @@ class Exporter:
         name, args = expr.function, expr.args
         if name in FOLD_OPERATORS and len(args) == 1 and isinstance(args[0], n.Call) and _is_fold(args[0]):
             return self.fold(FOLD_OPERATORS[name], args[0])
+        if name == "js_f64":
+            return self.expr(self.nested_floats(expr))
         if name in LISTED and len(args) == 1:
             return {LISTED[name]: self.expr(args[0])}
         if name in POSITIONAL:
@@ -209,6 +213,26 @@ class Exporter:
         if name in ("any", "js_all") and len(args) == 1 and isinstance(args[0], n.Comprehension):
             return self.quantifier("some" if name == "any" else "all", args[0])
         raise self.refuse(f"the builtin {name} (no JsonLogic operator)", expr)
+
+    def nested_floats(self, expr: n.Call) -> n.Expr:
+        """js_f64's operands and code as the nested `_f64` calls it computes in one."""
+        listed, code = expr.args if len(expr.args) == 2 else (None, None)
+        if not isinstance(listed, n.ListExpr) or not isinstance(code, n.StringLit):
+            raise self.refuse("js_f64 whose operands or code are not written in it", expr)
+        operands, stack = list(listed.items), list[n.Expr]()
+        for word in code.value.split():
+            count = int(word[1:]) if word[1:].isdigit() else 0
+            if word == PUSH and operands:
+                stack.append(operands.pop(0))
+            elif word[:1] in FLOAT_CALLS and 0 < count <= len(stack):
+                stack[-count:] = [
+                    n.Call(function=FLOAT_CALLS[word[0]], args=(n.ListExpr(items=tuple(stack[-count:])),))
+                ]
+            else:
+                raise self.refuse(f"js_f64's code step {word!r}", expr)
+        if len(stack) != 1 or operands:
+            raise self.refuse("js_f64's code, which does not compute one value from its operands", expr)
+        return stack[0]
 
     def data_call(self, expr: n.Call) -> Any:
         name, (target, *rest) = expr.function, expr.args

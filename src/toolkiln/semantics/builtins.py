@@ -28,6 +28,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.semantics import (
     date_builtins,
     js_builtins,
+    js_float,  # noqa: F401  (registers js_f64)
     list_builtins,
     text_builtins,
 )

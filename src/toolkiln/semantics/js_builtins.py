@@ -156,7 +156,7 @@ def _remainder(limits: Limits, values: list[Decimal]) -> Decimal:
 # --- float arithmetic (JavaScript's numbers) ----------------------------------------------
 
 
-def _float_result(value: float) -> Decimal:
+def float_result(value: float) -> Decimal:
     if not math.isfinite(value):
         raise nan(f"the result is {value} (JsonLogic engines stop with NaN)")
     return from_float_fast(value)
@@ -216,6 +216,8 @@ _ARITHMETIC: dict[str, tuple[str, Callable[..., Decimal], Callable[[list[float]]
     "divide": ("/", _quotient, _float_quotient),
     "remainder": ("%", _remainder, _float_remainder),
 }
+# JavaScript's arithmetic in binary floats, by operator (js_float computes nested rules with them)
+FLOAT_OPERATORS = {symbol: floats for symbol, _, floats in _ARITHMETIC.values()}
 _SHORT = {"add": "add", "multiply": "mul", "subtract": "sub", "divide": "div", "remainder": "mod"}
 
 
@@ -249,7 +251,7 @@ def _register_arithmetic(what: str, symbol: str, exact: Callable[..., Decimal], 
     )
     def float_impl(limits: Limits, operands: Any) -> Decimal:
         values = operands if type(operands) is list else [operands]
-        return _float_result(floats([float(v) if type(v) is Decimal else float(to_number(v)) for v in values]))
+        return float_result(floats([float(v) if type(v) is Decimal else float(to_number(v)) for v in values]))
 
 
 for _what, (_symbol, _exact_fn, _float_fn) in _ARITHMETIC.items():
@@ -566,4 +568,6 @@ def _js_missing_some(limits: Limits, data: Any, need: Any, keys: Any) -> list[An
 
 # What this module registered: the builtins of imported rules, not of the language a tool's
 # author writes (see `authored_builtins`).
-JSONLOGIC_BUILTINS = frozenset(name for name, b in BUILTINS.items() if b.impl.__module__ == __name__)
+JSONLOGIC_BUILTINS = frozenset(
+    name for name, b in BUILTINS.items() if b.impl.__module__ in (__name__, "toolkiln.semantics.js_float")
+)

@@ -17,6 +17,7 @@ from toolkiln.ast.spans import path_span
 from toolkiln.ast.types import ANY, BOOLEAN, NUMBER, OBJECT, STRING, Type
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.semantics.js_float import PUSH
 from toolkiln.syntax.jsonlogic import (
     ARITHMETIC,
     FOLDS,
@@ -35,6 +36,7 @@ from toolkiln.syntax.jsonlogic_schema import schema_type
 Scope = tuple[Typed, ...]
 OPERATORS: dict[str, Operator] = {}
 PRIMITIVES = (NUMBER, STRING, BOOLEAN)
+FLOAT_ARITHMETIC = {f"{name}_f64": symbol for symbol, name in ARITHMETIC.items()}
 
 
 def operator(*names: str) -> Callable[[Operator], Operator]:
@@ -292,7 +294,7 @@ def _arithmetic(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
     symbol = str(path[-1])
     if isinstance(args, list):
         parts = [t.rule(item, (*path, i), scope) for i, item in enumerate(args)]
-        typed = _typed_arithmetic(t, symbol, parts)
+        typed = _typed_arithmetic(t, symbol, parts) or _fused_floats(t, symbol, parts, path)
         if typed is not None:
             return typed
         operands: n.Expr = n.ListExpr(items=tuple(part.expr for part in parts))
@@ -314,6 +316,47 @@ def _typed_arithmetic(t: Translator, symbol: str, parts: list[Typed]) -> Typed |
     for part in parts[1:]:
         result = n.Binary(op=symbol, left=result, right=part.expr)
     return Typed(result, NUMBER)
+
+
+def _fused_floats(t: Translator, symbol: str, parts: list[Typed], path: Path) -> Typed | None:
+    """Nested arithmetic in the float mode as one js_f64 call (semantics/js_float.py), when
+    every operand is a read or a constant (nothing that could fail before an operator does)."""
+    if t.numbers != "float" or not any(_float_code(part.expr) for part in parts):
+        return None
+    codes_: list[str] = []
+    operands: list[n.Expr] = []
+    for part in parts:
+        coded = _float_code(part.expr)
+        code, items = coded if coded else (PUSH, (part.expr,))
+        if not all(_cannot_fail(item) for item in items):
+            return None
+        codes_.append(code)
+        operands.extend(items)
+    code = " ".join([*codes_, f"{symbol}{len(parts)}"])
+    return t.call("js_f64", n.ListExpr(items=tuple(operands)), n.StringLit(value=code), path=path)
+
+
+def _float_code(expr: n.Expr) -> tuple[str, tuple[n.Expr, ...]] | None:
+    """The js_f64 code and operands of arithmetic in floats (None for anything else)."""
+    if isinstance(expr, n.Call) and expr.function == "js_f64":
+        listed, code = expr.args
+        assert isinstance(listed, n.ListExpr) and isinstance(code, n.StringLit)
+        return code.value, listed.items
+    if isinstance(expr, n.Call) and expr.function in FLOAT_ARITHMETIC and isinstance(expr.args[0], n.ListExpr):
+        items = expr.args[0].items
+        return " ".join([PUSH] * len(items) + [f"{FLOAT_ARITHMETIC[expr.function]}{len(items)}"]), items
+    return None
+
+
+def _cannot_fail(expr: n.Expr) -> bool:
+    """A constant, or a read of the data (js_var and js_val give null for what is not there)."""
+    if isinstance(expr, n.NumberLit | n.StringLit | n.BoolLit | n.NullLit | n.Name):
+        return True
+    if isinstance(expr, n.Field_):
+        return _cannot_fail(expr.target)
+    if isinstance(expr, n.ListExpr):
+        return all(_cannot_fail(item) for item in expr.items)
+    return isinstance(expr, n.Call) and expr.function in ("js_var", "js_val") and all(map(_cannot_fail, expr.args))
 
 
 @operator("max", "min")

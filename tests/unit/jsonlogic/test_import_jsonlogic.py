@@ -146,3 +146,20 @@ def test_val_climbs_to_the_position_of_the_item_in_filter_and_nested_map(numbers
     outer_position = {"map": [["a", "b"], {"map": [[7, 8], {"val": [[3], "index"]}]}]}
     assert toolkiln.import_jsonlogic(keep_after_first, numbers=numbers).run({"data": {"xs": [5, 6, 7]}}) == [6, 7]
     assert toolkiln.import_jsonlogic(outer_position, numbers=numbers).run({"data": None}) == [[0, 0], [1, 1]]
+
+
+def test_nested_float_arithmetic_is_one_call_with_javascripts_answer_and_stops_on_an_infinity():
+    shipping = {"*": [{"+": [{"*": [{"var": "kg"}, 2.5]}, 5]}, 0.9]}
+    tool = toolkiln.import_jsonlogic(shipping, numbers="float")
+    text = toolkiln.to_text(tool.program)
+    assert "js_f64(" in text and "js_mul_f64" not in text
+    assert tool.run({"data": {"kg": 12.5}}) == Decimal(repr((12.5 * 2.5 + 5) * 0.9))
+    tenths = toolkiln.import_jsonlogic({"+": [{"*": [0.1, 3]}, {"-": [0.2]}]}, numbers="float")
+    assert tenths.run({"data": None}) == Decimal(repr(0.1 * 3 + -0.2))
+    # 1e90 ** 4 is an infinity in floats: JsonLogic engines stop there, though 1 / it would be 0
+    past_floats = toolkiln.import_jsonlogic({"/": [1, {"*": [{"var": "x"}, 1e90, 1e90, 1e90]}]}, numbers="float")
+    with pytest.raises(RunError) as raised:
+        past_floats.run({"data": {"x": 1e90}})
+    assert raised.value.code == "E1003"
+    written = {"*": [{"+": [{"*": [{"var": ["kg"]}, Decimal("2.5")]}, Decimal(5)]}, Decimal("0.9")]}
+    assert toolkiln.export_jsonlogic(tool) == written
