@@ -24,13 +24,13 @@ def fixtures_taking_n8n(tree: ast.Module) -> set[str]:
 
 def n8n_users() -> set[str]:
     found = set()
-    for path in sorted(INTEGRATION.glob("test_*.py")):
+    for path in sorted(INTEGRATION.rglob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         needs = {"n8n"} | fixtures_taking_n8n(tree)
         for node in tree.body:
             is_test = isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
             if is_test and needs & {a.arg for a in node.args.args}:
-                found.add(f"tests/integration/{path.name}::{node.name}")
+                found.add(f"{path.relative_to(ROOT).as_posix()}::{node.name}")
     return found
 
 
