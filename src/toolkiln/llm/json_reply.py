@@ -17,7 +17,7 @@ from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.json_front import load_json
+from toolkiln.syntax.json_document import load_json
 
 _JSON_WORDS = frozenset({"true", "false", "null"})
 _HINTS = {

@@ -24,7 +24,7 @@ from toolkiln.diagnostics.source import Source
 from toolkiln.registry.models import USAGE_FIELDS, AuditEntry, ToolRecord
 from toolkiln.semantics.dates import iso_text
 from toolkiln.semantics.values import to_json
-from toolkiln.syntax.json_front import load_json
+from toolkiln.syntax.json_document import load_json
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 
 # Decoding a tool file with msgspec takes half the time of the json module (the better part of

@@ -24,7 +24,7 @@ from toolkiln.registry.kinds import DEFAULT, KINDS, Compiled, ToolKind, kind_of
 from toolkiln.registry.kinds.base import CompileOptions, at_path, refuse
 from toolkiln.registry.names import META_TOOL_NAMES, NAME_RULE
 from toolkiln.semantics.values import to_json
-from toolkiln.syntax.json_front import load_json
+from toolkiln.syntax.json_document import load_json
 from toolkiln.syntax.loader import read_source_file
 
 __all__ = ["Compiled", "apply_changes", "compile_definition", "definition_kind", "refuse", "verify_stored"]

@@ -9,7 +9,6 @@ them are collected: one pass finds every missing field, unknown op and bad expre
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from decimal import Decimal
@@ -17,7 +16,7 @@ from typing import Any, TypeVar
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.construct import unvalidated
-from toolkiln.ast.spans import LineIndex, Span, json_path, path_span
+from toolkiln.ast.spans import LineIndex, Span, json_path
 from toolkiln.ast.types import ANY, DECLARABLE, OBJECT, STRING, STRING_FORMATS, Type, not_null, or_null, record_of
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, Fix
@@ -25,12 +24,24 @@ from toolkiln.diagnostics.source import Source
 from toolkiln.semantics.numbers import from_float
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.foreign import TYPE_ALIASES
-from toolkiln.syntax.json_data import path_of, walk_json
+from toolkiln.syntax.json_document import (
+    Path,
+    is_nullable,
+    json_type,
+    literal_shape,
+    op_alias,
+    program_kind_hint,
+    shape_problem,
+    shorten,
+    shown_value,
+    structural_span,
+    suggest,
+    with_lark,
+)
 from toolkiln.syntax.limits import (
     MAX_DEPTH,
     MAX_LITERAL_DIGITS,
     MAX_LITERAL_ITEMS,
-    MAX_SOURCE_CHARS,
     MAX_SOURCE_TOKENS,
     literal_too_large,
     too_many_tokens,
@@ -61,39 +72,10 @@ PARAMETER_FIELDS = (
 )
 TABLE_FIELDS = (frozenset({"type"}), frozenset({"description", "items", "properties", "required"}))
 
-Path = tuple[str | int, ...]
 # Declarations and programs are made from parts checked or built here (names, strings, types,
 # risk levels, nodes): they are not validated again.
 _program, _param, _table = unvalidated(n.Program), unvalidated(n.Param), unvalidated(n.TableDecl)
 S = TypeVar("S", bound=n.Node)
-
-
-def load_json(text: str) -> tuple[Any, list[Diagnostic]]:
-    """Parse JSON text, keeping every number exact."""
-    if len(text) > MAX_SOURCE_CHARS:
-        return None, [
-            Diagnostic.of(
-                codes.SOURCE_TOO_LARGE, f"source has {len(text):,} characters; the limit is {MAX_SOURCE_CHARS:,}", None
-            )
-        ]
-    try:
-        return json.loads(text, parse_float=Decimal), []
-    except json.JSONDecodeError as error:
-        span = LineIndex(text).span(error.pos, min(error.pos + 1, len(text)))
-        return None, [
-            Diagnostic.of(
-                codes.INVALID_JSON,
-                f"invalid JSON: {error.msg}",
-                span,
-                hint="JSON allows no comments, trailing commas or single quotes",
-            )
-        ]
-    except RecursionError:
-        return None, [Diagnostic.of(codes.TOO_DEEP, "JSON nested too deeply", None)]
-    except ValueError:  # Python refuses to convert an integer of more than 4,300 digits
-        return None, [
-            Diagnostic.of(codes.LITERAL_TOO_LARGE, f"a JSON number has more than {MAX_LITERAL_DIGITS} digits", None)
-        ]
 
 
 class JsonFrontEnd:
@@ -132,7 +114,7 @@ class JsonFrontEnd:
                 codes.UNKNOWN_FIELD,
                 f"{what} has an unknown field `{key}`",
                 path + (key,),
-                hint=_suggest(key, allowed) or f"allowed fields: {', '.join(allowed)}",
+                hint=suggest(key, allowed) or f"allowed fields: {', '.join(allowed)}",
             )
             ok = False
         return obj if ok else None
@@ -147,7 +129,7 @@ class JsonFrontEnd:
         if not pattern.fullmatch(value) or value in RESERVED:
             reason = "is a reserved word" if value in RESERVED else "is not a valid name"
             rule = "^[a-z][a-z0-9_]{0,63}$" if tool else "letters, digits and _, not starting with a digit"
-            self.report(codes.INVALID_NAME, f"`{_shorten(value)}` {reason}", path, hint=f"use {rule}")
+            self.report(codes.INVALID_NAME, f"`{shorten(value)}` {reason}", path, hint=f"use {rule}")
             return None
         return value
 
@@ -171,7 +153,7 @@ class JsonFrontEnd:
             return None
         where = json_path(path)
         self.source.fragments[where] = value
-        ctx = ParseContext(LineIndex(value), 0, where, fallback=_with_lark)
+        ctx = ParseContext(LineIndex(value), 0, where, fallback=with_lark)
         expr = parse_expression(value, ctx)
         self.diagnostics.extend(ctx.diagnostics)
         return None if ctx.diagnostics else expr
@@ -264,7 +246,7 @@ class JsonFrontEnd:
         if depth > MAX_DEPTH:
             self.report(codes.TOO_DEEP, f"`items` nested deeper than {MAX_DEPTH} levels", path)
             return ANY
-        if _is_nullable(value):  # ["string", "null"], as JSON Schema writes `string?`
+        if is_nullable(value):  # ["string", "null"], as JSON Schema writes `string?`
             return or_null(self.type_(next(v for v in value if v != "null"), items, path, depth, record))
         if value == "object" and isinstance(record, dict) and "properties" in record:
             return self.record_type(record, path, depth)
@@ -274,12 +256,12 @@ class JsonFrontEnd:
             self.diagnostics.append(
                 Diagnostic.of(
                     codes.INVALID_DECLARATION,
-                    f"unknown type {_shown(value)}",
+                    f"unknown type {shown_value(value)}",
                     span,
                     hint=f'write "{alias}"'
                     if alias
                     else f'types are: {", ".join(DECLARABLE)}; a type or null is ["T", "null"]',
-                    input=_shown(value),
+                    input=shown_value(value),
                     expected=tuple(DECLARABLE),
                     fix=None if alias is None else Fix.replace(span, json.dumps(alias)),
                 )
@@ -317,7 +299,7 @@ class JsonFrontEnd:
         for key, spec in properties.items():
             where = path + ("properties", key)
             if not isinstance(spec, dict) or "type" not in spec:
-                self.report(codes.INVALID_DECLARATION, f"property `{_shorten(key)}` needs a `type`", where)
+                self.report(codes.INVALID_DECLARATION, f"property `{shorten(key)}` needs a `type`", where)
                 continue
             type_ = self.formatted(self.type_(spec["type"], spec.get("items"), where, depth + 1, spec), spec, where)
             fields.append((key, type_ if required is None or key in required else or_null(type_)))
@@ -334,7 +316,7 @@ class JsonFrontEnd:
             formats = " or ".join(f'"{fmt}"' for fmt in STRING_FORMATS.values())
             self.report(
                 codes.INVALID_DECLARATION,
-                f"`format` {_shown(wanted)} on a parameter of type {type_}",
+                f"`format` {shown_value(wanted)} on a parameter of type {type_}",
                 path + ("format",),
                 hint=f'a "string" parameter may have the format {formats} (or say "type": "date")',
             )
@@ -371,12 +353,12 @@ class JsonFrontEnd:
                     hint=f"op is one of: {', '.join(STEP_FIELDS)}",
                 )
             else:
-                shown = _shown(op)
-                guess = _op_alias(op) or (_suggest(op, list(STEP_FIELDS)) if isinstance(op, str) else None)
+                shown = shown_value(op)
+                guess = op_alias(op) or (suggest(op, list(STEP_FIELDS)) if isinstance(op, str) else None)
                 ops = f"op is one of: {', '.join(STEP_FIELDS)}"
                 self.report(
                     codes.UNKNOWN_OP,
-                    f"unknown op {_shorten(shown)}",
+                    f"unknown op {shorten(shown)}",
                     path + ("op",),
                     hint=f"{guess} ({ops})" if guess else ops,
                 )
@@ -465,7 +447,7 @@ class JsonFrontEnd:
             return None
         where = json_path(path)
         self.source.fragments[where] = text
-        ctx = ParseContext(LineIndex(text), 0, where, fallback=_with_lark)
+        ctx = ParseContext(LineIndex(text), 0, where, fallback=with_lark)
         template = parse_template(text, ctx, escaped=False)
         self.diagnostics.extend(ctx.diagnostics)
         return template
@@ -496,7 +478,7 @@ class JsonFrontEnd:
 
     def definition(self, obj: dict[str, Any]) -> n.Program | None:
         fields = self.fields(obj, (), DEFINITION_FIELDS, "tool definition")
-        program = _program_kind_hint(obj)
+        program = program_kind_hint(obj)
         if program is not None:  # the missing `logic` says what the definition lacks instead
             self.diagnostics = [
                 d.model_copy(update={"hint": program})
@@ -515,7 +497,7 @@ class JsonFrontEnd:
         if risk is not None and risk not in RISK_LEVELS:
             self.report(
                 codes.INVALID_DECLARATION,
-                f"unknown risk level {_shown(risk)}",
+                f"unknown risk level {shown_value(risk)}",
                 ("riskLevel",),
                 hint="use low, medium or high",
             )
@@ -540,7 +522,7 @@ class JsonFrontEnd:
         for key, spec in obj.items():
             path: Path = ("parameters", key)
             name = self.name(key, path)
-            fields = self.fields(spec, path, PARAMETER_FIELDS, f"parameter `{_shorten(str(key))}`")
+            fields = self.fields(spec, path, PARAMETER_FIELDS, f"parameter `{shorten(str(key))}`")
             if name is None or fields is None:
                 continue
             default = None
@@ -576,7 +558,7 @@ class JsonFrontEnd:
         for key, spec in obj.items():
             path: Path = ("tables", key)
             name = self.name(key, path)
-            fields = self.fields(spec, path, TABLE_FIELDS, f"table `{_shorten(str(key))}`")
+            fields = self.fields(spec, path, TABLE_FIELDS, f"table `{shorten(str(key))}`")
             if name is None or fields is None:
                 continue
             description = (
@@ -608,133 +590,3 @@ def parse_json_document(obj: Any, *, scan_surrogates: bool = True) -> tuple[n.Pr
     if front.diagnostics:
         program = None
     return program, front.diagnostics, front.source
-
-
-# How deep a document may nest: a condition nested MAX_DEPTH levels takes two JSON levels
-# (the step and its `then` list) each, and a literal below it MAX_DEPTH more.
-MAX_DOCUMENT_DEPTH = 3 * MAX_DEPTH + 16
-
-
-def shape_problem(obj: Any) -> tuple[codes.Code, str, Path] | None:
-    """What makes `obj` no JSON document the front end can walk: a key that is not a string,
-    or nesting deeper than MAX_DOCUMENT_DEPTH. Found without recursion (a dict source is
-    Python data, and may hold anything)."""
-    for value, trail, depth in walk_json(obj):
-        if depth > MAX_DOCUMENT_DEPTH and isinstance(value, (dict, list)):
-            return codes.TOO_DEEP, f"the document nests deeper than {MAX_DOCUMENT_DEPTH} levels", path_of(trail)[:8]
-        if isinstance(value, dict):
-            for key in value:
-                if not isinstance(key, str):
-                    return (
-                        codes.WRONG_JSON_TYPE,
-                        f"an object key must be a string, not {type(key).__name__}",
-                        path_of(trail),
-                    )
-    return None
-
-
-def structural_span(path: Path) -> Span:
-    """A span for a JSON value that is not itself parsed text: only its path is known."""
-    return path_span(json_path(path))
-
-
-def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float, Decimal)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-# Ops models write that difflib would match to the wrong op (`calculate` is not `call`).
-OP_ALIASES = {
-    "calc": "math",
-    "calculate": "math",
-    "compute": "math",
-    "assign": "math",
-    "set": "math",
-    "if": "condition",
-    "invoke": "call",
-    "call_tool": "call",
-}
-
-
-# Fields of a script or an executable tool, which a definition without `kind` is taken not to be.
-PROGRAM_FIELDS = {"runtime": "script", "body": "script", "language": "script", "script": "script", "path": "executable"}
-
-
-def _program_kind_hint(obj: dict[str, Any]) -> str | None:
-    """When a definition without `kind` and `logic` has a program's fields: which kind it
-    looks like, and what that kind is written with."""
-    kinds = [PROGRAM_FIELDS[key] for key in obj if key in PROGRAM_FIELDS]
-    if not kinds or "logic" in obj or "kind" in obj:
-        return None
-    if kinds[0] == "script":
-        return 'this looks like a script tool: add "kind": "script", with `runtime` ("bash" or "python") and `body`'
-    return 'this looks like an executable tool: add "kind": "executable", with `path` (the program\'s absolute path)'
-
-
-def _op_alias(op: Any) -> str | None:
-    alias = OP_ALIASES.get(op) if isinstance(op, str) else None
-    return f"did you mean `{alias}`?" if alias else None
-
-
-def _suggest(word: str, options: list[str]) -> str | None:
-    close = difflib.get_close_matches(word, options, n=1)
-    return f"did you mean `{close[0]}`?" if close else None
-
-
-def _shorten(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _with_lark(text: str, ctx: ParseContext) -> n.Expr | None:
-    """The Lark parse of an expression the hand-written parser declines. Lark and the tree
-    builder load on the first such expression: most JSON tools never need them."""
-    from toolkiln.syntax.builder import parse_expression_with_lark
-
-    return parse_expression_with_lark(text, ctx)
-
-
-def literal_shape(value: list[Any] | dict[str, Any]) -> tuple[int, int]:
-    """How deep lists and records nest in `value` and how many items and fields it holds in
-    all, found without recursion; the walk stops once either is past its limit."""
-    depth, items = 1, 0
-    stack: list[tuple[list[Any] | dict[str, Any], int]] = [(value, 1)]
-    while stack:
-        current, level = stack.pop()
-        items += len(current)
-        depth = max(depth, level)
-        if depth > MAX_DEPTH or items > MAX_LITERAL_ITEMS:
-            break
-        members = current.values() if isinstance(current, dict) else current
-        stack.extend((item, level + 1) for item in members if isinstance(item, (list, dict)))
-    return depth, items
-
-
-def _shown(value: Any) -> str:
-    """A short JSON-like rendering of an unexpected value for a message: strings and scalars
-    as JSON, anything else by its JSON type (never a recursive dump of user data)."""
-    if isinstance(value, str):
-        return _shorten(json.dumps(value))
-    if value is None or isinstance(value, (bool, int, float, Decimal)):
-        return _shorten(json.dumps(value, default=str))
-    return f"({json_type(value)})"
-
-
-def _is_nullable(value: Any) -> bool:
-    """`["T", "null"]` or `["null", "T"]`: a declarable type T, or null."""
-    return (
-        isinstance(value, list)
-        and len(value) == 2
-        and value.count("null") == 1
-        and all(isinstance(v, str) and (v == "null" or v in DECLARABLE) for v in value)
-    )

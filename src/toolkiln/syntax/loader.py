@@ -15,7 +15,8 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
 from toolkiln.syntax.comments import comments
-from toolkiln.syntax.json_front import load_json, parse_json_document
+from toolkiln.syntax.json_document import load_json
+from toolkiln.syntax.json_front import parse_json_document
 from toolkiln.syntax.json_positions import value_offsets
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS, MAX_SOURCE_TOKENS, too_many_tokens
 from toolkiln.syntax.strings import (

@@ -170,7 +170,7 @@ MAY_NAME_KINDS = (
     "registry/kinds/",
     "llm/",
     "server/routes/check.py",
-    "syntax/json_front.py",
+    "syntax/json_document.py",
     "registry/kitz.py",
 )
 
