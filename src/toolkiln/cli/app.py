@@ -10,22 +10,10 @@ import errno
 import io
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from importlib import import_module
 
-from toolkiln.cli.ask import add_ask_command
-from toolkiln.cli.builtins import add_builtins_command
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
-from toolkiln.cli.compute import add_compute_commands
-from toolkiln.cli.create import add_create_command
-from toolkiln.cli.jsonlogic import add_import_command
-from toolkiln.cli.mcp import add_mcp_command
-from toolkiln.cli.n8n import add_n8n_command
-from toolkiln.cli.serve import add_serve_command
-from toolkiln.cli.templates import add_templates_command
-from toolkiln.cli.tokens import add_tokens_command
-from toolkiln.cli.tools import add_tools_command
-from toolkiln.cli.trust import add_trust_command
-from toolkiln.cli.workflow import add_workflow_command
 from toolkiln.version import __version__
 
 
@@ -36,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):  # a replaced stream (a StringIO) has no reconfigure
             stream.reconfigure(errors="backslashreplace")  # a lone surrogate in a value must not crash
-    parser = build_parser()
+    parser = build_parser(_command_word(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     try:
         handler: Callable[[argparse.Namespace], int] = args.handler  # every command sets one
@@ -122,22 +110,37 @@ def _discard_stdout() -> None:
         os.close(null)
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Which module adds each command, in the order `toolkiln --help` lists them. A run imports only
+# the module of its command (a compute run never loads the server, the LLM client or n8n).
+_COMMAND_MODULES = (
+    (("check", "run", "fmt", "optimize", "explain"), "compute", "add_compute_commands"),
+    (("builtins",), "builtins", "add_builtins_command"),
+    (("tools",), "tools", "add_tools_command"),
+    (("workflow",), "workflow", "add_workflow_command"),
+    (("import", "export"), "jsonlogic", "add_import_command"),
+    (("templates",), "templates", "add_templates_command"),
+    (("n8n",), "n8n", "add_n8n_command"),
+    (("ask",), "ask", "add_ask_command"),
+    (("create",), "create", "add_create_command"),
+    (("serve",), "serve", "add_serve_command"),
+    (("mcp",), "mcp", "add_mcp_command"),
+    (("tokens",), "tokens", "add_tokens_command"),
+    (("trust",), "trust", "add_trust_command"),
+)
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first word, when that is no option."""
+    return argv[0] if argv and not argv[0].startswith("-") else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or, for a known `command`, of that command's module only
+    (an unknown word or none builds them all, so that help and errors list every command)."""
     parser = argparse.ArgumentParser(prog="toolkiln", description="Compile, check and run toolkiln tools.")
     parser.add_argument("--version", action="version", version=f"toolkiln {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    add_compute_commands(commands)
-    add_builtins_command(commands)
-    add_tools_command(commands)
-    add_workflow_command(commands)
-    add_import_command(commands)
-    add_templates_command(commands)
-    add_n8n_command(commands)
-    add_ask_command(commands)
-    add_create_command(commands)
-    add_serve_command(commands)
-    add_mcp_command(commands)
-    add_tokens_command(commands)
-    add_trust_command(commands)
+    wanted = [entry for entry in _COMMAND_MODULES if command in entry[0]] or _COMMAND_MODULES
+    for _names, module, add_function in wanted:
+        getattr(import_module(f"toolkiln.cli.{module}"), add_function)(commands)
     return parser
