@@ -33,6 +33,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError, Error, error_details
 from toolkiln.registry.models import Actor, Problem
+from toolkiln.syntax.loader import read_regular_file
 from toolkiln.workflow import import_n8n
 
 if TYPE_CHECKING:
@@ -155,9 +156,12 @@ def kitz_tool(data: dict[str, Any], file: str, templates: Path, importer: Actor 
 
 
 def _read(path: Path) -> dict[str, Any]:
+    # A link is read only when it stays in its folder (a Kitz folder is handed over, and may
+    # point anywhere); a FIFO or a device is refused unread, without waiting on it.
+    if not path.resolve().is_relative_to(path.parent.resolve()):
+        raise KitzRefused(_invalid("the file is a link out of its folder: not read", None))
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(_MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, _MAX_FILE_BYTES)
     except OSError as error:
         raise KitzRefused(_invalid(f"cannot read the file: {error.strerror}", None)) from None
     if len(raw) > _MAX_FILE_BYTES:
