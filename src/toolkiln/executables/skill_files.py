@@ -20,6 +20,7 @@ YAML is read with the safe loader: no tags, no objects, only data.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ def parse_skill(text: str, file: str = "<skill>") -> dict[str, Any]:
     import yaml  # type: ignore[import-untyped]  # here: the registry imports this module, few need YAML
 
     try:
-        front = yaml.safe_load("".join(lines[1:end]))
+        front = yaml.load("".join(lines[1:end]), Loader=_loader_without_aliases())  # a SafeLoader
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1  # +1 for the fence, +1 from 0-based
@@ -83,6 +84,23 @@ def parse_skill(text: str, file: str = "<skill>") -> dict[str, Any]:
     if "body" in front:
         raise _refuse(file, "the body follows the front matter; `body` cannot be a field of it", line=2)
     return {"kind": "script", **front, "body": "".join(lines[end + 1 :])}
+
+
+@functools.cache
+def _loader_without_aliases() -> type:
+    """YAML's safe loader refusing every alias (`*name`): a few lines of anchors and aliases
+    expand to billions of values (a "billion laughs"), which a definition never needs."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):  # type: ignore[misc]
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                mark = self.peek_event().start_mark
+                problem = "an alias (`*name`) is not read: write the value out"
+                raise yaml.composer.ComposerError(None, None, problem, mark)
+            return super().compose_node(parent, index)
+
+    return NoAliases
 
 
 def _refuse(file: Path | str, message: str, *, line: int = 0) -> CompileError:
