@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, assert_never
 
 from toolkiln.errors import Error
+from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import Principal
@@ -113,7 +114,11 @@ def _carry_out(reg: _Changing, request: Change, by: Principal | str) -> ToolReco
             return reg.reject(name, by=by, reason=reason)
         case Lifecycle(name, action):
             acts = {"enable": reg.enable, "disable": reg.disable, "approve": reg.approve, "deploy": reg.deploy}
-            return acts[action](name, by=by)
+            act = acts.get(action) if isinstance(action, str) else None
+            if act is None:
+                hint = "use enable, disable, approve, reject or deploy"
+                raise InvalidRequest(f"unknown action {str(action)[:40]!r}", hint)
+            return act(name, by=by)
         case _:
             assert_never(request)
 

@@ -37,6 +37,8 @@ def test_a_refusal_is_an_outcome_with_coded_hinted_errors(reg, make_def):
         (Rollback("double", 7), "double", [codes.TOOL_NOT_FOUND]),
         (Lifecycle("double", "approve"), "double", [codes.INVALID_TRANSITION]),
         (Delete("Bad Name"), "Bad Name", [codes.TOOL_NAME_INVALID]),
+        (Lifecycle("double", "explode"), "double", [codes.INVALID_REQUEST]),  # not an Action: raised KeyError
+        (Lifecycle("double", ["enable"]), "double", [codes.INVALID_REQUEST]),
     ]
     for request, tool, found in refusals:
         outcome = reg.apply(request, principal="user")
