@@ -100,7 +100,10 @@ def test_a_workflow_tool_is_approved_deployed_and_run(n8n, tmp_path):
         wait_for("n8n to remove the webhook", lambda: webhook_removed(n8n.client, f"tool-total-{tag}"))
         with pytest.raises(WorkflowRunFailed) as info:
             reg.run("order_total", {"qty": 1, "price": 1})
-        assert info.value.status == 404 and "not registered" in info.value.message
+        # n8n 2.x answers a webhook of a workflow it is still unpublishing with "Published
+        # version not found" and, once done, "not registered": both are n8n's 404 for it.
+        assert info.value.status == 404
+        assert "not registered" in info.value.message or "Published version not found" in info.value.message
         reg.deploy("order_total")
         assert reg.run("order_total", {"qty": 1, "price": 1, "customer": "cy"}) == {"total": 1, "customer": "CY"}
 
