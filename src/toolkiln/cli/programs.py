@@ -70,11 +70,13 @@ def cmd_discover(args: argparse.Namespace, open_registry: Opener) -> int:
     from toolkiln.executables import ToolFolders, TrustStore, discover, toolkiln_home
     from toolkiln.executables.kodelet import discover_kodelet
 
-    home = args.home or toolkiln_home()
+    # Absolute: a program is read by its absolute path only (`--project .` found nothing).
+    home = (args.home or toolkiln_home()).absolute()
+    project = args.project.absolute() if args.project else None
     if args.kodelet:
-        found = discover_kodelet(TrustStore(home), project=args.project)
+        found = discover_kodelet(TrustStore(home), project=project)
     else:
-        found = discover(ToolFolders.default(home=home, project=args.project), TrustStore(home))
+        found = discover(ToolFolders.default(home=home, project=project), TrustStore(home))
     registered = _register(found, open_registry(args), kodelet=args.kodelet) if args.register else {}
     rows = [
         {
