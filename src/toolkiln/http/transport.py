@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from toolkiln.http.deadline import pooled_transport, within
+from toolkiln.http.decoding import ACCEPTED, NotDecoded, decoded
 from toolkiln.http.errors import (
     BadOption,
     ConnectFailed,
@@ -117,7 +118,7 @@ class Transport:
             auth=auth,
             timeout=timeout,
             transport=transport or pooled_transport(),
-            headers={"Accept": "application/json", **(headers or {})},
+            headers={"Accept": "application/json", "Accept-Encoding": ACCEPTED, **(headers or {})},
             follow_redirects=False,
         )
 
@@ -191,6 +192,8 @@ class Transport:
                 except httpx.TimeoutException:  # the answer began, and did not end in time
                     status = response.status_code
                     raise TimedOut(f"no complete reply within {seconds:g}s", status=status, **where) from None
+                except NotDecoded as error:
+                    raise RequestFailed(str(error), status=response.status_code, **where) from None
                 finally:
                     response.close()
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
@@ -216,7 +219,7 @@ class Transport:
             raise TooLarge(message, status=status, **where)
         chunks: list[bytes] = []
         size = 0
-        for chunk in response.iter_bytes():
+        for chunk in decoded(response, self.max_bytes):
             size += len(chunk)
             if size > self.max_bytes:
                 raise TooLarge(f"the reply is larger than the cap of {self.max_bytes} bytes", status=status, **where)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import logging
 import socket
 import threading
 import time
+import zlib
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -161,3 +164,49 @@ def test_a_server_that_drips_its_headers_is_cut_off_at_the_deadline():
         listener.close()
         thread.join(timeout=10)
     assert elapsed < 2.0  # the deadline is the feature: without it the drip lasts 6 s
+
+
+def _gzipped(data: bytes, layers: int = 1) -> Iterator[bytes]:
+    """`data` in `layers` of gzip, streamed in chunks of 1,000 bytes as a server sends it."""
+    for _ in range(layers):
+        data = gzip.compress(data)
+    return iter([data[i : i + 1000] for i in range(0, len(data), 1000)])
+
+
+def test_a_compressed_answer_is_capped_as_it_decompresses_and_stacked_encodings_are_refused():
+    # 10 MB of zeros in two gzip layers is 10 KB on the wire: httpx decoded each layer whole,
+    # past any cap (200 MB in one step for a 494-byte answer).
+    stacked = httpx.Response(200, headers={"Content-Encoding": "gzip, gzip"}, content=_gzipped(b"\0" * 10**7, 2))
+    bomb = httpx.Response(200, headers={"Content-Encoding": "gzip"}, content=_gzipped(b"\0" * 10**7))
+    fine = httpx.Response(200, headers={"Content-Encoding": "gzip"}, content=_gzipped(b"x" * 900))
+    answers = Answers(stacked, bomb, fine)
+    http, _ = transport(answers, retry=RetryPolicy(max_retries=0), max_bytes=100_000)
+    with pytest.raises(errors.RequestFailed, match="encoded as 'gzip, gzip'"):
+        http.request("GET", "/stacked")
+    decoded_sizes = []
+    real_decompress = zlib.decompressobj
+
+    def measured(*args):  # what each step of decompressing hands over
+        inflate = real_decompress(*args)
+
+        class Measured:
+            unconsumed_tail = b""
+
+            def decompress(self, data, limit):
+                out = inflate.decompress(data, limit)
+                self.unconsumed_tail = inflate.unconsumed_tail
+                decoded_sizes.append(len(out))
+                return out
+
+            def flush(self):
+                return inflate.flush()
+
+        return Measured()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(zlib, "decompressobj", measured)
+        with pytest.raises(errors.TooLarge, match="larger than the cap"):
+            http.request("GET", "/bomb")
+    assert max(decoded_sizes) <= 100_001
+    assert http.request("GET", "/fine").content == b"x" * 900
+    assert answers.requests[0].headers["Accept-Encoding"] == "gzip, deflate"
