@@ -1,6 +1,7 @@
 """The layering is a fact of the code, not only of ARCHITECTURE.md: import-linter's contracts
 hold, and no two modules of src/ import each other, directly or through others."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,27 @@ def test_no_two_test_files_share_a_name():
             clashes.append(f"{seen[path.name].relative_to(ROOT)} and {path.relative_to(ROOT)}")
         seen.setdefault(path.name, path)
     assert not clashes, "test files that share a name: " + "; ".join(clashes)
+
+
+def importlinter_layers() -> list[set[str]]:
+    """The layers of .importlinter's layers contract, top first, each the set of its packages."""
+    lines = (ROOT / ".importlinter").read_text(encoding="utf-8").splitlines()
+    start = lines.index("type = layers") + 2  # the line after "layers ="
+    layers = []
+    for line in lines[start:]:
+        if not line.startswith("    "):
+            break
+        layers.append(set(re.findall(r"toolkiln\.\w+", line)))
+    return layers
+
+
+def test_architecture_md_draws_the_layers_of_importlinter():
+    """ARCHITECTURE.md's layer table is the layers contract, row for row, with its numbers,
+    so the page a newcomer reads first cannot drift from what lint-imports enforces."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| (.+?) \| .+ \|$", text, flags=re.MULTILINE)
+    drawn = [(int(number), set(re.findall(r"toolkiln\.\w+", packages))) for number, packages in rows]
+    layers = importlinter_layers()
+    expected = [(len(layers) - 1 - index, layer) for index, layer in enumerate(layers)]
+    assert drawn == expected
+    assert (ROOT / "docs" / "ARCHITECTURE.md").resolve() == (ROOT / "ARCHITECTURE.md").resolve()
