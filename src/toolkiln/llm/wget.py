@@ -33,6 +33,7 @@ import httpx
 
 from toolkiln.diagnostics import codes
 from toolkiln.http.deadline import DeadlineBackend, within
+from toolkiln.http.decoding import ACCEPTED, NotDecoded, decoded
 from toolkiln.http.urls import shown_url
 from toolkiln.llm.public_addresses import IPAddress, Network, refusal
 
@@ -46,7 +47,7 @@ Allowed = Sequence[str | Network]
 Resolver = Callable[[str, int], Sequence[str]]
 _TEXT_TYPES = {"application/json", "application/xml", "application/javascript", "application/x-ndjson"}
 _REDIRECTS = {301, 302, 303, 307, 308}
-_ENCODINGS = [(b"Accept-Encoding", b"gzip, deflate")]  # httpx undoes these as it reads
+_ENCODINGS = [(b"Accept-Encoding", ACCEPTED.encode())]  # what http.decoding undoes
 # What a hostile or broken server can make the HTTP stack raise, besides a timeout.
 _TRANSPORT_ERRORS = (
     httpcore.NetworkError,
@@ -221,7 +222,7 @@ class _Deadline:
 
 
 class _Body(httpx.SyncByteStream):
-    """httpcore's body as httpx reads it (httpx then undoes gzip and deflate)."""
+    """httpcore's body as httpx reads it (http.decoding then undoes gzip or deflate)."""
 
     def __init__(self, response: httpcore.Response) -> None:
         self.response = response
@@ -237,13 +238,16 @@ def _text(response: httpx.Response, url: httpx.URL, max_bytes: int, deadline: _D
     if kind and not _is_text(kind):
         raise _Failed(f"{_shown(url)} sent {kind}, not text")
     body, cut = bytearray(), False
-    for chunk in response.iter_bytes():
-        body += chunk
-        if len(body) > max_bytes:
-            del body[max_bytes:]
-            cut = True
-            break
-        deadline.left(url)
+    try:  # gzip undone a cap's worth at a time: two layers of it made 200 MB of 500 bytes
+        for chunk in decoded(response, max_bytes):
+            body += chunk
+            if len(body) > max_bytes:
+                del body[max_bytes:]
+                cut = True
+                break
+            deadline.left(url)
+    except NotDecoded as error:
+        raise _Failed(f"{_shown(url)}: {error}") from None
     if not kind and b"\0" in body:
         raise _Failed(f"{_shown(url)} sent binary data, not text")
     try:

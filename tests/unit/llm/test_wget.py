@@ -33,6 +33,8 @@ class Handler(BaseHTTPRequestHandler):
             "/text": lambda: self.answer(200, b"hello, world", "text/plain; charset=utf-8"),
             "/json": lambda: self.answer(200, b'{"a": 1}', "application/json"),
             "/gzip": self.gzipped,
+            "/gzip-twice": lambda: self.gzipped(gzip.compress(gzip.compress(b"\0" * 50_000_000)), "gzip, gzip"),
+            "/gzip-bomb": lambda: self.gzipped(gzip.compress(b"z" * 50_000_000)),
             "/latin1": lambda: self.answer(200, "café".encode("latin-1"), "text/plain; charset=iso-8859-1"),
             "/odd-charset": lambda: self.answer(200, "café".encode(), "text/plain; charset=x-unheard-of"),
             "/image": lambda: self.answer(200, b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -66,11 +68,10 @@ class Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
-    def gzipped(self) -> None:
-        body = gzip.compress(b"unpacked " * 10)
+    def gzipped(self, body: bytes = gzip.compress(b"unpacked " * 10), encoding: str = "gzip") -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Encoding", encoding)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -144,6 +145,14 @@ def test_an_oversize_body_is_cut_at_the_cap_and_says_so(base: str) -> None:
     text, note = answer.split("\n", 1)
     assert text == "a" * 1000
     assert note == "[wget: the answer was cut at 1,000 bytes; the rest was not read]"
+
+
+def test_a_compressed_body_is_cut_at_the_cap_and_stacked_encodings_are_refused(base: str) -> None:
+    # Two gzip layers of 50 MB are 1 KB on the wire; httpx undid both before the cap was seen.
+    twice = wget(f"{base}/gzip-twice", 5000, allow=LOCAL, max_bytes=1000)
+    assert twice.startswith("wget failed: [E0908] ") and "encoded as 'gzip, gzip'" in twice, twice
+    text, note = wget(f"{base}/gzip-bomb", 5000, allow=LOCAL, max_bytes=1000).split("\n", 1)
+    assert (text, note) == ("z" * 1000, "[wget: the answer was cut at 1,000 bytes; the rest was not read]")
 
 
 def test_non_text_is_refused(base: str) -> None:
