@@ -36,7 +36,7 @@ from filelock import FileLock, Timeout
 from toolkiln.registry import layout
 from toolkiln.registry.errors import FileTooLarge, StoreError, UnsafeFile
 from toolkiln.registry.names import check_name
-from toolkiln.syntax.loader import file_kind
+from toolkiln.syntax.loader import file_kind, read_at_most
 
 Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a file is replaced or edited
 
@@ -293,7 +293,7 @@ class Folder:
         """Read an opened file (closing it): a regular file of at most `limit` bytes."""
         try:
             self._regular(fd, path)
-            data = _read_at_most(fd, limit + 1)
+            data = read_at_most(fd, limit + 1)
         except OSError as error:
             raise StoreError(f"cannot read {self.relative(path)}: {error.strerror or error}") from None
         finally:
@@ -392,7 +392,7 @@ class Folder:
         try:
             self._regular(fd, path)
             os.lseek(fd, offset, os.SEEK_SET)
-            data = _read_at_most(fd, LOG_CHUNK_BYTES)  # the rest is taken by the next read
+            data = read_at_most(fd, LOG_CHUNK_BYTES)  # the rest is taken by the next read
         except OSError as error:
             raise StoreError(f"cannot read {self.relative(path)}: {error.strerror or error}") from None
         finally:
@@ -474,17 +474,6 @@ def _remove_if_stale(entry: os.DirEntry[str], now: float) -> None:
             os.unlink(entry.path)
     except OSError:
         pass
-
-
-def _read_at_most(fd: int, size: int) -> bytes:
-    chunks, left = [], size
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 def _lstat_mode(name: str, folder: int) -> int | None:

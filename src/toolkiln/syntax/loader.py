@@ -144,16 +144,21 @@ def read_regular_file(path: str | os.PathLike[str], limit: int) -> bytes:
             raise OSError(number, f"not a regular file ({file_kind(mode)})")
         if _NONBLOCK:
             os.set_blocking(fd, True)
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_at_most(fd, limit + 1)
     finally:
         os.close(fd)
+
+
+def read_at_most(fd: int, size: int) -> bytes:
+    """Up to `size` bytes of an open file, read in chunks of at most 1 MiB."""
+    chunks, left = [], size
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def file_kind(mode: int) -> str:
