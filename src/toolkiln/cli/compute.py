@@ -22,7 +22,7 @@ from toolkiln.cli.common import (
 )
 from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options, workflow_diagnostics
 from toolkiln.diagnostics.codes import CODES, lookup_code
-from toolkiln.diagnostics.fixes import apply_fixes, text_fixes
+from toolkiln.diagnostics.fixes import MAX_FIX_ROUNDS, apply_fixes, text_fixes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.render import render_github, render_json, render_text
 from toolkiln.errors import CompileError, RunError
@@ -109,11 +109,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         warnings = len(diagnostics) - errors
         print(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s)")
     return EXIT_FAILED if any(d.is_error for d in diagnostics) else EXIT_OK
-
-
-# Each round applies every fix that does not overlap another; a syntax error hides the rest
-# of the file, so a fix can reveal the next. The bound stops a pair of fixes that undo each other.
-MAX_FIX_ROUNDS = 20
 
 
 def fix_file(path: Path) -> list[Diagnostic]:

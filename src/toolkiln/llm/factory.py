@@ -8,7 +8,10 @@
 
 Each attempt asks the model, extracts the definition from its reply (`extract`), checks it and
 saves it through the registry, which compiles it and runs its examples: nothing unchecked is
-saved. When anything fails, the next attempt sends the same system prompt and request, the
+saved. Before that, the certain fixes of a compute definition's diagnostics (one meaning:
+`===` -> `==`, `x.length` -> `len(x)`) are applied and it is checked again, so a mistake a
+fix repairs costs no model call; the attempt's repairs and the audit note name each fix.
+When anything fails, the next attempt sends the same system prompt and request, the
 last attempt (its definition) and its diagnostics as JSON; not the whole growing history.
 Tools are saved with created_by="llm", so the registry's policy applies (workflow tools wait
 in pending_approval), and the audit entry notes the request and the number of attempts.
@@ -18,12 +21,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.api import to_json
+from toolkiln.api import check, to_json
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.fixes import repair
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
 from toolkiln.errors import CompileError, Error, UsageError
@@ -101,6 +105,7 @@ class _Job:
     definition: Callable[[Extraction], tuple[Any, list[Diagnostic]]]
     note: str
     name_given: bool = False
+    fixes_programs: bool = False  # a compute definition: its certain fixes are applied
     attempts: list[Attempt] = field(default_factory=list)
 
 
@@ -135,6 +140,7 @@ class Factory:
                 lambda found: _compute_definition(found, name),
                 _note("a description", description),
                 name_given=name is not None,
+                fixes_programs=True,
             )
         )
 
@@ -208,8 +214,9 @@ class Factory:
                 return FactoryResult(False, None, tuple(job.attempts), usage, error)
             usage += reply.usage
             found = extract(reply.text) if reply.text.strip() or not reply.tool_calls else _called_a_tool()
+            found, fixed = _with_certain_fixes(found) if job.fixes_programs else (found, "")
             definition, problems = job.definition(found) if found.ok else (None, list(found.diagnostics))
-            note = f"{job.note}; {number} attempt(s)"
+            note = f"{job.note}; {number} attempt(s)" + (f"; {fixed}" if fixed else "")
             record, diagnostics, ending = self._save(definition, problems, note, job.name_given)
             located = tuple(_in_source(d, found) for d in diagnostics)
             job.attempts.append(Attempt(number, reply.text, found.source, located, found.repairs, reply.usage))
@@ -261,12 +268,16 @@ class Factory:
             shown = shown[:MAX_ECHO_CHARS] + f"\n[... {len(shown) - MAX_ECHO_CHARS:,} more characters not shown]"
         errors = [_compact(d) for d in last.diagnostics[:MAX_DIAGNOSTICS_SENT]]
         more = len(last.diagnostics) - len(errors)
+        fixes = [done.message for done in last.repairs if done.kind == FIX_REPAIR]
+        fixed = f"These certain fixes were applied to it already: {'; '.join(fixes)}.\n" if fixes else ""
         return [
             *messages,
             Assistant(shown or "(an empty answer)"),
             User(
                 "That answer was not saved. Fix every problem below and answer again with the whole "
-                "definition, in one fenced block.\nDiagnostics (JSON):\n"
+                "definition, in one fenced block.\n"
+                + fixed
+                + "Diagnostics (JSON):\n"
                 + json.dumps(errors, indent=1, ensure_ascii=False)
                 + (f"\n({more} more not shown)" if more > 0 else "")
             ),
@@ -274,6 +285,21 @@ class Factory:
 
 
 # --- from a reply to a definition -------------------------------------------------------------
+
+FIX_REPAIR = "fix"  # the kind of Repair an applied certain fix is noted as
+
+
+def _with_certain_fixes(found: Extraction) -> tuple[Extraction, str]:
+    """The compute definition in `found` with its certain fixes applied, round after round,
+    and the summary of what was applied ("" when nothing was)."""
+    if not found.ok or found.source is None or found.kind == "workflow":
+        return found, ""
+    repaired = repair(found.source, check)
+    again = extract(repaired.text) if repaired.applied else found
+    if not again.ok:  # the fixes keep a definition whole; refuse them rather than lose it
+        return found, ""
+    applied = tuple(Repair(FIX_REPAIR, fix.describe()) for fix in repaired.applied)
+    return replace(again, repairs=found.repairs + applied), repaired.summary()
 
 
 def _compute_definition(found: Extraction, name: str | None) -> tuple[Any, list[Diagnostic]]:
