@@ -1,0 +1,178 @@
+"""How long a `toolkiln` command takes from start to exit, against an empty Python.
+
+    python benchmarks/bench_startup.py [--rounds 21] [--top 8] [--no-importtime]
+
+Each command is a fresh process (`python -m toolkiln ...`, the interpreter running this script,
+bytecode cached by a warm-up round), timed from spawn to exit like hyperfine does: rounds
+alternate the commands, so a busy machine slows them all alike. The table gives the median
+wall time, the spread over rounds (fastest and slowest), the median over `python -c pass`, and
+the median minus that of `python -c pass` (what toolkiln itself costs). Every command's output
+is checked before it is timed. Then, per command, `python -X importtime`'s top entries by their
+own time (the module, and the module that imported it): what is left to cut.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPING = ROOT / "examples" / "shipping_cost.json"
+ARGS = '{"weight_kg": 12}'
+
+
+@dataclass
+class Command:
+    label: str
+    argv: list[str]
+    expect: str  # a line its standard output must contain
+    times: list[float] = field(default_factory=list)
+
+
+def commands(registry: Path) -> list[Command]:
+    tk = [sys.executable, "-m", "toolkiln"]
+    return [
+        Command("python -c pass", [sys.executable, "-c", "pass"], ""),
+        Command('python -c "import toolkiln"', [sys.executable, "-c", "import toolkiln"], ""),
+        Command("toolkiln run shipping_cost.json", [*tk, "run", str(SHIPPING), "--args", ARGS], "31.500"),
+        Command("toolkiln check shipping_cost.json", [*tk, "check", str(SHIPPING)], "0 error(s)"),
+        Command("toolkiln fmt --check shipping_cost.json", [*tk, "fmt", "--check", str(SHIPPING)], ""),
+        Command(
+            "toolkiln tools run shipping_cost (registry of 1)",
+            [*tk, "tools", "run", "shipping_cost", "--registry", str(registry), "--args", ARGS],
+            "31.500",
+        ),
+    ]
+
+
+def small_registry(folder: Path) -> Path:
+    """A registry holding the shipping example, active (created by a user)."""
+    registry = folder / "registry"
+    create = [sys.executable, "-m", "toolkiln", "tools", "create", str(SHIPPING), "--registry", str(registry)]
+    subprocess.run(create, check=True, capture_output=True)
+    return registry
+
+
+def run_once(command: Command) -> str:
+    done = subprocess.run(command.argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or command.expect not in done.stdout:
+        raise SystemExit(f"{command.label}: exit {done.returncode}, output {done.stdout!r} {done.stderr[-500:]!r}")
+    return done.stdout
+
+
+def timed(command: Command) -> float:
+    start = time.perf_counter()
+    subprocess.run(command.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def table(measured: list[Command]) -> list[str]:
+    base = statistics.median(measured[0].times)
+    lines = [
+        "| command | median (ms) | fastest - slowest (ms) | x python -c pass | over python -c pass (ms) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for command in measured:
+        median = statistics.median(command.times)
+        spread = f"{min(command.times) * 1e3:.0f} - {max(command.times) * 1e3:.0f}"
+        over = (median - base) * 1e3
+        lines.append(f"| `{command.label}` | {median * 1e3:.0f} | {spread} | {median / base:.2f} | {over:.0f} |")
+    return lines
+
+
+_IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+
+def import_times(argv: list[str]) -> list[tuple[int, int, int, str]]:
+    """(own us, cumulative us, depth, module) per line of `python -X importtime`, in its order."""
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], capture_output=True, text=True, check=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        match = _IMPORT_LINE.match(line)
+        if match:
+            rows.append((int(match[1]), int(match[2]), len(match[3]) // 2, match[4]))
+    return rows
+
+
+def importer(rows: list[tuple[int, int, int, str]], index: int) -> str:
+    """The module whose import loaded rows[index]: the next line less indented."""
+    depth = rows[index][2]
+    for _own, _cumulative, other_depth, name in rows[index + 1 :]:
+        if other_depth < depth:
+            return name
+    return "(the script)"
+
+
+def import_report(command: Command, top: int) -> list[str]:
+    rows = import_times(command.argv)
+    ours = sum(1 for row in rows if row[3].startswith("toolkiln"))
+    total_ms = sum(row[0] for row in rows) / 1e3
+    lines = [f"`{command.label}`: {len(rows)} modules ({ours} of toolkiln), {total_ms:.0f} ms of import time", ""]
+    lines += ["By package (own time, ms): " + by_package(rows), ""]
+    lines += ["| own (ms) | module | imported by |", "|---:|---|---|"]
+    ranked = sorted(range(len(rows)), key=lambda i: rows[i][0], reverse=True)[:top]
+    lines += [f"| {rows[i][0] / 1e3:.1f} | {rows[i][3]} | {importer(rows, i)} |" for i in ranked]
+    return [*lines, ""]
+
+
+def by_package(rows: list[tuple[int, int, int, str]], top: int = 8) -> str:
+    """Own import time summed per top-level package (toolkiln's per subpackage), largest first."""
+    totals: dict[str, int] = {}
+    for own, _cumulative, _depth, name in rows:
+        parts = name.split(".")
+        package = ".".join(parts[:2]) if parts[0] == "toolkiln" else parts[0]
+        totals[package] = totals.get(package, 0) + own
+    ranked = sorted(totals.items(), key=lambda item: item[1], reverse=True)[:top]
+    return ", ".join(f"{name} {own / 1e3:.0f}" for name, own in ranked)
+
+
+def load() -> str:
+    return ", ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--top", type=int, default=8, help="import-time entries per command")
+    parser.add_argument("--no-importtime", action="store_true")
+    options = parser.parse_args(argv)
+
+    folder = Path(tempfile.mkdtemp(prefix="bench_startup_"))
+    try:
+        measured = commands(small_registry(folder))
+        for command in measured:  # checks every output, and warms the bytecode cache
+            run_once(command)
+        load_before = load()
+        for _ in range(options.rounds):
+            for command in measured:
+                command.times.append(timed(command))
+        load_after = load()
+        now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        print(
+            f"toolkiln start-up - {now} - Python {platform.python_version()} - "
+            f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs - "
+            f"load {load_before} before, {load_after} after - {options.rounds} alternating rounds\n"
+        )
+        print("\n".join(table(measured)))
+        if not options.no_importtime:
+            print("\nWhere the import time goes (`python -X importtime`, one run each):\n")
+            for command in measured[2:]:
+                print("\n".join(import_report(command, options.top)))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
