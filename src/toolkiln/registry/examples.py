@@ -106,7 +106,7 @@ def run_examples(
         path = f"{FIELD}[{index}]"
         clock = clock_at(example["now"]) if "now" in example else None
         try:
-            actual = tool.run(args, tables=tables, limits=_within(limits, budget), clock=clock)
+            actual = tool.run(args, tables=tables, limits=within_budget(limits, budget), clock=clock)
         except RunError as error:
             if budget is not None and time.monotonic() >= budget[1]:
                 raise too_slow(budget[0]) from None  # stopped by the budget, not by its own limits
@@ -131,7 +131,7 @@ def run_examples(
     return problems
 
 
-def _within(limits: Limits | None, budget: tuple[float, float] | None) -> Limits | None:
+def within_budget(limits: Limits | None, budget: tuple[float, float] | None) -> Limits | None:
     """The limits of the next example's run: at most what is left of the budget."""
     if budget is None:
         return limits

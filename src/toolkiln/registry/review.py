@@ -9,6 +9,7 @@ saves nothing does (see checking.py).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,10 +17,12 @@ from typing import Any
 from toolkiln.ast.types import fits
 from toolkiln.check.cost import NoBound, cost_bound
 from toolkiln.errors import CompileError, RunError
+from toolkiln.registry.budget import finish_within, too_slow
 from toolkiln.registry.callees import calls_of
 from toolkiln.registry.definitions import compile_definition
+from toolkiln.registry.equality import same_data
 from toolkiln.registry.errors import BrokenTool
-from toolkiln.registry.examples import run_examples
+from toolkiln.registry.examples import run_examples, within_budget
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.reads import Reads
@@ -28,6 +31,7 @@ from toolkiln.semantics.dates import clock_at
 from toolkiln.semantics.values import to_json
 from toolkiln.tool import Tool
 
+Budget = tuple[float, float] | None  # (seconds, deadline) for all the runs together
 APPROVED = ("active", "disabled")  # a version that was in use: a person (or the policy) let it run
 
 
@@ -83,8 +87,17 @@ class Review:
         return bool(self.broken_callers)
 
 
-def review(reg: Registry, name: str) -> Review:
-    """The review of `name`'s current version (a tool waiting for approval, usually)."""
+def review(reg: Registry, name: str, *, seconds: float | None = None) -> Review:
+    """The review of `name`'s current version (a tool waiting for approval, usually). With
+    `seconds`, it runs as a check that saves nothing does: in a thread of its own, the
+    examples within that total (CheckTooSlow past it)."""
+    if seconds is None:
+        return _review(reg, name, None)
+    budget = seconds
+    return finish_within(seconds, reg._check_slots, lambda until: _review(reg, name, (budget, until)))
+
+
+def _review(reg: Registry, name: str, budget: Budget) -> Review:
     history = reg.history(name)
     record = history[-1]
     reads = reg._reads()
@@ -104,8 +117,8 @@ def review(reg: Registry, name: str) -> Review:
         approved.version,
         parameter_changes(approved, record, old, new),
         _result_change(old, new),
-        changed_examples(reg, approved, new),
-        broken_callers(reg, reads, name, new),
+        changed_examples(reg, approved, new, budget),
+        broken_callers(reg, reads, name, new, budget),
     )
 
 
@@ -194,7 +207,7 @@ def _result_change(old: Tool | None, new: Tool | None) -> tuple[str, str] | None
     return old.result_type, new.result_type
 
 
-def changed_examples(reg: Registry, approved: ToolRecord, new: Tool | None) -> list[ExampleChange]:
+def changed_examples(reg: Registry, approved: ToolRecord, new: Tool | None, budget: Budget) -> list[ExampleChange]:
     """The approved version's examples whose result the new version changes (or fails)."""
     examples = approved.definition.get("examples") or []
     if new is None or not isinstance(examples, list):
@@ -204,11 +217,13 @@ def changed_examples(reg: Registry, approved: ToolRecord, new: Tool | None) -> l
         args, expected = example.get("args"), example.get("expect")
         clock = clock_at(example["now"]) if "now" in example else None
         try:
-            result = new.run(args, tables=reg.tables, limits=reg.limits, clock=clock)
+            result = new.run(args, tables=reg.tables, limits=within_budget(reg.limits, budget), clock=clock)
         except RunError as error:
+            if budget is not None and time.monotonic() >= budget[1]:
+                raise too_slow(budget[0]) from None
             changes.append(ExampleChange(to_json(args), to_json(expected), f"fails: [{error.code}] {error.message}"))
             continue
-        if run_examples(new, [{"args": args, "expect": expected}], tables=reg.tables, limits=reg.limits, budget=None):
+        if not same_data(result, expected):
             changes.append(ExampleChange(to_json(args), to_json(expected), to_json(result, exact=True)))
     return changes
 
@@ -230,7 +245,7 @@ class _WithNewVersions(Mapping[str, Any]):
         return len(set(self.base) | set(self.new))
 
 
-def broken_callers(reg: Registry, reads: Reads, name: str, new: Tool | None) -> list[BrokenCaller]:
+def broken_callers(reg: Registry, reads: Reads, name: str, new: Tool | None, budget: Budget) -> list[BrokenCaller]:
     """The tools that call `name` (directly or not) that would no longer check, or whose own
     examples would fail, against its new version."""
     _, callers = reads.callers_of(name)
@@ -247,7 +262,8 @@ def broken_callers(reg: Registry, reads: Reads, name: str, new: Tool | None) -> 
         if compiled.tool is None:
             continue
         versions[caller] = compiled.tool
-        failing = run_examples(compiled.tool, compiled.examples or [], tables=reg.tables, limits=reg.limits)
+        examples = compiled.examples or []
+        failing = run_examples(compiled.tool, examples, tables=reg.tables, limits=reg.limits, budget=budget)
         if failing:
             broken.append(BrokenCaller(caller, failing[0].message))
     return broken

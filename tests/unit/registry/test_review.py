@@ -4,7 +4,12 @@ examples that now give other results, and the callers it breaks."""
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
 from toolkiln import Registry
+from toolkiln.registry.errors import CheckTooSlow
 from toolkiln.registry.review import review
 
 
@@ -106,3 +111,28 @@ def test_a_script_shows_the_network_and_the_hosts_files(tmp_path):
     reg.create({**script, "network": True, "sandbox": "none"}, created_by="user")
     shown = review(reg, "echo")
     assert shown.reach.network and "host" in shown.reach.files and shown.cost is None
+
+
+SPIN = "len([v ** 0.12345 + v ** 0.54321 for v in range(n)])"  # n = 1,500: about 0.15 s a run
+
+
+def test_a_review_with_a_budget_ends_within_it(tmp_path):
+    """The page asks for a review within the time a check that saves nothing may take: the
+    examples it runs stop at that total (R0305), not at each one's own max_seconds."""
+    spin = {
+        "name": "spin",
+        "description": "Spins.",
+        "riskLevel": "high",
+        "parameters": {"n": {"type": "number"}},
+        "logic": {"steps": [{"op": "return", "value": SPIN}]},
+        "examples": [{"args": {"n": 1_500}, "expect": 1_500}] * 4,
+    }
+    reg = Registry(tmp_path / "r", durable=False)
+    reg.create(spin, created_by="llm")
+    reg.approve("spin", by="user")
+    reg.update("spin", {**spin, "logic": {"steps": [{"op": "return", "value": f"{SPIN} + 0"}]}}, by="llm")
+    started = time.monotonic()
+    with pytest.raises(CheckTooSlow) as raised:
+        review(reg, "spin", seconds=0.1)
+    assert raised.value.code == "R0305" and time.monotonic() - started < 0.1 + 1.0
+    assert review(reg, "spin").examples == []  # without a budget: every example runs, and passes

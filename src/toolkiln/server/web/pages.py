@@ -9,6 +9,7 @@ from starlette.responses import RedirectResponse, Response
 
 from toolkiln.registry.kinds import KINDS
 from toolkiln.registry.policy import next_actions
+from toolkiln.semantics.limits import DEFAULT_LIMITS
 from toolkiln.server.services import Reg
 from toolkiln.server.web import tool_view
 from toolkiln.server.web.access import Viewer
@@ -63,6 +64,9 @@ def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, 
         context["svg"], context["diagnostics"] = tool_view.graph_view(record)
     elif tab == "examples":
         context["runs"], context["diagnostics"] = tool_view.example_runs(reg, record)
+    elif tab == "review":
+        context["review"], context["review_error"] = tool_view.review_view(reg, name)
+        context["budget"] = (reg.limits or DEFAULT_LIMITS).max_operations
     elif tab == "test":
         context["fields"] = form_fields(record.parameters, record.definition.get("examples"))
         context.setdefault("values", {})

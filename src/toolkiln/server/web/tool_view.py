@@ -13,6 +13,7 @@ from toolkiln.registry.errors import RegistryError
 from toolkiln.registry.kinds import DEFAULT, kind_of
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.registry import Registry
+from toolkiln.registry.review import Review, review
 from toolkiln.semantics.values import to_json
 from toolkiln.server.web.highlight import Token, dsl_tokens, json_tokens
 from toolkiln.server.web.side_by_side import Row, side_by_side
@@ -23,7 +24,17 @@ WORKFLOW_TABS = ("graph",)
 
 
 def tabs_of(record: ToolRecord) -> tuple[str, ...]:
-    return TABS[:1] + WORKFLOW_TABS + TABS[1:] if kind_of(record.kind).deploys else TABS
+    tabs = TABS[:1] + WORKFLOW_TABS + TABS[1:] if kind_of(record.kind).deploys else TABS
+    return tabs[:1] + ("review",) + tabs[1:] if record.status == "pending_approval" else tabs
+
+
+def review_view(reg: Registry, name: str) -> tuple[Review | None, str | None]:
+    """What a person approving the tool is shown (registry/review.py), within the time a check
+    that saves nothing may take; else why not."""
+    try:
+        return review(reg, name, seconds=reg.check_seconds), None
+    except RegistryError as error:
+        return None, error.message
 
 
 def definition_text(definition: dict[str, Any]) -> str:

@@ -1,0 +1,57 @@
+"""The review of a tool waiting for approval in a real browser (chromium, as
+test_web_browser.py drives it) against a real `toolkiln serve`: a person opens the pending
+version, reads what it reaches, its cost bound and what changed, sees it would break its
+caller, and rejects it with a reason."""
+
+from __future__ import annotations
+
+import re
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_server_support import ServerProcess, make_tokens
+from test_web_browser import browser, page, sign_in  # noqa: F401  (the browser tests' fixtures)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "server"))
+from test_web_review import DOUBLE, TOTAL, TRIPLE
+
+from toolkiln.registry.registry import Registry
+
+pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[ServerProcess]:
+    registry_path = tmp_path_factory.mktemp("review") / "registry"
+    tokens = make_tokens(registry_path)
+    with Registry(registry_path) as registry:
+        registry.create(DOUBLE, created_by="llm")
+        registry.approve("double")
+        registry.create(TOTAL)
+        registry.update("double", TRIPLE, by="llm")
+    process = ServerProcess(registry_path)
+    process.tokens = tokens  # type: ignore[attr-defined]
+    yield process
+    assert process.stop() in (0, -signal.SIGTERM)
+
+
+def test_a_person_reviews_a_breaking_version_and_rejects_it(page, server):  # noqa: F811
+    sign_in(page, server)
+    page.get_by_role("link", name="double").click()
+    page.get_by_role("link", name="review what it reaches, what a run can cost and what changed").click()
+    page.wait_for_url(re.compile(r"tab=review"))
+    page.shots.take("review")
+    assert "len(xs)" in page.locator("code.cost-bound").inner_text()
+    assert page.locator(".reach-network").inner_text() == "no"
+    assert "Breaking" in page.get_by_role("alert").inner_text()
+    assert "expected 6, got 9" in page.locator(".broken-callers").inner_text()
+    changed = page.locator("table.changed-examples tbody tr").first.inner_text()
+    assert "[2, 4]" in changed and "[3, 6]" in changed
+    page.get_by_role("link", name="Reject").click()
+    page.get_by_label("Reason").fill("breaks total: it expects doubles")
+    page.get_by_role("button", name="Yes, reject").click()
+    page.wait_for_url(re.compile(r"tab=audit"))
+    assert "breaks total" in page.locator("table.audit tbody tr").first.inner_text()
