@@ -5,6 +5,7 @@ and benchmarks/bench_cost_bound.py."""
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections.abc import Iterator, Mapping
@@ -85,8 +86,20 @@ def example_runs() -> Iterator[Run]:
             yield Run(f"{name}@{k}", tool, args_for(k), tables if name == "lead_score.tk" else {})
 
 
+KITZ = ROOT.parent / "shared" / "corpus" / "peers" / "kitz" / "compute"
+KITZ_ARGS = {
+    "shipping_cost.logic.json": [{"weight_kg": w} for w in (12, 10, 3, 10.5)],
+    "price_times_quantity.logic.json": [{"price": 2.5, "quantity": 4}, {"price": 0, "quantity": 1_000}],
+}
+
+
 def corpus_runs() -> Iterator[Run]:
-    """Every JsonLogic suite case that imports and runs (the others have no run to measure)."""
+    """Kitz's two ComputeLogic programs, and every JsonLogic suite case that imports and runs
+    (the others have no run to measure)."""
+    for name, runs in KITZ_ARGS.items() if KITZ.is_dir() else ():
+        tool = toolkiln.compile(json.loads((KITZ / name).read_text(encoding="utf-8")))
+        for index, args in enumerate(runs):
+            yield Run(f"kitz/{name}#{index}", tool, args, {})
     if not SUITES.is_dir():
         return
     for case in all_cases():

@@ -84,7 +84,7 @@ def test_every_example_run_is_within_its_bound(run):
 
 
 @pytest.mark.skipif(not SUITES.is_dir(), reason=f"the JsonLogic suites are not at {SUITES}")
-def test_every_jsonlogic_corpus_run_is_within_its_bound():
+def test_every_corpus_run_is_within_its_bound():
     runs, over = 0, []
     for run in corpus_runs():
         runs += 1
