@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.visitor import walk
-from toolkiln.backends.json_printer import print_json
-from toolkiln.backends.jsonlogic import export_jsonlogic as export_rule
-from toolkiln.backends.text_printer import print_text
 from toolkiln.check import CheckResult, ToolSignature, check_program
-from toolkiln.diagnostics.fixes import apply_fixes as apply_text_fixes
 from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.errors import CompileError, UsageError
-from toolkiln.optimize import optimize as optimize_program
 from toolkiln.semantics.limits import Limits
-from toolkiln.syntax.jsonlogic import NumberMode
-from toolkiln.syntax.jsonlogic_ops import translate_rule
 from toolkiln.syntax.loader import Parsed, parse_source
 from toolkiln.tool import Optimized, Tool
+
+if TYPE_CHECKING:
+    from toolkiln.syntax.jsonlogic import NumberMode
+
+# The printers, fixes and JsonLogic are imported by the functions that use them: compiling and
+# running a tool file (`toolkiln run`) loads none of them (issue 34).
 
 
 class _Signatures(Mapping[str, ToolSignature]):
@@ -81,6 +80,8 @@ def apply_fixes(text: str, diagnostics: list[Diagnostic] | None = None) -> str:
     """`text` (a tool's source) with the certain fixes applied: those of `diagnostics`, which
     must be what `check(text)` reported, or of a fresh check. One round; a fix can reveal
     the next problem, so check again (`toolkiln check --fix` repeats until none is left)."""
+    from toolkiln.diagnostics.fixes import apply_fixes as apply_text_fixes
+
     return apply_text_fixes(text, check(text) if diagnostics is None else diagnostics)
 
 
@@ -118,6 +119,9 @@ compile_tool = compile
 
 def optimized_text(source: Any) -> str:
     """The canonical text of the optimized program (`toolkiln optimize`); it must check."""
+    from toolkiln.backends.text_printer import print_text
+    from toolkiln.optimize import optimize as optimize_program
+
     diagnostics, result = _diagnose(source, None)
     if result is None or any(d.is_error for d in diagnostics):
         raise CompileError(diagnostics)
@@ -135,12 +139,16 @@ def _parsed(source: Any) -> tuple[n.Program, Parsed]:
 def to_text(source: Any) -> str:
     """The canonical text DSL for `source` (it must parse; it need not type-check).
     Comments of a text source are kept."""
+    from toolkiln.backends.text_printer import print_text
+
     program, parsed = _parsed(source)
     return print_text(program, parsed.comments)
 
 
 def to_json(source: Any) -> dict[str, Any]:
     """The canonical JSON DSL for `source`, as a dict."""
+    from toolkiln.backends.json_printer import print_json
+
     return print_json(_parsed(source)[0])
 
 
@@ -156,6 +164,8 @@ def import_jsonlogic(
     with one parameter, `data`. `data_schema` (a JSON Schema) types `data`; `numbers="float"`
     computes in binary floats as JavaScript does, instead of exact decimals. Raises
     CompileError (E1001-E1005) for a rule the import cannot express."""
+    from toolkiln.syntax.jsonlogic_ops import translate_rule
+
     if numbers not in ("exact", "float"):
         raise UsageError(f'numbers must be "exact" or "float", not {numbers!r:.40}')
     program, diagnostics = translate_rule(rule, data_schema, numbers, name)
@@ -168,6 +178,8 @@ def export_jsonlogic(tool: Tool) -> Any:
     """The JsonLogic rule that computes what `tool` computes (its data: the tool's `data`
     parameter when that is its only one, else an object of its parameters). Raises
     CompileError (E1006) naming what does not map onto JsonLogic."""
+    from toolkiln.backends.jsonlogic import export_jsonlogic as export_rule
+
     types = {param.name: param.type for param in tool.checked.parameters}
     rule, diagnostics = export_rule(tool.program, types)
     if diagnostics:

@@ -16,7 +16,6 @@ from toolkiln.errors import RunError, UsageError
 from toolkiln.interpret import CompiledProgram
 from toolkiln.interpret.runner import Runner, fast_run
 from toolkiln.interpret.runtime import Runtime
-from toolkiln.io.pool import run_in_pool
 from toolkiln.io.tables import normalize_tables
 from toolkiln.optimize import optimize
 from toolkiln.semantics.dates import Clock, fixed_clock
@@ -226,6 +225,8 @@ class Tool:
             if given is not None and not (type(given) is int and given >= 1):
                 raise UsageError(f"{option} must be a whole number of at least 1, not {given!r:.40}")
         if workers is not None and workers > 1:
+            from toolkiln.io.pool import run_in_pool  # multiprocessing: only for a pool (issue 34)
+
             runner = partial(self.run_many, tables=tables, limits=limits, clock=clock)
             return run_in_pool(runner, list(rows), workers, chunk_size)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}

@@ -29,8 +29,10 @@ def test_compiling_and_running_a_json_tool_needs_neither_lark_nor_the_optional_d
     assert loaded_after(statements, ("lark", *OPTIONAL)) == []
 
 
-def test_the_text_dsl_loads_lark_but_not_the_optional_dependencies():
+def test_the_text_dsl_loads_lark_only_to_explain_what_the_hand_written_parsers_decline():
     statements = "import toolkiln\nassert toolkiln.compile('return 1 + 2').run({}) == 3"
+    assert loaded_after(statements, ("lark", *OPTIONAL)) == []
+    statements = "import toolkiln\nassert [d.code for d in toolkiln.check('return 1 +')] == ['E0101']"
     assert loaded_after(statements, ("lark", *OPTIONAL)) == ["lark"]
 
 

@@ -35,7 +35,13 @@ class Span(BaseModel):
         return self.model_copy(update={"path": path})
 
 
-NO_SPAN = Span()
+# Made without validating: the first validation of a Span builds its schema and loads
+# pydantic's plugins (importlib.metadata), about 30 ms that a run of a tool file need not pay.
+NO_SPAN = instance(
+    Span,
+    {"start": 0, "end": 0, "line": 1, "column": 1, "end_line": 1, "end_column": 1, "path": None, "in_file": False},
+    set(),
+)
 
 
 # The front ends make a span for every node, from offsets they computed: nothing to validate,

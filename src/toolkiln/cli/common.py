@@ -7,17 +7,19 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
-from toolkiln.syntax.loader import SOURCE_SUFFIXES, read_source_file
+
+if TYPE_CHECKING:
+    from toolkiln.diagnostics.model import Diagnostic
+
+# The dispatcher imports this module before it knows the command: what only some commands need
+# (the compiler's front end, the renderers, pydantic through Diagnostic) is imported where used.
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -26,9 +28,7 @@ class UsageError(Exception):
     pass
 
 
-def source_files(
-    paths: list[Path], suffixes: tuple[str, ...] = SOURCE_SUFFIXES, exclude: Sequence[str] = ()
-) -> Iterator[Path]:
+def source_files(paths: list[Path], suffixes: tuple[str, ...], exclude: Sequence[str] = ()) -> Iterator[Path]:
     """Each file named, and the files with one of `suffixes` under each folder named, sorted.
 
     The walk skips hidden folders, registry folders (a project's ./.toolkiln holds records, not
@@ -75,6 +75,8 @@ def read_source(path: Path, max_chars: int = MAX_SOURCE_CHARS) -> tuple[str | No
     """A file's text, or (None, [E0100]) when it is missing or unreadable (a FIFO, a device or
     a folder is refused without blocking; a file too large, E0401, is never read whole): every
     command reports that as `check` and `run` do, a diagnostic and exit 1."""
+    from toolkiln.syntax.loader import read_source_file
+
     text = read_source_file(path, max_chars)
     if isinstance(text, str):
         return text, []
@@ -86,6 +88,8 @@ def reformat(
 ) -> int:
     """The loop of every `fmt` command: rewrite each file to its canonical text (or, with
     `check`, only name it); a file that does not parse gets its diagnostics and exit 1."""
+    from toolkiln.diagnostics.render import render_text
+
     failed = changed = 0
     for path in paths:
         text, diagnostics = canonical_text(path)
@@ -128,6 +132,8 @@ def write_output(path: Path | None, text: str) -> None:
 
 def report_diagnostics(diagnostics: Sequence[Diagnostic], format_: str) -> None:
     """Diagnostics to standard error, as text or as the JSON list (`--format json`)."""
+    from toolkiln.diagnostics.render import render_json, render_text
+
     if format_ == "json":
         print(render_json(list(diagnostics)), file=sys.stderr)
     elif diagnostics:
@@ -135,6 +141,8 @@ def report_diagnostics(diagnostics: Sequence[Diagnostic], format_: str) -> None:
 
 
 def write_atomically(path: Path, text: str) -> None:
+    import tempfile
+
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

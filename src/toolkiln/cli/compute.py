@@ -1,15 +1,16 @@
-"""The commands on tool files: check, run, fmt, optimize and explain."""
+"""The commands on tool files: check, run, fmt, optimize and explain.
+
+A command imports what it uses when it runs (issue 34): `toolkiln run` of a tool file loads the
+compiler and the interpreter, not the printers, the fixes, workflows or n8n.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolkiln import api
-from toolkiln.backends.json_printer import print_json
-from toolkiln.backends.text_printer import print_text
 from toolkiln.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -21,15 +22,10 @@ from toolkiln.cli.common import (
     write_atomically,
 )
 from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options, workflow_diagnostics
-from toolkiln.diagnostics.codes import CODES, lookup_code
-from toolkiln.diagnostics.fixes import MAX_FIX_ROUNDS, apply_fixes, text_fixes
-from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.diagnostics.render import render_github, render_json, render_text
 from toolkiln.errors import CompileError, RunError
-from toolkiln.io.tables import load_table_file
-from toolkiln.semantics.dates import clock_at
-from toolkiln.semantics.values import dumps, to_json
-from toolkiln.syntax.loader import SOURCE_SUFFIXES, parse_file, read_source_file
+
+if TYPE_CHECKING:
+    from toolkiln.diagnostics.model import Diagnostic
 
 
 def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,6 +82,10 @@ def _exclude_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from toolkiln import api
+    from toolkiln.diagnostics.render import render_github, render_json, render_text
+    from toolkiln.syntax.loader import SOURCE_SUFFIXES
+
     diagnostics: list[Diagnostic] = []
     files = list(source_files(args.paths, (*SOURCE_SUFFIXES, ".wf"), args.exclude))
     if not files:
@@ -113,6 +113,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def fix_file(path: Path) -> list[Diagnostic]:
     """Apply the certain fixes to a tool file, round after round; the diagnostics left."""
+    from toolkiln import api
+    from toolkiln.diagnostics.fixes import MAX_FIX_ROUNDS, apply_fixes, text_fixes
+    from toolkiln.diagnostics.model import Diagnostic
+    from toolkiln.syntax.loader import read_source_file
+
     diagnostics = api.check(path)
     for _ in range(MAX_FIX_ROUNDS):
         fixes = text_fixes(diagnostics)
@@ -129,14 +134,16 @@ def fix_file(path: Path) -> list[Diagnostic]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from toolkiln import api
+    from toolkiln.semantics.values import dumps
+
     arguments = arguments_json(args.args)
     try:
         tool = api.compile(args.file)
-        tables: dict[str, Any] = {}
-        for table_file in args.tables:
-            tables.update(load_table_file(table_file))
-        result = tool.run(arguments, tables=tables, clock=None if args.now is None else clock_at(args.now))
+        result = tool.run(arguments, tables=_tables(args.tables), clock=_clock(args.now))
     except CompileError as error:
+        from toolkiln.diagnostics.render import render_text
+
         for diagnostic in error.diagnostics:
             print(render_text(diagnostic) + "\n", file=sys.stderr)
         return EXIT_FAILED
@@ -147,8 +154,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _tables(files: list[Path]) -> dict[str, Any]:
+    from toolkiln.io.tables import load_table_file
+
+    tables: dict[str, Any] = {}
+    for table_file in files:
+        tables.update(load_table_file(table_file))
+    return tables
+
+
+def _clock(now: str | None) -> Any:
+    """What `--now` fixes today() and now() at (None: the clock)."""
+    if now is None:
+        return None
+    from toolkiln.semantics.dates import clock_at
+
+    return clock_at(now)
+
+
 def render_run_error(error: RunError, file: Path) -> str:
     """Like a compile error: the location, the source line with a caret, the hint."""
+    from toolkiln.diagnostics.render import render_text
+    from toolkiln.syntax.loader import parse_file
+
     parsed = parse_file(file)
     return render_text(error.diagnostic().located(parsed.source))
 
@@ -157,6 +185,11 @@ def render_run_error(error: RunError, file: Path) -> str:
 
 
 def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
+    from toolkiln.backends.json_printer import print_json
+    from toolkiln.backends.text_printer import print_text
+    from toolkiln.semantics.values import to_json
+    from toolkiln.syntax.loader import parse_file
+
     parsed = parse_file(path)
     if parsed.program is None:
         return None, parsed.diagnostics
@@ -167,6 +200,7 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Tool files and .wf files; n8n exports are n8n's to write, so they are left alone."""
+    from toolkiln.syntax.loader import SOURCE_SUFFIXES
 
     found = source_files(args.paths, (*SOURCE_SUFFIXES, ".wf"), args.exclude)
     files = (path for path in found if not is_n8n_export(path))
@@ -179,6 +213,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 
 def cmd_optimize(args: argparse.Namespace) -> int:
+    from toolkiln import api
+    from toolkiln.diagnostics.render import render_text
+
     try:
         print(api.optimized_text(args.file), end="")
     except CompileError as error:
@@ -192,6 +229,8 @@ def cmd_optimize(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from toolkiln.diagnostics.codes import CODES, lookup_code
+
     entry = lookup_code(args.code)
     if entry is None:
         raise UsageError(f"unknown code {args.code!r}; codes are {', '.join(CODES)}")

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.backends.n8n.catalog import DEFAULT_N8N_VERSION, catalog_versions
-from toolkiln.backends.workflow_printer import print_workflow
+from toolkiln.backends.n8n import DEFAULT_N8N_VERSION
 from toolkiln.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -26,9 +25,7 @@ from toolkiln.cli.common import (
     whole_number,
     write_output,
 )
-from toolkiln.diagnostics.render import render_json, render_text
 from toolkiln.errors import CompileError
-from toolkiln.syntax.comments import comments
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 
 if TYPE_CHECKING:
@@ -49,12 +46,7 @@ def add_workflow_command(commands: argparse._SubParsersAction[argparse.ArgumentP
     import_.add_argument("file", type=Path)
     import_.add_argument("-o", "--output", type=Path, help="write the DSL here (default: standard output)")
     import_.add_argument("--format", choices=("text", "json"), default="text", help="diagnostics format")
-    import_.add_argument(
-        "--n8n-version",
-        choices=catalog_versions(),
-        default=DEFAULT_N8N_VERSION,
-        help=f"the n8n release whose answers the diagnostics give (default {DEFAULT_N8N_VERSION})",
-    )
+    _n8n_version_option(import_, "the n8n release whose answers the diagnostics give")
     import_.set_defaults(handler=cmd_workflow_import)
     fmt = actions.add_parser("fmt", help="rewrite .wf files in canonical form")
     fmt.add_argument("files", nargs="+", type=Path, metavar="FILE")
@@ -71,12 +63,24 @@ def workflow_check_options(parser: argparse.ArgumentParser) -> None:
         help="make what n8n accepts an error too: steps no trigger reaches, loops, nodes and "
         "parameters the node catalog does not know",
     )
+    _n8n_version_option(parser, "the n8n release whose node catalog workflows are checked against")
+
+
+def _n8n_version_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--n8n-version`, checked against the catalogs that ship only when it is given: `toolkiln
+    check` of tool files does not list the catalog folder (issue 34). None is the default release."""
     parser.add_argument(
-        "--n8n-version",
-        choices=catalog_versions(),
-        default=DEFAULT_N8N_VERSION,
-        help=f"the n8n release whose node catalog workflows are checked against (default {DEFAULT_N8N_VERSION})",
+        "--n8n-version", type=_known_n8n_version, metavar="VERSION", help=f"{what} (default {DEFAULT_N8N_VERSION})"
     )
+
+
+def _known_n8n_version(text: str) -> str:
+    from toolkiln.backends.n8n.catalog import catalog_versions
+
+    known = catalog_versions()
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(known)})")
+    return text
 
 
 def _limit_option(parser: argparse.ArgumentParser) -> None:
@@ -94,9 +98,9 @@ def workflow_diagnostics(
 ) -> list[Diagnostic] | None:
     """For `toolkiln check`: the diagnostics of a .wf file or an n8n workflow export, or None
     when the file is neither (a tool file)."""
-    from toolkiln.workflow import check_workflow
-
     if path.suffix == ".wf" or is_n8n_export(path):  # an unreadable .wf gets its E0100 here
+        from toolkiln.workflow import check_workflow
+
         text, unreadable = read_source(path)
         return unreadable if text is None else check_workflow(text, str(path), strict=strict, n8n_version=n8n_version)
     return None
@@ -119,6 +123,8 @@ def is_n8n_export(path: Path) -> bool:
 
 def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple[str | None, list[Diagnostic]]:
     """A .wf file's canonical text, or None and the diagnostics of why it has none."""
+    from toolkiln.backends.workflow_printer import print_workflow
+    from toolkiln.syntax.comments import comments
     from toolkiln.workflow import compile_workflow
 
     text, unreadable = read_source(path, max_source_chars)
@@ -159,6 +165,7 @@ def cmd_workflow_fmt(args: argparse.Namespace) -> int:
 
 
 def cmd_workflow_compile(args: argparse.Namespace) -> int:
+    from toolkiln.diagnostics.render import render_json, render_text
     from toolkiln.workflow import compile_workflow
 
     text, diagnostics = read_source(args.file, args.max_source_chars)

@@ -9,12 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.expression_parser import try_parse_expression
 from toolkiln.syntax.strings import EscapeError, unescape
 from toolkiln.syntax.templates import HolePiece, TemplateError, split_template
+
+# A template's parts are what was just split and parsed: made without validating again (the
+# first validation would build every node type's schema; issue 34).
+_template, _hole, _text = unvalidated(n.Template), unvalidated(n.Hole), unvalidated(n.TextPart)
 
 
 class ParseContext:
@@ -80,7 +85,7 @@ def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template 
             if isinstance(expr, n.StringLit) and piece.spec is None:
                 _add_text(parts, expr.value, span)  # `{{"{{"}}`: a constant is text
             elif expr is not None:
-                parts.append(n.Hole(expr=expr, spec=piece.spec, span=span))
+                parts.append(_hole(expr=expr, spec=piece.spec, span=span))
             continue
         text = raw[piece.start : piece.end]
         if escaped:
@@ -97,7 +102,7 @@ def parse_template(raw: str, ctx: ParseContext, *, escaped: bool) -> n.Template 
         _add_text(parts, text, span)
     if len(ctx.diagnostics):
         return None
-    return n.Template(parts=tuple(parts), span=ctx.span(0, len(raw)))
+    return _template(parts=tuple(parts), span=ctx.span(0, len(raw)))
 
 
 def _add_text(parts: list[n.TemplatePart], text: str, span: Span) -> None:
@@ -107,6 +112,6 @@ def _add_text(parts: list[n.TemplatePart], text: str, span: Span) -> None:
         merged = previous.span.model_copy(
             update={"end": span.end, "end_line": span.end_line, "end_column": span.end_column}
         )
-        parts[-1] = n.TextPart(text=previous.text + text, span=merged)
+        parts[-1] = _text(text=previous.text + text, span=merged)
     elif text:
-        parts.append(n.TextPart(text=text, span=span))
+        parts.append(_text(text=text, span=span))

@@ -75,6 +75,12 @@ TABLE_FIELDS = (frozenset({"type"}), frozenset({"description", "items", "propert
 # Declarations and programs are made from parts checked or built here (names, strings, types,
 # risk levels, nodes): they are not validated again.
 _program, _param, _table = unvalidated(n.Program), unvalidated(n.Param), unvalidated(n.TableDecl)
+# A literal's value is converted by `_literal` (a Decimal, a bool, an exact str): made without
+# validating, like the parsers' nodes (its first validation would build every expression's
+# schema, 20 ms; issue 34).
+_null, _bool, _number = unvalidated(n.NullLit), unvalidated(n.BoolLit), unvalidated(n.NumberLit)
+_string, _list = unvalidated(n.StringLit), unvalidated(n.ListExpr)
+
 S = TypeVar("S", bound=n.Node)
 
 
@@ -214,22 +220,22 @@ class JsonFrontEnd:
     def _literal(self, value: Any, path: Path) -> n.Expr | None:
         span = structural_span(path)
         if value is None:
-            return n.NullLit(span=span)
+            return _null(span=span)
         if isinstance(value, bool):
-            return n.BoolLit(value=value, span=span)
+            return _bool(value=value, span=span)
         if isinstance(value, (int, Decimal, float)):
             number = from_float(value) if isinstance(value, float) else Decimal(value)
             if not number.is_finite() or literal_too_large(number):
                 self.report(
                     codes.LITERAL_TOO_LARGE, f"number has more than {MAX_LITERAL_DIGITS} digits or is not finite", path
                 )
-                return n.NumberLit(value=Decimal(0), span=span)
-            return n.NumberLit(value=number, span=span)
+                return _number(value=Decimal(0), span=span)
+            return _number(value=number, span=span)
         if isinstance(value, str):
-            return n.StringLit(value=value, span=span)
+            return _string(value=str(value), span=span)
         if isinstance(value, list):
             items = [self._literal(item, path + (i,)) for i, item in enumerate(value)]
-            return None if None in items else n.ListExpr(items=tuple(items), span=span)
+            return None if None in items else _list(items=tuple(items), span=span)
         if isinstance(value, dict):
             values = {key: self._literal(item, path + (key,)) for key, item in value.items()}
             if None in values.values():

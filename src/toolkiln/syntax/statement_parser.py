@@ -23,11 +23,20 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.types import ANY, DECLARABLE, Type, TypeName, or_null, record_of
 from toolkiln.syntax.expression_parser import KEYWORDS, Declined, ExpressionParser, Token, lex
 from toolkiln.syntax.expressions import ParseContext, parse_template
 from toolkiln.syntax.strings import EscapeError, unescape
 from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
+
+# Every field of a step is something just matched (a name token, a node built, a span), so the
+# nodes are made without validating them again, as the expression parser makes its own: the
+# first validation of a step would build the schemas of every node type (60-80 ms, issue 34).
+_program, _param, _tabledecl = unvalidated(n.Program), unvalidated(n.Param), unvalidated(n.TableDecl)
+_return, _lookup, _format = unvalidated(n.Return), unvalidated(n.Lookup), unvalidated(n.Format)
+_assign, _calltool, _toolarg = unvalidated(n.Assign), unvalidated(n.CallTool), unvalidated(n.ToolArg)
+_if = unvalidated(n.If)
 
 # The terminals of compute.lark as its lexer sees a whole program: the expression tokens,
 # the statement punctuation (`=`, `?`), and _NL (a newline with the blank and comment lines
@@ -149,7 +158,7 @@ class StatementParser(ExpressionParser):
         while self.index < self.count:
             steps.append(self.step())
         # Lark's `start` spans its steps' containers: the last one ends with its newline.
-        return n.Program(steps=tuple(steps), span=self.span(self.tokens[0].start, self.tokens[-1].end))
+        return _program(steps=tuple(steps), span=self.span(self.tokens[0].start, self.tokens[-1].end))
 
     # --- tool header ----------------------------------------------------------------------
 
@@ -186,7 +195,7 @@ class StatementParser(ExpressionParser):
             raise Declined
         if tables:
             fields["tables"] = tuple(tables)
-        return n.Program(name=name, span=self.span(start, end), **fields)
+        return _program(name=name, span=self.span(start, end), **fields)
 
     def param(self) -> n.Param:
         name = self.take("name")
@@ -202,7 +211,7 @@ class StatementParser(ExpressionParser):
         if self.peek() == "string":
             token = self.take("string")
             description, end = self.string(token), token.end
-        return n.Param(
+        return _param(
             name=name.value, type=type_, default=default, description=description, span=self.span(name.start, end)
         )
 
@@ -256,7 +265,7 @@ class StatementParser(ExpressionParser):
         if self.peek() == "string":
             token = self.take("string")
             description, end = self.string(token), token.end
-        return n.TableDecl(name=name, type=type_, span=self.span(start, end), description=description)
+        return _tabledecl(name=name, type=type_, span=self.span(start, end), description=description)
 
     # --- steps ----------------------------------------------------------------------------
 
@@ -280,7 +289,7 @@ class StatementParser(ExpressionParser):
         elif kind == "return":
             start = self.take("return").start
             value, _, end, _ = self.test()
-            step = n.Return(value=value, span=self.span(start, end))
+            step = _return(value=value, span=self.span(start, end))
         else:
             step = self.assigning_step()
         self.take("nl")
@@ -304,19 +313,19 @@ class StatementParser(ExpressionParser):
             if self.peek() == "default":
                 self.index += 1
                 default, _, end, _ = self.test()
-            return n.Lookup(
+            return _lookup(
                 target=target.value, table=table, key=key, default=default, span=self.span(target.start, end)
             )
         if kind == "format":
             self.index += 1
             string = self.take("string")
-            return n.Format(
+            return _format(
                 target=target.value, template=self.template(string), span=self.span(target.start, string.end)
             )
         if kind == "call":
             return self.call_tool(target)
         value, _, end, _ = self.test()
-        return n.Assign(target=target.value, value=value, span=self.span(target.start, end))
+        return _assign(target=target.value, value=value, span=self.span(target.start, end))
 
     def call_tool(self, target: Token) -> n.CallTool:
         self.take("call")
@@ -326,7 +335,7 @@ class StatementParser(ExpressionParser):
         self.take("(")
         args = self.separated(self.tool_arg, ")")
         end = self.take(")").end
-        return n.CallTool(target=target.value, tool=tool, args=tuple(args), span=self.span(target.start, end))
+        return _calltool(target=target.value, tool=tool, args=tuple(args), span=self.span(target.start, end))
 
     def tool_arg(self) -> n.ToolArg:
         name = self.take("name")
@@ -334,7 +343,7 @@ class StatementParser(ExpressionParser):
             raise Declined
         self.take("=")
         value, _, end, _ = self.test()
-        return n.ToolArg(name=name.value, value=value, span=self.span(name.start, end))
+        return _toolarg(name=name.value, value=value, span=self.span(name.start, end))
 
     def if_step(self) -> tuple[n.If, int]:
         """`"if" test block ["else" (block | if_step)]` and where it ends."""
@@ -349,7 +358,7 @@ class StatementParser(ExpressionParser):
                 otherwise = (nested,)
             else:
                 otherwise, end = self.block()
-        return n.If(condition=condition, then=then, otherwise=otherwise, span=self.span(start, end)), end
+        return _if(condition=condition, then=then, otherwise=otherwise, span=self.span(start, end)), end
 
     # --- tokens ---------------------------------------------------------------------------
 

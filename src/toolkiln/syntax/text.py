@@ -6,9 +6,8 @@ from toolkiln.ast import compute as n
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.builder import AstBuilder, parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext
-from toolkiln.syntax.lark_front import parse_tree
+from toolkiln.syntax.json_document import with_lark
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.statement_parser import try_parse_program
 
@@ -23,11 +22,14 @@ def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
             )
         ]
     index = LineIndex(text)
-    ctx = ParseContext(index, fallback=parse_expression_with_lark)
+    ctx = ParseContext(index, fallback=with_lark)  # Lark loads only if the hand-written parsers decline
     program = try_parse_program(text, ctx)
     if program is not None:
         return program, []
     # Lark decides the rest and explains the errors.
+    from toolkiln.syntax.builder import AstBuilder
+    from toolkiln.syntax.lark_front import parse_tree
+
     tree = parse_tree(text, "start", index)
     if isinstance(tree, Diagnostic):
         return None, [tree]

@@ -1,6 +1,8 @@
 """The AST helpers the compile path leans on: the visitor's table of children, and nodes
 made without validation."""
 
+from pathlib import Path
+
 import pytest
 
 from toolkiln.ast import compute as n
@@ -10,6 +12,8 @@ from toolkiln.ast.visitor import _CHILDREN, walk
 from toolkiln.syntax.builder import parse_expression_with_lark
 from toolkiln.syntax.expression_parser import try_parse_expression
 from toolkiln.syntax.expressions import ParseContext
+from toolkiln.syntax.loader import parse_file, parse_source
+from toolkiln.syntax.statement_parser import try_parse_program
 
 
 def test_every_node_type_has_children_in_the_visitor():
@@ -38,3 +42,45 @@ def test_unvalidated_nodes_equal_validated_ones():
 def test_unvalidated_refuses_a_missing_required_field():
     with pytest.raises(AssertionError):
         unvalidated(n.Binary)(op="+", left=n.NullLit())
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+_EVERY_STEP = """tool every_step(w: number = 2 "weight", items: array[{"price": number}]?) description "d"
+  table rates: object "the rates"
+{
+  cost = call shipping_cost(weight_kg = w * 2, express = true)
+  rate = lookup rates["a"] default 1
+  note = format "{{w:.2f}} kg of {{rate}}"
+  if w > 1 {
+    cost = cost + 1
+  } else if w < 0 {
+    return null
+  } else {
+    cost = [1, "a", true]
+  }
+  return cost
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "source", [*sorted(str(path) for path in EXAMPLES.glob("*.tk")), *sorted(str(p) for p in EXAMPLES.glob("*.json"))]
+)
+def test_parsed_programs_equal_their_validated_copies(source):
+    """The parsers build statements, templates and JSON literals without validating them
+    (issue 34: the first validation builds every schema); what they build is what validation
+    would have made."""
+    program = parse_file(Path(source)).program
+    assert program is not None
+    assert program == n.Program.model_validate(program.model_dump())
+
+
+def test_every_kind_of_step_parsed_by_hand_equals_its_validated_copy():
+    program = try_parse_program(_EVERY_STEP, ParseContext(LineIndex(_EVERY_STEP), fallback=parse_expression_with_lark))
+    assert program is not None  # the statement parser's own, not Lark's (whose builder validates)
+    steps = [{"op": "return", "value": [1, "a", None, True, 2.5]}]
+    document = {"name": "literal", "description": "d", "parameters": {}, "logic": {"steps": steps}}
+    literal = parse_source(document).program
+    assert literal is not None and isinstance(literal.steps[0], n.Return)
+    for parsed in (program, literal):
+        assert parsed == n.Program.model_validate(parsed.model_dump())

@@ -1,5 +1,7 @@
-"""A command imports only what it needs: `toolkiln run` of a compute tool loads no server, LLM
-client, n8n client or sandbox (issue 34), so that it starts in a blink."""
+"""A command imports only what it needs (issue 34), so that it starts in a blink: `toolkiln run`
+of a compute tool loads no server, LLM client, n8n, sandbox, printer or process pool, `check`
+and `fmt` of tool files nothing of workflows or n8n, and none of them builds a pydantic schema
+(the first one loads pydantic's plugins through importlib.metadata and costs 20-80 ms)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,31 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "shipping_cost.json"
-UNNEEDED = ("toolkiln.server", "toolkiln.llm", "toolkiln.n8n", "toolkiln.executables", "toolkiln.cli.serve")
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+SHIPPING = EXAMPLES / "shipping_cost.json"
+NEVER = (
+    "toolkiln.server",
+    "toolkiln.llm",
+    "toolkiln.n8n",
+    "toolkiln.executables",
+    "toolkiln.cli.serve",
+    "toolkiln.workflow",
+    "toolkiln.ast.workflow",
+    "toolkiln.check.workflow",
+    "toolkiln.backends.n8n.",  # catalogs, emit, lint (the package itself only names the default release)
+    "toolkiln.backends.jsonlogic",
+    "toolkiln.backends.workflow_printer",
+    "toolkiln.syntax.jsonlogic",
+    "toolkiln.diagnostics.fixes",
+    "lark",
+    "networkx",
+    "importlib.metadata",  # pydantic's plugins, loaded when a first schema is built
+)
+# How check and fmt tell an n8n export from a tool file (a light module: no catalog).
+N8N_EXPORT_TEST = "toolkiln.backends.n8n.document"
+ON_RUN_TOO = ("toolkiln.backends.text_printer", "toolkiln.backends.json_printer", "toolkiln.io.pool", "multiprocessing")
 
 _PROBE = """
 import json, sys
@@ -19,14 +44,43 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 """
 
 
-def test_run_of_a_compute_tool_imports_no_server_llm_n8n_or_sandbox() -> None:
-    argv = ["run", str(EXAMPLE), "--args", '{"weight_kg": 12}']
+def loaded(argv: list[str]) -> tuple[int, str, list[str]]:
     done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, check=False)
     report = json.loads(done.stderr.strip().splitlines()[-1])
-    assert report["code"] == 0
-    assert done.stdout.strip() == "31.500"
-    loaded = [name for name in report["modules"] if name.startswith(UNNEEDED)]
-    assert loaded == []
+    return report["code"], done.stdout, report["modules"]
+
+
+def unneeded(modules: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    return [name for name in modules if name.startswith(prefixes) and name != N8N_EXPORT_TEST]
+
+
+def test_run_of_a_compute_tool_loads_only_the_compiler_and_the_interpreter() -> None:
+    code, output, modules = loaded(["run", str(SHIPPING), "--args", '{"weight_kg": 12}'])
+    assert (code, output.strip()) == (0, "31.500")
+    assert [name for name in modules if name.startswith(NEVER + ON_RUN_TOO)] == []  # the n8n test too
+
+
+@pytest.mark.parametrize("example", ["shipping_cost.json", "invoice_total.json", "late_fee.tk", "payment_reminder.tk"])
+def test_check_and_fmt_of_a_tool_file_load_nothing_of_workflows_n8n_or_lark(example: str) -> None:
+    code, output, modules = loaded(["check", str(EXAMPLES / example)])
+    assert (code, output.strip()) == (0, "1 file(s) checked: 0 error(s), 0 warning(s)")
+    assert unneeded(modules, NEVER) == []
+    code, output, modules = loaded(["fmt", "--check", str(EXAMPLES / example)])
+    assert (code, output) == (0, "")
+    assert unneeded(modules, NEVER) == []
+
+
+def test_the_n8n_catalogs_are_listed_only_when_a_version_is_given(tmp_path: Path) -> None:
+    code, _, modules = loaded(["check", str(SHIPPING)])
+    assert code == 0 and "toolkiln.backends.n8n.catalog" not in modules
+    done = subprocess.run(
+        [sys.executable, "-m", "toolkiln", "check", "--n8n-version", "0.1", str(SHIPPING)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "invalid choice: '0.1' (choose from 1.123.50, 2.41.1" in done.stderr
 
 
 def test_an_unknown_command_still_lists_every_command() -> None:

@@ -27,15 +27,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from toolkiln.backends.n8n import DEFAULT_N8N_VERSION
 from toolkiln.errors import Error
 
 Version = int | float
 Scalar = str | int | float | bool
 
 FORMAT = 1
-# One catalog per n8n release, `data/catalog-<n8n version>.json.gz`: the release the integration
-# tests run (the default) and the newest on the npm registry when it was extracted.
-DEFAULT_N8N_VERSION = "2.41.1"
 _DATA = "data"
 
 
