@@ -123,17 +123,19 @@ def _review(reg: Registry, name: str, budget: Budget) -> Review:
 
 
 def reach_of(record: ToolRecord) -> Reach:
+    """From the definition's own requests (what the kinds store): a program's sandbox,
+    network and file; a compute tool's calls; a deploying kind's n8n."""
     definition = record.definition
     secrets = definition.get("secrets")
     named = tuple(str(s) for s in secrets) if isinstance(secrets, list) else ()
     kind = kind_of(record.kind)
-    if record.kind in ("script", "executable"):
-        unsandboxed = definition.get("sandbox") == "none"
-        files = "the host's files (no sandbox)" if unsandboxed else "its own /tmp inside the sandbox"
-        if record.kind == "executable":
-            files += f"; runs the file {definition.get('path', '?')}"
-        return Reach(definition.get("network") is True, files, named, n8n=kind.deploys)
-    return Reach(False, "none", named, tuple(sorted(calls_of(definition))), kind.deploys)
+    if kind.has_examples or kind.deploys:  # it computes, or n8n runs it: no process of its own
+        return Reach(False, "none", named, tuple(sorted(calls_of(definition))), kind.deploys)
+    unsandboxed = definition.get("sandbox") == "none"
+    files = "the host's files (no sandbox)" if unsandboxed else "its own /tmp inside the sandbox"
+    if definition.get("path"):
+        files += f"; runs the file {definition['path']}"
+    return Reach(definition.get("network") is True, files, named)
 
 
 def _compiled_tool(record: ToolRecord, reads: Reads) -> Tool | None:
@@ -149,7 +151,8 @@ def _compiled_tool(record: ToolRecord, reads: Reads) -> Tool | None:
 
 def _cost(record: ToolRecord, tool: Tool | None, reads: Reads) -> tuple[str | None, str | None]:
     if tool is None:
-        return None, None if record.kind != "compute" else "it does not compile against today's registry"
+        computes = kind_of(record.kind).has_examples
+        return None, "it does not compile against today's registry" if computes else None
 
     def callee(name: str) -> Tool | None:
         try:
