@@ -38,8 +38,10 @@ def iso(moment: datetime | None) -> str | None:
 
 
 def encode_record(record: ToolRecord) -> str:
-    # A compute tool's file has no `deployment` key at all: its files stay as they were.
-    data = record.model_dump(exclude=set(USAGE_FIELDS) | ({"deployment"} if record.deployment is None else set()))
+    # A compute tool's file has no `deployment` key at all, and `approve_calls` only when set:
+    # its files stay as they were.
+    left_out = set(USAGE_FIELDS) | ({"deployment"} if record.deployment is None else set())
+    data = record.model_dump(exclude=left_out | ({"approve_calls"} if not record.approve_calls else set()))
     data["created_at"] = iso(record.created_at)
     data["updated_at"] = iso(record.updated_at)
     return to_json(data, indent=2) + "\n"

@@ -95,6 +95,26 @@ class ToolNotActive(RegistryError, code=codes.TOOL_NOT_ACTIVE):
     """Only active tools run."""
 
 
+class CallPending(RegistryError, code=codes.CALL_PENDING):
+    """A call that waits for a person's approval (not an error of the caller's: it has not run)."""
+
+
+class CallDenied(RegistryError, code=codes.CALL_DENIED):
+    """A call a person denied, or that expired before anyone decided."""
+
+
+class CallNotFound(ToolNotFound, code=codes.CALL_NOT_FOUND):
+    """No pending call by that id."""
+
+
+class CallDecided(InvalidTransition, code=codes.CALL_DECIDED):
+    """A call approved or denied already (of two decisions, the one that lost), or expired."""
+
+
+class CallToolChanged(InvalidTransition, code=codes.CALL_TOOL_CHANGED):
+    """The tool has a new version since the call was made: the approved call does not run."""
+
+
 class BrokenTool(RegistryError, code=codes.BROKEN_TOOL):
     """A stored tool no longer compiles (its file was changed by hand, or the language changed)."""
 

@@ -21,7 +21,18 @@ KIND_NAME = r"^[a-z][a-z0-9_]{0,31}$"
 RiskLevel = Literal["low", "medium", "high"]
 # "run" is written for unsandboxed runs only (a granted capability in use: see capabilities.py).
 Action = Literal[
-    "create", "update", "delete", "enable", "disable", "approve", "reject", "rollback", "deploy", "run", "trust"
+    "create",
+    "update",
+    "delete",
+    "enable",
+    "disable",
+    "approve",
+    "reject",
+    "rollback",
+    "deploy",
+    "run",
+    "trust",
+    "approve_calls",  # each call of the tool made to wait for a person, or no longer
 ]
 
 STATUSES: tuple[Status, ...] = ("active", "disabled", "pending_approval", "rejected")
@@ -67,6 +78,7 @@ class ToolRecord(BaseModel):
     last_used_at: datetime | None = None
     definition: dict[str, Any]
     deployment: Deployment | None = None  # workflow tools, once deployed to n8n
+    approve_calls: bool = False  # each call waits for a person's approval (set by an admin person)
 
     def summary(self) -> dict[str, Any]:
         """The short form shown in listings (and to models by list_custom_tools)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from toolkiln.diagnostics.codes import CALL_PENDING
 from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import error_details
 
@@ -26,6 +27,7 @@ class Outcome:
     errors: tuple[ErrorDetails, ...]
     version: int | None
     tool: str
+    call: str | None = None  # the id of the call kept for a person's approval (pending_calls.py)
 
     @classmethod
     def failed(cls, tool: str, error: BaseException, version: int | None = None) -> Outcome:
@@ -42,8 +44,15 @@ class Outcome:
         return [e.to_dict() for e in self.errors]
 
     @property
+    def pending(self) -> bool:
+        """Whether the call did not run: it waits for a person's approval (`call` is its id)."""
+        return bool(self.errors) and self.errors[0].code == CALL_PENDING.code
+
+    @property
     def message(self) -> str:
         """One line for the whole failure: the tool and its first error."""
+        if self.pending:
+            return f"`{self.tool}` has not run: {self.errors[0].message}"
         errors = [e for e in self.errors if e.severity == "error"] or list(self.errors)
         if not errors:
             return f"`{self.tool}` failed"
@@ -54,6 +63,11 @@ class Outcome:
     def reply(self) -> dict[str, Any]:
         """The outcome as a model or an MCP client reads it (the result as computed: a wire
         format writes its numbers)."""
-        if self.ok:
-            return {"ok": True, "result": self.result}
-        return {"ok": False, "errors": self.error_dicts, "message": self.message}
+        reply: dict[str, Any] = (
+            {"ok": True, "result": self.result}
+            if self.ok
+            else {"ok": False, "errors": self.error_dicts, "message": self.message}
+        )
+        if self.call is not None:  # (a call that waited for a person: its id, to ask about it)
+            reply["call"] = self.call
+        return reply

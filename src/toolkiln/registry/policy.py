@@ -15,9 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from toolkiln.registry.call_rules import CallRule
 from toolkiln.registry.errors import InvalidTransition, PermissionDenied
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.models import Actor, Status, ToolRecord
+from toolkiln.registry.principals import Principal
 
 Transition = Literal["enable", "disable", "approve", "reject"]
 
@@ -64,6 +66,9 @@ class Policy:
     - Every new version of a tool of `reapproval_kinds` (executables: a new version may pin a
       new file) waits for a person's approval, whoever made it.
     - Only a person approves or rejects.
+    - A call matched by one of `call_rules` (or of a tool whose record asks for it) waits for a
+      person's approval, for at most `call_expiry_seconds`; only a person with the admin scope
+      approves or denies it.
     - When `protect_user_tools` is on, a model may not update, roll back, enable, disable or
       delete a tool a person or a service created.
     """
@@ -73,6 +78,9 @@ class Policy:
     side_effect_kinds: frozenset[str] | None = None
     reapproval_kinds: frozenset[str] | None = None
     protect_user_tools: bool = True
+    # Calls that wait for a person's approval (call_rules.py): none by default.
+    call_rules: tuple[CallRule, ...] = ()
+    call_expiry_seconds: float = 3600.0  # a call nobody decided within this is denied "expired"
 
     def initial_status(self, created_by: Actor, kind: str, risk_level: str) -> Status:
         if created_by != "llm":
@@ -110,6 +118,14 @@ class Policy:
             raise PermissionDenied(
                 f"a model cannot {action} `{record.name}`: it was created by {who}",
                 hint="ask the user to do it, or create a tool of your own under another name",
+            )
+
+    def check_call_decision(self, principal: Principal, call_id: str) -> None:
+        """PermissionDenied unless `principal` may approve or deny a pending call."""
+        if not (principal.kind == "person" and principal.allows("admin")):
+            raise PermissionDenied(
+                f"{principal.described} cannot decide call {call_id}: only a person with the admin scope can",
+                hint="approving a call is the human check on what a tool does; ask a person",
             )
 
 

@@ -28,6 +28,7 @@ from toolkiln.interpret import runner as handles
 from toolkiln.registry import exports, meta
 from toolkiln.registry.applying import Applying
 from toolkiln.registry.budget import CHECK_SLOTS
+from toolkiln.registry.call_approvals import CallApprovals
 from toolkiln.registry.callees import Callees
 from toolkiln.registry.capabilities import LOCAL, Capabilities
 from toolkiln.registry.changes import WATCH_SECONDS
@@ -40,6 +41,7 @@ from toolkiln.registry.kinds import KINDS, RunContext, Runnable, kind_of
 from toolkiln.registry.models import ACTORS, STATUSES, AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.names import check_name
 from toolkiln.registry.outcome import Outcome
+from toolkiln.registry.pending_calls import DirectoryPendingCalls, PendingCalls
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.revisions import audit_entry
@@ -57,7 +59,7 @@ if TYPE_CHECKING:
 _monotonic = time.monotonic  # (a global lookup fewer per run)
 
 
-class Registry(Checking, Trusting, Changing, Applying):
+class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
     """Persisted, checked tools: in the folder `path`, or in the `Store` given instead (the
     folder's own options then do not apply). See docs/registry.md.
 
@@ -71,7 +73,8 @@ class Registry(Checking, Trusting, Changing, Applying):
     deploys and runs workflow tools (default: one from TOOLKILN_N8N_URL / TOOLKILN_N8N_API_KEY
     when needed); the registry does not close it. `capabilities` are what its tools may use
     beyond their budgets (capabilities.py): every one for the local user (`LOCAL`, the
-    default); a server passes what its operator granted.
+    default); a server passes what its operator granted. `pending_calls` keeps the calls that
+    wait for a person's approval (the policy's call rules; default: the folder's calls/).
     """
 
     def __init__(
@@ -87,6 +90,7 @@ class Registry(Checking, Trusting, Changing, Applying):
         durable: bool = True,
         n8n: N8nClient | None = None,
         capabilities: Capabilities = LOCAL,
+        pending_calls: PendingCalls | None = None,
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         self.capabilities = capabilities
@@ -102,6 +106,10 @@ class Registry(Checking, Trusting, Changing, Applying):
             )
         self._store: Store = path
         self.path = Path(self._store.location)
+        # Calls kept for a person's approval (call_approvals.py): beside the tools by default.
+        self.pending_calls = pending_calls or DirectoryPendingCalls(
+            self.path, lock_timeout=lock_timeout, durable=durable
+        )
         self._runner = Runner()
         self._counter = self._store.changes.words  # (None: no hot path, every run asks the store)
         # name -> (change counter, until when, the tool's fast run (its Runner's), the tool, the
@@ -277,18 +285,25 @@ class Registry(Checking, Trusting, Changing, Applying):
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
         clock: Clock | datetime | None = None,
+        conversation: str | None = None,
     ) -> Outcome:
         """Run an active tool for `principal` and say how it went. Never raises for the caller's
         mistake (no such tool, not active, bad arguments, a failed run): those are the Outcome's
         errors. The version reported is the one that ran, found in the same look-up as the tool.
-        `run` stays the fast path (it raises, and reports no version)."""
+        A call the policy holds for a person's approval does not run: the Outcome is pending
+        (R0730; `outcome.call` is its id, `conversation` is kept with it).
+        `run` stays the fast path (it raises, reports no version and knows no approval)."""
         shown = name if isinstance(name, str) else repr(name)[:64]
         version = None
         try:
-            principal_of(principal, "principal")  # the policy has no run rule: scopes decide before
+            caller = principal_of(principal, "principal")
             with self._mutex:  # the tool and its version from one state of the folder
                 tool = self._runnable(check_name(name))
-                version = self._loaded(name).version
+                record = self._loaded(name)
+                version = record.version
+            held = self._held(record, args, caller, conversation)
+            if held is not None:
+                return held
             result = self._run_tool(tool, name, args, tables, limits, clock, _monotonic())
         except Error as error:
             return Outcome.failed(shown, error, version)

@@ -1,0 +1,225 @@
+"""Calls that wait for a person's approval, kept durably: `PendingCalls` (what a store of them
+does) and `DirectoryPendingCalls`, one JSON file per call in the registry folder's calls/.
+
+    <registry>/calls/<id>.json   the call: id, tool, version, arguments, caller, conversation,
+                                 created, expires; once decided: by whom, when, why, and an
+                                 approved call's outcome
+    <registry>/calls/.lock       serializes decisions, across threads and processes
+
+A decision reads the call again under the lock: of two concurrent decisions exactly one finds
+it pending and writes it, the other gets CallDecided. A call still pending after `expires` is
+denied with the reason "expired" (as read; written so by the next decision that finds it).
+Writes are atomic (Folder.write_bytes: a temporary file, fsync, rename), and no file is read
+through a link.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import re
+import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import msgspec
+from filelock import FileLock, Timeout
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from toolkiln.registry.codec import iso
+from toolkiln.registry.errors import CallDecided, CallNotFound, StoreError
+from toolkiln.registry.folder import Folder
+from toolkiln.registry.principals import Principal
+from toolkiln.semantics.values import to_json
+
+CallStatus = Literal["pending", "approved", "denied"]
+CALL_STATUSES: tuple[CallStatus, ...] = ("pending", "approved", "denied")
+CALLS = "calls"
+_CALL_ID = re.compile(r"c[0-9a-f]{24}")
+_DECODE = msgspec.json.Decoder(float_hook=Decimal)  # (numbers stay exact, as in tool files)
+MAX_CALL_BYTES = 4 * 1024 * 1024
+EXPIRED = "expired"
+
+
+def new_call_id() -> str:
+    return "c" + secrets.token_hex(12)
+
+
+class Caller(BaseModel):
+    """Who made or decided a call, as the principal said (never read back as authority)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["person", "model", "service"]
+    name: str
+    scope: str
+    via: str | None = None
+
+    @classmethod
+    def of(cls, principal: Principal) -> Caller:
+        return cls(kind=principal.kind, name=principal.name, scope=principal.scope, via=principal.via)
+
+    @property
+    def described(self) -> str:
+        return f"{self.kind} {self.name!r}"
+
+
+class PendingCall(BaseModel):
+    """A call kept for a person's decision, and (once approved and run) its outcome."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    tool: str
+    version: int
+    arguments: dict[str, Any]
+    caller: Caller
+    conversation: str | None = None
+    reason_held: str  # why it waits (the tool's flag, or the rule that matched)
+    created: datetime
+    expires: datetime
+    status: CallStatus = "pending"
+    decided_by: Caller | None = None
+    decided_at: datetime | None = None
+    reason: str | None = None  # the decider's (a denial's reason; "expired")
+    outcome: dict[str, Any] | None = None  # an approved call's Outcome.reply(), once it ran
+
+    def as_of(self, now: datetime) -> PendingCall:
+        """The call as it stands at `now`: still pending after `expires`, it is denied "expired"."""
+        if self.status == "pending" and now >= self.expires:
+            return self.model_copy(update={"status": "denied", "reason": EXPIRED, "decided_at": self.expires})
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """The call as data for a wire format (times as ISO 8601 text, numbers as stored)."""
+        data = self.model_dump()
+        for key in ("created", "expires", "decided_at"):
+            data[key] = iso(data[key])
+        return data
+
+
+class PendingCalls(Protocol):
+    """Where pending calls are kept (a folder's calls/ here; a database store keeps its own)."""
+
+    def add(self, call: PendingCall) -> None: ...
+    def get(self, call_id: str, now: datetime) -> PendingCall: ...
+    def list(self, status: CallStatus | None, now: datetime) -> list[PendingCall]: ...
+    def decide(
+        self, call_id: str, status: CallStatus, by: Caller, reason: str | None, now: datetime
+    ) -> PendingCall: ...
+    def finish(self, call_id: str, outcome: dict[str, Any]) -> PendingCall: ...
+
+
+class DirectoryPendingCalls:
+    """Pending calls as files of calls/ in the registry folder at `root`."""
+
+    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0, durable: bool = True) -> None:
+        self.path = Path(os.path.abspath(root)) / CALLS
+        self._durable = durable
+        self._opened: Folder | None = None  # (made at the first call kept: nothing is written before)
+        self._threads = threading.Lock()  # (the file lock is not exclusive between threads)
+        self._lock = FileLock(str(self.path / ".lock"), timeout=lock_timeout, thread_local=False)
+        self._lock_timeout = lock_timeout
+
+    @property
+    def _folder(self) -> Folder:
+        if self._opened is None:
+            self._opened = Folder(self.path.parent, lock_timeout=self._lock_timeout, durable=self._durable)
+        return self._opened
+
+    def add(self, call: PendingCall) -> None:
+        self._folder.check_folders(self.path)
+        self._write(call)
+
+    def get(self, call_id: str, now: datetime) -> PendingCall:
+        return self._read(call_id).as_of(now)
+
+    def list(self, status: CallStatus | None, now: datetime) -> list[PendingCall]:
+        found = []
+        for call_id in self._ids():
+            try:
+                call = self._read(call_id).as_of(now)
+            except CallNotFound:
+                continue  # removed meanwhile, or not a call this registry wrote
+            if status is None or call.status == status:
+                found.append(call)
+        return sorted(found, key=lambda call: (call.created, call.id))
+
+    def decide(self, call_id: str, status: CallStatus, by: Caller, reason: str | None, now: datetime) -> PendingCall:
+        """Approve or deny a pending call: CallDecided when it was decided (or expired) first."""
+        with self._locked():
+            stored = self._read(call_id)
+            current = stored.as_of(now)
+            if current.status != "pending":
+                if current is not stored:  # expired: written so, for every reader after
+                    self._write(current)
+                raise _decided(current)
+            decided = stored.model_copy(
+                update={"status": status, "decided_by": by, "decided_at": now, "reason": reason}
+            )
+            self._write(decided)
+            return decided
+
+    def finish(self, call_id: str, outcome: dict[str, Any]) -> PendingCall:
+        """Keep the outcome of an approved call that ran."""
+        with self._locked():
+            finished = self._read(call_id).model_copy(update={"outcome": outcome})
+            self._write(finished)
+            return finished
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self._threads:
+            self._folder.check_folders(self.path)
+            try:
+                self._lock.acquire()
+            except Timeout:
+                raise StoreError(
+                    f"the pending calls at {self.path} stayed locked for {self._lock_timeout:g} s",
+                    hint="another process is deciding a call; try again",
+                ) from None
+            try:
+                yield
+            finally:
+                self._lock.release()
+
+    def _file(self, call_id: str) -> Path:
+        if not isinstance(call_id, str) or _CALL_ID.fullmatch(call_id) is None:
+            raise CallNotFound(f"no pending call {call_id!r:.40}", hint="a call id is c and 24 hexadecimal digits")
+        return self.path / f"{call_id}.json"
+
+    def _read(self, call_id: str) -> PendingCall:
+        file = self._file(call_id)
+        data = self._folder.read_bytes(file, MAX_CALL_BYTES) if os.path.isdir(self.path) else None
+        if data is None:
+            raise CallNotFound(f"no pending call {call_id}", hint="list the calls to see their ids")
+        try:
+            return PendingCall.model_validate(_DECODE.decode(data))
+        except (msgspec.MsgspecError, ValidationError, RecursionError, ValueError):
+            raise CallNotFound(f"the file of call {call_id} is not a call", hint="delete it") from None
+
+    def _write(self, call: PendingCall) -> None:
+        self._folder.write_bytes(self._file(call.id), to_json(call.to_dict(), indent=2, exact=True).encode() + b"\n")
+
+    def _ids(self) -> builtins.list[str]:
+        try:
+            names = [entry.name for entry in os.scandir(self.path) if entry.is_file(follow_symlinks=False)]
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            raise StoreError(f"cannot list {self.path}: {error.strerror or error}") from None
+        return [name[:-5] for name in names if name.endswith(".json") and _CALL_ID.fullmatch(name[:-5])]
+
+
+def _decided(call: PendingCall) -> CallDecided:
+    who = f" by {call.decided_by.described}" if call.decided_by else ""
+    why = f": {call.reason}" if call.reason else ""
+    return CallDecided(
+        f"call {call.id} of `{call.tool}` was {call.status}{who}{why}",
+        hint="read the call to see its decision and, once it ran, its outcome",
+    )

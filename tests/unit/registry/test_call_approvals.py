@@ -1,0 +1,217 @@
+"""Approval of each call: a call the policy (or the tool) holds does not run; it is kept with its
+arguments until an admin person approves (it runs then, once) or denies it, or it expires."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import threading
+from decimal import Decimal
+
+import pytest
+
+from toolkiln import Registry
+from toolkiln.diagnostics import codes
+from toolkiln.registry import PermissionDenied, Principal
+from toolkiln.registry.call_rules import CallRule, capabilities_used
+from toolkiln.registry.policy import Policy
+from toolkiln.registry.principals import LOCAL_MODEL, LOCAL_USER
+
+ADMIN = Principal("person", "root", "admin", via="token root")
+WRITER = Principal("person", "dev", "write", via="token dev")
+MODEL = Principal("model", "agent", "admin", via="token agent")
+SERVICE = Principal("service", "ci", "admin", via="token ci")
+MODELS_WAIT = Policy(call_rules=(CallRule.parse("principal=model"),))
+
+
+def opened(path, policy=MODELS_WAIT, **options) -> Registry:
+    return Registry(path, policy=policy, durable=False, **options)
+
+
+@pytest.fixture
+def held(tmp_path, make_def):
+    """A registry whose model calls wait, with the tool `double`, and one held call of it."""
+    with opened(tmp_path / "reg") as reg:
+        reg.create(make_def())
+        outcome = reg.invoke("double", {"x": 21}, principal=MODEL, conversation="conv-1")
+        yield reg, outcome
+
+
+def test_without_rules_every_call_runs_as_before(reg, make_def):
+    reg.create(make_def())
+    outcome = reg.invoke("double", {"x": 2}, principal=LOCAL_MODEL)
+    assert (outcome.ok, outcome.result, outcome.call) == (True, Decimal(4), None)
+    assert reg.calls(status=None) == []
+
+
+def test_a_held_call_does_not_run_and_is_kept_with_its_caller_and_conversation(held):
+    reg, outcome = held
+    assert not outcome.ok and outcome.pending and outcome.call is not None
+    assert [e.code for e in outcome.errors] == [codes.CALL_PENDING.code]
+    assert outcome.errors[0].hint and "principal=model" in outcome.errors[0].hint
+    assert outcome.reply()["call"] == outcome.call and "has not run" in outcome.reply()["message"]
+    assert reg.get("double").usage_count == 0
+    (call,) = reg.calls()
+    assert (call.id, call.tool, call.version, call.arguments, call.conversation) == (
+        outcome.call,
+        "double",
+        1,
+        {"x": 21},
+        "conv-1",
+    )
+    assert (call.caller.kind, call.caller.name, call.status) == ("model", "agent", "pending")
+    assert (call.expires - call.created).total_seconds() == MODELS_WAIT.call_expiry_seconds
+    stored = json.loads((reg.path / "calls" / f"{call.id}.json").read_text())
+    assert stored["arguments"] == {"x": 21} and stored["status"] == "pending"
+
+
+def test_a_person_call_runs_when_only_models_wait(held):
+    reg, _ = held
+    outcome = reg.invoke("double", {"x": 1}, principal=WRITER)
+    assert (outcome.ok, outcome.result) == (True, Decimal(2))
+
+
+def test_approving_runs_the_stored_arguments_once_and_the_waiter_gets_the_outcome(held):
+    reg, pending = held
+    approved = reg.decide_call(pending.call, approve=True, by=ADMIN, reason="fine")
+    assert (approved.ok, approved.result, approved.version, approved.call) == (True, Decimal(42), 1, pending.call)
+    assert reg.get("double").usage_count == 1
+    waited = reg.wait_for_call(pending.call, timeout=0)
+    assert (waited.ok, waited.result, waited.version) == (True, Decimal(42), 1)
+    call = reg.call(pending.call)
+    assert (call.status, call.decided_by.name, call.reason, call.outcome["ok"]) == ("approved", "root", "fine", True)
+    assert reg.calls() == [] and [c.id for c in reg.calls("approved")] == [pending.call]
+
+
+def test_a_denied_call_comes_back_as_data_with_the_reason_and_never_runs(held):
+    reg, pending = held
+    denied = reg.decide_call(pending.call, approve=False, by=ADMIN, reason="not on a Sunday")
+    assert not denied.ok and [e.code for e in denied.errors] == [codes.CALL_DENIED.code]
+    reply = reg.wait_for_call(pending.call, timeout=0).reply()
+    assert reply["ok"] is False and "not on a Sunday" in reply["message"] and reply["call"] == pending.call
+    assert reg.get("double").usage_count == 0
+
+
+@pytest.mark.parametrize("decider", [MODEL, SERVICE, WRITER, "llm"])
+def test_only_an_admin_person_decides_a_call(held, decider):
+    reg, pending = held
+    outcome = reg.decide_call(pending.call, approve=True, by=decider)
+    assert [e.code for e in outcome.errors] == [codes.PERMISSION_DENIED.code]
+    assert reg.call(pending.call).status == "pending" and reg.get("double").usage_count == 0
+
+
+def test_a_call_nobody_decided_in_time_is_denied_expired(tmp_path, make_def):
+    with opened(tmp_path / "reg", Policy(call_rules=MODELS_WAIT.call_rules, call_expiry_seconds=0)) as reg:
+        reg.create(make_def())
+        pending = reg.invoke("double", {"x": 1}, principal=MODEL)
+        assert pending.pending
+        (call,) = reg.calls("denied")
+        assert (call.status, call.reason) == ("denied", "expired")
+        late = reg.decide_call(pending.call, approve=True, by=ADMIN)
+        assert [e.code for e in late.errors] == [codes.CALL_DECIDED.code] and "expired" in late.message
+        assert "expired" in reg.wait_for_call(pending.call).message
+        assert reg.get("double").usage_count == 0
+
+
+def test_an_unknown_or_malformed_call_id_is_not_found(held):
+    reg, _ = held
+    for call_id in ["c" + "0" * 24, "../tools/double", 7]:
+        outcome = reg.decide_call(call_id, approve=True, by=ADMIN)
+        assert [e.code for e in outcome.errors] == [codes.CALL_NOT_FOUND.code]
+
+
+def test_a_call_made_to_an_older_version_does_not_run(held, make_def):
+    reg, pending = held
+    reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
+    outcome = reg.decide_call(pending.call, approve=True, by=ADMIN)
+    assert [e.code for e in outcome.errors] == [codes.CALL_TOOL_CHANGED.code]
+    assert reg.get("double").usage_count == 0
+
+
+def test_of_concurrent_decisions_in_threads_exactly_one_wins(held):
+    reg, pending = held
+    start, outcomes = threading.Barrier(8), []
+
+    def decide(approve: bool) -> None:
+        start.wait()
+        outcomes.append(reg.decide_call(pending.call, approve=approve, by=ADMIN))
+
+    threads = [threading.Thread(target=decide, args=(i % 2 == 0,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    losers = [o for o in outcomes if o.errors and o.errors[0].code == codes.CALL_DECIDED.code]
+    assert len(outcomes) == 8 and len(losers) == 7
+    ran = reg.call(pending.call).status == "approved"
+    assert reg.get("double").usage_count == (1 if ran else 0)
+
+
+def _decide_in_a_process(path: str, call_id: str, approve: bool, start, results) -> None:
+    with Registry(path, policy=MODELS_WAIT, durable=False) as reg:
+        start.wait()
+        outcome = reg.decide_call(call_id, approve=approve, by=ADMIN)
+        results.put(outcome.errors[0].code if outcome.errors else "ran")
+
+
+def test_of_concurrent_decisions_in_processes_exactly_one_wins(held):
+    reg, pending = held
+    context = multiprocessing.get_context("fork")
+    start, results = context.Barrier(4), context.Queue()
+    processes = [
+        context.Process(target=_decide_in_a_process, args=(str(reg.path), pending.call, i % 2 == 0, start, results))
+        for i in range(4)
+    ]
+    for process in processes:
+        process.start()
+    codes_seen = sorted(results.get(timeout=60) for _ in processes)
+    for process in processes:
+        process.join(timeout=60)
+    assert codes_seen.count(codes.CALL_DECIDED.code) == 3
+    call = reg.call(pending.call)
+    winner = "ran" if call.status == "approved" else codes.CALL_DENIED.code
+    assert codes_seen == sorted([winner] + [codes.CALL_DECIDED.code] * 3)
+    assert (call.outcome is not None) == (call.status == "approved")
+
+
+def test_a_tool_can_ask_for_approval_of_each_call_set_by_an_admin_person_only(tmp_path, make_def):
+    with opened(tmp_path / "reg", Policy()) as reg:
+        reg.create(make_def(), created_by=LOCAL_MODEL)  # (a model's tool: a model may update it)
+        assert '"approve_calls"' not in (reg.path / "tools" / "double.json").read_text()
+        for somebody in (MODEL, SERVICE, WRITER):
+            with pytest.raises(PermissionDenied):
+                reg.require_call_approval("double", by=somebody)
+        assert reg.require_call_approval("double", by=ADMIN).approve_calls
+        assert reg.invoke("double", {"x": 1}, principal=LOCAL_USER).pending  # a person's call too
+        reg.update("double", {"description": "Doubles"}, by=LOCAL_MODEL)
+        assert reg.get("double").approve_calls  # a model's new version keeps it
+        assert [e.action for e in reg.audit_log("double")][-2] == "approve_calls"
+        reg.require_call_approval("double", required=False, by=ADMIN)
+        assert reg.invoke("double", {"x": 1}, principal=MODEL).ok
+
+
+def test_a_rule_matches_only_when_every_part_it_names_holds(tmp_path, make_def):
+    rule = CallRule.parse("principal=model,risk=high")
+    with opened(tmp_path / "reg", Policy(call_rules=(rule,))) as reg:
+        reg.create(make_def())
+        reg.create(make_def("risky", risk="high"))
+        assert reg.invoke("double", {"x": 1}, principal=MODEL).ok
+        assert reg.invoke("risky", {"x": 1}, principal=WRITER).ok
+        assert reg.invoke("risky", {"x": 1}, principal=MODEL).pending
+
+
+def test_the_capabilities_a_tool_uses_are_the_words_of_a_rule(tmp_path):
+    script = {"kind": "script", "name": "fetch", "description": "Fetches.", "runtime": "bash", "body": "cat"}
+    with opened(tmp_path / "reg", Policy(call_rules=(CallRule.parse("capability=network"),))) as reg:
+        reg.create({**script, "network": True})
+        reg.create({**script, "name": "echo"})
+        assert capabilities_used(reg.get("fetch"), reg._store.compiled("fetch")) == frozenset({"network"})
+        assert capabilities_used(reg.get("echo"), reg._store.compiled("echo")) == frozenset()
+        assert reg.invoke("fetch", {}, principal=ADMIN).pending
+
+
+@pytest.mark.parametrize("text", ["risk=extreme", "principal=robot", "network", "capability="])
+def test_a_rule_that_does_not_parse_says_what_the_parts_are(text):
+    with pytest.raises(ValueError, match="risk=low|medium|high"):
+        CallRule.parse(text)
+    assert CallRule.parse("all").described() == "all"
