@@ -1,7 +1,7 @@
 """The review of a tool waiting for approval in a real browser (chromium, as
 test_web_browser.py drives it) against a real `toolkiln serve`: a person opens the pending
 version, reads what it reaches, its cost bound and what changed, sees it would break its
-caller, and rejects it with a reason."""
+caller, and rejects it with a reason (the narrow view first: the rejection ends the review)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from test_server_support import ServerProcess, make_tokens
-from test_web_browser import browser, page, sign_in  # noqa: F401  (the browser tests' fixtures)
+from test_web_browser import NARROW, TIMEOUT_MS, browser, overflow, page, sign_in  # noqa: F401  (the browser tests')
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit" / "server"))
 from test_web_review import DOUBLE, TOTAL, TRIPLE
@@ -36,6 +36,18 @@ def server(tmp_path_factory) -> Iterator[ServerProcess]:
     process.tokens = tokens  # type: ignore[attr-defined]
     yield process
     assert process.stop() in (0, -signal.SIGTERM)
+
+
+def test_at_390_px_the_review_does_not_scroll_sideways(browser, server):  # noqa: F811
+    context = browser.new_context(viewport=NARROW)
+    narrow = context.new_page()
+    narrow.set_default_timeout(TIMEOUT_MS)
+    sign_in(narrow, server, "read")
+    narrow.goto(f"{server.url}/ui/tools/double?tab=review")
+    narrow.locator("code.cost-bound").wait_for()
+    found = overflow(narrow)
+    context.close()
+    assert found == {"scroll": 0, "band": 0, "spilled": []}
 
 
 def test_a_person_reviews_a_breaking_version_and_rejects_it(page, server):  # noqa: F811
