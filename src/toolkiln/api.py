@@ -12,13 +12,14 @@ from toolkiln.diagnostics.model import Diagnostic, sort_key
 from toolkiln.errors import CompileError, UsageError
 from toolkiln.semantics.limits import Limits
 from toolkiln.syntax.loader import Parsed, parse_source
-from toolkiln.tool import Optimized, Tool
 
 if TYPE_CHECKING:
     from toolkiln.syntax.jsonlogic import NumberMode
+    from toolkiln.tool import Tool
 
 # The printers, fixes and JsonLogic are imported by the functions that use them: compiling and
-# running a tool file (`toolkiln run`) loads none of them (issue 34).
+# running a tool file (`toolkiln run`) loads none of them, and checking one (`toolkiln check`)
+# neither the optimizer nor the interpreter (issue 34).
 
 
 class _Signatures(Mapping[str, ToolSignature]):
@@ -108,6 +109,8 @@ def compile(
         else {node.tool: _callee(tools, node.tool) for node in walk(program) if isinstance(node, n.CallTool)}
     )
     signatures = None if tools is None else _Signatures(callees)
+
+    from toolkiln.tool import Optimized, Tool
 
     runnable = Optimized(program, checked, signatures) if optimize else None
     return Tool(program, checked, tables=tables, limits=limits, runnable=runnable, tools=callees)

@@ -24,9 +24,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.codes import lookup_code
@@ -203,6 +200,9 @@ def _parameters(schema: Any, problems: list[Diagnostic]) -> dict[str, Any]:
             )
         )
         return NO_PARAMETERS
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # 60 ms: when a schema is read
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:

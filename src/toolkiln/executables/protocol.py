@@ -15,9 +15,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
-
 from toolkiln.diagnostics import codes
 from toolkiln.executables.discovery import MODEL_PREFIX, Discovery, FoundExecutable, Scope, model_name
 from toolkiln.executables.errors import ExecutableError
@@ -66,6 +63,9 @@ def describe(found: FoundExecutable, policy: SandboxPolicy | None = None) -> Exe
         raise _bad_description(found, "`description` must be a non-empty text")
     if not isinstance(schema, dict) or schema.get("type") != "object":
         raise _bad_description(found, '`input_schema` must be a JSON Schema with "type": "object"')
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # 60 ms: when a schema is read
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:
@@ -106,6 +106,8 @@ def checked_arguments(name: str, schema: dict[str, Any], arguments: Any, *, path
         raise _bad_arguments(
             name, path, f"the arguments are {len(encoded)} bytes of JSON; at most {MAX_ARGUMENTS_BYTES}"
         )
+    from jsonschema import Draft202012Validator
+
     errors = sorted(Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(e.path))
     if errors:
         where = "/".join(str(part) for part in errors[0].path) or "(the arguments)"

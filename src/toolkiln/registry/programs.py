@@ -21,7 +21,6 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.executables.errors import ExecutableError
-from toolkiln.executables.program_runs import run_program_tool
 from toolkiln.executables.program_tools import ProgramSpec
 from toolkiln.registry.capabilities import Capabilities
 from toolkiln.registry.codec import plain_json
@@ -62,6 +61,8 @@ class ProgramRun:
             )
         if self._spec.sandbox == "none":
             self._note_unsandboxed(self._record)
+        from toolkiln.executables.program_runs import run_program_tool  # the sandbox: on a program's run only
+
         try:
             result = run_program_tool(
                 self._spec,

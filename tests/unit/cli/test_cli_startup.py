@@ -70,6 +70,41 @@ def test_check_and_fmt_of_a_tool_file_load_nothing_of_workflows_n8n_or_lark(exam
     assert unneeded(modules, NEVER) == []
 
 
+def test_check_of_a_tool_file_loads_neither_the_optimizer_nor_the_interpreter() -> None:
+    code, _, modules = loaded(["check", str(SHIPPING)])
+    assert code == 0
+    assert unneeded(modules, ("toolkiln.optimize", "toolkiln.interpret", "toolkiln.tool")) == []
+
+
+# What running a compute tool of a registry needs nothing of: the sandbox, discovery and trust
+# of executables (and their jsonschema), servers, models, n8n and Lark.
+NOT_FOR_A_COMPUTE_TOOL = (
+    "toolkiln.executables.sandbox",
+    "toolkiln.executables.runner",
+    "toolkiln.executables.trust",
+    "toolkiln.executables.discovery",
+    "toolkiln.executables.protocol",
+    "toolkiln.executables.program_runs",
+    "jsonschema",
+    "toolkiln.server",
+    "toolkiln.llm",
+    "toolkiln.n8n",
+    "toolkiln.backends.n8n.",
+    "lark",
+)
+
+
+def test_tools_run_of_a_compute_tool_loads_no_sandbox_server_or_model_client(tmp_path: Path) -> None:
+    registry = str(tmp_path / "registry")
+    create = [sys.executable, "-m", "toolkiln", "tools", "create", str(SHIPPING), "--registry", registry]
+    subprocess.run(create, capture_output=True, check=True)
+    code, output, modules = loaded(
+        ["tools", "run", "shipping_cost", "--registry", registry, "--args", '{"weight_kg": 12}']
+    )
+    assert (code, output.strip()) == (0, "31.500")
+    assert unneeded(modules, NOT_FOR_A_COMPUTE_TOOL) == []
+
+
 def test_the_n8n_catalogs_are_listed_only_when_a_version_is_given(tmp_path: Path) -> None:
     code, _, modules = loaded(["check", str(SHIPPING)])
     assert code == 0 and "toolkiln.backends.n8n.catalog" not in modules
