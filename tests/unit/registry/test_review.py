@@ -5,6 +5,7 @@ examples that now give other results, and the callers it breaks."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -136,3 +137,12 @@ def test_a_review_with_a_budget_ends_within_it(tmp_path):
         review(reg, "spin", seconds=0.1)
     assert raised.value.code == "R0305" and time.monotonic() - started < 0.1 + 1.0
     assert review(reg, "spin").examples == []  # without a budget: every example runs, and passes
+
+
+def test_a_models_workflow_shows_n8n(tmp_path):
+    workflow = (Path(__file__).resolve().parents[2] / "golden" / "workflows" / "switch_merge.wf").read_text()
+    reg = Registry(tmp_path / "r", durable=False)
+    definition = {"kind": "workflow", "name": "probe", "description": "Probe.", "parameters": {"n": {"type": "number"}}}
+    reg.create({**definition, "workflow": workflow}, created_by="llm")
+    shown = review(reg, "probe")
+    assert shown.reach.n8n and shown.reach.files == "none" and shown.cost is None and shown.cost_note is None

@@ -78,3 +78,11 @@ def test_a_first_version_has_nothing_to_compare_and_an_active_tool_no_review_tab
     assert "first one to approve" in review and "Breaking" not in review
     active = reader.client.get("/ui/tools/total?tab=review").text
     assert "tab=review" not in active and "cost-bound" not in active  # (the definition tab instead)
+
+
+def test_a_models_pending_script_shows_its_sandbox_and_no_cost_bound(reader, app):
+    script = {"kind": "script", "name": "echo", "description": "Echoes.", "runtime": "bash", "body": "cat"}
+    app.state.services.registry.create(script, created_by="llm")  # a model's program waits for a person
+    review = reader.client.get("/ui/tools/echo?tab=review").text
+    assert "its own /tmp inside the sandbox" in review and "Not a compute tool" in review
+    assert '<dd class="reach-network">no</dd>' in review
