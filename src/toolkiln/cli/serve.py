@@ -21,6 +21,7 @@ from toolkiln.diagnostics import codes
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
+    from toolkiln.registry.registry import Registry
 
 
 def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,6 +96,22 @@ def listening_options(parser: argparse.ArgumentParser, port: int) -> None:
         help="grant a capability to the tools an admin person creates: network, unsandboxed, "
         "executables=DIR (repeat for more; none by default: docs/security.md)",
     )
+    parser.add_argument(
+        "--approve-calls",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="calls that wait for a person's approval: parts risk=, capability=, principal= joined by "
+        'commas, each must hold (e.g. "principal=model,capability=network"; "all"; repeat for more: '
+        "docs/approvals.md)",
+    )
+    parser.add_argument(
+        "--call-expiry",
+        type=positive_whole,
+        default=None,
+        metavar="SECONDS",
+        help="a call nobody approved within this is denied as expired (default 3600)",
+    )
 
 
 def port_number(text: str) -> int:
@@ -123,6 +140,21 @@ def granted(args: argparse.Namespace) -> Capabilities:
         return Capabilities.parse(args.allow)
     except ValueError as error:
         raise UsageError(f"--allow: {error}") from None
+
+
+def with_call_rules(registry: Registry, args: argparse.Namespace) -> None:
+    """The registry's policy with the calls of --approve-calls waiting for a person; a
+    UsageError for a rule it cannot read."""
+    from dataclasses import replace
+
+    from toolkiln.registry.call_rules import CallRule
+
+    try:
+        rules = tuple(CallRule.parse(text) for text in args.approve_calls)
+    except ValueError as error:
+        raise UsageError(f"--approve-calls: {error}") from None
+    expiry = registry.policy.call_expiry_seconds if args.call_expiry is None else float(args.call_expiry)
+    registry.policy = replace(registry.policy, call_rules=rules, call_expiry_seconds=expiry)
 
 
 def rate_limit(args: argparse.Namespace) -> str:
@@ -158,6 +190,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--max-body-bytes must be at least 1")
     capabilities = granted(args)
     registry = open_registry(args, capabilities)
+    with_call_rules(registry, args)
     settings = Settings(
         registry=registry.path,
         rate_limit=limit,
@@ -175,6 +208,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if listener is None:
         return EXIT_FAILED
     print(f"toolkiln serve: capabilities granted: {', '.join(capabilities.words()) or 'none'}", file=sys.stderr)
+    if registry.policy.call_rules:
+        rules = "; ".join(rule.described() for rule in registry.policy.call_rules)
+        print(f"toolkiln serve: calls that wait for a person's approval: {rules}", file=sys.stderr)
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"toolkiln serve: listening on http://{shown_host}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
     if not app.state.services.tokens.entries():

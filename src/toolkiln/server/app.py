@@ -17,7 +17,7 @@ from toolkiln.registry.registry import Registry
 from toolkiln.server import problems
 from toolkiln.server.auth import Reader
 from toolkiln.server.guards import BodySizeLimit, WriteAudit
-from toolkiln.server.routes import check, exports, health, runs, seed, tokens, tools, workflows
+from toolkiln.server.routes import calls, check, exports, health, runs, seed, tokens, tools, workflows
 from toolkiln.server.services import Services, Settings
 from toolkiln.server.web import install as install_web_page
 from toolkiln.version import __version__
@@ -27,7 +27,8 @@ API_PREFIX = "/api/v1"
 
 def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     """The app over the registry in `settings.registry` (or `registry`, already open)."""
-    opened = registry or Registry(settings.registry, capabilities=settings.capabilities)
+    # (`is None`: a Registry with no tools is falsy, and the one given carries the policy)
+    opened = registry if registry is not None else Registry(settings.registry, capabilities=settings.capabilities)
     found = Services(settings, opened)
 
     @asynccontextmanager
@@ -49,6 +50,7 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     # Each router straight under the app: FastAPI walks every level of nesting on each request.
     for router in (exports.router, runs.router, tools.router, check.router, workflows.router, tokens.router):
         app.include_router(router, prefix=API_PREFIX)
+    app.include_router(calls.router, prefix=API_PREFIX)  # (approval of each call: its own paths)
     app.include_router(seed.router)
     app.include_router(health.router)
 

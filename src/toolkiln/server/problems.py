@@ -39,6 +39,8 @@ _REGISTRY_STATUS: dict[type[registry_errors.RegistryError], int] = {
     registry_errors.ToolInUse: 409,
     registry_errors.PermissionDenied: 403,
     registry_errors.InvalidTransition: 409,
+    registry_errors.CallPending: 202,  # (not run yet: it waits for a person's approval)
+    registry_errors.CallDenied: 403,
     registry_errors.ToolNotActive: 409,
     registry_errors.BrokenTool: 409,
     registry_errors.CheckTooSlow: 422,

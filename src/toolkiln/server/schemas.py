@@ -52,6 +52,9 @@ NOW = (
 class Execute(Body):
     args: Arguments = Field(default_factory=dict, description="the tool's arguments, by name")
     now: str | None = Field(None, max_length=40, description=NOW)
+    conversation: str | None = Field(
+        None, max_length=200, description="the conversation the call belongs to (kept with a call that waits)"
+    )
 
 
 class TestDefinition(Body):

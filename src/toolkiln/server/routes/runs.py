@@ -19,6 +19,7 @@ from toolkiln.server.check_threads import in_check_thread
 from toolkiln.server.problems import failed
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
+from toolkiln.server.routes.calls import pending_answer
 from toolkiln.server.schemas import Execute, Executed, TestDefinition, Tested, ToolName, ValidateDefinition, Validation
 from toolkiln.server.services import Reg, in_run_slot, services_of
 
@@ -90,7 +91,12 @@ async def execute(
 ) -> Any:
     reg = services_of(request).registry  # not a dependency: each costs FastAPI more than this line
     principal, clock = caller.acting_as(), _clock(body.now)
-    outcome = await in_run_slot(request, lambda: reg.invoke(name, body.args, principal=principal, clock=clock))
+    conversation = body.conversation
+    outcome = await in_run_slot(
+        request, lambda: reg.invoke(name, body.args, principal=principal, clock=clock, conversation=conversation)
+    )
+    if outcome.pending:
+        return pending_answer(outcome)  # 202: it waits for a person's approval
     if not outcome.ok:
         return failed(outcome, request.url.path)
     return ExactJSONResponse({"tool": name, "version": outcome.version, "result": outcome.result}, decimals=decimals)
