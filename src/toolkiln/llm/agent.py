@@ -9,6 +9,8 @@ is callable in turn N+1. Each call's outcome goes back as a tool result in JSON,
 `{"ok": true, "result": ...}` or `{"ok": false, "errors": [...], "message": ...}` (an
 Outcome's reply: every error with the 16 keys of `ErrorDetails`, a code and a hint); a
 failure is the model's to read and repair, never the loop's end.
+A call that waits for a person's approval (docs/approvals.md) pauses the loop until a person
+decides: the model then reads the run's outcome, or the denial and its reason (R0731).
 The loop ends at the first reply without tool calls, or with LoopLimitReached after `max_turns`.
 """
 
@@ -95,7 +97,8 @@ def _outcome(
         if meta_names == "kitz":
             return call_kitz_factory(registry, call.name, call.arguments)
         return registry.call_meta(call.name, call.arguments)
-    return registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL).reply()
+    # A call held for a person's approval pauses the loop until it is decided (or expires).
+    return registry.settled(registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL)).reply()
 
 
 def _summary(outcome: dict[str, Any]) -> str:

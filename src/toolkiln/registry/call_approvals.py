@@ -136,6 +136,14 @@ class CallApprovals:
                 return outcome_of(call)
             time.sleep(WAIT_POLL_SECONDS)
 
+    def settled(self: _Running, outcome: Outcome, timeout: float | None = None) -> Outcome:
+        """`outcome` itself, or, for a call that waits for a person, what it comes to: the
+        approved run's outcome or the denial (`wait_for_call`). What the agent loops and MCP
+        hand the model: it pauses until a person decides, then resumes with the outcome."""
+        if not outcome.pending or outcome.call is None:
+            return outcome
+        return CallApprovals.wait_for_call(self, outcome.call, timeout)
+
     def require_call_approval(
         self: _Running, name: str, required: bool = True, by: Principal | str = "user"
     ) -> ToolRecord:

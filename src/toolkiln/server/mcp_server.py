@@ -95,6 +95,8 @@ class RegistryMCP:
         outcome = await anyio.to_thread.run_sync(
             mcp_tools.call_tool, self.registry, params.name, params.arguments, principal, limiter=self._run_slots
         )
+        if outcome.pending is not None:  # the client waits for a person's decision, holding no run slot
+            outcome = await anyio.to_thread.run_sync(mcp_tools.settle, self.registry, outcome.pending)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.text)],
             structured_content=outcome.payload,

@@ -5,6 +5,7 @@ meta-tools (create, list, test, delete, toggle) and `run_custom_tool`, a stable 
 runs any active tool by name: many clients never refetch the list when told it changed, and
 this one reaches tools created after they connected. Calls never raise: a failure is the
 Outcome's reply, `ok: false` with its coded errors (the meta-tools' shape), marked as an error.
+A call held for a person's approval is answered once decided (`settle`: docs/approvals.md).
 A result's numbers keep their digits (31.500) in the text content; the structured content,
 which the MCP SDK writes, has the same numbers as JSON floats (31.5).
 Callers through MCP are models: meta-tool calls act as a model, the local user's (stdio) or
@@ -13,7 +14,7 @@ the token's narrowed to a model (HTTP), whose name the audit line then gives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolkiln.registry.errors import InvalidRequest
@@ -46,6 +47,7 @@ class CallResult:
     payload: dict[str, Any]  # JSON data (floats for decimals, as the SDK writes it): the structured content
     text: str  # the same as JSON text, each number with the digits computed (31.500): the content
     is_error: bool
+    pending: str | None = None  # a call held for a person's approval: its id (`settle` waits for it)
 
 
 def _answer(data: dict[str, Any], is_error: bool) -> CallResult:
@@ -77,6 +79,15 @@ def call_tool(
     except InvalidRequest as error:
         return _failed(Outcome.failed(RUN_CUSTOM_TOOL, error))
     outcome = reg.invoke(name, args, principal=principal)
+    if outcome.pending:
+        return replace(_failed(outcome), pending=outcome.call)
+    return _failed(outcome) if not outcome.ok else _answer(outcome.reply(), is_error=False)
+
+
+def settle(reg: Registry, call_id: str) -> CallResult:
+    """What a call held for a person's approval comes to, once decided (or expired): the client
+    waits for it, as the agent loops do (outside the run slots: nothing runs meanwhile)."""
+    outcome = reg.wait_for_call(call_id)
     return _failed(outcome) if not outcome.ok else _answer(outcome.reply(), is_error=False)
 
 

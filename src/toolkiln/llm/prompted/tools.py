@@ -49,7 +49,8 @@ def registry_tools(registry: Registry) -> list[PromptedTool]:
     shown first."""
 
     def runner(name: str) -> Callable[[dict[str, Any]], Outcome]:
-        return lambda arguments: registry.invoke(name, arguments, principal=LOCAL_MODEL)
+        # (a call held for a person's approval waits here for the decision: docs/approvals.md)
+        return lambda arguments: registry.settled(registry.invoke(name, arguments, principal=LOCAL_MODEL))
 
     return [
         PromptedTool(
