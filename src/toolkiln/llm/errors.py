@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkiln.errors import Error
+from toolkiln.http.errors import ServiceError
 
 
-class LLMError(Error):
-    """Base of every model client error."""
+class LLMError(ServiceError):
+    """Base of every model client error; `provider` names who answered (every call is a POST)."""
 
     def __init__(
         self,
@@ -26,35 +26,14 @@ class LLMError(Error):
         attempts: int = 1,
         hint: str | None = None,
     ) -> None:
-        self.message = message
         self.provider = provider
-        self.status = status
-        self.url = url
-        self.body = body
-        self.attempts = attempts
-        self.hint = hint
-        text = f"{provider}: {message}" if provider else message
-        details = [f"HTTP {status}"] if status is not None else []
-        if url:
-            details.append(f"POST {url}")
-        if attempts > 1:
-            details.append(f"{attempts} attempts")
-        if details:
-            text += f" ({', '.join(details)})"
-        if hint:
-            text += f"; hint: {hint}"
-        super().__init__(text)
+        method = "POST" if url else None
+        super().__init__(
+            message, service=provider, status=status, method=method, url=url, body=body, attempts=attempts, hint=hint
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "error": type(self).__name__,
-            "message": self.message,
-            "provider": self.provider,
-            "status": self.status,
-            "url": self.url,
-            "attempts": self.attempts,
-            "hint": self.hint,
-        }
+        return {**super().to_dict(), "provider": self.provider}
 
 
 class LLMConfigError(LLMError):

@@ -1,4 +1,5 @@
-"""Errors of the n8n client. Each derives from `toolkiln.Error` through `N8nError`.
+"""Errors of the n8n client. Each derives from `toolkiln.Error` through `N8nError`
+(a `toolkiln.http.ServiceError`: the message and dictionary shape of every remote service's error).
 
 An error carries what the server said (`message`, `status`, the parsed `body` when it was JSON)
 and what was asked (`method`, `url`), never the API key. `from_response` picks the subclass
@@ -9,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolkiln.errors import Error
+from toolkiln.http.errors import ServiceError
 
 _MAX_TEXT = 500  # characters of a non-JSON error body kept in the message
 
 
-class N8nError(Error):
+class N8nError(ServiceError):
     """Base of every n8n client error."""
 
     def __init__(
@@ -27,31 +28,7 @@ class N8nError(Error):
         body: Any = None,
         hint: str | None = None,
     ) -> None:
-        self.message = message
-        self.status = status
-        self.method = method
-        self.url = url
-        self.body = body
-        self.hint = hint
-        where = f"{method} {url}" if method and url else (url or "")
-        text = f"n8n: {message}"
-        if status is not None:
-            text += f" (HTTP {status}{', ' + where if where else ''})"
-        elif where:
-            text += f" ({where})"
-        if hint:
-            text += f"; hint: {hint}"
-        super().__init__(text)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "error": type(self).__name__,
-            "message": self.message,
-            "status": self.status,
-            "method": self.method,
-            "url": self.url,
-            "hint": self.hint,
-        }
+        super().__init__(message, service="n8n", status=status, method=method, url=url, body=body, hint=hint)
 
 
 class N8nConfigError(N8nError):
