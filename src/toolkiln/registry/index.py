@@ -23,17 +23,25 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 from collections.abc import Mapping
-from pathlib import Path
 from typing import NamedTuple
 
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.folder import Folder, Sig
+from toolkiln.statehome import STATE_DIR_ENV, key_path, load_key, state_home
 
-STATE_DIR_ENV = "TOOLKILN_STATE_DIR"  # the state home (tests point it at a folder of their own)
+__all__ = [
+    "STATE_DIR_ENV",
+    "Entry",
+    "folder_identity",
+    "key_path",
+    "load_key",
+    "read_index",
+    "state_home",
+    "write_index",
+]
+
 FORMAT = 1
-KEY_BYTES = 32
 MAX_INDEX_BYTES = 256 * 1024 * 1024  # about 130 bytes a tool: some two million tools
 
 
@@ -42,78 +50,6 @@ class Entry(NamedTuple):
     digest: str  # of the file's bytes, as the check cache keeps it (codec.file_digest)
     version: int  # the tool's (past versions are looked at before its record is read)
     calls: frozenset[str]
-
-
-def state_home() -> Path:
-    """This user's toolkiln state, outside every registry folder: $TOOLKILN_STATE_DIR, else
-    $XDG_STATE_HOME/toolkiln, else ~/.local/state/toolkiln (the XDG base directory default).
-    The index key lives there, and the servers' own folders (toolkiln.server.state)."""
-    folder = os.environ.get(STATE_DIR_ENV)
-    if not folder:
-        state = os.environ.get("XDG_STATE_HOME", "")
-        if not os.path.isabs(state):  # (the XDG specification: a relative one is ignored)
-            state = os.path.join(os.path.expanduser("~"), ".local", "state")
-        folder = os.path.join(state, "toolkiln")
-    return Path(folder)
-
-
-def key_path() -> Path:
-    """This user's key: `index.key` in the state home. It signs the index and the records the
-    registry wrote (signatures.py)."""
-    return state_home() / "index.key"
-
-
-def load_key() -> bytes | None:
-    """The key, made (random, readable by this user only) on first use; None when it can be
-    neither read nor made (no writable home): then no index is read or written."""
-    path = key_path()
-    if not path.is_absolute():  # no home to keep it in ("~" unresolved): never beside the registry
-        return None
-    if path not in _keys:
-        _keys[path] = _read_or_make_key(path)
-    return _keys[path]
-
-
-_keys: dict[Path, bytes | None] = {}  # by where the key lives: read once per process
-
-
-def _read_or_make_key(path: Path) -> bytes | None:
-    try:
-        with open(path, "rb") as file:
-            key = file.read(KEY_BYTES + 1)
-        return key if len(key) == KEY_BYTES else None
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return None
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # made meanwhile by another process: read it once written
-        return _written_by_another(path)
-    except OSError:
-        return None
-    key = secrets.token_bytes(KEY_BYTES)
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return key
-
-
-def _written_by_another(path: Path) -> bytes | None:
-    for _ in range(100):
-        try:
-            key = path.read_bytes()
-        except OSError:
-            return None
-        if len(key) == KEY_BYTES:
-            return key
-        os.sched_yield()
-    return None
 
 
 def folder_identity(store: Folder) -> bytes:

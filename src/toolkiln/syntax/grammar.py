@@ -10,6 +10,7 @@ from pathlib import Path
 from lark import Lark, Token, Transformer, Tree
 
 from toolkiln.syntax.limits import MAX_DEPTH
+from toolkiln.syntax.parser_cache import cached_parser
 
 _OPENERS = {"LPAR", "LSQB"}
 _CLOSERS = {"RPAR", "RSQB"}
@@ -159,12 +160,12 @@ def _first_offset(children: list[Tree[Token] | Token]) -> int:
 
 @cache
 def compute_parser() -> Lark:
-    return Lark(
+    return cached_parser(
+        "compute",
         grammar_text("compute.lark"),
+        {"postlex": NewlinePostLexer(), "transformer": DepthGuard()},
         parser="lalr",
         start=["start", "expr_start"],
         propagate_positions=True,
         maybe_placeholders=True,
-        postlex=NewlinePostLexer(),
-        transformer=DepthGuard(),
     )

@@ -35,6 +35,7 @@ from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_te
 from toolkiln.syntax.grammar import TooDeep, grammar_text
 from toolkiln.syntax.lark_front import describe_token, expected_tokens
 from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_SOURCE_CHARS, MAX_SOURCE_TOKENS, too_many_tokens
+from toolkiln.syntax.parser_cache import cached_parser
 from toolkiln.syntax.strings import (
     LONE_SURROGATE,
     UNENCODABLE,
@@ -62,12 +63,13 @@ _TERMINAL_WORDS = {
 
 @cache
 def workflow_parser() -> Lark:
-    return Lark(
+    return cached_parser(
+        "workflow",
         grammar_text("workflow.lark"),
+        {"postlex": _DepthLimit()},
         parser="lalr",
         propagate_positions=True,
         maybe_placeholders=True,
-        postlex=_DepthLimit(),
     )
 
 

@@ -141,7 +141,7 @@ def test_another_users_index_is_ignored_and_the_key_is_private(tmp_path, make_de
     assert key.is_file() and str(key).startswith(os.environ[index_module.STATE_DIR_ENV])
     assert oct(os.stat(key).st_mode & 0o777) == "0o600"
     monkeypatch.setenv(index_module.STATE_DIR_ENV, str(tmp_path / "someone else"))
-    monkeypatch.setattr(index_module, "_keys", {})
+    monkeypatch.setattr("toolkiln.statehome._keys", {})
     decoded.clear()
     Registry(tmp_path / "r", durable=False)
     assert sorted(decoded) == ["a.json", "b.json", "c.json"]
@@ -152,7 +152,7 @@ def test_without_a_key_there_is_no_index(tmp_path, make_def, decoded, monkeypatc
     blocker = tmp_path / "not a folder"
     blocker.write_text("")
     monkeypatch.setenv(index_module.STATE_DIR_ENV, str(blocker / "state"))
-    monkeypatch.setattr(index_module, "_keys", {})
+    monkeypatch.setattr("toolkiln.statehome._keys", {})
     make(tmp_path / "r", make_def)
     assert not (tmp_path / "r" / ".cache" / "index.json").exists()
     decoded.clear()
@@ -183,6 +183,6 @@ def test_the_key_follows_the_xdg_state_home_and_never_lands_in_a_relative_folder
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert index_module.key_path() == tmp_path / "home" / ".local" / "state" / "toolkiln" / "index.key"
     monkeypatch.setenv(index_module.STATE_DIR_ENV, "relative")
-    monkeypatch.setattr(index_module, "_keys", {})
+    monkeypatch.setattr("toolkiln.statehome._keys", {})
     monkeypatch.chdir(tmp_path)
     assert index_module.load_key() is None and not (tmp_path / "relative").exists()

@@ -111,7 +111,7 @@ def test_a_registry_from_before_signatures_is_unverified_until_trusted(reg):
 def test_signatures_written_by_another_user_do_not_verify(reg, tmp_path, monkeypatch):
     reg.create(SCRIPT)
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "someone else"))
-    monkeypatch.setattr("toolkiln.registry.index._keys", {})
+    monkeypatch.setattr("toolkiln.statehome._keys", {})
     with Registry(reg.path) as theirs:
         assert not theirs.trusted_here("greet")
 

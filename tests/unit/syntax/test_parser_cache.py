@@ -1,0 +1,93 @@
+"""Lark parsers are built once and kept signed in this user's state folder (issue 34): a file
+that does not verify (edited, or signed by another user's key) is never loaded: the parser is
+built again and the file rewritten."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from toolkiln.statehome import STATE_DIR_ENV
+from toolkiln.syntax import parser_cache
+from toolkiln.syntax.grammar import DepthGuard, NewlinePostLexer, grammar_text
+
+TEXT = 'tool t(a: number) description "d"\n{\n  if a > 1 {\n    return a * 2\n  }\n  return [a, "x"]\n}\n'
+
+
+@pytest.fixture
+def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A state home of this test's own, and no key or parser read before."""
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
+    monkeypatch.setattr("toolkiln.statehome._keys", {})
+    return tmp_path / "state"
+
+
+def _options() -> dict:
+    return {"parser": "lalr", "start": ["start", "expr_start"], "propagate_positions": True, "maybe_placeholders": True}
+
+
+def _parser():
+    """What compute_parser() builds (it keeps one per process)."""
+    objects = {"postlex": NewlinePostLexer(), "transformer": DepthGuard()}
+    return parser_cache.cached_parser("compute", grammar_text("compute.lark"), objects, **_options())
+
+
+def _loads(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Records each look at a parser's file: whether a parser was read from it."""
+    loads: list[bool] = []
+    real = parser_cache._read
+
+    def counted(*args):
+        parser = real(*args)
+        loads.append(parser is not None)
+        return parser
+
+    monkeypatch.setattr(parser_cache, "_read", counted)
+    return loads
+
+
+def test_a_parser_read_from_its_file_parses_as_the_built_one(state, monkeypatch):
+    loads = _loads(monkeypatch)
+    built = _parser()
+    path = parser_cache.cache_path("compute", grammar_text("compute.lark"), _options())
+    assert path.parent == state / "parsers" and path.is_file() and loads == [False]
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    read = _parser()
+    assert loads == [False, True]
+    assert read.parse(TEXT, start="start") == built.parse(TEXT, start="start")
+
+
+@pytest.mark.parametrize("tamper", ["edit", "other key"])
+def test_a_tampered_or_foreign_file_is_refused_and_rebuilt(state, monkeypatch, tamper):
+    _parser()
+    path = parser_cache.cache_path("compute", grammar_text("compute.lark"), _options())
+    mac, _, body = path.read_bytes().partition(b"\n")
+    if tamper == "edit":  # one terminal's pattern changed: the signature no longer covers it
+        forged = mac + b"\n" + body.replace(b'"NAME"', b'"NAMF"', 1)
+    else:  # signed with a key that is not this user's
+        forged = parser_cache._mac(b"k" * 32, "compute", body) + b"\n" + body
+    assert forged != path.read_bytes()
+    path.write_bytes(forged)
+    loads = _loads(monkeypatch)
+    parser = _parser()
+    assert loads == [False]  # refused
+    assert parser.parse(TEXT, start="start") is not None
+    assert path.read_bytes() != forged  # rewritten, and read back the next time
+    _parser()
+    assert loads == [False, True]
+
+
+def test_without_a_key_nothing_is_kept(tmp_path, monkeypatch):
+    blocker = tmp_path / "not a folder"
+    blocker.write_text("")
+    monkeypatch.setenv(STATE_DIR_ENV, str(blocker / "state"))
+    monkeypatch.setattr("toolkiln.statehome._keys", {})
+    assert _parser().parse(TEXT, start="start") is not None
+    assert not (blocker.parent / "parsers").exists()
+
+
+def test_the_data_reads_back_exactly():
+    value = {"memo": {0: {"name": "A", "pair": (1, "b")}}, "list": [(), [True, None]], 3: "x"}
+    assert parser_cache._decode(parser_cache._encode(value)) == value
