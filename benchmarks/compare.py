@@ -17,14 +17,16 @@ engine that disagrees is reported as such and not timed.
 Timing alternates: every round times each engine once (a loop of `number` evaluations, the
 number chosen so that one timing lasts at least --min-time seconds, garbage collection off as
 in timeit), the next round starts with the next engine, and so on for --rounds rounds. The
-table gives the best and the median microseconds per evaluation over the rounds and the
-ratio of the best to CPython's `eval` of code compiled once (the reference). A peer that is
+table gives the median microseconds per evaluation over the rounds, the fastest and slowest
+round, and the ratio of the median to CPython's `eval` of code compiled once (the reference);
+every ratio is of medians (floor.py: one definition of the floor and of timing). A peer that is
 not installed, or that cannot express a workload, gets a row that says so; the script never
 stops on a missing or failing peer.
 
-Two rows are hand-written Python functions: the plain one (floats, the limit) and the same in
-exact decimals, floats taken by their repr as toolkiln takes them, without argument checks or
-limits: what exactness itself costs in Python, and so how much of toolkiln's time is its own.
+Three rows are hand-written Python functions: the plain one (floats, the limit), the same in
+exact decimals with floats by `Decimal(repr(x))`, and the floor (floor.py: floats by toolkiln's
+own exact conversion, nothing checked, no limits): what exactness itself costs in Python, and
+so how much of toolkiln's time is its own.
 
 CPython's compile()/eval() appear here, and only here, because they are the baseline being
 compared against; toolkiln itself never evaluates strings as Python.
@@ -34,23 +36,21 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import gc
 import math
 import os
 import platform
-import statistics
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from importlib import metadata
-from itertools import repeat
 from typing import Any
+
+from floor import by_repr, calibrate, floor_number, invoice_decimal, shipping_decimal, spread, timed
 
 import toolkiln
 from toolkiln.interpret.arguments import binding
-from toolkiln.semantics.numbers import from_float_fast
 
 REL_TOL = 1e-9
 BUILTINS_FOR_EVAL = {"sum": sum, "max": max, "min": min}
@@ -92,27 +92,7 @@ class Workload:
     notes: dict[str, str] = field(default_factory=dict)
 
 
-def exact(number: Any) -> Decimal:
-    """A number as the hand-written decimal functions take it: a float by its shortest repr."""
-    return Decimal(repr(number)) if type(number) is float else Decimal(number)
-
-
 # (a) shipping ---------------------------------------------------------------------------------
-
-_2_5, _0_9 = Decimal("2.5"), Decimal("0.9")
-
-
-def shipping_decimal(a: dict, convert: Callable[[Any], Decimal] = exact) -> Decimal:
-    weight = convert(a["weight_kg"])
-    base = weight * _2_5 + 5
-    return base if weight <= 10 else base * _0_9
-
-
-def exact_by_scaling(number: Any) -> Decimal:
-    """toolkiln's float conversion (by scaling, see semantics/numbers.py), in the thread's
-    decimal context: the floor for a function that computes in exact decimals."""
-    return from_float_fast(number) if type(number) is float else Decimal(number)
-
 
 SHIPPING_EXPR = "weight_kg * 2.5 + 5 if weight_kg <= 10 else (weight_kg * 2.5 + 5) * 0.9"
 
@@ -154,16 +134,6 @@ def invoice_py(a: dict) -> Any:
     rate = 0.10 if subtotal >= 1000 else 0.05 if subtotal >= 500 else 0
     net = subtotal * (1 - rate)
     return net + net * a["tax_percent"] / 100
-
-
-_0_10, _0_05 = Decimal("0.10"), Decimal("0.05")
-
-
-def invoice_decimal(a: dict, convert: Callable[[Any], Decimal] = exact) -> Decimal:
-    subtotal = sum((convert(item["price"]) * convert(item["qty"]) for item in a["items"]), Decimal(0))
-    rate = _0_10 if subtotal >= 1000 else _0_05 if subtotal >= 500 else 0
-    net = subtotal * (1 - rate)
-    return net + net * convert(a["tax_percent"]) / 100
 
 
 def _items(prices: list, qtys: list) -> list[dict]:
@@ -324,7 +294,7 @@ LEAD = Workload(
     name="lead",
     title="(c) lead score: 21 comparisons adding points, clamped to 0..100",
     python=lead_py,
-    python_decimal=lambda a, convert=exact: lead_py(
+    python_decimal=lambda a, convert=by_repr: lead_py(
         {k: v if type(v) in (str, bool) else convert(v) for k, v in a.items()}
     ),
     float_args={
@@ -607,12 +577,13 @@ def setup_lambda(w: Workload) -> Callable:
 
 
 def setup_lambda_decimal(w: Workload) -> Callable:
-    return w.python_decimal
+    decimal = w.python_decimal
+    return lambda args: decimal(args, by_repr)
 
 
 def setup_floor(w: Workload) -> Callable:
     decimal = w.python_decimal
-    return lambda args: decimal(args, exact_by_scaling)
+    return lambda args: decimal(args, floor_number)
 
 
 def setup_eval(w: Workload) -> Callable:
@@ -920,29 +891,6 @@ def check(row: Row, run: Callable, w: Workload, timing_args: Any) -> None:
 # --- timing ---------------------------------------------------------------------------------
 
 
-def timed(run: Callable, args: Any, number: int) -> float:
-    """Seconds per call of `number` calls, with garbage collection off (as timeit does)."""
-    loop = repeat(None, number)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        start = time.perf_counter()
-        for _ in loop:
-            run(args)
-        elapsed = time.perf_counter() - start
-    finally:
-        if enabled:
-            gc.enable()
-    return elapsed / number
-
-
-def calibrate(run: Callable, args: Any, min_time: float) -> int:
-    number = 1
-    while timed(run, args, number) * number < min_time:
-        number *= 2
-    return number
-
-
 @dataclass
 class Measured:
     row: Row
@@ -1004,11 +952,11 @@ def _us(seconds: float) -> str:
 
 def table(w: Workload, measured: list[Measured]) -> list[str]:
     reference = next(m for m in measured if m.row.label == REFERENCE)
-    base = min(reference.times) if reference.times else None
+    base = spread(reference.times)[0] if reference.times else None
     lines = [
         f"### {w.title}",
         "",
-        "| engine | best (us) | median (us) | x CPython eval | note |",
+        "| engine | median (us) | fastest - slowest (us) | x CPython eval | note |",
         "|---|---:|---:|---:|---|",
     ]
     for m in measured:
@@ -1016,9 +964,9 @@ def table(w: Workload, measured: list[Measured]) -> list[str]:
         if not m.times:
             lines.append(f"| {m.row.label} | - | - | - | {m.status.replace('|', '/')} |")
             continue
-        best, median = min(m.times), statistics.median(m.times)
-        ratio = f"{best / base:,.2f}" if base else "-"
-        lines.append(f"| {m.row.label} | {_us(best)} | {_us(median)} | {ratio} | {note} |")
+        median, best, worst = spread(m.times)
+        ratio = f"{median / base:,.2f}" if base else "-"
+        lines.append(f"| {m.row.label} | {_us(median)} | {_us(best)} - {_us(worst)} | {ratio} | {note} |")
     return lines
 
 
@@ -1030,6 +978,10 @@ ARGUMENT_ROWS = {
     "int": "toolkiln tool.run, int args",
     "Decimal": "toolkiln tool.run, Decimal args",
 }
+
+
+def _median(m: Measured) -> float:
+    return spread(m.times)[0]
 
 
 def headline(w: Workload, measured: list[Measured]) -> str | None:
@@ -1045,18 +997,18 @@ def headline(w: Workload, measured: list[Measured]) -> str | None:
         tk = by_label[label]
         if not tk.times:
             continue
-        text = f"{w.name}, {args} args: toolkiln / floor {min(tk.times) / min(floor.times):.2f}x (target <= {within})"
+        text = f"{w.name}, {args} args: toolkiln / floor {_median(tk) / _median(floor):.2f}x (target <= {within})"
         if simpleeval.times:
-            text += f"; simpleeval / toolkiln {min(simpleeval.times) / min(tk.times):.2f}x (target >= {faster})"
+            text += f"; simpleeval / toolkiln {_median(simpleeval) / _median(tk):.2f}x (target >= {faster})"
         if by_label[FLOOR_CHECKED].times:
-            text += f"; toolkiln / (floor + check) {min(tk.times) / min(by_label[FLOOR_CHECKED].times):.2f}x"
+            text += f"; toolkiln / (floor + check) {_median(tk) / _median(by_label[FLOOR_CHECKED]):.2f}x"
         lines.append(text)
     return "\n".join(lines) or None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7, help="alternating rounds (best and median reported)")
+    parser.add_argument("--rounds", type=int, default=7, help="alternating rounds (the median and spread reported)")
     parser.add_argument("--min-time", type=float, default=0.1, help="seconds per timing of one engine")
     parser.add_argument("--batch", type=int, default=1000, help="rows per tool.run_many call")
     parser.add_argument(
@@ -1074,7 +1026,7 @@ def main(argv: list[str] | None = None) -> int:
     print("peers: " + ", ".join(p for p in peers if p) if any(peers) else "peers: none installed")
     print(
         f"{options.rounds} alternating rounds, each engine timed for >= {options.min_time} s per round "
-        f"(gc off); best and median microseconds per evaluation"
+        f"(gc off); median microseconds per evaluation, fastest and slowest round; ratios of medians"
     )
     print(
         f"results checked first against the hand-written Python function: exact decimals (toolkiln) vs "
