@@ -11,14 +11,17 @@ the C library has no malloc_trim (musl, macOS), nothing is done.
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Callable
+from functools import cache
 
 HEAVY_OPERATIONS = 100_000
 """A run charged more than this (about 10 ms of work, or 3 MB built) gives memory back after."""
 
 
+@cache  # looked up at the first heavy run: a process that runs none never loads ctypes
 def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes
+
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
@@ -26,9 +29,6 @@ def _malloc_trim() -> Callable[[int], int] | None:
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int
     return trim
-
-
-_TRIM = _malloc_trim()
 
 
 def give_back_memory(failure: BaseException | None = None) -> None:
@@ -42,5 +42,6 @@ def give_back_memory(failure: BaseException | None = None) -> None:
             seen.add(id(error))
             error.__traceback__ = None
             pending += (error.__cause__, error.__context__)
-    if _TRIM is not None:
-        _TRIM(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -34,7 +34,14 @@ NEVER = (
 )
 # How check and fmt tell an n8n export from a tool file (a light module: no catalog).
 N8N_EXPORT_TEST = "toolkiln.backends.n8n.document"
-ON_RUN_TOO = ("toolkiln.backends.text_printer", "toolkiln.backends.json_printer", "toolkiln.io.pool", "multiprocessing")
+ON_RUN_TOO = (
+    "toolkiln.backends.text_printer",
+    "toolkiln.backends.json_printer",
+    "toolkiln.io.pool",
+    "multiprocessing",
+    "hashlib",  # for sha256() and md5() only
+    "ctypes",  # for giving memory back after a heavy run only
+)
 
 _PROBE = """
 import json, sys
