@@ -11,18 +11,19 @@ denies it, with a reason; whoever waits gets the outcome.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.details import ErrorDetails
-from toolkiln.errors import Error
+from toolkiln.errors import Error, RunError
 from toolkiln.registry.call_rules import approval_reason
-from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import CallDenied, CallToolChanged, InvalidRequest, PermissionDenied
 from toolkiln.registry.models import ToolRecord, utc_now
 from toolkiln.registry.names import check_name
@@ -49,6 +50,8 @@ class _Running(Protocol):
     pending_calls: PendingCalls
     _store: Store
     _mutex: RLock
+    _cleared: threading.local  # `.on` while a call checked for approval runs (in this thread)
+    _reasons: dict[str, tuple[ToolRecord, tuple[Any, ...], str, str | None]]  # see _approval_needed
 
     def _runnable(self, name: str) -> Runnable: ...
     def _loaded(self, name: str) -> ToolRecord: ...
@@ -61,20 +64,44 @@ class _Running(Protocol):
 
 
 class CallApprovals:
-    def _held(
+    def _approval_needed(self: _Running, record: ToolRecord, principal: Principal) -> str | None:
+        """Why a call of `record` by `principal` waits for a person: the tool's flag or a rule,
+        for the tool or any tool it calls at any depth (None: it runs now). The caller holds
+        the mutex."""
+        rules, calls = self.policy.call_rules, self._store.calls
+        if not calls.get(record.name):  # (the common case: a tool that calls no other)
+            if not rules and not record.approve_calls:
+                return None
+            # Remembered per tool while its record (replaced on every change), the rules and the
+            # caller's kind stay the same: the rules cost a call a dictionary look-up.
+            known = self._reasons.get(record.name)
+            if known is not None and known[0] is record and known[1] is rules and known[2] == principal.kind:
+                return known[3]
+            reason = approval_reason(rules, record, principal, partial(self._store.compiled, record.name))
+            self._reasons[record.name] = (record, rules, principal.kind, reason)
+            return reason
+        seen, todo = {record.name}, [record]
+        while todo:
+            current = todo.pop()
+            reason = approval_reason(rules, current, principal, partial(self._store.compiled, current.name))
+            if reason is not None:
+                return reason if current is record else f"`{record.name}` calls `{current.name}`: {reason}"
+            for name in sorted(calls.get(current.name, ())):
+                callee = self._store.records.get(name)
+                if callee is not None and name not in seen:
+                    seen.add(name)
+                    todo.append(callee)
+        return None
+
+    def _hold(
         self: _Running,
         record: ToolRecord,
         args: Mapping[str, Any] | None,
         principal: Principal,
         conversation: str | None,
-    ) -> Outcome | None:
-        """The pending Outcome of a call that must wait for a person (kept), or None: it runs."""
-        if not record.approve_calls and not self.policy.call_rules:
-            return None  # (the common case: one attribute read and one truth test)
-        compiled: Callable[[], Compiled] = lambda: self._store.compiled(record.name)  # noqa: E731
-        reason = approval_reason(self.policy.call_rules, record, principal, compiled)
-        if reason is None:
-            return None
+        reason: str,
+    ) -> Outcome:
+        """Keep a call for a person's decision: its pending Outcome."""
         if args is not None and not isinstance(args, Mapping):
             raise InvalidRequest(f"the arguments of `{record.name}` must be an object, not {type(args).__name__}")
         now = utc_now()
@@ -91,6 +118,33 @@ class CallApprovals:
         )
         self.pending_calls.add(call)
         return _pending(call)
+
+    def _run_cleared(self: _Running, tool: Runnable, name: str, args: Any, tables: Any, limits: Any, clock: Any) -> Any:
+        """Run a call that was checked for approval (or approved): the tools it calls may run."""
+        if not self._store.calls.get(name):  # (it calls no other tool: nothing to clear)
+            return self._run_tool(tool, name, args, tables, limits, clock, time.monotonic())
+        cleared = self._cleared
+        before, cleared.on = getattr(cleared, "on", False), True
+        try:
+            return self._run_tool(tool, name, args, tables, limits, clock, time.monotonic())
+        finally:
+            cleared.on = before
+
+    def _refuse_held_callee(self: _Running, name: str) -> None:
+        """RunError when a tool that might wait for a person's approval is called by another
+        outside a checked call (`run`, a check's trial run): a call step is not a way around it."""
+        if getattr(self._cleared, "on", False):
+            return
+        record = self._loaded(name)
+        if not record.approve_calls and not self.policy.call_rules:
+            return
+        if approval_reason(self.policy.call_rules, record, None, partial(self._store.compiled, name)) is not None:
+            raise RunError(
+                codes.CALL_PENDING.code,
+                f"`{name}` may need a person's approval of each call; another tool calls it only within a call "
+                "made through Registry.invoke (which holds it for approval when it does)",
+                hint="call the outer tool through invoke (the REST API, MCP, an agent loop), not run",
+            )
 
     def calls(self: _Running, status: str | None = "pending") -> list[PendingCall]:
         """The calls kept for approval, oldest first: those of `status` (None: all)."""
@@ -177,7 +231,7 @@ class CallApprovals:
                     f"`{call.tool}` is at version {version}; the call was made to version {call.version}",
                     hint="make the call again",
                 )
-            result = self._run_tool(tool, call.tool, call.arguments, None, None, None, time.monotonic())
+            result = CallApprovals._run_cleared(self, tool, call.tool, call.arguments, None, None, None)
         except Error as error:
             return Outcome.failed(call.tool, error, version)
         return Outcome(True, result, (), version, call.tool)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 RISKS = ("low", "medium", "high")
 CALL_CAPABILITIES = ("unsandboxed", "network", "executable", "n8n")
 CALLER_KINDS = ("person", "model", "service")
+_NOTHING: frozenset[str] = frozenset()
 _PARTS = {"risk": RISKS, "capability": CALL_CAPABILITIES, "principal": CALLER_KINDS}
 
 
@@ -60,13 +61,6 @@ class CallRule:
             found[part].add(value)
         return cls(frozenset(found["risk"]), frozenset(found["capability"]), frozenset(found["principal"]))
 
-    def matches(self, record: ToolRecord, principal: Principal, uses: Callable[[], frozenset[str]]) -> bool:
-        if self.risks and record.risk_level not in self.risks:
-            return False
-        if self.principals and principal.kind not in self.principals:
-            return False
-        return not self.capabilities or not self.capabilities.isdisjoint(uses())
-
     def described(self) -> str:
         parts = [
             f"{name}={'|'.join(sorted(values))}"
@@ -81,21 +75,24 @@ class CallRule:
 
 
 def approval_reason(
-    rules: Iterable[CallRule], record: ToolRecord, principal: Principal, compiled: Callable[[], Compiled]
+    rules: Iterable[CallRule], record: ToolRecord, principal: Principal | None, compiled: Callable[[], Compiled]
 ) -> str | None:
-    """Why a call of `record` by `principal` waits for a person (None: it runs now)."""
+    """Why a call of `record` by `principal` waits for a person (None: it runs now); with no
+    principal, why a call by anyone might."""
     if record.approve_calls:
         return f"`{record.name}` asks for a person's approval of each call"
-    used: list[frozenset[str]] = []
-
-    def uses() -> frozenset[str]:  # (found once, and only when a rule asks)
-        if not used:
-            used.append(capabilities_used(record, compiled()))
-        return used[0]
-
-    for rule in rules:
-        if rule.matches(record, principal, uses):
-            return f"this server asks for a person's approval of such calls (rule {rule.described()})"
+    uses: frozenset[str] | None = None  # (found once, and only when a rule names a capability)
+    for rule in rules:  # (rule.matches, inlined: this runs on every call when rules are set)
+        if rule.risks and record.risk_level not in rule.risks:
+            continue
+        if rule.principals and principal is not None and principal.kind not in rule.principals:
+            continue
+        if rule.capabilities:
+            if uses is None:  # a kind that is not signed reaches nothing past its budgets
+                uses = capabilities_used(record, compiled()) if kind_of(record.kind).signed else _NOTHING
+            if rule.capabilities.isdisjoint(uses):
+                continue
+        return f"this server asks for a person's approval of such calls (rule {rule.described()})"
     return None
 
 

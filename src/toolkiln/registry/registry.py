@@ -119,6 +119,8 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         self._hot: dict[str, tuple[int, float, Callable[..., Any], Any, threading.local]] = self._store.runnables
         self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
+        self._cleared = threading.local()  # `.on` while a call checked for approval runs (call_approvals.py)
+        self._reasons: dict[str, Any] = {}  # why a tool's calls wait, by tool (call_approvals.py)
         self._check_slots = threading.BoundedSemaphore(CHECK_SLOTS)
         self._flush_seconds = usage_flush_seconds
         self._flush_at = time.monotonic() + usage_flush_seconds  # when `run` next flushes the counts
@@ -297,14 +299,14 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         version = None
         try:
             caller = principal_of(principal, "principal")
-            with self._mutex:  # the tool and its version from one state of the folder
+            with self._mutex:  # the tool, its version and whether it waits from one state of the folder
                 tool = self._runnable(check_name(name))
                 record = self._loaded(name)
                 version = record.version
-            held = self._held(record, args, caller, conversation)
-            if held is not None:
-                return held
-            result = self._run_tool(tool, name, args, tables, limits, clock, _monotonic())
+                reason = self._approval_needed(record, caller)
+            if reason is not None:
+                return self._hold(record, args, caller, conversation, reason)
+            result = self._run_cleared(tool, name, args, tables, limits, clock)
         except Error as error:
             return Outcome.failed(shown, error, version)
         return Outcome(True, result, (), version, name)
@@ -387,6 +389,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         """The tool a `call` step runs: as `run` would find it, its refusal as a RunError."""
         try:
             tool = self._runnable(name)
+            self._refuse_held_callee(name)
         except RegistryError as error:
             raise RunError(error.code, error.message, hint=error.hint) from error
         if not isinstance(tool, Tool):  # replaced by a tool of another kind since the caller was checked

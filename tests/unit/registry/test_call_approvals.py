@@ -12,6 +12,7 @@ import pytest
 
 from toolkiln import Registry
 from toolkiln.diagnostics import codes
+from toolkiln.errors import RunError
 from toolkiln.registry import PermissionDenied, Principal
 from toolkiln.registry.call_rules import CallRule, capabilities_used
 from toolkiln.registry.policy import Policy
@@ -215,3 +216,39 @@ def test_a_rule_that_does_not_parse_says_what_the_parts_are(text):
     with pytest.raises(ValueError, match="risk=low|medium|high"):
         CallRule.parse(text)
     assert CallRule.parse("all").described() == "all"
+
+
+def wrapper() -> dict:
+    return {
+        "name": "wrapper",
+        "description": "Doubles through double",
+        "parameters": {"x": {"type": "number"}},
+        "logic": {
+            "steps": [
+                {"op": "call", "tool": "double", "args": {"x": "x"}, "output": "y"},
+                {"op": "return", "value": "y"},
+            ]
+        },
+    }
+
+
+def test_a_call_step_is_no_way_around_the_approval_of_the_tool_it_calls(tmp_path, make_def):
+    with opened(tmp_path / "reg", Policy(call_rules=(CallRule.parse("principal=model,risk=high"),))) as reg:
+        reg.create(make_def(risk="high"))
+        reg.create(wrapper())  # low risk itself
+        assert reg.invoke("wrapper", {"x": 1}, principal=WRITER).ok  # a person's: no rule matches
+        held = reg.invoke("wrapper", {"x": 4}, principal=MODEL)
+        assert held.pending and "`wrapper` calls `double`" in held.errors[0].hint
+        with pytest.raises(RunError) as refused:  # outside a checked call (`run`), refused
+            reg.run("wrapper", {"x": 1})
+        assert refused.value.code == codes.CALL_PENDING.code
+        approved = reg.decide_call(held.call, approve=True, by=ADMIN)
+        assert (approved.ok, approved.result) == (True, Decimal(8))
+
+
+def test_a_flag_on_a_called_tool_holds_the_callers_calls(tmp_path, make_def):
+    with opened(tmp_path / "reg", Policy()) as reg:
+        reg.create(make_def())
+        reg.create(wrapper())
+        reg.require_call_approval("double", by=ADMIN)
+        assert reg.invoke("wrapper", {"x": 1}, principal=ADMIN).pending
