@@ -185,16 +185,18 @@ def render_run_error(error: RunError, file: Path) -> str:
 
 
 def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
-    from toolkiln.backends.json_printer import print_json
-    from toolkiln.backends.text_printer import print_text
-    from toolkiln.semantics.values import to_json
     from toolkiln.syntax.loader import parse_file
 
     parsed = parse_file(path)
     if parsed.program is None:
         return None, parsed.diagnostics
     if parsed.format == "json":
+        from toolkiln.backends.json_printer import print_json
+        from toolkiln.semantics.values import to_json
+
         return to_json(print_json(parsed.program), indent=2) + "\n", []
+    from toolkiln.backends.text_printer import print_text  # (and the checker's advice it uses)
+
     return print_text(parsed.program, parsed.comments), []
 
 

@@ -77,6 +77,12 @@ def test_check_and_fmt_of_a_tool_file_load_nothing_of_workflows_n8n_or_lark(exam
     assert unneeded(modules, NEVER) == []
 
 
+def test_fmt_of_a_json_tool_file_loads_no_checker_or_text_printer() -> None:
+    code, _, modules = loaded(["fmt", "--check", str(SHIPPING)])
+    assert code == 0
+    assert unneeded(modules, ("toolkiln.check.", "toolkiln.backends.text_printer", "toolkiln.interpret")) == []
+
+
 def test_check_of_a_tool_file_loads_neither_the_optimizer_nor_the_interpreter() -> None:
     code, _, modules = loaded(["check", str(SHIPPING)])
     assert code == 0
