@@ -9,6 +9,7 @@ import threading
 import time
 
 import anyio
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from test_server_support import compute_tool
@@ -29,13 +30,16 @@ def a_person_decides(registry, *, approve: bool, reason: str | None = None) -> t
     return thread
 
 
-def test_an_mcp_call_waits_for_the_decision_and_gets_its_outcome(tmp_path):
+@pytest.mark.parametrize("held_by", ["the tool's flag", "--approve-calls"])
+def test_an_mcp_call_waits_for_the_decision_and_gets_its_outcome(tmp_path, held_by):
     registry = tmp_path / "registry"
     with Registry(registry) as reg:
         reg.create(compute_tool("double", "x * 2"))
-        reg.require_call_approval("double", by="user")
+        if held_by == "the tool's flag":
+            reg.require_call_approval("double", by="user")
+    rules = ["--approve-calls", "principal=model"] if held_by == "--approve-calls" else []
     # (the whole environment: the SDK passes only a few variables, and PYTHONPATH says which toolkiln)
-    arguments = ["-m", "toolkiln", "mcp", "--registry", str(registry)]
+    arguments = ["-m", "toolkiln", "mcp", "--registry", str(registry), *rules]
     server = StdioServerParameters(command=sys.executable, args=arguments, env=dict(os.environ))
 
     async def main() -> None:

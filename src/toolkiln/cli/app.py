@@ -126,6 +126,7 @@ _COMMAND_MODULES = (
     (("mcp",), "mcp", "add_mcp_command"),
     (("tokens",), "tokens", "add_tokens_command"),
     (("trust",), "trust", "add_trust_command"),
+    (("calls",), "calls", "add_calls_command"),
 )
 
 

@@ -10,7 +10,15 @@ import argparse
 import sys
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
-from toolkiln.cli.serve import granted, listening_options, listening_socket, rate_limit, state_dir, state_dir_option
+from toolkiln.cli.serve import (
+    granted,
+    listening_options,
+    listening_socket,
+    rate_limit,
+    state_dir,
+    state_dir_option,
+    with_call_rules,
+)
 from toolkiln.cli.tools import open_registry, registry_option
 
 
@@ -44,6 +52,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from toolkiln.server.tokens import TokenStore
 
     with open_registry(args, granted(args)) as registry:
+        with_call_rules(registry, args)  # (--approve-calls: a held call waits for a person's decision)
         server = RegistryMCP(registry, poll_seconds=args.poll_seconds, max_concurrent_runs=args.max_concurrent_runs)
         if not args.http:
             anyio.run(server.run_stdio)

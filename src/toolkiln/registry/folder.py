@@ -10,7 +10,8 @@ writes, the cross-process lock, append-only logs.
       .cache/checked             digests of files already checked by this toolkiln version
   .cache/changes             a counter every change bumps: how runs notice other processes' changes
       .lock                      the lock file that serializes writers across processes
-      .gitignore                 keeps usage.json, .cache/ and .lock out of git
+      calls/                     calls waiting for a person's approval (pending_calls.py)
+      .gitignore                 keeps usage.json, .cache/, .lock and calls/ out of git
 
 This module knows files and bytes, not records. Every write is atomic: a temporary file in
 the same directory, fsync, os.replace, fsync of the directory; a reader sees the old file or
@@ -40,7 +41,7 @@ from toolkiln.syntax.loader import file_kind, read_at_most
 
 Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a file is replaced or edited
 
-GITIGNORE = "# written by toolkiln: run-time state, not tool definitions\nusage.json\n.cache/\n.lock\n"
+GITIGNORE = "# written by toolkiln: run-time state, not tool definitions\nusage.json\n.cache/\n.lock\ncalls/\n"
 TEMP_SUFFIX = ".tmp"
 _OWN_TEMP = re.compile(r"\..+\.[0-9]+\.[0-9]+\.tmp")  # .<file name>.<pid>.<ns>.tmp, as write_bytes names them
 STALE_TEMP_SECONDS = 60.0

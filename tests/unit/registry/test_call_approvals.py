@@ -63,6 +63,7 @@ def test_a_held_call_does_not_run_and_is_kept_with_its_caller_and_conversation(h
     assert (call.caller.kind, call.caller.name, call.status) == ("model", "agent", "pending")
     assert (call.expires - call.created).total_seconds() == MODELS_WAIT.call_expiry_seconds
     stored = json.loads((reg.path / "calls" / f"{call.id}.json").read_text())
+    assert "calls/" in (reg.path / ".gitignore").read_text().splitlines()  # run-time state, not in git
     assert stored["arguments"] == {"x": 21} and stored["status"] == "pending"
 
 
