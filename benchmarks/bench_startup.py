@@ -2,8 +2,10 @@
 
     python benchmarks/bench_startup.py [--rounds 21] [--top 8] [--no-importtime]
 
-Each command is a fresh process (`python -m toolkiln ...`, the interpreter running this script,
-bytecode cached by a warm-up round), timed from spawn to exit like hyperfine does: rounds
+The commands: run, check and fmt of the shipping example, check of a workflow and of a tool file
+with a syntax error (both parse with Lark: its parsers are built once, then read from the state
+home), and tools run on a registry of one tool. Each is a fresh process (`python -m toolkiln
+...`, the interpreter running this script, bytecode and parsers cached by a warm-up round), timed from spawn to exit like hyperfine does: rounds
 alternate the commands, so a busy machine slows them all alike. The table gives the median
 wall time, the spread over rounds (fastest and slowest), the median over `python -c pass`, and
 the median minus that of `python -c pass` (what toolkiln itself costs). Every command's output
@@ -37,10 +39,15 @@ class Command:
     label: str
     argv: list[str]
     expect: str  # a line its standard output must contain
+    code: int = 0  # its exit code
     times: list[float] = field(default_factory=list)
 
 
-def commands(registry: Path) -> list[Command]:
+WORKFLOW = ROOT / "tests" / "golden" / "workflows" / "order_total.wf"
+BROKEN = 'tool broken(a: number) description "d"\n{\n  return a +\n}\n'  # Lark explains the error
+
+
+def commands(registry: Path, broken: Path) -> list[Command]:
     tk = [sys.executable, "-m", "toolkiln"]
     return [
         Command("python -c pass", [sys.executable, "-c", "pass"], ""),
@@ -48,6 +55,8 @@ def commands(registry: Path) -> list[Command]:
         Command("toolkiln run shipping_cost.json", [*tk, "run", str(SHIPPING), "--args", ARGS], "31.500"),
         Command("toolkiln check shipping_cost.json", [*tk, "check", str(SHIPPING)], "0 error(s)"),
         Command("toolkiln fmt --check shipping_cost.json", [*tk, "fmt", "--check", str(SHIPPING)], ""),
+        Command("toolkiln check order_total.wf (a workflow)", [*tk, "check", str(WORKFLOW)], "0 error(s)"),
+        Command("toolkiln check broken.tk (a syntax error)", [*tk, "check", str(broken)], "1 error(s)", code=1),
         Command(
             "toolkiln tools run shipping_cost (registry of 1)",
             [*tk, "tools", "run", "shipping_cost", "--registry", str(registry), "--args", ARGS],
@@ -71,14 +80,14 @@ ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTW
 
 def run_once(command: Command) -> str:
     done = subprocess.run(command.argv, capture_output=True, text=True, check=False, env=ENV)
-    if done.returncode != 0 or command.expect not in done.stdout:
+    if done.returncode != command.code or command.expect not in done.stdout:
         raise SystemExit(f"{command.label}: exit {done.returncode}, output {done.stdout!r} {done.stderr[-500:]!r}")
     return done.stdout
 
 
 def timed(command: Command) -> float:
     start = time.perf_counter()
-    subprocess.run(command.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=ENV)
+    subprocess.run(command.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
     return time.perf_counter() - start
 
 
@@ -102,7 +111,7 @@ _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 def import_times(argv: list[str]) -> list[tuple[int, int, int, str]]:
     """(own us, cumulative us, depth, module) per line of `python -X importtime`, in its order."""
     command = [argv[0], "-X", "importtime", *argv[1:]]
-    done = subprocess.run(command, capture_output=True, text=True, check=True, env=ENV)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=ENV)
     rows = []
     for line in done.stderr.splitlines():
         match = _IMPORT_LINE.match(line)
@@ -156,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
 
     folder = Path(tempfile.mkdtemp(prefix="bench_startup_"))
     try:
-        measured = commands(small_registry(folder))
+        broken = folder / "broken.tk"
+        broken.write_text(BROKEN, encoding="utf-8")
+        measured = commands(small_registry(folder), broken)
         for command in measured:  # checks every output, and warms the bytecode cache
             run_once(command)
         load_before = load()
