@@ -5,12 +5,13 @@
 The commands: run, check and fmt of the shipping example, check of a workflow and of a tool file
 with a syntax error (both parse with Lark: its parsers are built once, then read from the state
 home), and tools run on a registry of one tool. Each is a fresh process (`python -m toolkiln
-...`, the interpreter running this script, bytecode and parsers cached by a warm-up round), timed from spawn to exit like hyperfine does: rounds
-alternate the commands, so a busy machine slows them all alike. The table gives the median
-wall time, the spread over rounds (fastest and slowest), the median over `python -c pass`, and
-the median minus that of `python -c pass` (what toolkiln itself costs). Every command's output
-is checked before it is timed. Then, per command, `python -X importtime`'s top entries by their
-own time (the module, and the module that imported it): what is left to cut.
+...`, the interpreter running this script, bytecode and parsers cached by a warm-up round),
+timed from spawn to exit like hyperfine does: rounds alternate the commands, so a busy machine
+slows them all alike. The table gives the median wall time, the spread over rounds (fastest and
+slowest), the median over `python -c pass`, and the median minus that of `python -c pass` (what
+toolkiln itself costs). Every command's output and exit code are checked before it is timed.
+Then, per command, `python -X importtime`'s top entries by their own time (the module, and the
+module that imported it): what is left to cut.
 """
 
 from __future__ import annotations
