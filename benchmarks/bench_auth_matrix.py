@@ -44,12 +44,13 @@ CALLERS = (
     ("model admin", "model", "admin"),
     ("service admin", "service", "admin"),
 )
-PATH_VALUES = {"name": "double", "slug": "lead-followup", "version": "1", "format": "openai"}
+PATH_VALUES = {"name": "double", "slug": "lead-followup", "version": "1", "format": "openai", "call_id": "c" + "0" * 24}
 SCRIPT = {"kind": "script", "name": "loose", "description": "d", "runtime": "bash", "body": "cat", "sandbox": "none"}
 BODIES: dict[str, Any] = {  # harmless bodies that reach the route; the rest get {}
     "/api/v1/tools": {"definition": SCRIPT},
     "/api/tools": SCRIPT,
     "/api/v1/tokens": {"name": "made", "kind": "person", "scope": "read"},
+    "/api/v1/tools/{name}/call-approval": {"required": False},
 }
 VERDICTS = {"R0503": "scope", "R0201": "policy", "R0701": "policy", "R0702": "policy", "R0700": "grant"}
 PENDING = 'tool pending_one(x: number) description "A model\'s risky tool" risk high {\n  return x + 1\n}'
