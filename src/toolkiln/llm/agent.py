@@ -17,6 +17,7 @@ The loop ends at the first reply without tool calls, or with LoopLimitReached af
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolkiln.diagnostics.codes import INVALID_REQUEST
@@ -64,7 +65,8 @@ def agent_loop(
         if not reply.tool_calls:
             return LoopResult(reply.text, tuple(conversation), turn, usage)
         for call in reply.tool_calls:
-            outcome = _outcome(call, registry, meta, client.tool_format, meta_names)
+            said = None if progress is None else partial(_progress_line, progress, turn, call.name[:64])
+            outcome = _outcome(call, registry, meta, client.tool_format, meta_names, said)
             if progress is not None:
                 progress(f"turn {turn}: {call.name[:64]} -> {_summary(outcome)}")
             conversation.append(ToolResult(call.id, capped(to_json(outcome, exact=True)), is_error=not outcome["ok"]))
@@ -86,9 +88,11 @@ def _outcome(
     meta: list[dict[str, Any]],
     format: str,  # noqa: A002
     meta_names: str = "toolkiln",
+    said: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """What a call gives, as data: the Outcome's reply (the registry's own errors, such as no
-    such tool, not active, bad arguments or a failed run, carry their codes and hints)."""
+    such tool, not active, bad arguments or a failed run, carry their codes and hints). A call
+    held for a person's approval is waited for (`said` hears that it waits, and its id)."""
     if call.arguments_error is not None:
         message = f"the arguments of `{call.name[:64]}` are not a JSON object: {call.arguments_error}"
         refusal = ErrorDetails.coded(INVALID_REQUEST, message, "send a JSON object")
@@ -97,8 +101,14 @@ def _outcome(
         if meta_names == "kitz":
             return call_kitz_factory(registry, call.name, call.arguments)
         return registry.call_meta(call.name, call.arguments)
-    # A call held for a person's approval pauses the loop until it is decided (or expires).
-    return registry.settled(registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL)).reply()
+    outcome = registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL)
+    if outcome.pending and said is not None:
+        said(f"waiting for a person's approval of call {outcome.call} (toolkiln calls approve|deny)")
+    return registry.settled(outcome).reply()  # (the loop pauses until it is decided, or expires)
+
+
+def _progress_line(progress: Progress, turn: int, name: str, what: str) -> None:
+    progress(f"turn {turn}: {name} -> {what}")
 
 
 def _summary(outcome: dict[str, Any]) -> str:

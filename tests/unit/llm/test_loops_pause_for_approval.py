@@ -60,10 +60,14 @@ def tool_results(transcript) -> list[dict]:
 def test_the_native_loop_pauses_until_approved_and_the_model_reads_the_result(registry: Registry) -> None:
     person = a_person_decides(registry.path, approve=True)
     client = ScriptedClient([Reply(tool_calls=[ToolCall("c1", "double", {"x": 21})]), "It is 42."])
-    result = agent_loop(client, "Double 21.", registry, include_meta=False)
+    lines: list[str] = []
+    result = agent_loop(client, "Double 21.", registry, include_meta=False, progress=lines.append)
     person.join()
     ((answer),) = tool_results(result.transcript)
-    assert (answer["ok"], answer["result"]) == (True, 42) and answer["call"] == registry.calls("approved")[0].id
+    call = registry.calls("approved")[0].id
+    assert (answer["ok"], answer["result"]) == (True, 42) and answer["call"] == call
+    assert lines == [f"turn 1: double -> waiting for a person's approval of call {call} (toolkiln calls approve|deny)",
+                     "turn 1: double -> ok"]  # fmt: skip
     assert result.answer == "It is 42."
 
 
