@@ -173,7 +173,10 @@ class CallApprovals:
         if not approve:
             return outcome_of(decided)
         outcome = CallApprovals._run_approved(self, decided)
-        return outcome_of(self.pending_calls.finish(decided.id, outcome.reply() | {"version": outcome.version}))
+        try:
+            return outcome_of(self.pending_calls.finish(decided.id, outcome.reply() | {"version": outcome.version}))
+        except Error:  # it ran, and is not run again; only its waiters do not hear how it went
+            return replace(outcome, call=decided.id)
 
     def wait_for_call(self: _Running, call_id: str, timeout: float | None = None) -> Outcome:
         """Wait until a call is decided (and, approved, has run) or expires, at most `timeout`

@@ -15,6 +15,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.registry import PermissionDenied, Principal
 from toolkiln.registry.call_rules import CallRule, capabilities_used
+from toolkiln.registry.errors import StoreError
 from toolkiln.registry.policy import Policy
 from toolkiln.registry.principals import LOCAL_MODEL, LOCAL_USER
 
@@ -253,3 +254,15 @@ def test_a_flag_on_a_called_tool_holds_the_callers_calls(tmp_path, make_def):
         reg.create(wrapper())
         reg.require_call_approval("double", by=ADMIN)
         assert reg.invoke("wrapper", {"x": 1}, principal=ADMIN).pending
+
+
+def test_an_approval_whose_outcome_cannot_be_kept_still_answers_the_run(held, monkeypatch):
+    reg, pending = held
+
+    def full_disk(call_id, outcome):
+        raise StoreError("cannot write calls/: No space left on device")
+
+    monkeypatch.setattr(reg.pending_calls, "finish", full_disk)
+    approved = reg.decide_call(pending.call, approve=True, by=ADMIN)
+    assert (approved.ok, approved.result, approved.call) == (True, Decimal(42), pending.call)
+    assert reg.call(pending.call).status == "approved"  # decided once: it is not run again
