@@ -6,7 +6,6 @@ import argparse
 import json
 
 from toolkiln.cli.common import EXIT_OK
-from toolkiln.semantics.builtins import BUILTINS
 
 
 def add_builtins_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,6 +15,8 @@ def add_builtins_command(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def cmd_builtins(args: argparse.Namespace) -> int:
+    from toolkiln.semantics.builtins import BUILTINS  # (with pydantic, through the diagnostics)
+
     names = sorted(BUILTINS)
     if args.json:
         print(json.dumps([BUILTINS[name].describe() for name in names], indent=2, ensure_ascii=False))

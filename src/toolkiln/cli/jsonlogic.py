@@ -8,13 +8,14 @@ import json
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, read_source, report_diagnostics, write_output
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
-from toolkiln.semantics.values import dumps
+
+if TYPE_CHECKING:
+    from toolkiln.diagnostics.model import Diagnostic
 
 FORMATS = ("jsonlogic",)
 
@@ -76,6 +77,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     except CompileError as error:
         report_diagnostics([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
         return EXIT_FAILED
+    from toolkiln.semantics.values import dumps
+
     write_output(args.output, dumps(rule) + "\n")
     return EXIT_OK
 
@@ -87,6 +90,8 @@ def _read_json(path: Path) -> tuple[Any, list[Diagnostic]]:
     try:
         return json.loads(text, parse_float=Decimal), []
     except (ValueError, RecursionError) as error:
+        from toolkiln.diagnostics.model import Diagnostic
+
         message = f"not JSON: {error}"[:300]
         return None, [Diagnostic.of(codes.JSONLOGIC_NOT_A_RULE, message, None).model_copy(update={"file": str(path)})]
 

@@ -11,10 +11,11 @@ import json
 import sys
 from pathlib import Path
 
-from toolkiln import templates
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
-from toolkiln.diagnostics.render import render_json, render_texts
 from toolkiln.errors import CompileError
+
+# The templates (their workflows parse with Lark) and the renderers load when a command runs:
+# `toolkiln --help` builds this parser too (issue 34).
 
 
 def add_templates_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,12 +37,17 @@ def add_templates_command(commands: argparse._SubParsersAction[argparse.Argument
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from toolkiln import templates
+
     for template in templates.list():
         print(f"{template.slug:<22} {template.title}")
     return EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from toolkiln import templates
+    from toolkiln.diagnostics.render import render_texts
+
     try:
         template = templates.get(args.slug)
     except CompileError as error:
@@ -62,6 +68,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         if not equals:
             raise UsageError(f"--set {item!r}: write it as KEY=VALUE")
         values[key.strip()] = value
+    from toolkiln import templates
+    from toolkiln.diagnostics.render import render_json, render_texts
+
     try:
         if args.dsl:
             output = templates.render_text(args.slug, **values)

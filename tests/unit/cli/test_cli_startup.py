@@ -49,6 +49,15 @@ from toolkiln.cli import main
 code = main(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
 """
+_PROBE_EXITING = """
+import json, sys
+from toolkiln.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as done:  # --help and --version exit through argparse
+    assert done.code == 0, done.code
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
 
 
 def loaded(argv: list[str]) -> tuple[int, str, list[str]]:
@@ -129,6 +138,20 @@ def test_the_n8n_catalogs_are_listed_only_when_a_version_is_given(tmp_path: Path
     )
     assert done.returncode == 2
     assert "invalid choice: '0.1' (choose from 1.123.50, 2.41.1" in done.stderr
+
+
+# What no command module may import when its parser is built (`toolkiln --help` builds them all):
+# a command imports its library when it runs, so that adding a command stays a lazy one-liner.
+NOT_FOR_THE_PARSERS = ("pydantic", "lark", "networkx", "jsonschema", "httpx", "fastapi", "toolkiln.registry.registry")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["explain", "E0101"]])
+def test_help_version_and_explain_load_no_library_of_a_command(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", _PROBE_EXITING, *argv], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "toolkiln" in done.stdout or "E0101" in done.stdout
+    modules = json.loads(done.stderr.strip().splitlines()[-1])
+    assert unneeded(modules, NOT_FOR_THE_PARSERS) == []
 
 
 def test_an_unknown_command_still_lists_every_command() -> None:
