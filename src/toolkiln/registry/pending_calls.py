@@ -183,6 +183,11 @@ class DirectoryPendingCalls:
                     f"the pending calls at {self.path} stayed locked for {self._lock_timeout:g} s",
                     hint="another process is deciding a call; try again",
                 ) from None
+            except OSError as error:  # (a link planted as the lock is not followed: ELOOP)
+                raise StoreError(
+                    f"cannot lock the pending calls at {self.path}: {error.strerror or error}",
+                    hint="calls/.lock must be a plain file of yours",
+                ) from None
             try:
                 yield
             finally:

@@ -266,3 +266,14 @@ def test_an_approval_whose_outcome_cannot_be_kept_still_answers_the_run(held, mo
     approved = reg.decide_call(pending.call, approve=True, by=ADMIN)
     assert (approved.ok, approved.result, approved.call) == (True, Decimal(42), pending.call)
     assert reg.call(pending.call).status == "approved"  # decided once: it is not run again
+
+
+def test_a_link_planted_as_the_calls_lock_is_not_followed(held, tmp_path):
+    reg, pending = held
+    target = tmp_path / "elsewhere"
+    target.write_text("keep me")
+    (reg.path / "calls" / ".lock").unlink(missing_ok=True)
+    (reg.path / "calls" / ".lock").symlink_to(target)
+    refused = reg.decide_call(pending.call, approve=True, by=ADMIN)
+    assert [e.code for e in refused.errors] == [codes.STORE_ERROR.code] and refused.call is None
+    assert target.read_text() == "keep me" and reg.call(pending.call).status == "pending"
