@@ -144,8 +144,8 @@ class DirectoryPendingCalls:
         for call_id in self._ids():
             try:
                 call = self._read(call_id).as_of(now)
-            except CallNotFound:
-                continue  # removed meanwhile, or not a call this registry wrote
+            except (CallNotFound, StoreError):
+                continue  # removed meanwhile, not a call, too large or not a plain file: not listed
             if status is None or call.status == status:
                 found.append(call)
         return sorted(found, key=lambda call: (call.created, call.id))

@@ -277,3 +277,14 @@ def test_a_link_planted_as_the_calls_lock_is_not_followed(held, tmp_path):
     refused = reg.decide_call(pending.call, approve=True, by=ADMIN)
     assert [e.code for e in refused.errors] == [codes.STORE_ERROR.code] and refused.call is None
     assert target.read_text() == "keep me" and reg.call(pending.call).status == "pending"
+
+
+def test_files_in_calls_that_are_no_calls_are_not_listed_and_break_nothing(held):
+    reg, pending = held
+    folder = reg.path / "calls"
+    (folder / ("c" + "1" * 24 + ".json")).write_text("{not json")
+    (folder / ("c" + "2" * 24 + ".json")).write_bytes(b" " * (5 * 1024 * 1024))  # past the size cap
+    (folder / ("c" + "3" * 24 + ".json")).symlink_to(folder / f"{pending.call}.json")
+    assert [call.id for call in reg.calls(None)] == [pending.call]
+    refused = reg.decide_call("c" + "2" * 24, approve=True, by=ADMIN)
+    assert refused.call is None and refused.errors[0].code != codes.CALL_PENDING.code
