@@ -47,11 +47,13 @@ def agent_loop(
     max_turns: int = 10,
     progress: Progress | None = None,
     meta_names: Literal["toolkiln", "kitz"] = "toolkiln",
+    conversation_id: str | None = None,
 ) -> LoopResult:
     """Converse until the model answers without calling a tool; `progress` hears one line a
     call (`turn 2: shipping_cost -> ok`). `messages` may be OpenAI-style dicts
     (`{"role": "user", "content": ...}`), as toolkiln's message types. `meta_names="kitz"`
-    offers the meta-tools by Kitz's names (toolFactory_*: toolkiln.llm.kitz_factory)."""
+    offers the meta-tools by Kitz's names (toolFactory_*: toolkiln.llm.kitz_factory).
+    `conversation_id` names the conversation to whoever approves a call it holds (docs/approvals.md)."""
     if max_turns < 1:
         raise LLMConfigError(f"max_turns must be at least 1, got {max_turns}")
     conversation = list(as_messages(messages))
@@ -66,7 +68,7 @@ def agent_loop(
             return LoopResult(reply.text, tuple(conversation), turn, usage)
         for call in reply.tool_calls:
             said = None if progress is None else partial(_progress_line, progress, turn, call.name[:64])
-            outcome = _outcome(call, registry, meta, client.tool_format, meta_names, said)
+            outcome = _outcome(call, registry, meta, client.tool_format, meta_names, said, conversation_id)
             if progress is not None:
                 progress(f"turn {turn}: {call.name[:64]} -> {_summary(outcome)}")
             conversation.append(ToolResult(call.id, capped(to_json(outcome, exact=True)), is_error=not outcome["ok"]))
@@ -89,6 +91,7 @@ def _outcome(
     format: str,  # noqa: A002
     meta_names: str = "toolkiln",
     said: Callable[[str], None] | None = None,
+    conversation_id: str | None = None,
 ) -> dict[str, Any]:
     """What a call gives, as data: the Outcome's reply (the registry's own errors, such as no
     such tool, not active, bad arguments or a failed run, carry their codes and hints). A call
@@ -101,7 +104,7 @@ def _outcome(
         if meta_names == "kitz":
             return call_kitz_factory(registry, call.name, call.arguments)
         return registry.call_meta(call.name, call.arguments)
-    outcome = registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL)
+    outcome = registry.invoke(call.name, call.arguments, principal=LOCAL_MODEL, conversation=conversation_id)
     if outcome.pending and said is not None:
         said(f"waiting for a person's approval of call {outcome.call} (toolkiln calls approve|deny)")
     return registry.settled(outcome).reply()  # (the loop pauses until it is decided, or expires)

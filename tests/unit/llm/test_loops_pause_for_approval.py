@@ -74,9 +74,10 @@ def test_the_native_loop_pauses_until_approved_and_the_model_reads_the_result(re
 def test_the_native_loop_gives_a_denial_to_the_model_as_data_with_the_reason(registry: Registry) -> None:
     person = a_person_decides(registry.path, approve=False, reason="ask finance first")
     client = ScriptedClient([Reply(tool_calls=[ToolCall("c1", "double", {"x": 21})]), "Sorry."])
-    result = agent_loop(client, "Double 21.", registry, include_meta=False)
+    result = agent_loop(client, "Double 21.", registry, include_meta=False, conversation_id="support-17")
     person.join()
     ((answer),) = tool_results(result.transcript)
+    assert registry.calls("denied")[0].conversation == "support-17"  # what the person saw
     assert answer["ok"] is False and answer["errors"][0]["code"] == "R0731"
     assert "ask finance first" in answer["message"] and result.answer == "Sorry."
     assert registry.get("double").usage_count == 0
