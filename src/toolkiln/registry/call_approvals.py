@@ -24,7 +24,13 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import Error, RunError
 from toolkiln.registry.call_rules import approval_reason
-from toolkiln.registry.errors import CallDenied, CallToolChanged, InvalidRequest, PermissionDenied
+from toolkiln.registry.errors import (
+    CallDenied,
+    CallToolChanged,
+    InvalidRequest,
+    PermissionDenied,
+    TooManyPendingCalls,
+)
 from toolkiln.registry.models import ToolRecord, utc_now
 from toolkiln.registry.names import check_name
 from toolkiln.registry.outcome import Outcome
@@ -105,6 +111,14 @@ class CallApprovals:
         if args is not None and not isinstance(args, Mapping):
             raise InvalidRequest(f"the arguments of `{record.name}` must be an object, not {type(args).__name__}")
         now = utc_now()
+        who = (principal.kind, principal.name)
+        mine = [c for c in self.pending_calls.list("pending", now) if (c.caller.kind, c.caller.name) == who]
+        if len(mine) >= self.policy.max_pending_calls:
+            raise TooManyPendingCalls(
+                f"{principal.described} has {len(mine)} calls waiting for approval already; "
+                f"at most {self.policy.max_pending_calls} may wait",
+                hint="wait for a person to decide them (or for them to expire), then call again",
+            )
         call = PendingCall(
             id=new_call_id(),
             tool=record.name,

@@ -111,6 +111,14 @@ class CallDecided(InvalidTransition, code=codes.CALL_DECIDED):
     """A call approved or denied already (of two decisions, the one that lost), or expired."""
 
 
+class TooManyPendingCalls(PermissionDenied, code=codes.TOO_MANY_PENDING_CALLS):
+    """A caller with `Policy.max_pending_calls` calls waiting already (429 over REST)."""
+
+
+class CallTooLarge(InvalidRequest, code=codes.CALL_TOO_LARGE):
+    """A held call whose arguments would make its file larger than the store keeps."""
+
+
 class CallToolChanged(InvalidTransition, code=codes.CALL_TOOL_CHANGED):
     """The tool has a new version since the call was made: the approved call does not run."""
 

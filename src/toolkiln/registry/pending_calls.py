@@ -31,8 +31,10 @@ import msgspec
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from toolkiln.diagnostics import codes
+from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.registry.codec import iso
-from toolkiln.registry.errors import CallDecided, CallNotFound, StoreError
+from toolkiln.registry.errors import CallDecided, CallNotFound, CallTooLarge, StoreError
 from toolkiln.registry.folder import Folder
 from toolkiln.registry.principals import Principal
 from toolkiln.semantics.values import to_json
@@ -133,8 +135,16 @@ class DirectoryPendingCalls:
         return self._opened
 
     def add(self, call: PendingCall) -> None:
+        """Keep a new call; CallTooLarge past MAX_CALL_BYTES (what a read takes)."""
+        data = _encoded(call)
+        if len(data) > MAX_CALL_BYTES:
+            raise CallTooLarge(
+                f"the call of `{call.tool}` would take {len(data):,} bytes; a call kept for approval "
+                f"takes at most {MAX_CALL_BYTES:,}",
+                hint="send smaller arguments",
+            )
         self._folder.check_folders(self.path)
-        self._write(call)
+        self._folder.write_bytes(self._file(call.id), data)
 
     def get(self, call_id: str, now: datetime) -> PendingCall:
         return self._read(call_id).as_of(now)
@@ -168,7 +178,11 @@ class DirectoryPendingCalls:
     def finish(self, call_id: str, outcome: dict[str, Any]) -> PendingCall:
         """Keep the outcome of an approved call that ran."""
         with self._locked():
-            finished = self._read(call_id).model_copy(update={"outcome": outcome})
+            stored = self._read(call_id)
+            finished = stored.model_copy(update={"outcome": outcome})
+            size = len(_encoded(finished))
+            if size > MAX_CALL_BYTES:  # (it ran: what is kept says so, without the result)
+                finished = stored.model_copy(update={"outcome": _too_large(outcome, size)})
             self._write(finished)
             return finished
 
@@ -209,7 +223,7 @@ class DirectoryPendingCalls:
             raise CallNotFound(f"the file of call {call_id} is not a call", hint="delete it") from None
 
     def _write(self, call: PendingCall) -> None:
-        self._folder.write_bytes(self._file(call.id), to_json(call.to_dict(), indent=2, exact=True).encode() + b"\n")
+        self._folder.write_bytes(self._file(call.id), _encoded(call))
 
     def _ids(self) -> builtins.list[str]:
         try:
@@ -219,6 +233,16 @@ class DirectoryPendingCalls:
         except OSError as error:
             raise StoreError(f"cannot list {self.path}: {error.strerror or error}") from None
         return [name[:-5] for name in names if name.endswith(".json") and _CALL_ID.fullmatch(name[:-5])]
+
+
+def _too_large(outcome: dict[str, Any], size: int) -> dict[str, Any]:
+    message = f"the approved call ran, but its outcome ({size:,} bytes) is too large to keep for its caller"
+    error = ErrorDetails.coded(codes.CALL_TOO_LARGE, message, "the person who approved it got the result")
+    return {"ok": False, "errors": [error.to_dict()], "message": message, "version": outcome.get("version")}
+
+
+def _encoded(call: PendingCall) -> bytes:
+    return to_json(call.to_dict(), indent=2, exact=True).encode() + b"\n"
 
 
 def _decided(call: PendingCall) -> CallDecided:

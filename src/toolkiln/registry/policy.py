@@ -81,6 +81,7 @@ class Policy:
     # Calls that wait for a person's approval (call_rules.py): none by default.
     call_rules: tuple[CallRule, ...] = ()
     call_expiry_seconds: float = 3600.0  # a call nobody decided within this is denied "expired"
+    max_pending_calls: int = 100  # per caller (kind and name): more are refused (R0735)
 
     def initial_status(self, created_by: Actor, kind: str, risk_level: str) -> Status:
         if created_by != "llm":

@@ -29,8 +29,11 @@ from toolkiln.server.tokens import TokenError
 MEDIA_TYPE = "application/problem+json"
 log = logging.getLogger("toolkiln.server")
 
-# The HTTP status of each registry error; a subclass not listed takes its parent's.
+# The HTTP status of each registry error; a subclass not listed takes its parent's (the first
+# listed that it is one of: a subclass with its own status comes before its parent).
 _REGISTRY_STATUS: dict[type[registry_errors.RegistryError], int] = {
+    registry_errors.TooManyPendingCalls: 429,
+    registry_errors.CallTooLarge: 413,
     registry_errors.InvalidName: 400,
     registry_errors.InvalidRequest: 400,
     registry_errors.ToolNotFound: 404,

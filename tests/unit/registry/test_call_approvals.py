@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import threading
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -16,6 +17,8 @@ from toolkiln.errors import RunError
 from toolkiln.registry import PermissionDenied, Principal
 from toolkiln.registry.call_rules import CallRule, capabilities_used
 from toolkiln.registry.errors import StoreError
+from toolkiln.registry.models import utc_now
+from toolkiln.registry.pending_calls import Caller
 from toolkiln.registry.policy import Policy
 from toolkiln.registry.principals import LOCAL_MODEL, LOCAL_USER
 
@@ -288,3 +291,31 @@ def test_files_in_calls_that_are_no_calls_are_not_listed_and_break_nothing(held)
     assert [call.id for call in reg.calls(None)] == [pending.call]
     refused = reg.decide_call("c" + "2" * 24, approve=True, by=ADMIN)
     assert refused.call is None and refused.errors[0].code != codes.CALL_PENDING.code
+
+
+def test_a_caller_with_too_many_calls_waiting_is_refused_and_others_are_not(tmp_path, make_def):
+    with opened(tmp_path / "reg", replace(MODELS_WAIT, max_pending_calls=2)) as reg:
+        reg.create(make_def())
+        assert all(reg.invoke("double", {"x": x}, principal=MODEL).pending for x in (1, 2))
+        third = reg.invoke("double", {"x": 3}, principal=MODEL)
+        assert [e.code for e in third.errors] == [codes.TOO_MANY_PENDING_CALLS.code] and third.call is None
+        other = Principal("model", "another", "run")
+        assert reg.invoke("double", {"x": 3}, principal=other).pending
+        reg.decide_call(reg.calls()[0].id, approve=False, by=ADMIN, reason="enough")
+        assert reg.invoke("double", {"x": 4}, principal=MODEL).pending  # one was decided: room again
+
+
+def test_arguments_too_large_to_keep_are_refused_and_nothing_is_written(tmp_path, make_def):
+    with opened(tmp_path / "reg") as reg:
+        reg.create(make_def(params={"x": {"type": "number"}, "blob": {"type": "string"}}))
+        refused = reg.invoke("double", {"x": 1, "blob": "a" * (5 * 1024 * 1024)}, principal=MODEL)
+        assert [e.code for e in refused.errors] == [codes.CALL_TOO_LARGE.code]
+        assert reg.calls(None) == []
+
+
+def test_an_outcome_too_large_to_keep_is_kept_as_a_coded_note(held):
+    reg, pending = held
+    reg.pending_calls.decide(pending.call, "approved", Caller.of(ADMIN), None, utc_now())
+    reg.pending_calls.finish(pending.call, {"ok": True, "result": "a" * (5 * 1024 * 1024), "version": 1})
+    waited = reg.wait_for_call(pending.call, timeout=0)
+    assert not waited.ok and [e.code for e in waited.errors] == [codes.CALL_TOO_LARGE.code]

@@ -64,3 +64,25 @@ version by the time a person approves, the call does not run (the person approve
 for code that is no longer there). Make the call again: it runs, or waits, under the new version.
 """,
 )
+
+TOO_MANY_PENDING_CALLS = register(
+    "R0735",
+    "too-many-pending-calls",
+    "Too many of this caller's calls wait for approval",
+    """
+Each caller may have at most `Policy.max_pending_calls` calls waiting for a person's approval
+(100 by default): a model that keeps calling a held tool would otherwise fill the registry's
+folder faster than anyone could decide. Wait for a decision (or for calls to expire), or ask
+a person to decide the ones that wait (`GET /api/v1/calls?status=pending`).
+""",
+)
+
+CALL_TOO_LARGE = register(
+    "R0736",
+    "call-too-large",
+    "The call's arguments are too large to keep for approval",
+    """
+A call kept for a person's approval is written to the registry with its arguments; together
+they may take at most 4 MB. Send smaller arguments (a reference to data rather than the data).
+""",
+)
