@@ -35,7 +35,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.registry.codec import iso
 from toolkiln.registry.errors import CallDecided, CallNotFound, CallTooLarge, StoreError
-from toolkiln.registry.folder import Folder
+from toolkiln.registry.folder import Folder, Sig
 from toolkiln.registry.principals import Principal
 from toolkiln.semantics.values import to_json
 
@@ -45,6 +45,7 @@ CALLS = "calls"
 _CALL_ID = re.compile(r"c[0-9a-f]{24}")
 _DECODE = msgspec.json.Decoder(float_hook=Decimal)  # (numbers stay exact, as in tool files)
 MAX_CALL_BYTES = 4 * 1024 * 1024
+REMEMBERED_BYTES = 64 * 1024  # a listing remembers the calls of files up to this size (not re-read)
 EXPIRED = "expired"
 
 
@@ -127,6 +128,7 @@ class DirectoryPendingCalls:
         self._threads = threading.Lock()  # (the file lock is not exclusive between threads)
         self._lock = FileLock(str(self.path / ".lock"), timeout=lock_timeout, thread_local=False)
         self._lock_timeout = lock_timeout
+        self._seen: dict[str, tuple[Sig, PendingCall]] = {}  # what the last listing read, by id
 
     @property
     def _folder(self) -> Folder:
@@ -150,14 +152,22 @@ class DirectoryPendingCalls:
         return self._read(call_id).as_of(now)
 
     def list(self, status: CallStatus | None, now: datetime) -> list[PendingCall]:
-        found = []
-        for call_id in self._ids():
-            try:
-                call = self._read(call_id).as_of(now)
-            except (CallNotFound, StoreError):
-                continue  # removed meanwhile, not a call, too large or not a plain file: not listed
+        found, seen = [], {}
+        for call_id, sig in self._ids():
+            known = self._seen.get(call_id)
+            if known is not None and known[0] == sig:
+                call = known[1]  # the same file as last time (a write replaces it: a new inode)
+            else:
+                try:
+                    call = self._read(call_id)
+                except (CallNotFound, StoreError):
+                    continue  # removed meanwhile, not a call, too large or not a plain file: not listed
+            if sig[1] <= REMEMBERED_BYTES:
+                seen[call_id] = (sig, call)
+            call = call.as_of(now)
             if status is None or call.status == status:
                 found.append(call)
+        self._seen = seen  # (the calls of this listing only: removed files are forgotten)
         return sorted(found, key=lambda call: (call.created, call.id))
 
     def decide(self, call_id: str, status: CallStatus, by: Caller, reason: str | None, now: datetime) -> PendingCall:
@@ -225,14 +235,25 @@ class DirectoryPendingCalls:
     def _write(self, call: PendingCall) -> None:
         self._folder.write_bytes(self._file(call.id), _encoded(call))
 
-    def _ids(self) -> builtins.list[str]:
+    def _ids(self) -> builtins.list[tuple[str, Sig]]:
+        """The calls' ids, each with its file's (inode, size, mtime): plain files only."""
+        found = []
         try:
-            names = [entry.name for entry in os.scandir(self.path) if entry.is_file(follow_symlinks=False)]
+            with os.scandir(self.path) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if (
+                        name.endswith(".json")
+                        and _CALL_ID.fullmatch(name[:-5])
+                        and entry.is_file(follow_symlinks=False)
+                    ):
+                        st = entry.stat(follow_symlinks=False)
+                        found.append((name[:-5], (st.st_ino, st.st_size, st.st_mtime_ns)))
         except FileNotFoundError:
             return []
         except OSError as error:
             raise StoreError(f"cannot list {self.path}: {error.strerror or error}") from None
-        return [name[:-5] for name in names if name.endswith(".json") and _CALL_ID.fullmatch(name[:-5])]
+        return found
 
 
 def _too_large(outcome: dict[str, Any], size: int) -> dict[str, Any]:

@@ -99,3 +99,12 @@ class PendingCallsContract:
         for thread in threads:
             thread.join()
         assert (len(won), len(lost)) == (1, 5)
+
+    def test_a_listing_sees_what_another_opener_changed_since_it_last_listed(self, make: Make) -> None:
+        calls = make(None)
+        call = a_call()
+        calls.add(call)
+        assert [c.status for c in calls.list(None, utc_now())] == ["pending"]  # (remembered, maybe)
+        make(calls).decide(call.id, "denied", PERSON, "changed elsewhere", utc_now())
+        assert calls.list("pending", utc_now()) == []
+        assert [c.reason for c in calls.list(None, utc_now())] == ["changed elsewhere"]
