@@ -12,6 +12,7 @@ changed them, tells every client to refetch: clients of the 2026-07-28 protocol 
 from __future__ import annotations
 
 import socket
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +27,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from toolkiln.registry.call_approvals import RUN_GRACE_SECONDS, WAIT_POLL_SECONDS
 from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
 from toolkiln.server import mcp_tools
@@ -95,13 +97,24 @@ class RegistryMCP:
         outcome = await anyio.to_thread.run_sync(
             mcp_tools.call_tool, self.registry, params.name, params.arguments, principal, limiter=self._run_slots
         )
-        if outcome.pending is not None:  # the client waits for a person's decision, holding no run slot
-            outcome = await anyio.to_thread.run_sync(mcp_tools.settle, self.registry, outcome.pending)
+        if outcome.pending is not None:  # the client waits for a person's decision
+            outcome = await self._decided(outcome)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.text)],
             structured_content=outcome.payload,
             is_error=outcome.is_error,
         )
+
+    async def _decided(self, held: mcp_tools.CallResult) -> mcp_tools.CallResult:
+        """A held call's answer once a person decided it (or it expired): looked at every
+        WAIT_POLL_SECONDS from the event loop, so a waiting client holds no thread and no run
+        slot, for as long as the call may wait and an approved run may take."""
+        limit = time.monotonic() + self.registry.policy.call_expiry_seconds + RUN_GRACE_SECONDS
+        outcome = held
+        while outcome.pending is not None and time.monotonic() < limit:
+            await anyio.sleep(WAIT_POLL_SECONDS)
+            outcome = await anyio.to_thread.run_sync(mcp_tools.settle, self.registry, outcome.pending, 0)
+        return outcome
 
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and ctx.session.client_params is not None:

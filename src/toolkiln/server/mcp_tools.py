@@ -84,10 +84,12 @@ def call_tool(
     return _failed(outcome) if not outcome.ok else _answer(outcome.reply(), is_error=False)
 
 
-def settle(reg: Registry, call_id: str) -> CallResult:
-    """What a call held for a person's approval comes to, once decided (or expired): the client
-    waits for it, as the agent loops do (outside the run slots: nothing runs meanwhile)."""
-    outcome = reg.wait_for_call(call_id)
+def settle(reg: Registry, call_id: str, timeout: float | None = None) -> CallResult:
+    """What a call held for a person's approval comes to, once decided (or expired), waiting at
+    most `timeout` seconds (0: one look; `pending` is still set when it was not decided)."""
+    outcome = reg.wait_for_call(call_id, timeout)
+    if outcome.pending:
+        return replace(_failed(outcome), pending=call_id)
     return _failed(outcome) if not outcome.ok else _answer(outcome.reply(), is_error=False)
 
 

@@ -94,6 +94,7 @@ def test_a_prompted_tool_pauses_until_approved(registry: Registry) -> None:
 def test_mcp_answers_a_held_call_once_a_person_decided(registry: Registry) -> None:
     held = call_tool(registry, "double", {"x": 5})
     assert held.pending is not None and held.payload["errors"][0]["code"] == "R0730"
+    assert settle(registry, held.pending, 0).pending == held.pending  # one look: the MCP server polls
     person = a_person_decides(registry.path, approve=True)
     settled = settle(registry, held.pending)
     person.join()
