@@ -5,6 +5,7 @@ from the command line as the local user (a person with every scope: docs/approva
     toolkiln calls show ID
     toolkiln calls approve ID [--reason TEXT]      # runs it with its stored arguments
     toolkiln calls deny ID --reason TEXT           # never runs it; the caller reads the reason
+    toolkiln calls require TOOL [--off]            # each call of TOOL waits for approval (or not)
 
 An agent loop or `toolkiln mcp` waiting on a call resumes once it is decided here.
 """
@@ -16,12 +17,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
-from toolkiln.cli.tools import open_registry, registry_option
+from toolkiln.cli.tools import _guarded, _render_problem, open_registry, registry_option
 
 if TYPE_CHECKING:
     from toolkiln.registry.outcome import Outcome
     from toolkiln.registry.pending_calls import PendingCall
-    from toolkiln.registry.registry import Registry
 
 
 def add_calls_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -35,18 +35,22 @@ def add_calls_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
     sub = calls.add_subparsers(dest="calls_command", required=True, metavar="SUBCOMMAND")
     listed = sub.add_parser("list", parents=[common], help="the calls of a status, oldest first")
     listed.add_argument("--status", choices=("pending", "approved", "denied", "all"), default="pending")
-    listed.set_defaults(handler=cmd_list)
+    listed.set_defaults(handler=_guarded(cmd_list))
     shown = sub.add_parser("show", parents=[common], help="one call as JSON: arguments, decision, outcome")
     shown.add_argument("id", help="the call's id")
-    shown.set_defaults(handler=cmd_show)
+    shown.set_defaults(handler=_guarded(cmd_show))
     approve = sub.add_parser("approve", parents=[common], help="run a pending call with its stored arguments")
     approve.add_argument("id", help="the call's id")
     approve.add_argument("--reason", help="why (kept with the call)")
-    approve.set_defaults(handler=cmd_decide, approve=True)
+    approve.set_defaults(handler=_guarded(cmd_decide), approve=True)
     deny = sub.add_parser("deny", parents=[common], help="deny a pending call: it never runs")
     deny.add_argument("id", help="the call's id")
     deny.add_argument("--reason", required=True, help="why (the caller reads it)")
-    deny.set_defaults(handler=cmd_decide, approve=False)
+    deny.set_defaults(handler=_guarded(cmd_decide), approve=False)
+    require = sub.add_parser("require", parents=[common], help="make each call of a tool wait for a person's approval")
+    require.add_argument("tool", help="the tool's name")
+    require.add_argument("--off", action="store_true", help="its calls run without approval again")
+    require.set_defaults(handler=_guarded(cmd_require))
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -63,10 +67,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from toolkiln.semantics.values import dumps
 
     with open_registry(args) as reg:
-        outcome = _looked_up(reg, args.id)
-        if outcome is not None:
-            return _failed(outcome)
-        print(dumps(reg.call(args.id).to_dict(), indent=2))
+        print(dumps(reg.call(args.id).to_dict(), indent=2))  # CallNotFound: R0732, exit 1
     return EXIT_OK
 
 
@@ -88,28 +89,21 @@ def cmd_decide(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_require(args: argparse.Namespace) -> int:
+    with open_registry(args) as reg:
+        record = reg.require_call_approval(args.tool, not args.off, by="user")
+    state = "waits for a person's approval" if record.approve_calls else "runs without approval"
+    print(f"each call of {record.name} {state}")
+    return EXIT_OK
+
+
 def _line(call: PendingCall) -> str:
     decided = f" {call.status}" + (f" ({call.reason})" if call.reason else "")
     caller = f"{call.caller.kind} {call.caller.name}"
     return f"{call.id}  {call.tool} v{call.version}  by {caller}  expires {call.expires:%Y-%m-%d %H:%M:%S}Z{decided}"
 
 
-def _looked_up(reg: Registry, call_id: str) -> Outcome | None:
-    """The failed Outcome when no call has this id (R0732), else None."""
-    from toolkiln.errors import Error
-    from toolkiln.registry.outcome import Outcome
-
-    try:
-        reg.call(call_id)
-    except Error as error:
-        return Outcome.failed(call_id[:40], error)
-    return None
-
-
 def _failed(outcome: Outcome) -> int:
     for error in outcome.errors:
-        print(
-            f"error[{error.code}]: {error.message}" + (f"\n  = hint: {error.hint}" if error.hint else ""),
-            file=sys.stderr,
-        )
+        print(_render_problem(error.code, error.message, error.hint), file=sys.stderr)
     return EXIT_FAILED

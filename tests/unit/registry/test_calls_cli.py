@@ -71,3 +71,17 @@ def test_a_decision_not_taken_exits_1_with_its_code(calls, held):
     with pytest.raises(SystemExit) as usage:  # a denial needs its reason
         calls("deny", first)
     assert usage.value.code == 2
+
+
+def test_require_makes_each_call_of_a_tool_wait_and_off_undoes_it(calls, tmp_path):
+    with Registry(tmp_path / "reg") as reg:
+        reg.create(DOUBLE)
+    code, out, _ = calls("require", "double")
+    assert code == 0 and "waits for a person's approval" in out
+    with Registry(tmp_path / "reg") as reg:
+        assert reg.invoke("double", {"x": 1}, principal=LOCAL_MODEL).pending
+    assert calls("require", "double", "--off")[0] == 0
+    with Registry(tmp_path / "reg") as reg:
+        assert reg.invoke("double", {"x": 1}, principal=LOCAL_MODEL).ok
+    code, _, err = calls("require", "nope")
+    assert code == 1 and "R0102" in err
