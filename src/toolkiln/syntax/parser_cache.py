@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import json
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -63,8 +64,10 @@ def _mac(key: bytes, name: str, body: bytes) -> bytes:
 
 def _read(path: Path, key: bytes, name: str, objects: dict[str, Any]) -> Lark | None:
     """The parser in `path`, or None when there is none or it does not verify or load."""
-    try:
-        with open(path, "rb") as file:
+    try:  # without blocking on a FIFO, and a regular file only
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
             data = file.read(MAX_CACHE_BYTES + 1)
     except OSError:
         return None

@@ -5,6 +5,8 @@ built again and the file rewritten."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +93,18 @@ def test_without_a_key_nothing_is_kept(tmp_path, monkeypatch):
 def test_the_data_reads_back_exactly():
     value = {"memo": {0: {"name": "A", "pair": (1, "b")}}, "list": [(), [True, None]], 3: "x"}
     assert parser_cache._decode(parser_cache._encode(value)) == value
+
+
+def test_a_fifo_in_the_parsers_place_is_passed_over_without_blocking(state):
+    """A read that waited for a writer would hang the command: the file is opened without
+    blocking and read only if it is a regular file (the parser is then built as usual)."""
+    path = parser_cache.cache_path("compute", grammar_text("compute.lark"), _options())
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    probe = (
+        "from toolkiln.syntax.grammar import compute_parser\n"
+        "assert compute_parser().parse('return 1\\n', start='start') is not None"
+    )
+    env = {**os.environ, STATE_DIR_ENV: str(state)}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
