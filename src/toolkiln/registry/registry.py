@@ -15,7 +15,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from functools import partial
@@ -45,7 +45,7 @@ from toolkiln.registry.pending_calls import DirectoryPendingCalls, PendingCalls
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.revisions import audit_entry
-from toolkiln.registry.runs import Runner
+from toolkiln.registry.runs import HotRun, Runner
 from toolkiln.registry.store import Store
 from toolkiln.registry.trusting import Trusting
 from toolkiln.registry.workflows import WorkflowTools
@@ -112,11 +112,10 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         )
         self._runner = Runner()
         self._counter = self._store.changes.words  # (None: no hot path, every run asks the store)
-        # name -> (change counter, until when, the tool's fast run (its Runner's), the tool, the
-        # per-thread run counts; see usage.Tally): what `run` reuses without asking the store while
-        # nothing has changed (see changes.py). The store owns it and empties it in place whenever
-        # a record or the tables change (its one invalidation rule, store.py).
-        self._hot: dict[str, tuple[int, float, Callable[..., Any], Any, threading.local]] = self._store.runnables
+        # name -> HotRun: what `run` reuses without asking the store while nothing has changed
+        # (see changes.py). The store owns it and empties it in place whenever a record or the
+        # tables change (its one invalidation rule, store.py).
+        self._hot: dict[str, HotRun] = self._store.runnables
         self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
         self._cleared = threading.local()  # `.on` while a call checked for approval runs (call_approvals.py)
@@ -257,9 +256,9 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         except (KeyError, TypeError):  # (TypeError: not a name at all; the slow path says so)
             return self._run_tool(self._runnable(check_name(name)), name, args, tables, limits, clock, now)
         # Every test below is needed and each costs tens of nanoseconds: see docs/performance.md.
-        if now < hot[1] and hot[0] == self._counter[0]:  # type: ignore[index]
+        if now < hot.until and hot.changes == self._counter[0]:  # type: ignore[index]
             try:
-                cell = hot[4].cell  # this thread's count of the tool's runs (usage.Tally)
+                cell = hot.counts.cell  # this thread's count of the tool's runs (usage.Tally)
             except AttributeError:
                 cell = self._store.tally(name).cell()
             cell[0] += 1
@@ -267,8 +266,8 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
             if now >= self._flush_at:
                 self._flush_quietly()
             if tables is None and limits is None and clock is None and self.limits is None:
-                return hot[2](args)  # the tool's fast path (Tool.runner), no keywords
-            return hot[3].run(args, tables=tables, limits=limits or self.limits, clock=clock)
+                return hot.run(args)  # the tool's fast path (Tool.runner), no keywords
+            return hot.tool.run(args, tables=tables, limits=limits or self.limits, clock=clock)
         return self._run_tool(self._runnable(check_name(name)), name, args, tables, limits, clock, now)
 
     def runner(self, name: str) -> handles.Runner:
@@ -376,7 +375,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
             if changes is not None and not kind.signed:  # (a signed kind is vouched for at each run)
                 fast = tool.runner().run if isinstance(tool, Tool) else tool.run
                 until = time.monotonic() + self._hot_seconds
-                self._hot[name] = (changes, until, fast, tool, self._store.tally(name).local)
+                self._hot[name] = HotRun(changes, until, fast, tool, self._store.tally(name).local)
             return tool
 
     def _with_tables(self, name: str, tool: Tool) -> Tool:

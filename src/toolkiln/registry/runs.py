@@ -1,4 +1,5 @@
-"""Runnable tools: a stored compute tool with the registry's tables it reads.
+"""Runnable tools: a stored compute tool with the registry's tables it reads, and what
+`Registry.run` keeps of a tool to run it again without asking the store (`HotRun`).
 
 The registry's tables (tables/*.json, *.csv) are given to each tool once, when it is first
 run or the tables change, and only the tables the tool reads: so a run costs what the tool
@@ -7,7 +8,8 @@ costs, not a copy of every table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolkiln.ast import compute as n
@@ -20,6 +22,25 @@ def tables_used(program: n.Program) -> frozenset[str]:
     if program.tables is not None:
         return frozenset(table.name for table in program.tables)
     return frozenset(node.table for node in walk(program) if isinstance(node, n.Lookup))
+
+
+class HotRun:
+    """A tool as `Registry.run` reuses it while nothing changed: the store's change counter it
+    was made at, until when it is believed without a look at the folder, the tool's fast run
+    (its Runner's, taking only the arguments), the tool itself (for runs with options) and the
+    per-thread counts of its runs (usage.Tally). Slots: a run reads four of them, each as fast
+    as a tuple's item."""
+
+    __slots__ = ("changes", "counts", "run", "tool", "until")
+
+    def __init__(
+        self, changes: int, until: float, run: Callable[[Any], Any], tool: Any, counts: threading.local
+    ) -> None:
+        self.changes = changes
+        self.until = until
+        self.run = run
+        self.tool = tool
+        self.counts = counts
 
 
 class Runner:
