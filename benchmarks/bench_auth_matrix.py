@@ -29,7 +29,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))  # the tests' server process helper
 
-from test_server_support import ServerProcess, compute_tool  # noqa: E402
+from test_server_support import ServerProcess, answer, compute_tool  # noqa: E402
 
 from toolkiln import Registry  # noqa: E402
 from toolkiln.server.state import state_folder  # noqa: E402
@@ -118,7 +118,7 @@ def main() -> None:
                     restock(reg)
                     with server.client(tokens.get(label)) as http:
                         body = BODIES.get(path, {}) if method in ("POST", "PUT", "PATCH") else None
-                        row.append(verdict(http.request(method, concrete(path), json=body)))
+                        row.append(verdict(answer(http, method, concrete(path), json=body)))
                 table.append((method, path, row))
         finally:
             server.stop()

@@ -8,7 +8,7 @@ import re
 from decimal import Decimal
 
 import pytest
-from test_server_support import compute_tool, served_registry
+from test_server_support import answer, compute_tool, served_registry
 
 from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import SCOPES, TokenStore
@@ -45,6 +45,7 @@ SCOPE_OF = {
     ("POST", "/api/v1/calls/{call_id}/approve"): "admin",
     ("POST", "/api/v1/calls/{call_id}/deny"): "admin",
     ("PUT", "/api/v1/tools/{name}/call-approval"): "admin",
+    ("GET", "/api/v1/events"): "read",
     ("GET", "/api/v1/tokens"): "admin",
     ("POST", "/api/v1/tokens"): "admin",
     ("DELETE", "/api/v1/tokens/{name}"): "admin",
@@ -134,7 +135,7 @@ def test_every_scope_reaches_exactly_its_routes(server, openapi):
                 continue
             needed = SCOPE_OF[(method, path)]
             for scope in SCOPES:
-                response = http.request(method, concrete(path), json={}, headers=bearer(server.tokens[scope]))
+                response = answer(http, method, concrete(path), json={}, headers=bearer(server.tokens[scope]))
                 if SCOPES.index(scope) < SCOPES.index(needed):
                     body = assert_problem(response, 403, "R0503")
                     assert needed in body["detail"]

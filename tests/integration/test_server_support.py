@@ -78,6 +78,15 @@ class ServerProcess:
         return self.process.wait(timeout=30)
 
 
+def answer(http: httpx.Client, method: str, url: str, **request: object) -> httpx.Response:
+    """The server's answer to one request, its body read, except an event stream's (it never
+    ends: its status and headers are what a caller sweeping every route can check)."""
+    with http.stream(method, url, **request) as response:  # type: ignore[arg-type]
+        if not response.headers.get("content-type", "").startswith("text/event-stream"):
+            response.read()
+    return response
+
+
 def make_token(registry: Path, name: str, scope: str, kind: str) -> str:
     """A new token of the server on `registry`, for a holder of `kind` (person, model, service)."""
     return TokenStore(state_folder(registry)).create(name, scope, kind)[0]

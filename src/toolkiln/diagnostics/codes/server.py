@@ -150,6 +150,18 @@ again).
 """,
 )
 
+TOO_MANY_EVENT_STREAMS = register(
+    "R0519",
+    "too-many-event-streams",
+    "Too many event streams",
+    """
+`GET /api/v1/events` holds a connection open for as long as its client listens, so a server
+keeps at most 8 streams at once (every client together). The ninth is refused with 503 and
+`Retry-After`; a stream's slot is freed when its client goes. Close streams you no longer read,
+or share one stream between the parts of a program.
+""",
+)
+
 STATE_FOLDER_UNSAFE = register(
     "R0530",
     "state-folder-unsafe",

@@ -1,0 +1,143 @@
+"""/api/v1/events: the registry's tool events as Server-Sent Events (RustyClaw's `/ws` feed).
+
+An event is a line of the registry's audit log (created, updated, approved, deleted, run
+unsandboxed, ...), whoever wrote it: this server, another one, the CLI. Its id is its position
+in the log (1, 2, ...), which only grows, so `Last-Event-ID` resumes after the last one seen.
+A stream is bounded: at most MAX_STREAMS at once per server (R0519, 503 past it), one event
+at a time waits on the client's socket (a slow reader holds back only its own stream), a
+heartbeat comment when idle, and the stream ends when its client goes. Only what the read
+scope may list is sent: no audit note, no token names.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import AsyncIterator, Callable
+from functools import partial
+from typing import Annotated, Any
+
+import anyio
+from fastapi import APIRouter, Header, Request
+from starlette.responses import StreamingResponse
+
+from toolkiln.diagnostics import codes
+from toolkiln.registry.errors import InvalidRequest
+from toolkiln.registry.models import AuditEntry
+from toolkiln.registry.registry import Registry
+from toolkiln.semantics.values import to_json
+from toolkiln.server.auth import Reader
+from toolkiln.server.problems import ServerProblem
+from toolkiln.server.routes import PROBLEMS
+from toolkiln.server.services import Reg
+
+MAX_STREAMS = 8
+POLL_SECONDS = 0.5  # how soon a change anywhere on the registry folder is sent
+HEARTBEAT_SECONDS = 15.0  # idle streams send a comment, so proxies keep them and dead ones end
+RETRY_AFTER_SECONDS = 5
+
+router = APIRouter(prefix="/events", tags=["events"], responses=PROBLEMS)
+
+
+class StreamSlots:
+    """The open streams of one server; a slot is freed when its stream ends, even one that
+    never started (its generator is dropped unread)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.open, self._numbers = limit, set[int](), itertools.count()
+
+    def take(self) -> int:
+        if len(self.open) >= self.limit:
+            raise ServerProblem(
+                503,
+                codes.TOO_MANY_EVENT_STREAMS,
+                f"this server already streams events to {self.limit} clients",
+                hint="close a stream you no longer read, or retry later",
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+        slot = next(self._numbers)
+        self.open.add(slot)
+        return slot
+
+    def free(self, slot: int) -> None:
+        self.open.discard(slot)
+
+
+def slots_of(request: Request) -> StreamSlots:
+    found: StreamSlots | None = getattr(request.app.state, "event_streams", None)
+    if found is None:
+        found = request.app.state.event_streams = StreamSlots(MAX_STREAMS)
+    return found
+
+
+def event_json(entry: AuditEntry) -> dict[str, Any]:
+    """What a client is told of an audit line: tool, version, action, who (a kind), when."""
+    return {
+        "tool": entry.tool,
+        "action": entry.action,
+        "version": entry.new_version if entry.new_version is not None else entry.old_version,
+        "status": entry.new_status,
+        "actor": entry.by,
+        "at": entry.at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def sse(event_id: int, entry: AuditEntry) -> bytes:
+    return f"id: {event_id}\nevent: {entry.action}\ndata: {to_json(event_json(entry))}\n\n".encode()
+
+
+def resume_point(last_event_id: str | None, logged: int) -> int:
+    """How many audit lines the client has seen: `Last-Event-ID`, else all (only new ones follow)."""
+    if last_event_id is None:
+        return logged
+    if not last_event_id.isdigit() or len(last_event_id) > 18:
+        raise InvalidRequest(
+            f"Last-Event-ID {last_event_id[:40]!r} is not an event id", hint="send the `id:` of an event received"
+        )
+    return min(int(last_event_id), logged)
+
+
+async def audit_lines(reg: Registry) -> list[AuditEntry]:
+    return await anyio.to_thread.run_sync(reg.audit_log)
+
+
+async def stream(request: Request, reg: Registry, seen: int, release: Callable[[], None]) -> AsyncIterator[bytes]:
+    """Every audit line after the first `seen`, as it is written, until the client goes; then
+    `release` (the server cancels the stream when its client disconnects: the finally runs)."""
+    try:
+        yield b"retry: 2000\n\n"
+        idle = 0.0
+        while not await request.is_disconnected():
+            entries = await audit_lines(reg)
+            for position in range(seen, len(entries)):
+                yield sse(position + 1, entries[position])  # waits while the client's socket is full
+            idle = 0.0 if len(entries) > seen else idle + POLL_SECONDS
+            seen = max(seen, len(entries))
+            if idle >= HEARTBEAT_SECONDS:
+                idle = 0.0
+                yield b": heartbeat\n\n"
+            await anyio.sleep(POLL_SECONDS)
+    finally:
+        release()
+
+
+@router.get(
+    "",
+    summary="Tool events as Server-Sent Events (text/event-stream)",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "one event per audit line"}},
+)
+async def events(
+    request: Request,
+    reg: Reg,
+    _: Reader,
+    last_event_id: Annotated[str | None, Header(max_length=64)] = None,
+) -> StreamingResponse:
+    seen = resume_point(last_event_id, len(await audit_lines(reg)))
+    slots = slots_of(request)
+    slot = slots.take()
+    release = partial(slots.free, slot)
+    body = stream(request, reg, seen, release)
+    weakref.finalize(body, release)  # (a stream dropped before it started runs no finally)
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
