@@ -204,7 +204,10 @@ def _not(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
 
 
 def _first_arg(args: Any) -> Any:
-    return args[0] if isinstance(args, list) else args
+    """The first argument; none given is JavaScript's `undefined`, null here."""
+    if isinstance(args, list):
+        return args[0] if args else None
+    return args
 
 
 @operator("??")

@@ -52,3 +52,18 @@ def test_a_huge_number_in_the_rule_is_refused_at_import(number):
     with pytest.raises(CompileError) as refused:
         toolkiln.import_jsonlogic({"var": [number]})
     assert refused.value.diagnostics[0].code == "E0403"
+
+
+@pytest.mark.parametrize("operator", sorted(OPERATORS))
+@pytest.mark.parametrize("args", [[], {}, None])
+def test_every_operator_given_no_arguments_answers_with_codes(operator, args):
+    """`{"throw": []}` raised IndexError from the import (found by the property above)."""
+    try:
+        tool = toolkiln.import_jsonlogic({operator: args})
+    except CompileError as refused:
+        assert refused.diagnostics and all(d.code[0] in "EW" for d in refused.diagnostics)
+        return
+    try:
+        tool.run({"data": None})
+    except RunError as failed:
+        assert failed.code != "E0514", failed
