@@ -361,7 +361,8 @@ def test_the_seed_routes_keep_their_envelope(server):
         rest = assert_problem(http.post("/api/v1/tools/seeded/execute", json={"args": {"y": 2}}), 422, "E0508")
         assert seed["diagnostics"] == rest["diagnostics"] and all(d["hint"] for d in rest["diagnostics"])
         assert_problem(http.post("/api/tools/nope/test", json={"parameters": {}}), 404, "R0102")
-        assert http.post("/api/tools/seeded/validate").json()["data"] == {"valid": True, "errors": [], "warnings": []}
+        validated = {"valid": True, "name": "seeded", "runtime": "compute", "errors": [], "warnings": []}
+        assert http.post("/api/tools/seeded/validate").json()["data"] == validated
         one = http.get("/api/tools/seeded/definition").json()["data"]
         assert one["type"] == "function" and one["function"]["name"] == "seeded"
         assert "seeded" in [d["function"]["name"] for d in http.get("/api/tools/definitions/all").json()["data"]]

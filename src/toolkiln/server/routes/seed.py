@@ -43,6 +43,20 @@ class TestRun(BaseModel):
     parameters: dict[str, Any] = Field(default_factory=dict, description="the tool's arguments")
 
 
+class ValidateOptions(BaseModel):
+    """RustyClaw's /validate body: which diagnostics to report (both by default)."""
+
+    model_config = ConfigDict(extra="forbid")
+    check_syntax: bool = Field(default=True, description="the tool's logic: syntax, types, names, examples")
+    check_parameters: bool = Field(default=True, description="its declared parameters (a JSON definition's)")
+
+
+def about_parameters(diagnostic: dict[str, Any]) -> bool:
+    """Whether a diagnostic is about the declared parameters (located under `parameters`)."""
+    path = diagnostic.get("path") or ""
+    return path == "parameters" or path.startswith(("parameters.", "parameters["))
+
+
 def success(data: Any, status_code: int = 200) -> ExactJSONResponse:
     return ExactJSONResponse({"status": "success", "data": data}, status_code=status_code)
 
@@ -143,11 +157,18 @@ def test(request: Request, name: ToolName, body: TestRun, reg: Reg, caller: Runn
 
 
 @router.post("/{name}/validate", response_model=Envelope, summary="Check a stored tool: errors and warnings")
-async def validate(request: Request, name: ToolName, reg: Reg, _: Reader) -> Any:
-    found = await in_check_thread(request, lambda: validate_with(reg, reg.get(name).definition))
-    errors = [d for d in found["diagnostics"] if d["severity"] == "error"]
-    warnings = [d for d in found["diagnostics"] if d["severity"] != "error"]
-    return success({"valid": found["valid"], "errors": errors, "warnings": warnings})
+async def validate(
+    request: Request, name: ToolName, reg: Reg, _: Reader, options: Annotated[ValidateOptions | None, Body()] = None
+) -> Any:
+    wanted = options or ValidateOptions()
+    record = reg.get(name)
+    found = await in_check_thread(request, lambda: validate_with(reg, record.definition))
+    reported = [
+        d for d in found["diagnostics"] if (wanted.check_parameters if about_parameters(d) else wanted.check_syntax)
+    ]
+    errors = [d for d in reported if d["severity"] == "error"]
+    warnings = [d for d in reported if d["severity"] != "error"]
+    return success({"valid": not errors, "name": name, "runtime": record.kind, "errors": errors, "warnings": warnings})
 
 
 @router.get("/{name}/definition", response_model=Envelope, summary="One active tool in OpenAI's format")
