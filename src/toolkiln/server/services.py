@@ -11,6 +11,7 @@ from typing import Annotated, TypeVar
 
 import anyio
 from fastapi import Depends, Request
+from starlette.requests import HTTPConnection
 
 from toolkiln.registry.capabilities import NONE, Capabilities
 from toolkiln.registry.registry import Registry
@@ -52,8 +53,8 @@ class Services:
             logging.getLogger("toolkiln.server").warning("%s", warning)
 
 
-def services_of(request: Request) -> Services:
-    found: Services = request.app.state.services
+def services_of(connection: HTTPConnection) -> Services:
+    found: Services = connection.app.state.services
     return found
 
 

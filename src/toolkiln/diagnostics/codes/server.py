@@ -155,10 +155,10 @@ TOO_MANY_EVENT_STREAMS = register(
     "too-many-event-streams",
     "Too many event streams",
     """
-`GET /api/v1/events` holds a connection open for as long as its client listens, so a server
-keeps at most 8 streams at once (every client together). The ninth is refused with 503 and
-`Retry-After`; a stream's slot is freed when its client goes. Close streams you no longer read,
-or share one stream between the parts of a program.
+`/api/v1/events` holds a connection open for as long as its client listens, so a server keeps
+at most 8 streams at once (Server-Sent Events and WebSockets, every client together). The
+ninth is refused with 503 and `Retry-After`; a stream's slot is freed when its client goes.
+Close streams you no longer read, or share one stream between the parts of a program.
 """,
 )
 

@@ -11,14 +11,16 @@ scope may list is sent: no audit note, no token names.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import Annotated, Any
 
 import anyio
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Request, WebSocket, WebSocketDisconnect
+from starlette.requests import HTTPConnection
 from starlette.responses import StreamingResponse
 
 from toolkiln.diagnostics import codes
@@ -26,10 +28,10 @@ from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.models import AuditEntry
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import to_json
-from toolkiln.server.auth import Reader
+from toolkiln.server.auth import Reader, authorize
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.routes import PROBLEMS
-from toolkiln.server.services import Reg
+from toolkiln.server.services import Reg, services_of
 
 MAX_STREAMS = 8
 POLL_SECONDS = 0.5  # how soon a change anywhere on the registry folder is sent
@@ -63,10 +65,10 @@ class StreamSlots:
         self.open.discard(slot)
 
 
-def slots_of(request: Request) -> StreamSlots:
-    found: StreamSlots | None = getattr(request.app.state, "event_streams", None)
+def slots_of(connection: HTTPConnection) -> StreamSlots:
+    found: StreamSlots | None = getattr(connection.app.state, "event_streams", None)
     if found is None:
-        found = request.app.state.event_streams = StreamSlots(MAX_STREAMS)
+        found = connection.app.state.event_streams = StreamSlots(MAX_STREAMS)
     return found
 
 
@@ -80,6 +82,9 @@ def event_json(entry: AuditEntry) -> dict[str, Any]:
         "actor": entry.by,
         "at": entry.at.isoformat().replace("+00:00", "Z"),
     }
+
+
+Line = tuple[int, AuditEntry] | None  # an audit line and its event id, or a heartbeat
 
 
 def sse(event_id: int, entry: AuditEntry) -> bytes:
@@ -101,22 +106,29 @@ async def audit_lines(reg: Registry) -> list[AuditEntry]:
     return await anyio.to_thread.run_sync(reg.audit_log)
 
 
+async def event_lines(reg: Registry, seen: int, gone: Callable[[], Awaitable[bool]]) -> AsyncIterator[Line]:
+    """(id, line) for every audit line after the first `seen`, as it is written, and None as a
+    heartbeat when idle, until `gone()`."""
+    idle = 0.0
+    while not await gone():
+        entries = await audit_lines(reg)
+        for position in range(seen, len(entries)):
+            yield position + 1, entries[position]  # waits while the client's socket is full
+        idle = 0.0 if len(entries) > seen else idle + POLL_SECONDS
+        seen = max(seen, len(entries))
+        if idle >= HEARTBEAT_SECONDS:
+            idle = 0.0
+            yield None
+        await anyio.sleep(POLL_SECONDS)
+
+
 async def stream(request: Request, reg: Registry, seen: int, release: Callable[[], None]) -> AsyncIterator[bytes]:
-    """Every audit line after the first `seen`, as it is written, until the client goes; then
-    `release` (the server cancels the stream when its client disconnects: the finally runs)."""
+    """The Server-Sent Events of `event_lines` until the client goes; then `release` (the server
+    cancels the stream when its client disconnects: the finally runs)."""
     try:
         yield b"retry: 2000\n\n"
-        idle = 0.0
-        while not await request.is_disconnected():
-            entries = await audit_lines(reg)
-            for position in range(seen, len(entries)):
-                yield sse(position + 1, entries[position])  # waits while the client's socket is full
-            idle = 0.0 if len(entries) > seen else idle + POLL_SECONDS
-            seen = max(seen, len(entries))
-            if idle >= HEARTBEAT_SECONDS:
-                idle = 0.0
-                yield b": heartbeat\n\n"
-            await anyio.sleep(POLL_SECONDS)
+        async for line in event_lines(reg, seen, request.is_disconnected):
+            yield b": heartbeat\n\n" if line is None else sse(*line)
     finally:
         release()
 
@@ -141,3 +153,57 @@ async def events(
     weakref.finalize(body, release)  # (a stream dropped before it started runs no finally)
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(body, media_type="text/event-stream", headers=headers)
+
+
+@router.websocket("")
+async def events_socket(websocket: WebSocket) -> None:
+    """The same events over a WebSocket (RustyClaw's `/ws`): one JSON text message each,
+    `{"id", "event", "tool", ...}`, and `{"heartbeat": true}` when idle. The handshake carries
+    the bearer token (read scope) and may carry `Last-Event-ID`; a refused one is answered with
+    the route's problem (401, 403, 503) where the server can, else closed with 1008."""
+    found = services_of(websocket)
+    try:
+        authorize(found.tokens, found.limiter, bearer_token(websocket.headers.get("authorization")), "read")
+        seen = resume_point(websocket.headers.get("last-event-id"), len(await audit_lines(found.registry)))
+        slot = slots_of(websocket).take()
+    except (ServerProblem, InvalidRequest) as refused:
+        await refuse(websocket, refused)
+        return
+    try:
+        await websocket.accept()
+        async with anyio.create_task_group() as group:
+            group.start_soon(close_when_gone, websocket, group.cancel_scope)
+            async for line in event_lines(found.registry, seen, still_here):
+                await websocket.send_text(to_json({"heartbeat": True} if line is None else socket_event(*line)))
+    finally:
+        slots_of(websocket).free(slot)
+
+
+def socket_event(event_id: int, entry: AuditEntry) -> dict[str, Any]:
+    return {"id": event_id, "event": entry.action, **event_json(entry)}
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+async def still_here() -> bool:
+    return False  # (a WebSocket's going is seen by close_when_gone)
+
+
+async def close_when_gone(websocket: WebSocket, scope: anyio.CancelScope) -> None:
+    """Read the client's messages (it has nothing to say) until it disconnects, then end the stream."""
+    with contextlib.suppress(WebSocketDisconnect):
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+    scope.cancel()
+
+
+async def refuse(websocket: WebSocket, refused: ServerProblem | InvalidRequest) -> None:
+    if isinstance(refused, InvalidRequest):
+        refused = ServerProblem(400, codes.INVALID_REQUEST, refused.message, refused.hint)
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(refused.response(websocket.url.path))
+    else:
+        await websocket.close(code=1008, reason=f"{refused.code.code}: {refused.detail}"[:120])
