@@ -197,4 +197,14 @@ __all__ = [
     "WorkflowNameTaken",
     "WorkflowNotDeployed",
     "WorkflowRunFailed",
+    "InvalidSecretName",
+    "SecretUnreadable",
 ]
+
+
+class InvalidSecretName(InvalidRequest, code=codes.INVALID_SECRET_NAME):
+    """A secret name that is not an upper-case environment variable name."""
+
+
+class SecretUnreadable(RegistryError, code=codes.SECRET_UNREADABLE):
+    """A stored secret that does not decrypt with this key (a copied folder, another key)."""

@@ -1,0 +1,28 @@
+"""Secrets that tools use and models never see (R074x)."""
+
+from __future__ import annotations
+
+from toolkiln.diagnostics.codes.base import register
+
+INVALID_SECRET_NAME = register(
+    "R0740",
+    "invalid-secret-name",
+    "A secret's name must be an upper-case environment variable name",
+    """
+A secret reaches a tool as an environment variable, so its name is one: an upper-case letter,
+then up to 63 upper-case letters, digits or `_` (`WEATHER_API_KEY`). Rename it.
+""",
+)
+
+SECRET_UNREADABLE = register(
+    "R0741",
+    "secret-unreadable",
+    "A stored secret cannot be decrypted with this key",
+    """
+Secret values are encrypted with a key kept outside the registry folder (`$TOOLKILN_SECRET_KEY`,
+else `secrets.key` in toolkiln's state folder). A registry folder copied to another user or
+machine carries the encrypted values but not the key, so they cannot be read there: set the
+secret again with `toolkiln secrets set NAME`, or give this process the key the values were
+written with.
+""",
+)

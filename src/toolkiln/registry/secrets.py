@@ -1,0 +1,190 @@
+"""A registry's secrets: values tools use, encrypted at rest with a key outside the folder.
+
+    secrets = SecretStore(registry_folder)
+    secrets.set("WEATHER_API_KEY", "abc")   # written encrypted to <folder>/secrets.json
+    secrets.names()                          # [SecretInfo(name, updated_at)]: never a value
+
+Each value is sealed with AES-256-GCM (the `cryptography` package), the secret's name as its
+associated data, so a value moved to another name does not decrypt. The key is
+`$TOOLKILN_SECRET_KEY` (32 bytes, URL-safe base64), else `secrets.key` in this user's state
+folder (index.state_home(), made 0600 on first use): never inside the registry folder, so a
+copied folder carries values nobody can read without the key (R0741).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import secrets as random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkiln.registry.errors import InvalidSecretName, SecretUnreadable, StoreError
+from toolkiln.registry.folder import Folder
+from toolkiln.registry.index import state_home
+from toolkiln.registry.models import utc_now
+
+KEY_ENV = "TOOLKILN_SECRET_KEY"
+SECRETS_FILE = "secrets.json"
+FORMAT = 1
+NAME = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
+_KEY_BYTES = 32
+_NONCE_BYTES = 12
+_MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SecretInfo:
+    """What anyone may see of a secret: its name and when it was last set."""
+
+    name: str
+    updated_at: str
+
+
+def check_secret_name(name: Any) -> str:
+    """`name` when it is a secret's name; InvalidSecretName (R0740) otherwise."""
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        shown = name[:64] if isinstance(name, str) else type(name).__name__
+        raise InvalidSecretName(
+            f"{shown!r} is not a secret name: an upper-case letter, then up to 63 of A-Z, 0-9 and _",
+            hint="name it like an environment variable, e.g. WEATHER_API_KEY",
+        )
+    return name
+
+
+class SecretStore:
+    """The secrets of the registry in `root`, sealed under `key` (default: `secret_key()`)."""
+
+    def __init__(self, root: str | os.PathLike[str], *, key: bytes | None = None) -> None:
+        self._folder = Folder(Path(root))
+        self._path = self._folder.root / SECRETS_FILE
+        self._key = key
+
+    def names(self) -> list[SecretInfo]:
+        """Every secret's name and date, sorted by name; never a value."""
+        return [SecretInfo(name, entry["updated_at"]) for name, entry in sorted(self._read().items())]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._read()
+
+    def get(self, name: str) -> str | None:
+        """The value of `name`, or None when it is not set; SecretUnreadable (R0741) when it was
+        sealed under another key."""
+        entry = self._read().get(check_secret_name(name))
+        if entry is None:
+            return None
+        return self._open(name, entry["value"])
+
+    def set(self, name: str, value: str) -> None:
+        """Seal `value` as `name` and write the file atomically."""
+        check_secret_name(name)
+        if not isinstance(value, str):
+            raise InvalidSecretName("a secret's value must be text", hint="pass the value as a string")
+        entries = self._read()
+        entries[name] = {"value": self._seal(name, value), "updated_at": utc_now().isoformat()}
+        self._write(entries)
+
+    def delete(self, name: str) -> bool:
+        """Remove `name`; whether it was there."""
+        entries = self._read()
+        if entries.pop(check_secret_name(name), None) is None:
+            return False
+        self._write(entries)
+        return True
+
+    def _aead(self) -> Any:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # (only where secrets are used)
+
+        if self._key is None:
+            self._key = secret_key()
+        return AESGCM(self._key)
+
+    def _seal(self, name: str, value: str) -> str:
+        nonce = random.token_bytes(_NONCE_BYTES)
+        sealed = self._aead().encrypt(nonce, value.encode("utf-8", errors="surrogatepass"), _aad(name))
+        return base64.urlsafe_b64encode(nonce + sealed).decode("ascii")
+
+    def _open(self, name: str, text: str) -> str:
+        from cryptography.exceptions import InvalidTag
+
+        try:
+            raw = base64.urlsafe_b64decode(text.encode("ascii"))
+            plain: bytes = self._aead().decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], _aad(name))
+        except (InvalidTag, ValueError):
+            raise SecretUnreadable(
+                f"the secret {name} cannot be decrypted with this key",
+                hint=f"set it again here (toolkiln secrets set {name}), or use the key it was written with",
+            ) from None
+        return plain.decode("utf-8", errors="surrogatepass")
+
+    def _read(self) -> dict[str, dict[str, str]]:
+        data = self._folder.read_bytes(self._path, _MAX_FILE_BYTES)
+        if data is None:
+            return {}
+        try:
+            raw = json.loads(data)
+        except ValueError:
+            raise StoreError(
+                f"{SECRETS_FILE} is not JSON", hint="restore it, or delete it and set the secrets again"
+            ) from None
+        found = raw.get("secrets") if isinstance(raw, dict) and raw.get("format") == FORMAT else None
+        if not isinstance(found, dict):
+            raise StoreError(f"{SECRETS_FILE} is not a secrets file of this toolkiln")
+        return {
+            name: entry
+            for name, entry in found.items()
+            if isinstance(name, str) and NAME.fullmatch(name) and _is_entry(entry)
+        }
+
+    def _write(self, entries: dict[str, dict[str, str]]) -> None:
+        body = json.dumps({"format": FORMAT, "secrets": dict(sorted(entries.items()))}, indent=1)
+        self._folder.write_bytes(self._path, body.encode() + b"\n")
+
+
+def _is_entry(entry: Any) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get("value"), str) and isinstance(entry.get("updated_at"), str)
+
+
+def _aad(name: str) -> bytes:
+    return b"toolkiln secret\0" + name.encode()
+
+
+def secret_key() -> bytes:
+    """The key: `$TOOLKILN_SECRET_KEY`, else `secrets.key` in the state folder, made (random,
+    0600) on first use. SecretUnreadable when neither gives 32 bytes."""
+    given = os.environ.get(KEY_ENV)
+    if given:
+        try:
+            key = base64.urlsafe_b64decode(given.encode("ascii"))
+        except ValueError:
+            key = b""
+        if len(key) != _KEY_BYTES:
+            raise SecretUnreadable(
+                f"${KEY_ENV} is not 32 bytes in URL-safe base64",
+                hint="make one with base64.urlsafe_b64encode(os.urandom(32))",
+            )
+        return key
+    return _key_file(state_home() / "secrets.key")
+
+
+def _key_file(path: Path) -> bytes:
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:  # made meanwhile by another process
+            return _key_file(path)
+        key = random.token_bytes(_KEY_BYTES)
+        try:
+            os.write(fd, key)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    if len(key) != _KEY_BYTES:
+        raise SecretUnreadable(f"{path} is not a key of 32 bytes", hint=f"restore it, or set ${KEY_ENV}")
+    return key

@@ -1,0 +1,90 @@
+"""The secret store: values sealed under a key outside the folder, names checked, no value on disk."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from toolkiln.registry.errors import InvalidSecretName, SecretUnreadable
+from toolkiln.registry.secrets import KEY_ENV, SECRETS_FILE, SecretStore
+
+VALUE = "s3cr3t-weather-key-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def own_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    state = tmp_path / "state"
+    monkeypatch.setenv("TOOLKILN_STATE_DIR", str(state))
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    return state
+
+
+def test_a_value_set_reads_back_and_is_not_on_disk_in_clear(tmp_path: Path, own_state: Path) -> None:
+    (tmp_path / "reg").mkdir()
+    store = SecretStore(tmp_path / "reg")
+    store.set("WEATHER_API_KEY", VALUE)
+    assert store.get("WEATHER_API_KEY") == VALUE
+    assert [info.name for info in store.names()] == ["WEATHER_API_KEY"]
+    on_disk = (tmp_path / "reg" / SECRETS_FILE).read_bytes()
+    assert VALUE.encode() not in on_disk and base64.b64encode(VALUE.encode()) not in on_disk
+    key = own_state / "secrets.key"
+    assert key.stat().st_mode & 0o777 == 0o600 and not key.is_relative_to(tmp_path / "reg")
+
+
+def test_a_copied_folder_without_the_key_cannot_read_its_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "reg").mkdir()
+    SecretStore(tmp_path / "reg").set("WEATHER_API_KEY", VALUE)
+    shutil.copytree(tmp_path / "reg", tmp_path / "copy")
+    monkeypatch.setenv("TOOLKILN_STATE_DIR", str(tmp_path / "another-users-state"))
+    copy = SecretStore(tmp_path / "copy")
+    assert [info.name for info in copy.names()] == ["WEATHER_API_KEY"]
+    with pytest.raises(SecretUnreadable) as refused:
+        copy.get("WEATHER_API_KEY")
+    assert refused.value.code == "R0741" and VALUE not in str(refused.value)
+
+
+def test_the_key_may_come_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "reg").mkdir()
+    monkeypatch.setenv(KEY_ENV, base64.urlsafe_b64encode(os.urandom(32)).decode())
+    SecretStore(tmp_path / "reg").set("TOKEN", VALUE)
+    assert not (tmp_path / "state" / "secrets.key").exists()
+    assert SecretStore(tmp_path / "reg").get("TOKEN") == VALUE
+    monkeypatch.setenv(KEY_ENV, "too-short")
+    with pytest.raises(SecretUnreadable):
+        SecretStore(tmp_path / "reg").get("TOKEN")
+
+
+def test_a_value_moved_to_another_name_does_not_decrypt(tmp_path: Path) -> None:
+    (tmp_path / "reg").mkdir()
+    store = SecretStore(tmp_path / "reg")
+    store.set("FIRST", VALUE)
+    store.set("SECOND", "other")
+    path = tmp_path / "reg" / SECRETS_FILE
+    data = json.loads(path.read_text())
+    data["secrets"]["SECOND"]["value"] = data["secrets"]["FIRST"]["value"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(SecretUnreadable):
+        store.get("SECOND")
+
+
+@pytest.mark.parametrize("name", ["weather", "1KEY", "A-B", "", "A" * 65, "KEY\n", 7])
+def test_a_bad_name_is_r0740(tmp_path: Path, name: object) -> None:
+    (tmp_path / "reg").mkdir()
+    with pytest.raises(InvalidSecretName) as refused:
+        SecretStore(tmp_path / "reg").set(name, VALUE)  # type: ignore[arg-type]
+    assert refused.value.code == "R0740"
+
+
+def test_delete_removes_a_secret(tmp_path: Path) -> None:
+    (tmp_path / "reg").mkdir()
+    store = SecretStore(tmp_path / "reg")
+    store.set("KEY", VALUE)
+    assert store.delete("KEY") and not store.delete("KEY")
+    assert store.get("KEY") is None and store.names() == []
