@@ -127,6 +127,7 @@ _COMMAND_MODULES = (
     (("tokens",), "tokens", "add_tokens_command"),
     (("trust",), "trust", "add_trust_command"),
     (("calls",), "calls", "add_calls_command"),
+    (("secrets",), "secrets", "add_secrets_command"),
 )
 
 

@@ -1,0 +1,83 @@
+"""`toolkiln secrets set NAME | list | delete NAME`: the secrets a registry's tools use
+(toolkiln.registry.secrets). A value is read from stdin, or from a prompt that does not echo
+when stdin is a terminal: never from the command line, where `ps` and shell history see it.
+`list` prints names and dates only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
+from toolkiln.cli.tools import registry_option, registry_path
+
+
+def add_secrets_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    common = registry_option(argparse.ArgumentParser(add_help=False))
+    secrets = commands.add_parser("secrets", help="secrets that tools use and models never see", parents=[common])
+    actions = secrets.add_subparsers(dest="secrets_command", required=True, metavar="ACTION")
+    setting = actions.add_parser(
+        "set", help="set a secret: its value from stdin, or a prompt that does not echo", parents=[common]
+    )
+    setting.add_argument("name", help="an upper-case environment variable name, e.g. WEATHER_API_KEY")
+    setting.set_defaults(handler=_guarded(cmd_set))
+    listing = actions.add_parser("list", help="list the secrets (names and dates, never values)", parents=[common])
+    listing.set_defaults(handler=_guarded(cmd_list))
+    delete = actions.add_parser("delete", help="delete a secret", parents=[common])
+    delete.add_argument("name")
+    delete.set_defaults(handler=_guarded(cmd_delete))
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        from toolkiln.registry.errors import RegistryError
+
+        try:
+            return handler(args)
+        except RegistryError as error:
+            hint = f"\n  = hint: {error.hint}" if error.hint else ""
+            print(f"error[{error.code}]: {error.message}{hint}", file=sys.stderr)
+            return EXIT_FAILED
+
+    return run
+
+
+def _read_value() -> str:
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass("value (not echoed): ")
+    return sys.stdin.read().removesuffix("\n")
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    from toolkiln.registry.secrets import SecretStore, check_secret_name
+
+    name = check_secret_name(args.name)  # before the value is asked for
+    SecretStore(registry_path(args)).set(name, _read_value())
+    print(f"set secret {name}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from toolkiln.registry.secrets import SecretStore
+
+    found = SecretStore(registry_path(args)).names()
+    if not found:
+        print("no secrets; set one with `toolkiln secrets set NAME`")
+    for info in found:
+        print(f"{info.name:<32} {info.updated_at}")
+    return EXIT_OK
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    from toolkiln.registry.secrets import SecretStore
+
+    name = args.name
+    if not SecretStore(registry_path(args)).delete(name):
+        print(f"no secret {name[:64]!r}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"deleted secret {name}", file=sys.stderr)
+    return EXIT_OK
