@@ -7,6 +7,7 @@ variables holding each one's JSON; never as program text or a command line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,19 @@ from toolkiln.executables.runner import run_program
 
 
 def run_program_tool(
-    spec: ProgramSpec, arguments: Any, *, created_by: str, allowed_folders: tuple[Path, ...] | None = None
+    spec: ProgramSpec,
+    arguments: Any,
+    *,
+    created_by: str,
+    allowed_folders: tuple[Path, ...] | None = None,
+    secrets: Mapping[str, str] | None = None,
 ) -> RunResult:
     """One run of `spec` with `arguments` (a JSON object). R0610 for a denied tool, R0612 for a
     model's tool outside the sandbox, R0609 for an executable whose file changed or cannot be
     read (inside `allowed_folders` when given: see `files.read_program`), R0603 for arguments
     the schema refuses, R0614 for a file that is no program, R0601 when bubblewrap is missing;
-    nothing runs then."""
+    nothing runs then. `secrets`: the values of the secrets `spec` declares, given to the
+    program as environment variables of their names (after the arguments': they win)."""
     if spec.permission == "deny":
         raise ExecutableError(
             codes.PROGRAM_DENIED,
@@ -41,9 +48,8 @@ def run_program_tool(
         )
     stdin = checked_arguments(spec.name, spec.parameters, arguments, path=spec.path)
     content, command = program_of(spec, allowed_folders)
-    return run_program(
-        spec.name, content, command, stdin=stdin, extra_env=argument_env(arguments), policy=spec.sandbox_policy()
-    )
+    env = {**argument_env(arguments), **(secrets or {})}
+    return run_program(spec.name, content, command, stdin=stdin, extra_env=env, policy=spec.sandbox_policy())
 
 
 def program_of(spec: ProgramSpec, allowed_folders: tuple[Path, ...] | None = None) -> tuple[bytes, list[str]]:

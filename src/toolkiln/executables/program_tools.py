@@ -46,8 +46,11 @@ DEFAULT_TIMEOUT_SECS = 10
 NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 _MIB = 1 << 20
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# A secret is handed to the program as an environment variable of its name (registry/secrets.py)
+SECRET_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
+MAX_SECRETS = 32
 
-COMMON_FIELDS = ("description", "parameters", "policy", "network", "timeout_secs", "sandbox", "riskLevel")
+COMMON_FIELDS = ("description", "parameters", "policy", "network", "timeout_secs", "sandbox", "riskLevel", "secrets")
 # What `update` may change of each kind (the name and kind never change).
 CHANGEABLE: dict[str, tuple[str, ...]] = {
     "script": ("runtime", "body", *COMMON_FIELDS),
@@ -78,6 +81,7 @@ class ProgramSpec:
     body: str | None = None  # scripts
     path: str | None = None  # executables: absolute
     sha256: str | None = None  # executables: the pinned file
+    secrets: tuple[str, ...] = ()  # names of the registry's secrets it gets as environment variables
 
     def definition(self) -> dict[str, Any]:
         """The canonical JSON the registry stores: every field, defaults written out."""
@@ -93,6 +97,9 @@ class ProgramSpec:
             "timeout_secs": self.timeout_secs,
             "sandbox": self.sandbox,
             "riskLevel": self.risk_level,
+            **(
+                {"secrets": list(self.secrets)} if self.secrets else {}
+            ),  # (absent: definitions of old stay as they were)
         }
 
     def sandbox_policy(self) -> SandboxPolicy:
@@ -144,6 +151,7 @@ def parse_program(
         problems.append(_at("`network` must be true or false", "network"))
     timeout = _timeout(obj.get("timeout_secs", DEFAULT_TIMEOUT_SECS), problems)
     risk = _choice(obj, "riskLevel", RISK_LEVELS, "low", problems)
+    secrets = _secrets(obj.get("secrets", []), problems)
     if permission == "elevated" or network is True:
         risk = "high"  # more than the default sandbox: every model-made version waits for a person
     own = _OWN_READERS[kind](obj, pin, allowed_folders, problems)
@@ -159,6 +167,7 @@ def parse_program(
         network=network,
         timeout_secs=timeout,
         sandbox=sandbox,
+        secrets=secrets,
         **own,
     )
     return spec, []
@@ -208,6 +217,24 @@ def _parameters(schema: Any, problems: list[Diagnostic]) -> dict[str, Any]:
     except SchemaError as error:
         problems.append(_at(f"`parameters` is not a valid JSON Schema: {error.message}", "parameters"))
     return schema
+
+
+def _secrets(value: Any, problems: list[Diagnostic]) -> tuple[str, ...]:
+    """The names of the secrets a tool declares: a list of upper-case environment variable names."""
+    if not isinstance(value, list) or len(value) > MAX_SECRETS:
+        problems.append(_at(f"`secrets` must be a list of at most {MAX_SECRETS} secret names", "secrets"))
+        return ()
+    for index, name in enumerate(value):
+        if not isinstance(name, str) or not SECRET_NAME.fullmatch(name) or name.startswith("TK_ARG_"):
+            problems.append(
+                _at(
+                    f"{str(name)[:40]!r} is not a secret name",
+                    f"secrets[{index}]",
+                    "an upper-case letter, then up to 63 of A-Z, 0-9 and _ (not TK_ARG_...), e.g. WEATHER_API_KEY",
+                    codes.INVALID_SECRET_NAME,
+                )
+            )
+    return tuple(dict.fromkeys(name for name in value if isinstance(name, str)))
 
 
 def _timeout(value: Any, problems: list[Diagnostic]) -> float:

@@ -24,6 +24,7 @@ from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.program_tools import ProgramSpec
 from toolkiln.registry.capabilities import Capabilities
 from toolkiln.registry.codec import plain_json
+from toolkiln.registry.errors import RegistryError
 from toolkiln.registry.models import ToolRecord
 from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
@@ -38,11 +39,13 @@ class ProgramRun:
         spec: ProgramSpec,
         capabilities: Capabilities,
         note_unsandboxed: Callable[[ToolRecord], None],
+        secret: Callable[[str], str | None] = lambda name: None,
     ) -> None:
         self._record = record
         self._spec = spec
         self._capabilities = capabilities
         self._note_unsandboxed = note_unsandboxed
+        self._secret = secret
 
     def run(
         self,
@@ -59,6 +62,7 @@ class ProgramRun:
                 f"{missing}; it was not run",
                 hint="the operator grants this when starting the server (`--allow`); see docs/security.md",
             )
+        secrets = self._secret_values()
         if self._spec.sandbox == "none":
             self._note_unsandboxed(self._record)
         from toolkiln.executables.program_runs import run_program_tool  # the sandbox: on a program's run only
@@ -69,6 +73,7 @@ class ProgramRun:
                 plain_json(dict(args or {})),
                 created_by=self._record.created_by,
                 allowed_folders=self._capabilities.executable_folders,
+                secrets=secrets,
             )
         except ExecutableError as error:
             raise RunError(error.code, error.message, hint=error.hint) from None
@@ -87,3 +92,20 @@ class ProgramRun:
             "duration_seconds": round(result.duration_seconds, 6),
             "stderr": result.stderr,
         }
+
+    def _secret_values(self) -> dict[str, str]:
+        """The values of the secrets the tool declares; R0742 (nothing runs) when one is not set."""
+        values: dict[str, str] = {}
+        for name in self._spec.secrets:
+            try:
+                value = self._secret(name)
+            except RegistryError as error:
+                raise RunError(error.code, error.message, hint=error.hint) from None
+            if value is None:
+                raise RunError(
+                    codes.SECRET_MISSING.code,
+                    f"`{self._record.name}` needs the secret {name}, which is not set; it was not run",
+                    hint=f"a person sets it: toolkiln secrets set {name}",
+                )
+            values[name] = value
+        return values

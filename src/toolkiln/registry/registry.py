@@ -370,7 +370,9 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
                     hint=ACTIVATE_HINT.get(record.status),
                 )
             compiled = self._store.compiled(name)
-            context = RunContext(self.capabilities, self._note_unsandboxed, self._workflows, self._with_tables)
+            context = RunContext(
+                self.capabilities, self._note_unsandboxed, self._workflows, self._with_tables, self._secret
+            )
             tool = kind.runnable(record, compiled, context)
             if changes is not None and not kind.signed:  # (a signed kind is vouched for at each run)
                 fast = tool.runner().run if isinstance(tool, Tool) else tool.run
@@ -407,6 +409,12 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         executable is R0700 at once; outside the granted ones it is R0605, as a missing file."""
         folders = self.capabilities.executable_folders
         return compile_definition(definition, callees, pin=True, allowed_folders=folders)
+
+    def _secret(self, name: str) -> str | None:
+        """A secret's value, for a program tool's run only (never a route, a result or a model)."""
+        from toolkiln.registry.secrets import SecretStore
+
+        return SecretStore(self.path).get(name)
 
     def _note_unsandboxed(self, record: ToolRecord) -> None:
         """An audit line for a run outside the sandbox, written before the run starts."""

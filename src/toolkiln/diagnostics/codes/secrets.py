@@ -26,3 +26,15 @@ secret again with `toolkiln secrets set NAME`, or give this process the key the 
 written with.
 """,
 )
+
+SECRET_MISSING = register(
+    "R0742",
+    "secret-missing",
+    "A secret the tool needs is not set",
+    """
+A tool declares the secrets it needs (`"secrets": ["WEATHER_API_KEY"]`) and gets their values
+as environment variables in its sandbox. When one is not set in the registry, the tool is
+refused before it runs: a person sets it (`toolkiln secrets set WEATHER_API_KEY`, or the REST
+route for admins). A model can declare a secret but never read or set one.
+""",
+)

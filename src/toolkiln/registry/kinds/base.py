@@ -84,6 +84,8 @@ class RunContext:
     note_unsandboxed: Callable[[ToolRecord], None]
     n8n: WorkflowPoster
     with_tables: Callable[[str, Tool], Tool]
+    # The value of a registry secret by name (None: not set); RegistryError when it cannot be read.
+    secret: Callable[[str], str | None] = lambda name: None
 
 
 class ToolKind:

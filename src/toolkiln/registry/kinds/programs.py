@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 # differently each time, and reaches the world when its `network` is on: never read-only for certain.
 ANNOTATIONS = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": True}
 # None restores the default (for sha256: pin the file anew).
-OPTIONAL = ("sha256", "policy", "network", "timeout_secs", "sandbox", "riskLevel", "parameters")
+OPTIONAL = ("sha256", "policy", "network", "timeout_secs", "sandbox", "riskLevel", "parameters", "secrets")
 _SETTINGS = ("policy", "network", "timeout_secs", "sandbox")
 
 
@@ -90,7 +90,7 @@ class _ProgramKind(ToolKind):
 
     def runnable(self, record: ToolRecord, compiled: Compiled, context: RunContext) -> Runnable:
         assert isinstance(compiled, ProgramCompiled)
-        return ProgramRun(record, compiled.program, context.capabilities, context.note_unsandboxed)
+        return ProgramRun(record, compiled.program, context.capabilities, context.note_unsandboxed, context.secret)
 
     def claims(self, record: ToolRecord) -> list[str]:
         definition = record.definition
