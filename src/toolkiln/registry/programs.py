@@ -77,7 +77,7 @@ class ProgramRun:
             )
         except ExecutableError as error:
             raise RunError(error.code, error.message, hint=error.hint) from None
-        failure = result.error
+        failure = redacted(result.error, secrets)
         if failure is not None:
             details = failure.get("details")
             raise RunError(
@@ -85,13 +85,15 @@ class ProgramRun:
                 f"`{self._record.name}` ({result.sandbox}): {failure['error']}",
                 hint=None if details is None else str(details)[:2000],
             )
-        return {
+        answer = {
             "output": result.output,
             "sandbox": result.sandbox,
             "exit_code": result.exit_code,
             "duration_seconds": round(result.duration_seconds, 6),
             "stderr": result.stderr,
         }
+        shown: dict[str, Any] = redacted(answer, secrets)  # whoever called: a model, a route, a log
+        return shown
 
     def _secret_values(self) -> dict[str, str]:
         """The values of the secrets the tool declares; R0742 (nothing runs) when one is not set."""
@@ -109,3 +111,20 @@ class ProgramRun:
                 )
             values[name] = value
         return values
+
+
+def redacted(value: Any, secrets: Mapping[str, str]) -> Any:
+    """`value` (JSON) with every occurrence of a secret's value, in any text or key, replaced by
+    `[redacted:NAME]`: what a program prints of its secrets reaches no caller."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for name, secret in sorted(secrets.items(), key=lambda item: -len(item[1])):  # longest first
+            if secret:
+                value = value.replace(secret, f"[redacted:{name}]")
+        return value
+    if isinstance(value, dict):
+        return {redacted(key, secrets): redacted(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redacted(item, secrets) for item in value]
+    return value
