@@ -11,7 +11,7 @@ the caller's mistake. REST, the web page, MCP and the meta-tools change tools th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, assert_never
 
 from toolkiln.errors import Error
@@ -19,6 +19,7 @@ from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import Principal
+from toolkiln.registry.repairing import with_certain_fixes
 
 Action = Literal["enable", "disable", "approve", "reject", "deploy"]
 
@@ -26,10 +27,13 @@ Action = Literal["enable", "disable", "approve", "reject", "deploy"]
 @dataclass(frozen=True, slots=True)
 class Create:
     """A new tool from `definition` (JSON DSL dict or text, text DSL, or a path); `note` is
-    kept in the audit entry."""
+    kept in the audit entry. `fix`: a compute definition's certain fixes are applied first
+    (a model's definition: see registry/repairing.py); the audit note and the Outcome's
+    `fixes` name them."""
 
     definition: Any
     note: str | None = None
+    fix: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +93,17 @@ class Applying:
     def apply(self: _Changing, request: Change, *, principal: Principal | str) -> Outcome:
         """Carry out `request` for `principal`: ok with the record written (None for a delete)
         and its version, or the errors (each with a code and a hint) that say why not."""
-        tool = _tool_named(request)
+        tool = tool_named(request)
+        fixes: tuple[str, ...] = ()
         try:
+            if isinstance(request, Create) and request.fix:
+                request, fixes = _fixed(request)
             record = _carry_out(self, request, principal)
         except Error as error:
-            return Outcome.failed(tool, error)
+            return replace(Outcome.failed(tool, error), fixes=fixes)
         if record is None:
             return Outcome(True, None, (), None, tool)
-        return Outcome(True, record, (), record.version, record.name)
+        return Outcome(True, record, (), record.version, record.name, fixes=fixes)
 
 
 def _carry_out(reg: _Changing, request: Change, by: Principal | str) -> ToolRecord | None:
@@ -123,7 +130,16 @@ def _carry_out(reg: _Changing, request: Change, by: Principal | str) -> ToolReco
             assert_never(request)
 
 
-def _tool_named(request: Change) -> str:
+def _fixed(request: Create) -> tuple[Create, tuple[str, ...]]:
+    """The request with its definition's certain fixes applied, its note naming them."""
+    fixed = with_certain_fixes(request.definition)
+    if not fixed.applied:
+        return request, ()
+    note = "; ".join(part for part in (request.note, fixed.summary) if part)
+    return Create(fixed.definition, note), fixed.applied
+
+
+def tool_named(request: Change) -> str:
     """The tool a request is about, as an Outcome names it (a new tool: its definition's name)."""
     if not isinstance(request, Create):
         return request.name if isinstance(request.name, str) else repr(request.name)[:64]

@@ -73,7 +73,7 @@ def compile_definition(
         )
     if isinstance(source, Mapping) and not isinstance(source, dict):
         source = dict(source)
-    source, found = _split_examples(_read_as_data(source))
+    source, found = _split_examples(read_as_data(source))
     kind, source = definition_kind(source)
     problems = [] if found is None else kind.examples_problems(found)
     try:
@@ -94,7 +94,7 @@ def compile_definition(
     return compiled
 
 
-def _read_as_data(source: Any) -> Any:
+def read_as_data(source: Any) -> Any:
     """A JSON text (or .json file) with a top-level `kind` or `examples` as the data it holds,
     parsed once: its kind is read from it, and the compiler knows nothing of examples (its
     diagnostics then locate by path, not line). Anything else as it is."""

@@ -26,12 +26,13 @@ from toolkiln.diagnostics.codes import DUPLICATE_TOOL, INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import Error
 from toolkiln.registry import exports
-from toolkiln.registry.applying import Change, Create, Delete, Lifecycle, Update
+from toolkiln.registry.applying import Change, Create, Delete, Lifecycle, Update, tool_named
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import Principal, principal_of
+from toolkiln.registry.repairing import with_certain_fixes
 from toolkiln.semantics.builtins import authored_builtins
 
 if TYPE_CHECKING:
@@ -437,9 +438,21 @@ def _create_script(reg: Registry, args: dict[str, Any], created_by: Principal) -
 
 
 def _save(reg: Registry, definition: Any, update: bool, created_by: Principal) -> dict[str, Any]:
+    """Save a model's definition after its certain fixes; the reply names the fixes applied."""
+    fixed = with_certain_fixes(definition)
+    try:
+        reply = _saved(reg, fixed.definition, fixed.summary or None, update, created_by)
+    except Error as error:
+        if not fixed.applied:
+            raise
+        reply = Outcome.failed(tool_named(Create(definition)), error).reply()
+    return {**reply, "fixes_applied": list(fixed.applied)} if fixed.applied else reply
+
+
+def _saved(reg: Registry, definition: Any, note: str | None, update: bool, created_by: Principal) -> dict[str, Any]:
     compiled = reg.check_definition(definition)  # reports every problem before anything else
     replaces = update and compiled.name in reg
-    request: Change = Update(compiled.name, {"definition": definition}) if replaces else Create(definition)
+    request: Change = Update(compiled.name, {"definition": definition}) if replaces else Create(definition, note)
     outcome = reg.apply(request, principal=created_by)
     if not outcome.ok:
         return _offering_update(outcome).reply()

@@ -28,6 +28,7 @@ class Outcome:
     version: int | None
     tool: str
     call: str | None = None  # the id of the call kept for a person's approval (pending_calls.py)
+    fixes: tuple[str, ...] = ()  # the certain fixes applied to a definition before it was saved
 
     @classmethod
     def failed(cls, tool: str, error: BaseException, version: int | None = None) -> Outcome:
@@ -70,4 +71,6 @@ class Outcome:
         )
         if self.call is not None:  # (a call that waited for a person: its id, to ask about it)
             reply["call"] = self.call
+        if self.fixes:  # (a definition saved or refused after its certain fixes: which ones)
+            reply["fixes_applied"] = list(self.fixes)
         return reply

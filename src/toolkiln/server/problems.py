@@ -91,7 +91,9 @@ def problem(
     *,
     instance: str | None = None,
     headers: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Response:
+    """Problem details (RFC 9457); `extra`: members of this problem's own."""
     entry = codes.CODES.get(code)
     body = {
         "type": f"urn:toolkiln:error:{code}",
@@ -101,6 +103,7 @@ def problem(
         "instance": instance,
         "code": code,
         "diagnostics": diagnostics,
+        **(extra or {}),
     }
     return Response(utf8(to_json(body)), status_code=status, media_type=MEDIA_TYPE, headers=headers)
 
@@ -128,7 +131,8 @@ def failed(outcome: Outcome, instance: str | None) -> Response:
     call's fault), its message as the detail."""
     code = outcome.errors[0].code
     status = _registry_status(code) or (503 if code == codes.SANDBOX_UNAVAILABLE.code else 422)
-    return problem(status, code, outcome.message, outcome.error_dicts, instance=instance)
+    fixes = {"fixes_applied": list(outcome.fixes)} if outcome.fixes else None  # what a created definition had fixed
+    return problem(status, code, outcome.message, outcome.error_dicts, instance=instance, extra=fixes)
 
 
 def explained(error: Error) -> list[dict[str, Any]]:

@@ -172,6 +172,11 @@ class ToolOut(BaseModel):
         description="whether this registry wrote the record, in this folder (listings and GET): when false, what it "
         "claims is not believed and its program or workflow does not run until `toolkiln trust`",
     )
+    fixes_applied: list[str] | None = Field(
+        default=None,
+        description="on create: the certain fixes applied to the definition before it was saved "
+        '("`&&` -> `and` at logic.steps[0].if"); absent when none was',
+    )
 
 
 class ToolPage(BaseModel):

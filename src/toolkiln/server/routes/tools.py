@@ -40,7 +40,8 @@ def changed(outcome: Outcome, request: Request, status_code: int = 200) -> Respo
     """A change's Outcome on the wire: the record written, or problem details."""
     if not outcome.ok:
         return failed(outcome, request.url.path)
-    return ExactJSONResponse(record_json(outcome.result), status_code=status_code)
+    fixes = {"fixes_applied": list(outcome.fixes)} if outcome.fixes else {}  # a created definition's certain fixes
+    return ExactJSONResponse({**record_json(outcome.result), **fixes}, status_code=status_code)
 
 
 def search(records: list[ToolRecord], kind: str | None, text: str | None) -> list[ToolRecord]:
@@ -84,7 +85,8 @@ def pending_tools(
 @router.post("", response_model=ToolOut, status_code=201, summary="Create a tool")
 async def create_tool(request: Request, body: CreateTool, reg: Reg, caller: Writer) -> Any:
     by = caller.acting_as(body.created_by)
-    return changed(await in_check_thread(request, reg.apply, Create(body.definition), principal=by), request, 201)
+    create = Create(body.definition, fix=True)  # a model's mistake with a certain fix costs no round trip
+    return changed(await in_check_thread(request, reg.apply, create, principal=by), request, 201)
 
 
 @router.get("/{name}", response_model=ToolOut, summary="Show a tool")
