@@ -11,6 +11,7 @@ not read it back.
 from __future__ import annotations
 
 import os
+import threading
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -29,6 +30,8 @@ from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import StoredRecord
 from toolkiln.registry.usage import Tally, UsageBook, flush_quietly
 from toolkiln.version import __version__
+
+AUDIT_MARKS = 16  # positions in the audit log remembered (a server streams to at most 8 clients)
 
 
 class DirectoryStore:
@@ -55,6 +58,11 @@ class DirectoryStore:
         )
         self._usage = UsageBook(self.folder)
         self.changes = ChangeCounter(self.folder.open_changes)
+        # entries -> the byte offset they end at, for the last few audit reads: a read of what
+        # came after starts at the nearest one instead of decoding the whole log again (each
+        # event stream asks twice a second, each from its own position)
+        self._audit_marks: dict[int, int] = {0: 0}
+        self._audit_marks_lock = threading.Lock()
         # Pending run counts are flushed when the store is collected or the interpreter exits.
         self._finalizer = weakref.finalize(self, flush_quietly, self._usage)
 
@@ -182,16 +190,31 @@ class DirectoryStore:
     def past_version(self, name: str, version: int) -> ToolRecord | None:
         return self.mirror.past.read(name, version)
 
-    def audit(self, tool: str | None = None) -> list[AuditEntry]:
+    def audit(self, tool: str | None = None, *, after: int = 0) -> list[AuditEntry]:
+        with self._audit_marks_lock:
+            count = max(known for known in self._audit_marks if known <= after)
+            offset = self._audit_marks[count]
         found: list[AuditEntry] = []
-        offset = 0
         while True:  # read in chunks: the log only grows
             lines, end = self.folder.read_lines(self.folder.audit_path, offset)
-            entries = (decode_audit(line) for line in lines)
-            found.extend(e for e in entries if e is not None and (tool is None or e.tool == tool))
+            if end < offset:  # the log is gone (read_lines answers 0): nothing after
+                with self._audit_marks_lock:
+                    self._audit_marks = {0: 0}
+                return []
+            for entry in filter(None, map(decode_audit, lines)):
+                if count >= after and (tool is None or entry.tool == tool):
+                    found.append(entry)
+                count += 1
             if end == offset:
+                self._remember_audit_mark(count, offset)
                 return found
             offset = end
+
+    def _remember_audit_mark(self, count: int, offset: int) -> None:
+        with self._audit_marks_lock:
+            self._audit_marks[count] = offset
+            while len(self._audit_marks) > AUDIT_MARKS:
+                del self._audit_marks[min(known for known in self._audit_marks if known)]
 
     def append_audit(self, entry: AuditEntry) -> None:
         self.folder.append_line(self.folder.audit_path, encode_audit(entry))

@@ -232,9 +232,10 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
                     versions.append(past)
             return versions + [self._with_usage(current)]
 
-    def audit_log(self, tool: str | None = None) -> builtins.list[AuditEntry]:
-        """The audit entries, oldest first; only one tool's when `tool` is given."""
-        return self._store.audit(tool)
+    def audit_log(self, tool: str | None = None, *, after: int = 0) -> builtins.list[AuditEntry]:
+        """The audit entries, oldest first; only one tool's when `tool` is given; only those
+        after the first `after` entries of the log (what an event stream has not sent yet)."""
+        return self._store.audit(tool, after=after)
 
     # --- running and exporting ----------------------------------------------------------------
 

@@ -175,8 +175,10 @@ class Store(Protocol):
 
     # --- the audit log -------------------------------------------------------------------------
 
-    def audit(self, tool: str | None = None) -> list[AuditEntry]:
-        """The audit entries, oldest first; only one tool's when `tool` is given."""
+    def audit(self, tool: str | None = None, *, after: int = 0) -> list[AuditEntry]:
+        """The audit entries, oldest first; only one tool's when `tool` is given; only those
+        after the first `after` entries of the whole log, which an implementation reads without
+        reading those first ones again where it can (an event stream asks twice a second)."""
         ...
 
     def append_audit(self, entry: AuditEntry) -> None: ...

@@ -255,8 +255,8 @@ class MemoryStore:
         data = self.data.versions.get((name, version))
         return None if data is None else decode_record(data, f"memory:{name}@{version}")[0]
 
-    def audit(self, tool: str | None = None) -> list[AuditEntry]:
-        return [entry for entry in self.data.audit if tool is None or entry.tool == tool]
+    def audit(self, tool: str | None = None, *, after: int = 0) -> list[AuditEntry]:
+        return [entry for entry in self.data.audit[after:] if tool is None or entry.tool == tool]
 
     def append_audit(self, entry: AuditEntry) -> None:
         self.data.audit.append(entry)

@@ -116,6 +116,16 @@ class StoreContract:
         assert [(e.old_status, e.new_status) for e in entries[1:3]] == [("active", "disabled"), ("disabled", "active")]
         assert reg.audit_log("other") == []
 
+    def test_the_audit_after_a_position_is_what_came_after_it(self, reg: Registry) -> None:
+        reg.create(definition())
+        reg.disable("double")
+        everything = reg.audit_log()
+        assert reg.audit_log(after=len(everything)) == []
+        reg.enable("double", by="user")
+        assert [e.action for e in reg.audit_log(after=len(everything))] == ["enable"]
+        assert reg.audit_log(after=1) == reg.audit_log()[1:]  # an earlier position reads from the start again
+        assert reg.audit_log("other", after=0) == []
+
     # --- run counts ---------------------------------------------------------------------------------
 
     def test_run_counts_reach_the_store_and_other_processes(self, reg: Registry, factory: StoreFactory) -> None:

@@ -102,20 +102,20 @@ def resume_point(last_event_id: str | None, logged: int) -> int:
     return min(int(last_event_id), logged)
 
 
-async def audit_lines(reg: Registry) -> list[AuditEntry]:
-    return await anyio.to_thread.run_sync(reg.audit_log)
+async def audit_lines(reg: Registry, after: int = 0) -> list[AuditEntry]:
+    return await anyio.to_thread.run_sync(partial(reg.audit_log, after=after))
 
 
 async def event_lines(reg: Registry, seen: int, gone: Callable[[], Awaitable[bool]]) -> AsyncIterator[Line]:
     """(id, line) for every audit line after the first `seen`, as it is written, and None as a
-    heartbeat when idle, until `gone()`."""
+    heartbeat when idle, until `gone()`. Each poll reads only the lines written since the last."""
     idle = 0.0
     while not await gone():
-        entries = await audit_lines(reg)
-        for position in range(seen, len(entries)):
-            yield position + 1, entries[position]  # waits while the client's socket is full
-        idle = 0.0 if len(entries) > seen else idle + POLL_SECONDS
-        seen = max(seen, len(entries))
+        written = await audit_lines(reg, after=seen)
+        for position, entry in enumerate(written, seen + 1):
+            yield position, entry  # waits while the client's socket is full
+        seen += len(written)
+        idle = 0.0 if written else idle + POLL_SECONDS
         if idle >= HEARTBEAT_SECONDS:
             idle = 0.0
             yield None
