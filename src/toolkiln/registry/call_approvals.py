@@ -111,6 +111,9 @@ class CallApprovals:
         if args is not None and not isinstance(args, Mapping):
             raise InvalidRequest(f"the arguments of `{record.name}` must be an object, not {type(args).__name__}")
         now = utc_now()
+        # (a new call is where the folder grows: the decided calls past their time go first)
+        policy = self.policy
+        self.pending_calls.forget(now - timedelta(seconds=policy.call_retention_seconds), policy.max_decided_calls, now)
         who = (principal.kind, principal.name)
         mine = [c for c in self.pending_calls.list("pending", now) if (c.caller.kind, c.caller.name) == who]
         if len(mine) >= self.policy.max_pending_calls:

@@ -9,6 +9,8 @@ does) and `DirectoryPendingCalls`, one JSON file per call in the registry folder
 A decision reads the call again under the lock: of two concurrent decisions exactly one finds
 it pending and writes it, the other gets CallDecided. A call still pending after `expires` is
 denied with the reason "expired" (as read; written so by the next decision that finds it).
+Decided calls are kept for their callers for a while, then forgotten (`forget`): a caller who
+keeps making calls that wait cannot grow the folder without bound.
 Writes are atomic (Folder.write_bytes: a temporary file, fsync, rename), and no file is read
 through a link.
 """
@@ -21,7 +23,7 @@ import re
 import secrets
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -116,6 +118,7 @@ class PendingCalls(Protocol):
         self, call_id: str, status: CallStatus, by: Caller, reason: str | None, now: datetime
     ) -> PendingCall: ...
     def finish(self, call_id: str, outcome: dict[str, Any]) -> PendingCall: ...
+    def forget(self, before: datetime, keep: int, now: datetime) -> int: ...
 
 
 class DirectoryPendingCalls:
@@ -196,6 +199,21 @@ class DirectoryPendingCalls:
             self._write(finished)
             return finished
 
+    def forget(self, before: datetime, keep: int, now: datetime) -> int:
+        """Delete the decided calls decided before `before`, and the oldest decided ones beyond
+        the newest `keep`; how many went. Pending calls are never forgotten."""
+        decided = sorted(
+            (call for call in self.list(None, now) if call.status != "pending"), key=_decided_when, reverse=True
+        )
+        gone = [call for index, call in enumerate(decided) if index >= keep or _decided_when(call)[0] < before]
+        if not gone:
+            return 0
+        with self._locked():  # (a decided call stays decided: only `finish` writes it again, at once)
+            for call in gone:
+                with suppress(FileNotFoundError):
+                    os.unlink(self._file(call.id))
+        return len(gone)
+
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._threads:
@@ -254,6 +272,10 @@ class DirectoryPendingCalls:
         except OSError as error:
             raise StoreError(f"cannot list {self.path}: {error.strerror or error}") from None
         return found
+
+
+def _decided_when(call: PendingCall) -> tuple[datetime, str]:
+    return (call.decided_at or call.expires, call.id)
 
 
 def _too_large(outcome: dict[str, Any], size: int) -> dict[str, Any]:

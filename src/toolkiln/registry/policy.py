@@ -68,7 +68,8 @@ class Policy:
     - Only a person approves or rejects.
     - A call matched by one of `call_rules` (or of a tool whose record asks for it) waits for a
       person's approval, for at most `call_expiry_seconds`; only a person with the admin scope
-      approves or denies it.
+      approves or denies it. A decided (or expired) call is kept for its caller for
+      `call_retention_seconds`, and at most `max_decided_calls` of them are kept (the newest).
     - When `protect_user_tools` is on, a model may not update, roll back, enable, disable or
       delete a tool a person or a service created.
     """
@@ -82,6 +83,8 @@ class Policy:
     call_rules: tuple[CallRule, ...] = ()
     call_expiry_seconds: float = 3600.0  # a call nobody decided within this is denied "expired"
     max_pending_calls: int = 100  # per caller (kind and name): more are refused (R0735)
+    call_retention_seconds: float = 7 * 24 * 3600.0
+    max_decided_calls: int = 1000
 
     def initial_status(self, created_by: Actor, kind: str, risk_level: str) -> Status:
         if created_by != "llm":

@@ -108,3 +108,29 @@ class PendingCallsContract:
         make(calls).decide(call.id, "denied", PERSON, "changed elsewhere", utc_now())
         assert calls.list("pending", utc_now()) == []
         assert [c.reason for c in calls.list(None, utc_now())] == ["changed elsewhere"]
+
+    def test_decided_calls_past_their_time_or_beyond_the_newest_kept_are_forgotten(self, make: Make) -> None:
+        """Pending calls stay whatever their age; of the decided, only the newest `keep` within
+        the time are kept (what stops a caller from growing the store without bound)."""
+        calls = make(None)
+        old, recent, newest, waiting = a_call(), a_call(), a_call(), a_call()
+        for call in (old, recent, newest, waiting):
+            calls.add(call)
+        start = utc_now()
+        for call, days_ago in ((old, 10), (recent, 2), (newest, 1)):
+            calls.decide(call.id, "denied", PERSON, "no", start - timedelta(days=days_ago))
+        assert calls.forget(start - timedelta(days=7), 5, start) == 1
+        assert {c.id for c in make(calls).list(None, start)} == {recent.id, newest.id, waiting.id}
+        assert calls.forget(start - timedelta(days=7), 1, start) == 1
+        assert {c.id for c in make(calls).list(None, start)} == {newest.id, waiting.id}
+        assert calls.forget(start - timedelta(days=7), 0, start) == 1
+        assert [c.id for c in make(calls).list(None, start)] == [waiting.id]
+
+    def test_an_expired_call_counts_as_decided_when_it_expired(self, make: Make) -> None:
+        calls = make(None)
+        expired = a_call(seconds=0)
+        calls.add(expired)
+        now = utc_now()
+        assert calls.forget(now - timedelta(days=1), 10, now) == 0  # (it expired just now)
+        assert calls.forget(now + timedelta(seconds=1), 10, now) == 1
+        assert make(calls).list(None, now) == []

@@ -305,6 +305,29 @@ def test_a_caller_with_too_many_calls_waiting_is_refused_and_others_are_not(tmp_
         assert reg.invoke("double", {"x": 4}, principal=MODEL).pending  # one was decided: room again
 
 
+def test_a_caller_cannot_grow_the_calls_without_bound_decided_ones_are_forgotten(tmp_path, make_def):
+    """Each new held call first forgets the decided calls past the policy's retention, and all
+    but the newest `max_decided_calls`: what a caller's calls keep on disk stays bounded."""
+    policy = replace(MODELS_WAIT, max_pending_calls=1, max_decided_calls=3)
+    with opened(tmp_path / "reg", policy) as reg:
+        reg.create(make_def())
+        for x in range(8):  # a model that calls again as soon as each call is denied
+            held = reg.invoke("double", {"x": x}, principal=MODEL)
+            reg.decide_call(held.call, approve=False, by=ADMIN, reason="no")
+        last = reg.invoke("double", {"x": 8}, principal=MODEL)
+        assert len(list((reg.path / "calls").glob("c*.json"))) == 1 + 3  # the one waiting, the 3 newest decided
+        assert [(c.arguments["x"], c.status) for c in reg.calls(None)] == [
+            (5, "denied"),
+            (6, "denied"),
+            (7, "denied"),
+            (8, "pending"),
+        ]
+        assert reg.call(last.call).status == "pending"
+    with opened(tmp_path / "reg", replace(policy, call_retention_seconds=0, max_decided_calls=1000)) as reg:
+        reg.invoke("double", {"x": 9}, principal=Principal("model", "another", "run"))
+        assert [c.status for c in reg.calls(None)] == ["pending", "pending"]  # decided and past: gone
+
+
 def test_arguments_too_large_to_keep_are_refused_and_nothing_is_written(tmp_path, make_def):
     with opened(tmp_path / "reg") as reg:
         reg.create(make_def(params={"x": {"type": "number"}, "blob": {"type": "string"}}))
