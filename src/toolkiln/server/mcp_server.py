@@ -55,6 +55,7 @@ class RegistryMCP:
         self.server = Server(
             "toolkiln",
             version=__version__,
+            instructions=mcp_tools.INSTRUCTIONS,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_subscriptions_listen=ListenHandler(self.bus),

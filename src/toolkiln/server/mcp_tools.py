@@ -25,6 +25,13 @@ from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import dumps, to_jsonable
 
 RUN_CUSTOM_TOOL = "run_custom_tool"
+# What the server tells a client's model at the handshake (many clients put it in the system
+# prompt): the way to new tools for a client that never lists its tools again.
+INSTRUCTIONS = (
+    "This server's tools can change while you work: tools are created, updated and deleted. "
+    "If a tool you need is not in your tool list, call list_custom_tools to see every tool as it "
+    "is now, and run_custom_tool with its name and args to run one you were not shown."
+)
 _RUN_CUSTOM_TOOL_SPEC = {
     "name": RUN_CUSTOM_TOOL,
     "description": "Run a custom tool by its name with its arguments. Use it for a tool created after "
