@@ -14,7 +14,7 @@ from toolkiln.ast import compute as n
 from toolkiln.ast.spans import LineIndex, Span, json_path, path_span
 from toolkiln.ast.types import DECLARABLE
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic
+from toolkiln.diagnostics.model import Diagnostic, Fix
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.json_data import path_of, walk_json
 from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_LITERAL_ITEMS, MAX_SOURCE_CHARS
@@ -120,6 +120,26 @@ def program_kind_hint(obj: dict[str, Any]) -> str | None:
     if kinds[0] == "script":
         return 'this looks like a script tool: add "kind": "script", with `runtime` ("bash" or "python") and `body`'
     return 'this looks like an executable tool: add "kind": "executable", with `path` (the program\'s absolute path)'
+
+
+def unknown_op(
+    step: dict[str, Any], span: Span, step_fields: dict[str, tuple[frozenset[str], frozenset[str]]]
+) -> Diagnostic:
+    """E0107 for a step's op at `span`; its fix is the op of the same meaning (`calc` ->
+    `math`) when the step's fields are exactly that op's, so no other op could be meant."""
+    op = step["op"]
+    guess = op_alias(op) or (suggest(op, list(step_fields)) if isinstance(op, str) else None)
+    ops = f"op is one of: {', '.join(step_fields)}"
+    alias = OP_ALIASES.get(op) if isinstance(op, str) else None
+    required, optional = step_fields[alias] if alias is not None else (frozenset(), frozenset())
+    fits = alias is not None and required <= step.keys() - {"op"} <= required | optional
+    return Diagnostic.of(
+        codes.UNKNOWN_OP,
+        f"unknown op {shorten(shown_value(op))}",
+        span,
+        f"{guess} ({ops})" if guess else ops,
+        fix=Fix.replace(span, json.dumps(alias)) if fits else None,
+    )
 
 
 def op_alias(op: Any) -> str | None:

@@ -29,13 +29,13 @@ from toolkiln.syntax.json_document import (
     is_nullable,
     json_type,
     literal_shape,
-    op_alias,
     program_kind_hint,
     shape_problem,
     shorten,
     shown_value,
     structural_span,
     suggest,
+    unknown_op,
     with_lark,
 )
 from toolkiln.syntax.limits import (
@@ -359,15 +359,7 @@ class JsonFrontEnd:
                     hint=f"op is one of: {', '.join(STEP_FIELDS)}",
                 )
             else:
-                shown = shown_value(op)
-                guess = op_alias(op) or (suggest(op, list(STEP_FIELDS)) if isinstance(op, str) else None)
-                ops = f"op is one of: {', '.join(STEP_FIELDS)}"
-                self.report(
-                    codes.UNKNOWN_OP,
-                    f"unknown op {shorten(shown)}",
-                    path + ("op",),
-                    hint=f"{guess} ({ops})" if guess else ops,
-                )
+                self.diagnostics.append(unknown_op(obj, structural_span(path + ("op",)), STEP_FIELDS))
             return None
         fields = self.fields(obj, path, STEP_FIELDS[op], f"`{op}` step")
         if fields is None:
