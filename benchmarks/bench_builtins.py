@@ -6,7 +6,8 @@ let it run past its time, where only the clock stops it).
     python benchmarks/bench_builtins.py [--repeat R]
 
 Columns: the builtin and its input, milliseconds per call (best of R), operations charged
-(1 + its `work`), and microseconds per charged operation.
+(1 + its `work`, and what it builds: `builds` from its arguments, `built` from its result),
+and microseconds per charged operation.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ STRINGS = [f"s{i * 7919 % 100_003}" for i in range(100_000)]
 TEXT = "x" * 100_000
 MOMENT = datetime(2026, 3, 29, 2, 30, tzinfo=ZoneInfo("Europe/Berlin"))
 NAMED_DAY = "Sunday March " * 19 + "29 2026"
+JSON_NUMBERS = "[" + ",".join(["7"] * 49_999) + "]"
 CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ("sum", "100,000 numbers", (NUMBERS,)),
     ("upper", "100,000 characters", (TEXT,)),
@@ -62,6 +64,19 @@ CASES: list[tuple[str, str, tuple[Any, ...]]] = [
     ("group_by", "100,000 strings into 10 groups", (STRINGS, [n % 10 for n in NUMBERS])),
     ("group_by", "100,000 objects by a key", ([{"k": n} for n in NUMBERS], "k")),
     ("count_if", "100,000 conditions", ([n > 50_000 for n in NUMBERS],)),
+    # The word and data builtins (OwnPilot's helpers).
+    ("slugify", "16,000 x 'Crème ' (96,000 characters)", ("Crème " * 16_000,)),
+    ("camel_case", "33,333 words", ("ab " * 33_333,)),
+    ("snake_case", "64,000 characters of mixed case (to 96,000)", ("aBcD" * 16_000,)),
+    ("truncate", "100,000 characters", (TEXT, Decimal(50_000))),
+    ("count_words", "33,333 words", ("ab " * 33_333,)),
+    ("remove_diacritics", "50,000 x é", ("é" * 50_000,)),
+    ("is_json", "100,000 characters of numbers", (JSON_NUMBERS,)),
+    ("parse_json", "100,000 characters of numbers", (JSON_NUMBERS,)),
+    ("to_json", "12,000 numbers", (NUMBERS[:12_000],)),
+    ("to_json", "8,000 numbers, indent 2", (NUMBERS[:8_000], Decimal(2))),
+    ("parse_csv", "33,333 rows of 2 values", ("a,b\n" + "1,2\n" * 33_332,)),
+    ("chunk", "100,000 numbers by 2", (NUMBERS, Decimal(2))),
 ]
 
 
@@ -74,13 +89,15 @@ def main() -> None:
     for name, what, args in CASES:
         builtin = BUILTINS[name]
         charged = 1 + (builtin.work(*args) if builtin.work else 0)
+        charged += builtin.builds(limits, *args) if builtin.builds else 0
         best = float("inf")
         if builtin.clocked:  # today(), now(): the run's instant comes first
             args = (datetime.now(UTC), *args)
         for _ in range(repeat):
             started = time.perf_counter()
-            builtin.impl(limits, *args)
+            result = builtin.impl(limits, *args)
             best = min(best, time.perf_counter() - started)
+        charged += builtin.built(result) if builtin.built else 0
         print(f"| {name} | {what} | {best * 1000:.2f} | {charged:,} | {best * 1e6 / charged:.2f} |")
 
 

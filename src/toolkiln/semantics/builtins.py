@@ -2,8 +2,9 @@
 
 Each has a signature (checked statically by the checker) and an implementation on run-time
 values. Implementations take the run's `Limits` first, for their decimal context and caps.
-The numbers and the first list and text builtins are here; `text_builtins`, `list_builtins`
-and `date_builtins` register the rest into the same BUILTINS when this module imports them.
+The numbers and the first list and text builtins are here; `text_builtins`, `word_builtins`,
+`data_builtins`, `list_builtins` and `date_builtins` register the rest into the same BUILTINS
+when this module imports them.
 """
 
 from __future__ import annotations
@@ -26,11 +27,13 @@ from toolkiln.ast.types import (
 )
 from toolkiln.diagnostics import codes
 from toolkiln.semantics import (
+    data_builtins,
     date_builtins,
     js_builtins,
     js_float,  # noqa: F401  (registers js_f64)
     list_builtins,
     text_builtins,
+    word_builtins,
 )
 from toolkiln.semantics.builtin_registry import (
     BUILTINS,
@@ -59,11 +62,13 @@ __all__ = [
     "Builtin",
     "builtin",
     "contains",
+    "data_builtins",
     "date_builtins",
     "fault",
     "list_builtins",
     "size_of",
     "text_builtins",
+    "word_builtins",
 ]
 
 NUMBERS = array_of(NUMBER)

@@ -109,6 +109,10 @@ PROGRAMS = [
     "tool p(xs: array[number], ys: array[number]) { return [[x * y for y in ys] for x in xs] }",
     'tool p(xs: array[number], ys: array[number]) { return join([text(x) for x in xs], ",") }',
     "tool p(xs: array[number], ys: array[number]) { return slice(xs, 1, len(ys)) }",
+    "tool p(s: string, t: string) { return [slugify(s), camel_case(t), snake_case(s), kebab_case(t), truncate(s, 50)] }",
+    "tool p(s: string, t: string) { return [count_words(t), remove_diacritics(s), is_json(s), is_uuid(t)] }",
+    'tool p(s: string, t: string) { return [to_json(split(s, t), 2), parse_csv(s), parse_csv(t, ";")] }',
+    "tool p(xs: array[number], ys: array[number]) { return [chunk(xs, 3), parse_json(to_json(ys))] }",
 ]
 TEXTS = st.text(max_size=300)
 NUMBERS = st.lists(st.integers(-5, 5) | st.decimals(-100, 100, places=3), max_size=60)

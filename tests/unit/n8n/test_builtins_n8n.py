@@ -49,6 +49,19 @@ TRANSLATED = [
     "{}",
     "count_if(x > 0 for x in body.items)",
     "count_if([])",
+    "slugify(body.s)",
+    "slugify(body.t)",
+    'slugify("  Crème Brûlée: 2 Ways!\u00a0-- ")',
+    "remove_diacritics(body.s)",
+    'remove_diacritics("Ångström, 한국어")',
+    "count_words(body.s)",
+    'count_words(" a\u3000b\\n\\tc ")',
+    "is_json(body.t)",
+    'is_json(" [1, {\\"a\\": null}] ")',
+    'is_json("NaN")',
+    "is_uuid(body.s)",
+    'is_uuid("550E8400-E29B-41D4-A716-446655440000")',
+    'is_uuid("0192f9a4-5f3c-7d2e-9b1a-3c4d5e6f7a8b")',
 ]
 
 
@@ -102,6 +115,12 @@ def test_translated_builtins_give_what_toolkiln_gives(tmp_path):
         "md5(body.s)",
         "is_email(body.s)",
         "is_url(body.s)",
+        "camel_case(body.s)",
+        "truncate(body.s, 4)",
+        "to_json(body.items)",
+        "parse_json(body.t)",
+        "parse_csv(body.t)",
+        "chunk(body.items, 2)",
     ],
 )
 def test_builtins_javascript_computes_otherwise_are_not_translated(expression):

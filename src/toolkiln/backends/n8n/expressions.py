@@ -12,7 +12,10 @@ Not translated, because JavaScript would give another value: `title` and `capita
 `group_by` (JavaScript compares lists and objects by identity, and 1 with "1" as Map keys
 differently from object keys), the digests and base64 (no such functions
 in an n8n expression), `is_email` and `is_url` (toolkiln's own rules), `text`, `number`, `join`,
-`round` to digits; datetimes and some date patterns (see date_expressions.py).
+`round` to digits; `camel_case`, `snake_case` and `kebab_case` (letters and digits by Python's
+Unicode tables), `truncate` (JavaScript counts UTF-16 units), `to_json` (numbers as doubles),
+`parse_json`, `parse_csv` and `chunk` (refusals JavaScript would not make); datetimes and
+some date patterns (see date_expressions.py).
 
 Where JavaScript differs (docs/workflows.md): numbers are binary doubles, not exact decimals
 (`0.1 + 0.2` is 0.30000000000000004 in n8n); division or `%` by zero, an index outside a list
@@ -65,6 +68,15 @@ _PAD = "((s, w, f) => {left}f.repeat(Math.max(0, w - Array.from(s).length)){righ
 _URL_ENCODE = "encodeURIComponent({text}).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())"
 _ZIP = "((a, b) => a.slice(0, Math.min(a.length, b.length)).map((x, i) => [x, b[i]]))({first}, {second})"
 _RANGE = "((a, b) => Array.from(Array(Math.max(0, b - a)).keys(), (i) => a + i))({start}, {end})"
+# The word and data builtins that JavaScript computes alike (semantics/word_builtins.py,
+# data_builtins.py: whitespace is JavaScript's there).
+_WITHOUT_MARKS = "String({text}).normalize('NFD').replace(/[\\u0300-\\u036f]/g, '')"
+_SLUGIFY = (
+    _WITHOUT_MARKS.replace("String({text})", "String({text}).toLowerCase()")
+    + ".replace(/[^a-z0-9\\s-]/g, '').replace(/\\s+/g, '-').replace(/-+/g, '-').replace(/^-|-$/g, '')"
+)
+_IS_JSON = "((t) => {{ try {{ JSON.parse(t); return true; }} catch {{ return false; }} }})(String({text}))"
+_IS_UUID = "/^[0-9a-f]{{8}}-[0-9a-f]{{4}}-[1-8][0-9a-f]{{3}}-[89ab][0-9a-f]{{3}}-[0-9a-f]{{12}}$/i.test(String({text}))"
 
 # name -> (numbers of arguments accepted, JavaScript template over the translated arguments)
 _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
@@ -130,6 +142,11 @@ _FUNCTIONS: dict[str, tuple[range, Callable[..., str]]] = {
         lambda first, *end: _RANGE.format(start=first if end else "0", end=end[0] if end else first),
     ),
     "zip": (range(2, 3), lambda first, second: _ZIP.format(first=first, second=second)),
+    "slugify": (range(1, 2), lambda text: _SLUGIFY.format(text=text)),
+    "remove_diacritics": (range(1, 2), lambda text: _WITHOUT_MARKS.format(text=text) + ".normalize('NFC')"),
+    "count_words": (range(1, 2), lambda text: f"String({text}).split(/\\s+/).filter((w) => w.length > 0).length"),
+    "is_json": (range(1, 2), lambda text: _IS_JSON.format(text=text)),
+    "is_uuid": (range(1, 2), lambda text: _IS_UUID.format(text=text)),
 }
 TRANSLATED_FUNCTIONS = tuple(sorted([*_FUNCTIONS, *DATE_FUNCTIONS]))
 

@@ -33,12 +33,14 @@ from toolkiln.check.cost.shapes import (
 from toolkiln.semantics import builtin_registry as registry
 from toolkiln.semantics.builtin_registry import BYTES_PER_OPERATION, NUMBER_BYTES, SLOT_BYTES
 from toolkiln.semantics.builtins import BUILTINS, Builtin
+from toolkiln.semantics.data_builtins import LIST_BYTES
 from toolkiln.semantics.date_builtins import ZONE_WORK
 from toolkiln.semantics.js_builtins import PATH_READ_WORK
 from toolkiln.semantics.limits import Limits
 
 TEXT_BYTE = Fraction(4, BYTES_PER_OPERATION)  # what a character built costs, at four bytes
 SLOT = Fraction(SLOT_BYTES, BYTES_PER_OPERATION)  # what an item of a built list costs
+VALUE = Fraction(NUMBER_BYTES, BYTES_PER_OPERATION)  # what a parsed value costs
 PIECE, PAIR, GROUP = Fraction(64, 32), Fraction(88, 32), Fraction(248, 32)  # text_builtins, list_builtins
 
 
@@ -104,6 +106,10 @@ WORK: dict[str, Callable[[Call], Poly]] = {
     "zip": _len0,
     "split": lambda call: _all(call) + call.arg(0).length(),
     "title": lambda call: _len0(call) * Fraction(1, 2),
+    **{name: (lambda call: _len0(call) * Fraction(1, 2)) for name in ("camel_case", "snake_case", "kebab_case")},
+    **{name: (lambda call: _len0(call) * Fraction(1, 4)) for name in ("slugify", "remove_diacritics")},
+    "count_words": lambda call: _len0(call) * Fraction(1, 8),
+    "is_json": lambda call: _len0(call) * Fraction(1, 16),
     "pad_left": lambda call: MAX_TEXT * Fraction(1, 64),
     "pad_right": lambda call: MAX_TEXT * Fraction(1, 64),
     "repeat": lambda call: MAX_TEXT * Fraction(1, 64),
@@ -132,6 +138,7 @@ BUILDS: dict[str, Callable[[Call], Poly]] = {
     "base64_encode": lambda call: (_len0(call) * Fraction(16, 3) + 4) * Fraction(1, BYTES_PER_OPERATION),
     "trim": lambda call: _len0(call) * TEXT_BYTE,
     "replace": lambda call: _replaced(call) * TEXT_BYTE,
+    "chunk": lambda call: _len0(call) * (SLOT + Fraction(LIST_BYTES, BYTES_PER_OPERATION)),
 }
 
 BUILT: dict[str, Callable[[Shape], Poly]] = {
@@ -140,6 +147,11 @@ BUILT: dict[str, Callable[[Shape], Poly]] = {
     "js_missing": lambda result: result.length() * SLOT,
     "js_missing_some": lambda result: result.length() * SLOT,
     "group_by": lambda result: result.length() * GROUP,
+    # data_builtins.data_work: a number's bytes a value (an argument's values in all; a CSV's
+    # records and their values, each at most max_list), four bytes a character of the text read.
+    "to_json": lambda result: result.length() * (TEXT_BYTE + Fraction(1, 4)),
+    "parse_json": lambda result: (result.nodes() + 1) * VALUE + MAX_TEXT * TEXT_BYTE,
+    "parse_csv": lambda result: (MAX_LIST * 2 + 1) * VALUE + MAX_TEXT * TEXT_BYTE,
 }
 
 
@@ -210,6 +222,7 @@ RESULT: dict[str, Callable[[Call], Shape]] = {
     "sort": _same,
     "unique": _same,
     "slice": _same,
+    "chunk": lambda call: list_of(_len0(call), list_of(_len0(call), call.arg(0).item())),
     "group_by": _group,
     "flatten": lambda call: list_of(_flatten(call), call.arg(0).item().item()),
     "zip": lambda call: list_of(_len0(call), list_of(Poly.const(2), join(call.arg(0).item(), call.arg(1).item()))),
