@@ -159,6 +159,9 @@ INVALID_TEXT = register(
     """
 `base64_decode` was given text that is not standard base64, or whose bytes are not UTF-8
 text; or text holding a lone surrogate (JSON's `"\\ud800"`, which is not Unicode text) was
-hashed or encoded (`sha256`, `md5`, `base64_encode`, `url_encode`).
+hashed or encoded (`sha256`, `md5`, `base64_encode`, `url_encode`); or `parse_json` was given
+text that is not strict JSON (as JavaScript's `JSON.parse` reads it: no NaN, no comments, no
+trailing commas), or `parse_csv` text whose quotes are not CSV's or whose first row names a
+column twice. The message says where in the text.
 """,
 )
