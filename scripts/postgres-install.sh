@@ -9,7 +9,7 @@
 # the cluster belongs to the `postgres` user. Stop it as that user too (pg_ctl refuses root):
 #   setpriv --reuid=postgres --regid=postgres --init-groups pg_ctl -D DIR/data stop -m fast
 # Messages go to stderr ("postgres-install: ..."); the URL to stdout.
-# WIP (lane pg): not yet called from .ci/run; the pytest fixture and marker are not written yet.
+# Called from .ci/run, which exports the URL as TOOLKILN_PG_URL for the tests (tests/integration/conftest.py).
 set -euo pipefail
 
 LOG_NAME=postgres-install
