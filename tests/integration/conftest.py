@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from harness import Deployed, PatientClient
 from n8n_server import N8nServer, N8nServerError, install
+from postgres_support import fresh_database, postgres_cluster
 
 from toolkiln.n8n import errors
 
@@ -26,8 +27,11 @@ def pytest_collection_modifyitems(config, items):
     """Every test that uses the `n8n` fixture, directly or through another fixture, is marked
     `n8n`, so `pytest -m "not n8n"` never installs or starts n8n and no new test can forget it."""
     for item in items:
-        if "n8n" in getattr(item, "fixturenames", ()):
+        names = getattr(item, "fixturenames", ())
+        if "n8n" in names:
             item.add_marker(pytest.mark.n8n)
+        if "postgres_url" in names:
+            item.add_marker(pytest.mark.postgres)
 
 
 def show_install_progress(config: pytest.Config):
@@ -88,6 +92,19 @@ def n8n(pytestconfig):
         server.cleanup()
         assert not leftovers, f"could not delete: {leftovers}"
         assert code is not None, f"n8n did not stop on SIGTERM; log:\n{log}"
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster_url() -> Iterator[str]:
+    with postgres_cluster() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster_url: str) -> Iterator[str]:
+    """A database of this test's own on a real PostgreSQL (postgres_support.py)."""
+    with fresh_database(postgres_cluster_url) as url:
+        yield url
 
 
 SANDBOX_INSTALL = Path(__file__).resolve().parents[2] / "scripts" / "sandbox-install.sh"

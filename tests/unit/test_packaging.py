@@ -30,6 +30,8 @@ def test_wheel_contains_the_grammars(tmp_path):
     assets = [*(web / "templates").glob("*.html"), *(p for p in (web / "static").rglob("*") if p.is_file())]
     for asset in assets:  # the web page, with the vendored editor in a folder of its own
         assert f"toolkiln/server/web/{asset.relative_to(web).as_posix()}" in names
+    schema = sorted((ROOT / "src" / "toolkiln" / "registry" / "postgres" / "sql").glob("*.sql"))
+    assert schema and all(f"toolkiln/registry/postgres/sql/{sql.name}" in names for sql in schema)
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     probe = (

@@ -22,7 +22,7 @@ import os
 import re
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from decimal import Decimal
@@ -141,13 +141,7 @@ class DirectoryPendingCalls:
 
     def add(self, call: PendingCall) -> None:
         """Keep a new call; CallTooLarge past MAX_CALL_BYTES (what a read takes)."""
-        data = _encoded(call)
-        if len(data) > MAX_CALL_BYTES:
-            raise CallTooLarge(
-                f"the call of `{call.tool}` would take {len(data):,} bytes; a call kept for approval "
-                f"takes at most {MAX_CALL_BYTES:,}",
-                hint="send smaller arguments",
-            )
+        data = encoded_new(call)
         self._folder.check_folders(self.path)
         self._folder.write_bytes(self._file(call.id), data)
 
@@ -176,36 +170,19 @@ class DirectoryPendingCalls:
     def decide(self, call_id: str, status: CallStatus, by: Caller, reason: str | None, now: datetime) -> PendingCall:
         """Approve or deny a pending call: CallDecided when it was decided (or expired) first."""
         with self._locked():
-            stored = self._read(call_id)
-            current = stored.as_of(now)
-            if current.status != "pending":
-                if current is not stored:  # expired: written so, for every reader after
-                    self._write(current)
-                raise _decided(current)
-            decided = stored.model_copy(
-                update={"status": status, "decided_by": by, "decided_at": now, "reason": reason}
-            )
-            self._write(decided)
-            return decided
+            return decided(self._read(call_id), status, by, reason, now, self._write)
 
     def finish(self, call_id: str, outcome: dict[str, Any]) -> PendingCall:
         """Keep the outcome of an approved call that ran."""
         with self._locked():
-            stored = self._read(call_id)
-            finished = stored.model_copy(update={"outcome": outcome})
-            size = len(_encoded(finished))
-            if size > MAX_CALL_BYTES:  # (it ran: what is kept says so, without the result)
-                finished = stored.model_copy(update={"outcome": _too_large(outcome, size)})
-            self._write(finished)
-            return finished
+            done = finished(self._read(call_id), outcome)
+            self._write(done)
+            return done
 
     def forget(self, before: datetime, keep: int, now: datetime) -> int:
         """Delete the decided calls decided before `before`, and the oldest decided ones beyond
         the newest `keep`; how many went. Pending calls are never forgotten."""
-        decided = sorted(
-            (call for call in self.list(None, now) if call.status != "pending"), key=_decided_when, reverse=True
-        )
-        gone = [call for index, call in enumerate(decided) if index >= keep or _decided_when(call)[0] < before]
+        gone = forgotten(self.list(None, now), before, keep)
         if not gone:
             return 0
         with self._locked():  # (a decided call stays decided: only `finish` writes it again, at once)
@@ -245,13 +222,10 @@ class DirectoryPendingCalls:
         data = self._folder.read_bytes(file, MAX_CALL_BYTES) if os.path.isdir(self.path) else None
         if data is None:
             raise CallNotFound(f"no pending call {call_id}", hint="list the calls to see their ids")
-        try:
-            return PendingCall.model_validate(_DECODE.decode(data))
-        except (msgspec.MsgspecError, ValidationError, RecursionError, ValueError):
-            raise CallNotFound(f"the file of call {call_id} is not a call", hint="delete it") from None
+        return decoded(call_id, data)
 
     def _write(self, call: PendingCall) -> None:
-        self._folder.write_bytes(self._file(call.id), _encoded(call))
+        self._folder.write_bytes(self._file(call.id), encoded(call))
 
     def _ids(self) -> builtins.list[tuple[str, Sig]]:
         """The calls' ids, each with its file's (inode, size, mtime): plain files only."""
@@ -274,6 +248,68 @@ class DirectoryPendingCalls:
         return found
 
 
+# --- what every store of pending calls does the same way --------------------------------------
+
+
+def decided(
+    stored: PendingCall,
+    status: CallStatus,
+    by: Caller,
+    reason: str | None,
+    now: datetime,
+    write: Callable[[PendingCall], None],
+) -> PendingCall:
+    """Decide `stored` (read again under the store's lock) and `write` it; CallDecided when
+    it was decided or expired first (an expiry is written too, for every reader after)."""
+    current = stored.as_of(now)
+    if current.status != "pending":
+        if current is not stored:
+            write(current)
+        raise _decided(current)
+    decision = stored.model_copy(update={"status": status, "decided_by": by, "decided_at": now, "reason": reason})
+    write(decision)
+    return decision
+
+
+def finished(stored: PendingCall, outcome: dict[str, Any]) -> PendingCall:
+    """The approved call with its outcome, or a coded note where the outcome is too large to keep."""
+    done = stored.model_copy(update={"outcome": outcome})
+    size = len(encoded(done))
+    if size > MAX_CALL_BYTES:  # (it ran: what is kept says so, without the result)
+        done = stored.model_copy(update={"outcome": _too_large(outcome, size)})
+    return done
+
+
+def forgotten(calls: builtins.list[PendingCall], before: datetime, keep: int) -> builtins.list[PendingCall]:
+    """Of `calls` (as they stand now), the decided ones decided before `before`, and the oldest
+    decided ones beyond the newest `keep`: what `forget` deletes."""
+    decided_calls = sorted((call for call in calls if call.status != "pending"), key=_decided_when, reverse=True)
+    return [call for index, call in enumerate(decided_calls) if index >= keep or _decided_when(call)[0] < before]
+
+
+def encoded_new(call: PendingCall) -> bytes:
+    """A new call as it is kept; CallTooLarge past MAX_CALL_BYTES (what a read takes)."""
+    data = encoded(call)
+    if len(data) > MAX_CALL_BYTES:
+        raise CallTooLarge(
+            f"the call of `{call.tool}` would take {len(data):,} bytes; a call kept for approval "
+            f"takes at most {MAX_CALL_BYTES:,}",
+            hint="send smaller arguments",
+        )
+    return data
+
+
+def encoded(call: PendingCall) -> bytes:
+    return to_json(call.to_dict(), indent=2, exact=True).encode() + b"\n"
+
+
+def decoded(call_id: str, data: bytes) -> PendingCall:
+    try:
+        return PendingCall.model_validate(_DECODE.decode(data))
+    except (msgspec.MsgspecError, ValidationError, RecursionError, ValueError):
+        raise CallNotFound(f"the stored call {call_id} is not a call", hint="delete it") from None
+
+
 def _decided_when(call: PendingCall) -> tuple[datetime, str]:
     return (call.decided_at or call.expires, call.id)
 
@@ -282,10 +318,6 @@ def _too_large(outcome: dict[str, Any], size: int) -> dict[str, Any]:
     message = f"the approved call ran, but its outcome ({size:,} bytes) is too large to keep for its caller"
     error = ErrorDetails.coded(codes.CALL_TOO_LARGE, message, "the person who approved it got the result")
     return {"ok": False, "errors": [error.to_dict()], "message": message, "version": outcome.get("version")}
-
-
-def _encoded(call: PendingCall) -> bytes:
-    return to_json(call.to_dict(), indent=2, exact=True).encode() + b"\n"
 
 
 def _decided(call: PendingCall) -> CallDecided:

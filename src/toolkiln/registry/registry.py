@@ -35,13 +35,13 @@ from toolkiln.registry.changes import WATCH_SECONDS
 from toolkiln.registry.changing import ACTIVATE_HINT, Changing
 from toolkiln.registry.checking import Checking
 from toolkiln.registry.definitions import Compiled, compile_definition
-from toolkiln.registry.directory import DirectoryStore
 from toolkiln.registry.errors import BrokenTool, InvalidRequest, RegistryError, ToolNotActive, ToolNotFound
 from toolkiln.registry.kinds import KINDS, RunContext, Runnable, kind_of
+from toolkiln.registry.locations import calls_for, open_store
 from toolkiln.registry.models import ACTORS, STATUSES, AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.names import check_name
 from toolkiln.registry.outcome import Outcome
-from toolkiln.registry.pending_calls import DirectoryPendingCalls, PendingCalls
+from toolkiln.registry.pending_calls import PendingCalls
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.revisions import audit_entry
@@ -97,7 +97,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         self._workflows = WorkflowTools(n8n)
         self.limits = limits
         if isinstance(path, str | os.PathLike):
-            path = DirectoryStore(
+            path = open_store(
                 path,
                 lock_timeout=lock_timeout,
                 durable=durable,
@@ -107,9 +107,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         self._store: Store = path
         self.path = Path(self._store.location)
         # Calls kept for a person's approval (call_approvals.py): beside the tools by default.
-        self.pending_calls = pending_calls or DirectoryPendingCalls(
-            self.path, lock_timeout=lock_timeout, durable=durable
-        )
+        self.pending_calls = pending_calls or calls_for(self._store, lock_timeout=lock_timeout, durable=durable)
         self._runner = Runner()
         self._counter = self._store.changes.words  # (None: no hot path, every run asks the store)
         # name -> HotRun: what `run` reuses without asking the store while nothing has changed

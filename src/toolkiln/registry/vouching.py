@@ -69,12 +69,7 @@ class Vouching:
         is made from it may be signed. NotTrusted when it does not and `action` would act on
         what a program or workflow tool claims (anything but disable, reject and delete)."""
         vouched = self.records.get(record.name) == record and self.verified(record.name)
-        if not vouched and kind_of(record.kind).signed and action not in ("disable", "reject", "delete"):
-            raise NotTrusted(
-                f"`{record.name}` was not written by this registry here (a clone, a copy, another "
-                f"machine or a hand edit): what its file claims is not believed, so it may not {action}",
-                hint=f"read it, then trust it: toolkiln trust {self.folder.root} --tool {record.name}",
-            )
+        refuse_unvouched(record, action, vouched, "(a clone, a copy, another machine or a hand edit)", self.folder.root)
         return vouched
 
     def sign(self, name: str, record: ToolRecord | None, data: bytes | None, vouched: bool, past: bool = False) -> None:
@@ -108,3 +103,14 @@ class Vouching:
     def past_verifies(self, name: str, version: int) -> bool:
         """Whether the file of a past version is one this registry signed, here."""
         return self.signatures.file_verifies(name, version)
+
+
+def refuse_unvouched(record: ToolRecord, action: str, vouched: bool, how: str, location: object) -> None:
+    """NotTrusted when a record the store cannot vouch for would have `action` act on what a
+    program or workflow tool claims (anything but disable, reject and delete)."""
+    if not vouched and kind_of(record.kind).signed and action not in ("disable", "reject", "delete"):
+        raise NotTrusted(
+            f"`{record.name}` was not written by this registry here {how}: what it claims is not "
+            f"believed, so it may not {action}",
+            hint=f"read it, then trust it: toolkiln trust {location} --tool {record.name}",
+        )

@@ -34,6 +34,11 @@ class StoreFactory(Protocol):
     def corrupt(self, store: Store, name: str) -> None:
         """Replace the stored record of `name` by bytes that do not decode (a hand edit)."""
 
+    def settle(self, store: Store) -> None:
+        """Return once `store` has heard of every change committed so far (a store whose change
+        signal is a message, such as a database's notification, hears it a moment later; a
+        shared counter at once)."""
+
 
 def definition(name: str = "double", expression: str = "x * 2", description: str = "Doubles x") -> dict[str, Any]:
     return {
@@ -156,6 +161,7 @@ class StoreContract:
         reg.create(definition())
         assert other.run("double", {"x": 1}) == 2
         reg.update("double", {"logic": definition(expression="x * 5")["logic"]})
+        factory.settle(other._store)
         assert other.run("double", {"x": 1}) == 5  # (its hot path noticed the change signal)
         reg.delete("double")
         assert "double" not in other

@@ -32,6 +32,9 @@ class DirectoryFactory:
     def corrupt(self, store: Store, name: str) -> None:
         (Path(store.location) / "tools" / f"{name}.json").write_text("{")
 
+    def settle(self, store: Store) -> None:
+        """(the counter is shared memory: a change is seen at once)"""
+
 
 class MemoryFactory:
     def new(self) -> Store:
@@ -48,6 +51,9 @@ class MemoryFactory:
     def corrupt(self, store: Store, name: str) -> None:
         assert isinstance(store, MemoryStore)
         store.data.tools[name] = b"{"
+
+    def settle(self, store: Store) -> None:
+        """(the counter is shared: a change is seen at once)"""
 
 
 class TestDirectoryStore(StoreContract):

@@ -44,9 +44,10 @@ def test_the_registry_reaches_its_tools_only_through_the_store():
         imported = _registry_modules_imported(REGISTRY / name)
         assert imported & BEHIND_THE_STORE == set(), name
         assert "_mirror" not in (REGISTRY / name).read_text(), name
-    # The folder is named in one place: where `Registry(path)` makes its directory store.
-    assert "directory" in _registry_modules_imported(REGISTRY / "registry.py")
-    assert not any("directory" in _registry_modules_imported(REGISTRY / n) for n in ABOVE_THE_STORE[1:])
+    # A location is mapped to its store in one place (locations.py), where `Registry(path)` opens it.
+    assert "locations" in _registry_modules_imported(REGISTRY / "registry.py")
+    assert "directory" in _registry_modules_imported(REGISTRY / "locations.py")
+    assert not any("directory" in _registry_modules_imported(REGISTRY / n) for n in ABOVE_THE_STORE)
 
 
 def test_the_store_protocol_names_no_path():

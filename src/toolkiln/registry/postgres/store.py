@@ -1,0 +1,510 @@
+"""`PostgresStore`: the registry's `Store` (store.py) in a PostgreSQL database that several
+processes on several machines share, with the directory store's semantics.
+
+- Records are the bytes of their encoded JSON (codec.py), as the folder keeps its files: what a
+  change compares, and what a signature covers.
+- `writing()` is one transaction under the registry's advisory lock (pg_advisory_xact_lock):
+  the writes of one registry change commit together or not at all, and a change is
+  acknowledged only once committed.
+- Every commit adds one to the change counter; a process reads that one number to learn whether
+  anything changed (`refresh`), then reloads only the records whose revision moved.
+- A record is vouched for (signed) when toolkiln wrote it through a store with the SHA-256 of
+  its bytes; a row written by hand has none and is not trusted until `toolkiln trust`
+  (docs/decisions.md: what vouching means in a database).
+
+The change signal is LISTEN/NOTIFY (signal.py): a commit on any machine ends the runs every
+other process cached as soon as its notification arrives; while the listener is not connected,
+every run asks the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from psycopg import Connection, errors, sql
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from toolkiln.io.tables import table_file_data
+from toolkiln.registry.callees import calls_of
+from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, encode_record
+from toolkiln.registry.compiled_forms import CompiledForms
+from toolkiln.registry.definitions import Compiled
+from toolkiln.registry.errors import BrokenTool, StoreError
+from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
+from toolkiln.registry.postgres.schema import WRITE_LOCK, ensure_schema
+from toolkiln.registry.postgres.signal import CHANNEL, Notified, counter_of
+from toolkiln.registry.postgres.urls import without_password
+from toolkiln.registry.principals import Principal
+from toolkiln.registry.revisions import audit_entry
+from toolkiln.registry.store import StoredRecord
+from toolkiln.registry.usage import Tally
+from toolkiln.registry.vouching import refuse_unvouched
+
+
+class PostgresStore:
+    """The registry in the database at `url` (a libpq URL or connection string)."""
+
+    def __init__(self, url: str, *, lock_timeout: float = 30.0, max_connections: int = 8) -> None:
+        self.location = without_password(url)
+        self.lock_timeout = lock_timeout
+        self.runnables: dict[str, Any] = {}
+        self.forms = CompiledForms()
+        self._pool = _open_pool(url, self.location, lock_timeout, max_connections)
+        self.changes = Notified(url, self.runnables.clear)
+        self.changes.connected.wait(lock_timeout)  # (if it does not connect, every run asks the database)
+        self._tx = threading.local()  # the connection of this thread's `writing()`, if any
+        self._tools: Mapping[str, Any] | None = None
+        self._records: dict[str, ToolRecord] = {}
+        self._bytes: dict[str, bytes] = {}
+        self._revisions: dict[str, int] = {}
+        self._signed: dict[str, bytes | None] = {}
+        self._problems: dict[str, Problem] = {}
+        self._tables: dict[str, dict[str, Any]] = {}
+        self._tables_revisions: dict[str, int] = {}
+        self._tables_generation = 0
+        self._seen: int | None = None
+        self._tallies: dict[str, Tally] = {}
+        self._pending: dict[str, tuple[int, float]] = {}
+
+    def close(self) -> None:
+        self.changes.close()
+        self._pool.close()
+
+    # --- connections ----------------------------------------------------------------------------
+
+    def connection(self) -> AbstractContextManager[Connection[Any]]:
+        """A connection to the registry's database (this thread's transaction inside `writing()`)."""
+        return self._conn()
+
+    @contextmanager
+    def _conn(self) -> Iterator[Connection[Any]]:
+        """This thread's transaction inside `writing()`, else a pooled connection (autocommit)."""
+        held = getattr(self._tx, "conn", None)
+        if held is not None:
+            yield held
+            return
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except PoolTimeout:
+            raise StoreError(f"no connection to {self.location} within {self.lock_timeout:g} s") from None
+        except errors.OperationalError as error:
+            raise StoreError(f"the database at {self.location} failed: {_first_line(error)}") from None
+
+    # --- opening, catching up -------------------------------------------------------------------
+
+    def open(self, tools: Mapping[str, Any]) -> None:
+        self._tools = tools
+        self.reload()
+
+    def reload(self) -> None:
+        self._seen = None
+        self._revisions.clear()
+        self._tables_revisions.clear()
+        self.refresh()
+
+    def refresh(self) -> None:
+        with self._conn() as conn:
+            counter = counter_of(conn)
+            if counter == self._seen:
+                return
+            revisions = dict(conn.execute("SELECT name, revision FROM toolkiln_tools").fetchall())
+            changed = [name for name, revision in revisions.items() if self._revisions.get(name) != revision]
+            rows = conn.execute(
+                "SELECT name, data, signed, revision FROM toolkiln_tools WHERE name = ANY(%s)", (changed,)
+            ).fetchall()
+            tables = dict(conn.execute("SELECT file, revision FROM toolkiln_tables").fetchall())
+            if tables != self._tables_revisions:
+                self._load_tables(conn, tables)
+        for name in [n for n in self._bytes if n not in revisions]:
+            self._forget(name)
+        for name, data, signed, revision in rows:
+            self._load(name, bytes(data), None)
+            self._signed[name] = None if signed is None else bytes(signed)
+            self._revisions[name] = revision
+        self._seen = counter
+
+    def _load_tables(self, conn: Connection[Any], revisions: dict[str, int]) -> None:
+        loaded: dict[str, dict[str, Any]] = {}
+        for file, data in conn.execute("SELECT file, data FROM toolkiln_tables ORDER BY file").fetchall():
+            loaded.update(table_file_data(bytes(data), Path(file)))  # (each checked by put_table)
+        self._tables, self._tables_revisions = loaded, revisions
+        self._tables_generation += 1
+        self._moved(None)
+
+    def _load(self, name: str, data: bytes, compiled: Compiled | None) -> None:
+        self._moved(name)
+        self._problems.pop(name, None)
+        self._records.pop(name, None)
+        self._bytes[name] = data
+        record, diagnostics = decode_record(data, f"{self.location}#{name}")
+        if record is None:
+            self._problems[name] = Problem(file=f"{self.location}#{name}", diagnostics=tuple(diagnostics))
+            return
+        self._records[name] = record
+        self.forms.link(name, calls_of(record.definition))
+        if compiled is not None:
+            self.forms.keep(record, compiled)
+
+    def _forget(self, name: str) -> None:
+        self._moved(name)
+        for cache in (self._records, self._bytes, self._revisions, self._signed, self._problems):
+            cache.pop(name, None)
+
+    def _moved(self, name: str | None) -> None:
+        """The one invalidation rule (store.py): what was made from a record goes when it changes."""
+        self.runnables.clear()
+        if name is not None:
+            self.forms.unlink(name)
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        if getattr(self._tx, "conn", None) is not None:
+            yield  # (already inside this thread's transaction)
+            return
+        with self._conn() as conn:
+            try:
+                with conn.transaction():
+                    conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(int(self.lock_timeout * 1000)))
+                    try:
+                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                    except errors.LockNotAvailable:
+                        raise StoreError(
+                            f"the registry at {self.location} stayed locked for {self.lock_timeout:g} s",
+                            hint="another process is writing to it; try again",
+                        ) from None
+                    self._tx.conn = conn
+                    try:
+                        self.refresh()
+                        yield
+                    finally:
+                        self._tx.conn = None
+            except BaseException:
+                self.reload()  # (what this transaction loaded was rolled back)
+                raise
+
+    # --- the loaded tools ---------------------------------------------------------------------------
+
+    @property
+    def records(self) -> Mapping[str, ToolRecord]:
+        return self._records
+
+    def sorted_records(self) -> list[ToolRecord]:
+        return [self._records[name] for name in sorted(self._records)]
+
+    def problems(self) -> list[Problem]:
+        return [self._problems[name] for name in sorted(self._problems)]
+
+    def problem_of(self, name: str, version: int | None = None) -> Problem | None:
+        return self._problems.get(name) if version is None else None
+
+    def check(self, name: str) -> None:
+        try:
+            self.compiled(name)
+        except BrokenTool:
+            pass
+
+    def compiled(self, name: str) -> Compiled:
+        record = self._records.get(name)
+        if record is None:
+            raise BrokenTool(f"the stored tool `{name}` cannot be loaded")
+        cached = self.forms.cached(name, record)
+        if cached is not None:
+            return cached
+        compiled, diagnostics = self.forms.compile(name, record, self._tools)
+        if compiled is None:
+            self._moved(name)
+            del self._records[name]
+            self._problems[name] = Problem(file=f"{self.location}#{name}", diagnostics=tuple(diagnostics))
+            raise BrokenTool(f"the stored tool `{name}` no longer compiles", diagnostics=diagnostics)
+        return compiled
+
+    def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
+        loaded = self._records.get(name)
+        if loaded is None or loaded.definition != record.definition:
+            return None
+        try:
+            return self.compiled(name)
+        except BrokenTool:
+            return None
+
+    @property
+    def calls(self) -> Mapping[str, frozenset[str]]:
+        return self.forms.calls
+
+    def callers(self, name: str) -> list[str]:
+        return self.forms.callers(name, self._records)
+
+    @property
+    def tables(self) -> Mapping[str, dict[str, Any]]:
+        return self._tables
+
+    @property
+    def tables_generation(self) -> int:
+        return self._tables_generation
+
+    def rescan_tables(self) -> None:
+        self.refresh()
+
+    def put_table(self, file: str, data: bytes) -> None:
+        """Keep a table file (`rates.json`, `zones.csv`: what tables/ would hold); RunError
+        (E0513) when it is not one, and nothing is written."""
+        table_file_data(data, Path(file))
+        with self.writing(), self._conn() as conn:
+            counter = _bump(conn)
+            conn.execute(
+                "INSERT INTO toolkiln_tables (file, data, revision) VALUES (%s, %s, %s) "
+                "ON CONFLICT (file) DO UPDATE SET data = excluded.data, revision = excluded.revision",
+                (file, data, counter),
+            )
+
+    # --- under the lock ------------------------------------------------------------------------------
+
+    def stored(self, name: str) -> StoredRecord | None:
+        with self._conn() as conn:
+            row = conn.execute("SELECT data FROM toolkiln_tools WHERE name = %s", (name,)).fetchone()
+        if row is None:
+            return None
+        data = bytes(row[0])
+        record, diagnostics = decode_record(data, f"{self.location}#{name}")
+        return StoredRecord(data, record, diagnostics)
+
+    def keep_version(self, old: ToolRecord, vouched: bool) -> None:
+        data = encode_record(old).encode()
+        with self._conn() as conn:
+            conn.execute(
+                "INSERT INTO toolkiln_versions (name, version, data, signed) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (name, version) DO UPDATE SET data = excluded.data, signed = excluded.signed",
+                (old.name, old.version, data, _signature(data, vouched)),
+            )
+
+    def commit(self, entry: AuditEntry, record: ToolRecord | None, compiled: Compiled | None, vouched: bool) -> None:
+        name = entry.tool
+        with self._conn() as conn:
+            counter = _bump(conn)
+            if record is None:
+                conn.execute("DELETE FROM toolkiln_tools WHERE name = %s", (name,))
+            else:
+                data = encode_record(record).encode()
+                signed = _signature(data, vouched)
+                conn.execute(
+                    "INSERT INTO toolkiln_tools (name, data, signed, revision) VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (name) DO UPDATE SET data = excluded.data, signed = excluded.signed, "
+                    "revision = excluded.revision",
+                    (name, data, signed, counter),
+                )
+            _append_audit(conn, entry)
+        if record is None:
+            self._forget(name)
+        else:
+            self._load(name, data, compiled)
+            self._signed[name], self._revisions[name] = signed, counter
+        self._seen = counter  # (the lock is held: no one else wrote since the refresh)
+
+    def set_aside(self, name: str, at: datetime) -> str:
+        place = f"{name}.{at.strftime('%Y%m%dT%H%M%S%fZ')}"
+        with self._conn() as conn:
+            conn.execute(
+                "INSERT INTO toolkiln_deleted (place, name, version, data) "
+                "SELECT %s, name, NULL, data FROM toolkiln_tools WHERE name = %s "
+                "UNION ALL SELECT %s, name, version, data FROM toolkiln_versions WHERE name = %s",
+                (place, name, place, name),
+            )
+            self._clear(conn, name)
+        self._pending.pop(name, None)
+        return f"deleted/{place}"
+
+    def clear_leftovers(self, name: str) -> None:
+        with self._conn() as conn:
+            self._clear(conn, name)
+
+    @staticmethod
+    def _clear(conn: Connection[Any], name: str) -> None:
+        conn.execute("DELETE FROM toolkiln_versions WHERE name = %s", (name,))
+        conn.execute("DELETE FROM toolkiln_usage WHERE name = %s", (name,))
+
+    # --- past versions, the audit log --------------------------------------------------------------
+
+    def past_versions(self, name: str) -> list[int]:
+        with self._conn() as conn:
+            rows = conn.execute("SELECT version FROM toolkiln_versions WHERE name = %s ORDER BY version", (name,))
+            return [version for (version,) in rows.fetchall()]
+
+    def past_version(self, name: str, version: int) -> ToolRecord | None:
+        row = self._version_row(name, version)
+        return None if row is None else decode_record(row[0], f"{self.location}#{name}@{version}")[0]
+
+    def _version_row(self, name: str, version: int) -> tuple[bytes, bytes | None] | None:
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT data, signed FROM toolkiln_versions WHERE name = %s AND version = %s", (name, version)
+            ).fetchone()
+        return None if row is None else (bytes(row[0]), None if row[1] is None else bytes(row[1]))
+
+    def audit(self, tool: str | None = None, *, after: int = 0) -> list[AuditEntry]:
+        """The entries after the first `after` of the whole log (of `tool`, when given)."""
+        with self._conn() as conn:
+            rows = conn.execute(
+                "SELECT tool, entry FROM toolkiln_audit ORDER BY position OFFSET %s", (after,)
+            ).fetchall()
+        entries = (decode_audit(line) for logged, line in rows if tool is None or logged == tool)
+        return [entry for entry in entries if entry is not None]
+
+    def append_audit(self, entry: AuditEntry) -> None:
+        with self._conn() as conn:
+            _append_audit(conn, entry)
+
+    # --- run counts ------------------------------------------------------------------------------------
+
+    def tally(self, name: str) -> Tally:
+        return self._tallies.setdefault(name, Tally())
+
+    def count_run(self, name: str, when: float) -> None:
+        cell = self.tally(name).cell()
+        cell[0] += 1
+        cell[1] = when
+
+    def drain_usage(self) -> None:
+        for name, tally in self._tallies.items():
+            taken, last = tally.take()
+            if taken:
+                count, _ = self._pending.get(name, (0, 0.0))
+                self._pending[name] = (count + taken, last)
+
+    def used(self) -> set[str]:
+        self.drain_usage()
+        with self._conn() as conn:
+            stored = {name for (name,) in conn.execute("SELECT name FROM toolkiln_usage").fetchall()}
+        return stored | set(self._pending)
+
+    def usage_of(self, name: str) -> tuple[int, datetime | None]:
+        self.drain_usage()
+        with self._conn() as conn:
+            row = conn.execute("SELECT count, last_used FROM toolkiln_usage WHERE name = %s", (name,)).fetchone()
+        count, last = (0, None) if row is None else (int(row[0]), row[1])
+        pending = self._pending.get(name)
+        if pending is not None:
+            count, last = count + pending[0], utc_now()
+        return count, last
+
+    def flush_usage(self, *, quietly: bool = False) -> None:
+        self.drain_usage()
+        pending, self._pending = self._pending, {}
+        if not pending:
+            return
+        now = datetime.now(UTC)
+        try:
+            with self._conn() as conn, conn.transaction():
+                for name, (count, _) in sorted(pending.items()):  # (sorted: no deadlock between flushers)
+                    conn.execute(
+                        "INSERT INTO toolkiln_usage (name, count, last_used) "
+                        "SELECT %s, %s, %s WHERE EXISTS (SELECT 1 FROM toolkiln_tools WHERE name = %s) "
+                        "ON CONFLICT (name) DO UPDATE SET count = toolkiln_usage.count + excluded.count, "
+                        "last_used = excluded.last_used",
+                        (name, count, now, name),
+                    )
+        except StoreError:
+            for name, counted in pending.items():  # kept for the next flush
+                count, last = self._pending.get(name, (0, 0.0))
+                self._pending[name] = (count + counted[0], max(last, counted[1]))
+            if not quietly:
+                raise
+
+    # --- what the store wrote itself -------------------------------------------------------------------
+
+    def vouch(self, record: ToolRecord, action: str) -> bool:
+        vouched = self._records.get(record.name) == record and self.verified(record.name)
+        refuse_unvouched(record, action, vouched, "(a row written by hand or copied in)", self.location)
+        return vouched
+
+    def verified(self, name: str) -> bool:
+        data = self._bytes.get(name)
+        return data is not None and self._signed.get(name) == hashlib.sha256(data).digest()
+
+    def untrusted(self) -> set[str]:
+        return {name for name in self._records if not self.verified(name)}
+
+    def trust(self, names: list[str] | None, principal: Principal) -> dict[str, list[int]]:
+        signed: dict[str, list[int]] = {}
+        with self.writing(), self._conn() as conn:
+            for name in list(self._records) if names is None else names:
+                for version, data in self._slots(conn, name):
+                    record = decode_record(data, f"{self.location}#{name}")[0]
+                    if record is None:
+                        continue
+                    digest = hashlib.sha256(data).digest()
+                    if version is None:
+                        conn.execute("UPDATE toolkiln_tools SET signed = %s WHERE name = %s", (digest, name))
+                    else:
+                        conn.execute(
+                            "UPDATE toolkiln_versions SET signed = %s WHERE name = %s AND version = %s",
+                            (digest, name, version),
+                        )
+                    signed.setdefault(name, []).append(record.version)
+            counter = _bump(conn)
+            for name, versions in signed.items():
+                note = f"signed here: version(s) {', '.join(map(str, sorted(versions)))}"
+                _append_audit(conn, audit_entry("trust", principal, name, utc_now(), note=note))
+                conn.execute("UPDATE toolkiln_tools SET revision = %s WHERE name = %s", (counter, name))
+        return {name: sorted(versions) for name, versions in signed.items()}
+
+    @staticmethod
+    def _slots(conn: Connection[Any], name: str) -> list[tuple[int | None, bytes]]:
+        """A tool's current record (version None) and its past versions, as stored."""
+        rows = conn.execute(
+            "SELECT NULL::integer, data FROM toolkiln_tools WHERE name = %s "
+            "UNION ALL SELECT version, data FROM toolkiln_versions WHERE name = %s",
+            (name, name),
+        ).fetchall()
+        return [(version, bytes(data)) for version, data in rows]
+
+    def past_verifies(self, name: str, version: int) -> bool:
+        row = self._version_row(name, version)
+        return row is not None and row[1] == hashlib.sha256(row[0]).digest()
+
+
+def _open_pool(url: str, where: str, timeout: float, size: int) -> ConnectionPool:
+    """A pool of autocommit connections with the schema checked (StoreError, never the URL's password)."""
+    pool: ConnectionPool = ConnectionPool(
+        url, min_size=1, max_size=size, kwargs={"autocommit": True}, timeout=timeout, open=False
+    )
+    try:
+        pool.open(wait=True, timeout=timeout)
+        with pool.connection() as conn:
+            ensure_schema(conn, where)
+    except PoolTimeout:
+        pool.close()
+        raise StoreError(
+            f"cannot connect to the registry database at {where} within {timeout:g} s",
+            hint="check that PostgreSQL runs there and that the user, password and database name are right",
+        ) from None
+    except BaseException:
+        pool.close()
+        raise
+    return pool
+
+
+def _bump(conn: Connection[Any]) -> int:
+    """The next change counter, notified to every listener when the transaction commits."""
+    row = conn.execute("UPDATE toolkiln_changes SET counter = counter + 1 RETURNING counter").fetchone()
+    assert row is not None  # (the table has its one row from the start)
+    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(row[0])))
+    return int(row[0])
+
+
+def _append_audit(conn: Connection[Any], entry: AuditEntry) -> None:
+    conn.execute("INSERT INTO toolkiln_audit (tool, entry) VALUES (%s, %s)", (entry.tool, encode_audit(entry)))
+
+
+def _signature(data: bytes, vouched: bool) -> bytes | None:
+    return hashlib.sha256(data).digest() if vouched else None
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]

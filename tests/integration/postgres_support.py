@@ -1,0 +1,63 @@
+"""A real PostgreSQL for the `postgres` tests: the cluster .ci/run started (TOOLKILN_PG_URL), or
+one scripts/postgres-install.sh starts for this session and stops at its end. Each test gets a
+database of its own, dropped after it. When PostgreSQL cannot be installed or started the tests
+fail with the reason: they are never skipped."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+import pytest
+
+INSTALL = Path(__file__).resolve().parents[2] / "scripts" / "postgres-install.sh"
+
+
+@contextmanager
+def postgres_cluster() -> Iterator[str]:
+    """The URL of a running cluster (its `postgres` database)."""
+    given = os.environ.get("TOOLKILN_PG_URL")
+    if given:
+        yield given
+        return
+    home = tempfile.mkdtemp(prefix="toolkiln-pg-")
+    os.chmod(home, 0o755)  # (as root the cluster belongs to the postgres user, who must enter it)
+    done = subprocess.run(
+        ["bash", str(INSTALL)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        env={**os.environ, "TOOLKILN_PG_DIR": home},
+    )
+    if done.returncode != 0:
+        pytest.fail(f"PostgreSQL could not be installed or started by {INSTALL.name}:\n{done.stderr[-2000:]}")
+    try:
+        yield done.stdout.strip().splitlines()[-1]
+    finally:
+        for data in Path(home).glob("cluster.*/data"):
+            owner = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.getuid() == 0 else []
+            pg_ctl = next(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), None) or Path("pg_ctl")
+            subprocess.run(
+                [*owner, str(pg_ctl), "-D", str(data), "stop", "-m", "fast"], capture_output=True, timeout=60
+            )
+
+
+@contextmanager
+def fresh_database(cluster_url: str) -> Iterator[str]:
+    """A new, empty database on the cluster, dropped afterwards (with whatever still uses it)."""
+    name = "toolkiln_test_" + secrets.token_hex(6)
+    with psycopg.connect(cluster_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base, _, _ = cluster_url.rpartition("/")
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(cluster_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -1,0 +1,139 @@
+"""The store contract (tests/unit/registry/store_contract.py) run against `PostgresStore` on a
+real PostgreSQL, a database of its own per test; and what only a database store must do."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import psycopg
+import pytest
+from unit.registry.pending_calls_contract import PendingCallsContract
+from unit.registry.store_contract import StoreContract, definition
+
+from toolkiln import Registry
+from toolkiln.registry import Principal
+from toolkiln.registry.errors import NotTrusted, StoreError
+from toolkiln.registry.postgres import PostgresStore
+from toolkiln.registry.postgres.calls import PostgresPendingCalls
+from toolkiln.registry.store import Store
+
+ADMIN = Principal("person", "root", "admin", via="token root")
+NOTIFIED_SECONDS = 5  # (a notification takes about a millisecond here; a loaded machine may take longer)
+
+
+class PostgresFactory:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.opened: list[PostgresStore] = []
+
+    def new(self) -> Store:
+        return self._open()
+
+    def again(self, store: Store) -> Store:
+        return self._open()
+
+    def _open(self) -> PostgresStore:
+        store = PostgresStore(self.url, lock_timeout=5)
+        self.opened.append(store)
+        return store
+
+    def add_table(self, store: Store, name: str, rows: dict[str, Any]) -> None:
+        assert isinstance(store, PostgresStore)
+        store.put_table(f"{name}.json", json.dumps({name: rows}).encode())
+
+    def corrupt(self, store: Store, name: str) -> None:
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute("UPDATE toolkiln_tools SET data = '{', revision = revision + 1000 WHERE name = %s", (name,))
+            conn.execute("UPDATE toolkiln_changes SET counter = counter + 1")
+
+    def settle(self, store: Store) -> None:
+        assert isinstance(store, PostgresStore)
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            counter = conn.execute("SELECT counter FROM toolkiln_changes").fetchone()[0]
+        deadline = time.monotonic() + NOTIFIED_SECONDS
+        while store.changes.value() != counter:
+            assert time.monotonic() < deadline, f"no notification of change {counter} within {NOTIFIED_SECONDS} s"
+            time.sleep(0.001)
+
+    def close(self) -> None:
+        for store in self.opened:
+            store.close()
+
+
+@pytest.fixture
+def pg_factory(postgres_url):
+    factory = PostgresFactory(postgres_url)
+    yield factory
+    factory.close()
+
+
+class TestPostgresStore(StoreContract):
+    @pytest.fixture
+    def factory(self, pg_factory: PostgresFactory) -> PostgresFactory:
+        return pg_factory
+
+
+def test_a_change_that_fails_midway_leaves_nothing_behind(pg_factory):
+    """A registry change is one transaction: a failure inside it writes nothing, and the
+    store's own view goes back to what is committed."""
+    reg = Registry(pg_factory.new())
+    reg.create(definition())
+    store = reg._store
+    with pytest.raises(RuntimeError), store.writing():
+        store.append_audit(reg.audit_log()[0])
+        raise RuntimeError("the process failed here")
+    assert len(reg.audit_log()) == 1 and reg.run("double", {"x": 2}) == 4
+
+
+def test_a_database_that_does_not_answer_is_a_store_error_without_the_password():
+    with pytest.raises(StoreError) as refused:
+        PostgresStore("postgresql://toolkiln:s3cret-pw@127.0.0.1:1/none", lock_timeout=1)
+    assert "s3cret-pw" not in str(refused.value) and "***" in str(refused.value)
+
+
+def test_a_schema_of_another_version_is_refused_until_upgraded(pg_factory, postgres_url):
+    pg_factory.new()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("UPDATE toolkiln_schema SET version = 99")
+    with pytest.raises(StoreError) as refused:
+        pg_factory.new()
+    assert "schema version 99" in str(refused.value) and "upgrade toolkiln" in (refused.value.hint or "")
+
+
+class TestPostgresPendingCalls(PendingCallsContract):
+    @pytest.fixture
+    def make(self, pg_factory):
+        def make(same):
+            store = pg_factory.new()
+            assert isinstance(store, PostgresStore)
+            return PostgresPendingCalls(store)
+
+        return make
+
+
+def test_a_registry_named_by_a_url_keeps_its_tools_and_held_calls_in_the_database(postgres_url, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # (nothing may be written beside the process either)
+    with Registry(postgres_url) as reg:
+        reg.create(definition())
+        reg.require_call_approval("double", True, by=ADMIN)
+        held = reg.invoke("double", {"x": 2}, principal=Principal("model", "agent", "run"))
+        assert held.pending
+    with Registry(postgres_url) as again:
+        (call,) = again.calls()
+        assert call.id == held.call and again.decide_call(call.id, approve=True, by=ADMIN).result == 4
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_row_written_by_hand_is_not_trusted_until_a_person_trusts_it(pg_factory, postgres_url):
+    reg = Registry(pg_factory.new())
+    reg.create({"kind": "script", "name": "fetch", "description": "Fetches.", "runtime": "bash", "body": "cat"})
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # what an UPDATE by hand leaves
+        conn.execute("UPDATE toolkiln_tools SET signed = NULL, revision = revision + 1000 WHERE name = 'fetch'")
+        conn.execute("UPDATE toolkiln_changes SET counter = counter + 1")
+    reg.refresh()
+    assert reg.untrusted() == {"fetch"}
+    with pytest.raises(NotTrusted):
+        reg.run("fetch", {})
+    assert reg.trust(["fetch"]) == {"fetch": [1]} and reg.untrusted() == set()
