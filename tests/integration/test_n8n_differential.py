@@ -194,6 +194,12 @@ EVERY_FORM = [
     'parse_date("31.01.2026", "DD.MM.YYYY") < add_days(parse_date("2026-01-31"), body.a)',
     'today("Europe/Berlin") > parse_date("2026-01-01")',
     "days_between(today(), add_days(today(), body.a))",
+    # OwnPilot's helpers that JavaScript agrees on (issue 27).
+    "slugify(body.t)",
+    'remove_diacritics(body.s + " Crème Brûlée")',
+    "count_words(body.t)",
+    "is_json(body.s)",
+    'is_uuid(body.s) or is_uuid("0192f9a4-5f3c-4d2e-9b1a-3c4d5e6f7a8b")',
 ]
 
 
