@@ -4,7 +4,11 @@ real PostgreSQL, a database of its own per test; and what only a database store 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -15,10 +19,11 @@ from unit.registry.store_contract import StoreContract, definition
 from toolkiln import Registry
 from toolkiln.registry import Principal
 from toolkiln.registry.errors import NotTrusted, StoreError
-from toolkiln.registry.postgres import PostgresStore
 from toolkiln.registry.postgres.calls import PostgresPendingCalls
+from toolkiln.registry.postgres.store import PostgresStore
 from toolkiln.registry.store import Store
 
+SHIPPING = Path(__file__).resolve().parents[2] / "examples" / "shipping_cost.json"
 ADMIN = Principal("person", "root", "admin", via="token root")
 NOTIFIED_SECONDS = 5  # (a notification takes about a millisecond here; a loaded machine may take longer)
 
@@ -137,3 +142,34 @@ def test_a_row_written_by_hand_is_not_trusted_until_a_person_trusts_it(pg_factor
     with pytest.raises(NotTrusted):
         reg.run("fetch", {})
     assert reg.trust(["fetch"]) == {"fetch": [1]} and reg.untrusted() == set()
+
+
+def toolkiln(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "toolkiln", *args], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+
+
+def test_the_command_line_takes_a_database_url_wherever_it_takes_a_registry(postgres_url):
+    created = toolkiln("tools", "create", str(SHIPPING), "--registry", postgres_url)
+    assert created.returncode == 0, created.stderr
+    ran = toolkiln(
+        "tools",
+        "run",
+        "shipping_cost",
+        "--args",
+        '{"weight_kg": 12}',
+        env={**os.environ, "TOOLKILN_HOME": postgres_url},
+    )
+    assert (ran.returncode, ran.stdout.strip()) == (0, "31.500"), ran.stderr
+    with Registry(postgres_url) as reg:
+        assert [record.name for record in reg.list()] == ["shipping_cost"]
+
+
+def test_commands_that_keep_files_beside_a_folder_refuse_a_database_without_its_password(postgres_url):
+    with_password = postgres_url.replace("toolkiln@", "toolkiln:s3cret-pw@")
+    for command in (["serve"], ["mcp", "--http"], ["secrets", "list"], ["tokens", "list"]):
+        refused = toolkiln(*command, "--registry", with_password)
+        assert refused.returncode == 2, (command, refused.stderr)
+        assert "is a database" in refused.stderr and "s3cret-pw" not in refused.stderr + refused.stdout
+        assert "Traceback" not in refused.stderr

@@ -19,7 +19,7 @@ from toolkiln.cli.serve import (
     state_dir_option,
     with_call_rules,
 )
-from toolkiln.cli.tools import open_registry, registry_option
+from toolkiln.cli.tools import open_registry, registry_option, registry_path
 
 
 def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,6 +51,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from toolkiln.server.state import StateFolderError, legacy_warning, state_folder
     from toolkiln.server.tokens import TokenStore
 
+    if args.http:
+        registry_path(args)  # (its tokens are kept beside a folder: not a database yet)
     with open_registry(args, granted(args)) as registry:
         with_call_rules(registry, args)  # (--approve-calls: a held call waits for a person's decision)
         server = RegistryMCP(registry, poll_seconds=args.poll_seconds, max_concurrent_runs=args.max_concurrent_runs)

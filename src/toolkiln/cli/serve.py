@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
-from toolkiln.cli.tools import open_registry, registry_option
+from toolkiln.cli.tools import open_registry, registry_option, registry_path
 from toolkiln.diagnostics import codes
 
 if TYPE_CHECKING:
@@ -189,6 +189,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.max_body_bytes is not None and args.max_body_bytes < 1:
         raise UsageError("--max-body-bytes must be at least 1")
     capabilities = granted(args)
+    registry_path(args)  # (a server keeps its tokens beside a folder: not a database yet)
     registry = open_registry(args, capabilities)
     with_call_rules(registry, args)
     settings = Settings(

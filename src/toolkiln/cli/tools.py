@@ -34,6 +34,7 @@ from toolkiln.cli.peers import add_peer_commands
 from toolkiln.cli.programs import add_program_commands, print_run_result
 from toolkiln.errors import CompileError, Error, RunError
 from toolkiln.registry.formats import FORMATS
+from toolkiln.registry.postgres.urls import is_database_url, without_password
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
@@ -47,10 +48,15 @@ STATUSES = ("active", "disabled", "pending_approval", "rejected")
 
 
 def registry_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """`--registry DIR`, read by `open_registry` (SUPPRESS: also accepted after a subcommand)."""
-    where = "the registry folder (default: $TOOLKILN_HOME, else ./.toolkiln)"
-    parser.add_argument("--registry", metavar="DIR", type=Path, default=argparse.SUPPRESS, help=where)
+    """`--registry DIR|URL`, read by `open_registry` (SUPPRESS: also accepted after a subcommand)."""
+    where = "the registry: a folder, or a postgresql:// URL (default: $TOOLKILN_HOME, else ./.toolkiln)"
+    parser.add_argument("--registry", metavar="DIR|URL", type=registry_location, default=argparse.SUPPRESS, help=where)
     return parser
+
+
+def registry_location(text: str) -> Path | str:
+    """A registry folder's path, or a database URL kept as text (a Path would fold its `//`)."""
+    return text if is_database_url(text) else Path(text)
 
 
 def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -202,12 +208,24 @@ def _render_problem(code: str, message: str, hint: str | None) -> str:
     return f"error[{code}]: {message}" + (f"\n  = hint: {hint}" if hint else "")
 
 
-def registry_path(args: argparse.Namespace) -> Path:
-    given: Path | None = getattr(args, "registry", None)  # --registry is parsed as a Path
+def registry_where(args: argparse.Namespace) -> Path | str:
+    """--registry, else $TOOLKILN_HOME, else ./.toolkiln: a folder, or a database URL."""
+    given: Path | str | None = getattr(args, "registry", None)  # (parsed by registry_location)
     if given is not None:
         return given
     home = os.environ.get("TOOLKILN_HOME")
-    return Path(home) if home else Path(DEFAULT_REGISTRY)
+    return registry_location(home) if home else Path(DEFAULT_REGISTRY)
+
+
+def registry_path(args: argparse.Namespace) -> Path:
+    """The registry's folder, for a command that keeps files beside it (secrets, tokens)."""
+    where = registry_where(args)
+    if isinstance(where, str):
+        raise UsageError(
+            f"this command needs a registry folder, and {without_password(where)} is a database: "
+            "a registry in PostgreSQL does not keep secrets or server tokens yet (docs/fleets.md)"
+        )
+    return where
 
 
 def open_registry(args: argparse.Namespace, capabilities: Capabilities | None = None) -> Registry:
@@ -215,13 +233,13 @@ def open_registry(args: argparse.Namespace, capabilities: Capabilities | None = 
     from toolkiln.registry.capabilities import LOCAL
     from toolkiln.registry.registry import Registry
 
-    path = registry_path(args)
+    where = registry_where(args)
     try:
-        if path.exists() and not path.is_dir():
-            raise UsageError(f"--registry {path} is not a folder")
+        if isinstance(where, Path) and where.exists() and not where.is_dir():
+            raise UsageError(f"--registry {where} is not a folder")
     except OSError as error:  # a name too long, a loop of links
         raise UsageError(f"--registry cannot be opened: {error.strerror or error}") from None
-    return Registry(path, capabilities=capabilities or LOCAL)
+    return Registry(where, capabilities=capabilities or LOCAL)
 
 
 def _warn_problems(reg: Registry) -> None:

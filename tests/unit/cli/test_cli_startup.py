@@ -99,7 +99,7 @@ def test_check_of_a_tool_file_loads_neither_the_optimizer_nor_the_interpreter() 
 
 
 # What running a compute tool of a registry needs nothing of: the sandbox, discovery and trust
-# of executables (and their jsonschema), servers, models, n8n and Lark.
+# of executables (and their jsonschema), servers, models, n8n, Lark and the database driver.
 NOT_FOR_A_COMPUTE_TOOL = (
     "toolkiln.executables.sandbox",
     "toolkiln.executables.runner",
@@ -113,6 +113,8 @@ NOT_FOR_A_COMPUTE_TOOL = (
     "toolkiln.n8n",
     "toolkiln.backends.n8n.",
     "lark",
+    "psycopg",
+    "toolkiln.registry.postgres.store",
 )
 
 
