@@ -16,11 +16,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from toolkiln.registry.callees import calls_of
 from toolkiln.registry.codec import decode_record, encode_record
-from toolkiln.registry.compiled_forms import CompiledForms
 from toolkiln.registry.definitions import Compiled
-from toolkiln.registry.errors import BrokenTool, NotTrusted, StoreError
+from toolkiln.registry.errors import NotTrusted, StoreError
+from toolkiln.registry.loaded_records import LoadedRecords
 from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
@@ -62,12 +61,8 @@ class MemoryStore:
         self.lock_timeout = lock_timeout
         self.location = "memory"
         self.changes = Counter(self.data)
-        self.runnables: dict[str, Any] = {}
-        self.forms = CompiledForms()
-        self._tools: Mapping[str, Any] | None = None
-        self._records: dict[str, ToolRecord] = {}
-        self._bytes: dict[str, bytes] = {}  # the bytes each loaded record came from
-        self._problems: dict[str, Problem] = {}
+        self.loaded = LoadedRecords("memory")
+        self.runnables = self.loaded.runnables
         self._tables: dict[str, dict[str, Any]] = {}
         self._tables_generation = 0
         self._seen = -1
@@ -77,7 +72,7 @@ class MemoryStore:
     # --- opening, catching up -----------------------------------------------------------------
 
     def open(self, tools: Mapping[str, Any]) -> None:
-        self._tools = tools
+        self.loaded.tools = tools
         self.reload()
 
     def reload(self) -> None:
@@ -88,36 +83,15 @@ class MemoryStore:
         if self.data.counter[0] == self._seen and self.data.tables is self._tables:
             return
         self._seen = self.data.counter[0]
-        for name in [n for n in self._records if n not in self.data.tools]:
-            self._moved(name)
-            del self._records[name], self._bytes[name]
+        for name in [n for n in self.loaded.bytes if n not in self.data.tools]:
+            self.loaded.forget(name)
         for name, data in list(self.data.tools.items()):
-            if self._bytes.get(name) is not data:
-                self._load(name, data, None)
+            if self.loaded.bytes.get(name) is not data:
+                self.loaded.load(name, data, None)
         if self.data.tables is not self._tables:
             self._tables = self.data.tables
             self._tables_generation += 1
-            self._moved(None)
-
-    def _load(self, name: str, data: bytes, compiled: Compiled | None) -> None:
-        self._moved(name)
-        self._problems.pop(name, None)
-        self._records.pop(name, None)
-        self._bytes[name] = data
-        record, diagnostics = decode_record(data, f"memory:{name}")
-        if record is None:
-            self._problems[name] = Problem(file=f"memory:{name}", diagnostics=tuple(diagnostics))
-            return
-        self._records[name] = record
-        self.forms.link(name, calls_of(record.definition))
-        if compiled is not None:
-            self.forms.keep(record, compiled)
-
-    def _moved(self, name: str | None) -> None:
-        """The one invalidation rule."""
-        self.runnables.clear()
-        if name is not None:
-            self.forms.unlink(name)
+            self.loaded.moved(None)
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -133,53 +107,32 @@ class MemoryStore:
 
     @property
     def records(self) -> Mapping[str, ToolRecord]:
-        return self._records
+        return self.loaded.records
 
     def sorted_records(self) -> list[ToolRecord]:
-        return [self._records[name] for name in sorted(self._records)]
+        return self.loaded.sorted_records()
 
     def problems(self) -> list[Problem]:
-        return [self._problems[name] for name in sorted(self._problems)]
+        return self.loaded.problems()
 
     def problem_of(self, name: str, version: int | None = None) -> Problem | None:
-        return self._problems.get(name if version is None else f"{name}@{version}")
+        return self.loaded.problem_of(name, version)
 
     def check(self, name: str) -> None:
-        try:
-            self.compiled(name)
-        except BrokenTool:
-            pass
+        self.loaded.check(name)
 
     def compiled(self, name: str) -> Compiled:
-        record = self._records.get(name)
-        if record is None:
-            raise BrokenTool(f"the stored tool `{name}` cannot be loaded")
-        cached = self.forms.cached(name, record)
-        if cached is not None:
-            return cached
-        compiled, diagnostics = self.forms.compile(name, record, self._tools)
-        if compiled is None:
-            self._moved(name)
-            del self._records[name]
-            self._problems[name] = Problem(file=f"memory:{name}", diagnostics=tuple(diagnostics))
-            raise BrokenTool(f"the stored tool `{name}` no longer compiles", diagnostics=diagnostics)
-        return compiled
+        return self.loaded.compiled(name)
 
     def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
-        loaded = self._records.get(name)
-        if loaded is None or loaded.definition != record.definition:
-            return None
-        try:
-            return self.compiled(name)
-        except BrokenTool:
-            return None
+        return self.loaded.cached_compiled(name, record)
 
     @property
     def calls(self) -> Mapping[str, frozenset[str]]:
-        return self.forms.calls
+        return self.loaded.calls
 
     def callers(self, name: str) -> list[str]:
-        return self.forms.callers(name, self._records)
+        return self.loaded.callers(name)
 
     @property
     def tables(self) -> Mapping[str, dict[str, Any]]:
@@ -215,14 +168,12 @@ class MemoryStore:
             data = encode_record(record).encode()
             self.data.tools[name] = data
             self._sign((name, None), data, vouched)
-            self._load(name, data, compiled)
+            self.loaded.load(name, data, compiled)
         self.data.audit.append(entry)
         self.data.counter[0] += 1
         self._seen = self.data.counter[0]  # (the lock is held: no one else wrote since the refresh)
         if record is None:
-            self._moved(name)
-            self._records.pop(name, None)
-            self._bytes.pop(name, None)
+            self.loaded.forget(name)
 
     def _sign(self, slot: Slot, data: bytes, vouched: bool) -> None:
         if vouched:
@@ -302,21 +253,21 @@ class MemoryStore:
     # --- what the store wrote itself -----------------------------------------------------------------
 
     def vouch(self, record: ToolRecord, action: str) -> bool:
-        vouched = self._records.get(record.name) == record and self.verified(record.name)
+        vouched = self.loaded.records.get(record.name) == record and self.verified(record.name)
         if not vouched and record.kind != "compute" and action not in ("disable", "reject", "delete"):
             raise NotTrusted(f"`{record.name}` was not written by this store: it may not {action}")
         return vouched
 
     def verified(self, name: str) -> bool:
-        data = self._bytes.get(name)
+        data = self.loaded.bytes.get(name)
         return data is not None and self.data.signed.get((name, None)) == hashlib.sha256(data).digest()
 
     def untrusted(self) -> set[str]:
-        return {name for name in self._records if not self.verified(name)}
+        return {name for name in self.loaded.records if not self.verified(name)}
 
     def trust(self, names: list[str] | None, principal: Principal) -> dict[str, list[int]]:
         signed: dict[str, list[int]] = {}
-        for name in list(self._records) if names is None else names:
+        for name in list(self.loaded.records) if names is None else names:
             slots: list[Slot] = [(name, None), *((name, v) for v in self.past_versions(name))]
             for slot in slots:
                 data = self.data.tools.get(name) if slot[1] is None else self.data.versions.get(slot)

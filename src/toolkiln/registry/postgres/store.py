@@ -31,11 +31,10 @@ from psycopg import Connection, errors, sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from toolkiln.io.tables import table_file_data
-from toolkiln.registry.callees import calls_of
 from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, encode_record
-from toolkiln.registry.compiled_forms import CompiledForms
 from toolkiln.registry.definitions import Compiled
-from toolkiln.registry.errors import BrokenTool, StoreError
+from toolkiln.registry.errors import StoreError
+from toolkiln.registry.loaded_records import LoadedRecords
 from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.postgres.schema import WRITE_LOCK, ensure_schema
 from toolkiln.registry.postgres.signal import CHANNEL, Notified, counter_of
@@ -53,18 +52,14 @@ class PostgresStore:
     def __init__(self, url: str, *, lock_timeout: float = 30.0, max_connections: int = 8) -> None:
         self.location = without_password(url)
         self.lock_timeout = lock_timeout
-        self.runnables: dict[str, Any] = {}
-        self.forms = CompiledForms()
+        self.loaded = LoadedRecords(self.location)
+        self.runnables = self.loaded.runnables
         self._pool = _open_pool(url, self.location, lock_timeout, max_connections)
         self.changes = Notified(url, self.runnables.clear)
         self.changes.connected.wait(lock_timeout)  # (if it does not connect, every run asks the database)
         self._tx = threading.local()  # the connection of this thread's `writing()`, if any
-        self._tools: Mapping[str, Any] | None = None
-        self._records: dict[str, ToolRecord] = {}
-        self._bytes: dict[str, bytes] = {}
         self._revisions: dict[str, int] = {}
         self._signed: dict[str, bytes | None] = {}
-        self._problems: dict[str, Problem] = {}
         self._tables: dict[str, dict[str, Any]] = {}
         self._tables_revisions: dict[str, int] = {}
         self._tables_generation = 0
@@ -100,7 +95,7 @@ class PostgresStore:
     # --- opening, catching up -------------------------------------------------------------------
 
     def open(self, tools: Mapping[str, Any]) -> None:
-        self._tools = tools
+        self.loaded.tools = tools
         self.reload()
 
     def reload(self) -> None:
@@ -122,10 +117,10 @@ class PostgresStore:
             tables = dict(conn.execute("SELECT file, revision FROM toolkiln_tables").fetchall())
             if tables != self._tables_revisions:
                 self._load_tables(conn, tables)
-        for name in [n for n in self._bytes if n not in revisions]:
+        for name in [n for n in self.loaded.bytes if n not in revisions]:
             self._forget(name)
         for name, data, signed, revision in rows:
-            self._load(name, bytes(data), None)
+            self.loaded.load(name, bytes(data), None)
             self._signed[name] = None if signed is None else bytes(signed)
             self._revisions[name] = revision
         self._seen = counter
@@ -136,32 +131,12 @@ class PostgresStore:
             loaded.update(table_file_data(bytes(data), Path(file)))  # (each checked by put_table)
         self._tables, self._tables_revisions = loaded, revisions
         self._tables_generation += 1
-        self._moved(None)
-
-    def _load(self, name: str, data: bytes, compiled: Compiled | None) -> None:
-        self._moved(name)
-        self._problems.pop(name, None)
-        self._records.pop(name, None)
-        self._bytes[name] = data
-        record, diagnostics = decode_record(data, f"{self.location}#{name}")
-        if record is None:
-            self._problems[name] = Problem(file=f"{self.location}#{name}", diagnostics=tuple(diagnostics))
-            return
-        self._records[name] = record
-        self.forms.link(name, calls_of(record.definition))
-        if compiled is not None:
-            self.forms.keep(record, compiled)
+        self.loaded.moved(None)
 
     def _forget(self, name: str) -> None:
-        self._moved(name)
-        for cache in (self._records, self._bytes, self._revisions, self._signed, self._problems):
-            cache.pop(name, None)
-
-    def _moved(self, name: str | None) -> None:
-        """The one invalidation rule (store.py): what was made from a record goes when it changes."""
-        self.runnables.clear()
-        if name is not None:
-            self.forms.unlink(name)
+        self.loaded.forget(name)
+        self._revisions.pop(name, None)
+        self._signed.pop(name, None)
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -189,57 +164,36 @@ class PostgresStore:
                 self.reload()  # (what this transaction loaded was rolled back)
                 raise
 
-    # --- the loaded tools ---------------------------------------------------------------------------
+    # --- the loaded tools (loaded_records.py) -----------------------------------------------------
 
     @property
     def records(self) -> Mapping[str, ToolRecord]:
-        return self._records
+        return self.loaded.records
 
     def sorted_records(self) -> list[ToolRecord]:
-        return [self._records[name] for name in sorted(self._records)]
+        return self.loaded.sorted_records()
 
     def problems(self) -> list[Problem]:
-        return [self._problems[name] for name in sorted(self._problems)]
+        return self.loaded.problems()
 
     def problem_of(self, name: str, version: int | None = None) -> Problem | None:
-        return self._problems.get(name) if version is None else None
+        return self.loaded.problem_of(name, version)
 
     def check(self, name: str) -> None:
-        try:
-            self.compiled(name)
-        except BrokenTool:
-            pass
+        self.loaded.check(name)
 
     def compiled(self, name: str) -> Compiled:
-        record = self._records.get(name)
-        if record is None:
-            raise BrokenTool(f"the stored tool `{name}` cannot be loaded")
-        cached = self.forms.cached(name, record)
-        if cached is not None:
-            return cached
-        compiled, diagnostics = self.forms.compile(name, record, self._tools)
-        if compiled is None:
-            self._moved(name)
-            del self._records[name]
-            self._problems[name] = Problem(file=f"{self.location}#{name}", diagnostics=tuple(diagnostics))
-            raise BrokenTool(f"the stored tool `{name}` no longer compiles", diagnostics=diagnostics)
-        return compiled
+        return self.loaded.compiled(name)
 
     def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
-        loaded = self._records.get(name)
-        if loaded is None or loaded.definition != record.definition:
-            return None
-        try:
-            return self.compiled(name)
-        except BrokenTool:
-            return None
+        return self.loaded.cached_compiled(name, record)
 
     @property
     def calls(self) -> Mapping[str, frozenset[str]]:
-        return self.forms.calls
+        return self.loaded.calls
 
     def callers(self, name: str) -> list[str]:
-        return self.forms.callers(name, self._records)
+        return self.loaded.callers(name)
 
     @property
     def tables(self) -> Mapping[str, dict[str, Any]]:
@@ -303,7 +257,7 @@ class PostgresStore:
         if record is None:
             self._forget(name)
         else:
-            self._load(name, data, compiled)
+            self.loaded.load(name, data, compiled)
             self._signed[name], self._revisions[name] = signed, counter
         self._seen = counter  # (the lock is held: no one else wrote since the refresh)
 
@@ -419,21 +373,21 @@ class PostgresStore:
     # --- what the store wrote itself -------------------------------------------------------------------
 
     def vouch(self, record: ToolRecord, action: str) -> bool:
-        vouched = self._records.get(record.name) == record and self.verified(record.name)
+        vouched = self.loaded.records.get(record.name) == record and self.verified(record.name)
         refuse_unvouched(record, action, vouched, "(a row written by hand or copied in)", self.location)
         return vouched
 
     def verified(self, name: str) -> bool:
-        data = self._bytes.get(name)
+        data = self.loaded.bytes.get(name)
         return data is not None and self._signed.get(name) == hashlib.sha256(data).digest()
 
     def untrusted(self) -> set[str]:
-        return {name for name in self._records if not self.verified(name)}
+        return {name for name in self.loaded.records if not self.verified(name)}
 
     def trust(self, names: list[str] | None, principal: Principal) -> dict[str, list[int]]:
         signed: dict[str, list[int]] = {}
         with self.writing(), self._conn() as conn:
-            for name in list(self._records) if names is None else names:
+            for name in list(self.loaded.records) if names is None else names:
                 for version, data in self._slots(conn, name):
                     record = decode_record(data, f"{self.location}#{name}")[0]
                     if record is None:
