@@ -55,6 +55,7 @@ class RunError(Error):
         *,
         input: str | None = None,  # noqa: A002 - as Diagnostic: the offending value or name
         expected: tuple[str, ...] | None = None,
+        value: Any = None,
     ) -> None:
         self.code = code
         self.message = message
@@ -62,6 +63,7 @@ class RunError(Error):
         self.hint = hint
         self.input = input
         self.expected = expected
+        self.value = value  # what the program threw (JsonLogic's `throw`), for `try ... catch`
         super().__init__(f"[{code}] {message}")
 
     def at(self, span: Span) -> RunError:

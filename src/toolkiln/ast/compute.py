@@ -127,6 +127,17 @@ class Comprehension(Node):
     condition: Expr | None = None
 
 
+class Try(Node):
+    """`try body catch error: handler`: the body's value, or, when the body stops with a coded
+    run-time error, the handler's, with `error` bound to `{"code", "message", "value"}`.
+    Budgets, limits and internal failures are never caught (semantics/failures.py)."""
+
+    kind: Literal["try"] = "try"
+    body: Expr
+    var: str
+    handler: Expr
+
+
 Expr = Annotated[
     NumberLit
     | StringLit
@@ -141,7 +152,8 @@ Expr = Annotated[
     | Index
     | ListExpr
     | RecordExpr
-    | Comprehension,
+    | Comprehension
+    | Try,
     Field(discriminator="kind"),
 ]
 

@@ -34,6 +34,7 @@ _CHILDREN: dict[type, Callable[..., tuple[n.Node, ...]]] = {
     n.Comprehension: lambda node: (
         (node.iterable, node.element) if node.condition is None else (node.iterable, node.element, node.condition)
     ),
+    n.Try: lambda node: (node.body, node.handler),
     n.Hole: lambda node: (node.expr,),
     n.Template: lambda node: node.parts,
     n.Assign: lambda node: (node.value,),

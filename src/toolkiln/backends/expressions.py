@@ -81,6 +81,9 @@ class ExprPrinter:
                 return (f"({record})" if self.records_in_parentheses else record), POSTFIX
             case n.Comprehension():
                 return f"[{self.comprehension(expr)}]", POSTFIX
+            case n.Try(body=body, var=var, handler=handler):
+                tried = f"({p(body)})" if isinstance(body, n.Try) else p(body)
+                return f"try {tried} catch {var}: {p(handler)}", CONDITIONAL
             case _:
                 assert_never(expr)
 
@@ -128,5 +131,7 @@ class ExprPrinter:
                 out.append(literal_braces.join(escape_text(piece) for piece in part.text.split("{{")))
             else:
                 spec = f":{part.spec}" if part.spec else ""
-                out.append("{{" + self.print(part.expr) + spec + "}}")
+                # a `try`'s `catch error:` would read as the start of a format spec
+                hole = self.print(part.expr, OR if isinstance(part.expr, n.Try) else CONDITIONAL)
+                out.append("{{" + hole + spec + "}}")
         return "".join(out)

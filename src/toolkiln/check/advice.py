@@ -262,6 +262,7 @@ _EXPRESSIONS = (
     n.Conditional,
     n.ListExpr,
     n.Comprehension,
+    n.Try,
     *n.LITERALS,
 )
 

@@ -35,6 +35,7 @@ from toolkiln.check.scope import assigned_names
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.builtins import BUILTINS
+from toolkiln.semantics.failures import CAUGHT_ERROR
 from toolkiln.semantics.foreign_names import SAME_AS_BUILTIN, WRITE_INSTEAD
 
 # Functions models reach for from other languages, and what to call instead.
@@ -49,6 +50,7 @@ _VERBS = {
     "%": "take the remainder of",
     "**": "raise to a power",
 }
+_LITERAL_TYPES: dict[type, Type] = {n.StringLit: STRING, n.BoolLit: BOOLEAN, n.NullLit: NULL}
 
 
 class ExpressionChecker:
@@ -100,12 +102,8 @@ class ExpressionChecker:
                 return self.name(expr, name, state)
             case n.NumberLit(value=value):
                 return INTEGER if value == value.to_integral_value() else NUMBER
-            case n.StringLit():
-                return STRING
-            case n.BoolLit():
-                return BOOLEAN
-            case n.NullLit():
-                return NULL
+            case n.StringLit() | n.BoolLit() | n.NullLit():
+                return _LITERAL_TYPES[type(expr)]
             case n.Unary():
                 return self.unary(expr, state)
             case n.Conditional():
@@ -122,6 +120,8 @@ class ExpressionChecker:
                 return record_of(tuple((entry.key, self.expr(entry.value, state)) for entry in entries))
             case n.Comprehension():
                 return self.comprehension(expr, state)
+            case n.Try():
+                return self.attempt(expr, state)
             case _:
                 assert_never(expr)
 
@@ -392,6 +392,15 @@ class ExpressionChecker:
             )
         self.scopes.pop()
         return array_of(element)
+
+    def attempt(self, expr: n.Try, state: FlowState) -> Type:
+        """`try body catch error: handler` is the join of its two values; `error` is the
+        failure as a record (semantics/failures.py)."""
+        body = self.expr(expr.body, state)
+        self.scopes.append({expr.var: CAUGHT_ERROR})
+        handler = self.expr(expr.handler, state)
+        self.scopes.pop()
+        return join(body, handler)
 
     # --- type expectations ----------------------------------------------------------------
 

@@ -51,4 +51,7 @@ def free_reads(node: n.Node) -> Iterator[n.Name]:
                 parts.append((node.condition, inner))
             stack.extend(reversed(parts))
             continue
+        if isinstance(node, n.Try):
+            stack.extend([(node.handler, bound | {node.var}), (node.body, bound)])
+            continue
         stack.extend((child, bound) for child in reversed(children(node)))

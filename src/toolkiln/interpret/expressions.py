@@ -128,6 +128,8 @@ class ExprCompiler:
                 return lambda f: {key: value(f) for key, value in fields}
             case n.Comprehension():
                 return self.comprehension(expr)
+            case n.Try():
+                return self.attempt(expr)
             case _:
                 assert_never(expr)
 
@@ -484,6 +486,16 @@ class ExprCompiler:
         span = expr.span
         cost = self.comprehension_costs.get(span) or comprehension_cost(expr)
         return reads.comprehension(iterable, slot, element, condition, cost, span)
+
+    def attempt(self, expr: n.Try) -> Fn:
+        """`try body catch error: handler`: the handler runs with the failure in its slot when
+        the body stops with an error `try` may catch (semantics/failures.py)."""
+        body = self.closure(expr.body)
+        slot = self.new_slot()
+        self.scopes.append({expr.var: slot})
+        handler = self.closure(expr.handler)
+        self.scopes.pop()
+        return reads.attempt(body, slot, handler)
 
     # --- templates ------------------------------------------------------------------------
 

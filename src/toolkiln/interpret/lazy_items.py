@@ -79,6 +79,9 @@ def lazy_parameters(program: n.Program, params: tuple[ParamInfo, ...]) -> dict[s
             if node.condition is not None:
                 stack.append((node.condition, inner))
             continue
+        if isinstance(node, n.Try):  # the error variable is no item of a list
+            stack.extend(((node.body, bound), (node.handler, {**bound, node.var: None})))
+            continue
         if isinstance(node, n.ASSIGNING_STEPS) and node.target in candidates:
             escaped.add(node.target)
         stack.extend((child, bound) for child in children(node))

@@ -13,6 +13,7 @@ from toolkiln.errors import RunError
 from toolkiln.interpret.faults import fault, type_fault
 from toolkiln.interpret.plan import Fn, Frame, Op
 from toolkiln.interpret.runtime import CHECK_EVERY, out_of_time, over_budget
+from toolkiln.semantics.failures import caught
 from toolkiln.semantics.numbers import from_float_fast
 from toolkiln.semantics.values import type_name
 
@@ -160,3 +161,20 @@ def no_field(record: dict[str, Any], name: str, span: Span) -> RunError:
         span,
         hint=f"its fields: {fields}" if fields else "the object is empty",
     )
+
+
+def attempt(body: Fn, slot: int, handler: Fn) -> Fn:
+    """`try body catch error: handler`, `error` in `slot`: the handler runs when the body
+    stops with an error `try` may catch (semantics/failures.py); any other goes on."""
+
+    def tried(f: Frame) -> Any:
+        try:
+            return body(f)
+        except RunError as error:
+            record = caught(error)
+            if record is None:
+                raise
+            f[slot] = record
+            return handler(f)
+
+    return tried

@@ -87,6 +87,10 @@ def _substitute(expr: n.Expr, known: dict[str, n.Expr]) -> n.Expr:
             element=_substitute(expr.element, inner),
             condition=None if expr.condition is None else _substitute(expr.condition, inner),
         )
+    if isinstance(expr, n.Try):
+        # The error variable hides an outer variable of the same name inside the handler.
+        inner = {k: v for k, v in known.items() if k != expr.var and not (isinstance(v, n.Name) and v.name == expr.var)}
+        return copy_changed(expr, body=_substitute(expr.body, known), handler=_substitute(expr.handler, inner))
     if isinstance(expr, n.Name):
         value = known.get(expr.name)
         return expr if value is None else value.model_copy(update={"span": expr.span})

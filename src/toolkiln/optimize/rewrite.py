@@ -85,6 +85,10 @@ def _comprehension(e: n.Comprehension, fn: ExprFn) -> n.Comprehension:
     return copy_changed(e, element=fn(e.element), iterable=fn(e.iterable), condition=condition)
 
 
+def _attempt(e: n.Try, fn: ExprFn) -> n.Try:
+    return copy_changed(e, body=fn(e.body), handler=fn(e.handler))
+
+
 # The rebuild of each expression kind, None for a leaf. Every pass maps every expression, and
 # with a lookup by exact type a traversal takes 2.5 times less than with a `match` over the kinds;
 # so instead of `assert_never`, tests/unit/ast/test_exhaustive_dispatch.py checks that every kind of
@@ -105,6 +109,7 @@ _REBUILD: dict[type[n.Node], Callable[[Any, ExprFn], n.Expr] | None] = {
     n.Field_: _field,
     n.Index: _index,
     n.Comprehension: _comprehension,
+    n.Try: _attempt,
 }
 
 

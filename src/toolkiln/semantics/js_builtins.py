@@ -15,7 +15,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, STRING, array_of
+from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, OBJECT, STRING, array_of
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.builtin_registry import (
@@ -439,7 +439,28 @@ def _js_length(limits: Limits, value: Any) -> Decimal:
 )
 def _js_throw(limits: Limits, value: Any) -> Any:
     kind = value.get("type") if type(value) is dict else value
-    raise fault(codes.JSONLOGIC_THROWN, f"the rule threw {scalar_text(kind)[:200]}")
+    thrown = fault(codes.JSONLOGIC_THROWN, f"the rule threw {scalar_text(kind)[:200]}")
+    thrown.value = value  # what `try`'s next alternative reads (js_error_data)
+    raise thrown
+
+
+# What a JsonLogic engine names each failure, in the error object `try` hands on.
+_ERROR_TYPES = {codes.JSONLOGIC_NAN.code: "NaN", codes.JSONLOGIC_INVALID_ARGUMENTS.code: "Invalid Arguments"}
+
+
+@builtin(
+    "js_error_data",
+    (Arg("error", (OBJECT,)),),
+    OBJECT,
+    'The data of JsonLogic\'s `try` after a failure: an object thrown, or {"type": what was thrown, "NaN", ...}.',
+    pure=True,
+)
+def _js_error_data(limits: Limits, error: dict[str, Any]) -> Any:
+    code = str(error.get("code"))
+    if code == codes.JSONLOGIC_THROWN.code:
+        value = error.get("value")
+        return value if type(value) is dict else {"type": value}
+    return {"type": _ERROR_TYPES.get(code, code)}
 
 
 # --- reading the data ---------------------------------------------------------------------

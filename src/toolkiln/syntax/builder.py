@@ -261,6 +261,10 @@ class AstBuilder(SourceBuilder):
         then, test, otherwise = children
         return n.Conditional(test=test, then=then, otherwise=otherwise, span=self._span(meta))
 
+    def attempt(self, meta: Meta, children: list[Any]) -> n.Try:
+        body, var, handler = children
+        return n.Try(body=body, var=self._name(var), handler=handler, span=self._span(meta))
+
     def _binary(self, op: str, meta: Meta, children: list[Any]) -> n.Binary:
         left, right = children[0], children[-1]
         return n.Binary(op=op, left=left, right=right, span=self._span(meta))

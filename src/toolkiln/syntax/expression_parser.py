@@ -47,6 +47,8 @@ KEYWORDS = frozenset(
         "format",
         "call",
         "return",
+        "try",
+        "catch",
     }
 )
 # Taller trees are left to Lark's depth guard (its MAX_DEPTH of 200 counts parse-tree levels,

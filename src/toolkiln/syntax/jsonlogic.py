@@ -152,10 +152,8 @@ class Translator:
     def operator(self, operator: str, args: Any, path: Path, scope: tuple[Typed, ...]) -> Typed:
         translate = self.operators.get(operator)
         if translate is None:
-            hint = "try has no translation: the compute language cannot catch a failure" if operator == "try" else None
-            raise self.fail(
-                codes.JSONLOGIC_UNSUPPORTED, f"the JsonLogic operator {operator!r} cannot be imported", path, hint
-            )
+            message = f"the JsonLogic operator {operator!r} cannot be imported"
+            raise self.fail(codes.JSONLOGIC_UNSUPPORTED, message, path)
         if operator in LIST_ONLY and not isinstance(args, list):
             raise self.fail(codes.JSONLOGIC_INVALID_ARGUMENTS, f"{operator} takes its arguments as a list", path)
         return translate(self, args, path, scope)

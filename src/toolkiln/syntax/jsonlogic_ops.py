@@ -32,6 +32,7 @@ from toolkiln.syntax.jsonlogic import (
     literal,
 )
 from toolkiln.syntax.jsonlogic_schema import schema_type
+from toolkiln.syntax.jsonlogic_try import translate_try
 
 Scope = tuple[Typed, ...]
 OPERATORS: dict[str, Operator] = {}
@@ -527,6 +528,9 @@ def _unsupported_fold(t: Translator, path: Path) -> Unsupported:
         path,
         hint='for example {"+": [{"var": "accumulator"}, {"var": "current.price"}]}',
     )
+
+
+OPERATORS["try"] = translate_try
 
 
 # --- the entry point ----------------------------------------------------------------------

@@ -60,11 +60,11 @@ def split_template(raw: str) -> list[TextPiece | HolePiece]:
 
 
 def _scan_hole(raw: str, start: int) -> tuple[int, int]:
-    """Offsets of the closing `}}` and of the last top-level `:` (or -1), skipping strings and
-    the braces of records (`{{ {"net": 1}.net }}`)."""
+    """Offsets of the closing `}}` and of the last top-level `:` (or -1), skipping strings,
+    the braces of records (`{{ {"net": 1}.net }}`) and brackets (`{{(try a catch e: 0)}}`)."""
     quote: str | None = None
     colon = -1
-    braces = 0
+    braces = brackets = 0
     i = start
     while i < len(raw):
         ch = raw[i]
@@ -79,7 +79,11 @@ def _scan_hole(raw: str, start: int) -> tuple[int, int]:
             braces += 1
         elif ch == "}" and braces:
             braces -= 1
-        elif ch == ":" and not braces:
+        elif ch in "([":
+            brackets += 1
+        elif ch in ")]":
+            brackets = max(0, brackets - 1)
+        elif ch == ":" and not braces and not brackets:
             colon = i
         elif raw.startswith("}}", i):
             return i, colon

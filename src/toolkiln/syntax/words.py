@@ -25,6 +25,8 @@ RESERVED = frozenset(
         "format",
         "tool",
         "call",
+        "try",
+        "catch",
     }
 )
 

@@ -65,7 +65,7 @@ def test_iterators_read_the_item_as_their_data():
 @pytest.mark.parametrize(
     ("rule", "code", "path"),
     [
-        ({"and": [True, {"try": [1, 2]}]}, "E1001", "rule.and[1].try"),
+        ({"and": [True, {"frobnicate": [1, 2]}]}, "E1001", "rule.and[1].frobnicate"),
         ({"if": [{"frobnicate": [1]}, 1, 2]}, "E1001", "rule.if[0].frobnicate"),
         ({"reduce": [[1], {"-": [{"var": "accumulator"}, {"var": "current"}]}, 0]}, "E1001", "rule.reduce"),
         ({"<": 5}, "E1002", "rule.<"),
@@ -131,10 +131,10 @@ def test_the_command_writes_a_tool_that_runs_as_the_rule(tmp_path, capsys):
 
 def test_the_command_reports_what_it_refuses(tmp_path, capsys):
     rule = tmp_path / "bad.json"
-    rule.write_text('{"try": [1]}')
+    rule.write_text('{"frobnicate": [1]}')
     assert main(["import", "--from", "jsonlogic", str(rule), "--format", "json"]) == 1
     reported = json.loads(capsys.readouterr().err)
-    assert reported[0]["code"] == "E1001" and reported[0]["path"] == "rule.try"
+    assert reported[0]["code"] == "E1001" and reported[0]["path"] == "rule.frobnicate"
     rule.write_text("{not json")
     assert main(["import", "--from", "jsonlogic", str(rule)]) == 1
     assert "E1005" in capsys.readouterr().err
@@ -163,3 +163,22 @@ def test_nested_float_arithmetic_is_one_call_with_javascripts_answer_and_stops_o
     assert raised.value.code == "E1003"
     written = {"*": [{"+": [{"*": [{"var": ["kg"]}, Decimal("2.5")]}, Decimal(5)]}, Decimal("0.9")]}
     assert toolkiln.export_jsonlogic(tool) == written
+
+
+@pytest.mark.parametrize("numbers", ["exact", "float"])
+def test_try_takes_the_next_alternative_reading_the_error_as_its_data(numbers):
+    rule = {"try": [{"/": [1, {"var": "x"}]}, {"cat": ["failed: ", {"var": "type"}]}]}
+    tool = toolkiln.import_jsonlogic(rule, numbers=numbers)
+    assert tool.run({"data": {"x": 4}}) == Decimal("0.25")
+    assert tool.run({"data": {"x": 0}}) == "failed: NaN"
+    text = toolkiln.to_text(tool.program)
+    assert "try " in text and "catch " in text and toolkiln.compile(text).run({"data": {"x": 0}}) == "failed: NaN"
+
+
+def test_try_never_catches_a_budget():
+    rule = {"try": [{"map": [{"var": "xs"}, {"*": [{"var": ""}, 2]}]}, "caught"]}
+    tool = toolkiln.import_jsonlogic(rule)
+    assert tool.run({"data": {"xs": [1]}}) == [Decimal(2)]
+    with pytest.raises(RunError) as stopped:
+        tool.run({"data": {"xs": list(range(5_000))}}, limits=toolkiln.Limits(max_operations=1_000))
+    assert stopped.value.code == "E0503"

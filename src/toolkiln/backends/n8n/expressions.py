@@ -176,15 +176,8 @@ class _Translator:
 
     def js(self, expr: n.Expr, bound: frozenset[str]) -> str:
         match expr:
-            case n.NumberLit():
-                text = str(expr.value)
-                return f"({text})" if text.startswith("-") else text
-            case n.StringLit():
-                return js_string(expr.value)
-            case n.BoolLit():
-                return "true" if expr.value else "false"
-            case n.NullLit():
-                return "null"
+            case n.NumberLit() | n.StringLit() | n.BoolLit() | n.NullLit():
+                return _js_literal(expr)
             case n.Name():
                 return _local(expr.name) if expr.name in bound else self.root(expr)
             case n.Field_():
@@ -209,6 +202,8 @@ class _Translator:
                 return self.record(expr, bound)
             case n.Comprehension():
                 return self.comprehension(expr, bound)
+            case n.Try():
+                raise Untranslatable("`try ... catch` has no n8n translation: its failures are toolkiln's", expr.span)
             case _:
                 assert_never(expr)
 
@@ -272,6 +267,21 @@ class _Translator:
         if not (isinstance(expr.element, n.Name) and expr.element.name == expr.var):
             text += f".map(({var}) => {self.js(expr.element, inner)})"
         return text
+
+
+def _js_literal(expr: n.NumberLit | n.StringLit | n.BoolLit | n.NullLit) -> str:
+    match expr:
+        case n.NumberLit():
+            text = str(expr.value)
+            return f"({text})" if text.startswith("-") else text
+        case n.StringLit():
+            return js_string(expr.value)
+        case n.BoolLit():
+            return "true" if expr.value else "false"
+        case n.NullLit():
+            return "null"
+        case _:
+            assert_never(expr)
 
 
 def _local(name: str) -> str:

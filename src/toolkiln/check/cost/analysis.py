@@ -46,6 +46,7 @@ from toolkiln.check.cost.shapes import (
 )
 from toolkiln.errors import Error
 from toolkiln.semantics.builtin_registry import BYTES_PER_OPERATION, NUMBER_BYTES
+from toolkiln.semantics.failures import CAUGHT_ERROR
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.numbers import parse_spec, render_number
 
@@ -237,6 +238,11 @@ class Analysis:
                 return Cost(cost, record_of(fields))
             case n.Comprehension():
                 return self.comprehension(expr, env)
+            case n.Try(body=body, var=var, handler=handler):
+                # at worst the body runs all but its last step, then the handler runs
+                tried = self.expr(body, env)
+                caught = self.expr(handler, {**env, var: of_type(CAUGHT_ERROR)})
+                return Cost(tried.operations + caught.operations, join(tried.result, caught.result))
             case _:
                 assert_never(expr)
 

@@ -11,7 +11,7 @@ JSONLOGIC_UNSUPPORTED = register(
     "A JsonLogic operator the import cannot express",
     """
 The rule uses an operator that has no faithful translation into a compute tool: an unknown
-operator, `try` (the compute language has no way to catch a failure), or a `reduce` whose
+operator, or a `reduce` whose
 body reads the accumulator other than in one of the folds the import knows (`+`, `*`, `min`,
 `max`, `cat` of the accumulator and an expression of the current item). The import names the operator and where
 it is in the rule, and changes nothing silently:
