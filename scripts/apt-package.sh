@@ -18,6 +18,7 @@ install_missing() {
     as_root=(sudo)
   fi
   log "$command is missing: installing the Debian package $package (apt-get update, then apt-get install -y $package; $size)"
-  "${as_root[@]}" apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "$package" >&2
+  # (two test processes may install at once: apt waits for the other's lock instead of failing)
+  "${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+  DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$package" >&2
 }
