@@ -31,7 +31,15 @@ if TYPE_CHECKING:
 def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check = commands.add_parser("check", help="check tool files (folders are walked)")
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    check.add_argument("--format", choices=("text", "json", "github"), default="text")
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "github", "sarif", "junit"),
+        default="text",
+        help="text for people; json; github (annotations); sarif (code scanning); junit (test reports): docs/ci.md",
+    )
+    check.add_argument(
+        "--docs-url", metavar="URL", help="where the docs are published: SARIF rules link their code's entry there"
+    )
     check.add_argument(
         "--fix",
         action="store_true",
@@ -83,7 +91,6 @@ def _exclude_option(parser: argparse.ArgumentParser) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from toolkiln import api
-    from toolkiln.diagnostics.render import render_github, render_json, render_text
     from toolkiln.syntax.loader import SOURCE_SUFFIXES
 
     diagnostics: list[Diagnostic] = []
@@ -97,7 +104,18 @@ def cmd_check(args: argparse.Namespace) -> int:
         if found is None and args.fix:
             found = fix_file(path)
         diagnostics.extend(api.check(path) if found is None else found)
-    if args.format == "json":
+    _report(args, diagnostics, [str(path) for path in files])
+    return EXIT_FAILED if any(d.is_error for d in diagnostics) else EXIT_OK
+
+
+def _report(args: argparse.Namespace, diagnostics: list[Diagnostic], files: list[str]) -> None:
+    from toolkiln.diagnostics.render import render_github, render_json, render_text
+
+    if args.format in ("sarif", "junit"):
+        from toolkiln.diagnostics.ci import render_junit, render_sarif
+
+        print(render_sarif(diagnostics, args.docs_url) if args.format == "sarif" else render_junit(diagnostics, files))
+    elif args.format == "json":
         print(render_json(diagnostics))
     elif args.format == "github":
         for diagnostic in diagnostics:
@@ -108,7 +126,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         errors = sum(d.is_error for d in diagnostics)
         warnings = len(diagnostics) - errors
         print(f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s)")
-    return EXIT_FAILED if any(d.is_error for d in diagnostics) else EXIT_OK
 
 
 def fix_file(path: Path) -> list[Diagnostic]:
