@@ -206,5 +206,9 @@ class InvalidSecretName(InvalidRequest, code=codes.INVALID_SECRET_NAME):
     """A secret name that is not an upper-case environment variable name."""
 
 
+class SecretNotFound(RegistryError, code=codes.SECRET_NOT_FOUND):
+    """No secret of that name is set."""
+
+
 class SecretUnreadable(RegistryError, code=codes.SECRET_UNREADABLE):
     """A stored secret that does not decrypt with this key (a copied folder, another key)."""

@@ -83,17 +83,21 @@ class SecretStore:
         check_secret_name(name)
         if not isinstance(value, str):
             raise InvalidSecretName("a secret's value must be text", hint="pass the value as a string")
-        entries = self._read()
-        entries[name] = {"value": self._seal(name, value), "updated_at": utc_now().isoformat()}
-        self._write(entries)
+        sealed = self._seal(name, value)
+        with self._folder.lock():  # (read, change, write: another writer's secret is not lost)
+            entries = self._read()
+            entries[name] = {"value": sealed, "updated_at": utc_now().isoformat()}
+            self._write(entries)
 
     def delete(self, name: str) -> bool:
         """Remove `name`; whether it was there."""
-        entries = self._read()
-        if entries.pop(check_secret_name(name), None) is None:
-            return False
-        self._write(entries)
-        return True
+        check_secret_name(name)
+        with self._folder.lock():
+            entries = self._read()
+            if entries.pop(name, None) is None:
+                return False
+            self._write(entries)
+            return True
 
     def _aead(self) -> Any:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # (only where secrets are used)

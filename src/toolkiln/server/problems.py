@@ -37,6 +37,7 @@ _REGISTRY_STATUS: dict[type[registry_errors.RegistryError], int] = {
     registry_errors.InvalidName: 400,
     registry_errors.InvalidRequest: 400,
     registry_errors.ToolNotFound: 404,
+    registry_errors.SecretNotFound: 404,
     registry_errors.DuplicateTool: 409,
     registry_errors.DependencyCycle: 409,
     registry_errors.ToolInUse: 409,

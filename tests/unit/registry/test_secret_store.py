@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import multiprocessing
 import os
 import shutil
 from pathlib import Path
@@ -88,3 +89,23 @@ def test_delete_removes_a_secret(tmp_path: Path) -> None:
     store.set("KEY", VALUE)
     assert store.delete("KEY") and not store.delete("KEY")
     assert store.get("KEY") is None and store.names() == []
+
+
+def _set_many(root: str, prefix: str, count: int) -> None:
+    store = SecretStore(root)
+    for number in range(count):
+        store.set(f"{prefix}_{number}", f"value {number}")
+
+
+def test_writers_in_several_processes_lose_no_secret(tmp_path: Path, own_state: Path) -> None:
+    """Each set reads, changes and writes the whole file: under the registry's lock, so two
+    writers at once keep both secrets (before, one of them was lost)."""
+    SecretStore(tmp_path).set("FIRST", "made first")  # (the key exists before the writers start)
+    context = multiprocessing.get_context("fork")
+    writers = [context.Process(target=_set_many, args=(str(tmp_path), f"W{n}", 15)) for n in range(4)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(60)
+    names = {info.name for info in SecretStore(tmp_path).names()}
+    assert names == {"FIRST", *(f"W{n}_{number}" for n in range(4) for number in range(15))}

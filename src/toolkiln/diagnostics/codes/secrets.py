@@ -38,3 +38,14 @@ refused before it runs: a person sets it (`toolkiln secrets set WEATHER_API_KEY`
 route for admins). A model can declare a secret but never read or set one.
 """,
 )
+
+SECRET_NOT_FOUND = register(
+    "R0743",
+    "secret-not-found",
+    "No secret of that name is set",
+    """
+The secret asked for (to delete it, over REST or `toolkiln secrets delete`) is not set in this
+registry. List the secrets' names (`toolkiln secrets list`, `GET /api/v1/secrets`) to see
+which are.
+""",
+)
