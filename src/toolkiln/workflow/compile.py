@@ -18,6 +18,7 @@ from toolkiln.diagnostics.source import Source
 from toolkiln.errors import CompileError, UsageError
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 from toolkiln.syntax.workflow_text import parse_workflow
+from toolkiln.workflow.dataflow import compiled_data_flow
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,11 @@ def check_workflow(
         )
     if isinstance(source, dict) or source.lstrip().startswith(("{", "[")):  # no DSL text starts so
         return _lint(source, file, n8n_version)
-    _, diagnostics = _compile(source, max_source_chars=max_source_chars, strict=strict, n8n_version=n8n_version)
+    compiled, diagnostics = _compile(source, max_source_chars=max_source_chars, strict=strict, n8n_version=n8n_version)
+    if compiled is not None and compiled.validation is not None:
+        # n8n accepts these and fails only when the node runs: `check` says so, compile does not
+        # refuse (an import's text compiles back to its file): docs/decisions.md
+        diagnostics = diagnostics + compiled_data_flow(compiled.validation.graph, compiled.n8n, source)
     origin = Source(name=file, text=source)
     return sorted((d.located(origin) for d in diagnostics), key=sort_key)
 
