@@ -45,6 +45,7 @@ SCOPE_OF = {
     ("POST", "/api/v1/calls/{call_id}/approve"): "admin",
     ("POST", "/api/v1/calls/{call_id}/deny"): "admin",
     ("GET", "/api/v1/secrets"): "admin",
+    ("GET", "/api/v1/tools/{name}/review"): "read",
     ("PUT", "/api/v1/secrets/{name}"): "admin",
     ("DELETE", "/api/v1/secrets/{name}"): "admin",
     ("PUT", "/api/v1/tools/{name}/call-approval"): "admin",

@@ -17,7 +17,20 @@ from toolkiln.registry.registry import Registry
 from toolkiln.server import problems
 from toolkiln.server.auth import Reader
 from toolkiln.server.guards import BodySizeLimit, WriteAudit
-from toolkiln.server.routes import calls, check, events, exports, health, runs, secrets, seed, tokens, tools, workflows
+from toolkiln.server.routes import (
+    calls,
+    check,
+    events,
+    exports,
+    health,
+    reviews,
+    runs,
+    secrets,
+    seed,
+    tokens,
+    tools,
+    workflows,
+)
 from toolkiln.server.services import Services, Settings
 from toolkiln.server.web import install as install_web_page
 from toolkiln.version import __version__
@@ -52,6 +65,7 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
         app.include_router(router, prefix=API_PREFIX)
     app.include_router(events.router, prefix=API_PREFIX)  # (tool events as Server-Sent Events)
     app.include_router(calls.router, prefix=API_PREFIX)  # (approval of each call: its own paths)
+    app.include_router(reviews.router, prefix=API_PREFIX)  # (what approving a version means)
     app.include_router(secrets.router, prefix=API_PREFIX)  # (write-only values, admin persons and services)
     app.include_router(seed.router)
     app.include_router(health.router)
