@@ -18,7 +18,13 @@ from unit.registry.store_contract import StoreContract, definition
 
 from toolkiln import Registry
 from toolkiln.registry import Principal
-from toolkiln.registry.errors import NotTrusted, StoreError
+from toolkiln.registry.errors import (
+    DatabaseLoginRefused,
+    DatabaseUnreachable,
+    NotTrusted,
+    SchemaVersionMismatch,
+    StoreError,
+)
 from toolkiln.registry.postgres.calls import PostgresPendingCalls
 from toolkiln.registry.postgres.store import PostgresStore
 from toolkiln.registry.store import Store
@@ -93,18 +99,34 @@ def test_a_change_that_fails_midway_leaves_nothing_behind(pg_factory):
 
 
 def test_a_database_that_does_not_answer_is_a_store_error_without_the_password():
-    with pytest.raises(StoreError) as refused:
+    with pytest.raises(DatabaseUnreachable) as refused:
         PostgresStore("postgresql://toolkiln:s3cret-pw@127.0.0.1:1/none", lock_timeout=1)
+    assert refused.value.code == "R0306" and isinstance(refused.value, StoreError)
     assert "s3cret-pw" not in str(refused.value) and "***" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("user", "database", "said"), [("nobody", "", 'role "nobody"'), ("toolkiln", "_none", "_none")]
+)
+def test_a_refused_login_says_why_without_the_password(postgres_url, user, database, said):
+    url = postgres_url.replace("toolkiln@", f"{user}:s3cret-pw@") + database
+    with pytest.raises(DatabaseLoginRefused) as refused:
+        PostgresStore(url, lock_timeout=5)
+    assert refused.value.code == "R0307" and said in str(refused.value) and "does not exist" in str(refused.value)
+    assert "s3cret-pw" not in str(refused.value) + (refused.value.hint or "")
 
 
 def test_a_schema_of_another_version_is_refused_until_upgraded(pg_factory, postgres_url):
     pg_factory.new()
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute("UPDATE toolkiln_schema SET version = 99")
-    with pytest.raises(StoreError) as refused:
+    with pytest.raises(SchemaVersionMismatch) as refused:
         pg_factory.new()
-    assert "schema version 99" in str(refused.value) and "upgrade toolkiln" in (refused.value.hint or "")
+    assert (
+        refused.value.code == "R0308"
+        and "schema version 99" in str(refused.value)
+        and "upgrade toolkiln" in (refused.value.hint or "")
+    )
 
 
 class TestPostgresPendingCalls(PendingCallsContract):
@@ -173,3 +195,15 @@ def test_commands_that_keep_files_beside_a_folder_refuse_a_database_without_its_
         assert refused.returncode == 2, (command, refused.stderr)
         assert "is a database" in refused.stderr and "s3cret-pw" not in refused.stderr + refused.stdout
         assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.parametrize(("host", "code"), [("127.0.0.1:1", "R0306"), ("", "R0307")])
+def test_the_command_line_says_why_a_database_cannot_be_used_in_one_coded_line(postgres_url, host, code):
+    """Not a pool's retries logged for 30 s and then a generic error: the first failure, coded."""
+    url = postgres_url.replace("toolkiln@", "toolkiln:s3cret-pw@") + "_none"
+    if host:
+        url = url.replace(url.split("@")[1].split("/")[0], host)
+    refused = toolkiln("tools", "list", "--registry", url)
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stderr.startswith(f"error[{code}]: ") and "s3cret-pw" not in refused.stderr + refused.stdout
+    assert "Traceback" not in refused.stderr and "error connecting in" not in refused.stderr

@@ -144,6 +144,18 @@ class FileTooLarge(StoreError, code=codes.REGISTRY_FILE_TOO_LARGE):
     """A file of the registry folder larger than the registry ever writes it; left unread."""
 
 
+class DatabaseUnreachable(StoreError, code=codes.DATABASE_UNREACHABLE):
+    """No PostgreSQL answered at the registry URL's host and port."""
+
+
+class DatabaseLoginRefused(StoreError, code=codes.DATABASE_LOGIN_REFUSED):
+    """PostgreSQL refused the registry URL's user, password or database."""
+
+
+class SchemaVersionMismatch(StoreError, code=codes.DATABASE_SCHEMA_VERSION):
+    """The registry's tables in the database are of another schema version."""
+
+
 class CheckTooSlow(RegistryError, code=codes.CHECK_TOO_SLOW):
     """A check that saves nothing (validate, test) took longer than its total time budget."""
 

@@ -169,6 +169,42 @@ version control, or delete it.
 """,
 )
 
+DATABASE_UNREACHABLE = register(
+    "R0306",
+    "database-unreachable",
+    "Registry database cannot be reached",
+    """
+A registry named by a `postgresql://` URL: no PostgreSQL answered at its host and port (nothing
+listens there, the name does not resolve, or it did not answer in time). The message names the
+URL without its password. Check that the server runs and that the host and port are right.
+
+    toolkiln tools list --registry postgresql://kiln@db.internal:5432/tools
+""",
+)
+
+DATABASE_LOGIN_REFUSED = register(
+    "R0307",
+    "database-login-refused",
+    "Registry database refused the login",
+    """
+PostgreSQL answered but refused to let the URL's user in: a wrong password, a user or database
+that does not exist, or no `pg_hba.conf` line allows this client. The message says which, as
+PostgreSQL said it, and never prints the password. Fix the URL (or `~/.pgpass`), or ask the
+database's administrator for the user and database.
+""",
+)
+
+DATABASE_SCHEMA_VERSION = register(
+    "R0308",
+    "database-schema-version",
+    "Registry database has another schema version",
+    """
+The registry's tables in the database were made by a toolkiln of another version. An older
+schema is upgraded on purpose, once, with no server using it (`toolkiln registry upgrade`); a
+newer one needs a newer toolkiln. A server never changes the schema silently at start-up.
+""",
+)
+
 CHECK_TOO_SLOW = register(
     "R0305",
     "check-too-slow",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from toolkiln.registry.errors import StoreError
+from toolkiln.registry.errors import SchemaVersionMismatch
 
 SCHEMA_LOCK = 0x746B6B6C6E5F7363  # advisory lock keys ("tkkln_sc", "tkkln_wr"): one schema writer,
 WRITE_LOCK = 0x746B6B6C6E5F7772  # and the registry's write lock
@@ -48,7 +48,7 @@ def ensure_schema(conn: Any, where: str) -> None:
         return
     if version != CURRENT:
         newer = version > CURRENT
-        raise StoreError(
+        raise SchemaVersionMismatch(
             f"the registry at {where} has schema version {version}; this toolkiln reads version {CURRENT}",
             hint="upgrade toolkiln" if newer else "run `toolkiln registry upgrade` once, with no server using it",
         )

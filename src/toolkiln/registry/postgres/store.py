@@ -36,6 +36,7 @@ from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.loaded_records import LoadedRecords
 from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
+from toolkiln.registry.postgres.connecting import first_connection
 from toolkiln.registry.postgres.schema import WRITE_LOCK, ensure_schema
 from toolkiln.registry.postgres.signal import CHANNEL, Notified, counter_of
 from toolkiln.registry.postgres.urls import without_password
@@ -424,14 +425,15 @@ class PostgresStore:
 
 
 def _open_pool(url: str, where: str, timeout: float, size: int) -> ConnectionPool:
-    """A pool of autocommit connections with the schema checked (StoreError, never the URL's password)."""
+    """A pool of autocommit connections with the schema checked (a coded StoreError, never the
+    URL's password). One connection is tried first: its failure says why at once."""
+    with first_connection(url, where, timeout) as conn:
+        ensure_schema(conn, where)
     pool: ConnectionPool = ConnectionPool(
         url, min_size=1, max_size=size, kwargs={"autocommit": True}, timeout=timeout, open=False
     )
     try:
         pool.open(wait=True, timeout=timeout)
-        with pool.connection() as conn:
-            ensure_schema(conn, where)
     except PoolTimeout:
         pool.close()
         raise StoreError(
