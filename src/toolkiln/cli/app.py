@@ -128,6 +128,7 @@ _COMMAND_MODULES = (
     (("trust",), "trust", "add_trust_command"),
     (("calls",), "calls", "add_calls_command"),
     (("secrets",), "secrets", "add_secrets_command"),
+    (("schema",), "schema", "add_schema_command"),
 )
 
 
