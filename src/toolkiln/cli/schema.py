@@ -8,11 +8,13 @@ from importlib import resources
 from toolkiln.cli.common import EXIT_OK
 
 # name -> the file in toolkiln/schemas/ (written by toolkiln.syntax.json_schema; a test keeps it so)
-SCHEMAS = {"tool": "tool.schema.json"}
+SCHEMAS = {"tool": "tool.schema.json", "program": "program.schema.json"}
 
 
 def add_schema_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    schema = commands.add_parser("schema", help="print a JSON Schema for editors: tool (the JSON DSL)")
+    schema = commands.add_parser(
+        "schema", help="print a JSON Schema for editors: tool (the JSON DSL), program (script and executable tools)"
+    )
     schema.add_argument("name", choices=sorted(SCHEMAS))
     schema.set_defaults(handler=cmd_schema)
 

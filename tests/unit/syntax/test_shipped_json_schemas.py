@@ -13,6 +13,7 @@ import pytest
 import toolkiln
 from toolkiln.cli import main
 from toolkiln.cli.schema import SCHEMAS, schema_file_text
+from toolkiln.executables.program_schema import program_schema
 from toolkiln.syntax.json_schema import schema_text, tool_schema
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -22,10 +23,15 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.json"))
 SHIPPING = json.loads((ROOT / "examples" / "shipping_cost.json").read_text(encoding="utf-8"))
 
 
-def test_the_shipped_schema_is_the_generated_one_and_a_valid_schema():
-    assert set(SCHEMAS) == {"tool"}
-    assert schema_file_text("tool") == schema_text(tool_schema()), "rewrite src/toolkiln/schemas/tool.schema.json"
-    jsonschema.Draft202012Validator.check_schema(json.loads(schema_file_text("tool")))
+GENERATORS = {"tool": tool_schema, "program": program_schema}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_each_shipped_schema_is_the_generated_one_and_a_valid_schema(name):
+    assert set(SCHEMAS) == set(GENERATORS)
+    shipped = schema_file_text(name)
+    assert shipped == schema_text(GENERATORS[name]()), f"rewrite src/toolkiln/schemas/{SCHEMAS[name]}"
+    jsonschema.Draft202012Validator.check_schema(json.loads(shipped))
 
 
 def test_the_command_prints_the_shipped_schema(capsys):
