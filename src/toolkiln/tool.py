@@ -9,6 +9,7 @@ from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.types import or_null
+from toolkiln.ast.visitor import walk
 from toolkiln.check import CheckResult, ToolSignature, check_program
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -18,8 +19,10 @@ from toolkiln.interpret.runner import Runner, fast_run
 from toolkiln.interpret.runtime import Runtime
 from toolkiln.io.tables import normalize_tables
 from toolkiln.optimize import optimize
+from toolkiln.semantics.chance import RandomSource, as_source, drawing_from
 from toolkiln.semantics.dates import Clock, fixed_clock
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
+from toolkiln.semantics.random_builtins import RANDOM_BUILTINS
 from toolkiln.semantics.values import to_plain
 
 # What runs under given Limits: the program (optimized for them) and its check.
@@ -120,6 +123,12 @@ class Tool:
         return [d for d in self.checked.diagnostics if not d.is_error]
 
     @property
+    def draws_random(self) -> bool:
+        """Whether the tool's own logic calls uuid(), random() or random_int() (the tools it
+        calls are not looked into): its results are not fixed by its arguments."""
+        return any(type(node) is n.Call and node.function in RANDOM_BUILTINS for node in walk(self.program))
+
+    @property
     def result_type(self) -> str:
         return str(self.checked.result_type)
 
@@ -185,20 +194,24 @@ class Tool:
         tables: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
         clock: Clock | datetime | None = None,
+        random: RandomSource | int | None = None,
     ) -> Any:
         """Check the arguments, run, and return the value (numbers as exact `Decimal`, dates as
         `datetime.date`, datetimes as aware `datetime.datetime`). `clock` is what `today()` and
         `now()` read: a function returning an aware datetime, or one aware datetime (a clock
-        that stands still); the system's clock if None. Raises RunError (with `.code`) on bad
-        arguments or a run-time failure."""
-        if tables is None and limits is None and clock is None:
+        that stands still); the system's clock if None. `random` is what `uuid()`, `random()`
+        and `random_int()` draw from: a random.Random or a whole-number seed; the operating
+        system's generator if None. Raises RunError (with `.code`) on bad arguments or a
+        run-time failure."""
+        if tables is None and limits is None and clock is None and random is None:
             enter, execute, own_tables = self._hot
             try:
                 return enter(execute, args, own_tables)
             except RuntimeError as error:
                 return self._default.scope.recover(error, execute, args, own_tables)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
-        return self._program_for(limits).run(args, run_tables, as_clock(clock))
+        with drawing_from(as_source(random)):
+            return self._program_for(limits).run(args, run_tables, as_clock(clock))
 
     def run_call(self, args: dict[str, Any], tables: Mapping[str, Any], caller: Runtime) -> Any:
         """Run as the callee of another tool's `call` step: with the caller's run-time tables
@@ -216,21 +229,28 @@ class Tool:
         clock: Clock | datetime | None = None,
         workers: int | None = None,
         chunk_size: int | None = None,
+        random: RandomSource | int | None = None,
     ) -> list[Any | RunError]:
         """Run once per row; a failing row yields its RunError instead of stopping the batch.
-        Each row's run reads `clock` (see `run`) afresh. With `workers` (2 or more), the rows
-        are run in that many worker processes, in chunks of `chunk_size` rows (chosen from the
-        batch size when not given); the results are the same, in the same order."""
+        Each row's run reads `clock` (see `run`) afresh; the rows draw from `random` (see `run`)
+        one after another. With `workers` (2 or more), the rows are run in that many worker
+        processes, in chunks of `chunk_size` rows (chosen from the batch size when not given);
+        the results are the same, in the same order."""
         for option, given in (("workers", workers), ("chunk_size", chunk_size)):
             if given is not None and not (type(given) is int and given >= 1):
                 raise UsageError(f"{option} must be a whole number of at least 1, not {given!r:.40}")
+        source = as_source(random)
+        if source is not None and workers is not None and workers > 1:
+            # Each worker would draw its own copy's sequence: the rows would repeat each other.
+            raise UsageError("a random source is one sequence: run_many(random=...) runs without workers")
         if workers is not None and workers > 1:
             from toolkiln.io.pool import run_in_pool  # multiprocessing: only for a pool (issue 34)
 
             runner = partial(self.run_many, tables=tables, limits=limits, clock=clock)
             return run_in_pool(runner, list(rows), workers, chunk_size)
         run_tables = self.tables if tables is None else {**self.tables, **normalize_tables(tables)}
-        return self._program_for(limits).run_many(rows, run_tables, as_clock(clock))
+        with drawing_from(source):
+            return self._program_for(limits).run_many(rows, run_tables, as_clock(clock))
 
     def __repr__(self) -> str:
         params = ", ".join(p.name for p in self.checked.parameters)

@@ -3,8 +3,8 @@
 Each has a signature (checked statically by the checker) and an implementation on run-time
 values. Implementations take the run's `Limits` first, for their decimal context and caps.
 The numbers and the first list and text builtins are here; `text_builtins`, `word_builtins`,
-`data_builtins`, `list_builtins` and `date_builtins` register the rest into the same BUILTINS
-when this module imports them.
+`data_builtins`, `list_builtins`, `date_builtins` and `random_builtins` register the rest into
+the same BUILTINS when this module imports them.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from toolkiln.semantics import (
     js_builtins,
     js_float,  # noqa: F401  (registers js_f64)
     list_builtins,
+    random_builtins,
     text_builtins,
     word_builtins,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "date_builtins",
     "fault",
     "list_builtins",
+    "random_builtins",
     "size_of",
     "text_builtins",
     "word_builtins",

@@ -46,6 +46,8 @@ SAME_AS_BUILTIN: dict[str, str] = {
     "isUuid": "is_uuid",
     "parseCsv": "parse_csv",
     "chunk": "chunk",
+    "randomInt": "random_int",
+    "randomUUID": "uuid",
     # conversions
     "str": "text",
     "string": "text",

@@ -121,6 +121,9 @@ def test_translated_builtins_give_what_toolkiln_gives(tmp_path):
         "parse_json(body.t)",
         "parse_csv(body.t)",
         "chunk(body.items, 2)",
+        "uuid()",  # n8n's expressions draw from no source a run could seed
+        "random()",
+        "random_int(1, 6)",
     ],
 )
 def test_builtins_javascript_computes_otherwise_are_not_translated(expression):

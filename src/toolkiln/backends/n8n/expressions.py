@@ -14,7 +14,8 @@ differently from object keys), the digests and base64 (no such functions
 in an n8n expression), `is_email` and `is_url` (toolkiln's own rules), `text`, `number`, `join`,
 `round` to digits; `camel_case`, `snake_case` and `kebab_case` (letters and digits by Python's
 Unicode tables), `truncate` (JavaScript counts UTF-16 units), `to_json` (numbers as doubles),
-`parse_json`, `parse_csv` and `chunk` (refusals JavaScript would not make); datetimes and
+`parse_json`, `parse_csv` and `chunk` (refusals JavaScript would not make); `uuid`, `random`
+and `random_int` (n8n's expressions draw from no source a run could seed); datetimes and
 some date patterns (see date_expressions.py).
 
 Where JavaScript differs (docs/workflows.md): numbers are binary doubles, not exact decimals
