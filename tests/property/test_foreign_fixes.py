@@ -9,7 +9,8 @@ from toolkiln.syntax.foreign import foreign_construct
 
 # The characters the recognisers look for, and a few others.
 ALPHABET = st.sampled_from(
-    list("ab_x1 .()[]{}\"'`$?:;!=&|+-*/#\n") + ["let ", "for ", "elif ", "def ", "Math", "return "]
+    list("ab_x1 .()[]{}\"'`$?:;!=&|+-*/#\n")
+    + ["let ", "for ", "elif ", "def ", "Math", "return ", " between ", " and ", ".toFixed", "date.today", "t = "]
 )
 TEXTS = st.lists(ALPHABET, max_size=40).map("".join)
 

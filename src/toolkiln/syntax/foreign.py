@@ -10,27 +10,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from toolkiln.semantics.foreign_names import SAME_AS_BUILTIN, WRITE_INSTEAD
+from toolkiln.syntax.foreign_base import NAME, STRING, Foreign, line_end, line_start, string_end
+from toolkiln.syntax.foreign_idioms import IDIOMS, STEP_IDIOMS
 
-
-@dataclass(frozen=True)
-class Foreign:
-    """A construct of another language at `start:end` of the text, and how to write it."""
-
-    start: int
-    end: int
-    message: str
-    hint: str
-    expected: str  # the toolkiln spelling, for the diagnostic's `expected`
-    fix: tuple[int, int, str] | None = None  # replace text[start:end] with this, when certain
-
-
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_STRING = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
 # What a method is called on: a name, a field chain or a string literal.
-_RECEIVER = re.compile(rf"(?:(?:{_NAME})(?:\.{_NAME})*|{_STRING})\.({_NAME})\s*$")
+_RECEIVER = re.compile(rf"(?:(?:{NAME})(?:\.{NAME})*|{STRING})\.({NAME})\s*$")
 
 # Methods of JavaScript and Python with a builtin taking the receiver first.
 RECEIVER_FIRST = SAME_AS_BUILTIN
@@ -57,7 +43,7 @@ TYPE_ALIASES = {
 def foreign_construct(text: str, offset: int, *, steps: bool) -> Foreign | None:
     """The construct of another language that the parser stopped at `offset` in, if any.
     `steps`: the text is steps (a file of the text DSL), not one expression (JSON's)."""
-    for recognise in _RECOGNISERS + (_STEP_RECOGNISERS if steps else ()):
+    for recognise in (*IDIOMS, *(STEP_IDIOMS if steps else ()), *_RECOGNISERS, *(_STEP_RECOGNISERS if steps else ())):
         found = recognise(text, offset)
         if found is not None:
             return found
@@ -69,19 +55,19 @@ def _method_call(text: str, offset: int) -> Foreign | None:
     """`name.upper()`, `"-".join(parts)`, `Math.round(x)`: the parser stops at `(`."""
     if not text.startswith("(", offset):
         return None
-    match = _RECEIVER.search(text, _line_start(text, offset), offset)
+    match = _RECEIVER.search(text, line_start(text, offset), offset)
     if match is not None:
         method, start = match.group(1), match.start()
     else:  # called on a call or an index: `trim(email).lower()`, `items[0].upper()`
-        tail = re.search(rf"[)\]]\.({_NAME})\s*$", text[_line_start(text, offset) : offset])
+        tail = re.search(rf"[)\]]\.({NAME})\s*$", text[line_start(text, offset) : offset])
         start_of_group = None if tail is None else _opening_bracket(text, offset - len(tail.group(0)))
         if tail is None or start_of_group is None:
             return None
         method = tail.group(1)
-        start, line = start_of_group, _line_start(text, offset)
+        start, line = start_of_group, line_start(text, offset)
         while start > line and (text[start - 1].isalnum() or text[start - 1] in "_."):  # `trim` of `trim(...)`
             start -= 1
-        match = re.compile(rf"\.({_NAME})\s*$").search(text, start, offset)
+        match = re.compile(rf"\.({NAME})\s*$").search(text, start, offset)
         if match is None:
             return None
     receiver = text[start : match.start(1) - 1]
@@ -126,7 +112,7 @@ def _method_call(text: str, offset: int) -> Foreign | None:
 def _opening_bracket(text: str, closing: int) -> int | None:
     """The offset of the `(` or `[` that the `)` or `]` at `closing` closes, on its line,
     skipping strings (back to the quote that opens them)."""
-    depth, i, line = 0, closing, _line_start(text, closing)
+    depth, i, line = 0, closing, line_start(text, closing)
     while i >= line:
         if text[i] in ")]":
             depth += 1
@@ -148,7 +134,7 @@ def _closing_paren(text: str, opening: int) -> int | None:
     while i < len(text) and text[i] != "\n":
         ch = text[i]
         if ch in "\"'":
-            end = _string_end(text, i)
+            end = string_end(text, i)
             if end < 0:  # a string not closed on its line
                 return None
             i = end + 1
@@ -165,18 +151,18 @@ def _closing_paren(text: str, opening: int) -> int | None:
 
 def _optional_chaining(text: str, offset: int) -> Foreign | None:
     """`user?.name` and `a ?? b`."""
-    line = _line_start(text, offset)
+    line = line_start(text, offset)
     if text.startswith("?.", offset):
-        match = re.search(rf"({_NAME})\s*$", text[line:offset])
+        match = re.search(rf"({NAME})\s*$", text[line:offset])
         target = match.group(1) if match else "x"
-        field = re.match(rf"\?\.\s*({_NAME})", text[offset:])
+        field = re.match(rf"\?\.\s*({NAME})", text[offset:])
         name = field.group(1) if field else "f"
         spelled = f"{target}.{name} if {target} != null else null"
         return Foreign(offset, offset + 2, "`?.` (optional chaining) is not in toolkiln", f"write `{spelled}`", spelled)
     if text.startswith("??", offset):
-        operand = rf"{_NAME}(?:\.{_NAME})*|{_STRING}|[0-9]+(?:\.[0-9]+)?"
+        operand = rf"{NAME}(?:\.{NAME})*|{STRING}|[0-9]+(?:\.[0-9]+)?"
         before = re.search(rf"({operand})\s*$", text[line:offset])
-        after = re.match(rf"\?\?\s*({operand})", text[offset : _line_end(text, offset)])
+        after = re.match(rf"\?\?\s*({operand})", text[offset : line_end(text, offset)])
         if before is None or after is None:
             return Foreign(offset, offset + 2, "`??` is not an operator here", "use coalesce(a, b)", "coalesce(a, b)")
         spelled = f"coalesce({before.group(1)}, {after.group(1)})"
@@ -208,8 +194,8 @@ def _operator(text: str, offset: int) -> Foreign | None:
             offset, offset + 1, "`!` is not an operator here", "use `not`", "not", (offset, offset + 1, "not ")
         )
     if text.startswith(";", offset):  # a statement end: a step ends at the end of its line
-        rest = text[offset + 1 : _line_end(text, offset)]
-        line = _line_start(text, offset)
+        rest = text[offset + 1 : line_end(text, offset)]
+        line = line_start(text, offset)
         indent = re.match(r"[ \t]*", text[line:offset])
         fix = "" if not rest.strip() or rest.lstrip().startswith("#") else "\n" + (indent.group(0) if indent else "")
         end = offset + 1 + (len(rest) - len(rest.lstrip()) if fix else 0)
@@ -228,19 +214,10 @@ def _spaced(text: str, start: int, end: int, word: str) -> str:
     return before + word + after
 
 
-def _line_start(text: str, offset: int) -> int:
-    return text.rfind("\n", 0, offset) + 1
-
-
-def _line_end(text: str, offset: int) -> int:
-    end = text.find("\n", offset)
-    return len(text) if end < 0 else end
-
-
 def _loop(text: str, offset: int) -> Foreign | None:
     """`for x in xs { ... }` or `while ...` as a step: toolkiln has no loops."""
     word = re.match(r"(for|while)\b", text[offset:])
-    if word is None or text[_line_start(text, offset) : offset].strip():
+    if word is None or text[line_start(text, offset) : offset].strip():
         return None
     hint = (
         "there are no loops: compute over the list with a comprehension, e.g. "
@@ -257,7 +234,7 @@ def _loop(text: str, offset: int) -> Foreign | None:
 
 def _declaration(text: str, offset: int) -> Foreign | None:
     """`let x = 1`, `const x = 1`, `var x = 1`: a step assigns without a keyword."""
-    line = _line_start(text, offset)
+    line = line_start(text, offset)
     match = re.fullmatch(r"(\s*)(let|const|var)\s+", text[line:offset])
     if match is None:
         return None
@@ -275,12 +252,12 @@ def _declaration(text: str, offset: int) -> Foreign | None:
 
 def _compound_assignment(text: str, offset: int) -> Foreign | None:
     """`total += x` and `i++`: a step assigns the whole new value."""
-    line = _line_start(text, offset)
-    target = re.fullmatch(rf"\s*({_NAME})\s*", text[line:offset])
+    line = line_start(text, offset)
+    target = re.fullmatch(rf"\s*({NAME})\s*", text[line:offset])
     operator = re.match(r"([-+*/%])=|\+\+|--", text[offset:])
     if target is None or operator is None:
         return None
-    name, end = target.group(1), _line_end(text, offset)
+    name, end = target.group(1), line_end(text, offset)
     if operator.group(0) in ("++", "--"):
         spelled = f"{name} = {name} {operator.group(0)[0]} 1"
         if text[offset + 2 : end].strip():
@@ -296,7 +273,7 @@ def _compound_assignment(text: str, offset: int) -> Foreign | None:
     rest = text[offset + 2 : end].strip()
     if not rest or "#" in rest:
         return None
-    value = rest if re.fullmatch(rf"{_NAME}|[0-9.]+|{_STRING}", rest) else f"({rest})"
+    value = rest if re.fullmatch(rf"{NAME}|[0-9.]+|{STRING}", rest) else f"({rest})"
     spelled = f"{name} = {name} {operator.group(1)} {value}"
     return Foreign(
         line + target.start(1),
@@ -316,7 +293,7 @@ def _template_literal(text: str, offset: int, *, steps: bool) -> Foreign | None:
         holes = re.sub(r"\$\{\s*([^{}]*?)\s*\}", r"{{\1}}", body)
         start = offset
     elif text[offset : offset + 1] in "\"'" and offset > 0 and text[offset - 1] in "fF":
-        close = _string_end(text, offset)
+        close = string_end(text, offset)
         body, end, kind = text[offset + 1 : close], close + 1, "an f-string"
         holes = re.sub(r"(?<!\{)\{\s*([^{}]*?)\s*\}(?!\})", r"{{\1}}", body)
         start = offset - 1
@@ -325,28 +302,16 @@ def _template_literal(text: str, offset: int, *, steps: bool) -> Foreign | None:
     if close < 0 or "\n" in body:
         return None
     spelled = 'format "' + holes.replace('"', '\\"') + '"'
-    line = _line_start(text, start)
-    whole_value = re.fullmatch(rf"\s*{_NAME}\s*=\s*", text[line:start]) and not text[end : _line_end(text, end)].strip()
+    line = line_start(text, start)
+    whole_value = re.fullmatch(rf"\s*{NAME}\s*=\s*", text[line:start]) and not text[end : line_end(text, end)].strip()
     hint = f"build text in a format step: `message = {spelled}`"
     fix = (start, end, spelled) if steps and whole_value else None  # `format` makes a step
     return Foreign(start, end, f"{kind} is not a string in toolkiln", hint, spelled, fix)
 
 
-def _string_end(text: str, opening: int) -> int:
-    """The offset of the quote that closes the string opening at `opening`, or -1."""
-    quote, i = text[opening], opening + 1
-    while i < len(text) and text[i] != "\n":
-        if text[i] == "\\":
-            i += 1
-        elif text[i] == quote:
-            return i
-        i += 1
-    return -1
-
-
 def _python_words(text: str, offset: int) -> Foreign | None:
     """`elif`, `x is None`, `x is not None`, and `if x:` (a block in braces instead)."""
-    line = _line_start(text, offset)
+    line = line_start(text, offset)
     elif_ = re.search(r"\belif\s+$", text[line:offset])
     if elif_ is not None or re.match(r"elif\b", text[offset:]):
         start = line + elif_.start() if elif_ is not None else offset
@@ -377,8 +342,8 @@ def _python_words(text: str, offset: int) -> Foreign | None:
 
 def _record_key(text: str, offset: int) -> Foreign | None:
     """`{net: price}` and `{net, vat}` (JavaScript): a record's keys are strings."""
-    key = re.match(rf"({_NAME})\s*([:,}}])", text[offset:])
-    before = text[_line_start(text, offset) : offset].rstrip()
+    key = re.match(rf"({NAME})\s*([:,}}])", text[offset:])
+    before = text[line_start(text, offset) : offset].rstrip()
     if key is None or not before.endswith(("{", ",")):
         return None
     name = key.group(1)
@@ -396,8 +361,8 @@ def _ternary(text: str, offset: int, *, steps: bool) -> Foreign | None:
     """`c ? a : b` as the whole value of a step (or expression): `a if c else b`."""
     if not text.startswith("?", offset) or text.startswith(("?.", "??"), offset):
         return None
-    line, end = _line_start(text, offset), _line_end(text, offset)
-    head = re.match(rf"\s*(?:return\s+|{_NAME}\s*=\s*)" if steps else r"\s*", text[line:offset])
+    line, end = line_start(text, offset), line_end(text, offset)
+    head = re.match(rf"\s*(?:return\s+|{NAME}\s*=\s*)" if steps else r"\s*", text[line:offset])
     # Only where the `?` splits the whole value of the step: brackets balance on both sides.
     rest = text[offset + 1 : end]
     colon = _top_level(rest, ":")
@@ -433,7 +398,7 @@ def _top_level(text: str, wanted: str) -> int | None:
     while i < len(text):
         ch = text[i]
         if ch in "\"'":
-            i = _string_end(text, i)
+            i = string_end(text, i)
             if i < 0:
                 return None
         elif ch in "([{":
@@ -450,8 +415,8 @@ def _top_level(text: str, wanted: str) -> int | None:
 
 def _function_definition(text: str, offset: int) -> Foreign | None:
     """`def total(price, qty):` and `function total(price, qty) {`: a tool has a header."""
-    line = _line_start(text, offset)
-    match = re.match(rf"\s*(def|function)\s+{_NAME}", text[line : _line_end(text, offset)])
+    line = line_start(text, offset)
+    match = re.match(rf"\s*(def|function)\s+{NAME}", text[line : line_end(text, offset)])
     if match is None or offset > line + match.end():
         return None
     hint = 'a tool is written `tool name(price: number, qty: number) description "..." { ... }`, or as bare steps'
@@ -467,7 +432,7 @@ def _function_definition(text: str, offset: int) -> Foreign | None:
 def _result_without_return(text: str, offset: int) -> Foreign | None:
     """The last line of the logic is an expression (`subtotal * 1.19`), as Ruby and Rust
     return it: toolkiln writes `return`."""
-    line, end = _line_start(text, offset), _line_end(text, offset)
+    line, end = line_start(text, offset), line_end(text, offset)
     written = text[line:end]
     first = len(written) - len(written.lstrip())
     if (
@@ -503,7 +468,7 @@ def _result_without_return(text: str, offset: int) -> Foreign | None:
 def _misspelt_return(written: str) -> str | None:
     """The first word of `retrun a` or `retun total`, when it is `return` misspelt and a value
     follows it (`rturn` is one letter off; a name alone is a value to return)."""
-    match = re.match(rf"({_NAME})\s+\S", written)
+    match = re.match(rf"({NAME})\s+\S", written)
     if match is None or match.group(1) == "return":
         return None
     word = match.group(1)

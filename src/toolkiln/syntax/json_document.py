@@ -17,6 +17,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, Fix
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.json_data import path_of, walk_json
+from toolkiln.syntax.json_positions import KEY_SUFFIX
 from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_LITERAL_ITEMS, MAX_SOURCE_CHARS
 
 Path = tuple[str | int, ...]
@@ -139,6 +140,48 @@ def unknown_op(
         span,
         f"{guess} ({ops})" if guess else ops,
         fix=Fix.replace(span, json.dumps(alias)) if fits else None,
+    )
+
+
+# The fields models name otherwise in a step, by op: each rename keeps the value's kind (an
+# expression stays an expression, a name a name), so when the step lacks the field and has
+# only such names besides its own, the rename is certain.
+FIELD_ALIASES: dict[str, dict[str, str]] = {
+    "math": {"value": "expression", "formula": "expression", "result": "output", "target": "output"},
+    "lookup": {"result": "output", "target": "output"},
+    "format": {"text": "template", "result": "output", "target": "output"},
+    "call": {"name": "tool", "arguments": "args", "result": "output", "target": "output"},
+    "condition": {"condition": "if", "when": "if", "otherwise": "else"},
+    "return": {"expression": "value", "result": "value"},
+}
+Aliases = dict[str, str] | None
+
+
+def unknown_field(
+    obj: dict[str, Any], key: str, path: Path, spec: tuple[frozenset[str], frozenset[str]], what: str, aliases: Aliases
+) -> Diagnostic:
+    """E0109 for `key` of `obj`; its fix renames the key when `aliases` name it and the rename
+    is certain: the field it stands for is absent, no other key stands for it, and every
+    other unknown key is an alias too (so the step is that op's, renamed)."""
+    required, optional = spec
+    allowed = sorted(required | optional)
+    target = (aliases or {}).get(key)
+    unknown = obj.keys() - required - optional - {"op"}
+    certain = (
+        target is not None
+        and aliases is not None
+        and target not in obj
+        and all(other in aliases for other in unknown)
+        and sum(aliases[other] == target for other in unknown) == 1
+    )
+    return Diagnostic.of(
+        codes.UNKNOWN_FIELD,
+        f"{what} has an unknown field `{key}`",
+        structural_span(path + (key,)),
+        hint=f"did you mean `{target}`?"
+        if target
+        else suggest(key, allowed) or f"allowed fields: {', '.join(allowed)}",
+        fix=Fix.replace(path_span(json_path(path + (key,)) + KEY_SUFFIX), json.dumps(target)) if certain else None,
     )
 
 

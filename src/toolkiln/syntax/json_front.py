@@ -25,6 +25,8 @@ from toolkiln.semantics.numbers import from_float
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.foreign import TYPE_ALIASES
 from toolkiln.syntax.json_document import (
+    FIELD_ALIASES,
+    Aliases,
     Path,
     is_nullable,
     json_type,
@@ -34,7 +36,7 @@ from toolkiln.syntax.json_document import (
     shorten,
     shown_value,
     structural_span,
-    suggest,
+    unknown_field,
     unknown_op,
     with_lark,
 )
@@ -97,9 +99,10 @@ class JsonFrontEnd:
         self.diagnostics.append(Diagnostic.of(code, message, structural_span(path), hint))
 
     def fields(
-        self, obj: Any, path: Path, spec: tuple[frozenset[str], frozenset[str]], what: str
+        self, obj: Any, path: Path, spec: tuple[frozenset[str], frozenset[str]], what: str, aliases: Aliases = None
     ) -> dict[str, Any] | None:
-        """Check an object's fields against (required, optional); report every problem."""
+        """Check an object's fields against (required, optional); report every problem.
+        `aliases`: the fields models name otherwise (a step's), renamed by a certain fix."""
         if not isinstance(obj, dict):
             self.report(codes.WRONG_JSON_TYPE, f"{what} must be an object, not {json_type(obj)}", path)
             return None
@@ -115,13 +118,7 @@ class JsonFrontEnd:
             )
             ok = False
         for key in obj.keys() - required - optional - {"op"}:
-            allowed = sorted(required | optional)
-            self.report(
-                codes.UNKNOWN_FIELD,
-                f"{what} has an unknown field `{key}`",
-                path + (key,),
-                hint=suggest(key, allowed) or f"allowed fields: {', '.join(allowed)}",
-            )
+            self.diagnostics.append(unknown_field(obj, key, path, spec, what, aliases))
             ok = False
         return obj if ok else None
 
@@ -361,7 +358,7 @@ class JsonFrontEnd:
             else:
                 self.diagnostics.append(unknown_op(obj, structural_span(path + ("op",)), STEP_FIELDS))
             return None
-        fields = self.fields(obj, path, STEP_FIELDS[op], f"`{op}` step")
+        fields = self.fields(obj, path, STEP_FIELDS[op], f"`{op}` step", FIELD_ALIASES.get(op))
         if fields is None:
             return None
         span = structural_span(path)

@@ -19,6 +19,8 @@ _TOKEN = re.compile(
 )
 
 JsonOffsets = dict[str, tuple[int, str | None]]
+# A key's own place is found under its value's path and this (a certain fix renames a key).
+KEY_SUFFIX = " (key)"
 
 
 def value_offsets(text: str) -> JsonOffsets:
@@ -52,6 +54,8 @@ def value_offsets(text: str) -> JsonOffsets:
                 if string is None:
                     return {}
                 state[0] = json.loads(string) if "\\" in string else string[1:-1]
+                key_path = f"{parent}.{state[0]}" if parent else str(state[0])
+                found[key_path + KEY_SUFFIX] = (token.start(1), string)
                 continue
             else:  # an object value
                 key = state[0]

@@ -18,7 +18,8 @@ from lark.exceptions import (
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, Fix
-from toolkiln.syntax.foreign import Foreign, foreign_construct
+from toolkiln.syntax.foreign import foreign_construct
+from toolkiln.syntax.foreign_base import Foreign
 from toolkiln.syntax.grammar import TooDeep, compute_parser
 from toolkiln.syntax.words import look_alike_hint
 
