@@ -21,6 +21,8 @@ ScheduleUnit = Literal["minutes", "hours", "days"]
 SCHEDULE_UNITS: tuple[str, ...] = ("minutes", "hours", "days")
 WaitUnit = Literal["seconds", "minutes", "hours", "days"]
 WAIT_UNITS: tuple[str, ...] = ("seconds", "minutes", "hours", "days")
+# The field types of a declared shape: n8n's own (a Set field's type, a sub-workflow input's).
+FIELD_TYPES: tuple[str, ...] = ("string", "number", "boolean", "array", "object", "any")
 
 
 # --- wiring and raw n8n properties ------------------------------------------------------
@@ -32,6 +34,24 @@ class Wire(Node):
     source: str
     output: int = 0
     input: int = 0
+
+
+class ShapeField(Node):
+    """`name: type` in a declared shape."""
+
+    name: str
+    type: str
+
+
+class Shape(Node):
+    """`{name: type, ...}`: the fields an item is declared to have (`returns {...}` of a `node`
+    or `http` step, `body {...}` of a webhook). toolkiln's own: not written into the n8n JSON."""
+
+    fields: tuple[ShapeField, ...]
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(field.name for field in self.fields)
 
 
 class Credentials(Node):
@@ -50,6 +70,7 @@ class NodeSpec(Node):
     version: int | float
     parameters: dict[str, Any]
     credentials: Credentials | None = None
+    returns: Shape | None = None  # `returns {...}`: the fields of its output item (a Code node's)
 
 
 # --- triggers -----------------------------------------------------------------------------
@@ -68,6 +89,7 @@ class WebhookTrigger(TriggerNode):
     method: HttpMethod
     path: str
     respond_with_node: bool = False
+    body: Shape | None = None  # `body {...}`: the fields the posted JSON is declared to have
 
 
 class ManualTrigger(TriggerNode):
@@ -168,6 +190,7 @@ class HttpStep(StepNode):
     headers: tuple[SetField, ...] = ()
     body: tuple[SetField, ...] | None = None
     credentials: Credentials | None = None
+    returns: Shape | None = None  # `returns {...}`: the fields of the response's JSON
 
 
 class MergeStep(StepNode):

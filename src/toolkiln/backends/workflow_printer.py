@@ -106,7 +106,8 @@ class WorkflowPrinter:
         match trigger:
             case w.WebhookTrigger():
                 respond = " respond with node" if trigger.respond_with_node else ""
-                return f"on webhook {trigger.method} {quote(trigger.path)}{respond}"
+                body = "" if trigger.body is None else f" body {self.shape(trigger.body)}"
+                return f"on webhook {trigger.method} {quote(trigger.path)}{body}{respond}"
             case w.ManualTrigger():
                 return "on manual"
             case w.ScheduleTrigger():
@@ -204,6 +205,8 @@ class WorkflowPrinter:
                 self.braced(f"{pad}{INDENT}{clause}", [self.pair(p) for p in pairs], pad + INDENT)
         if step.credentials is not None:
             self.lines.append(f"{pad}{INDENT}{self.credentials(step.credentials)}")
+        if step.returns is not None:
+            self.lines.append(f"{pad}{INDENT}returns {self.shape(step.returns)}")
 
     def node_spec(self, spec: w.NodeSpec) -> str:
         text = (
@@ -211,7 +214,12 @@ class WorkflowPrinter:
         )
         if spec.credentials is not None:
             text += " " + self.credentials(spec.credentials)
+        if spec.returns is not None:
+            text += f" returns {self.shape(spec.returns)}"
         return text
+
+    def shape(self, shape: w.Shape) -> str:
+        return "{" + ", ".join(f"{self.label(field.name)}: {field.type}" for field in shape.fields) + "}"
 
     @staticmethod
     def credentials(credentials: w.Credentials) -> str:

@@ -30,7 +30,7 @@ from toolkiln.ast import workflow as w
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.builder import SourceBuilder, parse_expression_with_lark
+from toolkiln.syntax.builder import parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.grammar import TooDeep, grammar_text
 from toolkiln.syntax.lark_front import describe_token, expected_tokens
@@ -44,6 +44,7 @@ from toolkiln.syntax.strings import (
     surrogate_offset,
 )
 from toolkiln.syntax.words import look_alike_hint
+from toolkiln.syntax.workflow_shapes import ShapeRules
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 CLOCK_TIME = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
@@ -176,7 +177,7 @@ def _expected(terminals: set[str] | None) -> str | None:
 
 
 @v_args(meta=True)
-class _Builder(SourceBuilder):
+class _Builder(ShapeRules):
     def __init__(self, ctx: ParseContext, text: str) -> None:
         super().__init__(ctx)
         self.text = text
@@ -223,15 +224,9 @@ class _Builder(SourceBuilder):
         return (self._string(token) if token.type == "STRING" else token.value), token
 
     def webhook(self, meta: Meta, children: list[Any]) -> w.WebhookTrigger | None:
-        method, path, respond = children
+        method, path, body, respond = children
         path_text = self._string(path)
-        if method.value not in w.HTTP_METHODS:
-            self.ctx.report(
-                codes.INVALID_TRIGGER,
-                f"unknown HTTP method `{method.value}`",
-                self._token_span(method),
-                hint=f"use one of {', '.join(w.HTTP_METHODS)}",
-            )
+        if not self._one_of(codes.INVALID_TRIGGER, "HTTP method", method, w.HTTP_METHODS):
             return None
         if not WEBHOOK_PATH.fullmatch(path_text):
             self.ctx.report(
@@ -241,7 +236,11 @@ class _Builder(SourceBuilder):
                 hint='letters, digits, `-`, `_`, `/` and `:param` segments, e.g. "/orders"',
             )
         return w.WebhookTrigger(
-            method=method.value, path=path_text, respond_with_node=respond is not None, span=self._span(meta)
+            method=method.value,
+            path=path_text,
+            respond_with_node=respond is not None,
+            body=body,
+            span=self._span(meta),
         )
 
     def manual(self, meta: Meta, children: list[Any]) -> w.ManualTrigger:
@@ -279,13 +278,7 @@ class _Builder(SourceBuilder):
     def every(self, meta: Meta, children: list[Any]) -> dict[str, Any] | None:
         count, unit = children
         interval = self._count(count)
-        if unit.value not in w.SCHEDULE_UNITS:
-            self.ctx.report(
-                codes.INVALID_TRIGGER,
-                f"unknown schedule unit `{unit.value}`",
-                self._token_span(unit),
-                hint=f"use one of {', '.join(w.SCHEDULE_UNITS)}",
-            )
+        if not self._one_of(codes.INVALID_TRIGGER, "schedule unit", unit, w.SCHEDULE_UNITS):
             return None
         return None if interval is None else {"rule": "every", "interval": interval, "unit": unit.value}
 
@@ -351,7 +344,7 @@ class _Builder(SourceBuilder):
             return {}
 
     def node_spec(self, meta: Meta, children: list[Any]) -> w.NodeSpec | None:
-        (name, token), type_, version, parameters, credentials = children
+        (name, token), type_, version, parameters, credentials, returns = children
         if not name.strip():
             self.ctx.report(codes.INVALID_NAME, "the node name is empty", self._token_span(token))
         number = float(version.value)
@@ -361,6 +354,7 @@ class _Builder(SourceBuilder):
             version=int(number) if number.is_integer() else number,
             parameters=parameters,
             credentials=credentials,
+            returns=returns,
             span=self._span(meta),
         )
 
@@ -408,13 +402,7 @@ class _Builder(SourceBuilder):
 
     def http_step(self, meta: Meta, children: list[Any]) -> w.HttpStep | None:
         name, method, url, *clauses = children
-        if method.value not in w.HTTP_METHODS:
-            self.ctx.report(
-                codes.INVALID_STEP,
-                f"unknown HTTP method `{method.value}`",
-                self._token_span(method),
-                hint=f"use one of {', '.join(w.HTTP_METHODS)}",
-            )
+        known = self._one_of(codes.INVALID_STEP, "HTTP method", method, w.HTTP_METHODS)
         parts: dict[str, Any] = {}
         for clause, value, span in clauses:
             if clause in parts:
@@ -424,8 +412,8 @@ class _Builder(SourceBuilder):
                     span,
                     hint="merge the two clauses into one",
                 )
-            parts[clause] = self._fields(name.value, value) if clause != "credentials" else value
-        if url is None or method.value not in w.HTTP_METHODS:
+            parts[clause] = self._fields(name.value, value) if clause in ("query", "headers", "body") else value
+        if url is None or not known:
             return None
         return w.HttpStep(name=self._name(name), method=method.value, url=url, span=self._span(meta), **parts)
 
@@ -442,6 +430,10 @@ class _Builder(SourceBuilder):
         (credentials,) = children
         return "credentials", credentials, credentials.span
 
+    def http_returns(self, meta: Meta, children: list[Any]) -> tuple[str, w.Shape, Any]:
+        (shape,) = children
+        return "returns", shape, shape.span
+
     def template(self, meta: Meta, children: list[Any]) -> n.Template | None:
         (token,) = children
         ctx = self.ctx.at(token.start_pos + 1)
@@ -456,13 +448,7 @@ class _Builder(SourceBuilder):
     def wait_step(self, meta: Meta, children: list[Any]) -> w.WaitStep | None:
         name, amount, unit = children
         count = self._count(amount)
-        if unit.value not in w.WAIT_UNITS:
-            self.ctx.report(
-                codes.INVALID_STEP,
-                f"unknown wait unit `{unit.value}`",
-                self._token_span(unit),
-                hint=f"use one of {', '.join(w.WAIT_UNITS)}",
-            )
+        if not self._one_of(codes.INVALID_STEP, "wait unit", unit, w.WAIT_UNITS):
             return None
         if count is None:
             return None

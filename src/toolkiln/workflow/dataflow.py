@@ -35,8 +35,8 @@ JSON_BRACE = re.compile(r'"(?:[^"\\]|\\.)*"|[{}]')
 
 
 def compiled_data_flow(graph: WorkflowGraph, n8n: dict[str, Any], text: str) -> list[Diagnostic]:
-    """The data-flow findings in the raw parameters of `node` steps and triggers, at their
-    place in `text` (the source that compiled to `graph` and `n8n`)."""
+    """The data-flow findings in the raw parameters of `node` steps and triggers (with the output
+    fields `returns {...}` declares), at their place in `text` (the source of `graph`, `n8n`)."""
     specs = dict(_node_specs(graph))
     if not specs:
         return []
@@ -46,7 +46,8 @@ def compiled_data_flow(graph: WorkflowGraph, n8n: dict[str, Any], text: str) -> 
         return []  # two nodes of one name: a name does not say which (the compiler refused it)
     index = LineIndex(text)
     found = []
-    for code, message, path, hint in data_flow(n8n, names, _main_graph(n8n, names)):
+    declared = dict(_declared(graph))
+    for code, message, path, hint in data_flow(n8n, names, _main_graph(n8n, names), declared):
         parsed = PARAMETER_PATH.fullmatch(path)
         spec = specs.get(nodes[int(parsed.group(1))]["name"]) if parsed else None
         if parsed is not None and spec is not None:
@@ -61,6 +62,19 @@ def _node_specs(graph: WorkflowGraph) -> Iterator[tuple[str, w.NodeSpec]]:
     for name, step in graph.steps.items():
         if isinstance(step, w.NodeStep):
             yield name, step.node
+
+
+def _declared(graph: WorkflowGraph) -> Iterator[tuple[str, frozenset[str]]]:
+    """The output fields that `returns {...}` declares, by node name."""
+    trigger = graph.workflow.trigger
+    if isinstance(trigger, w.NodeTrigger) and trigger.node.returns is not None:
+        yield graph.trigger, trigger.node.returns.names
+    for name, step in graph.steps.items():
+        shape = step.returns if isinstance(step, w.HttpStep) else None
+        if isinstance(step, w.NodeStep):
+            shape = step.node.returns
+        if shape is not None:
+            yield name, shape.names
 
 
 def _main_graph(n8n: dict[str, Any], names: dict[str, int]) -> nx.MultiDiGraph:

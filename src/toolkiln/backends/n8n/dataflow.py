@@ -53,13 +53,19 @@ PAIRED = ("item", "pairedItem()", "itemMatching(")
 Finding = tuple[codes.Code, str, str, str | None]  # code, message, path, hint
 
 
-def data_flow(data: dict[str, Any], names: dict[str, int], graph: nx.MultiDiGraph) -> Iterator[Finding]:
+def data_flow(
+    data: dict[str, Any],
+    names: dict[str, int],
+    graph: nx.MultiDiGraph,
+    declared: dict[str, frozenset[str]] | None = None,
+) -> Iterator[Finding]:
     """The findings for a workflow whose node names are unique (`names`: name -> index) and
-    whose main connections are `graph`'s edges of kind "main"."""
+    whose main connections are `graph`'s edges of kind "main". `declared`: the output fields
+    the DSL declares for some nodes (`returns {...}` of a Code or HTTP Request node)."""
     main = nx.DiGraph()
     main.add_nodes_from(names)
     main.add_edges_from((a, b) for a, b, kind in graph.edges(data="kind") if kind == "main")
-    shapes = _Shapes(data, names, main)
+    shapes = _Shapes(data, names, main, declared or {})
     nodes = data["nodes"]
     for name, index in names.items():
         node = nodes[index]
@@ -135,8 +141,11 @@ def _expressions(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, s
 class _Shapes:
     """Each node's output shape, inferred once (a node on a loop is unknown)."""
 
-    def __init__(self, data: dict[str, Any], names: dict[str, int], main: nx.DiGraph) -> None:
+    def __init__(
+        self, data: dict[str, Any], names: dict[str, int], main: nx.DiGraph, declared: dict[str, frozenset[str]]
+    ) -> None:
         self.nodes = data["nodes"]
+        self.declared = declared
         self.names = names
         self.main = main
         pinned = data.get("pinData")
@@ -177,6 +186,8 @@ class _Shapes:
         type_ = node["type"]
         if node.get("onError", "stopWorkflow") != "stopWorkflow" or node.get("continueOnFail") is True:
             return None  # a failed item carries an `error` field (on the error output, or the regular one)
+        if name in self.declared and node.get("disabled") is not True:
+            return self.declared[name]
         if node.get("disabled") is True or type_ in PASS_THROUGH:
             return self.input_of(name) if self.main.in_degree(name) else None
         parameters = node.get("parameters")

@@ -156,25 +156,43 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
 
 
 def _fields_exist(expr: n.Expr, result: Validation) -> bool:
-    """`step.field` of a `set` step names one of the fields that step sets."""
+    """`step.field` names one of the fields the step has: a `set` step's, or those a `node` or
+    `http` step's `returns {...}` declares (`body.field` too: a webhook's `body {...}`)."""
     free = {id(name) for name in free_reads(expr)}
     ok = True
     for node in walk(expr):
         if not (isinstance(node, n.Field_) and isinstance(node.target, n.Name) and id(node.target) in free):
             continue
-        target = result.graph.steps.get(node.target.name)
-        if isinstance(target, w.SetStep) and node.name not in (names := [f.name for f in target.fields]):
+        names = _declared_fields(node.target.name, result)
+        if names is not None and node.name not in names:
             ok = False
             close = difflib.get_close_matches(node.name, names, n=1)
+            verb = "sets" if isinstance(result.graph.steps.get(node.target.name), w.SetStep) else "declares"
             result.report(
                 codes.NO_SUCH_FIELD,
-                f"`{target.name}` sets no field `{node.name}`",
+                f"`{node.target.name}` {verb} no field `{node.name}`",
                 node.span,
                 hint=f"did you mean `{close[0]}`?"
                 if close
                 else "its fields: " + ", ".join(f"`{name}`" for name in names),
             )
     return ok
+
+
+def _declared_fields(name: str, result: Validation) -> list[str] | None:
+    """The fields of what `name` reads, where they are known (None: unknown)."""
+    trigger = result.graph.workflow.trigger
+    target = result.graph.steps.get(name)
+    shape: w.Shape | None = None
+    if isinstance(target, w.SetStep):
+        return [f.name for f in target.fields]
+    if isinstance(target, w.HttpStep):
+        shape = target.returns
+    elif isinstance(target, w.NodeStep):
+        shape = target.node.returns
+    elif target is None and name == "body" and isinstance(trigger, w.WebhookTrigger):
+        shape = trigger.body
+    return None if shape is None else [f.name for f in shape.fields]
 
 
 def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:

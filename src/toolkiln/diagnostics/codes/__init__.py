@@ -18,6 +18,7 @@ from toolkiln.diagnostics.codes.language import *  # noqa: F403 - every code, in
 from toolkiln.diagnostics.codes.runtime import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.registry import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.workflows import *  # noqa: F403 - every code, in one namespace
+from toolkiln.diagnostics.codes.dataflow import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.replies import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.server import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.tool_calls import *  # noqa: F403 - every code, in one namespace
