@@ -43,7 +43,7 @@ def add_create_command(subparsers: argparse._SubParsersAction[argparse.ArgumentP
         "--kind",
         choices=("compute", "workflow", "script"),
         default="compute",
-        help="script: a bash or python program run in the sandbox (it waits for approval)",
+        help="script: a bash, python or javascript program run in the sandbox (it waits for approval)",
     )
     parser.add_argument("--name", metavar="NAME", help="the tool's name (default: the model chooses)")
     registry_option(parser)

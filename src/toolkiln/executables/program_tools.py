@@ -34,13 +34,20 @@ from toolkiln.executables.policy import MAX_TIMEOUT_SECONDS, SANDBOX_KINDS, Sand
 from toolkiln.syntax.words import RISK_LEVELS, TOOL_NAME
 
 ProgramKind = Literal["script", "executable"]
-Runtime = Literal["bash", "python"]
+Runtime = Literal["bash", "python", "javascript"]
 Permission = Literal["allow", "deny", "elevated"]
 PROGRAM_KINDS: tuple[ProgramKind, ...] = get_args(ProgramKind)
 RUNTIMES: tuple[Runtime, ...] = get_args(Runtime)
 PERMISSIONS: tuple[Permission, ...] = get_args(Permission)
 # The interpreter line put before a script's body: the body is never a command line.
-SHEBANGS: dict[Runtime, str] = {"bash": "#!/usr/bin/env bash\n", "python": "#!/usr/bin/env python3\n"}
+# Node runs without its JIT (--jitless): V8's JIT reserves more address space than a run's
+# 512 MiB RLIMIT_AS allows (node aborts at start below about 800 MiB), and no code pages are
+# written and executed. Its heap stays under the limit (--max-old-space-size, in MiB).
+SHEBANGS: dict[Runtime, str] = {
+    "bash": "#!/usr/bin/env bash\n",
+    "python": "#!/usr/bin/env python3\n",
+    "javascript": "#!/usr/bin/env -S node --jitless --max-old-space-size=256\n",
+}
 MAX_BODY_BYTES = 128 * 1024
 DEFAULT_TIMEOUT_SECS = 10
 NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}

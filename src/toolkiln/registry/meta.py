@@ -200,7 +200,7 @@ def _specs(gemini: bool) -> list[exports.ToolSpec]:
         ),
         exports.ToolSpec(
             "create_script_tool",
-            "Create a tool that runs a short bash or python program in a sandbox: no network unless "
+            "Create a tool that runs a short bash, python or javascript (Node) program in a sandbox: no network unless "
             "network: true, a private /tmp, no access to the user's files, killed at timeout_secs. The "
             "arguments arrive only as data: one JSON object on stdin, and TK_ARG_<NAME> environment "
             "variables holding each argument's JSON (never pasted into the program). What the "
@@ -212,7 +212,7 @@ def _specs(gemini: bool) -> list[exports.ToolSpec]:
                 {
                     "name": {"type": "string", "description": "Lower-case name: ^[a-z][a-z0-9_]{0,63}$"},
                     "description": {"type": "string", "description": "What the tool does, for whoever calls it."},
-                    "runtime": {"type": "string", "enum": ["bash", "python"]},
+                    "runtime": {"type": "string", "enum": ["bash", "python", "javascript"]},
                     "body": {"type": "string", "description": "The program's text (no #! line needed)."},
                     "parameters": schema,
                     "network": {"type": "boolean", "description": "Needs the network (default: false)."},
@@ -422,7 +422,7 @@ def _create_script(reg: Registry, args: dict[str, Any], created_by: Principal) -
         {
             "name": (str, True, "the tool's name, a string"),
             "description": (str, True, "what the tool does, a string"),
-            "runtime": (str, True, "bash or python"),
+            "runtime": (str, True, "bash, python or javascript"),
             "body": (str, True, "the program's text, a string"),
             "parameters": ((dict, str), False, "a JSON Schema object"),
             "network": (bool, False, "true or false"),

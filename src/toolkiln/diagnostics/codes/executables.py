@@ -108,7 +108,7 @@ INVALID_PROGRAM_TOOL = register(
     "Invalid script or executable tool definition",
     """
 A registered script tool (`"kind": "script"`) or executable tool (`"kind": "executable"`)
-has a field the registry cannot take. A script names its `runtime` (`bash` or `python`) and
+has a field the registry cannot take. A script names its `runtime` (`bash`, `python` or `javascript`) and
 its `body` (the program text); an executable names the absolute `path` of its file (the
 registry pins the file's SHA-256 when it is created). Both may give `parameters` (a JSON
 Schema with `"type": "object"`), `policy` (`allow`, `deny` or `elevated`), `network`
