@@ -129,6 +129,7 @@ _COMMAND_MODULES = (
     (("calls",), "calls", "add_calls_command"),
     (("secrets",), "secrets", "add_secrets_command"),
     (("schema",), "schema", "add_schema_command"),
+    (("registry",), "stores", "add_registry_command"),
 )
 
 

@@ -23,6 +23,7 @@ from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, e
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.folder import Folder
+from toolkiln.registry.loaded_tables import checked_table_file
 from toolkiln.registry.mirror import Mirror
 from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.principals import Principal
@@ -139,6 +140,14 @@ class DirectoryStore:
 
     def rescan_tables(self) -> None:
         self.mirror.rescan_tables()
+
+    def put_table(self, file: str, data: bytes) -> None:
+        checked_table_file(file, data)
+        with self.folder.lock():
+            self.folder.check_folders(self.folder.tables_dir)
+            self.folder.write_bytes(self.folder.tables_dir / file, data)
+            self.changes.bump()
+        self.rescan_tables()
 
     # --- under the lock ----------------------------------------------------------------------
 

@@ -3,16 +3,30 @@ again whenever the folder's files change; a file that does not load is a problem
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.io.tables import MAX_TABLE_BYTES, table_file_data
-from toolkiln.registry.errors import StoreError, UnsafeFile
+from toolkiln.registry.errors import InvalidRequest, StoreError, UnsafeFile
 from toolkiln.registry.folder import Folder, Sig
 from toolkiln.registry.problem_files import Problems
 
 SUFFIXES = (".json", ".csv", ".JSON", ".CSV")
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+def checked_table_file(file: str, data: bytes) -> None:
+    """What `Store.put_table` takes: a plain file name of a table suffix (never a path), and
+    bytes that are a table file (RunError E0513 otherwise)."""
+    if not isinstance(file, str) or not _FILE_NAME.fullmatch(file) or not file.endswith(SUFFIXES):
+        raise InvalidRequest(
+            f"{str(file)[:100]!r} is not a table file's name",
+            hint="a plain file name ending in .json or .csv, such as rates.json",
+        )
+    table_file_data(data, Path(file))
 
 
 class LoadedTables:

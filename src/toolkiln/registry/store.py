@@ -139,6 +139,11 @@ class Store(Protocol):
     def rescan_tables(self) -> None:
         """Look for tables now (a tool reads one not loaded yet: it may just have been added)."""
 
+    def put_table(self, file: str, data: bytes) -> None:
+        """Keep a table file (`rates.json`, `zones.csv`: what a folder's tables/ holds), checked
+        first (E0513 when it is not one, R0104 for a name that is no plain file name); nothing
+        is written on failure."""
+
     # --- under the lock: what is stored now, and writing ------------------------------------------
 
     def stored(self, name: str) -> StoredRecord | None:

@@ -104,7 +104,7 @@ class UsageBook:
         extra = self.pending.get(name)
         if extra is not None:
             count += extra[0]
-            when = _moment(extra[1])
+            when = moment(extra[1])
             last = when if last is None or when > last else last
         return count, last
 
@@ -128,7 +128,7 @@ class UsageBook:
                 for name, (count, stamp) in pending.items():
                     if exists is not None and not exists(name):
                         continue
-                    last = _moment(stamp)
+                    last = moment(stamp)
                     old_count, old_last = usage.get(name, (0, None))
                     usage[name] = (old_count + count, last if old_last is None or last > old_last else old_last)
                     changed = True
@@ -143,7 +143,7 @@ class UsageBook:
             raise
 
 
-def _moment(stamp: float) -> datetime:
+def moment(stamp: float) -> datetime:
     """A time.monotonic() reading as the wall-clock time it was."""
     return datetime.fromtimestamp(time.time() - (time.monotonic() - stamp), UTC)
 

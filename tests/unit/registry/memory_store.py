@@ -14,12 +14,15 @@ from array import array
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+from toolkiln.io.tables import table_file_data
 from toolkiln.registry.codec import decode_record, encode_record
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import NotTrusted, StoreError
 from toolkiln.registry.loaded_records import LoadedRecords
+from toolkiln.registry.loaded_tables import checked_table_file
 from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
@@ -144,6 +147,12 @@ class MemoryStore:
 
     def rescan_tables(self) -> None:
         self.refresh()
+
+    def put_table(self, file: str, data: bytes) -> None:
+        checked_table_file(file, data)
+        with self.writing():
+            self.data.tables = {**self.data.tables, **table_file_data(data, Path(file))}
+            self.data.counter[0] += 1
 
     # --- under the lock --------------------------------------------------------------------------
 

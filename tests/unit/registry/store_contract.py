@@ -16,6 +16,7 @@ import pytest
 
 from toolkiln import Registry
 from toolkiln.registry import BrokenTool, ToolNotFound
+from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.store import Store
 
 
@@ -153,6 +154,20 @@ class StoreContract:
         )
         assert reg.run("zone_rate", {"zone": "south"}) == 7
         assert set(reg.tables) == {"rates"}
+
+    def test_a_table_file_put_is_read_by_lookups_here_and_in_another_process(
+        self, reg: Registry, factory: StoreFactory
+    ) -> None:
+        other = Registry(factory.again(reg._store))
+        reg._store.put_table("zones.csv", b"zone,rate\nnorth,4.50\nsouth,7\n")
+        reg.create(
+            'tool zone_rate(zone: string)\ndescription "Rate by zone"\n{\n  rate = lookup zones[zone]\n  return rate\n}\n'
+        )
+        factory.settle(other._store)
+        assert str(other.run("zone_rate", {"zone": "north"})) == "4.50"  # (the digits as written)
+        for bad in ("../evil.json", "tables/x.json", "rates.txt", ""):
+            with pytest.raises(InvalidRequest):
+                reg._store.put_table(bad, b"{}")
 
     # --- other processes, change notification, locking ----------------------------------------------
 

@@ -23,7 +23,7 @@ import hashlib
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, e
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.loaded_records import LoadedRecords
+from toolkiln.registry.loaded_tables import checked_table_file
 from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.postgres.connecting import first_connection
 from toolkiln.registry.postgres.schema import WRITE_LOCK, ensure_schema
@@ -43,7 +44,7 @@ from toolkiln.registry.postgres.urls import without_password
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import StoredRecord
-from toolkiln.registry.usage import Tally
+from toolkiln.registry.usage import Tally, moment
 from toolkiln.registry.vouching import refuse_unvouched
 
 
@@ -208,9 +209,7 @@ class PostgresStore:
         self.refresh()
 
     def put_table(self, file: str, data: bytes) -> None:
-        """Keep a table file (`rates.json`, `zones.csv`: what tables/ would hold); RunError
-        (E0513) when it is not one, and nothing is written."""
-        table_file_data(data, Path(file))
+        checked_table_file(file, data)
         with self.writing(), self._conn() as conn:
             counter = _bump(conn)
             conn.execute(
@@ -353,16 +352,15 @@ class PostgresStore:
         pending, self._pending = self._pending, {}
         if not pending:
             return
-        now = datetime.now(UTC)
         try:
             with self._conn() as conn, conn.transaction():
-                for name, (count, _) in sorted(pending.items()):  # (sorted: no deadlock between flushers)
+                for name, (count, stamp) in sorted(pending.items()):  # (sorted: no deadlock between flushers)
                     conn.execute(
                         "INSERT INTO toolkiln_usage (name, count, last_used) "
                         "SELECT %s, %s, %s WHERE EXISTS (SELECT 1 FROM toolkiln_tools WHERE name = %s) "
                         "ON CONFLICT (name) DO UPDATE SET count = toolkiln_usage.count + excluded.count, "
-                        "last_used = excluded.last_used",
-                        (name, count, now, name),
+                        "last_used = greatest(toolkiln_usage.last_used, excluded.last_used)",
+                        (name, count, moment(stamp), name),
                     )
         except StoreError:
             for name, counted in pending.items():  # kept for the next flush

@@ -1,0 +1,44 @@
+"""`toolkiln registry migrate SRC DST`: copy a registry into an empty one in another store, a
+folder into a PostgreSQL database or back (registry/migrate.py says what is copied).
+
+    toolkiln registry migrate ./.toolkiln postgresql://toolkiln@db.internal/tools
+    toolkiln registry migrate postgresql://toolkiln@db.internal/tools ./restored
+
+Exit 0 with what was copied on standard error; 1 with a coded error (a destination that is not
+empty, a source record that does not load, a database that does not answer)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from toolkiln.cli.common import EXIT_OK
+from toolkiln.cli.tools import _guarded, registry_location
+
+
+def add_registry_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    registry = commands.add_parser(
+        "registry",
+        help="move a registry between stores (a folder, a PostgreSQL database)",
+        description="Copy a registry into an empty one: a folder into a postgresql:// database, or back.",
+    )
+    sub = registry.add_subparsers(dest="registry_command", required=True, metavar="SUBCOMMAND")
+    moved = sub.add_parser("migrate", help="copy every tool, version, audit line, run count, table and held call")
+    moved.add_argument("source", type=registry_location, metavar="SRC", help="a registry folder or postgresql:// URL")
+    moved.add_argument("target", type=registry_location, metavar="DST", help="an empty (or new) one")
+    moved.set_defaults(handler=_guarded(cmd_migrate))
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from toolkiln.registry.migrate import migrate
+    from toolkiln.registry.registry import Registry
+
+    with Registry(args.source) as source, Registry(args.target) as target:
+        done = migrate(source, target)
+        where = target._store.location
+    print(
+        f"copied into {where}: {done.tools} tools, {done.versions} past versions, {done.audit} audit lines, "
+        f"{done.tables} tables, {done.calls} held calls, {done.runs} runs counted",
+        file=sys.stderr,
+    )
+    return EXIT_OK
