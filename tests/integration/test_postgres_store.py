@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from test_server_support import ServerProcess
 from unit.registry.pending_calls_contract import PendingCallsContract
 from unit.registry.store_contract import StoreContract, definition
 
@@ -190,7 +191,7 @@ def test_the_command_line_takes_a_database_url_wherever_it_takes_a_registry(post
 
 def test_commands_that_keep_files_beside_a_folder_refuse_a_database_without_its_password(postgres_url):
     with_password = postgres_url.replace("toolkiln@", "toolkiln:s3cret-pw@")
-    for command in (["serve"], ["mcp", "--http"], ["secrets", "list"], ["tokens", "list"]):
+    for command in (["secrets", "list"], ["secrets", "delete", "X"]):
         refused = toolkiln(*command, "--registry", with_password)
         assert refused.returncode == 2, (command, refused.stderr)
         assert "is a database" in refused.stderr and "s3cret-pw" not in refused.stderr + refused.stdout
@@ -207,3 +208,31 @@ def test_the_command_line_says_why_a_database_cannot_be_used_in_one_coded_line(p
     assert refused.returncode == 1, refused.stderr
     assert refused.stderr.startswith(f"error[{code}]: ") and "s3cret-pw" not in refused.stderr + refused.stdout
     assert "Traceback" not in refused.stderr and "error connecting in" not in refused.stderr
+
+
+def test_a_server_on_a_database_registry_keeps_its_tools_there_and_its_tokens_in_its_state_folder(
+    postgres_url, tmp_path, monkeypatch
+):
+    """`toolkiln tokens` and `toolkiln serve` take the URL: the token made by the one signs in to
+    the other, a tool made over REST is in the database, nothing is written beside the process,
+    and neither prints the URL's password."""
+    monkeypatch.chdir(tmp_path)
+    url = postgres_url.replace("toolkiln@", "toolkiln:s3cret-pw@")
+    server = ServerProcess(url, log_dir=tmp_path)  # (no tokens yet: it says how to make one)
+    made = toolkiln("tokens", "create", "ops", "--kind", "person", "--scope", "admin", "--registry", url)
+    assert made.returncode == 0, made.stderr
+    try:
+        with server.client(made.stdout.strip()) as http:
+            created = http.post("/api/v1/tools", json={"definition": json.loads(SHIPPING.read_text())})
+            assert created.status_code == 201, created.text
+            ran = http.post("/api/v1/tools/shipping_cost/execute", json={"args": {"weight_kg": 12}})
+            assert ran.status_code == 200 and "31.5" in ran.text, ran.text
+            secrets = http.get("/api/v1/secrets")  # (kept beside a folder only: refused, coded)
+            assert secrets.status_code == 503 and secrets.json()["code"] == "R0302", secrets.text
+    finally:
+        server.stop()
+    with Registry(postgres_url) as reg:
+        assert [record.name for record in reg.list()] == ["shipping_cost"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [server.log.name]
+    printed = server.log.read_text() + made.stderr + toolkiln("tokens", "list", "--registry", url).stdout
+    assert "s3cret-pw" not in printed and "ops" in printed and "no tokens yet" in printed

@@ -28,13 +28,21 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    def __init__(self, registry: Path, *options: str, wait: bool = True, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        registry: Path | str,
+        *options: str,
+        wait: bool = True,
+        env: dict[str, str] | None = None,
+        log_dir: Path | None = None,
+    ) -> None:
+        """`registry`: a folder, or a database's URL (then `log_dir` says where the log goes)."""
         self.registry = registry
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # no n8n unless `env` names one: deploy is 503
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKILN_N8N")} | (env or {})
-        self.log = registry.parent / f"server-{self.port}.log"
+        self.log = (log_dir or Path(registry).parent) / f"server-{self.port}.log"
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [

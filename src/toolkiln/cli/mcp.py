@@ -19,7 +19,7 @@ from toolkiln.cli.serve import (
     state_dir_option,
     with_call_rules,
 )
-from toolkiln.cli.tools import open_registry, registry_option, registry_path
+from toolkiln.cli.tools import open_registry, registry_option
 
 
 def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,8 +51,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from toolkiln.server.state import StateFolderError, legacy_warning, state_folder
     from toolkiln.server.tokens import TokenStore
 
-    if args.http:
-        registry_path(args)  # (its tokens are kept beside a folder: not a database yet)
     with open_registry(args, granted(args)) as registry:
         with_call_rules(registry, args)  # (--approve-calls: a held call waits for a person's decision)
         server = RegistryMCP(registry, poll_seconds=args.poll_seconds, max_concurrent_runs=args.max_concurrent_runs)
@@ -60,10 +58,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             anyio.run(server.run_stdio)
             return EXIT_OK
         try:
-            tokens = TokenStore(state_folder(registry.path, state_dir(args)))
+            tokens = TokenStore(state_folder(registry.location, state_dir(args)))
         except StateFolderError as error:
             raise UsageError(f"error[{error.code}]: {error.message} (hint: {error.hint})") from None
-        warning = legacy_warning(registry.path)
+        warning = legacy_warning(registry.location)
         if warning is not None:
             print(f"warning: {warning}", file=sys.stderr)
         listener = listening_socket(args.host, args.port)

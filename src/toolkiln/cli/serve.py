@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
-from toolkiln.cli.tools import open_registry, registry_option, registry_path
+from toolkiln.cli.tools import open_registry, registry_option
 from toolkiln.diagnostics import codes
+from toolkiln.registry.postgres.urls import without_password
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
@@ -189,7 +190,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.max_body_bytes is not None and args.max_body_bytes < 1:
         raise UsageError("--max-body-bytes must be at least 1")
     capabilities = granted(args)
-    registry_path(args)  # (a server keeps its tokens beside a folder: not a database yet)
     registry = open_registry(args, capabilities)
     with_call_rules(registry, args)
     settings = Settings(
@@ -244,7 +244,9 @@ def listening_socket(host: str, port: int) -> socket.socket | None:
 
 
 def no_tokens_hint(args: argparse.Namespace) -> str:
-    named = {"--registry": getattr(args, "registry", None), "--state-dir": state_dir(args)}
+    registry = getattr(args, "registry", None)
+    shown = f"'{without_password(registry)}'" if isinstance(registry, str) else registry  # (fill in the password)
+    named = {"--registry": shown, "--state-dir": state_dir(args)}
     folder = "".join(f" {option} {value}" for option, value in named.items() if value is not None)
     return (
         "toolkiln serve: no tokens yet, so nobody can sign in (every route but /health answers 401); "

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
 from toolkiln.cli.serve import state_dir, state_dir_option
-from toolkiln.cli.tools import registry_option, registry_path
+from toolkiln.cli.tools import registry_option, registry_where
+from toolkiln.registry.postgres.urls import without_password
 
 if TYPE_CHECKING:
     from toolkiln.server.tokens import TokenStore
@@ -77,7 +78,8 @@ def _store(args: argparse.Namespace) -> TokenStore:
     from toolkiln.server.state import state_folder
     from toolkiln.server.tokens import TokenStore
 
-    return TokenStore(state_folder(registry_path(args), state_dir(args)))
+    where = registry_where(args)  # (a database's tokens: in the state folder named by its URL without the password)
+    return TokenStore(state_folder(without_password(where) if isinstance(where, str) else where, state_dir(args)))
 
 
 def cmd_create(args: argparse.Namespace) -> int:

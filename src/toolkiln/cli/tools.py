@@ -218,12 +218,12 @@ def registry_where(args: argparse.Namespace) -> Path | str:
 
 
 def registry_path(args: argparse.Namespace) -> Path:
-    """The registry's folder, for a command that keeps files beside it (secrets, tokens)."""
+    """The registry's folder, for a command that keeps files beside it (secrets)."""
     where = registry_where(args)
     if isinstance(where, str):
         raise UsageError(
             f"this command needs a registry folder, and {without_password(where)} is a database: "
-            "a registry in PostgreSQL does not keep secrets or server tokens yet (docs/fleets.md)"
+            "a registry in PostgreSQL does not keep secrets yet (docs/fleets.md)"
         )
     return where
 

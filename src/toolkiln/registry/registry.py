@@ -35,7 +35,14 @@ from toolkiln.registry.changes import WATCH_SECONDS
 from toolkiln.registry.changing import ACTIVATE_HINT, Changing
 from toolkiln.registry.checking import Checking
 from toolkiln.registry.definitions import Compiled, compile_definition
-from toolkiln.registry.errors import BrokenTool, InvalidRequest, RegistryError, ToolNotActive, ToolNotFound
+from toolkiln.registry.errors import (
+    BrokenTool,
+    InvalidRequest,
+    RegistryError,
+    StoreError,
+    ToolNotActive,
+    ToolNotFound,
+)
 from toolkiln.registry.kinds import KINDS, RunContext, Runnable, kind_of
 from toolkiln.registry.locations import calls_for, open_store
 from toolkiln.registry.models import ACTORS, STATUSES, AuditEntry, Problem, ToolRecord, utc_now
@@ -43,6 +50,7 @@ from toolkiln.registry.names import check_name
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.pending_calls import PendingCalls
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy
+from toolkiln.registry.postgres.urls import is_database_url
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.runs import HotRun, Runner
@@ -55,6 +63,7 @@ from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
     from toolkiln.n8n.client import N8nClient
+    from toolkiln.registry.secrets import SecretStore
 
 _monotonic = time.monotonic  # (a global lookup fewer per run)
 
@@ -126,6 +135,24 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
 
     def __repr__(self) -> str:
         return f"<Registry {self._store.location} ({len(self._store.records)} tools)>"
+
+    @property
+    def location(self) -> str:
+        """Where the registry is, as it may be printed: its folder, or its database's URL
+        without the password (`path` folds a URL's `//`)."""
+        return self._store.location
+
+    def secret_store(self) -> SecretStore:
+        """The registry's secrets (registry/secrets.py): beside its folder. A registry in a
+        database keeps none yet: StoreError (R0302), never a folder named after the URL."""
+        from toolkiln.registry.secrets import SecretStore
+
+        if is_database_url(self.location):
+            raise StoreError(
+                f"the registry at {self.location} is a database, which does not keep secrets yet",
+                hint="a program tool that needs a secret runs from a registry folder for now (docs/fleets.md)",
+            )
+        return SecretStore(self.path)
 
     def __enter__(self) -> Registry:
         return self
@@ -411,9 +438,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
 
     def _secret(self, name: str) -> str | None:
         """A secret's value, for a program tool's run only (never a route, a result or a model)."""
-        from toolkiln.registry.secrets import SecretStore
-
-        return SecretStore(self.path).get(name)
+        return self.secret_store().get(name)
 
     def _note_unsandboxed(self, record: ToolRecord) -> None:
         """An audit line for a run outside the sandbox, written before the run starts."""

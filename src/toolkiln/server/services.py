@@ -46,9 +46,9 @@ class Services:
     run_slots: anyio.CapacityLimiter | None = field(init=False, default=None)  # made in the event loop
 
     def __post_init__(self) -> None:
-        self.tokens = TokenStore(state_folder(self.registry.path, self.settings.state_dir))
+        self.tokens = TokenStore(state_folder(self.registry.location, self.settings.state_dir))
         self.limiter = TokenRateLimiter(self.settings.rate_limit)
-        warning = legacy_warning(self.registry.path)
+        warning = legacy_warning(self.registry.location)
         if warning is not None:  # said once, when the server starts
             logging.getLogger("toolkiln.server").warning("%s", warning)
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
 from toolkiln.registry.index import state_home
+from toolkiln.registry.postgres.urls import is_database_url
 
 SERVERS = "servers"
 LEGACY_FOLDER = ".server"  # where servers kept their state before: inside the registry, never read now
@@ -40,13 +41,14 @@ class StateFolderError(Error):
         super().__init__(message)
 
 
-def default_state_folder(registry: Path) -> Path:
-    """The state folder of a server of `registry` when its operator names none."""
-    real = os.path.realpath(registry)
-    return state_home() / SERVERS / hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+def default_state_folder(registry: Path | str) -> Path:
+    """The state folder of a server of `registry` when its operator names none: named by the
+    folder's real path, or by a database's URL without its password (`Registry.location`)."""
+    key = registry if isinstance(registry, str) and is_database_url(registry) else os.path.realpath(registry)
+    return state_home() / SERVERS / hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-def state_folder(registry: Path, chosen: Path | None = None) -> Path:
+def state_folder(registry: Path | str, chosen: Path | None = None) -> Path:
     """The server's state folder (`chosen`, else the default), made 0700 when missing;
     StateFolderError (R0530) when it is a link, not a folder, someone else's or writable by others."""
     folder = Path(os.path.abspath(chosen if chosen is not None else default_state_folder(registry)))
@@ -91,9 +93,11 @@ def open_private(path: Path, flags: int, mode: int = 0o600) -> int:
     return fd
 
 
-def legacy_warning(registry: Path) -> str | None:
+def legacy_warning(registry: Path | str) -> str | None:
     """What to say when the registry folder has a `.server/` of its own (never read)."""
-    legacy = registry / LEGACY_FOLDER
+    if isinstance(registry, str) and is_database_url(registry):
+        return None
+    legacy = Path(registry) / LEGACY_FOLDER
     if not os.path.lexists(legacy):
         return None
     return (

@@ -11,7 +11,6 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolkiln.registry.errors import PermissionDenied, SecretNotFound
-from toolkiln.registry.secrets import SecretStore
 from toolkiln.server.auth import Admin, Caller
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
@@ -51,12 +50,12 @@ SecretsAdmin = Annotated[Caller, Depends(_not_a_model)]
 
 @router.get("", response_model=list[SecretOut], summary="List the secrets' names and dates (never a value)")
 def list_secrets(reg: Reg, _: SecretsAdmin) -> Any:
-    return ExactJSONResponse([info.__dict__ for info in SecretStore(reg.path).names()])
+    return ExactJSONResponse([info.__dict__ for info in reg.secret_store().names()])
 
 
 @router.put("/{name}", response_model=SecretOut, summary="Set a secret (its value is never returned)")
 def set_secret(name: Name, body: SecretValue, reg: Reg, _: SecretsAdmin) -> Any:
-    store = SecretStore(reg.path)
+    store = reg.secret_store()
     store.set(name, body.value)  # R0740 (400): not a secret's name
     (info,) = [info for info in store.names() if info.name == name]
     return ExactJSONResponse(info.__dict__)
@@ -64,7 +63,7 @@ def set_secret(name: Name, body: SecretValue, reg: Reg, _: SecretsAdmin) -> Any:
 
 @router.delete("/{name}", response_model=SecretOut, summary="Delete a secret")
 def delete_secret(name: Name, reg: Reg, _: SecretsAdmin) -> Any:
-    store = SecretStore(reg.path)
+    store = reg.secret_store()
     found = [info for info in store.names() if info.name == name]
     if not found or not store.delete(name):
         raise SecretNotFound(f"no secret {name[:64]!r}", hint="list the secrets to see their names")

@@ -56,7 +56,7 @@ def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, 
     allowed = offered(visitor, reg.policy, possible, record)  # only what this visitor may do
     actions = [action for action in allowed if action not in ("update", "rollback")]  # those two have their places
     context: dict[str, Any] = {"record": record, "tabs": tabs, "tab": tab, "actions": actions, "allowed": allowed}
-    context.update(trusted_here=reg.trusted_here(name), registry_path=reg.path)
+    context.update(trusted_here=reg.trusted_here(name), registry_path=reg.location)
     params = request.query_params
     if tab == "definition":
         context["definition"] = tool_view.definition_view(record)
