@@ -1,0 +1,56 @@
+"""Red team: `try ... catch` (issue 31) cannot catch a budget, through a real `toolkiln serve`.
+
+A tool sent to the server wraps work over its budget in `try`, hoping the handler answers
+instead: the run must still stop with the budget's code (E0503 operations, E0507 time), the
+handler's value must not come back, and the server answers /health meanwhile. On the main
+before `try` existed these definitions did not compile (the words were no syntax)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from test_server_support import ServerProcess, make_tokens
+
+OVER_OPERATIONS = (
+    'tool greedy(n: integer) description "Sums a lot, hoping try swallows the budget" {\n'
+    '  return try sum([x * 2 for x in range(n)]) catch e: "caught"\n'
+    "}"
+)
+OVER_TIME = (
+    'tool slow(n: integer) description "Works long, hoping try swallows the time limit" {\n'
+    '  return try len([sha256(text(x)) for x in range(n)]) catch e: "caught"\n'
+    "}"
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    registry = tmp_path_factory.mktemp("try") / "registry"
+    tokens = make_tokens(registry)
+    process = ServerProcess(registry)
+    process.tokens = tokens
+    # The first check a server makes imports the compiler (and parses `try` with Lark); on a
+    # busy machine that alone can pass the 2 s a check may take (R0305): warm it up first.
+    with process.client(tokens["admin"]) as client:
+        for _ in range(5):
+            warm = client.post("/api/v1/tools/test", json={"definition": OVER_OPERATIONS, "args": {"n": 1}})
+            if warm.status_code == 200:
+                break
+    yield process
+    process.stop()
+
+
+@pytest.mark.parametrize(
+    ("definition", "n", "code"),
+    [(OVER_OPERATIONS, 2_000_000, "E0503"), (OVER_TIME, 90_000, "E0507")],
+    ids=["operations", "time"],
+)
+def test_a_budget_reached_inside_try_still_stops_the_run(server: ServerProcess, definition: str, n: int, code: str):
+    with server.client(server.tokens["admin"]) as client:
+        small = client.post("/api/v1/tools/test", json={"definition": definition, "args": {"n": 3}})
+        assert small.status_code == 200 and "caught" not in small.text, small.text[:300]
+        answer = client.post("/api/v1/tools/test", json={"definition": definition, "args": {"n": n}})
+        assert client.get("/health").status_code == 200
+    assert code in answer.text, answer.text[:500]
+    assert "caught" not in answer.text, answer.text[:500]
