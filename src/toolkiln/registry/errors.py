@@ -210,6 +210,7 @@ __all__ = [
     "WorkflowNotDeployed",
     "WorkflowRunFailed",
     "InvalidSecretName",
+    "InvalidSecretValue",
     "SecretUnreadable",
 ]
 
@@ -224,3 +225,7 @@ class SecretNotFound(RegistryError, code=codes.SECRET_NOT_FOUND):
 
 class SecretUnreadable(RegistryError, code=codes.SECRET_UNREADABLE):
     """A stored secret that does not decrypt with this key (a copied folder, another key)."""
+
+
+class InvalidSecretValue(InvalidRequest, code=codes.INVALID_SECRET_VALUE):
+    """A secret's value no environment variable can hold (a NUL, a lone surrogate), empty or too long."""

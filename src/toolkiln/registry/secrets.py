@@ -22,10 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkiln.registry.errors import InvalidSecretName, SecretUnreadable, StoreError
+from toolkiln.registry.errors import (
+    InvalidSecretName,
+    InvalidSecretValue,
+    PermissionDenied,
+    SecretUnreadable,
+    StoreError,
+)
 from toolkiln.registry.folder import Folder
 from toolkiln.registry.index import state_home
 from toolkiln.registry.models import utc_now
+from toolkiln.registry.principals import Principal
 
 KEY_ENV = "TOOLKILN_SECRET_KEY"
 SECRETS_FILE = "secrets.json"
@@ -34,6 +41,7 @@ NAME = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 _KEY_BYTES = 32
 _NONCE_BYTES = 12
 _MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_VALUE_CHARS = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,38 @@ def check_secret_name(name: Any) -> str:
             hint="name it like an environment variable, e.g. WEATHER_API_KEY",
         )
     return name
+
+
+def check_secret_value(value: Any) -> str:
+    """`value` when an environment variable can hold it (UTF-8 text, no NUL) and it is 1 to
+    MAX_VALUE_CHARS characters; InvalidSecretValue (R0744) otherwise, never quoting it."""
+    if isinstance(value, str) and 0 < len(value) <= MAX_VALUE_CHARS and "\0" not in value:
+        try:
+            value.encode("utf-8")  # (a lone surrogate cannot be put in a process's environment)
+            return value
+        except UnicodeEncodeError:
+            pass
+    raise InvalidSecretValue(
+        f"a secret's value must be text of 1 to {MAX_VALUE_CHARS:,} characters, without a NUL or a lone surrogate",
+        hint="set it again; an environment variable cannot hold a NUL (the value is not shown here)",
+    )
+
+
+def may_manage_secrets(principal: Principal) -> bool:
+    """Whether `principal` may list, set and delete secrets: a person or a service with the
+    admin scope; a model never, whatever its token's scope."""
+    return principal.kind != "model" and principal.allows("admin")
+
+
+def refuse_unless_secret_admin(principal: Principal) -> None:
+    """PermissionDenied (R0201) unless `principal` may manage secrets (the REST routes and the
+    web page ask the same)."""
+    if not may_manage_secrets(principal):
+        raise PermissionDenied(
+            f"{principal.described} cannot reach the secrets: a model may declare that a tool needs "
+            "a secret, never read or set one",
+            hint="a person or a service with the admin scope sets secrets (toolkiln secrets set NAME)",
+        )
 
 
 class SecretStore:
@@ -81,8 +121,7 @@ class SecretStore:
     def set(self, name: str, value: str) -> None:
         """Seal `value` as `name` and write the file atomically."""
         check_secret_name(name)
-        if not isinstance(value, str):
-            raise InvalidSecretName("a secret's value must be text", hint="pass the value as a string")
+        check_secret_value(value)
         sealed = self._seal(name, value)
         with self._folder.lock():  # (read, change, write: another writer's secret is not lost)
             entries = self._read()

@@ -81,9 +81,16 @@ async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
 
 
+def _subject(scope: Scope) -> dict[str, str]:
+    """What a route says it changed when its path does not (a form's secret): `subject`."""
+    subject = scope.get("state", {}).get("subject")
+    return {"subject": subject} if isinstance(subject, str) else {}
+
+
 class WriteAudit:
     """One JSON line in `path` (requests.jsonl in the server's state folder) per request made
-    with a write or admin route: when, which token, the method, path and status. The
+    with a write or admin route: when, which token, the method, path and status (and the
+    subject a route names in `request.state.subject`, e.g. a secret set by a form). The
     registry's own audit.jsonl says what changed; this log says who asked for it. The file is
     opened without following a link: one in its place is never written through, nor created."""
 
@@ -108,6 +115,7 @@ class WriteAudit:
                         "method": scope["method"],
                         "path": scope["path"],
                         "status": message["status"],
+                        **_subject(scope),
                     }
                 )
             await send(message)

@@ -5,12 +5,14 @@ scopes. On the main of 2026-11-28 there were no such routes (secrets were set by
 
 from __future__ import annotations
 
+import json
 import signal
 
 import pytest
 from test_server_support import ServerProcess, compute_tool, make_token, make_tokens
 
 from toolkiln.server.mcp_tools import tool_list
+from toolkiln.server.state import state_folder
 
 VALUE = "sk-live-7f3a-very-secret-value"
 
@@ -86,3 +88,33 @@ def test_the_tools_a_model_is_given_offer_no_way_to_a_secret(tmp_path):
         reg.create(compute_tool("double"))
         offered = tool_list(reg)
     assert offered and not [tool["name"] for tool in offered if "secret" in tool["name"].lower()]
+
+
+@pytest.mark.parametrize(
+    ("value", "status", "code"),
+    [("", 400, "R0744"), ("a\u0000" + VALUE, 400, "R0744"), ("\ud800" + VALUE, 422, "R0506")],
+)
+def test_a_value_no_environment_variable_can_hold_is_refused_before_it_is_stored(served, value, status, code):
+    """On the main of 2026-11-28 23:41 such a value was stored (200) and each run of a tool that
+    declared it failed inside the server (`embedded null byte`) instead of a coded error."""
+    with served.client(served.tokens["admin"]) as admin:
+        body = json.dumps({"value": value})  # (ASCII: a lone surrogate as JSON's \ud800)
+        refused = admin.put(
+            "/api/v1/secrets/WEATHER_API_KEY", content=body, headers={"Content-Type": "application/json"}
+        )
+        assert (refused.status_code, refused.json()["code"]) == (status, code), refused.text
+        assert VALUE not in refused.text
+        assert admin.get("/api/v1/secrets").json() == []
+
+
+def test_the_request_log_names_each_change_and_never_a_value(served):
+    with served.client(served.tokens["admin"]) as admin:
+        admin.put("/api/v1/secrets/WEATHER_API_KEY", json={"value": VALUE})
+        admin.delete("/api/v1/secrets/WEATHER_API_KEY")
+    log = (state_folder(served.registry) / "requests.jsonl").read_text()
+    lines = [json.loads(line) for line in log.splitlines()]
+    assert [(line["token"], line["method"], line["path"], line["status"]) for line in lines] == [
+        ("admin", "PUT", "/api/v1/secrets/WEATHER_API_KEY", 200),
+        ("admin", "DELETE", "/api/v1/secrets/WEATHER_API_KEY", 200),
+    ]
+    assert VALUE not in log

@@ -11,8 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from toolkiln.registry.errors import InvalidSecretName, SecretUnreadable
-from toolkiln.registry.secrets import KEY_ENV, SECRETS_FILE, SecretStore
+from toolkiln.registry.errors import InvalidSecretName, InvalidSecretValue, PermissionDenied, SecretUnreadable
+from toolkiln.registry.principals import LOCAL_USER, PRINCIPAL_KINDS, SCOPES, Principal
+from toolkiln.registry.secrets import (
+    KEY_ENV,
+    SECRETS_FILE,
+    SecretStore,
+    may_manage_secrets,
+    refuse_unless_secret_admin,
+)
 
 VALUE = "s3cr3t-weather-key-0123456789"
 
@@ -109,3 +116,23 @@ def test_writers_in_several_processes_lose_no_secret(tmp_path: Path, own_state: 
         writer.join(60)
     names = {info.name for info in SecretStore(tmp_path).names()}
     assert names == {"FIRST", *(f"W{n}_{number}" for n in range(4) for number in range(15))}
+
+
+@pytest.mark.parametrize("value", ["", "a\0b", "\ud800", "x" * (64 * 1024 + 1), 42, None])
+def test_a_value_no_environment_variable_can_hold_is_refused_and_not_quoted(tmp_path: Path, value: object) -> None:
+    store = SecretStore(tmp_path)
+    with pytest.raises(InvalidSecretValue) as refused:
+        store.set("SOME_KEY", value)  # type: ignore[arg-type]
+    assert refused.value.code == "R0744" and "a\0b" not in refused.value.message
+    assert store.names() == []
+
+
+def test_only_a_person_or_a_service_with_the_admin_scope_may_manage_secrets() -> None:
+    allowed = {
+        (kind, scope): may_manage_secrets(Principal(kind, "t", scope)) for kind in PRINCIPAL_KINDS for scope in SCOPES
+    }
+    assert {who for who, may in allowed.items() if may} == {("person", "admin"), ("service", "admin")}
+    assert not may_manage_secrets(LOCAL_USER.narrowed_to("llm"))  # a person acting as a model
+    with pytest.raises(PermissionDenied) as refused:
+        refuse_unless_secret_admin(Principal("model", "agent", "admin"))
+    assert refused.value.code == "R0201"

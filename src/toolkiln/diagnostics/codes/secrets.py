@@ -49,3 +49,16 @@ registry. List the secrets' names (`toolkiln secrets list`, `GET /api/v1/secrets
 which are.
 """,
 )
+
+INVALID_SECRET_VALUE = register(
+    "R0744",
+    "invalid-secret-value",
+    "A secret's value must be text of 1 to 65,536 characters that an environment variable can hold",
+    """
+A secret's value reaches a tool as an environment variable, which cannot hold a NUL character
+or a lone UTF-16 surrogate (`\\ud800` in JSON), and an empty one is a mistake rather than a
+key: a value is UTF-8 text of 1 to 65,536 characters without either. Before this check such
+a value was stored, and the tool failed when it ran. Set the value again without it (a key
+read from a file often ends in a newline: `toolkiln secrets set` drops one final newline).
+""",
+)

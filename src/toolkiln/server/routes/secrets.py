@@ -10,13 +10,13 @@ from fastapi import APIRouter, Depends
 from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
 
-from toolkiln.registry.errors import PermissionDenied, SecretNotFound
+from toolkiln.registry.errors import SecretNotFound
+from toolkiln.registry.secrets import MAX_VALUE_CHARS, refuse_unless_secret_admin
 from toolkiln.server.auth import Admin, Caller
 from toolkiln.server.responses import ExactJSONResponse
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.services import Reg
 
-MAX_VALUE_CHARACTERS = 64 * 1024
 Name = Annotated[str, PathParam(max_length=64, description="an environment variable's name, e.g. WEATHER_API_KEY")]
 
 router = APIRouter(prefix="/secrets", tags=["secrets"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
@@ -25,7 +25,7 @@ router = APIRouter(prefix="/secrets", tags=["secrets"], responses=PROBLEMS, defa
 class SecretValue(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    value: str = Field(max_length=MAX_VALUE_CHARACTERS, description="the value (never shown again)")
+    value: str = Field(max_length=MAX_VALUE_CHARS, description="the value (never shown again)")
 
 
 class SecretOut(BaseModel):
@@ -35,13 +35,7 @@ class SecretOut(BaseModel):
 
 async def _not_a_model(caller: Admin) -> Caller:
     """An admin token that is no model's (checked before the body is read: a model learns nothing)."""
-    principal = caller.acting_as()
-    if principal.kind == "model":
-        raise PermissionDenied(
-            f"{principal.described} cannot reach the secrets: a model may declare that a tool needs "
-            "a secret, never read or set one",
-            hint="a person or a service with the admin scope sets secrets (toolkiln secrets set NAME)",
-        )
+    refuse_unless_secret_admin(caller.acting_as())  # R0201
     return caller
 
 
@@ -56,7 +50,7 @@ def list_secrets(reg: Reg, _: SecretsAdmin) -> Any:
 @router.put("/{name}", response_model=SecretOut, summary="Set a secret (its value is never returned)")
 def set_secret(name: Name, body: SecretValue, reg: Reg, _: SecretsAdmin) -> Any:
     store = reg.secret_store()
-    store.set(name, body.value)  # R0740 (400): not a secret's name
+    store.set(name, body.value)  # R0740 (400): not a secret's name; R0744 (400): a NUL, empty
     (info,) = [info for info in store.names() if info.name == name]
     return ExactJSONResponse(info.__dict__)
 

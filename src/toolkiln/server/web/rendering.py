@@ -11,6 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from toolkiln.registry.secrets import may_manage_secrets
 from toolkiln.server.responses import utf8
 from toolkiln.server.services import services_of
 from toolkiln.server.web.access import Visitor
@@ -40,6 +41,7 @@ def environment() -> Environment:
         status_labels=STATUS_LABELS,
         csrf_field=CSRF_FIELD,
         csrf_header=CSRF_HEADER,
+        may_manage_secrets=may_manage_secrets,  # (the header's link to the secrets)
         toolkiln_version=__version__,  # not `version`: a page's own context has one (a rollback's)
     )
     env.filters["type_words"] = type_words
