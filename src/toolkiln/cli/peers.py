@@ -1,5 +1,5 @@
-"""`toolkiln tools import --from kitz DIR`: the tools of another system, as they are
-(docs/migrating.md).
+"""`toolkiln tools import --from kitz DIR` and `--from ownpilot FILE...`: the tools of
+another system, as they are (docs/migrating.md).
 
 Each file becomes a tool, or a problem printed with its code; the rest of the folder is still
 imported. Warnings say where toolkiln runs a step differently from the system that wrote it.
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 Command = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 Opener = Callable[[argparse.Namespace], "Registry"]
-SYSTEMS = ("kitz",)
+SYSTEMS = ("kitz", "ownpilot")
 
 
 def add_peer_commands(command: Command, actors: tuple[str, ...], open_registry: Opener) -> None:
@@ -29,10 +29,12 @@ def add_peer_commands(command: Command, actors: tuple[str, ...], open_registry: 
     parser = command(
         "import",
         lambda args: cmd_import(args, open_registry),
-        "create the tools of another system's folder (Kitz's data/custom-tools)",
+        "create the tools of another system (Kitz's data/custom-tools folder, OwnPilot's tool JSON files)",
     )
     parser.add_argument("--from", dest="system", choices=SYSTEMS, required=True, help="the system that wrote them")
-    parser.add_argument("folder", type=Path, help="Kitz's data/ folder, or its custom-tools/ folder")
+    parser.add_argument(
+        "folder", type=Path, nargs="+", help="Kitz's data/ folder (or its custom-tools/); OwnPilot's tool JSON files"
+    )
     parser.add_argument(
         "--created-by",
         choices=actors,
@@ -42,17 +44,37 @@ def add_peer_commands(command: Command, actors: tuple[str, ...], open_registry: 
 
 
 def cmd_import(args: argparse.Namespace, open_registry: Opener) -> int:
+    if args.system == "ownpilot":
+        return _import_ownpilot(args, open_registry)
     from toolkiln.diagnostics.render import render_text
     from toolkiln.registry.kitz import import_kitz, kitz_folders
 
-    if not kitz_folders(args.folder)[0].is_dir():
-        raise UsageError(f"{args.folder} is not a folder")
+    if len(args.folder) != 1 or not kitz_folders(args.folder[0])[0].is_dir():
+        raise UsageError(f"{' '.join(map(str, args.folder))} is not one folder")
     with open_registry(args) as reg:
-        done = import_kitz(reg, args.folder, args.created_by)
+        done = import_kitz(reg, args.folder[0], args.created_by)
     for record in done.created:
         print(f"created {record.name} ({record.kind}, version {record.version}, {record.status})")
     for diagnostic in done.warnings:
         print(render_text(diagnostic) + "\n", file=sys.stderr)
+    for problem in done.problems:
+        for diagnostic in problem.diagnostics:
+            print(render_text(diagnostic) + "\n", file=sys.stderr)
+    print(f"{len(done.created)} imported, {len(done.problems)} not imported", file=sys.stderr)
+    return EXIT_FAILED if done.problems else EXIT_OK
+
+
+def _import_ownpilot(args: argparse.Namespace, open_registry: Opener) -> int:
+    """Each file a script tool; what each permission and API key became is printed."""
+    from toolkiln.diagnostics.render import render_text
+    from toolkiln.registry.ownpilot import import_ownpilot
+
+    with open_registry(args) as reg:
+        done = import_ownpilot(reg, list(args.folder), args.created_by)
+    for record in done.created:
+        print(f"created {record.name} ({record.kind}, version {record.version}, {record.status})")
+    for line in done.mapped:
+        print(f"  {line}")
     for problem in done.problems:
         for diagnostic in problem.diagnostics:
             print(render_text(diagnostic) + "\n", file=sys.stderr)

@@ -14,6 +14,7 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.files import read_program
+from toolkiln.executables.ownpilot_js import NETWORK_ENV
 from toolkiln.executables.program_tools import SHEBANGS, ProgramSpec
 from toolkiln.executables.protocol import argument_env, checked_arguments
 from toolkiln.executables.result import RunResult
@@ -33,7 +34,8 @@ def run_program_tool(
     read (inside `allowed_folders` when given: see `files.read_program`), R0603 for arguments
     the schema refuses, R0614 for a file that is no program, R0601 when bubblewrap is missing;
     nothing runs then. `secrets`: the values of the secrets `spec` declares, given to the
-    program as environment variables of their names (after the arguments': they win)."""
+    program as environment variables of their names (after the arguments': they win), and
+    TOOLKILN_NETWORK says whether the run has the network ("1" or "0")."""
     if spec.permission == "deny":
         raise ExecutableError(
             codes.PROGRAM_DENIED,
@@ -48,7 +50,8 @@ def run_program_tool(
         )
     stdin = checked_arguments(spec.name, spec.parameters, arguments, path=spec.path)
     content, command = program_of(spec, allowed_folders)
-    env = {**argument_env(arguments), **(secrets or {})}
+    # TOOLKILN_NETWORK: whether the run has the network (an OwnPilot tool's fetch reads it).
+    env = {**argument_env(arguments), **(secrets or {}), NETWORK_ENV: "1" if spec.network else "0"}
     return run_program(spec.name, content, command, stdin=stdin, extra_env=env, policy=spec.sandbox_policy())
 
 

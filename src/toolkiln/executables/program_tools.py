@@ -46,7 +46,7 @@ PERMISSIONS: tuple[Permission, ...] = get_args(Permission)
 SHEBANGS: dict[Runtime, str] = {
     "bash": "#!/usr/bin/env bash\n",
     "python": "#!/usr/bin/env python3\n",
-    "javascript": "#!/usr/bin/env -S node --jitless --max-old-space-size=256\n",
+    "javascript": "#!/usr/bin/env -S node --jitless --no-expose-wasm --max-old-space-size=256\n",
 }
 MAX_BODY_BYTES = 128 * 1024
 DEFAULT_TIMEOUT_SECS = 10

@@ -73,13 +73,13 @@ class KitzImport:
     problems: list[Problem]  # the files not imported, each with why
 
 
-class _Creates(Protocol):
+class Creates(Protocol):
     """The registry as the import uses it (`toolkiln.Registry` is one)."""
 
     def create(self, definition: Any, created_by: Any = "user", *, note: str | None = None) -> ToolRecord: ...
 
 
-def import_kitz(registry: _Creates, folder: Path, importer: Actor = "user") -> KitzImport:
+def import_kitz(registry: Creates, folder: Path, importer: Actor = "user") -> KitzImport:
     """Create a tool of each Kitz custom tool in `folder` (Kitz's `data/` or its
     `custom-tools/`); a file that cannot be imported is a problem, the others are created."""
     read = read_kitz(folder, importer)
@@ -89,12 +89,12 @@ def import_kitz(registry: _Creates, folder: Path, importer: Actor = "user") -> K
         try:
             created.append(registry.create(tool.definition, tool.created_by, note=tool.note))
         except Error as error:
-            found = tuple(d.model_copy(update={"file": tool.file}) for d in _diagnostics(error))
+            found = tuple(d.model_copy(update={"file": tool.file}) for d in creation_diagnostics(error))
             problems.append(Problem(file=tool.file, diagnostics=found))
     return KitzImport(created, warnings, sorted(problems, key=lambda p: p.file))
 
 
-def _diagnostics(error: Error) -> list[Diagnostic]:
+def creation_diagnostics(error: Error) -> list[Diagnostic]:
     """What a refused create says, as diagnostics: a compile error's own, else its coded errors."""
     if isinstance(error, CompileError):
         return list(error.diagnostics)

@@ -1,8 +1,7 @@
-"""OwnPilot's custom tools today (issue 27, item 5 is not built yet): toolkiln has no JavaScript
-runtime, so an OwnPilot tool's `code` does not run; what does carry over, as docs/migrating.md
-says, is its name, description, parameters (a JSON Schema) and `network` permission, as a
-script tool's. The 4 documented examples (../shared/corpus/peers/ownpilot/doc-examples/) are
-checked for that, and the first, ported to Python, runs in the real sandbox."""
+"""OwnPilot's custom tools ported by hand: the name, description, parameters (a JSON Schema) and
+`network` permission of the 4 documented examples (../shared/corpus/peers/ownpilot/doc-examples/)
+make a script tool's, and the first, ported to Python, runs in the real sandbox. Their own
+JavaScript, imported with `tools import --from ownpilot`: test_ownpilot_javascript.py."""
 
 from __future__ import annotations
 

@@ -51,3 +51,20 @@ what its author meant:
     {"op": "condition", "if": "weight_kg > limit", ...}   # Kitz: always false; toolkiln: compares
 """,
 )
+
+PEER_PERMISSION_UNMAPPED = register(
+    "E1104",
+    "peer-permission-unmapped",
+    "A permission of another system that toolkiln's sandbox has no counterpart for",
+    """
+An OwnPilot custom tool asks for `permissions`; toolkiln maps `network` onto a script's
+`network` (granted only once a person approves a model's tool). `filesystem`, `database`,
+`shell`, `email` and `scheduling` have no counterpart: a script sees no user files, no
+database, no host commands, no mail and no scheduler, and toolkiln does not pretend it does.
+The tool is not imported; the other files are. Remove the permission when the code does not
+need it, or build the tool as a workflow that has those nodes:
+
+    {"name": "backup", "permissions": ["filesystem"], ...}   # error: no user files in the sandbox
+    {"name": "fetch_weather", "permissions": ["network"], ...}   # fine: network: true
+""",
+)
