@@ -1,0 +1,128 @@
+"""Where the test suite's time goes: per file, per folder and per test, in wall seconds and in
+CPU seconds (this process and the processes it started and reaped: servers, n8n, sandboxes).
+
+    python benchmarks/suite_time.py [--top 25] [--report FILE] [-- PYTEST ARGS ...]
+
+Runs `python -m pytest PYTEST ARGS` (default: the whole suite as configured) with the plugin in
+suite_time_plugin.py, then prints markdown tables: the folders, the files that took the most
+wall time, the tests that did, and each with its CPU seconds and its share in set-up and
+tear-down (where fixtures start and stop servers). `--report FILE` prints the tables of an
+earlier run's lines without running anything. On a shared machine compare CPU seconds: wall
+time grows with everyone else's load. Wall minus CPU is waiting (on another process that was
+not reaped yet, a sleep, the network on 127.0.0.1, or the cores being busy). A script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Totals:
+    __slots__ = ("wall", "cpu", "fixtures", "tests")
+
+    def __init__(self) -> None:
+        self.wall = self.cpu = self.fixtures = 0.0
+        self.tests: set[str] = set()
+
+    def add(self, line: dict) -> None:
+        self.wall += line["wall"]
+        self.cpu += line["cpu"] + line["children_cpu"]
+        if line["phase"] in ("setup", "teardown"):
+            self.fixtures += line["wall"]
+        self.tests.add(line["test"])
+
+
+def grouped(lines: list[dict], key) -> dict[str, Totals]:
+    groups: dict[str, Totals] = collections.defaultdict(Totals)
+    for line in lines:
+        groups[key(line["test"])].add(line)
+    return groups
+
+
+def folder_of(test: str) -> str:
+    parts = test.split("::")[0].split("/")
+    return "/".join(parts[:3]) if len(parts) > 3 else "/".join(parts[:2])
+
+
+def table(title: str, groups: dict[str, Totals], top: int) -> str:
+    rows = sorted(groups.items(), key=lambda kv: kv[1].wall, reverse=True)[:top]
+    out = [f"\n{title}\n", "| | tests | wall (s) | CPU (s) | in set-up/tear-down (s) |", "|---|---:|---:|---:|---:|"]
+    for name, t in rows:
+        out.append(f"| `{name}` | {len(t.tests)} | {t.wall:.1f} | {t.cpu:.1f} | {t.fixtures:.1f} |")
+    return "\n".join(out)
+
+
+def report(lines: list[dict], top: int) -> str:
+    collect = [line for line in lines if line["phase"] == "collect"]
+    tests = [line for line in lines if line["phase"] != "collect"]
+    everything = Totals()
+    for line in tests:
+        everything.add(line)
+    head = (
+        f"{len(everything.tests)} tests: {everything.wall:.0f} s of wall time in tests "
+        f"({everything.fixtures:.0f} s in set-up/tear-down), {everything.cpu:.0f} s of CPU; "
+        f"collection {sum(c['wall'] for c in collect):.0f} s wall, "
+        f"{sum(c['cpu'] for c in collect):.0f} s CPU over {len(collect)} process(es)"
+    )
+    return "\n".join(
+        [
+            head,
+            table("Folders", grouped(tests, folder_of), top),
+            table(f"The {top} files that took longest", grouped(tests, lambda t: t.split("::")[0]), top),
+            table(f"The {top} tests that took longest", grouped(tests, lambda t: t), top),
+        ]
+    )
+
+
+def run(pytest_args: list[str]) -> tuple[list[dict], float, int]:
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "lines.jsonl"
+        env = {**os.environ, "SUITE_TIME_OUT": str(out)}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "benchmarks"), env.get("PYTHONPATH")) if p)
+        start = time.monotonic()
+        code = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "suite_time_plugin", "-q", *pytest_args], cwd=ROOT, env=env
+        ).returncode
+        seconds = time.monotonic() - start
+        lines = [json.loads(text) for text in out.read_text(encoding="utf-8").splitlines()] if out.exists() else []
+    return lines, seconds, code
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--report", type=Path, help="print the tables of an earlier run's lines (JSON lines)")
+    parser.add_argument("--keep", type=Path, help="also write this run's lines to this file")
+    parser.add_argument("pytest_args", nargs="*")
+    args = parser.parse_args()
+    if args.report:
+        lines = [json.loads(text) for text in args.report.read_text(encoding="utf-8").splitlines()]
+        print(report(lines, args.top))
+        return 0
+    lines, seconds, code = run(args.pytest_args)
+    if args.keep:
+        args.keep.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    load = os.getloadavg()
+    print(
+        f"\n{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, load average at the end {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}; "
+        f"pytest {' '.join(args.pytest_args) or '(the whole suite)'}: exit {code}, {seconds:.0f} s"
+    )
+    print(report(lines, args.top))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
