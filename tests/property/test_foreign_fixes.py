@@ -10,7 +10,22 @@ from toolkiln.syntax.foreign import foreign_construct
 # The characters the recognisers look for, and a few others.
 ALPHABET = st.sampled_from(
     list("ab_x1 .()[]{}\"'`$?:;!=&|+-*/#\n")
-    + ["let ", "for ", "elif ", "def ", "Math", "return ", " between ", " and ", ".toFixed", "date.today", "t = "]
+    + [
+        "let ",
+        "for ",
+        "elif ",
+        "def ",
+        "Math",
+        "return ",
+        " between ",
+        " and ",
+        ".toFixed",
+        "date.today",
+        "t = ",
+        "if ",
+        "else",
+        "    ",
+    ]
 )
 TEXTS = st.lists(ALPHABET, max_size=40).map("".join)
 

@@ -117,4 +117,5 @@ def _applied_fix(text: str, diagnostic: Diagnostic, fix: Fix) -> AppliedFix:
 
 
 def _short(text: str) -> str:
+    text = text.replace("\n", "\\n")  # a fix across lines (a block) stays on the summary's line
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."

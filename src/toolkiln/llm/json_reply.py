@@ -3,10 +3,13 @@
 Removed (each reported as a `Repair`): `//` and `/* */` comments and trailing commas. They
 are blanked out with spaces, newlines kept, so every offset of the repaired text is the
 offset of the same character in the model's text and diagnostics point into its reply.
+Rewritten in place, as long as they were (issue 33): Python's `True`/`False`/`None` as
+`true`/`false`/`null`, and a single-quoted string with no `"` or escaped quote in it as the
+same string in double quotes; each has one meaning.
 
-Refused (E0603, never guessed): `undefined`, `NaN`, `Infinity`, `True`/`False`/`None`,
-single-quoted and backtick strings, unquoted keys and any other bare word; JSON that stops
-with brackets or a string open is E0602, never completed.
+Refused (E0603, never guessed): `undefined`, `NaN`, `Infinity`, other single-quoted strings
+and backtick strings (a template literal), unquoted keys and any other bare word; JSON that
+stops with brackets or a string open is E0602, never completed.
 """
 
 from __future__ import annotations
@@ -24,11 +27,10 @@ _HINTS = {
     "undefined": "JSON has no `undefined`: leave the field out, or write null if null is what you mean",
     "NaN": "JSON has no NaN: leave the field out, or write null",
     "Infinity": "JSON has no Infinity: write a large number or null",
-    "True": "JSON writes true",
-    "False": "JSON writes false",
-    "None": "JSON writes null",
     "function": "a definition holds no code: write the logic as steps",
 }
+# Python's literals, with the JSON word of the same length and meaning.
+_PYTHON_WORDS = {"True": "true", "False": "false", "None": "null"}
 _WORD_HINT = 'quote text with double quotes; an expression is a JSON string too: "price * qty"'
 # Past this many of one kind (single-quoted strings, unquoted keys, one bare word), the model
 # has the idea: the rest would only lengthen the re-ask.
@@ -61,7 +63,7 @@ class _Scan:
     problems: list[Problem]
     refused: dict[str, int] = field(default_factory=dict)  # problems found, by kind
     repaired: dict[str, int] = field(default_factory=dict)  # repairs made, by kind
-    blanks: list[tuple[int, int]] = field(default_factory=list)  # what is removed, in order
+    blanks: list[tuple[int, int, str | None]] = field(default_factory=list)  # removed or rewritten, in order
     depth: int = 0
     open_string: int | None = None  # where a string that never ends starts
 
@@ -140,21 +142,32 @@ def _scan(scan: _Scan) -> None:
             if closer is not None:
                 _blank(scan, start, end)
                 _repaired(scan, "trailing-comma", f"removed a trailing comma before `{closer.group(1)}`", start)
+        elif kind == "quoted" and _plain_single_quoted(token.group()):
+            scan.blanks.append((start, end, '"' + token.group()[1:-1] + '"'))
+            _repaired(scan, "single-quotes", "wrote a single-quoted string in double quotes", start)
         elif kind == "quoted":
             _refuse(scan, start, end, "string")
+        elif kind == "word" and token.group() in _PYTHON_WORDS and not _COLON_AFTER.match(text, end):
+            scan.blanks.append((start, end, _PYTHON_WORDS[token.group()]))
+            _repaired(scan, "python-literal", f"wrote `{token.group()}` as `{_PYTHON_WORDS[token.group()]}`", start)
         elif kind == "word" and token.group() not in _JSON_WORDS:
             _refuse(scan, start, end, "key" if _COLON_AFTER.match(text, end) else "word")
 
 
 def _blank(scan: _Scan, start: int, end: int) -> None:
     """Spaces for what is removed, newlines kept: offsets, lines and columns stay the reply's."""
-    scan.blanks.append((start, end))
+    scan.blanks.append((start, end, None))
 
 
-def _blanked(text: str, blanks: list[tuple[int, int]]) -> str:
+def _plain_single_quoted(token: str) -> bool:
+    """`'math'`: closed, and nothing in it that double quotes would read otherwise."""
+    return len(token) >= 2 and token[0] == token[-1] == "'" and '"' not in token and "\\'" not in token
+
+
+def _blanked(text: str, blanks: list[tuple[int, int, str | None]]) -> str:
     pieces, last = [], 0
-    for start, end in blanks:
-        pieces += [text[last:start], _NOT_NEWLINE.sub(" ", text[start:end])]
+    for start, end, written in blanks:
+        pieces += [text[last:start], _NOT_NEWLINE.sub(" ", text[start:end]) if written is None else written]
         last = end
     return "".join(pieces) + text[last:]
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from toolkiln.semantics.foreign_names import SAME_AS_BUILTIN, WRITE_INSTEAD
-from toolkiln.syntax.foreign_base import NAME, STRING, Foreign, line_end, line_start, string_end
+from toolkiln.syntax.foreign_base import NAME, STRING, Foreign, colon_block, line_end, line_start, string_end
 from toolkiln.syntax.foreign_idioms import IDIOMS, STEP_IDIOMS
 
 # What a method is called on: a name, a field chain or a string literal.
@@ -330,13 +330,7 @@ def _python_words(text: str, offset: int) -> Foreign | None:
             (offset, offset + is_.end(), spelled),
         )
     if text.startswith(":", offset) and re.match(r"\s*(if|else)\b", text[line:offset]):
-        return Foreign(
-            offset,
-            offset + 1,
-            "blocks are written in braces, not after `:`",
-            "write `if condition { ... } else { ... }`",
-            "{",
-        )
+        return colon_block(offset)
     return None
 
 

@@ -40,3 +40,9 @@ def string_end(text: str, opening: int) -> int:
             return i
         i += 1
     return -1
+
+
+def colon_block(offset: int, fix: tuple[int, int, str] | None = None) -> Foreign:
+    """Python's `if c:` at the `:` the parser stopped at; `fix` where the braces are certain."""
+    message, hint = "blocks are written in braces, not after `:`", "write `if condition { ... } else { ... }`"
+    return Foreign(offset, offset + 1, message, hint, "{", fix)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from toolkiln.syntax.foreign_base import NAME, STRING, Foreign, line_end, line_start
+from toolkiln.syntax.foreign_base import NAME, STRING, Foreign, colon_block, line_end, line_start, string_end
 
 # Python's clock calls and the builtin that reads the run's clock for the same thing.
 _CLOCK = {"date.today": "today", "datetime.date.today": "today", "datetime.now": "now", "datetime.datetime.now": "now"}
@@ -99,4 +99,98 @@ def _balanced(group: str) -> bool:
 
 
 IDIOMS: tuple[Callable[[str, int], Foreign | None], ...] = (_clock_call, _between)
-STEP_IDIOMS: tuple[Callable[[str, int], Foreign | None], ...] = (_to_fixed,)
+
+
+_HEADER = re.compile(r"([ \t]*)(if|elif|else)\b([^\n#:]*?)[ \t]*(:)[ \t]*(#[^\n]*)?")
+
+
+def _colon_block(text: str, offset: int) -> Foreign | None:
+    """Python's `if c:` / `elif c:` / `else:` with indented bodies, where the indentation says
+    where each body ends: the same chain in braces. The parser stops at the first `:`."""
+    line = line_start(text, offset)
+    header = _HEADER.fullmatch(text, line, line_end(text, offset))
+    if header is None or header.group(2) != "if" or header.start(4) != offset:
+        return None
+    chain = _chain(text, line, header.group(1))
+    if chain is None:
+        return None
+    end, spelled = chain
+    return colon_block(offset, (line, end, spelled))
+
+
+def _chain(text: str, start: int, indent: str) -> tuple[int, str] | None:
+    """Where the chain of headers at `indent` from `start` ends (its last body line) and its
+    text in braces; None when a line leaves the reading open (indented otherwise, brackets
+    left open, a header with no body)."""
+    out: list[str] = []
+    position, last_end = start, None
+    while position < len(text):
+        header = _HEADER.fullmatch(text, position, line_end(text, position))
+        if header is None or header.group(1) != indent or (header.group(2) == "if") != (last_end is None):
+            break
+        opening = _opening(header, indent)
+        body = _body(text, line_end(text, position) + 1, indent)
+        if opening is None or body is None:
+            return None
+        last_end, lines = body
+        out += [opening, *lines]
+        if header.group(2) == "else":
+            break
+        position = _next_nonblank(text, last_end + 1)
+    if last_end is None:
+        return None
+    return last_end, "\n".join([*out, indent + "}"])
+
+
+def _next_nonblank(text: str, position: int) -> int:
+    while position < len(text) and not text[position : line_end(text, position)].strip():
+        position = line_end(text, position) + 1
+    return position
+
+
+def _opening(header: re.Match[str], indent: str) -> str | None:
+    condition, comment = header.group(3).strip(), header.group(5)
+    if (header.group(2) == "else") != (not condition):
+        return None
+    written = {"if": f"if {condition} {{", "elif": f"}} else if {condition} {{", "else": "} else {"}
+    return indent + written[header.group(2)] + (f"  {comment}" if comment else "")
+
+
+def _body(text: str, position: int, indent: str) -> tuple[int, list[str]] | None:
+    """The lines indented deeper than `indent` from `position`: the offset where the last one
+    ends, and the lines (blank ones inside kept)."""
+    lines: list[str] = []
+    end = position - 1
+    while position < len(text):
+        written = text[position : line_end(text, position)]
+        lead = written[: len(written) - len(written.lstrip(" \t"))]
+        if written.strip():
+            if not lead.startswith(indent) or len(lead) == len(indent):
+                if not indent.startswith(lead):
+                    return None  # tabs against spaces: no one reading
+                break
+            end = position + len(written)
+        lines.append(written)
+        position += len(written) + 1
+    body = lines[: len(lines) - next((i for i, w in enumerate(reversed(lines)) if w.strip()), len(lines))]
+    return (end, body) if body and _balanced_lines(body) else None
+
+
+def _balanced_lines(lines: list[str]) -> bool:
+    """Whether the brackets of `lines` close within them (strings and comments skipped)."""
+    depth = 0
+    for written in lines:
+        i = 0
+        while i < len(written) and written[i] != "#":
+            if written[i] in "\"'":
+                i = string_end(written, i)
+                if i < 0:
+                    return False
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(written[i], 0)
+            if depth < 0:
+                return False
+            i += 1
+    return depth == 0
+
+
+STEP_IDIOMS: tuple[Callable[[str, int], Foreign | None], ...] = (_to_fixed, _colon_block)

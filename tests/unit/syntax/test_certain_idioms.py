@@ -155,3 +155,39 @@ def test_expression_and_output_under_other_names_are_renamed(step, meant):
 def test_a_rename_with_another_reading_is_a_hint_only(step):
     unknown = [d for d in toolkiln.check(definition(step, RETURN_B)) if d.code == "E0109"]
     assert unknown and all(d.fix is None for d in unknown)
+
+
+@pytest.mark.parametrize(
+    ("broken", "meant"),
+    [
+        ('if amount > 100:\n    return "high"\nreturn "low"', 'if amount > 100 {\n    return "high"\n}\nreturn "low"'),
+        (
+            'if amount > 100:  # big\n  r = "high"\nelif amount > 10:\n  r = "mid"\n\nelse:\n  r = "low"\nreturn r',
+            'if amount > 100 {  # big\n  r = "high"\n} else if amount > 10 {\n  r = "mid"\n} else {\n  r = "low"\n}\nreturn r',
+        ),
+        (  # nested: the inner block is the next round's
+            "if amount > 1:\n  if amount > 2:\n    return 2\n  return 1\nreturn 0",
+            "if amount > 1 {\n  if amount > 2 {\n    return 2\n  }\n  return 1\n}\nreturn 0",
+        ),
+    ],
+)
+def test_a_python_block_whose_indentation_says_where_it_ends_gets_braces(broken, meant):
+    assert repaired(broken) == meant
+    for amount in (0, 1.5, 5, 50, 500):
+        assert toolkiln.compile(repaired(broken)).run({"amount": amount}) == toolkiln.compile(meant).run(
+            {"amount": amount}
+        )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if amount > 1: return 1\nreturn 0",  # the body on the header's line
+        "if amount > 1:\n    t = max(amount,\n1)\n    return t\nreturn 0",  # a bracket open across the dedent
+        "if amount > 1:\nreturn 1",  # no indented body
+        "  if amount > 1:\n\t  return 1\n  return 0",  # tabs against spaces
+    ],
+)
+def test_a_python_block_with_another_reading_gets_a_hint_only(text):
+    error = next(d for d in toolkiln.check(text) if d.is_error)
+    assert error.code == "E0101" and error.hint and error.fix is None

@@ -41,12 +41,13 @@ NOT_JSON = register(
     "JavaScript or Python where JSON belongs",
     """
 The definition uses a value or a syntax that JavaScript or Python accept and JSON does not:
-`undefined`, `NaN`, `Infinity`, `True`/`False`/`None`, single-quoted or backtick strings,
-unquoted keys, functions. Each would change meaning if toolkiln guessed, so none is repaired.
-(Comments, trailing commas, fences and prose are removed: they cannot change meaning.)
+`undefined`, `NaN`, `Infinity`, a single-quoted string holding `"` or an escaped quote,
+backtick strings, unquoted keys, functions. Each would change meaning if toolkiln guessed, so
+none is repaired. (Comments, trailing commas, fences and prose are removed, and plain
+single-quoted strings and `True`/`False`/`None` rewritten as JSON: they cannot change meaning.)
 
-    {"default": undefined, 'op': 'math'}      # error
-    {"op": "math"}                            # fixed: leave the field out, quote with "
+    {"default": undefined, op: "math"}        # error
+    {"op": "math"}                            # fixed: leave the field out, quote keys with "
 """,
 )
 
