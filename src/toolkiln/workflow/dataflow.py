@@ -47,7 +47,9 @@ def compiled_data_flow(graph: WorkflowGraph, n8n: dict[str, Any], text: str) -> 
     index = LineIndex(text)
     found = []
     declared = dict(_declared(graph))
-    for code, message, path, hint in data_flow(n8n, names, _main_graph(n8n, names), declared):
+    trigger = graph.workflow.trigger
+    bodies = {graph.trigger: trigger.body.names} if isinstance(trigger, w.WebhookTrigger) and trigger.body else {}
+    for code, message, path, hint in data_flow(n8n, names, _main_graph(n8n, names), declared, bodies):
         parsed = PARAMETER_PATH.fullmatch(path)
         spec = specs.get(nodes[int(parsed.group(1))]["name"]) if parsed else None
         if parsed is not None and spec is not None:

@@ -89,3 +89,23 @@ def test_a_bad_shape_is_e0737(shape, message):
         toolkiln.compile_workflow(text)
     [diagnostic] = raised.value.diagnostics
     assert (diagnostic.code, diagnostic.message, diagnostic.span.line) == ("E0737", message, 3)
+
+
+@pytest.mark.parametrize(
+    ("expression", "found"),
+    [
+        ("$json.body.qtty", "no field `qtty` in the webhook body reaching `Use`: it has `qty`"),
+        ("$('Webhook').item.json.body.qyt", "no field `qyt` in `Webhook`'s body: it has `qty`"),
+        ("$json.body.qty", None),
+        ("$json.body.qtty || 0", None),  # a fallback: a missing field is expected
+    ],
+)
+def test_a_webhooks_declared_body_is_checked_in_node_parameters_through_an_if(expression, found):
+    text = (
+        HEAD
+        + 'on webhook POST "/orders" body {qty: number}\nif big body.qty > 1 {\n'
+        + f'  node "Use" type "n8n-nodes-base.noOp" version 1 {{"a": "={{{{ {expression} }}}}"}}\n'
+        + "}\n"
+    )
+    assert [message for _, _, message, _ in codes_of(text)] == ([found] if found else [])
+    assert codes_of(text.replace(" body {qty: number}", "")) == []

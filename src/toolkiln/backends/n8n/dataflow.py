@@ -49,6 +49,10 @@ FIELD_AFTER = re.compile(r"""\s*\.\s*json(?:\.([A-Za-z_$][\w$]*)(?![\w$]|\s*\()|
 # checks that the node is among the active node's main parents, else "No path back to
 # referenced node").
 PAIRED = ("item", "pairedItem()", "itemMatching(")
+# A webhook body's field: `$json.body.x`, or `.json.body.x` after `$('Webhook').item`.
+_FIELD = r"([A-Za-z_$][\w$]*)(?![\w$]|\s*\()"
+JSON_BODY_FIELD = re.compile(rf"(?<![\w.])\$json\.body\.{_FIELD}")
+BODY_FIELD_AFTER = re.compile(rf"\s*\.\s*json\.body\.{_FIELD}")
 
 Finding = tuple[codes.Code, str, str, str | None]  # code, message, path, hint
 
@@ -58,14 +62,16 @@ def data_flow(
     names: dict[str, int],
     graph: nx.MultiDiGraph,
     declared: dict[str, frozenset[str]] | None = None,
+    bodies: dict[str, frozenset[str]] | None = None,
 ) -> Iterator[Finding]:
     """The findings for a workflow whose node names are unique (`names`: name -> index) and
     whose main connections are `graph`'s edges of kind "main". `declared`: the output fields
-    the DSL declares for some nodes (`returns {...}` of a Code or HTTP Request node)."""
+    the DSL declares for some nodes (`returns {...}` of a Code or HTTP Request node);
+    `bodies`: the fields of a webhook's posted JSON it declares (`body {...}`), by node name."""
     main = nx.DiGraph()
     main.add_nodes_from(names)
     main.add_edges_from((a, b) for a, b, kind in graph.edges(data="kind") if kind == "main")
-    shapes = _Shapes(data, names, main, declared or {})
+    shapes = _Shapes(data, names, main, declared or {}, bodies or {})
     nodes = data["nodes"]
     for name, index in names.items():
         node = nodes[index]
@@ -73,6 +79,8 @@ def data_flow(
             continue  # triggers and AI sub-nodes (run inside their agent) read no main input
         for path, text in _expressions(node.get("parameters", {}), f"nodes[{index}].parameters"):
             yield from _check(text, path, name, shapes, names)
+            if shapes.bodies and GUARDED.search(text) is None:
+                yield from _check_body(text, path, name, shapes, names)
 
 
 def _check(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, int]) -> Iterator[Finding]:
@@ -106,6 +114,21 @@ def _check(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, in
         shape = None if guarded else shapes.output_of(referenced)
         if field and shape is not None and field not in shape:
             yield _unknown_field(field, shape, f"`{referenced}`'s output", path)
+
+
+def _check_body(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, int]) -> Iterator[Finding]:
+    """`$json.body.x` and `$('Webhook').item.json.body.x` against a declared webhook body."""
+    for match in JSON_BODY_FIELD.finditer(text):
+        body = shapes.body_input_of(name, set())
+        if body is not None and match.group(1) not in body:
+            yield _unknown_field(match.group(1), body, f"the webhook body reaching `{name}`", path)
+    for match in NODE_REFERENCE.finditer(text):
+        quoted = next(g for g in (match.group(1), match.group(2), match.group(4), match.group(5)) if g is not None)
+        referenced = _unquoted(quoted)
+        after = BODY_FIELD_AFTER.match(text, match.end())
+        body = shapes.body_of(referenced, set()) if after and referenced in names else None
+        if after and body is not None and after.group(1) not in body:
+            yield _unknown_field(after.group(1), body, f"`{referenced}`'s body", path)
 
 
 def _unknown_field(field: str, shape: frozenset[str], where: str, path: str) -> Finding:
@@ -142,10 +165,16 @@ class _Shapes:
     """Each node's output shape, inferred once (a node on a loop is unknown)."""
 
     def __init__(
-        self, data: dict[str, Any], names: dict[str, int], main: nx.DiGraph, declared: dict[str, frozenset[str]]
+        self,
+        data: dict[str, Any],
+        names: dict[str, int],
+        main: nx.DiGraph,
+        declared: dict[str, frozenset[str]],
+        bodies: dict[str, frozenset[str]],
     ) -> None:
         self.nodes = data["nodes"]
         self.declared = declared
+        self.bodies = bodies
         self.names = names
         self.main = main
         pinned = data.get("pinData")
@@ -170,6 +199,33 @@ class _Shapes:
             fields |= shape
         return frozenset(fields)
 
+    def body_of(self, name: str, seen: set[str]) -> Shape:
+        """The declared body fields of the webhook item `name` outputs (through nodes that pass
+        their input on); None: unknown."""
+        node = self.nodes[self.names[name]]
+        if name in seen or name in self.pinned or self._may_fail(node):
+            return None
+        seen.add(name)
+        if name in self.bodies:
+            return self.bodies[name]
+        if node.get("disabled") is True or node["type"] in PASS_THROUGH:
+            return self.body_input_of(name, seen)
+        return None
+
+    def body_input_of(self, name: str, seen: set[str]) -> Shape:
+        fields: set[str] = set()
+        for source in self.main.predecessors(name):
+            body = self.body_of(source, seen)
+            if body is None:
+                return None
+            fields |= body
+        return frozenset(fields) if self.main.in_degree(name) else None
+
+    @staticmethod
+    def _may_fail(node: dict[str, Any]) -> bool:
+        """A node that passes failed items on: they carry an `error` field."""
+        return node.get("onError", "stopWorkflow") != "stopWorkflow" or node.get("continueOnFail") is True
+
     def output_of(self, name: str) -> Shape:
         if name not in self.outputs:
             if name in self.busy:
@@ -184,7 +240,7 @@ class _Shapes:
         if name in self.pinned:
             return None  # an editor run reads the pinned sample, a production run the real output
         type_ = node["type"]
-        if node.get("onError", "stopWorkflow") != "stopWorkflow" or node.get("continueOnFail") is True:
+        if self._may_fail(node):
             return None  # a failed item carries an `error` field (on the error output, or the regular one)
         if name in self.declared and node.get("disabled") is not True:
             return self.declared[name]
