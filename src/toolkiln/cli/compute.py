@@ -57,6 +57,12 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
         "--now", metavar="DATETIME", help="what today() and now() read, as 2026-01-31T09:30:00Z (default: the clock)"
     )
     run.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="seed of what uuid(), random() and random_int() draw (default: the system's)",
+    )
+    run.add_argument(
         "--tables", type=Path, action="append", default=[], metavar="FILE", help="a JSON or CSV table file (repeatable)"
     )
     run.set_defaults(handler=cmd_run)
@@ -157,7 +163,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     arguments = arguments_json(args.args)
     try:
         tool = api.compile(args.file)
-        result = tool.run(arguments, tables=_tables(args.tables), clock=_clock(args.now))
+        result = tool.run(arguments, tables=_tables(args.tables), clock=_clock(args.now), random=args.seed)
     except CompileError as error:
         from toolkiln.diagnostics.render import render_text
 

@@ -136,6 +136,12 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         "--now", metavar="DATETIME", help="what today() and now() read, as 2026-01-31T09:30:00Z (default: the clock)"
     )
     run.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="seed of what uuid(), random() and random_int() draw (default: the system's)",
+    )
+    run.add_argument(
         "--tables",
         type=Path,
         action="append",
@@ -432,13 +438,14 @@ def cmd_rollback(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from toolkiln.io.tables import load_table_file
+    from toolkiln.semantics.chance import as_source, drawing_from
     from toolkiln.semantics.dates import clock_at
 
     arguments = arguments_json(args.args)
     tables: dict[str, Any] = {}
     for table_file in args.tables:
         tables.update(load_table_file(table_file))
-    with open_registry(args) as reg:
+    with open_registry(args) as reg, drawing_from(as_source(args.seed)):  # (the run's thread: this one)
         clock = None if args.now is None else clock_at(args.now)
         outcome = reg.invoke(args.name, arguments, principal="user", tables=tables or None, clock=clock)
         if not outcome.ok:
