@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from toolkiln import workflow as workflow_language  # (its compiler and networkx load on first use)
 from toolkiln.backends.n8n.document import looks_like_n8n
 from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader
@@ -16,7 +17,6 @@ from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.runs import validate_with, validation
 from toolkiln.server.schemas import CheckSource, Validation
 from toolkiln.server.services import Reg
-from toolkiln.workflow import check_workflow
 
 router = APIRouter(tags=["check"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
 _WORKFLOW_TEXT = re.compile(r"\A\s*(?:#[^\n]*\n\s*)*workflow\b")  # comments, then `workflow NAME`
@@ -37,4 +37,4 @@ def checked(reg: Registry, body: CheckSource) -> dict[str, Any]:
     workflow = body.kind == "workflow" or (body.kind == "auto" and is_workflow(body.source))
     if not workflow:
         return validate_with(reg, body.source)  # calls resolve to the registry's tools
-    return validation(check_workflow(body.source, strict=body.strict, n8n_version=body.n8n_version))
+    return validation(workflow_language.check_workflow(body.source, strict=body.strict, n8n_version=body.n8n_version))

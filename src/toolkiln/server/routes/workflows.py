@@ -8,9 +8,8 @@ from fastapi import APIRouter
 from fastapi import Path as PathParam
 
 from toolkiln import templates
+from toolkiln import workflow as workflow_language  # (its compiler and networkx load on first use)
 from toolkiln.errors import CompileError
-from toolkiln.n8n.client import N8nClient
-from toolkiln.n8n.deploy import deploy
 from toolkiln.n8n.errors import N8nConfigError, N8nError
 from toolkiln.registry.errors import N8nNotConfigured, WorkflowDeployFailed
 from toolkiln.server.auth import Reader, Writer
@@ -27,7 +26,6 @@ from toolkiln.server.schemas import (
     TemplateOut,
 )
 from toolkiln.templates.source import Template
-from toolkiln.workflow import compile_workflow
 
 router = APIRouter(tags=["workflows"], responses=PROBLEMS, default_response_class=ExactJSONResponse)
 Slug = Annotated[str, PathParam(description="a template's slug (GET /templates)", max_length=200)]
@@ -35,7 +33,7 @@ Slug = Annotated[str, PathParam(description="a template's slug (GET /templates)"
 
 @router.post("/workflows/compile", response_model=Compiled, summary="Workflow DSL to n8n workflow JSON")
 def compile_(body: CompileWorkflow, _: Reader) -> Any:
-    compiled = compile_workflow(body.source, strict=body.strict, n8n_version=body.n8n_version)
+    compiled = workflow_language.compile_workflow(body.source, strict=body.strict, n8n_version=body.n8n_version)
     return ExactJSONResponse(
         {
             "name": compiled.name,
@@ -48,7 +46,11 @@ def compile_(body: CompileWorkflow, _: Reader) -> Any:
 @router.post("/workflows/deploy", response_model=Deployed, summary="Compile and deploy a workflow to n8n")
 def deploy_(body: DeployWorkflow, _: Writer) -> Any:
     """n8n is the one of TOOLKILN_N8N_URL and TOOLKILN_N8N_API_KEY in the server's environment."""
-    workflow = compile_workflow(body.source).to_n8n()
+    # (imported here: the n8n client brings httpx, httpcore and rich, a tenth of the server's start)
+    from toolkiln.n8n.client import N8nClient
+    from toolkiln.n8n.deploy import deploy
+
+    workflow = workflow_language.compile_workflow(body.source).to_n8n()
     try:
         with N8nClient.from_env() as client:
             deployed = deploy(client, workflow, activate=body.activate)
