@@ -51,7 +51,11 @@ def test_with_bwrap_missing_it_announces_and_runs_apt_get_update_then_install(op
     done = run_script(folder)
     assert done.returncode == 0, done.stderr
     assert "installing the Debian package bubblewrap" in done.stderr
-    assert (folder / "calls").read_text().splitlines() == ["apt-get update -qq", "apt-get install -y -qq bubblewrap"]
+    waits = "-o DPkg::Lock::Timeout=600"  # (two test processes may install at once: apt waits for the other)
+    assert (folder / "calls").read_text().splitlines() == [
+        f"apt-get {waits} update -qq",
+        f"apt-get {waits} install -y -qq bubblewrap",
+    ]
     assert run_script(folder).returncode == 0 and len((folder / "calls").read_text().splitlines()) == 2
 
 
