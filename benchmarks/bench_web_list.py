@@ -50,7 +50,7 @@ def fill(folder: Path, count: int) -> None:
 
 
 def signed_in(app) -> TestClient:
-    token, _ = TokenStore(state_folder(Path(app.state.services.registry.path))).create(
+    token, _ = TokenStore(state_folder(Path(app.state.services.registries.default.path))).create(
         f"bench-{time.time_ns()}", "read", "person"
     )
     client = TestClient(app, base_url="http://127.0.0.1")
@@ -87,7 +87,7 @@ def main() -> int:
             assert answer.status_code == 200, (path, answer.status_code)
             size = len(answer.content)
         print(f"| {label} | {statistics.median(times) * 1000:.1f} | {min(times) * 1000:.1f} | {size:,} |")
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     times = []
     for _ in range(options.rounds):  # what every list page starts with: the registry's own share
         begun = time.perf_counter()

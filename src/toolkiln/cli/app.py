@@ -130,6 +130,7 @@ _COMMAND_MODULES = (
     (("secrets",), "secrets", "add_secrets_command"),
     (("schema",), "schema", "add_schema_command"),
     (("registry",), "stores", "add_registry_command"),
+    (("tenants",), "tenants", "add_tenants_command"),
 )
 
 

@@ -42,11 +42,15 @@ def add_tokens_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         required=True,
         help="who holds it: a person, a model (an agent: the model policy applies), a service (an automation)",
     )
+    create.add_argument(
+        "--tenant", default="default", help="the tenant it belongs to (default: default, the registry itself)"
+    )
     create.set_defaults(handler=_guarded(cmd_create))
     listing = actions.add_parser("list", help="list the tokens (names and scopes, never the tokens)", parents=[common])
     listing.set_defaults(handler=_guarded(cmd_list))
     revoke = actions.add_parser("revoke", help="revoke a token: at once, on every server", parents=[common])
     revoke.add_argument("name")
+    revoke.add_argument("--tenant", default="default", help="the tenant of the token (default: default)")
     revoke.set_defaults(handler=_guarded(cmd_revoke))
     adopt = actions.add_parser(
         "import",
@@ -61,12 +65,13 @@ def add_tokens_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
+        from toolkiln.registry.errors import RegistryError
         from toolkiln.server.state import StateFolderError
         from toolkiln.server.tokens import TokenError
 
         try:
             return handler(args)
-        except (TokenError, StateFolderError) as error:
+        except (TokenError, StateFolderError, RegistryError) as error:
             hint = f"\n  = hint: {error.hint}" if error.hint else ""
             print(f"error[{error.code}]: {error.message}{hint}", file=sys.stderr)
             return EXIT_FAILED
@@ -83,30 +88,38 @@ def _store(args: argparse.Namespace) -> TokenStore:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    token, info = _store(args).create(args.name, args.scope, args.kind)
+    from toolkiln.registry.errors import UnknownTenant
+    from toolkiln.registry.tenants import check_tenant_name, tenant_exists
+
+    where = registry_where(args)  # (a database registry has the tenant `default` only, for now)
+    if not (
+        check_tenant_name(args.tenant) == "default" or isinstance(where, Path) and tenant_exists(where, args.tenant)
+    ):
+        raise UnknownTenant(f"there is no tenant {args.tenant!r}", hint=f"toolkiln tenants create {args.tenant}")
+    token, info = _store(args).create(args.name, args.scope, args.kind, args.tenant)
     print(token)
     print(
-        f"created token {info.name!r} ({info.kind}, scope {info.scope}); it is shown only now: keep it",
+        f"created token {info.key!r} ({info.kind}, scope {info.scope}); it is shown only now: keep it",
         file=sys.stderr,
     )
     return EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    tokens = _store(args).entries()
+    tokens = _store(args).entries(None)  # (the operator sees every tenant's, `tenant/name`)
     if not tokens:
         print("no tokens; create one with `toolkiln tokens create NAME --kind ... --scope ...`")
     for info in tokens:
         kind = info.kind if info.kind_given else f"{info.kind}*"
-        print(f"{info.name:<24} {kind:<8} {info.scope:<6} {info.created_at}")
+        print(f"{info.key:<24} {kind:<8} {info.scope:<6} {info.created_at}")
     if any(not info.kind_given for info in tokens):
         print("* made before tokens had kinds: acts as a model; create a new one with --kind to change that")
     return EXIT_OK
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    info = _store(args).revoke(args.name)
-    print(f"revoked token {info.name!r}")
+    info = _store(args).revoke(args.name, args.tenant)
+    print(f"revoked token {info.key!r}")
     return EXIT_OK
 
 

@@ -212,6 +212,8 @@ __all__ = [
     "InvalidSecretName",
     "InvalidSecretValue",
     "SecretUnreadable",
+    "InvalidTenantName",
+    "UnknownTenant",
 ]
 
 
@@ -229,3 +231,11 @@ class SecretUnreadable(RegistryError, code=codes.SECRET_UNREADABLE):
 
 class InvalidSecretValue(InvalidRequest, code=codes.INVALID_SECRET_VALUE):
     """A secret's value no environment variable can hold (a NUL, a lone surrogate), empty or too long."""
+
+
+class InvalidTenantName(InvalidRequest, code=codes.INVALID_TENANT_NAME):
+    """A tenant name that is not `[a-z][a-z0-9-]{0,39}` (no path can hide in one)."""
+
+
+class UnknownTenant(RegistryError, code=codes.UNKNOWN_TENANT):
+    """No tenant of that name: its folder is not there."""

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from toolkiln.registry.registry import Registry
+from toolkiln.registry.tenants import TenantRegistries
 from toolkiln.server import problems
 from toolkiln.server.auth import Reader
 from toolkiln.server.guards import BodySizeLimit, WriteAudit
@@ -32,6 +33,7 @@ from toolkiln.server.routes import (
     workflows,
 )
 from toolkiln.server.services import Services, Settings
+from toolkiln.server.tenancy import request_tenant
 from toolkiln.server.web import install as install_web_page
 from toolkiln.version import __version__
 
@@ -42,12 +44,13 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     """The app over the registry in `settings.registry` (or `registry`, already open)."""
     # (`is None`: a Registry with no tools is falsy, and the one given carries the policy)
     opened = registry if registry is not None else Registry(settings.registry, capabilities=settings.capabilities)
-    found = Services(settings, opened)
+    registries = TenantRegistries(opened, capabilities=settings.capabilities)  # the default tenant is `opened`
+    found = Services(settings, registries, request_tenant)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
-        opened.close()  # the run counts not written yet
+        registries.close()  # the run counts not written yet
 
     app = FastAPI(
         title="toolkiln",

@@ -15,6 +15,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPBearer
+from starlette.requests import HTTPConnection
 
 from toolkiln.diagnostics import codes
 from toolkiln.registry.principals import Principal, Scope
@@ -45,6 +46,14 @@ class Caller:
 def authorize(tokens: TokenStore, limiter: TokenRateLimiter, presented: str | None, needed: Scope) -> TokenInfo:
     """The token `presented` (a bearer token, or None) if it may use a route needing `needed`;
     else the ServerProblem to answer with."""
+    token = identify(tokens, presented)
+    check_rate(limiter, token)
+    check_scope(token, needed)
+    return token
+
+
+def identify(tokens: TokenStore, presented: str | None) -> TokenInfo:
+    """The token `presented` names (its scope unchecked, nothing counted); 401 otherwise."""
     if not presented:
         raise ServerProblem(
             401,
@@ -62,14 +71,35 @@ def authorize(tokens: TokenStore, limiter: TokenRateLimiter, presented: str | No
             hint="create a new token with `toolkiln tokens create`",
             headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
         )
-    check_rate(limiter, token)
-    check_scope(token, needed)
     return token
+
+
+def pin_tenant(request: HTTPConnection, token: TokenInfo) -> str:
+    """Fix the request's tenant to `token`'s: the registry a route is handed (services.registry())
+    and the caller it acts as are one tenant's, whichever was resolved first (401 if not)."""
+    pinned = getattr(request.state, "tenant", None)
+    if pinned is not None and pinned != token.tenant:
+        raise ServerProblem(401, codes.INVALID_TOKEN, "the request names two tenants", headers=_CHALLENGE)
+    if pinned is None and not services_of(request).registries.exists(token.tenant):
+        raise ServerProblem(401, codes.INVALID_TOKEN, f"the tenant of token {token.name!r} is gone", headers=_CHALLENGE)
+    request.state.tenant = token.tenant
+    return token.tenant
+
+
+def bearer_tenant(request: HTTPConnection) -> str:
+    """The tenant of the request's bearer token (401 without a valid one); the token is kept
+    for the route's scope check, which counts it against the rate limit."""
+    token = getattr(request.state, "identified", None)
+    if token is None:
+        scheme, _, presented = request.headers.get("authorization", "").partition(" ")
+        token = identify(services_of(request).tokens, presented.strip() if scheme.lower() == "bearer" else None)
+        request.state.identified = token
+    return pin_tenant(request, token)
 
 
 def check_rate(limiter: TokenRateLimiter, token: TokenInfo) -> None:
     """Count a request of `token`; 429 (R0504) when it is over the rate limit."""
-    wait = limiter.retry_after(token.name)
+    wait = limiter.retry_after(token.key)
     if wait is not None:
         raise ServerProblem(
             429,
@@ -105,8 +135,13 @@ class ScopedBearer(HTTPBearer):
     async def __call__(self, request: Request) -> Caller:  # type: ignore[override]  # a coroutine: no thread hop
         credentials = await super().__call__(request)
         found = services_of(request)
-        presented = credentials.credentials if credentials is not None else None
-        caller = Caller(authorize(found.tokens, found.limiter, presented, self.needed), self.needed)
+        token = getattr(request.state, "identified", None)  # (by the route's registry, resolved first)
+        if token is None:
+            token = identify(found.tokens, credentials.credentials if credentials is not None else None)
+        check_rate(found.limiter, token)
+        check_scope(token, self.needed)
+        pin_tenant(request, token)
+        caller = Caller(token, self.needed)
         request.state.caller = caller  # read by the request audit
         return caller
 

@@ -15,6 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkiln.diagnostics import codes
 from toolkiln.registry.principals import Scope as TokenScope
+from toolkiln.registry.tenants import DEFAULT_TENANT
 from toolkiln.server.auth import WRITE_SCOPES, authorize
 from toolkiln.server.problems import ServerProblem, diagnostic, problem
 from toolkiln.server.ratelimit import TokenRateLimiter
@@ -110,7 +111,7 @@ class WriteAudit:
                 self._append(
                     {
                         "at": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-                        "token": caller.name,
+                        "token": caller.token.key,
                         "scope": caller.token.scope,
                         "method": scope["method"],
                         "path": scope["path"],
@@ -142,7 +143,9 @@ TOKEN_STATE = "toolkiln_token"
 class BearerGuard:
     """Let through only requests with a token of scope `needed` (auth.authorize: 401, 429,
     403 as problem details otherwise). The token is left in the request's state
-    (`TOKEN_STATE`), where the MCP server reads who acts."""
+    (`TOKEN_STATE`), where the MCP server reads who acts. It serves the one registry it was
+    given, so only tokens of the default tenant pass: a token of a tenant `tenants/NAME` is
+    refused like an unknown one."""
 
     def __init__(self, app: ASGIApp, tokens: TokenStore, limiter: TokenRateLimiter, needed: TokenScope) -> None:
         self.app, self.tokens, self.limiter, self.needed = app, tokens, limiter, needed
@@ -155,6 +158,8 @@ class BearerGuard:
         kind, _, presented = header.partition(" ")
         try:
             token = authorize(self.tokens, self.limiter, presented if kind.lower() == "bearer" else None, self.needed)
+            if token.tenant != DEFAULT_TENANT:  # (it serves one registry: another tenant's token is nobody here)
+                raise ServerProblem(401, codes.INVALID_TOKEN, "the bearer token is unknown or revoked")
         except ServerProblem as refused:
             await refused.response(scope.get("path"))(scope, receive, send)
             return

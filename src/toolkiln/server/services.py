@@ -1,5 +1,10 @@
-"""What the routes work with: the registry, the tokens, the limiter, the server's settings, and
-the run slots that bound how many tools run at once."""
+"""What the routes work with: the registry of the caller's tenant, the tokens, the limiter, the
+server's settings, and the run slots that bound how many tools run at once.
+
+A route gets its registry only from `registry(request)` (`reg: Reg`): the registry of the
+tenant of the request's own token, resolved by the server's `tenant_of` (installed by the app:
+the bearer token's for /api, the session's for the web page). There is no server-wide registry
+to reach for, so a route cannot forget to filter by tenant."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from starlette.requests import HTTPConnection
 
 from toolkiln.registry.capabilities import NONE, Capabilities
 from toolkiln.registry.registry import Registry
+from toolkiln.registry.tenants import TenantRegistries
 from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
 from toolkiln.server.state import legacy_warning, state_folder
 from toolkiln.server.tokens import TokenStore
@@ -40,15 +46,16 @@ class Settings:
 @dataclass
 class Services:
     settings: Settings
-    registry: Registry
+    registries: TenantRegistries
+    tenant_of: Callable[[Request], str]  # the tenant of a request's token (or 401, or sign in)
     tokens: TokenStore = field(init=False)
     limiter: TokenRateLimiter = field(init=False)
     run_slots: anyio.CapacityLimiter | None = field(init=False, default=None)  # made in the event loop
 
     def __post_init__(self) -> None:
-        self.tokens = TokenStore(state_folder(self.registry.location, self.settings.state_dir))
+        self.tokens = TokenStore(state_folder(self.registries.default.location, self.settings.state_dir))
         self.limiter = TokenRateLimiter(self.settings.rate_limit)
-        warning = legacy_warning(self.registry.location)
+        warning = legacy_warning(self.registries.default.location)
         if warning is not None:  # said once, when the server starts
             logging.getLogger("toolkiln.server").warning("%s", warning)
 
@@ -63,7 +70,9 @@ def services_of(connection: HTTPConnection) -> Services:
 
 
 async def registry(request: Request) -> Registry:
-    return services_of(request).registry
+    """The registry of the tenant of the request's token: the only way a route reaches one."""
+    found = services_of(request)
+    return found.registries.get(found.tenant_of(request))
 
 
 async def token_store(request: Request) -> TokenStore:

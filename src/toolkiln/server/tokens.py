@@ -30,6 +30,7 @@ from filelock import FileLock, Timeout
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
 from toolkiln.registry.principals import PRINCIPAL_KINDS, SCOPES, Principal, PrincipalKind, Scope
+from toolkiln.registry.tenants import DEFAULT_TENANT, check_tenant_name
 from toolkiln.server.state import open_private
 
 # A token stored before tokens had kinds: whoever holds it is taken for a model (the narrowest),
@@ -59,6 +60,12 @@ class TokenInfo:
     created_at: str
     kind: PrincipalKind = LEGACY_KIND
     kind_given: bool = True  # False: stored before kinds, read as LEGACY_KIND
+    tenant: str = DEFAULT_TENANT  # the one tenant whose registry this token reaches
+
+    @property
+    def key(self) -> str:
+        """The token's name, unique on the server: names are unique within a tenant only."""
+        return self.name if self.tenant == DEFAULT_TENANT else f"{self.tenant}/{self.name}"
 
     def allows(self, needed: Scope) -> bool:
         return SCOPES.index(self.scope) >= SCOPES.index(needed)
@@ -89,8 +96,9 @@ class TokenStore:
 
     # --- reading -----------------------------------------------------------------------------
 
-    def entries(self) -> list[TokenInfo]:
-        return sorted(self._current(), key=lambda t: t.name)
+    def entries(self, tenant: str | None = DEFAULT_TENANT) -> list[TokenInfo]:
+        """The tokens of `tenant` (None: of every tenant, for the operator)."""
+        return sorted((t for t in self._current() if tenant is None or t.tenant == tenant), key=lambda t: t.key)
 
     def authenticate(self, presented: str) -> TokenInfo | None:
         """The token `presented` names, or None. Every stored digest is compared, each with
@@ -121,11 +129,7 @@ class TokenStore:
             fd = open_private(path, os.O_RDONLY)
             with os.fdopen(fd, "rb") as file:
                 data = json.loads(file.read(MAX_FILE_BYTES).decode("utf-8"))
-            return tuple(
-                TokenInfo(t["name"], t["scope"], t["sha256"], t["created_at"], t.get("kind", LEGACY_KIND), "kind" in t)
-                for t in data["tokens"]
-                if t["scope"] in SCOPES and t.get("kind", LEGACY_KIND) in PRINCIPAL_KINDS
-            )
+            return tuple(_token_of(t) for t in data["tokens"] if _is_usable(t))
         except FileNotFoundError:
             return ()
         except (OSError, ValueError, KeyError, TypeError) as error:
@@ -137,9 +141,9 @@ class TokenStore:
 
     # --- changing ----------------------------------------------------------------------------
 
-    def create(self, name: str, scope: str, kind: str) -> tuple[str, TokenInfo]:
-        """Make a token named `name` for a `kind` of holder (person, model, service) with `scope`:
-        the plain token (shown once) and what is kept."""
+    def create(self, name: str, scope: str, kind: str, tenant: str = DEFAULT_TENANT) -> tuple[str, TokenInfo]:
+        """Make a token named `name` of `tenant` for a `kind` of holder (person, model, service)
+        with `scope`: the plain token (shown once) and what is kept."""
         if not _NAME.match(name):
             raise TokenError(
                 codes.TOKEN_NAME_INVALID,
@@ -155,22 +159,22 @@ class TokenStore:
         token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
         with self._locked():
             tokens = list(self._read())
-            if any(t.name == name for t in tokens):
+            if any(t.name == name and t.tenant == tenant for t in tokens):
                 raise TokenError(
                     codes.TOKEN_EXISTS,
                     f"a token named {name!r} exists already",
                     hint="revoke it first, or pick another name",
                 )
             created = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-            info = TokenInfo(name, scope, digest_of(token), created, kind)
+            info = TokenInfo(name, scope, digest_of(token), created, kind, tenant=check_tenant_name(tenant))
             self._write([*tokens, info])
         return token, info
 
-    def revoke(self, name: str) -> TokenInfo:
-        """Remove the token `name`; the one removed."""
+    def revoke(self, name: str, tenant: str = DEFAULT_TENANT) -> TokenInfo:
+        """Remove the token `name` of `tenant`; the one removed (another tenant's is not found)."""
         with self._locked():
             tokens = list(self._read())
-            removed = next((t for t in tokens if t.name == name), None)
+            removed = next((t for t in tokens if t.name == name and t.tenant == tenant), None)
             if removed is None:
                 raise TokenError(codes.TOKEN_NOT_FOUND, f"no token named {name[:80]!r}", hint="list the tokens")
             self._write([t for t in tokens if t is not removed])
@@ -188,10 +192,10 @@ class TokenStore:
         found = self._read(source)
         with self._locked():
             tokens = list(self._read())
-            taken = {t.name for t in tokens}
-            imported = [t for t in found if t.name not in taken]
+            taken = {t.key for t in tokens}
+            imported = [t for t in found if t.key not in taken]
             self._write([*tokens, *imported])
-        return imported, [t.name for t in found if t.name in taken]
+        return imported, [t.key for t in found if t.key in taken]
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -214,6 +218,7 @@ class TokenStore:
         data: dict[str, Any] = {
             "tokens": [
                 {"name": t.name, **({"kind": t.kind} if t.kind_given else {}), "scope": t.scope}
+                | ({"tenant": t.tenant} if t.tenant != DEFAULT_TENANT else {})
                 | {"sha256": t.digest, "created_at": t.created_at}
                 for t in tokens
             ]
@@ -228,3 +233,28 @@ class TokenStore:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+def _is_usable(stored: dict[str, Any]) -> bool:
+    """A stored token with a known scope, kind and a well-formed tenant (any other is ignored)."""
+    tenant = stored.get("tenant", DEFAULT_TENANT)
+    return (
+        stored["scope"] in SCOPES
+        and stored.get("kind", LEGACY_KIND) in PRINCIPAL_KINDS
+        and isinstance(tenant, str)
+        and tenant == _checked_or_none(tenant)
+    )
+
+
+def _checked_or_none(tenant: str) -> str | None:
+    try:
+        return check_tenant_name(tenant)
+    except Error:
+        return None
+
+
+def _token_of(stored: dict[str, Any]) -> TokenInfo:
+    kind = stored.get("kind", LEGACY_KIND)
+    tenant = stored.get("tenant", DEFAULT_TENANT)
+    name, scope, digest, created = stored["name"], stored["scope"], stored["sha256"], stored["created_at"]
+    return TokenInfo(name, scope, digest, created, kind, "kind" in stored, tenant)

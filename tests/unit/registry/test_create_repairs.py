@@ -85,7 +85,7 @@ def test_a_clean_definition_is_saved_as_sent(registry):
 
 def rest_client(tmp_path: Path) -> TestClient:
     app = create_app(Settings(registry=tmp_path / "served"))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     token = TokenStore(state_folder(registry.path)).create("writer", "write", "model")[0]
     return TestClient(app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {token}"})
 

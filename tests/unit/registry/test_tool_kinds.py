@@ -135,7 +135,7 @@ def test_a_kind_from_outside_is_checked_shown_and_served(tmp_path, constant):
     from toolkiln.server.tokens import TokenStore
 
     app = create_app(Settings(registry=tmp_path / "reg"))
-    reg = app.state.services.registry
+    reg = app.state.services.registries.default
     reg.create(ANSWER)
     assert reg.call_meta("test_custom_tool", {"definition": {**ANSWER, "name": "b"}, "args": {}})["result"] == 42
     assert _definition_text(reg.get("answer")) == "  constant 42"

@@ -23,7 +23,7 @@ DOUBLE = {
 
 def test_a_caller_past_its_pending_calls_gets_429_with_the_code(tmp_path: Path) -> None:
     app = create_app(Settings(registry=tmp_path / "reg"))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.policy = replace(registry.policy, call_rules=(CallRule.parse("principal=model"),), max_pending_calls=1)
     registry.create(DOUBLE)
     token = TokenStore(state_folder(registry.path)).create("agent", "run", "model")[0]

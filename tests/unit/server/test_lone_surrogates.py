@@ -41,7 +41,7 @@ Leaf = tuple[Any, ...]
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     folder: Path = tmp_path_factory.mktemp("surrogates") / "reg"
     app = create_app(Settings(registry=folder, rate_limit=""))
-    app.state.services.registry.create(SHIP)
+    app.state.services.registries.default.create(SHIP)
     token = TokenStore(state_folder(folder)).create("admin", "admin", "person")[0]
     with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as found:
         found.headers.update({"Authorization": f"Bearer {token}", "Content-Type": "application/json"})

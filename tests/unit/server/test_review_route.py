@@ -37,7 +37,7 @@ QUAD = {
 
 def test_a_new_version_that_breaks_a_caller_is_reviewed_as_breaking(tmp_path: Path) -> None:
     app = create_app(Settings(registry=tmp_path / "reg"))
-    reg = app.state.services.registry
+    reg = app.state.services.registries.default
     reg.create(DOUBLE, created_by="llm")
     reg.approve("double", by="user")
     reg.create(QUAD, created_by="user")

@@ -22,7 +22,7 @@ DOUBLE = {
 
 def test_a_run_waits_for_a_free_slot_and_runs_when_one_frees(tmp_path):
     app = create_app(Settings(registry=tmp_path / "reg", max_concurrent_runs=1))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.create(DOUBLE)
     token = TokenStore(state_folder(registry.path)).create("runner", "run", "service")[0]
     headers = {"Authorization": f"Bearer {token}"}

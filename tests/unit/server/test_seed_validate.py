@@ -29,7 +29,7 @@ LOGIC_WARNING = {"code": "W0208", "severity": "warning", "path": "logic.steps[1]
 @pytest.fixture
 def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
     app = create_app(Settings(registry=tmp_path / "reg"))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.create(DOUBLE)
     # The stored tool checks; what a tool that no longer does (an edited folder, a changed
     # callee) would report is given here, so both kinds of diagnostic are present.

@@ -39,7 +39,7 @@ def test_building_the_app_loads_no_n8n_client_and_no_workflow_compiler(tmp_path:
 
 def test_the_workflow_routes_answer_on_first_use(tmp_path: Path) -> None:
     app = create_app(Settings(registry=tmp_path / "reg"))
-    token = TokenStore(state_folder(app.state.services.registry.path)).create("reader", "read", "person")[0]
+    token = TokenStore(state_folder(app.state.services.registries.default.path)).create("reader", "read", "person")[0]
     http = TestClient(app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {token}"})
     compiled = http.post("/api/v1/workflows/compile", json={"source": WORKFLOW})
     assert compiled.status_code == 200 and compiled.json()["workflow"]["nodes"]

@@ -29,7 +29,7 @@ MODEL = Principal("model", "agent", "run", via="token agent")
 @pytest.fixture()
 def app(tmp_path: Path):
     app = create_app(Settings(registry=tmp_path / "reg", max_body_bytes=1024 * 1024))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.policy = replace(registry.policy, call_rules=(CallRule.parse("principal=model"),))
     registry.create(ECHO)
     return app
@@ -37,12 +37,14 @@ def app(tmp_path: Path):
 
 @pytest.fixture()
 def tokens(app) -> dict[str, str]:
-    store = TokenStore(state_folder(app.state.services.registry.path))
+    store = TokenStore(state_folder(app.state.services.registries.default.path))
     return {scope: store.create(scope, scope, "person")[0] for scope in ("read", "write", "admin")}
 
 
 def held(app, text: str = "<script>alert(1)</script>") -> str:
-    outcome = app.state.services.registry.invoke("echo", {"text": text}, principal=MODEL, conversation="chat-9")
+    outcome = app.state.services.registries.default.invoke(
+        "echo", {"text": text}, principal=MODEL, conversation="chat-9"
+    )
     assert outcome.pending
     return outcome.call
 
@@ -57,7 +59,7 @@ def test_an_admin_person_approves_a_call_on_the_page_and_sees_its_outcome(app, t
     assert done.status_code == 303 and done.headers["location"].startswith("/ui/calls?status=all&done=approved")
     after = admin.client.get(done.headers["location"]).text
     assert "Approved: the call ran." in after and "&#34;ok&#34;: true" in after
-    assert app.state.services.registry.call(call).status == "approved"
+    assert app.state.services.registries.default.call(call).status == "approved"
     again = admin.post(f"/ui/calls/{call}/approve")
     assert again.status_code == 409 and "R0733" in again.text
 
@@ -67,7 +69,7 @@ def test_a_denial_needs_a_reason_and_the_caller_reads_it(app, tokens):
     admin = Page(app, tokens["admin"])
     assert "R0518" in admin.post(f"/ui/calls/{call}/deny", {"reason": " "}).text
     assert admin.post(f"/ui/calls/{call}/deny", {"reason": "not for <b>this</b> chat"}).status_code == 303
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     assert "not for <b>this</b> chat" in registry.wait_for_call(call, timeout=0).message
     assert "not for &lt;b&gt;this&lt;/b&gt; chat" in admin.client.get("/ui/calls?status=denied").text
 
@@ -80,7 +82,7 @@ def test_only_an_admin_person_is_offered_and_allowed_the_decisions(app, tokens):
         assert call in listed and "/approve" not in listed and "Only a person signed in with an admin token" in listed
         refused = page.post(f"/ui/calls/{call}/approve")
         assert refused.status_code == 403 and code in refused.text
-    assert app.state.services.registry.call(call).status == "pending"
+    assert app.state.services.registries.default.call(call).status == "pending"
 
 
 def test_a_decision_needs_the_sessions_csrf_token(app, tokens):
@@ -89,7 +91,7 @@ def test_a_decision_needs_the_sessions_csrf_token(app, tokens):
     for data in ({}, {"csrf_token": "A" * 43}):
         answer = admin.client.post(f"/ui/calls/{call}/approve", data=data, follow_redirects=False)
         assert answer.status_code == 403 and "R0516" in answer.text
-    assert app.state.services.registry.call(call).status == "pending"
+    assert app.state.services.registries.default.call(call).status == "pending"
 
 
 def test_without_a_session_the_calls_page_goes_to_sign_in(app):

@@ -55,7 +55,7 @@ def csrf_of(html: str) -> str:
 @pytest.fixture()
 def app(tmp_path: Path):
     app = create_app(Settings(registry=tmp_path / "reg", max_body_bytes=1024 * 1024))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.create(SHIP)
     registry.create(RISKY, created_by="llm")
     return app
@@ -63,7 +63,7 @@ def app(tmp_path: Path):
 
 @pytest.fixture()
 def tokens(app) -> dict[str, str]:
-    store = TokenStore(state_folder(app.state.services.registry.path))
+    store = TokenStore(state_folder(app.state.services.registries.default.path))
     return {scope: store.create(scope, scope, "person")[0] for scope in ("read", "run", "write", "admin")}
 
 
@@ -137,7 +137,7 @@ def test_a_tampered_cookie_ends_at_sign_in_with_its_code_and_no_trace(app, token
 
 def test_revoking_the_token_ends_its_sessions(app, tokens):
     page = Page(app, tokens["admin"])
-    TokenStore(state_folder(app.state.services.registry.path)).revoke("admin")
+    TokenStore(state_folder(app.state.services.registries.default.path)).revoke("admin")
     answer = page.client.get("/ui/tools", follow_redirects=False)
     assert answer.status_code == 303 and "notice=R0514" in answer.headers["location"]
 
@@ -153,7 +153,7 @@ def test_every_form_post_needs_the_sessions_csrf_token(app, tokens):
         for answer in (without, forged):
             assert answer.status_code == 403, path
             assert "R0516" in answer.text and answer.headers["content-type"].startswith("text/html")
-    assert app.state.services.registry.get("risky").status == "pending_approval"
+    assert app.state.services.registries.default.get("risky").status == "pending_approval"
     other = Page(app, tokens["write"])  # another session's token is not this one's
     assert page.post("/ui/tools/risky/actions/disable", {"csrf_token": other.csrf}).status_code == 403
 
@@ -167,7 +167,7 @@ def test_approve_and_reject_need_admin_and_a_reason_and_the_audit_names_the_toke
     assert no_reason.status_code == 422 and "R0518" in no_reason.text
     done = admin.post("/ui/tools/risky/actions/reject", {"reason": "adds one; use <b>plus</b>"})
     assert done.status_code == 303
-    entry = app.state.services.registry.audit_log("risky")[-1]
+    entry = app.state.services.registries.default.audit_log("risky")[-1]
     assert (entry.action, entry.by, entry.note, entry.via) == (
         "reject",
         "user",
@@ -182,9 +182,9 @@ def test_a_model_session_cannot_delete_a_persons_tool(app, tokens):
     model = Page(app, tokens["admin"], acting_as="llm")
     refused = model.post("/ui/tools/ship/actions/delete")
     assert refused.status_code == 403 and "R0201" in refused.text
-    assert "ship" in app.state.services.registry
+    assert "ship" in app.state.services.registries.default
     assert model.post("/ui/tools/risky/actions/delete").status_code == 303  # its own kind's tool
-    assert "risky" not in app.state.services.registry
+    assert "risky" not in app.state.services.registries.default
 
 
 # --- escaping and bad input -----------------------------------------------------------------------
@@ -216,7 +216,7 @@ def test_a_5_mb_definition_is_the_body_limit_as_a_page_fragment(app, tokens):
     assert "R0505" in answer.text and "Traceback" not in answer.text and "<html" not in answer.text
     saved = page.post("/ui/new", {"definition": huge})
     assert saved.status_code == 413 and "<html" in saved.text and "R0505" in saved.text
-    assert "big" not in app.state.services.registry
+    assert "big" not in app.state.services.registries.default
 
 
 def test_unknown_tools_and_routes_are_pages_not_json(app, tokens):
@@ -230,8 +230,8 @@ def test_unknown_tools_and_routes_are_pages_not_json(app, tokens):
 
 
 def test_the_list_filters_searches_and_counts(app, tokens):
-    app.state.services.registry.run("ship", {"w": 1})
-    app.state.services.registry.flush()
+    app.state.services.registries.default.run("ship", {"w": 1})
+    app.state.services.registries.default.flush()
     page = Page(app, tokens["read"])
     assert re.search(r'most used:\s*<a href="/ui/tools/ship">ship</a> \(1\)', page.client.get("/ui/tools").text)
     pending = page.client.get("/ui/tools?status=pending_approval").text
@@ -255,7 +255,7 @@ def test_the_editor_checks_as_you_type_and_saves_only_clean_definitions(app, tok
     assert "No problems found" in fixed.text and " disabled" not in fixed.text
     assert page.post("/ui/new", {"definition": typo}).status_code == 422
     saved = page.post("/ui/new", {"definition": typo.replace("hh", "h")})
-    assert saved.status_code == 303 and app.state.services.registry.get("area").created_by == "user"
+    assert saved.status_code == 303 and app.state.services.registries.default.get("area").created_by == "user"
     read_only = Page(app, tokens["read"])
     assert read_only.post("/ui/new", {"definition": typo.replace("hh", "h")}).status_code == 403
 
@@ -270,7 +270,7 @@ def test_the_test_panel_runs_and_shows_the_run_error_with_its_location(app, toke
     assert "E0508" in missing.text and "The run failed" in missing.text
     pending = page.post("/ui/tools/risky/run", {"arg.x": "1"}, headers={"HX-Request": "true"})
     assert "<code>2</code>" in pending.text and "Not counted" in pending.text
-    assert app.state.services.registry.get("risky").usage_count == 0
+    assert app.state.services.registries.default.get("risky").usage_count == 0
 
 
 def test_editing_makes_a_new_version_and_a_refused_save_keeps_the_text(app, tokens):
@@ -280,12 +280,12 @@ def test_editing_makes_a_new_version_and_a_refused_save_keeps_the_text(app, toke
     changed = {**SHIP, "logic": {"steps": [{"op": "return", "value": "w * 2 + 0"}]}}
     saved = page.post("/ui/tools/ship/edit", {"definition": json.dumps(changed)})
     assert saved.status_code == 303 and "tab=versions" in saved.headers["location"]
-    assert app.state.services.registry.get("ship").version == 2
+    assert app.state.services.registries.default.get("ship").version == 2
     wrong = {**changed, "examples": [{"args": {"w": 1}, "expect": 3}]}
     refused = page.post("/ui/tools/ship/edit", {"definition": json.dumps(wrong)})
     assert refused.status_code == 422 and "E0611" in refused.text and "&#34;expect&#34;: 3" in refused.text
     renamed = page.post("/ui/tools/ship/edit", {"definition": json.dumps({**changed, "name": "boat"})})
-    assert renamed.status_code == 422 and app.state.services.registry.get("ship").version == 2
+    assert renamed.status_code == 422 and app.state.services.registries.default.get("ship").version == 2
     versions = page.client.get("/ui/tools/ship?tab=versions").text
     assert "Roll back to 1" in versions and "diff-replace" in versions
     assert page.client.get("/ui/tools/ship?tab=versions&left=\u00b2&right=" + "9" * 5000).status_code == 200
@@ -299,11 +299,11 @@ def test_disable_and_enable_through_the_confirmation_pages(app, tokens):
     confirm = page.client.get("/ui/tools/ship/confirm/disable").text
     assert 'action="/ui/tools/ship/actions/disable"' in confirm and "Yes, disable" in confirm
     assert page.post("/ui/tools/ship/actions/disable").status_code == 303
-    assert app.state.services.registry.get("ship").status == "disabled"
+    assert app.state.services.registries.default.get("ship").status == "disabled"
     shown = page.client.get("/ui/tools/ship").text
     assert "/confirm/enable" in shown and "/confirm/disable" not in shown
     assert page.post("/ui/tools/ship/actions/enable").status_code == 303
-    assert app.state.services.registry.get("ship").status == "active"
+    assert app.state.services.registries.default.get("ship").status == "active"
     again = page.post("/ui/tools/ship/actions/enable")  # the lifecycle's rule: not from active
     assert again.status_code == 409 and "R0202" in again.text
 
@@ -334,7 +334,7 @@ def test_a_tool_that_runs_unsandboxed_says_so_on_its_page(tmp_path):
 
     granted = Capabilities(unsandboxed=True, network=True)
     app = create_app(Settings(registry=tmp_path / "reg", capabilities=granted))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     script = {"kind": "script", "name": "loose", "description": "Echoes.", "runtime": "bash", "body": "cat"}
     registry.create({**script, "sandbox": "none"})
     registry.create({**script, "name": "fetcher", "network": True})
@@ -347,7 +347,7 @@ def test_a_tool_that_runs_unsandboxed_says_so_on_its_page(tmp_path):
 
 
 def test_a_record_the_registry_did_not_write_here_is_marked_not_trusted(app, tokens):
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     path = registry.path / "tools" / "risky.json"
     path.write_text(path.read_text().replace('"pending_approval"', '"active"'))  # a hand edit
     registry.refresh()
@@ -361,7 +361,7 @@ def test_a_record_the_registry_did_not_write_here_is_marked_not_trusted(app, tok
 
 def test_the_test_panel_and_the_examples_show_the_digits_computed(app, tokens):
     priced = {**SHIP, "name": "priced", "logic": {"steps": [{"op": "return", "value": "w * 2.50"}]}, "examples": []}
-    app.state.services.registry.create({**priced, "examples": [{"args": {"w": 1}, "expect": 2.5}]})
+    app.state.services.registries.default.create({**priced, "examples": [{"args": {"w": 1}, "expect": 2.5}]})
     page = Page(app, tokens["run"])
     ran = page.post("/ui/tools/priced/run", {"arg.w": "12"}, headers={"HX-Request": "true"})
     assert "<code>30.00</code>" in ran.text  # was 30
@@ -376,7 +376,7 @@ ACTION_LINK = re.compile(r'class="button action-(\w+)"')
 
 def test_a_refused_save_says_not_saved_in_a_box_the_live_check_does_not_replace(app, tokens):
     page = Page(app, tokens["write"])
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.create('tool shipping_cost(w: number) description "Taken" {\n  return w\n}')
     starter = page.client.get("/ui/new").text
     assert "tool shipping_cost_2(" in starter  # the example saves as it is: its name is free
@@ -422,7 +422,7 @@ def test_every_page_footer_names_the_real_version(app, tokens):
 
 
 def test_the_parameters_tab_says_types_in_words(app, tokens):
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.create('tool typed(items: array[{"p": number}], n: number?, d: date) description "Types" {\n  return n\n}')
     html = Page(app, tokens["read"]).client.get("/ui/tools/typed?tab=parameters").text
     cells = re.findall(r'<td class="type">([^<]*)</td>', html)

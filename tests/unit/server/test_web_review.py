@@ -45,7 +45,7 @@ TOTAL = {
 @pytest.fixture()
 def app(tmp_path: Path):
     app = create_app(Settings(registry=tmp_path / "reg"))
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.create(DOUBLE, created_by="llm")
     registry.approve("double")
     registry.create(TOTAL)
@@ -55,7 +55,7 @@ def app(tmp_path: Path):
 
 @pytest.fixture()
 def reader(app) -> Page:
-    token = TokenStore(state_folder(app.state.services.registry.path)).create("reader", "read", "person")[0]
+    token = TokenStore(state_folder(app.state.services.registries.default.path)).create("reader", "read", "person")[0]
     return Page(app, token)
 
 
@@ -72,7 +72,7 @@ def test_a_pending_version_shows_its_reach_cost_changes_and_the_callers_it_break
 
 
 def test_a_first_version_has_nothing_to_compare_and_an_active_tool_no_review_tab(reader, app):
-    registry = app.state.services.registry
+    registry = app.state.services.registries.default
     registry.create({**DOUBLE, "name": "fresh"}, created_by="llm")
     review = reader.client.get("/ui/tools/fresh?tab=review").text
     assert "first one to approve" in review and "Breaking" not in review
@@ -82,7 +82,7 @@ def test_a_first_version_has_nothing_to_compare_and_an_active_tool_no_review_tab
 
 def test_a_models_pending_script_shows_its_sandbox_and_no_cost_bound(reader, app):
     script = {"kind": "script", "name": "echo", "description": "Echoes.", "runtime": "bash", "body": "cat"}
-    app.state.services.registry.create(script, created_by="llm")  # a model's program waits for a person
+    app.state.services.registries.default.create(script, created_by="llm")  # a model's program waits for a person
     review = reader.client.get("/ui/tools/echo?tab=review").text
     assert "its own /tmp inside the sandbox" in review and "Not a compute tool" in review
     assert '<dd class="reach-network">no</dd>' in review

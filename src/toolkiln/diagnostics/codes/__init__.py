@@ -32,6 +32,7 @@ from toolkiln.diagnostics.codes.jsonlogic import *  # noqa: F403 - every code, i
 from toolkiln.diagnostics.codes.peers import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.calls import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.secrets import *  # noqa: F403 - every code, in one namespace
+from toolkiln.diagnostics.codes.tenants import *  # noqa: F403 - every code, in one namespace
 # isort: on
 
 __all__ = ["CODES", "Code", "Severity", "lookup_code"]

@@ -28,7 +28,7 @@ from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.models import AuditEntry
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import to_json
-from toolkiln.server.auth import Reader, authorize
+from toolkiln.server.auth import Reader, authorize, pin_tenant
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.services import Reg, services_of
@@ -163,8 +163,10 @@ async def events_socket(websocket: WebSocket) -> None:
     the route's problem (401, 403, 503) where the server can, else closed with 1008."""
     found = services_of(websocket)
     try:
-        authorize(found.tokens, found.limiter, bearer_token(websocket.headers.get("authorization")), "read")
-        seen = resume_point(websocket.headers.get("last-event-id"), len(await audit_lines(found.registry)))
+        token = authorize(found.tokens, found.limiter, bearer_token(websocket.headers.get("authorization")), "read")
+        pin_tenant(websocket, token)
+        reg = found.registries.get(token.tenant)  # (the token's tenant's events only)
+        seen = resume_point(websocket.headers.get("last-event-id"), len(await audit_lines(reg)))
         slot = slots_of(websocket).take()
     except (ServerProblem, InvalidRequest) as refused:
         await refuse(websocket, refused)
@@ -173,7 +175,7 @@ async def events_socket(websocket: WebSocket) -> None:
         await websocket.accept()
         async with anyio.create_task_group() as group:
             group.start_soon(close_when_gone, websocket, group.cancel_scope)
-            async for line in event_lines(found.registry, seen, still_here):
+            async for line in event_lines(reg, seen, still_here):
                 await websocket.send_text(to_json({"heartbeat": True} if line is None else socket_event(*line)))
     finally:
         slots_of(websocket).free(slot)

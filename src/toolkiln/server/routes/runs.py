@@ -89,7 +89,7 @@ async def validate_tool(request: Request, name: ToolName, reg: Reg, _: Reader) -
 async def execute(
     request: Request, name: ToolName, body: Execute, caller: Runner, decimals: Decimals = "number"
 ) -> Any:
-    reg = services_of(request).registry  # not a dependency: each costs FastAPI more than this line
+    reg = services_of(request).registries.get(caller.token.tenant)  # (not a dependency: each costs FastAPI more)
     principal, clock = caller.acting_as(), _clock(body.now)
     conversation = body.conversation
     outcome = await in_run_slot(

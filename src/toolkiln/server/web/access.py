@@ -18,7 +18,7 @@ from starlette.responses import RedirectResponse, Response
 
 from toolkiln.diagnostics import codes
 from toolkiln.registry.principals import Principal, Scope
-from toolkiln.server.auth import Caller, check_rate, check_scope
+from toolkiln.server.auth import Caller, check_rate, check_scope, pin_tenant
 from toolkiln.server.problems import ServerProblem
 from toolkiln.server.services import services_of
 from toolkiln.server.tokens import TokenInfo
@@ -58,6 +58,14 @@ class Visitor:
         request.state.caller = Caller(self.token, scope)
 
 
+def pending_count(request: Request, visitor: Visitor | None) -> int:
+    """The calls waiting for approval in the visitor's tenant (the header's badge)."""
+    registries = services_of(request).registries
+    if visitor is None or not registries.exists(visitor.token.tenant):
+        return 0
+    return len(registries.get(visitor.token.tenant).list(status="pending_approval"))
+
+
 def signer_of(request: Request) -> Signer:
     found: Signer = request.app.state.web_signer
     return found
@@ -74,8 +82,10 @@ def session_visitor(request: Request) -> Visitor:
         session = signer.read_session(cookie)
     except SessionError as error:
         raise SignInNeeded(codes.SESSION_EXPIRED if error.reason == "expired" else codes.SESSION_TAMPERED) from None
-    token = next((t for t in services_of(request).tokens.entries() if t.name == session.token), None)
-    if token is None or signer.fingerprint(token) != session.fingerprint:
+    # (names are unique within a tenant only: the fingerprint tells the session's token apart)
+    tokens = services_of(request).tokens.entries(None)
+    token = next((t for t in tokens if t.name == session.token and signer.fingerprint(t) == session.fingerprint), None)
+    if token is None:
         raise SignInNeeded(codes.SESSION_EXPIRED)  # revoked since: its sessions end with it
     return Visitor(session, token, signer.csrf_for(session.sid))
 
@@ -85,6 +95,7 @@ async def visitor(request: Request) -> Visitor:
     rate limit."""
     found = session_visitor(request)
     check_rate(services_of(request).limiter, found.token)
+    pin_tenant(request, found.token)
     return found
 
 

@@ -14,8 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toolkiln.diagnostics import codes
 from toolkiln.server.problems import MEDIA_TYPE
 from toolkiln.server.responses import utf8
-from toolkiln.server.services import services_of
-from toolkiln.server.web.access import SignInNeeded, Visitor, session_visitor
+from toolkiln.server.web.access import SignInNeeded, Visitor, pending_count, session_visitor
 from toolkiln.server.web.rendering import render_text
 
 # Scripts and styles from this server only (htmx and our CSS are files): no inline script, so
@@ -90,7 +89,7 @@ def error_page(problem: dict[str, Any], request: Request) -> str:
         visitor: Visitor | None = session_visitor(request)
     except SignInNeeded:
         visitor = None
-    pending = len(services_of(request).registry.list(status="pending_approval")) if visitor else 0
+    pending = pending_count(request, visitor)
     return render_text("error.html", visitor=visitor, pending=pending, show_title=False, **_said_once(problem))
 
 

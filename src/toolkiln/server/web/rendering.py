@@ -13,8 +13,7 @@ from starlette.responses import HTMLResponse
 
 from toolkiln.registry.secrets import may_manage_secrets
 from toolkiln.server.responses import utf8
-from toolkiln.server.services import services_of
-from toolkiln.server.web.access import Visitor
+from toolkiln.server.web.access import Visitor, pending_count
 from toolkiln.server.web.sessions import CSRF_FIELD, CSRF_HEADER
 from toolkiln.server.web.tool_view import type_words
 from toolkiln.version import __version__
@@ -64,6 +63,6 @@ def render(
     """A page (or an htmx fragment) for `visitor`, with the pending count of the header badge
     (counted here unless the caller counted it already)."""
     if pending is None:
-        pending = len(services_of(request).registry.list(status="pending_approval")) if visitor else 0
+        pending = pending_count(request, visitor)
     html = render_text(template, request=request, visitor=visitor, pending=pending, **context)
     return HTMLResponse(utf8(html), status_code=status_code)
