@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.api import check, to_json
+from toolkiln.api import to_json
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.fixes import repair
@@ -39,6 +39,7 @@ from toolkiln.llm.messages import Assistant, Message, System, Usage, User
 from toolkiln.llm.prompts import MIN_EXAMPLES, compute_prompt, script_prompt, template_prompt, workflow_prompt
 from toolkiln.registry.errors import DuplicateTool, RegistryError
 from toolkiln.registry.examples import FIELD as EXAMPLES
+from toolkiln.registry.repairing import checked_as_a_definition
 from toolkiln.syntax.json_positions import value_offsets
 from toolkiln.templates import get as get_template
 from toolkiln.templates import render_text
@@ -294,7 +295,7 @@ def _with_certain_fixes(found: Extraction) -> tuple[Extraction, str]:
     and the summary of what was applied ("" when nothing was)."""
     if not found.ok or found.source is None or found.kind == "workflow":
         return found, ""
-    repaired = repair(found.source, check)
+    repaired = repair(found.source, checked_as_a_definition)
     again = extract(repaired.text) if repaired.applied else found
     if not again.ok:  # the fixes keep a definition whole; refuse them rather than lose it
         return found, ""

@@ -270,7 +270,7 @@ def _compound_assignment(text: str, offset: int) -> Foreign | None:
             spelled,
             (line + target.start(1), offset + 2, spelled),
         )
-    rest = text[offset + 2 : end].strip()
+    rest = text[offset + 2 : end].strip().removesuffix(";").rstrip()  # a statement end goes with it
     if not rest or "#" in rest:
         return None
     value = rest if re.fullmatch(rf"{NAME}|[0-9.]+|{STRING}", rest) else f"({rest})"

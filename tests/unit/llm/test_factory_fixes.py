@@ -78,3 +78,19 @@ def test_a_mistake_with_no_certain_fix_still_goes_back_to_the_model(registry):
 
     assert result.ok and len(client.requests) == 2
     assert "Math.hypot" in result.attempts[0].source  # no guess was made for it
+
+
+def test_the_type_checks_fixes_apply_to_a_definition_with_examples(registry):
+    # The examples are not part of the program: checked with them, the definition was E0109
+    # and the type check's fixes (`.length` on a text -> len) never came.
+    definition = {
+        "name": "code_length",
+        "description": "Length of a code",
+        "parameters": {"code": {"type": "string"}},
+        "logic": {"steps": [{"op": "return", "value": "code.length"}]},
+        "examples": [{"args": {"code": c}, "expect": len(c)} for c in ("", "ab", "abcde")],
+    }
+    client = ScriptedClient([f"```json\n{json.dumps(definition, indent=2)}\n```"] * 3)
+    result = Factory(client, registry).create_compute("length of a code")
+    assert result.ok and len(client.requests) == 1
+    assert registry.run("code_length", {"code": "abc"}) == 3

@@ -100,3 +100,18 @@ def test_rest_create_applies_the_certain_fixes_and_says_which(tmp_path):
     assert saved.json()["definition"]["logic"]["steps"][0]["if"] == "order_value >= 100 and weight_kg != 0"
     assert refused.status_code == 422 and refused.json()["fixes_applied"] == FIXES
     assert [d["code"] for d in refused.json()["diagnostics"]] == ["E0611"]
+
+
+def test_a_definition_with_examples_gets_the_type_checks_fixes():
+    from toolkiln.registry.repairing import with_certain_fixes
+
+    definition = {
+        "name": "code_length",
+        "description": "Length of a code",
+        "parameters": {"code": {"type": "string"}},
+        "logic": {"steps": [{"op": "return", "value": "code.length"}]},
+        "examples": [{"args": {"code": "ab"}, "expect": 2}],
+    }
+    fixed = with_certain_fixes(definition)
+    assert fixed.definition["logic"]["steps"][0]["value"] == "len(code)"
+    assert fixed.definition["examples"] == definition["examples"]
