@@ -236,3 +236,20 @@ def test_a_server_on_a_database_registry_keeps_its_tools_there_and_its_tokens_in
     assert sorted(path.name for path in tmp_path.iterdir()) == [server.log.name]
     printed = server.log.read_text() + made.stderr + toolkiln("tokens", "list", "--registry", url).stdout
     assert "s3cret-pw" not in printed and "ops" in printed and "no tokens yet" in printed
+
+
+def test_connections_the_database_ended_are_replaced_before_the_next_change_uses_them(pg_factory, postgres_url):
+    """pg_terminate_backend (as a restart or a network cut does) ends every connection of the
+    registry: its next list, change and run work at once, without a failure first."""
+    reg = Registry(pg_factory.new())
+    reg.create(definition())
+    database = postgres_url.rsplit("/", 1)[1]
+    with psycopg.connect(postgres_url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as admin:
+        ended = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (database,),
+        ).fetchone()[0]
+    assert ended >= 1
+    assert [record.name for record in reg.list()] == ["double"]
+    reg.update("double", {"description": "Doubles, after the database ended its connections"})
+    assert reg.run("double", {"x": 2}) == 4 and reg.get("double").version == 1

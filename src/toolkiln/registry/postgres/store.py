@@ -427,8 +427,16 @@ def _open_pool(url: str, where: str, timeout: float, size: int) -> ConnectionPoo
     URL's password). One connection is tried first: its failure says why at once."""
     with first_connection(url, where, timeout) as conn:
         ensure_schema(conn, where)
+    # `check`: a pooled connection the server ended (a restart, pg_terminate_backend, a network
+    # cut) is replaced when it is taken, not handed to the next change as a failure.
     pool: ConnectionPool = ConnectionPool(
-        url, min_size=1, max_size=size, kwargs={"autocommit": True}, timeout=timeout, open=False
+        url,
+        min_size=1,
+        max_size=size,
+        kwargs={"autocommit": True},
+        timeout=timeout,
+        open=False,
+        check=ConnectionPool.check_connection,
     )
     try:
         pool.open(wait=True, timeout=timeout)
