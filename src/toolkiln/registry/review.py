@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolkiln.ast.types import fits
@@ -21,7 +21,7 @@ from toolkiln.registry.budget import finish_within, too_slow
 from toolkiln.registry.callees import calls_of
 from toolkiln.registry.definitions import compile_definition
 from toolkiln.registry.equality import same_data
-from toolkiln.registry.errors import BrokenTool
+from toolkiln.registry.errors import BrokenTool, RegistryError
 from toolkiln.registry.examples import run_examples, within_budget
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.models import ToolRecord
@@ -44,6 +44,7 @@ class Reach:
     secrets: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     n8n: bool = False
+    secrets_not_set: tuple[str, ...] = ()  # of `secrets`: a run is refused (R0742) until they are
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def _review(reg: Registry, name: str, budget: Budget) -> Review:
     history = reg.history(name)
     record = history[-1]
     reads = reg._reads()
-    reach = reach_of(record)
+    reach = _with_unset_secrets(reg, reach_of(record))
     new = _compiled_tool(record, reads)
     cost, note = _cost(record, new, reads)
     approved = next((past for past in reversed(history[:-1]) if past.status in APPROVED), None)
@@ -136,6 +137,17 @@ def reach_of(record: ToolRecord) -> Reach:
     if definition.get("path"):
         files += f"; runs the file {definition['path']}"
     return Reach(definition.get("network") is True, files, named)
+
+
+def _with_unset_secrets(reg: Registry, reach: Reach) -> Reach:
+    """`reach` with the declared secrets the registry has no value for (names only)."""
+    if not reach.secrets:
+        return reach
+    try:
+        is_set = {info.name for info in reg.secret_store().names()}
+    except RegistryError:  # (a registry in a database keeps no secrets yet; an unreadable file)
+        is_set = set()
+    return replace(reach, secrets_not_set=tuple(name for name in reach.secrets if name not in is_set))
 
 
 def _compiled_tool(record: ToolRecord, reads: Reads) -> Tool | None:
