@@ -77,7 +77,7 @@ def test_the_review_names_the_secrets_a_tool_declares_and_which_are_not_set(tmp_
     from toolkiln.server.web.sessions import SESSION_COOKIE
 
     app = create_app(Settings(registry=tmp_path / "reg"))
-    reg = app.state.services.registry
+    reg = app.state.services.registries.default
     weather = {
         "kind": "script",
         "name": "weather",
