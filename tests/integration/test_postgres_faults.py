@@ -1,0 +1,54 @@
+"""A registry in PostgreSQL when a writer dies mid-change: `kill -9` of a process inside its
+change's transaction, holding the registry's write lock. Nothing it wrote is visible, and the
+lock is free for the next writer at once (PostgreSQL ends the session, and with it the
+transaction and its advisory lock)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from unit.registry.store_contract import definition
+
+from toolkiln import Registry
+from toolkiln.registry.errors import StoreError
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from toolkiln import Registry
+    from toolkiln.registry.postgres.store import PostgresStore
+
+    store = PostgresStore(sys.argv[1], lock_timeout=5)
+    reg = Registry(store)
+    with store.writing():  # the registry's lock taken, one change's transaction open
+        store.append_audit(reg.audit_log()[0])
+        print("inside", flush=True)
+        time.sleep(120)
+    """
+)
+
+
+def test_a_writer_killed_inside_its_change_leaves_nothing_and_no_lock(postgres_url):
+    with Registry(postgres_url, lock_timeout=5) as reg:
+        reg.create(definition())
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, postgres_url], stdout=subprocess.PIPE, text=True, env=dict(os.environ)
+    )
+    try:
+        assert writer.stdout.readline().strip() == "inside"
+        with Registry(postgres_url, lock_timeout=1) as waiting, pytest.raises(StoreError):
+            waiting.create(definition("held", "x"))  # (the writer holds the lock: R0302 after 1 s)
+        writer.send_signal(signal.SIGKILL)
+        assert writer.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+    with Registry(postgres_url, lock_timeout=5) as reg:
+        assert len(reg.audit_log()) == 1  # (the killed change's line is not there)
+        reg.create(definition("triple", "x * 3"))  # (the lock is free: within 5 s, or R0302)
+        assert reg.run("triple", {"x": 2}) == 6 and len(reg.audit_log()) == 2
