@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, assert_never
 
 from toolkiln.errors import Error
+from toolkiln.registry.definitions import apply_changes
 from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.outcome import Outcome
@@ -38,10 +39,13 @@ class Create:
 
 @dataclass(frozen=True, slots=True)
 class Update:
-    """Change `name`: definition fields to new values, or `{"definition": a whole new one}`."""
+    """Change `name`: definition fields to new values, or `{"definition": a whole new one}`.
+    `fix`: when the change touches the program, the changed definition's certain fixes are
+    applied first, as for `Create` (the Outcome's `fixes` name them)."""
 
     name: str
     changes: Any
+    fix: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,7 @@ class _Changing(Protocol):
 
     def create(self, definition: Any, created_by: Principal | str = ..., *, note: str | None = ...) -> ToolRecord: ...
     def update(self, name: str, changes: Any, by: Principal | str = ...) -> ToolRecord: ...
+    def get(self, name: str) -> ToolRecord: ...
     def rollback(self, name: str, version: int, by: Principal | str = ...) -> ToolRecord: ...
     def delete(self, name: str, by: Principal | str = ..., *, force: bool = ...) -> None: ...
     def enable(self, name: str, by: Principal | str = ...) -> ToolRecord: ...
@@ -98,9 +103,11 @@ class Applying:
         try:
             if isinstance(request, Create) and request.fix:
                 request, fixes = _fixed(request)
+            elif isinstance(request, Update) and request.fix:
+                request, fixes = _fixed_update(self, request)
             record = _carry_out(self, request, principal)
-        except Error as error:
-            return replace(Outcome.failed(tool, error), fixes=fixes)
+        except Error as error:  # an update's fixes may quote the stored tool: said only when it is made
+            return replace(Outcome.failed(tool, error), fixes=fixes if isinstance(request, Create) else ())
         if record is None:
             return Outcome(True, None, (), None, tool)
         return Outcome(True, record, (), record.version, record.name, fixes=fixes)
@@ -110,7 +117,7 @@ def _carry_out(reg: _Changing, request: Change, by: Principal | str) -> ToolReco
     match request:
         case Create(definition, note):
             return reg.create(definition, created_by=by, note=note)
-        case Update(name, changes):
+        case Update(name, changes, _):
             return reg.update(name, changes, by=by)
         case Rollback(name, version):
             return reg.rollback(name, version, by=by)
@@ -137,6 +144,27 @@ def _fixed(request: Create) -> tuple[Create, tuple[str, ...]]:
         return request, ()
     note = "; ".join(part for part in (request.note, fixed.summary) if part)
     return Create(fixed.definition, note), fixed.applied
+
+
+# What an update may change that the fixes look at: the program, not its description.
+_PROGRAM_FIELDS = frozenset({"definition", "logic", "parameters", "tables"})
+
+
+def _fixed_update(reg: _Changing, request: Update) -> tuple[Update, tuple[str, ...]]:
+    """The update as a whole definition with its certain fixes applied, when it changes the
+    program; as it is otherwise. The fixes are found on the definition the update makes
+    (a fix of the logic alone could miss a declared parameter), and `update` checks it again."""
+    changes = request.changes
+    if isinstance(changes, Mapping) and not _PROGRAM_FIELDS & set(changes):
+        return request, ()
+    try:
+        changed = apply_changes(reg.get(request.name).definition, changes)
+    except Error:  # not there, or a bad change: `update` says so
+        return request, ()
+    fixed = with_certain_fixes(changed)
+    if not fixed.applied:
+        return request, ()
+    return Update(request.name, {"definition": fixed.definition}), fixed.applied
 
 
 def tool_named(request: Change) -> str:

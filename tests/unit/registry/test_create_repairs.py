@@ -115,3 +115,31 @@ def test_a_definition_with_examples_gets_the_type_checks_fixes():
     fixed = with_certain_fixes(definition)
     assert fixed.definition["logic"]["steps"][0]["value"] == "len(code)"
     assert fixed.definition["examples"] == definition["examples"]
+
+
+def test_rest_patch_applies_the_certain_fixes_of_the_program_it_makes(tmp_path):
+    client = rest_client(tmp_path)
+    assert client.post("/api/v1/tools", json={"definition": copy.deepcopy(COMPUTE_EXAMPLE)}).status_code == 201
+    logic = copy.deepcopy(COMPUTE_EXAMPLE["logic"])
+    logic["steps"][0]["if"] = "order_value >= 100 && weight_kg !== 0"
+
+    patched = client.patch("/api/v1/tools/shipping_cost", json={"changes": {"logic": logic}})
+
+    assert patched.status_code == 200, patched.json()
+    assert patched.json()["fixes_applied"] == FIXES
+    assert patched.json()["definition"]["logic"]["steps"][0]["if"] == "order_value >= 100 and weight_kg != 0"
+    described = client.patch("/api/v1/tools/shipping_cost", json={"changes": {"description": "Shipping"}})
+    assert described.status_code == 200 and not described.json().get("fixes_applied")
+
+
+def test_an_update_without_fix_applies_nothing_and_a_refused_one_quotes_nothing(registry):
+    from toolkiln.registry.applying import Update
+
+    registry.create(copy.deepcopy(COMPUTE_EXAMPLE))
+    logic = copy.deepcopy(COMPUTE_EXAMPLE["logic"])
+    logic["steps"][0]["if"] = "order_value >= 100 && weight_kg !== 0"
+    plain = registry.apply(Update("shipping_cost", {"logic": logic}), principal="user")
+    assert not plain.ok and plain.fixes == ()
+    # fixed, but refused (a rename): the fixes are of the stored tool's program, never said
+    renamed = registry.apply(Update("shipping_cost", {"logic": logic, "name": "other"}, fix=True), principal="user")
+    assert not renamed.ok and renamed.fixes == ()

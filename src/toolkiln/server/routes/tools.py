@@ -97,7 +97,9 @@ def get_tool(name: ToolName, reg: Reg, _: Reader) -> Any:
 @router.patch("/{name}", response_model=ToolOut, summary="Change a tool (a new version unless only the description)")
 async def update_tool(request: Request, name: ToolName, body: UpdateTool, reg: Reg, caller: Writer) -> Any:
     by = caller.acting_as(body.by)
-    return changed(await in_check_thread(request, reg.apply, Update(name, body.changes), principal=by), request)
+    return changed(
+        await in_check_thread(request, reg.apply, Update(name, body.changes, fix=True), principal=by), request
+    )
 
 
 @router.delete("/{name}", response_model=Deleted, summary="Delete a tool and its past versions")
