@@ -66,10 +66,15 @@ def two_tenants(tmp_path):
         toolkiln("tenants", "create", tenant, "--registry", str(registry))
         tokens[tenant] = store.create("admin", "admin", "person", tenant)[0]  # (the same name in each)
     store.create(BETA_NAMES["token"], "read", "service", "beta")
-    server = ServerProcess(registry, "--rate-limit", "100000/minute")
+    agent = store.create("agent", "run", "model", "beta")[0]
+    server = ServerProcess(registry, "--rate-limit", "100000/minute", "--approve-calls", "principal=model")
     with server.client(tokens["beta"]) as beta:
         admin_of(beta, [compute_tool("shared", "x * 3", MARK_B), compute_tool("beta_only", "x + 1", MARK_B)])
         assert beta.put(f"/api/v1/secrets/{BETA_NAMES['secret']}", json={"value": "beta-value"}).status_code == 200
+    with server.client(agent) as model:  # a call of beta's waiting for beta's admin
+        held = model.post("/api/v1/tools/beta_only/execute", json={"args": {"x": 1}, "conversation": MARK_B})
+        assert held.status_code == 202, held.text
+    server.beta_call = held.json()["call"]
     with server.client(tokens["alpha"]) as alpha:
         admin_of(alpha, [compute_tool("shared", "x * 2", "alpha's doubling")])
     server.tokens = tokens
@@ -118,11 +123,9 @@ def filled(path: str, names: dict[str, str]) -> str:
             return names["secret"]
         if "tokens" in path and param == "name":
             return names["token"]
-        return (
-            names["tool"]
-            if param in ("name", "call_id")
-            else {"action": "delete", "decision": "approve"}.get(param, "1")
-        )
+        if param == "call_id":
+            return names["call"]
+        return names["tool"] if param == "name" else {"action": "delete", "decision": "approve"}.get(param, "1")
 
     return re.sub(r"\{([^}]+)\}", one, path)
 
@@ -163,6 +166,8 @@ def sweep(server: ServerProcess, attacker: str, routes: list[tuple[str, str]]) -
     """Call every route as `attacker`'s admin with beta's names and with names nobody has:
     the differences (which must be none) and the answers' texts."""
     differences, texts = [], []
+    call = server.beta_call  # (and an id of its shape that nobody's call has)
+    beta_names, nobody_names = {**BETA_NAMES, "call": call}, {**NOBODY_NAMES, "call": call[:-4] + "0000"}
     bearer = server.client(server.tokens[attacker])
     page = WebVisitor(server, server.tokens[attacker])
     for method, path in sorted(routes):
@@ -179,9 +184,11 @@ def sweep(server: ServerProcess, attacker: str, routes: list[tuple[str, str]]) -
         if "{" not in path:
             if path.endswith("/events"):
                 continue  # (a stream that never ends: test_events_are_the_tenants_own)
-            texts.append(send(BETA_NAMES).text)
+            listing = send(beta_names).text  # (names nothing: so no name of beta's may be in it)
+            texts.append(listing)
+            differences += [f"{method} {path} names {name}" for name in beta_names.values() if name in listing]
             continue
-        seen, control = send(BETA_NAMES), send(NOBODY_NAMES)
+        seen, control = send(beta_names), send(nobody_names)
         texts += [seen.text, control.text]
         if outcome(seen) != outcome(control):
             differences.append(f"{method} {path}: beta's names {outcome(seen)}, nobody's {outcome(control)}")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
+from starlette.responses import PlainTextResponse
 
-from toolkiln.server.guards import BodySizeLimit
+from toolkiln.server.guards import BearerGuard, BodySizeLimit
 from toolkiln.server.ratelimit import TokenRateLimiter
+from toolkiln.server.tokens import TokenStore
 
 
 def test_the_limiter_counts_per_token_and_says_how_long_to_wait():
@@ -53,3 +55,15 @@ def test_a_streamed_body_is_refused_when_it_passes_the_limit():
 
 def test_a_body_within_the_limit_passes():
     assert echo_app(10).post("/echo", content=b"x" * 10).json() == {"read": 10}
+
+
+def test_the_mcp_guard_lets_only_the_default_tenants_tokens_through(tmp_path):
+    """`toolkiln mcp --http` serves one registry: a token of another tenant is nobody there."""
+    store = TokenStore(tmp_path / "state")
+    own, _ = store.create("admin", "write", "person")
+    other, _ = store.create("admin", "admin", "person", "acme")
+    guarded = BearerGuard(PlainTextResponse("served"), store, TokenRateLimiter(""), "write")
+    client = TestClient(guarded)
+    assert client.get("/mcp", headers={"Authorization": f"Bearer {own}"}).text == "served"
+    refused = client.get("/mcp", headers={"Authorization": f"Bearer {other}"})
+    assert refused.status_code == 401 and refused.json()["code"] == "R0502"

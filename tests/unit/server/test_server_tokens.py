@@ -128,3 +128,31 @@ def test_a_request_can_narrow_who_it_acts_as_but_never_widen_it(store, kind):
         with pytest.raises(PermissionDenied) as raised:
             principal.narrowed_to(wider)
         assert raised.value.code == "R0702"
+
+
+# --- tenants (issue 28, item 3) ---------------------------------------------------------------
+
+
+def test_a_token_belongs_to_one_tenant_and_names_are_unique_within_a_tenant_only(store):
+    store.create("admin", "admin", "person")
+    acme_token, acme = store.create("admin", "admin", "person", "acme")  # (the same name: no conflict)
+    assert acme.tenant == "acme" and acme.key == "acme/admin"
+    assert store.authenticate(acme_token).tenant == "acme"
+    assert [t.key for t in store.entries()] == ["admin"]  # (the default tenant's)
+    assert [t.key for t in store.entries("acme")] == ["acme/admin"]
+    with pytest.raises(TokenError):
+        store.create("admin", "read", "person", "acme")
+    with pytest.raises(TokenError):
+        store.revoke("admin", "other")  # another tenant's token is not found
+    assert store.revoke("admin", "acme").tenant == "acme"
+    assert [t.key for t in store.entries(None)] == ["admin"]
+    stored = json.loads(store.path.read_text())["tokens"]
+    assert "tenant" not in stored[0]  # (a default token is written as before tenants)
+
+
+def test_a_stored_token_with_a_tenant_that_is_no_name_is_ignored(store):
+    token, _ = store.create("x", "admin", "person", "acme")
+    data = json.loads(store.path.read_text())
+    data["tokens"][0]["tenant"] = "../escape"
+    store.path.write_text(json.dumps(data))
+    assert store.authenticate(token) is None
