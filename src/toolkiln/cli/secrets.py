@@ -73,11 +73,11 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
+    from toolkiln.registry.errors import SecretNotFound
     from toolkiln.registry.secrets import SecretStore
 
     name = args.name
-    if not SecretStore(registry_path(args)).delete(name):
-        print(f"no secret {name[:64]!r}", file=sys.stderr)
-        return EXIT_FAILED
+    if not SecretStore(registry_path(args)).delete(name):  # (R0740 first: not a secret's name)
+        raise SecretNotFound(f"no secret {name} is set", hint="list them with `toolkiln secrets list`")
     print(f"deleted secret {name}", file=sys.stderr)
     return EXIT_OK

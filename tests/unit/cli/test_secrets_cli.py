@@ -31,7 +31,8 @@ def test_set_list_delete_through_the_command_line(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("TOOLKILN_STATE_DIR", str(state))
     assert SecretStore(registry).get("WEATHER_API_KEY") == VALUE  # the newline of echo is not kept
     assert _toolkiln(registry, state, "delete", "WEATHER_API_KEY").returncode == 0
-    assert _toolkiln(registry, state, "delete", "WEATHER_API_KEY").returncode == 1
+    missing = _toolkiln(registry, state, "delete", "WEATHER_API_KEY")
+    assert missing.returncode == 1 and missing.stderr.startswith("error[R0743]: no secret WEATHER_API_KEY is set")
 
 
 def test_a_bad_name_is_one_coded_line_and_exit_1(tmp_path: Path) -> None:
