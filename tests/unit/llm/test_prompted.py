@@ -403,3 +403,9 @@ def test_wget_as_a_prompted_tool_end_to_end(make: Make, server: FakeLLMServer) -
     assert f'return wget("{base}/to-bad-host", 2000); returned:\nwget failed: [E0908] {base}/to-bad-host redirects' in (
         redirected
     )
+
+
+def test_pythons_true_false_none_in_a_call_are_read_as_their_one_meaning() -> None:
+    # a certain repair (issue 33): no round trip for a model with Python habits
+    (call,) = parse_tool_calls(fence('f(True, False, None, [None], {True: "key stays a name"})')).calls
+    assert call.arguments == (True, False, None, [None], {"True": "key stays a name"})
