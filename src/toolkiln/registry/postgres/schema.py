@@ -32,7 +32,10 @@ CURRENT = migrations()[-1][0]
 
 def version_of(conn: Any) -> int | None:
     """The schema version of the database (None: it has no toolkiln tables)."""
-    if conn.execute("SELECT to_regclass('toolkiln_schema')").fetchone()[0] is None:
+    # (pg_tables, not to_regclass: a name lookup may answer from this session's catalog cache,
+    # which has not yet heard of tables another process committed while this one waited)
+    exists = "SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = %s)"
+    if not conn.execute(exists, ("toolkiln_schema",)).fetchone()[0]:
         return None
     row = conn.execute("SELECT max(version) FROM toolkiln_schema").fetchone()
     return None if row is None or row[0] is None else int(row[0])
