@@ -89,7 +89,7 @@ def test_foreign_constructs_with_a_certain_fix(source, message, result):
         ("return user?.name\n", "optional chaining", "user.name if user != null else null"),
         ("total = 0\nfor x in xs {\n  total = total + x\n}\nreturn total\n", "`for` loops", "comprehension"),
         ("return `Hi ${name}`\n", "template literal", 'format "Hi {{name}}"'),
-        ("if x > 1:\n  return 1\n", "braces", "if condition { ... }"),
+        ("if x > 1: return 1\nreturn 0\n", "braces", "if condition { ... }"),  # the body on the header's line
         ("return f(a ? 1 : 2)\n", "`? :` is not an operator", "a if condition else b"),
         ("def total(price, qty):\n    return price * qty\n", "`def` is not in toolkiln", "tool name("),
         ("x = 1\nx * 2\nreturn x\n", "unexpected `*`", "expected `=`"),  # not the last line: no return meant
