@@ -231,7 +231,7 @@ def test_an_admin_manages_only_its_own_tenants_tokens(two_tenants):
     with two_tenants.client(two_tenants.tokens["beta"]) as beta:
         assert beta.get("/api/v1/tokens").status_code == 200  # beta's admin still works
         names = sorted(t["name"] for t in beta.get("/api/v1/tokens").json())
-    assert names == ["admin", BETA_NAMES["token"]]
+    assert names == ["admin", "agent", BETA_NAMES["token"]]
     with two_tenants.client(made.json()["token"]) as new:  # the token alpha made reaches alpha only
         assert [t["name"] for t in new.get("/api/v1/tools").json()["tools"]] == ["shared"]
 
