@@ -214,7 +214,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"toolkiln serve: calls that wait for a person's approval: {rules}", file=sys.stderr)
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"toolkiln serve: listening on http://{shown_host}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
-    if not app.state.services.tokens.entries():
+    if not app.state.services.tokens.entries(None):  # (any tenant's)
         print(no_tokens_hint(args), file=sys.stderr)
     config = uvicorn.Config(
         app, host=args.host, port=args.port, log_level="info", access_log=args.access_log, timeout_graceful_shutdown=30
