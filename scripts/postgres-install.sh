@@ -5,8 +5,9 @@
 #
 # Installs Debian's `postgresql` when initdb is missing (apt-get update, then install), then
 # starts a cluster listening on 127.0.0.1 only, on a free port, in a fresh folder under
-# ${TOOLKILN_PG_DIR:-~/.cache/toolkiln/postgres}. PostgreSQL refuses to run as root, so as root
-# the cluster belongs to the `postgres` user. Stop it as that user too (pg_ctl refuses root):
+# ${TOOLKILN_PG_DIR:-~/.cache/toolkiln/postgres} (as root: a new folder under /tmp, since root's
+# home is closed to the cluster's owner). PostgreSQL refuses to run as root, so as root the
+# cluster belongs to the `postgres` user. Stop it as that user too (pg_ctl refuses root):
 #   setpriv --reuid=postgres --regid=postgres --init-groups pg_ctl -D DIR/data stop -m fast
 # Messages go to stderr ("postgres-install: ..."); the URL to stdout.
 # Called from .ci/run, which exports the URL as TOOLKILN_PG_URL for the tests (tests/integration/conftest.py).
@@ -36,8 +37,18 @@ if [[ "$(id -u)" == 0 ]]; then
   as_owner=(setpriv --reuid=postgres --regid=postgres --init-groups)
 fi
 
-base=${TOOLKILN_PG_DIR:-$HOME/.cache/toolkiln/postgres}
-mkdir -p "$base"
+if [[ -n ${TOOLKILN_PG_DIR:-} ]]; then
+  base=$TOOLKILN_PG_DIR
+  mkdir -p "$base"
+elif [[ ${#as_owner[@]} -gt 0 ]]; then
+  # (root's home is closed to the postgres user: a fresh folder of our own under /tmp, never a
+  # predictable name another user could have made first)
+  base=$(mktemp -d /tmp/toolkiln-postgres.XXXXXX)
+  chmod 755 "$base"
+else
+  base=$HOME/.cache/toolkiln/postgres
+  mkdir -p "$base"
+fi
 dir=$(mktemp -d "$base/cluster.XXXXXX")
 [[ ${#as_owner[@]} -eq 0 ]] || chown postgres: "$dir"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
