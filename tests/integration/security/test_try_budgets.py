@@ -1,7 +1,7 @@
 """Red team: `try ... catch` (issue 31) cannot catch a budget, through a real `toolkiln serve`.
 
 A tool sent to the server wraps work over its budget in `try`, hoping the handler answers
-instead: the run must still stop with the budget's code (E0503 operations, E0507 time), the
+instead: the run must still stop with the budget's code (E0503 operations, E0505 a list's length), the
 handler's value must not come back, and the server answers /health meanwhile. On the main
 before `try` existed these definitions did not compile (the words were no syntax)."""
 
@@ -17,8 +17,11 @@ OVER_OPERATIONS = (
     '  return try sum([x * 2 for x in range(n)]) catch e: "caught"\n'
     "}"
 )
-OVER_TIME = (
-    'tool slow(n: integer) description "Works long, hoping try swallows the time limit" {\n'
+# A list past max_list_length (a limit, E0505): deterministic on any machine, where a time limit
+# is not (an idle machine hashes 90,000 texts within the second the load of CI needed; the
+# time limit inside `try` is tested in-process: test_try_catch.py::test_a_time_limit_reached_inside_try_still_stops_the_run).
+OVER_LIMIT = (
+    'tool long(n: integer) description "Builds a list past its limit, hoping try swallows it" {\n'
     '  return try len([sha256(text(x)) for x in range(n)]) catch e: "caught"\n'
     "}"
 )
@@ -43,8 +46,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 @pytest.mark.parametrize(
     ("definition", "n", "code"),
-    [(OVER_OPERATIONS, 2_000_000, "E0503"), (OVER_TIME, 90_000, "E0507")],
-    ids=["operations", "time"],
+    [(OVER_OPERATIONS, 2_000_000, "E0503"), (OVER_LIMIT, 200_000, "E0505")],
+    ids=["operations", "list length"],
 )
 def test_a_budget_reached_inside_try_still_stops_the_run(server: ServerProcess, definition: str, n: int, code: str):
     with server.client(server.tokens["admin"]) as client:

@@ -549,8 +549,8 @@ def test_run_takes_its_options_by_keyword_only():
     tool = shipping_tool(True)
     assert "__signature__" not in vars(toolkiln.Tool.run)
     parameters = inspect.signature(tool.run).parameters
-    assert list(parameters) == ["args", "tables", "limits", "clock"]
-    assert [p.kind for p in parameters.values()][1:] == [inspect.Parameter.KEYWORD_ONLY] * 3
+    assert list(parameters) == ["args", "tables", "limits", "clock", "random"]
+    assert [p.kind for p in parameters.values()][1:] == [inspect.Parameter.KEYWORD_ONLY] * 4
     assert tool.run(args={"weight_kg": 2}) == tool.run({"weight_kg": 2}, tables={}) == Decimal("10.0")
     for positional in [({"weight_kg": 2}, {}), ({"weight_kg": 2}, None), ({"weight_kg": 2}, {}, None, None)]:
         with pytest.raises(TypeError, match="positional argument"):

@@ -47,6 +47,10 @@ from toolkiln.registry.store import StoredRecord
 from toolkiln.registry.usage import Tally, moment
 from toolkiln.registry.vouching import refuse_unvouched
 
+# How long a request waits for a pooled connection: a database that went away (dropped, down)
+# is an answer (R0302) within this, not a request that hangs for the whole lock timeout.
+CONNECTION_SECONDS = 10.0
+
 
 class PostgresStore:
     """The registry in the database at `url` (a libpq URL or connection string)."""
@@ -86,11 +90,12 @@ class PostgresStore:
         if held is not None:
             yield held
             return
+        waited = min(self.lock_timeout, CONNECTION_SECONDS)
         try:
-            with self._pool.connection() as conn:
+            with self._pool.connection(timeout=waited) as conn:
                 yield conn
         except PoolTimeout:
-            raise StoreError(f"no connection to {self.location} within {self.lock_timeout:g} s") from None
+            raise StoreError(f"no connection to {self.location} within {waited:g} s") from None
         except errors.OperationalError as error:
             raise StoreError(f"the database at {self.location} failed: {_first_line(error)}") from None
 
