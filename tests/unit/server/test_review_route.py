@@ -6,47 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi.testclient import TestClient
+from unit.registry.test_review import QUAD, double  # (the registry's review tests' tools)
 
 from toolkiln.server.app import create_app
 from toolkiln.server.services import Settings
 from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import TokenStore
 
-DOUBLE = {
-    "name": "double",
-    "description": "Double.",
-    "riskLevel": "high",  # a model's tool of high risk waits for approval
-    "parameters": {"x": {"type": "number"}},
-    "logic": {"steps": [{"op": "return", "value": "x * 2"}]},
-    "examples": [{"args": {"x": 2}, "expect": 4}],
-}
-QUAD = {
-    "name": "quad",
-    "description": "Four times.",
-    "parameters": {"y": {"type": "number"}},
-    "logic": {
-        "steps": [
-            {"op": "call", "tool": "double", "args": {"x": "y"}, "output": "a"},
-            {"op": "call", "tool": "double", "args": {"x": "a"}, "output": "b"},
-            {"op": "return", "value": "b"},
-        ]
-    },
-    "examples": [{"args": {"y": 1}, "expect": 4}],
-}
-
 
 def test_a_new_version_that_breaks_a_caller_is_reviewed_as_breaking(tmp_path: Path) -> None:
     app = create_app(Settings(registry=tmp_path / "reg"))
     reg = app.state.services.registries.default
-    reg.create(DOUBLE, created_by="llm")
+    reg.create(double(), created_by="llm")
     reg.approve("double", by="user")
     reg.create(QUAD, created_by="user")
-    tripled = {
-        **DOUBLE,
-        "logic": {"steps": [{"op": "return", "value": "x * 3"}]},
-        "examples": [{"args": {"x": 2}, "expect": 6}],
-    }
-    reg.update("double", tripled, by="llm")
+    reg.update("double", double(factor="3", expect=6), by="llm")
     token = TokenStore(state_folder(reg.path)).create("approver", "read", "person")[0]
     client = TestClient(app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {token}"})
 
