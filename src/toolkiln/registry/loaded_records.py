@@ -98,3 +98,39 @@ class LoadedRecords:
 
     def callers(self, name: str) -> list[str]:
         return self.forms.callers(name, self.records)
+
+
+class ReadsLoaded:
+    """The Store protocol's members that read the loaded tools, for a store that keeps them in
+    `self.loaded` (the database store; the tests' memory store): each asks `loaded`."""
+
+    loaded: LoadedRecords
+
+    @property
+    def records(self) -> Mapping[str, ToolRecord]:
+        return self.loaded.records
+
+    def sorted_records(self) -> list[ToolRecord]:
+        return self.loaded.sorted_records()
+
+    def problems(self) -> list[Problem]:
+        return self.loaded.problems()
+
+    def problem_of(self, name: str, version: int | None = None) -> Problem | None:
+        return self.loaded.problem_of(name, version)
+
+    def check(self, name: str) -> None:
+        self.loaded.check(name)
+
+    def compiled(self, name: str) -> Compiled:
+        return self.loaded.compiled(name)
+
+    def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
+        return self.loaded.cached_compiled(name, record)
+
+    @property
+    def calls(self) -> Mapping[str, frozenset[str]]:
+        return self.loaded.calls
+
+    def callers(self, name: str) -> list[str]:
+        return self.loaded.callers(name)

@@ -21,9 +21,9 @@ from toolkiln.io.tables import table_file_data
 from toolkiln.registry.codec import decode_record, encode_record
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import NotTrusted, StoreError
-from toolkiln.registry.loaded_records import LoadedRecords
+from toolkiln.registry.loaded_records import LoadedRecords, ReadsLoaded
 from toolkiln.registry.loaded_tables import checked_table_file
-from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
+from toolkiln.registry.models import AuditEntry, ToolRecord, utc_now
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import StoredRecord
@@ -58,7 +58,7 @@ class Counter:
         return self.data.counter[0]
 
 
-class MemoryStore:
+class MemoryStore(ReadsLoaded):
     def __init__(self, data: MemoryData | None = None, *, lock_timeout: float = 5.0) -> None:
         self.data = data or MemoryData()
         self.lock_timeout = lock_timeout
@@ -105,37 +105,6 @@ class MemoryStore:
             yield
         finally:
             self.data.lock.release()
-
-    # --- the loaded tools ----------------------------------------------------------------------
-
-    @property
-    def records(self) -> Mapping[str, ToolRecord]:
-        return self.loaded.records
-
-    def sorted_records(self) -> list[ToolRecord]:
-        return self.loaded.sorted_records()
-
-    def problems(self) -> list[Problem]:
-        return self.loaded.problems()
-
-    def problem_of(self, name: str, version: int | None = None) -> Problem | None:
-        return self.loaded.problem_of(name, version)
-
-    def check(self, name: str) -> None:
-        self.loaded.check(name)
-
-    def compiled(self, name: str) -> Compiled:
-        return self.loaded.compiled(name)
-
-    def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
-        return self.loaded.cached_compiled(name, record)
-
-    @property
-    def calls(self) -> Mapping[str, frozenset[str]]:
-        return self.loaded.calls
-
-    def callers(self, name: str) -> list[str]:
-        return self.loaded.callers(name)
 
     @property
     def tables(self) -> Mapping[str, dict[str, Any]]:

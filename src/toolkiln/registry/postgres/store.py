@@ -34,9 +34,9 @@ from toolkiln.io.tables import table_file_data
 from toolkiln.registry.codec import decode_audit, decode_record, encode_audit, encode_record
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import StoreError
-from toolkiln.registry.loaded_records import LoadedRecords
+from toolkiln.registry.loaded_records import LoadedRecords, ReadsLoaded
 from toolkiln.registry.loaded_tables import checked_table_file
-from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
+from toolkiln.registry.models import AuditEntry, ToolRecord, utc_now
 from toolkiln.registry.postgres.connecting import first_connection
 from toolkiln.registry.postgres.schema import WRITE_LOCK, ensure_schema
 from toolkiln.registry.postgres.signal import CHANNEL, Notified, counter_of
@@ -52,7 +52,7 @@ from toolkiln.registry.vouching import refuse_unvouched
 CONNECTION_SECONDS = 10.0
 
 
-class PostgresStore:
+class PostgresStore(ReadsLoaded):
     """The registry in the database at `url` (a libpq URL or connection string)."""
 
     def __init__(self, url: str, *, lock_timeout: float = 30.0, max_connections: int = 8) -> None:
@@ -170,37 +170,6 @@ class PostgresStore:
             except BaseException:
                 self.reload()  # (what this transaction loaded was rolled back)
                 raise
-
-    # --- the loaded tools (loaded_records.py) -----------------------------------------------------
-
-    @property
-    def records(self) -> Mapping[str, ToolRecord]:
-        return self.loaded.records
-
-    def sorted_records(self) -> list[ToolRecord]:
-        return self.loaded.sorted_records()
-
-    def problems(self) -> list[Problem]:
-        return self.loaded.problems()
-
-    def problem_of(self, name: str, version: int | None = None) -> Problem | None:
-        return self.loaded.problem_of(name, version)
-
-    def check(self, name: str) -> None:
-        self.loaded.check(name)
-
-    def compiled(self, name: str) -> Compiled:
-        return self.loaded.compiled(name)
-
-    def cached_compiled(self, name: str, record: ToolRecord) -> Compiled | None:
-        return self.loaded.cached_compiled(name, record)
-
-    @property
-    def calls(self) -> Mapping[str, frozenset[str]]:
-        return self.loaded.calls
-
-    def callers(self, name: str) -> list[str]:
-        return self.loaded.callers(name)
 
     @property
     def tables(self) -> Mapping[str, dict[str, Any]]:
