@@ -12,6 +12,10 @@ from test_program_tools import script as program_script
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
+from toolkiln.executables.ownpilot_js import js_modules
+from toolkiln.executables.policy import SandboxPolicy
+from toolkiln.executables.program_tools import SHEBANGS
+from toolkiln.executables.runner import run_program
 from toolkiln.registry.registry import Registry
 
 pytestmark = pytest.mark.usefixtures("bwrap_installed")
@@ -71,3 +75,46 @@ def test_a_javascript_script_is_held_to_its_memory_and_time(reg: Registry):
     with pytest.raises(RunError) as spun:
         reg.run("spin", {"text": "x"})
     assert spun.value.code == codes.PROGRAM_FAILED.code and "timed out after 2.0 s" in spun.value.message
+
+
+HANDWRITTEN_JS = """const utils = require("toolkiln/utils");
+utils.run(async (args) => {
+  console.log("a note for stderr");
+  const fetched = await utils.fetch("http://127.0.0.1:9/").then(() => "fetched", (error) => error.message);
+  return { slug: utils.slugify(args.text), words: utils.countWords(args.text), id: utils.isUuid(utils.uuid()), fetched };
+});
+"""
+
+
+def test_a_handwritten_javascript_tool_requires_toolkilns_utils(reg: Registry):
+    reg.create(script("slug", HANDWRITTEN_JS))
+    result = reg.run("slug", {"text": "Crème Brûlée for two"})
+    assert result["sandbox"] == "bubblewrap" and "a note for stderr" in result["stderr"]
+    assert result["output"] == {
+        "slug": "creme-brulee-for-two",
+        "words": 4,
+        "id": True,
+        "fetched": "fetch needs the network permission, which this tool does not have",
+    }
+
+
+def test_the_utils_module_is_read_only_in_the_sandbox(reg: Registry):
+    body = """const fs = require("fs");
+const file = require.resolve("toolkiln/utils");
+let wrote;
+try { fs.writeFileSync(file, "module.exports = 1;"); wrote = "wrote"; } catch (error) { wrote = error.code; }
+console.log(JSON.stringify({ file, wrote }));
+"""
+    reg.create(script("tamper", body))
+    assert reg.run("tamper", {"text": "x"})["output"] == {
+        "file": "/run/toolkiln/node_modules/toolkiln/utils.js",
+        "wrote": "EROFS",
+    }
+
+
+def test_an_unsandboxed_javascript_run_finds_the_utils_module_too(tmp_path: Path):
+    body = 'const utils = require("toolkiln/utils");\nutils.run((args) => utils.kebabCase(args.text));\n'
+    program = (SHEBANGS["javascript"] + body).encode()
+    policy = SandboxPolicy(sandbox="none")
+    result = run_program("kebab", program, [], stdin=b'{"text": "Hello World"}', policy=policy, beside=js_modules())
+    assert (result.exit_code, result.stdout) == (0, '"hello-world"'), result.stderr

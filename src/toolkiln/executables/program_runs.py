@@ -14,7 +14,7 @@ from typing import Any
 from toolkiln.diagnostics import codes
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.files import read_program
-from toolkiln.executables.ownpilot_js import NETWORK_ENV
+from toolkiln.executables.ownpilot_js import NETWORK_ENV, SECRETS_ENV, js_modules
 from toolkiln.executables.program_tools import SHEBANGS, ProgramSpec
 from toolkiln.executables.protocol import argument_env, checked_arguments
 from toolkiln.executables.result import RunResult
@@ -34,8 +34,9 @@ def run_program_tool(
     read (inside `allowed_folders` when given: see `files.read_program`), R0603 for arguments
     the schema refuses, R0614 for a file that is no program, R0601 when bubblewrap is missing;
     nothing runs then. `secrets`: the values of the secrets `spec` declares, given to the
-    program as environment variables of their names (after the arguments': they win), and
-    TOOLKILN_NETWORK says whether the run has the network ("1" or "0")."""
+    program as environment variables of their names (after the arguments': they win),
+    TOOLKILN_SECRETS their names and TOOLKILN_NETWORK whether the run has the network ("1"
+    or "0"). A javascript script finds toolkiln's `utils` beside it (ownpilot_js.py)."""
     if spec.permission == "deny":
         raise ExecutableError(
             codes.PROGRAM_DENIED,
@@ -50,9 +51,12 @@ def run_program_tool(
         )
     stdin = checked_arguments(spec.name, spec.parameters, arguments, path=spec.path)
     content, command = program_of(spec, allowed_folders)
-    # TOOLKILN_NETWORK: whether the run has the network (an OwnPilot tool's fetch reads it).
+    # What a javascript tool's `utils` reads: whether fetch may work, which secrets getApiKey reads.
     env = {**argument_env(arguments), **(secrets or {}), NETWORK_ENV: "1" if spec.network else "0"}
-    return run_program(spec.name, content, command, stdin=stdin, extra_env=env, policy=spec.sandbox_policy())
+    env[SECRETS_ENV] = ",".join(spec.secrets)
+    beside = js_modules() if spec.runtime == "javascript" else None
+    policy = spec.sandbox_policy()
+    return run_program(spec.name, content, command, stdin=stdin, extra_env=env, policy=policy, beside=beside)
 
 
 def program_of(spec: ProgramSpec, allowed_folders: tuple[Path, ...] | None = None) -> tuple[bytes, list[str]]:

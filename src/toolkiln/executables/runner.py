@@ -37,8 +37,10 @@ def run_program(
     stdin: bytes = b"",
     extra_env: Mapping[str, str] | None = None,
     policy: SandboxPolicy | None = None,
+    beside: Mapping[str, bytes] | None = None,
 ) -> RunResult:
-    """Run `content` (a program file's bytes, called `name`) with `command` as its arguments.
+    """Run `content` (a program file's bytes, called `name`) with `command` as its arguments,
+    with `beside` (relative path: bytes) read-only beside it.
 
     The environment holds only `policy.env_whitelist` (taken from ours), `extra_env`, and
     HOME and TMPDIR pointing at the run's private folder. R0601 when bubblewrap is asked for
@@ -48,7 +50,7 @@ def run_program(
     env.update(extra_env or {})
     started = time.monotonic()
     streams = _Streams(policy)
-    with prepared(name, content, command, env, policy) as launch:
+    with prepared(name, content, command, env, policy, beside) as launch:
         try:
             process = subprocess.Popen(
                 launch.argv,

@@ -20,8 +20,8 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from toolkiln.diagnostics import codes
@@ -37,6 +37,7 @@ RUN_ID_BASE = 1_800_000_000
 RUN_ID_COUNT = 4096
 PROGRAM_FOLDER = "/run/toolkiln"  # where the program is inside bubblewrap
 _PROGRAM_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+_BESIDE_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,200}")
 # Top-level folders that are links into /usr on merged-/usr systems, or folders of their own.
 _SYSTEM_FOLDERS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # What of /etc a program may need: the loader, users' names, time zone, names and certificates
@@ -88,10 +89,18 @@ def find_bwrap() -> str:
 
 @contextmanager
 def prepared(
-    name: str, content: bytes, command: Sequence[str], env: Mapping[str, str], policy: SandboxPolicy
+    name: str,
+    content: bytes,
+    command: Sequence[str],
+    env: Mapping[str, str],
+    policy: SandboxPolicy,
+    beside: Mapping[str, bytes] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> Iterator[Launch]:
     """The launch of `content` (a program called `name`) with `command` after it, in the
     sandbox `policy` names; what it needs (a memfd, a private folder) lives as long as the block.
+    `beside`: files put read-only beside the program (a relative path each: toolkiln's own,
+    never a caller's); `pass_fds`: descriptors the program inherits (its channel's pipes).
     R0614 for content that is not a program (bwrap would give it to /bin/sh)."""
     if not _PROGRAM_NAME.fullmatch(name):  # it becomes a file name: no `/`, no `..`
         raise ExecutableError(
@@ -101,9 +110,9 @@ def prepared(
     as_root = os.geteuid() == 0
     with (
         _RUN_IDS.taken() if as_root else nullcontext() as run_as,
-        _launch(name, content, command, env, policy, run_as) as launch,
+        _launch(name, content, command, env, policy, run_as, dict(beside or {})) as launch,
     ):
-        yield launch
+        yield replace(launch, pass_fds=launch.pass_fds + pass_fds)
 
 
 class _RunIds:
@@ -135,24 +144,41 @@ _RUN_IDS = _RunIds()
 
 @contextmanager
 def _launch(
-    name: str, content: bytes, command: Sequence[str], env: Mapping[str, str], policy: SandboxPolicy, run_as: int | None
+    name: str,
+    content: bytes,
+    command: Sequence[str],
+    env: Mapping[str, str],
+    policy: SandboxPolicy,
+    run_as: int | None,
+    beside: dict[str, bytes],
 ) -> Iterator[Launch]:
+    for relative in beside:  # toolkiln's own names; a slip must not write outside the folder
+        assert _BESIDE_PATH.fullmatch(relative) and ".." not in relative, relative
     if policy.sandbox == "bubblewrap":
         bwrap = find_bwrap()
         filter_data = seccomp.filter_program() if seccomp.supported() else b""
         # close-on-exec memfds: pass_fds gives them to bwrap alone
-        with _memfd(f"toolkiln-{name}", content) as program_fd, _memfd("toolkiln-seccomp", filter_data) as filter_fd:
-            options = _bwrap_options(name, program_fd, env, policy)
+        with (
+            _memfd(f"toolkiln-{name}", content) as program_fd,
+            _memfd("toolkiln-seccomp", filter_data) as filter_fd,
+            ExitStack() as files,
+        ):
+            modules = {files.enter_context(_memfd("toolkiln-module", data)): path for path, data in beside.items()}
+            options = _bwrap_options(name, program_fd, env, policy, modules)
+            fds = (program_fd, filter_fd, *modules)
             if filter_data:
                 options += ["--seccomp", str(filter_fd)]
             argv = [bwrap, *options, f"{PROGRAM_FOLDER}/{name}", *command]
-            yield Launch(argv, {}, "/", (program_fd, filter_fd), run_as)
+            yield Launch(argv, {}, "/", fds, run_as)
         return
     folder = Path(tempfile.mkdtemp(prefix="toolkiln-run-"))
     try:
         program = folder / name
         program.write_bytes(content)
         program.chmod(0o500)
+        for relative, data in beside.items():
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            (folder / relative).write_bytes(data)
         if run_as is not None:
             for path in (folder, program):
                 os.chown(path, run_as, run_as)
@@ -177,7 +203,9 @@ def _memfd(name: str, content: bytes) -> Iterator[int]:
         os.close(fd)
 
 
-def _bwrap_options(name: str, fd: int, env: Mapping[str, str], policy: SandboxPolicy) -> list[str]:
+def _bwrap_options(
+    name: str, fd: int, env: Mapping[str, str], policy: SandboxPolicy, modules: Mapping[int, str]
+) -> list[str]:
     # --unshare-user again so that --disable-userns may follow: no user namespace inside
     # (each one opens more of the kernel to the program).
     options = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
@@ -196,6 +224,8 @@ def _bwrap_options(name: str, fd: int, env: Mapping[str, str], policy: SandboxPo
     options += ["--proc", "/proc", *_DEV_OPTIONS]
     options += ["--size", str(policy.writable_bytes), "--tmpfs", "/tmp"]
     options += ["--perms", "0555", "--ro-bind-data", str(fd), f"{PROGRAM_FOLDER}/{name}"]
+    for module_fd, module in modules.items():
+        options += ["--perms", "0444", "--ro-bind-data", str(module_fd), f"{PROGRAM_FOLDER}/{module}"]
     for path in policy.read_only_paths:
         options += ["--ro-bind", str(path), str(path)]
     options += ["--remount-ro", "/"]  # the sandbox's own root, /dev with it: only /tmp stays writable

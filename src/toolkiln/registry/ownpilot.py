@@ -3,7 +3,7 @@
 An OwnPilot custom tool is JSON: `name`, `description`, `parameters` (a JSON Schema), `code`
 (JavaScript: the body of an async function of `args`, with `utils` and `fetch`),
 `permissions` and `requiredApiKeys`. It becomes a `javascript` script tool whose body runs
-that code unchanged inside toolkiln's own `utils` (executables/ownpilot_js.py), in bubblewrap.
+that code unchanged with toolkiln's own `utils` (executables/ownpilot_js.py), in bubblewrap.
 
     read_ownpilot(Path("fetch_weather.json"))   # OwnPilotTool(definition, mapped, created_by)
 
@@ -119,7 +119,7 @@ def ownpilot_tool(data: dict[str, Any], file: str, importer: Actor = "user") -> 
         "name": name,
         "description": data["description"],
         "runtime": "javascript",
-        "body": ownpilot_body(data["code"], api_keys),
+        "body": ownpilot_body(data["code"]),
         "network": network,
     }
     if data.get("parameters") not in (None, {}):

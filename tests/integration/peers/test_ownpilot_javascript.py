@@ -78,7 +78,7 @@ def test_fetch_weather_reads_its_api_key_from_the_secret_and_gets_fetch_only_wit
 def test_summarize_url_is_told_that_a_script_calls_no_other_tool(reg: Registry):
     with pytest.raises(RunError) as raised:
         reg.run("summarize_url", {"url": "http://127.0.0.1:9/"})
-    assert "utils.callTool('web_fetch'): a toolkiln script cannot call other tools" in (raised.value.hint or "")
+    assert "this run has no channel to toolkiln" in (raised.value.hint or "")
 
 
 def test_a_models_tool_with_the_network_waits_for_a_person(reg: Registry, tmp_path: Path):

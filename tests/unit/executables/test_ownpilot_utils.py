@@ -1,16 +1,19 @@
-"""toolkiln's `utils` for OwnPilot's tools (executables/ownpilot_utils.js) and the program
-around an imported tool's code, run by the machine's Node as the sandbox runs it (the same
-flags; the sandbox itself is tests/integration/peers/test_ownpilot_javascript.py)."""
+"""toolkiln's `utils` for javascript tools (executables/toolkiln_utils.js, found beside the
+program as node_modules/toolkiln/utils.js) and the program around an imported OwnPilot tool's
+code, run by the machine's Node as the sandbox runs it (the same flags and files; the sandbox
+itself is tests/integration/peers/test_ownpilot_javascript.py)."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from toolkiln.executables.ownpilot_js import NETWORK_ENV, ownpilot_body
+from toolkiln.executables.ownpilot_js import NETWORK_ENV, SECRETS_ENV, js_modules, ownpilot_body
 from toolkiln.executables.program_tools import SHEBANGS
 
 NODE = shutil.which("node")
@@ -18,23 +21,25 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="no node on PATH")
 FLAGS = SHEBANGS["javascript"].split()[3:]  # after '#!/usr/bin/env -S node'
 
 
-def run(
-    code: str, keys: dict[str, str] | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
+def run(code: str, env: dict[str, str] | None = None, args: str = "{}") -> subprocess.CompletedProcess[str]:
+    """Node running the imported tool's program as a file, with toolkiln's modules beside it."""
     assert NODE is not None
-    done = subprocess.run(
-        [NODE, *FLAGS, "-"],
-        input=ownpilot_body(code, keys or {}),
-        capture_output=True,
-        text=True,
-        env={NETWORK_ENV: "0", **(env or {})},
-        timeout=60,
-    )
-    return done
+    with tempfile.TemporaryDirectory() as folder:
+        for path, data in {"tool.js": ownpilot_body(code).encode(), **js_modules()}.items():
+            (Path(folder) / path).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / path).write_bytes(data)
+        return subprocess.run(
+            [NODE, *FLAGS, str(Path(folder) / "tool.js")],
+            input=args,
+            capture_output=True,
+            text=True,
+            env={NETWORK_ENV: "0", SECRETS_ENV: "", **(env or {})},
+            timeout=60,
+        )
 
 
-def answer(code: str, keys: dict[str, str] | None = None, env: dict[str, str] | None = None) -> object:
-    done = run(code, keys, env)
+def answer(code: str, env: dict[str, str] | None = None, args: str = "{}") -> object:
+    done = run(code, env, args)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -90,10 +95,14 @@ def test_the_data_helpers_answer_as_documented():
     ]
 
 
-def test_an_api_key_is_read_from_its_secret_only():
+def test_an_api_key_is_read_from_a_declared_secret_only():
     code = "return [utils.getApiKey('weatherapi'), utils.getApiKey('other'), typeof process.env.OTHER];"
-    found = answer(code, keys={"weatherapi": "WEATHERAPI"}, env={"WEATHERAPI": "k1", "OTHER": "k2"})
+    found = answer(code, env={SECRETS_ENV: "WEATHERAPI", "WEATHERAPI": "k1", "OTHER": "k2"})
     assert found == ["k1", None, "string"]
+
+
+def test_the_tool_gets_its_arguments():
+    assert answer("return utils.slugify(args.title);", args='{"title": "Hello, World"}') == "hello-world"
 
 
 def test_stdout_holds_only_the_result_and_a_failure_is_an_exit_status():
@@ -103,8 +112,8 @@ def test_stdout_holds_only_the_result_and_a_failure_is_an_exit_status():
     assert failed.returncode == 1 and failed.stdout == "" and "no such city" in failed.stderr
 
 
-def test_fetch_without_the_network_says_why_and_calltool_is_refused():
+def test_fetch_without_the_network_says_why_and_calltool_needs_the_runs_channel():
     done = run("await fetch('http://127.0.0.1:9/'); return 1;")
     assert done.returncode == 1 and "fetch needs the network permission" in done.stderr
     called = run("return await utils.callTool('web_fetch', {});")
-    assert called.returncode == 1 and "cannot call other tools" in called.stderr
+    assert called.returncode == 1 and "this run has no channel to toolkiln" in called.stderr
