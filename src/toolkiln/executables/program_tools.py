@@ -158,7 +158,7 @@ def parse_program(
         problems.append(_at("`network` must be true or false", "network"))
     timeout = _timeout(obj.get("timeout_secs", DEFAULT_TIMEOUT_SECS), problems)
     risk = _choice(obj, "riskLevel", RISK_LEVELS, "low", problems)
-    secrets = _secrets(obj.get("secrets", []), problems)
+    secrets = declared_secrets(obj.get("secrets", []), problems)
     if permission == "elevated" or network is True:
         risk = "high"  # more than the default sandbox: every model-made version waits for a person
     own = _OWN_READERS[kind](obj, pin, allowed_folders, problems)
@@ -226,7 +226,7 @@ def _parameters(schema: Any, problems: list[Diagnostic]) -> dict[str, Any]:
     return schema
 
 
-def _secrets(value: Any, problems: list[Diagnostic]) -> tuple[str, ...]:
+def declared_secrets(value: Any, problems: list[Diagnostic]) -> tuple[str, ...]:
     """The names of the secrets a tool declares: a list of upper-case environment variable names."""
     if not isinstance(value, list) or len(value) > MAX_SECRETS:
         problems.append(_at(f"`secrets` must be a list of at most {MAX_SECRETS} secret names", "secrets"))

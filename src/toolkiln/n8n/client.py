@@ -222,6 +222,25 @@ class N8nClient:
                     raise
             attempt += 1
 
+    # -- credentials -----------------------------------------------------------------------
+
+    def create_credential(self, name: str, type_: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Create a credential; n8n answers it without its data (never read back)."""
+        body = {"name": name, "type": type_, "data": dict(data)}
+        return self._api("POST", "/api/v1/credentials", json_body=body, with_id=True)
+
+    def update_credential(self, credential_id: str, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Replace a credential's name and data (n8n 2.x; 1.x has no such route and answers 404)."""
+        body = {"name": name, "data": dict(data)}
+        return self._api("PATCH", f"/api/v1/credentials/{_seg(credential_id)}", json_body=body, with_id=True)
+
+    def delete_credential(self, credential_id: str) -> dict[str, Any]:
+        return self._api("DELETE", f"/api/v1/credentials/{_seg(credential_id)}")
+
+    def list_credentials(self) -> list[dict[str, Any]]:
+        """Every credential's id, name and type, never its data (n8n 2.x; 1.x answers 404)."""
+        return list(self._pages("/api/v1/credentials", {}, None))
+
     # -- executions ------------------------------------------------------------------------
 
     def list_executions(

@@ -40,8 +40,14 @@ def iso(moment: datetime | None) -> str | None:
 def encode_record(record: ToolRecord) -> str:
     # A compute tool's file has no `deployment` key at all, and `approve_calls` only when set:
     # its files stay as they were.
-    left_out = set(USAGE_FIELDS) | ({"deployment"} if record.deployment is None else set())
-    data = record.model_dump(exclude=left_out | ({"approve_calls"} if not record.approve_calls else set()))
+    left_out: dict[str, Any] = dict.fromkeys(USAGE_FIELDS, True)
+    if record.deployment is None:
+        left_out["deployment"] = True
+    elif not record.deployment.credentials:  # (files of workflows without credentials stay as they were)
+        left_out["deployment"] = {"credentials"}
+    if not record.approve_calls:
+        left_out["approve_calls"] = True
+    data = record.model_dump(exclude=left_out)
     data["created_at"] = iso(record.created_at)
     data["updated_at"] = iso(record.updated_at)
     return to_json(data, indent=2) + "\n"

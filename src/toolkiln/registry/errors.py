@@ -211,6 +211,7 @@ __all__ = [
     "WorkflowRunFailed",
     "InvalidSecretName",
     "InvalidSecretValue",
+    "SecretMissing",
     "SecretUnreadable",
     "InvalidTenantName",
     "UnknownTenant",
@@ -223,6 +224,10 @@ class InvalidSecretName(InvalidRequest, code=codes.INVALID_SECRET_NAME):
 
 class SecretNotFound(RegistryError, code=codes.SECRET_NOT_FOUND):
     """No secret of that name is set."""
+
+
+class SecretMissing(RegistryError, code=codes.SECRET_MISSING):
+    """A secret a tool needs (to run, or to be deployed with) is not set."""
 
 
 class SecretUnreadable(RegistryError, code=codes.SECRET_UNREADABLE):

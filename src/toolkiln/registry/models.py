@@ -57,6 +57,9 @@ class Deployment(BaseModel):
     method: str
     path: str
     version: int = Field(ge=1)  # the tool version deployed
+    # The n8n credentials this deploy made from the registry's secrets: the name a step gives
+    # one -> its id in n8n. Only these are ever updated or deleted (never a user's own).
+    credentials: dict[str, str] = Field(default_factory=dict)
 
 
 class ToolRecord(BaseModel):

@@ -14,7 +14,7 @@ the one that saved the tool). An unsandboxed run is written to the audit log bef
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -96,21 +96,25 @@ class ProgramRun:
         return shown
 
     def _secret_values(self) -> dict[str, str]:
-        """The values of the secrets the tool declares; R0742 (nothing runs) when one is not set."""
-        values: dict[str, str] = {}
-        for name in self._spec.secrets:
-            try:
-                value = self._secret(name)
-            except RegistryError as error:
-                raise RunError(error.code, error.message, hint=error.hint) from None
-            if value is None:
-                raise RunError(
-                    codes.SECRET_MISSING.code,
-                    f"`{self._record.name}` needs the secret {name}, which is not set; it was not run",
-                    hint=f"a person sets it: toolkiln secrets set {name}",
-                )
-            values[name] = value
-        return values
+        return secret_values(self._record.name, self._spec.secrets, self._secret)
+
+
+def secret_values(tool: str, names: Iterable[str], secret: Callable[[str], str | None]) -> dict[str, str]:
+    """The values of the secrets `tool` declares; R0742 (nothing runs) when one is not set."""
+    values: dict[str, str] = {}
+    for name in names:
+        try:
+            value = secret(name)
+        except RegistryError as error:
+            raise RunError(error.code, error.message, hint=error.hint) from None
+        if value is None:
+            raise RunError(
+                codes.SECRET_MISSING.code,
+                f"`{tool}` needs the secret {name}, which is not set; it was not run",
+                hint=f"a person sets it: toolkiln secrets set {name}",
+            )
+        values[name] = value
+    return values
 
 
 def redacted(value: Any, secrets: Mapping[str, str]) -> Any:

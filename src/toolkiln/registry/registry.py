@@ -103,7 +103,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
     ) -> None:
         self.policy = policy or DEFAULT_POLICY
         self.capabilities = capabilities
-        self._workflows = WorkflowTools(n8n)
+        self._workflows = WorkflowTools(n8n, self._secret)
         self.limits = limits
         if isinstance(path, str | os.PathLike):
             path = open_store(

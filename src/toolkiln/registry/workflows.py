@@ -16,7 +16,7 @@ httpx is imported only when a workflow tool is deployed or run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -26,16 +26,19 @@ from toolkiln.registry.errors import (
     N8nFailure,
     N8nNotConfigured,
     RegistryError,
+    SecretMissing,
     WorkflowDeployFailed,
     WorkflowNameTaken,
     WorkflowRunFailed,
 )
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.kinds.workflow import WorkflowCompiled, WorkflowTarget
+from toolkiln.registry.kinds.workflow_credentials import bound
 from toolkiln.registry.models import Deployment, ToolRecord
 
 if TYPE_CHECKING:
     from toolkiln.n8n.client import N8nClient
+    from toolkiln.n8n.credentials import Wanted
 
 
 class WorkflowTools:
@@ -43,8 +46,9 @@ class WorkflowTools:
     own n8n only: `client` (if given), else the one of TOOLKILN_N8N_URL. A definition may name
     that server (`n8n.url`), never another: the API key goes nowhere else (R0700)."""
 
-    def __init__(self, client: N8nClient | None = None) -> None:
+    def __init__(self, client: N8nClient | None = None, secret: Callable[[str], str | None] | None = None) -> None:
         self._client = client
+        self._secret = secret or (lambda name: None)  # the registry's secrets, read on deploy
 
     @contextmanager
     def _connection(self, url: str | None, error: type[N8nFailure]) -> Iterator[N8nClient]:
@@ -69,24 +73,55 @@ class WorkflowTools:
 
     def deploy(self, record: ToolRecord, compiled: Compiled) -> Deployment:
         """Create the tool's workflow in n8n, or update the one it created (known by its id on
-        that server); then activate it. A workflow it did not create is never touched."""
+        that server); then activate it. A workflow it did not create is never touched. Its
+        credentials are made (or updated) from the registry's secrets first; a secret that is
+        not set refuses the deploy (R0742) before anything is sent."""
+        from toolkiln.n8n.credentials import delete_credentials, put_credentials
         from toolkiln.n8n.deploy import deploy_owned
+        from toolkiln.n8n.errors import N8nError
 
         target = _target(compiled)
+        wanted = self._wanted(record.name, target)
         with self._connection(target.url, WorkflowDeployFailed) as client:
-            known = record.deployment
-            owned = known.workflow_id if known is not None and known.url == client.base_url else None
-            deployed = deploy_owned(client, target.n8n, owned_id=owned, activate=True)
+            known = record.deployment if record.deployment and record.deployment.url == client.base_url else None
+            owned = known.credentials if known else {}
+            made = put_credentials(client, wanted, owned)
+            refs = {(want.type, want.key): (made[want.key], want.name) for want in wanted}
+            try:
+                deployed = deploy_owned(
+                    client, bound(target.n8n, refs), owned_id=known.workflow_id if known else None, activate=True
+                )
+            except N8nError:
+                delete_credentials(client, set(made.values()) - set(owned.values()), quietly=True)
+                raise
             return Deployment(
                 url=client.base_url,
                 workflow_id=deployed.id,
                 method=target.webhook.method,
                 path=target.webhook.path,
                 version=record.version,
+                credentials=made,
             )
 
+    def _wanted(self, tool: str, target: WorkflowTarget) -> list[Wanted]:
+        """The credentials of `target` with their secrets' values; SecretMissing when one is not set."""
+        from toolkiln.n8n.credentials import Wanted
+
+        values: dict[str, str] = {}
+        for name in target.secrets:
+            value = self._secret(name)
+            if value is None:
+                raise SecretMissing(
+                    f"`{tool}` needs the secret {name} for its n8n credentials, which is not set; nothing was sent",
+                    hint=f"a person sets it (toolkiln secrets set {name}), then approves or deploys the tool again",
+                )
+            values[name] = value
+        return [Wanted(use.key, use.type, use.n8n_name(tool), use.data(values)) for use in target.credentials]
+
     def take_down(self, deployment: Deployment, *, delete: bool) -> None:
-        """Deactivate (or delete) a deployed workflow; one already gone in n8n is fine."""
+        """Deactivate (or delete, with the credentials it made) a deployed workflow; one already
+        gone in n8n is fine."""
+        from toolkiln.n8n.credentials import delete_credentials
         from toolkiln.n8n.errors import N8nNotFound
 
         with self._connection(deployment.url, WorkflowDeployFailed) as client:
@@ -97,6 +132,8 @@ class WorkflowTools:
                     client.deactivate_workflow(deployment.workflow_id)
             except N8nNotFound:
                 pass
+            if delete:
+                delete_credentials(client, deployment.credentials.values())
 
     def forget(self, deployment: Deployment) -> None:
         """Delete a workflow deployed for a change that was not saved after all; a failure leaves

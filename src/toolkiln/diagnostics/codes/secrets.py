@@ -62,3 +62,19 @@ a value was stored, and the tool failed when it ran. Set the value again without
 read from a file often ends in a newline: `toolkiln secrets set` drops one final newline).
 """,
 )
+
+INVALID_WORKFLOW_CREDENTIAL = register(
+    "R0745",
+    "invalid-workflow-credential",
+    "A workflow tool's credential must be used by a step and fill its secret fields from declared secrets",
+    """
+A workflow tool gets an n8n credential made from the registry's secrets when it is deployed:
+it declares the secrets (`"secrets": ["CRM_API_KEY"]`) and, under `credentials`, each credential
+a step names (`credentials httpHeaderAuth "crm"` in the workflow) with its type and fields,
+a field being text or `{"secret": "CRM_API_KEY"}`:
+`"credentials": {"crm": {"type": "httpHeaderAuth", "name": "X-Api-Key", "value": {"secret": "CRM_API_KEY"}}}`.
+A credential no step names with that type, a field that names an undeclared secret, a
+credential without a secret field, or a declared secret no credential uses is refused: each is
+a mistake that would otherwise show only in n8n, at run time.
+""",
+)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +19,9 @@ from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
+from toolkiln.executables.program_tools import declared_secrets
 from toolkiln.registry.codec import plain_json
-from toolkiln.registry.errors import WorkflowNotDeployed
+from toolkiln.registry.errors import N8nFailure, WorkflowNotDeployed
 from toolkiln.registry.kinds.base import (
     Compiled,
     CompileOptions,
@@ -32,6 +33,8 @@ from toolkiln.registry.kinds.base import (
     no_examples,
 )
 from toolkiln.registry.kinds.compute import COMPUTE, ComputeCompiled
+from toolkiln.registry.kinds.workflow_credentials import CredentialUse, credential_uses
+from toolkiln.registry.programs import redacted, secret_values
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
     from toolkiln.semantics.limits import Limits
 
 REQUIRED = ("kind", "name", "description", "workflow")
-OPTIONAL = ("parameters", "riskLevel", "n8n")
+OPTIONAL = ("parameters", "riskLevel", "n8n", "secrets", "credentials")
 # MCP annotations: a workflow may send messages, write to other systems, and answer
 # differently each time: the cautious values (MCP's defaults for a tool that is not read-only).
 ANNOTATIONS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
@@ -55,6 +58,12 @@ class WorkflowTarget:
     n8n: dict[str, Any]
     webhook: Webhook
     url: str | None
+    credentials: tuple[CredentialUse, ...] = ()  # made in n8n from the registry's secrets on deploy
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The names of the secrets its credentials are filled from."""
+        return tuple(dict.fromkeys(s for use in self.credentials for s in use.secrets.values()))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,8 +80,8 @@ class WorkflowCompiled(Compiled):
 
 class WorkflowKind(ToolKind):
     name = "workflow"
-    changeable = ("description", "parameters", "workflow", "riskLevel", "n8n")
-    optional = ("riskLevel", "parameters", "n8n")
+    changeable = ("description", "parameters", "workflow", "riskLevel", "n8n", "secrets", "credentials")
+    optional = ("riskLevel", "parameters", "n8n", "secrets", "credentials")
     annotations = ANNOTATIONS
     side_effects = True
     reapproval = False
@@ -92,11 +101,17 @@ class WorkflowKind(ToolKind):
         url = _server(obj.get("n8n"), problems)
         arguments = _argument_tool(obj, problems)
         target = _workflow(obj.get("workflow"), url, problems) if "workflow" in obj else None
+        if target is not None:
+            declared = declared_secrets(obj.get("secrets", []), problems)
+            target = replace(target, credentials=credential_uses(obj, declared, target.n8n, problems))
         if problems or arguments is None or target is None:
             raise CompileError(problems)
         definition = {"kind": "workflow", **{k: v for k, v in arguments.definition.items() if k != "logic"}}
         if "n8n" in obj:
             definition["n8n"] = {"url": url}
+        for key in ("secrets", "credentials"):
+            if obj.get(key):
+                definition[key] = obj[key]
         definition["workflow"] = obj["workflow"]
         return WorkflowCompiled(
             self,
@@ -114,7 +129,7 @@ class WorkflowKind(ToolKind):
 
     def runnable(self, record: ToolRecord, compiled: Compiled, context: RunContext) -> Runnable:
         assert isinstance(compiled, WorkflowCompiled)
-        return WorkflowRun(context.n8n, record, compiled)
+        return WorkflowRun(context.n8n, record, compiled, context.secret)
 
     def text(self, record: ToolRecord) -> str:
         """Its parameters, deployment and workflow."""
@@ -137,12 +152,20 @@ WORKFLOW = WorkflowKind()
 
 class WorkflowRun:
     """A workflow tool as `Registry.run` runs it: `run(args)` checks the arguments, then posts
-    them to the deployed workflow's webhook and returns its answer (parsed JSON, else text)."""
+    them to the deployed workflow's webhook and returns its answer (parsed JSON, else text),
+    with the values of its credentials' secrets redacted (an echoing server cannot show them)."""
 
-    def __init__(self, n8n: WorkflowPoster, record: ToolRecord, compiled: WorkflowCompiled) -> None:
+    def __init__(
+        self,
+        n8n: WorkflowPoster,
+        record: ToolRecord,
+        compiled: WorkflowCompiled,
+        secret: Callable[[str], str | None] = lambda name: None,
+    ) -> None:
         self._n8n = n8n
         self._record = record
         self._compiled = compiled
+        self._secret = secret
 
     def run(
         self,
@@ -161,7 +184,12 @@ class WorkflowRun:
                 f"version {record.version} of `{record.name}` is not deployed to n8n",
                 hint=f"deploy it: reg.deploy({record.name!r}) or toolkiln tools deploy {record.name}",
             )
-        return self._n8n.call(deployment, {name: plain_json(value) for name, value in zip(names, values, strict=True)})
+        secrets = secret_values(self._record.name, self._compiled.target.secrets, self._secret)
+        data = {name: plain_json(value) for name, value in zip(names, values, strict=True)}
+        try:
+            return redacted(self._n8n.call(deployment, data), secrets)
+        except N8nFailure as error:  # n8n's message may quote what the run sent or got
+            raise type(error)(redacted(error.message, secrets), error.hint, status=error.status) from None
 
 
 def _unknown_fields(obj: dict[str, Any]) -> list[Diagnostic]:
