@@ -1,0 +1,119 @@
+"""What every framework adapter shares: which tools it offers, and how a call reaches the
+registry's one door (`Registry.invoke`, or `call_meta` for a meta-tool) and comes back as data.
+
+An adapter only translates: the schema it shows its framework is the registry's own OpenAI
+export (`registry.definitions("openai")`), and what a call gives is the Outcome's reply as JSON
+text, each number with the digits the tool computed (`{"ok": true, "result": 12.50}` or
+`{"ok": false, "errors": [...], "message": ...}`), the same text the agent loop hands a model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from toolkiln.diagnostics.codes import FRAMEWORK_NOT_INSTALLED, INVALID_REQUEST
+from toolkiln.diagnostics.details import ErrorDetails
+from toolkiln.llm.loops import capped
+from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.outcome import Outcome
+from toolkiln.registry.principals import LOCAL_MODEL, Principal, principal_of
+from toolkiln.semantics.values import to_json
+
+if TYPE_CHECKING:
+    from toolkiln.registry.registry import Registry
+
+
+class FrameworkNotInstalled(RegistryError, code=FRAMEWORK_NOT_INSTALLED):
+    """An adapter imported without its framework (R0760)."""
+
+
+def not_installed(framework: str, extra: str) -> FrameworkNotInstalled:
+    return FrameworkNotInstalled(
+        f"toolkiln.integrations needs {framework} for this adapter, and it is not installed",
+        hint=f"pip install 'toolkiln[{extra}]'",
+    )
+
+
+@dataclass(frozen=True)
+class Offered:
+    """One tool as a framework is shown it: the OpenAI export's name, description and JSON
+    Schema of the parameters; `meta` for a meta-tool (create_compute_tool, ...)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    meta: bool = False
+
+
+def offered(registry: Registry, names: Iterable[str] | None = None, *, include_meta: bool = False) -> list[Offered]:
+    """The active tools (only those in `names`, when given), then the meta-tools if asked for.
+    A name the registry has no tool of is ToolNotFound (R0102); a tool that is not active, or
+    that the OpenAI format cannot express, is not offered (`registry.export("openai").skipped`)."""
+    wanted = None if names is None else set(names)
+    for name in sorted(wanted or ()):
+        registry.get(name)  # (a misspelt name is an error now, not a tool silently missing)
+    tools = [_offered(definition) for definition in registry.definitions("openai")]
+    if wanted is not None:
+        tools = [tool for tool in tools if tool.name in wanted]
+    if include_meta:
+        tools += [_offered(definition, meta=True) for definition in registry.meta_definitions("openai")]
+    return tools
+
+
+def _offered(definition: Mapping[str, Any], *, meta: bool = False) -> Offered:
+    function = definition["function"]
+    return Offered(function["name"], function["description"], function["parameters"], meta)
+
+
+class Calls:
+    """How an adapter's tool calls the registry: as `principal` (default: the local user's
+    model, as the agent loops call), a held call waited for (`approval_timeout` seconds at
+    most; None: until it is decided or expires, as the agent loops wait), `conversation` kept
+    with a held call for the person who decides."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        principal: Principal | str = LOCAL_MODEL,
+        approval_timeout: float | None = None,
+        conversation: str | None = None,
+    ) -> None:
+        self.registry = registry
+        self.principal = principal_of(principal, "principal")
+        self.approval_timeout = approval_timeout
+        self.conversation = conversation
+
+    def reply(self, tool: Offered, arguments: Any) -> dict[str, Any]:
+        """The call's Outcome as data; never raises for the call's own mistake."""
+        if tool.meta:
+            return self.registry.call_meta(tool.name, arguments, self.principal)
+        if not isinstance(arguments, Mapping):
+            return _not_an_object(tool.name, f"the arguments are {type(arguments).__name__}, not an object")
+        outcome = self.registry.invoke(tool.name, arguments, principal=self.principal, conversation=self.conversation)
+        return self.registry.settled(outcome, self.approval_timeout).reply()
+
+    def answer(self, tool: Offered, arguments: Any) -> tuple[bool, str]:
+        """Whether the call went well, and its reply as JSON text: numbers with their computed
+        digits, cut as the agent loop cuts a tool result."""
+        reply = self.reply(tool, arguments)
+        return reply["ok"], capped(to_json(reply, exact=True))
+
+    def text(self, tool: Offered, arguments: Any) -> str:
+        return self.answer(tool, arguments)[1]
+
+    def text_of_json(self, tool: Offered, arguments: str) -> str:
+        """`text` for arguments sent as JSON text (a refusal, as data, if they are not JSON)."""
+        try:
+            parsed = json.loads(arguments or "{}")
+        except ValueError as error:
+            return to_json(_not_an_object(tool.name, f"the arguments are not JSON: {error}"), exact=True)
+        return self.text(tool, parsed)
+
+
+def _not_an_object(tool: str, message: str) -> dict[str, Any]:
+    refusal = ErrorDetails.coded(INVALID_REQUEST, f"`{tool[:64]}`: {message}", "send a JSON object")
+    return Outcome.refused(tool[:64], [refusal]).reply()
