@@ -36,22 +36,35 @@ class Wire(Node):
     input: int = 0
 
 
+class FieldType(Node):
+    """The type of a declared field: one of FIELD_TYPES by `name`, `{...}` (an `object` whose
+    fields `shape` declares) or `[type]` (an `array` whose items are `items`)."""
+
+    name: str
+    shape: Shape | None = None
+    items: FieldType | None = None
+
+
 class ShapeField(Node):
     """`name: type` in a declared shape."""
 
     name: str
-    type: str
+    type: FieldType
 
 
 class Shape(Node):
     """`{name: type, ...}`: the fields an item is declared to have (`returns {...}` of a `node`
-    or `http` step, `body {...}` of a webhook). toolkiln's own: not written into the n8n JSON."""
+    or `http` step, `body {...}` of a webhook), objects nested in it too. toolkiln's own: not
+    written into the n8n JSON."""
 
     fields: tuple[ShapeField, ...]
 
     @property
     def names(self) -> frozenset[str]:
         return frozenset(field.name for field in self.fields)
+
+    def field(self, name: str) -> ShapeField | None:
+        return next((field for field in self.fields if field.name == name), None)
 
 
 class Credentials(Node):

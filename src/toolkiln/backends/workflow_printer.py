@@ -219,7 +219,15 @@ class WorkflowPrinter:
         return text
 
     def shape(self, shape: w.Shape) -> str:
-        return "{" + ", ".join(f"{self.label(field.name)}: {field.type}" for field in shape.fields) + "}"
+        fields = (f"{self.label(field.name)}: {self.field_type(field.type)}" for field in shape.fields)
+        return "{" + ", ".join(fields) + "}"
+
+    def field_type(self, type_: w.FieldType) -> str:
+        if type_.shape is not None:
+            return self.shape(type_.shape)
+        if type_.items is not None:
+            return f"[{self.field_type(type_.items)}]"
+        return type_.name
 
     @staticmethod
     def credentials(credentials: w.Credentials) -> str:

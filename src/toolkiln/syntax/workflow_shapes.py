@@ -1,16 +1,22 @@
 """Declared shapes in the workflow DSL: `{name: type, ...}` after `returns` (a `node` or `http`
-step's output item) or a webhook's `body` (docs/workflows.md#declared-shapes)."""
+step's output item) or a webhook's `body` (docs/workflows.md#declared-shapes), with objects
+(`{...}`) and lists (`[type]`) nested in it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from lark import Token, v_args
+from lark.exceptions import UnexpectedToken
 from lark.tree import Meta
 
 from toolkiln.ast import workflow as w
 from toolkiln.diagnostics import codes
 from toolkiln.syntax.builder import SourceBuilder
+
+# A declared shape's bounds: levels of objects in objects, and fields at all levels.
+MAX_SHAPE_DEPTH = 8
+MAX_SHAPE_FIELDS = 1000
 
 
 @v_args(meta=True)
@@ -28,24 +34,71 @@ class ShapeRules(SourceBuilder):
     def returns(self, meta: Meta, children: list[Any]) -> w.Shape:
         shape: w.Shape
         (shape,) = children
+        self._bounded(shape)
         return shape
 
+    def _bounded(self, shape: w.Shape) -> None:
+        """A declared shape (the top of one) within MAX_SHAPE_DEPTH levels (an object or a list
+        in another is one more) and MAX_SHAPE_FIELDS fields, so a hostile declaration costs the
+        checks no more than a sensible one."""
+        count = 0
+        stack: list[tuple[w.Shape | w.FieldType, int]] = [(shape, 1)]
+        while stack:
+            current, depth = stack.pop()
+            if depth > MAX_SHAPE_DEPTH:
+                message = f"a declared shape nested deeper than {MAX_SHAPE_DEPTH} levels"
+                self.ctx.report(codes.INVALID_SHAPE, message, current.span, hint="declare the deep part `object`")
+                return
+            if isinstance(current, w.FieldType):
+                stack.extend((inner, depth + 1) for inner in (current.shape, current.items) if inner is not None)
+                continue
+            count += len(current.fields)
+            if count > MAX_SHAPE_FIELDS:
+                message = f"a declared shape of more than {MAX_SHAPE_FIELDS} fields"
+                self.ctx.report(codes.INVALID_SHAPE, message, shape.span, hint="declare its large parts `object`")
+                return
+            stack.extend((field.type, depth) for field in current.fields)
+
     def shape(self, meta: Meta, children: list[Any]) -> w.Shape:
-        fields: list[w.ShapeField] = []
+        fields: dict[str, w.ShapeField] = {}
         for field in children:
             if field is None:
                 continue
-            if any(earlier.name == field.name for earlier in fields):
+            if field.name in fields:
                 self.ctx.report(
                     codes.INVALID_SHAPE, f"field `{field.name}` is declared twice", field.span, hint="declare it once"
                 )
                 continue
-            fields.append(field)
-        return w.Shape(fields=tuple(fields), span=self._span(meta))
+            fields[field.name] = field
+        return w.Shape(fields=tuple(fields.values()), span=self._span(meta))
 
     def shape_field(self, meta: Meta, children: list[Any]) -> w.ShapeField:
         name: Token
         name, type_ = children
-        self._one_of(codes.INVALID_SHAPE, "field type", type_, w.FIELD_TYPES)
         text = self._string(name) if name.type == "STRING" else name.value
-        return w.ShapeField(name=text, type=type_.value, span=self._span(meta))
+        return w.ShapeField(name=text, type=type_, span=self._span(meta))
+
+    def field_type(self, meta: Meta, children: list[Any]) -> w.FieldType:
+        (child,) = children
+        if isinstance(child, w.Shape):
+            return w.FieldType(name="object", shape=child, span=child.span)
+        self._one_of(codes.INVALID_SHAPE, "field type", child, w.FIELD_TYPES)
+        return w.FieldType(name=child.value, span=self._token_span(child))
+
+    def list_type(self, meta: Meta, children: list[Any]) -> w.FieldType:
+        _, items, _ = children
+        return w.FieldType(name="array", items=items, span=self._span(meta))
+
+
+def in_shape(error: UnexpectedToken) -> bool:
+    """Whether the parser stopped inside a declared shape (or right after `returns` or a
+    webhook's `body`, where one must start): the tokens it holds after the last of those words
+    open more braces than they close (a nested shape, once whole, is one value)."""
+    parser = getattr(error, "interactive_parser", None)
+    types = [getattr(value, "type", None) for value in (parser.parser_state.value_stack if parser else ())]
+    for at in range(len(types) - 1, -1, -1):
+        webhook_body = types[at] == "BODY" and types[at - 3 : at] == ["WEBHOOK", "NAME", "STRING"]
+        if types[at] == "RETURNS" or webhook_body:
+            after = types[at + 1 :]
+            return not after or after.count("LBRACE") > after.count("RBRACE")
+    return False

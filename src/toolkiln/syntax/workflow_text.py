@@ -44,7 +44,7 @@ from toolkiln.syntax.strings import (
     surrogate_offset,
 )
 from toolkiln.syntax.words import look_alike_hint
-from toolkiln.syntax.workflow_shapes import ShapeRules
+from toolkiln.syntax.workflow_shapes import ShapeRules, in_shape
 
 WORKFLOW_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 CLOCK_TIME = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
@@ -160,6 +160,8 @@ def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagno
         hint = _expected(error.expected)
         if token.type == "LBRACE" and "LPAR" in error.expected:
             hint = 'a record in a workflow expression goes in parentheses: ({"key": value})'
+        if in_shape(error):
+            return Diagnostic.of(codes.INVALID_SHAPE, f"unexpected {found} in a declared shape", span, hint=hint)
         return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=hint)
     assert isinstance(error, UnexpectedEOF)
     return Diagnostic.of(
@@ -235,6 +237,8 @@ class _Builder(ShapeRules):
                 self._token_span(path),
                 hint='letters, digits, `-`, `_`, `/` and `:param` segments, e.g. "/orders"',
             )
+        if body is not None:
+            self._bounded(body)
         return w.WebhookTrigger(
             method=method.value,
             path=path_text,

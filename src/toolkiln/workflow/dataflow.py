@@ -17,7 +17,7 @@ import networkx as nx
 
 from toolkiln.ast import workflow as w
 from toolkiln.ast.spans import LineIndex, Span
-from toolkiln.backends.n8n.dataflow import data_flow
+from toolkiln.backends.n8n.dataflow import Fields, data_flow
 from toolkiln.check.workflow.graph import WorkflowGraph
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.json_positions import value_offsets
@@ -46,9 +46,9 @@ def compiled_data_flow(graph: WorkflowGraph, n8n: dict[str, Any], text: str) -> 
         return []  # two nodes of one name: a name does not say which (the compiler refused it)
     index = LineIndex(text)
     found = []
-    declared = dict(_declared(graph))
+    declared = {name: _fields(shape) for name in names if (shape := graph.declared(name)) is not None}
     trigger = graph.workflow.trigger
-    bodies = {graph.trigger: trigger.body.names} if isinstance(trigger, w.WebhookTrigger) and trigger.body else {}
+    bodies = {graph.trigger: _fields(trigger.body)} if isinstance(trigger, w.WebhookTrigger) and trigger.body else {}
     for code, message, path, hint in data_flow(n8n, names, _main_graph(n8n, names), declared, bodies):
         parsed = PARAMETER_PATH.fullmatch(path)
         spec = specs.get(nodes[int(parsed.group(1))]["name"]) if parsed else None
@@ -66,17 +66,9 @@ def _node_specs(graph: WorkflowGraph) -> Iterator[tuple[str, w.NodeSpec]]:
             yield name, step.node
 
 
-def _declared(graph: WorkflowGraph) -> Iterator[tuple[str, frozenset[str]]]:
-    """The output fields that `returns {...}` declares, by node name."""
-    trigger = graph.workflow.trigger
-    if isinstance(trigger, w.NodeTrigger) and trigger.node.returns is not None:
-        yield graph.trigger, trigger.node.returns.names
-    for name, step in graph.steps.items():
-        shape = step.returns if isinstance(step, w.HttpStep) else None
-        if isinstance(step, w.NodeStep):
-            shape = step.node.returns
-        if shape is not None:
-            yield name, shape.names
+def _fields(shape: w.Shape) -> Fields:
+    """The fields a declared shape gives an item, with those of the objects declared in it."""
+    return {field.name: None if field.type.shape is None else _fields(field.type.shape) for field in shape.fields}
 
 
 def _main_graph(n8n: dict[str, Any], names: dict[str, int]) -> nx.MultiDiGraph:

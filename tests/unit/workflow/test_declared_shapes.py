@@ -9,11 +9,14 @@ from toolkiln.errors import CompileError
 from toolkiln.workflow import check_workflow
 
 HEAD = 'workflow orders\ndescription "d"\n'
+BODY = ' body {qty: number, "unit price": number, customer: {id: string, tags: [string]}}'
 CODE = 'node "Code" type "n8n-nodes-base.code" version 2 {"jsCode": "return [{json: {sku: 1}}]"}'
 READER = 'node "Use" type "n8n-nodes-base.noOp" version 1 {"a": "={{ $json.skuu }}"}\n'
 DECLARED = (
     HEAD
-    + 'on webhook POST "/orders" body {qty: number, "unit price": number} respond with node\n'
+    + 'on webhook POST "/orders"'
+    + BODY
+    + " respond with node\n"
     + 'http fetch GET "https://shop.invalid/x" returns {id: number, name: string}\n'
     + CODE
     + " returns {sku: string, tags: array}\n"
@@ -27,14 +30,14 @@ def codes_of(text):
 
 def test_declarations_print_back_and_round_trip():
     printed = toolkiln.compile_workflow(DECLARED).to_text()
-    assert 'on webhook POST "/orders" body {qty: number, "unit price": number} respond with node' in printed
+    assert f'on webhook POST "/orders"{BODY} respond with node' in printed
     assert "  returns {id: number, name: string}" in printed
     assert printed.count("returns {sku: string, tags: array}") == 1
     assert toolkiln.compile_workflow(printed).to_text() == printed
 
 
 def test_the_n8n_json_is_what_it_is_without_the_declarations():
-    bare = DECLARED.replace(' body {qty: number, "unit price": number}', "")
+    bare = DECLARED.replace(BODY, "")
     bare = bare.replace(" returns {id: number, name: string}", "").replace(" returns {sku: string, tags: array}", "")
     assert toolkiln.compile_workflow(DECLARED).to_n8n() == toolkiln.compile_workflow(bare).to_n8n()
 
@@ -45,9 +48,7 @@ def test_a_read_of_an_undeclared_field_is_e0720_with_a_did_you_mean():
         ("E0720", 6, "`fetch` declares no field `idd`", "did you mean `id`?"),
         ("E0720", 6, "`body` declares no field `qtty`", "did you mean `qty`?"),
     ]
-    undeclared = text.replace(" returns {id: number, name: string}", "").replace(
-        ' body {qty: number, "unit price": number}', ""
-    )
+    undeclared = text.replace(" returns {id: number, name: string}", "").replace(BODY, "")
     assert codes_of(undeclared) == []
 
 
@@ -94,8 +95,8 @@ def test_a_bad_shape_is_e0737(shape, message):
 @pytest.mark.parametrize(
     ("expression", "found"),
     [
-        ("$json.body.qtty", "no field `qtty` in the webhook body reaching `Use`: it has `qty`"),
-        ("$('Webhook').item.json.body.qyt", "no field `qyt` in `Webhook`'s body: it has `qty`"),
+        ("$json.body.qtty", "no field `body.qtty` in the input of `Use`: `body` has `qty`"),
+        ("$('Webhook').item.json.body.qyt", "no field `body.qyt` in `Webhook`'s output: `body` has `qty`"),
         ("$json.body.qty", None),
         ("$json.body.qtty || 0", None),  # a fallback: a missing field is expected
     ],

@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import networkx as nx
 
 from toolkiln.diagnostics import codes
 
+# The fields an item holds, each with the fields of the object it holds where they are known
+# (None: unknown, or not an object: nothing is reported below it).
+Fields = Mapping[str, "Fields | None"]
 # What the node's output item holds; None: unknown (nothing is reported against it).
-Shape = frozenset[str] | None
+Shape = Fields | None
 
-WEBHOOK_FIELDS = frozenset({"headers", "params", "query", "body", "webhookUrl", "executionMode"})
+WEBHOOK_FIELDS: Fields = dict.fromkeys(("headers", "params", "query", "body", "webhookUrl", "executionMode"))
 # Nodes whose output items are their input items (a subset, or routed to one output).
 PASS_THROUGH = frozenset(
     f"n8n-nodes-base.{name}" for name in ("if", "filter", "switch", "noOp", "wait", "limit", "sort", "splitInBatches")
@@ -45,14 +48,12 @@ NODE_REFERENCE = re.compile(
     rf"""|\$node\[\s*{_NAME}\s*\]"""
 )
 FIELD_AFTER = re.compile(r"""\s*\.\s*json(?:\.([A-Za-z_$][\w$]*)(?![\w$]|\s*\()|\[\s*(?:'([^']*)'|"([^"]*)")\s*\])""")
+# A field of the field before it: `.x` or `["x"]` (`$json.customer.id`).
+NESTED_FIELD = re.compile(r"""\.([A-Za-z_$][\w$]*)(?![\w$]|\s*\()|\[\s*(?:'([^']*)'|"([^"]*)")\s*\]""")
 # The accessors that follow an item back through the inputs (n8n-workflow's WorkflowDataProxy
 # checks that the node is among the active node's main parents, else "No path back to
 # referenced node").
 PAIRED = ("item", "pairedItem()", "itemMatching(")
-# A webhook body's field: `$json.body.x`, or `.json.body.x` after `$('Webhook').item`.
-_FIELD = r"([A-Za-z_$][\w$]*)(?![\w$]|\s*\()"
-JSON_BODY_FIELD = re.compile(rf"(?<![\w.])\$json\.body\.{_FIELD}")
-BODY_FIELD_AFTER = re.compile(rf"\s*\.\s*json\.body\.{_FIELD}")
 
 Finding = tuple[codes.Code, str, str, str | None]  # code, message, path, hint
 
@@ -61,8 +62,8 @@ def data_flow(
     data: dict[str, Any],
     names: dict[str, int],
     graph: nx.MultiDiGraph,
-    declared: dict[str, frozenset[str]] | None = None,
-    bodies: dict[str, frozenset[str]] | None = None,
+    declared: dict[str, Fields] | None = None,
+    bodies: dict[str, Fields] | None = None,
 ) -> Iterator[Finding]:
     """The findings for a workflow whose node names are unique (`names`: name -> index) and
     whose main connections are `graph`'s edges of kind "main". `declared`: the output fields
@@ -79,8 +80,6 @@ def data_flow(
             continue  # triggers and AI sub-nodes (run inside their agent) read no main input
         for path, text in _expressions(node.get("parameters", {}), f"nodes[{index}].parameters"):
             yield from _check(text, path, name, shapes, names)
-            if shapes.bodies and GUARDED.search(text) is None:
-                yield from _check_body(text, path, name, shapes, names)
 
 
 def _check(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, int]) -> Iterator[Finding]:
@@ -88,8 +87,8 @@ def _check(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, in
     for match in JSON_FIELD.finditer(text):
         field = match.group(1) or match.group(2) or match.group(3)
         shape = None if guarded else shapes.input_of(name)
-        if field and shape is not None and field not in shape:
-            yield _unknown_field(field, shape, f"the input of `{name}`", path)
+        if field and shape is not None:
+            yield from _fields_read(text, match.end(), field, shape, f"the input of `{name}`", path)
     for match in NODE_REFERENCE.finditer(text):
         quoted = next(
             group for group in (match.group(1), match.group(2), match.group(4), match.group(5)) if group is not None
@@ -112,31 +111,39 @@ def _check(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, in
         after = FIELD_AFTER.match(text, match.end())
         field = after and (after.group(1) or after.group(2) or after.group(3))
         shape = None if guarded else shapes.output_of(referenced)
-        if field and shape is not None and field not in shape:
-            yield _unknown_field(field, shape, f"`{referenced}`'s output", path)
+        if after and field and shape is not None:
+            yield from _fields_read(text, after.end(), field, shape, f"`{referenced}`'s output", path)
 
 
-def _check_body(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, int]) -> Iterator[Finding]:
-    """`$json.body.x` and `$('Webhook').item.json.body.x` against a declared webhook body."""
-    for match in JSON_BODY_FIELD.finditer(text):
-        body = shapes.body_input_of(name, set())
-        if body is not None and match.group(1) not in body:
-            yield _unknown_field(match.group(1), body, f"the webhook body reaching `{name}`", path)
-    for match in NODE_REFERENCE.finditer(text):
-        quoted = next(g for g in (match.group(1), match.group(2), match.group(4), match.group(5)) if g is not None)
-        referenced = _unquoted(quoted)
-        after = BODY_FIELD_AFTER.match(text, match.end())
-        body = shapes.body_of(referenced, set()) if after and referenced in names else None
-        if after and body is not None and after.group(1) not in body:
-            yield _unknown_field(after.group(1), body, f"`{referenced}`'s body", path)
+def _fields_read(text: str, end: int, field: str, shape: Fields, where: str, path: str) -> Iterator[Finding]:
+    """The read of `field` of an item of `shape` and of the fields after it in `text` (from
+    `end`: `.customer.id`), each against the fields known at its level."""
+    read = [field]
+    while True:
+        if read[-1] not in shape:
+            yield _unknown_field(read, shape, where, path)
+            return
+        inner = shape[read[-1]]
+        following = NESTED_FIELD.match(text, end)
+        if inner is None or following is None:
+            return
+        shape, end = inner, following.end()
+        read.append(following.group(1) or following.group(2) or following.group(3) or "")
 
 
-def _unknown_field(field: str, shape: frozenset[str], where: str, path: str) -> Finding:
+def _unknown_field(read: list[str], shape: Fields, where: str, path: str) -> Finding:
     fields = sorted(shape)
-    close = difflib.get_close_matches(field, fields, n=1)
+    close = difflib.get_close_matches(read[-1], fields, n=1)
+    owner = ".".join(read[:-1])
     listed = ", ".join(f"`{f}`" for f in fields[:12]) + (", ..." if len(fields) > 12 else "")
-    message = f"no field `{field}` in {where}: " + (f"it has {listed}" if fields else "its items are empty")
-    hint = f"did you mean `{close[0]}`?" if close else ("read one of its fields" if fields else None)
+    if owner:
+        message = f"no field `{owner}.{read[-1]}` in {where}: " + (
+            f"`{owner}` has {listed}" if fields else f"`{owner}` is declared empty"
+        )
+    else:
+        message = f"no field `{read[-1]}` in {where}: " + (f"it has {listed}" if fields else "its items are empty")
+    prefix = f"{owner}." if owner else ""
+    hint = f"did you mean `{prefix}{close[0]}`?" if close else ("read one of its fields" if fields else None)
     return codes.UNKNOWN_INPUT_FIELD, message, path, hint
 
 
@@ -169,8 +176,8 @@ class _Shapes:
         data: dict[str, Any],
         names: dict[str, int],
         main: nx.DiGraph,
-        declared: dict[str, frozenset[str]],
-        bodies: dict[str, frozenset[str]],
+        declared: dict[str, Fields],
+        bodies: dict[str, Fields],
     ) -> None:
         self.nodes = data["nodes"]
         self.declared = declared
@@ -191,35 +198,13 @@ class _Shapes:
 
     def input_of(self, name: str) -> Shape:
         """The union of what the node's main inputs give; unknown if any of them is."""
-        fields: set[str] = set()
+        fields: Fields = {}
         for source in self.main.predecessors(name):
             shape = self.output_of(source)
             if shape is None:
                 return None
-            fields |= shape
-        return frozenset(fields)
-
-    def body_of(self, name: str, seen: set[str]) -> Shape:
-        """The declared body fields of the webhook item `name` outputs (through nodes that pass
-        their input on); None: unknown."""
-        node = self.nodes[self.names[name]]
-        if name in seen or name in self.pinned or self._may_fail(node):
-            return None
-        seen.add(name)
-        if name in self.bodies:
-            return self.bodies[name]
-        if node.get("disabled") is True or node["type"] in PASS_THROUGH:
-            return self.body_input_of(name, seen)
-        return None
-
-    def body_input_of(self, name: str, seen: set[str]) -> Shape:
-        fields: set[str] = set()
-        for source in self.main.predecessors(name):
-            body = self.body_of(source, seen)
-            if body is None:
-                return None
-            fields |= body
-        return frozenset(fields) if self.main.in_degree(name) else None
+            fields = _union(fields, shape)
+        return fields
 
     @staticmethod
     def _may_fail(node: dict[str, Any]) -> bool:
@@ -249,7 +234,7 @@ class _Shapes:
         parameters = node.get("parameters")
         parameters = parameters if isinstance(parameters, dict) else {}
         if type_ == "n8n-nodes-base.webhook":
-            return WEBHOOK_FIELDS
+            return {**WEBHOOK_FIELDS, "body": self.bodies.get(name)}
         if type_ == "n8n-nodes-base.set":
             return self._set(name, node.get("typeVersion"), parameters)
         return None
@@ -262,7 +247,7 @@ class _Shapes:
         if not _keeps_input(version, parameters):
             return assigned
         given = self.input_of(name) if self.main.in_degree(name) else None
-        return None if given is None else given | assigned
+        return None if given is None else {**given, **assigned}
 
 
 def _set_fields(version: Any, parameters: dict[str, Any]) -> Shape:
@@ -278,17 +263,17 @@ def _set_fields(version: Any, parameters: dict[str, Any]) -> Shape:
     else:
         values = parameters.get("values")
         if not isinstance(values, dict):
-            return frozenset() if values is None else None
+            return {} if values is None else None
         entries = [entry for group in values.values() if isinstance(group, list) for entry in group]
     if not isinstance(entries, list):
-        return frozenset() if entries is None else None
+        return {} if entries is None else None
     fields = set()
     for entry in entries:
         field = entry.get("name") if isinstance(entry, dict) else None
         if not isinstance(field, str) or not field or field.startswith("="):
             return None  # a name computed by an expression
         fields.add(field.split(".", 1)[0].split("[", 1)[0])  # dot notation sets the top field
-    return frozenset(fields)
+    return dict.fromkeys(fields)  # what a Set field holds is not known here
 
 
 def _keeps_input(version: int | float, parameters: dict[str, Any]) -> bool:
@@ -300,6 +285,16 @@ def _keeps_input(version: int | float, parameters: dict[str, Any]) -> bool:
     if version >= 3:
         return bool(parameters.get("include", "all") != "none")
     return parameters.get("keepOnlySet", False) is not True
+
+
+def _union(a: Fields, b: Fields) -> Fields:
+    """The fields of an item of either shape (a field's own fields: known only when both know them)."""
+    both = {field: _inner_union(a[field], b[field]) for field in a.keys() & b.keys()}
+    return {**a, **b, **both}
+
+
+def _inner_union(a: Fields | None, b: Fields | None) -> Fields | None:
+    return None if a is None or b is None else _union(a, b)
 
 
 def _dig(value: Any, *keys: str) -> Any:

@@ -64,6 +64,17 @@ class WorkflowGraph:
     def produces_fields(self, name: str) -> bool:
         return name == self.trigger or (name in self.steps and not isinstance(self.steps[name], PASS_THROUGH))
 
+    def declared(self, name: str) -> w.Shape | None:
+        """The shape declared for node `name`'s output item: `returns {...}` of an `http` or
+        `node` step or of a `node` trigger (a webhook's `body {...}` is its item's `body`)."""
+        trigger = self.workflow.trigger
+        if name == self.trigger:
+            return trigger.node.returns if isinstance(trigger, w.NodeTrigger) else None
+        step = self.steps.get(name)
+        if isinstance(step, w.HttpStep):
+            return step.returns
+        return step.node.returns if isinstance(step, w.NodeStep) else None
+
     def input_source(self, name: str) -> str | None:
         """The node whose output item is `$json` in node `name`, if there is a single one:
         pass-through nodes hand their input on. None where branches join."""

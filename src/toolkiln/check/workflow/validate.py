@@ -157,42 +157,60 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
 
 def _fields_exist(expr: n.Expr, result: Validation) -> bool:
     """`step.field` names one of the fields the step has: a `set` step's, or those a `node` or
-    `http` step's `returns {...}` declares (`body.field` too: a webhook's `body {...}`)."""
+    `http` step's `returns {...}` declares (`body.field` too: a webhook's `body {...}`), and
+    `step.a.b` one that the object declared for `a` has."""
     free = {id(name) for name in free_reads(expr)}
+    fields = [node for node in walk(expr) if isinstance(node, n.Field_)]
+    inner = {id(node.target) for node in fields}
     ok = True
-    for node in walk(expr):
-        if not (isinstance(node, n.Field_) and isinstance(node.target, n.Name) and id(node.target) in free):
-            continue
-        names = _declared_fields(node.target.name, result)
-        if names is not None and node.name not in names:
-            ok = False
-            close = difflib.get_close_matches(node.name, names, n=1)
-            verb = "sets" if isinstance(result.graph.steps.get(node.target.name), w.SetStep) else "declares"
-            result.report(
-                codes.NO_SUCH_FIELD,
-                f"`{node.target.name}` {verb} no field `{node.name}`",
-                node.span,
-                hint=f"did you mean `{close[0]}`?"
-                if close
-                else "its fields: " + ", ".join(f"`{name}`" for name in names),
-            )
+    for node in fields:
+        if id(node) in inner:
+            continue  # checked with the chain `a.b.c` it is part of
+        chain = [node]
+        while isinstance(chain[-1].target, n.Field_):
+            chain.append(chain[-1].target)
+        root = chain[-1].target
+        if isinstance(root, n.Name) and id(root) in free:
+            ok = _chain_exists(root.name, chain[::-1], result) and ok
     return ok
 
 
-def _declared_fields(name: str, result: Validation) -> list[str] | None:
-    """The fields of what `name` reads, where they are known (None: unknown)."""
-    trigger = result.graph.workflow.trigger
+def _chain_exists(name: str, chain: list[n.Field_], result: Validation) -> bool:
+    """Whether each field of `name.a.b...` (`chain`: the reads of `a`, `b`, ...) is one of those
+    known at its level; the first that is not is E0720."""
     target = result.graph.steps.get(name)
-    shape: w.Shape | None = None
-    if isinstance(target, w.SetStep):
-        return [f.name for f in target.fields]
-    if isinstance(target, w.HttpStep):
-        shape = target.returns
-    elif isinstance(target, w.NodeStep):
-        shape = target.node.returns
-    elif target is None and name == "body" and isinstance(trigger, w.WebhookTrigger):
-        shape = trigger.body
-    return None if shape is None else [f.name for f in shape.fields]
+    shape = _declared_shape(name, result)
+    names = [f.name for f in target.fields] if isinstance(target, w.SetStep) else _names_of(shape)
+    for depth, node in enumerate(chain):
+        if names is None:
+            return True
+        if node.name not in names:
+            close = difflib.get_close_matches(node.name, names, n=1)
+            verb = "sets" if isinstance(target, w.SetStep) else "declares"
+            owner = ".".join([name, *(read.name for read in chain[:depth])])
+            result.report(
+                codes.NO_SUCH_FIELD,
+                f"`{owner}` {verb} no field `{node.name}`",
+                node.span,
+                hint=f"did you mean `{close[0]}`?" if close else "its fields: " + ", ".join(f"`{f}`" for f in names),
+            )
+            return False
+        field = shape.field(node.name) if shape is not None else None
+        shape = field.type.shape if field is not None else None
+        names = _names_of(shape)
+    return True
+
+
+def _names_of(shape: w.Shape | None) -> list[str] | None:
+    return None if shape is None else [field.name for field in shape.fields]
+
+
+def _declared_shape(name: str, result: Validation) -> w.Shape | None:
+    """The shape declared for what `name` reads: a step's `returns {...}`, the webhook's `body`."""
+    trigger = result.graph.workflow.trigger
+    if isinstance(trigger, w.WebhookTrigger) and name == "body" and name not in result.graph.steps:
+        return trigger.body
+    return result.graph.declared(name)
 
 
 def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:

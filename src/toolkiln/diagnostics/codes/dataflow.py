@@ -69,11 +69,13 @@ carries data. Connect the output the node has, or delete the connection.
 INVALID_SHAPE = register(
     "E0737",
     "invalid-shape",
-    "Declared shape with an unknown type or a field given twice",
+    "Declared shape with an unknown type, a field given twice, or past its bounds",
     """
 A declared shape (`returns {...}` of a `node` or `http` step, `body {...}` of a webhook) lists
 each field once with one of n8n's field types: `string`, `number`, `boolean`, `array`,
-`object`, `any`.
+`object`, `any`, an object of known fields (`{...}`) or a list (`[type]`). A syntax error
+inside a shape is this code too, and so is a shape nested deeper than 8 levels or of more than
+1,000 fields in all (declare the deep or large part `object`).
 
     http order GET "https://shop.example/order" returns {id: number, total: decimal}   # error
     http order GET "https://shop.example/order" returns {id: number, total: number}    # fixed
