@@ -51,6 +51,7 @@ CODE_GROUPS = {
     "R05": "Server: requests and auth",
     "R06": "Executables and sandbox",
     "R07": "Trust: principals, capabilities, folders",
+    "R08": "Editors: the language server",
 }
 
 LIMIT_DESCRIPTIONS = {

@@ -131,6 +131,7 @@ _COMMAND_MODULES = (
     (("schema",), "schema", "add_schema_command"),
     (("registry",), "stores", "add_registry_command"),
     (("tenants",), "tenants", "add_tenants_command"),
+    (("lsp",), "lsp", "add_lsp_command"),
 )
 
 

@@ -17,11 +17,12 @@ from toolkiln.cli.common import (
     UsageError,
     arguments_json,
     decimals_option,
+    read_source,
     reformat,
     source_files,
     write_atomically,
 )
-from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options, workflow_diagnostics
+from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options
 from toolkiln.errors import CompileError, RunError
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def _exclude_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from toolkiln import api
+    from toolkiln.documents import check_text, is_workflow_text
     from toolkiln.syntax.loader import SOURCE_SUFFIXES
 
     diagnostics: list[Diagnostic] = []
@@ -104,12 +105,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not files:
         raise UsageError(f"no tool or workflow files (*.tk, *.json, *.wf) under {', '.join(map(str, args.paths))}")
     for path in files:
-        found = workflow_diagnostics(
-            path, strict=args.strict, n8n_version=args.n8n_version
-        )  # a .wf file or an n8n export, else a tool file
-        if found is None and args.fix:
-            found = fix_file(path)
-        diagnostics.extend(api.check(path) if found is None else found)
+        text, unreadable = read_source(path)  # (E0100 for a file that cannot be read, E0401 too large)
+        if text is None:
+            diagnostics.extend(unreadable)
+        elif args.fix and not is_workflow_text(str(path), text):
+            diagnostics.extend(fix_file(path))
+        else:  # what the language server reports for the same text (toolkiln.documents)
+            diagnostics.extend(check_text(text, str(path), strict=args.strict, n8n_version=args.n8n_version))
     _report(args, diagnostics, [str(path) for path in files])
     return EXIT_FAILED if any(d.is_error for d in diagnostics) else EXIT_OK
 
@@ -208,19 +210,11 @@ def render_run_error(error: RunError, file: Path) -> str:
 
 
 def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
-    from toolkiln.syntax.loader import parse_file
+    """What `toolkiln fmt` writes for a tool file (toolkiln.documents, as the language server)."""
+    from toolkiln.documents import canonical_text
 
-    parsed = parse_file(path)
-    if parsed.program is None:
-        return None, parsed.diagnostics
-    if parsed.format == "json":
-        from toolkiln.backends.json_printer import print_json
-        from toolkiln.semantics.values import to_json
-
-        return to_json(print_json(parsed.program), indent=2) + "\n", []
-    from toolkiln.backends.text_printer import print_text  # (and the checker's advice it uses)
-
-    return print_text(parsed.program, parsed.comments), []
+    text, unreadable = read_source(path)
+    return (None, unreadable) if text is None else canonical_text(text, str(path))
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:

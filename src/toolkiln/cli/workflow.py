@@ -93,48 +93,22 @@ def _limit_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def workflow_diagnostics(
-    path: Path, *, strict: bool = False, n8n_version: str | None = None
-) -> list[Diagnostic] | None:
-    """For `toolkiln check`: the diagnostics of a .wf file or an n8n workflow export, or None
-    when the file is neither (a tool file)."""
-    if path.suffix == ".wf" or is_n8n_export(path):  # an unreadable .wf gets its E0100 here
-        from toolkiln.workflow import check_workflow
-
-        text, unreadable = read_source(path)
-        return unreadable if text is None else check_workflow(text, str(path), strict=strict, n8n_version=n8n_version)
-    return None
-
-
 def is_n8n_export(path: Path) -> bool:
     """A .json file holding an n8n workflow (nodes and connections) rather than a tool."""
-    from toolkiln.backends.n8n.document import looks_like_n8n
+    from toolkiln.documents import is_n8n_export_text
 
     if path.suffix != ".json":
         return False
     text, _ = read_source(path)  # a regular file of bounded size only; never blocks
-    if text is None:
-        return False  # unreadable: the tool parser reports it
-    try:
-        return looks_like_n8n(json.loads(text))
-    except (ValueError, RecursionError):
-        return False
+    return text is not None and is_n8n_export_text(str(path), text)  # unreadable: the tool parser reports it
 
 
 def canonical_workflow(path: Path, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple[str | None, list[Diagnostic]]:
     """A .wf file's canonical text, or None and the diagnostics of why it has none."""
-    from toolkiln.backends.workflow_printer import print_workflow
-    from toolkiln.syntax.comments import comments
-    from toolkiln.workflow import compile_workflow
+    from toolkiln.documents import canonical_workflow_text
 
     text, unreadable = read_source(path, max_source_chars)
-    if text is None:
-        return None, unreadable
-    try:
-        compiled = compile_workflow(text, str(path), max_source_chars=max_source_chars)
-        return print_workflow(compiled.ast, comments(text)), []  # the file's comments kept
-    except CompileError as error:
-        return None, error.diagnostics
+    return (None, unreadable) if text is None else canonical_workflow_text(text, str(path), max_source_chars)
 
 
 def cmd_workflow_import(args: argparse.Namespace) -> int:

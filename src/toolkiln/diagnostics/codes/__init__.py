@@ -34,6 +34,7 @@ from toolkiln.diagnostics.codes.calls import *  # noqa: F403 - every code, in on
 from toolkiln.diagnostics.codes.secrets import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.tenants import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.integrations import *  # noqa: F403 - every code, in one namespace
+from toolkiln.diagnostics.codes.editors import *  # noqa: F403 - every code, in one namespace
 # isort: on
 
 __all__ = ["CODES", "Code", "Severity", "lookup_code"]
