@@ -2,8 +2,10 @@
 the tool definitions, for a fixed time.
 
     python benchmarks/bench_server.py [--clients 200] [--seconds 30] [--tools 20] [--src DIR ...] [--rounds N]
+                                      [--rate-limit LIMIT]
 
-Starts `toolkiln serve` (one uvicorn process, no rate limit) on a fresh registry folder
+Starts `toolkiln serve` (one uvicorn process, no rate limit unless --rate-limit: give one no
+load reaches, such as 100000000/minute, to count what the limiter costs) on a fresh registry folder
 holding --tools compute tools, makes a `run` token, then for each workload runs --clients
 concurrent HTTP/1.1 clients (asyncio tasks over httpx, one connection each) in this process
 for --seconds, and prints a markdown table: requests, requests per second, p50/p99 latency,
@@ -145,6 +147,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=20, help="tools in the registry (the definitions' size)")
     parser.add_argument("--src", action="append", help="a toolkiln src/ tree for the server (repeatable)")
     parser.add_argument("--rounds", type=int, default=1, help="times each --src is measured, alternating")
+    parser.add_argument("--rate-limit", default="", help="the server's --rate-limit (default: none)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
@@ -168,7 +171,8 @@ def main() -> None:
             ),
         }
         print(f"{datetime.date.today()}, Python {platform.python_version()}, {machine()}")
-        print(f"{args.clients} concurrent clients, {args.seconds:g} s per workload, one server process\n")
+        limit = f"rate limit {args.rate_limit}" if args.rate_limit else "no rate limit"
+        print(f"{args.clients} concurrent clients, {args.seconds:g} s per workload, one server process, {limit}\n")
         columns = "requests | requests/s | p50 (ms) | p99 (ms) | errors | server CPU (ms/request)"
         print(f"| server source | workload | {columns} |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -176,7 +180,7 @@ def main() -> None:
         for _ in range(args.rounds):
             for src in args.src or [None]:
                 env = {"PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))}
-                server = ServerProcess(registry, "--rate-limit", "", env=env if src else None)
+                server = ServerProcess(registry, "--rate-limit", args.rate_limit, env=env if src else None)
                 try:
                     for name, request in workloads.items():
                         line, cpu = measured(name, server.url, server.process.pid, token, args, request)
