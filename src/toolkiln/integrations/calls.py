@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from toolkiln.diagnostics.codes import FRAMEWORK_NOT_INSTALLED, INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
@@ -66,6 +66,14 @@ def offered(registry: Registry, names: Iterable[str] | None = None, *, include_m
 def _offered(definition: Mapping[str, Any], *, meta: bool = False) -> Offered:
     function = definition["function"]
     return Offered(function["name"], function["description"], function["parameters"], meta)
+
+
+class CallOptions(TypedDict, total=False):
+    """The keywords every adapter passes on to `Calls`."""
+
+    principal: Principal | str
+    approval_timeout: float | None
+    conversation: str | None
 
 
 class Calls:

@@ -20,8 +20,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.integrations.calls import Calls, Offered, not_installed, offered
-from toolkiln.registry.principals import LOCAL_MODEL, Principal
+from toolkiln.integrations.calls import CallOptions, Calls, Offered, not_installed, offered
 
 try:
     from langchain_core.tools import StructuredTool, ToolException
@@ -29,6 +28,8 @@ except ImportError:
     raise not_installed("langchain-core", "langchain") from None
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack  # (typing's own from Python 3.12)
+
     from toolkiln.registry.registry import Registry
 
 
@@ -47,13 +48,12 @@ def tools(
     names: Iterable[str] | None = None,
     *,
     include_meta: bool = False,
-    principal: Principal | str = LOCAL_MODEL,
-    approval_timeout: float | None = None,
-    conversation: str | None = None,
+    **options: Unpack[CallOptions],
 ) -> list[StructuredTool]:
     """The registry's active tools (those in `names`, when given; the meta-tools too with
-    `include_meta`) as StructuredTools. The other keywords are `Calls`'s (calls.py)."""
-    calls = Calls(registry, principal=principal, approval_timeout=approval_timeout, conversation=conversation)
+    `include_meta`) as StructuredTools. `options`: `Calls`'s keywords (calls.py: principal,
+    approval_timeout, conversation)."""
+    calls = Calls(registry, **options)
     return [_tool(tool, calls) for tool in offered(registry, names, include_meta=include_meta)]
 
 

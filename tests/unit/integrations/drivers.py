@@ -1,9 +1,10 @@
-"""One driver per framework: the adapter's tools, what the framework shows its model of one,
+"""One driver per framework: the adapter's tools, what the framework shows its model of them,
 and one call through the framework's own invocation path (test_framework_adapters.py runs
 every check against every driver)."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from toolkiln import Registry
@@ -14,23 +15,21 @@ class Driver:
     module: str  # the adapter
     needs: str  # the module of the framework it imports
 
-    def tools(self, registry: Registry, **options: Any) -> list[Any]:
-        return __import__(self.module, fromlist=["tools"]).tools(registry, **options)
+    def tools(self, registry: Registry, **options: Any) -> Any:
+        """What the adapter gives the framework (a list of tools, or a toolset)."""
+        return importlib.import_module(self.module).tools(registry, **options)
 
     def schemas(self, registry: Registry, **options: Any) -> dict[str, dict[str, Any]]:
         """The JSON Schema of each tool's parameters, by name, as the framework sends it."""
-        return dict(self.schema(tool) for tool in self.tools(registry, **options))
-
-    def call(self, registry: Registry, name: str, arguments: Any, **options: Any) -> tuple[str, bool | None]:
-        return self.invoke(self.tools(registry, **options), name, arguments)
-
-    def schema(self, tool: Any) -> tuple[str, dict[str, Any]]:
         raise NotImplementedError
 
-    def invoke(self, tools: list[Any], name: str, arguments: Any) -> tuple[str, bool | None]:
+    def invoke(self, tools: Any, name: str, arguments: Any) -> tuple[str, bool | None]:
         """The text the framework hands its model for one call of `name`, and whether it
         marked the call as failed (None: it has no such mark)."""
         raise NotImplementedError
+
+    def call(self, registry: Registry, name: str, arguments: Any, **options: Any) -> tuple[str, bool | None]:
+        return self.invoke(self.tools(registry, **options), name, arguments)
 
 
 def named(tools: list[Any], name: str) -> Any:
@@ -41,14 +40,59 @@ def named(tools: list[Any], name: str) -> Any:
 class LangChain(Driver):
     framework, module, needs = "langchain", "toolkiln.integrations.langchain", "langchain_core"
 
-    def schema(self, tool: Any) -> tuple[str, dict[str, Any]]:
+    def schemas(self, registry: Registry, **options: Any) -> dict[str, dict[str, Any]]:
         from langchain_core.utils.function_calling import convert_to_openai_tool
 
-        return tool.name, convert_to_openai_tool(tool)["function"]["parameters"]
+        return {
+            tool.name: convert_to_openai_tool(tool)["function"]["parameters"]
+            for tool in self.tools(registry, **options)
+        }
 
-    def invoke(self, tools: list[Any], name: str, arguments: Any) -> tuple[str, bool | None]:
+    def invoke(self, tools: Any, name: str, arguments: Any) -> tuple[str, bool | None]:
         message = named(tools, name).invoke({"type": "tool_call", "id": "call-1", "name": name, "args": arguments})
         return message.content, message.status == "error"
 
 
-DRIVERS = [LangChain()]
+class PydanticAI(Driver):
+    """An Agent run with pydantic-ai's FunctionModel: it makes the call, then answers."""
+
+    framework, module, needs = "pydantic-ai", "toolkiln.integrations.pydantic_ai", "pydantic_ai"
+
+    def tools(self, registry: Registry, **options: Any) -> Any:
+        from toolkiln.integrations.pydantic_ai import RegistryToolset
+
+        return RegistryToolset(registry, **options)
+
+    def schemas(self, registry: Registry, **options: Any) -> dict[str, dict[str, Any]]:
+        shown: dict[str, dict[str, Any]] = {}
+
+        def model(messages, info):
+            from pydantic_ai.messages import ModelResponse, TextPart
+
+            shown.update({tool.name: tool.parameters_json_schema for tool in info.function_tools})
+            return ModelResponse(parts=[TextPart("done")])
+
+        self._agent(model, self.tools(registry, **options)).run_sync("list")
+        return shown
+
+    def invoke(self, tools: Any, name: str, arguments: Any) -> tuple[str, bool | None]:
+        from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+
+        def model(messages, info):
+            if len(messages) == 1:
+                return ModelResponse(parts=[ToolCallPart(name, arguments, tool_call_id="call-1")])
+            return ModelResponse(parts=[TextPart("done")])
+
+        run = self._agent(model, tools).run_sync("call")
+        (returned,) = [p for m in run.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)]
+        return returned.model_response_str(wrap_if_error=False), returned.outcome != "success"
+
+    @staticmethod
+    def _agent(model: Any, toolset: Any) -> Any:
+        from pydantic_ai import Agent
+        from pydantic_ai.models.function import FunctionModel
+
+        return Agent(FunctionModel(model), toolsets=[toolset])
+
+
+DRIVERS = [LangChain(), PydanticAI()]

@@ -1,4 +1,4 @@
-"""What the adapters' tests share: the tool they call, an admin person, one who approves."""
+"""What the adapters' tests share: the tools they call or create, an admin person, one who decides."""
 
 from __future__ import annotations
 
@@ -14,21 +14,27 @@ PRICE = {
     "parameters": {"x": {"type": "number", "description": "The net price"}},
     "logic": {"steps": [{"op": "return", "value": "x * 1.10"}]},
 }
+TRIPLE = {
+    "name": "triple",
+    "description": "Triples x",
+    "parameters": {"x": {"type": "number"}},
+    "logic": {"steps": [{"op": "return", "value": "x * 3"}]},
+}
 ADMIN = Principal("person", "root", "admin", via="token root")
 
 
-def approve_when_held(registry: Registry, *, within: float = 20.0) -> threading.Thread:
-    """A thread that approves the first call held for approval, as a person would."""
+def approve_when_held(registry: Registry, *, approve: bool = True, within: float = 20.0) -> threading.Thread:
+    """A thread that approves (or denies: "not now") the first call held for approval, as a person would."""
 
-    def approve() -> None:
+    def decide() -> None:
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             held = registry.calls()
             if held:
-                registry.decide_call(held[0].id, approve=True, by=ADMIN)
+                registry.decide_call(held[0].id, approve=approve, by=ADMIN, reason=None if approve else "not now")
                 return
             time.sleep(0.02)
 
-    thread = threading.Thread(target=approve, daemon=True)
+    thread = threading.Thread(target=decide, daemon=True)
     thread.start()
     return thread

@@ -43,14 +43,14 @@ def test_a_failed_call_comes_back_as_data_with_its_code(driver, registry):
 
 
 @frameworks
-def test_a_tool_no_longer_active_is_refused_as_data(driver, registry):
-    tools = driver.tools(registry)
-    registry.disable("price")
-    text, failed = driver.invoke(tools, "price", {"x": 2})
+def test_a_call_a_person_denies_comes_back_as_data_and_never_runs(driver, registry):
+    registry.require_call_approval("price")
+    person = approve_when_held(registry, approve=False)
+    text, failed = driver.call(registry, "price", {"x": 3})
+    person.join()
     reply = json.loads(text)
     assert reply["ok"] is False and failed in (True, None)
-    assert reply["errors"][0]["code"] == codes.TOOL_NOT_ACTIVE.code and "disabled" in reply["message"]
-    assert "price" not in driver.schemas(registry)  # (nor is it offered any more)
+    assert reply["errors"][0]["code"] == codes.CALL_DENIED.code and "not now" in reply["message"]
     assert registry.get("price").usage_count == 0
 
 

@@ -14,7 +14,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "frameworks"
 SHIPPING_12_KG = 'shipping_cost -> {"ok": true, "result": 31.500}'
 
 
-@pytest.mark.parametrize("example", ["langchain_agent.py"])
+@pytest.mark.parametrize("example", ["langchain_agent.py", "pydantic_ai_agent.py"])
 def test_the_example_runs_and_prints_the_registrys_reply(example, tmp_path):
     environment = {**os.environ, "TOOLKILN_STATE_DIR": str(tmp_path), "OPENAI_AGENTS_DISABLE_TRACING": "1"}
     ran = subprocess.run(
