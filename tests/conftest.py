@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from integration.postgres_support import postgres_cluster
 
 pytest_plugins = ["pytester"]  # tests/unit/test_golden_harness.py runs pytest on this file
 
@@ -79,3 +81,11 @@ def golden(request, update_golden):
         )
 
     return compare
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster_url() -> Iterator[str]:
+    """A running PostgreSQL for the `postgres` tests, unit and integration alike (one per test
+    process: tests/integration/postgres_support.py)."""
+    with postgres_cluster() as url:
+        yield url

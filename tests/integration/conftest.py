@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from harness import Deployed, PatientClient
 from n8n_server import N8nServer, N8nServerError, install
-from postgres_support import fresh_database, postgres_cluster
+from postgres_support import fresh_database
 
 from toolkiln.n8n import errors
 
@@ -92,12 +92,6 @@ def n8n(pytestconfig):
         server.cleanup()
         assert not leftovers, f"could not delete: {leftovers}"
         assert code is not None, f"n8n did not stop on SIGTERM; log:\n{log}"
-
-
-@pytest.fixture(scope="session")
-def postgres_cluster_url() -> Iterator[str]:
-    with postgres_cluster() as url:
-        yield url
 
 
 @pytest.fixture

@@ -61,3 +61,29 @@ def fresh_database(cluster_url: str) -> Iterator[str]:
     finally:
         with psycopg.connect(cluster_url, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# Every table of a registry's database but the schema's version, emptied between two tests.
+_REGISTRY_TABLES = (
+    "toolkiln_tools",
+    "toolkiln_versions",
+    "toolkiln_deleted",
+    "toolkiln_audit",
+    "toolkiln_usage",
+    "toolkiln_tables",
+    "toolkiln_calls",
+)
+
+
+def emptied(url: str) -> str:
+    """`url`'s registry database as a new one is (no rows, change counter 0): a database made
+    once per test process and emptied for each test costs a few milliseconds, where creating
+    and dropping one per test costs about a second (measured on PostgreSQL 15)."""
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        if conn.execute("SELECT to_regclass('toolkiln_schema')").fetchone()[0] is None:
+            return url  # (no tables yet: the first store creates them)
+        for table in _REGISTRY_TABLES:
+            conn.execute(f"DELETE FROM {table}")
+        conn.execute("ALTER SEQUENCE toolkiln_audit_position_seq RESTART")
+        conn.execute("UPDATE toolkiln_changes SET counter = 0")
+    return url

@@ -17,7 +17,7 @@ from test_server_support import ServerProcess
 from unit.registry.pending_calls_contract import PendingCallsContract
 from unit.registry.store_contract import StoreContract, definition
 
-from toolkiln import Registry
+from toolkiln import Registry, RunError
 from toolkiln.registry import Principal
 from toolkiln.registry.errors import (
     DatabaseLoginRefused,
@@ -253,3 +253,12 @@ def test_connections_the_database_ended_are_replaced_before_the_next_change_uses
     assert [record.name for record in reg.list()] == ["double"]
     reg.update("double", {"description": "Doubles, after the database ended its connections"})
     assert reg.run("double", {"x": 2}) == 4 and reg.get("double").version == 1
+
+
+def test_a_table_that_does_not_read_is_refused_when_put_and_nothing_is_stored(pg_factory):
+    """(A folder reports a bad table file it finds; a database takes none in the first place.)"""
+    store = pg_factory.new()
+    with pytest.raises(RunError) as refused:
+        store.put_table("bad.json", b"{nope")
+    assert refused.value.code == "E0513"
+    assert pg_factory.again(store).tables == {}

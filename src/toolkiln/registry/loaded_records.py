@@ -26,6 +26,7 @@ class LoadedRecords:
         self.records: dict[str, ToolRecord] = {}
         self.bytes: dict[str, bytes] = {}  # the bytes each loaded record came from
         self._problems: dict[str, Problem] = {}
+        self._past_problems: dict[tuple[str, int], Problem] = {}  # past versions read and found broken
 
     def load(self, name: str, data: bytes, compiled: Compiled | None) -> None:
         self.moved(name)
@@ -46,6 +47,19 @@ class LoadedRecords:
         self.records.pop(name, None)
         self.bytes.pop(name, None)
         self._problems.pop(name, None)
+        for key in [key for key in self._past_problems if key[0] == name]:
+            del self._past_problems[key]
+
+    def past_read(self, name: str, version: int, data: bytes) -> ToolRecord | None:
+        """Past version `version` of `name` decoded from its bytes; one that does not decode is
+        a problem (as the folder reports a broken versions/ file) until it is read fine."""
+        where = f"{self.where}#{name}@{version}"
+        record, diagnostics = decode_record(data, where)
+        if record is None:
+            self._past_problems[(name, version)] = Problem(file=where, diagnostics=tuple(diagnostics))
+        else:
+            self._past_problems.pop((name, version), None)
+        return record
 
     def moved(self, name: str | None) -> None:
         """What was made from `name` (from the tables: None) goes."""
@@ -57,10 +71,11 @@ class LoadedRecords:
         return [self.records[name] for name in sorted(self.records)]
 
     def problems(self) -> list[Problem]:
-        return [self._problems[name] for name in sorted(self._problems)]
+        past = [self._past_problems[key] for key in sorted(self._past_problems)]
+        return [self._problems[name] for name in sorted(self._problems)] + past
 
     def problem_of(self, name: str, version: int | None = None) -> Problem | None:
-        return self._problems.get(name) if version is None else None
+        return self._problems.get(name) if version is None else self._past_problems.get((name, version))
 
     def check(self, name: str) -> None:
         try:

@@ -19,11 +19,11 @@ DOUBLE = {
 
 
 @pytest.fixture
-def calls(tmp_path, capsys):
-    """calls(*args) -> (exit code, stdout, stderr), in-process, on the registry tmp_path/reg."""
+def calls(registry_location, capsys):
+    """calls(*args) -> (exit code, stdout, stderr), in-process, on the test's registry."""
 
     def run(*args):
-        code = main(["calls", *map(str, args), "--registry", str(tmp_path / "reg")])
+        code = main(["calls", *map(str, args), "--registry", str(registry_location)])
         out, err = capsys.readouterr()
         assert "Traceback" not in err
         return code, out, err
@@ -32,9 +32,9 @@ def calls(tmp_path, capsys):
 
 
 @pytest.fixture
-def held(tmp_path):
+def held(registry_location):
     """Two calls of a flagged tool by the local user's model, waiting."""
-    with Registry(tmp_path / "reg") as reg:
+    with Registry(registry_location) as reg:
         reg.create(DOUBLE)
         reg.require_call_approval("double")
         return [reg.invoke("double", {"x": x}, principal=LOCAL_MODEL, conversation="cli").call for x in (21, 1)]
@@ -73,15 +73,15 @@ def test_a_decision_not_taken_exits_1_with_its_code(calls, held):
     assert usage.value.code == 2
 
 
-def test_require_makes_each_call_of_a_tool_wait_and_off_undoes_it(calls, tmp_path):
-    with Registry(tmp_path / "reg") as reg:
+def test_require_makes_each_call_of_a_tool_wait_and_off_undoes_it(calls, registry_location):
+    with Registry(registry_location) as reg:
         reg.create(DOUBLE)
     code, out, _ = calls("require", "double")
     assert code == 0 and "waits for a person's approval" in out
-    with Registry(tmp_path / "reg") as reg:
+    with Registry(registry_location) as reg:
         assert reg.invoke("double", {"x": 1}, principal=LOCAL_MODEL).pending
     assert calls("require", "double", "--off")[0] == 0
-    with Registry(tmp_path / "reg") as reg:
+    with Registry(registry_location) as reg:
         assert reg.invoke("double", {"x": 1}, principal=LOCAL_MODEL).ok
     code, _, err = calls("require", "nope")
     assert code == 1 and "R0102" in err

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from unit.registry.stores import write_by_hand
 
 from toolkiln.diagnostics import codes
 from toolkiln.llm.agent import _outcome
@@ -21,7 +22,7 @@ from toolkiln.server.mcp_tools import call_tool
 def ready(reg, make_def):
     reg.create(make_def(expression="1 / x"))
     reg.create(make_def("waiting", risk="high"), created_by="llm")  # pending: not active
-    (reg.path / "tools" / "broken.json").write_text("{not json")  # a file that does not load
+    write_by_hand(reg, "broken", "{not json")  # a record that does not load
     reg.refresh()
     return reg
 

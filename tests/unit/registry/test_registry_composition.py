@@ -5,6 +5,7 @@ import json
 from decimal import Decimal
 
 import pytest
+from unit.registry.stores import put_table
 
 from toolkiln import CompileError, RunError
 from toolkiln.registry import DependencyCycle, Registry, ToolInUse
@@ -237,9 +238,7 @@ def test_callee_failures_propagate_through_reg_run(reg):
 
 
 def test_callees_read_the_registry_tables(reg, tmp_path):
-    (reg.path / "tables").mkdir(exist_ok=True)
-    (reg.path / "tables" / "rates.json").write_text(json.dumps({"rates": {"eu": 4}}))
-    reg.refresh()
+    put_table(reg, "rates.json", json.dumps({"rates": {"eu": 4}}))
     reg.create(
         {
             "name": "rate",
@@ -259,14 +258,14 @@ def test_callees_read_the_registry_tables(reg, tmp_path):
 
 def test_a_caller_loads_in_another_registry_whatever_the_file_order(reg, tmp_path):
     reg.create(caller("a_first"))  # sorts before its callee
-    fresh = Registry(reg.path, durable=False, trust_check_cache=False)
+    fresh = Registry(reg.location, durable=False, trust_check_cache=False)
     assert fresh.problems == []
     assert fresh.run("a_first", {"w": 2, "price": 10}) == Decimal("25.0")
 
 
 def test_a_caller_sees_a_callee_update_made_by_another_process(reg):
     reg.create(caller())
-    other = Registry(reg.path, durable=False)
+    other = Registry(reg.location, durable=False)
     assert other.run("order_total", {"w": 2, "price": 10}) == Decimal("25.0")
     reg.update("shipping_cost", returning("weight_kg * 3"))
     assert other.run("order_total", {"w": 2, "price": 10}) == 22

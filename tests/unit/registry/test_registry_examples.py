@@ -5,6 +5,7 @@ actual value, and nothing is written."""
 import json
 
 import pytest
+from unit.registry.stores import put_table
 
 from toolkiln import Registry
 from toolkiln.errors import CompileError
@@ -26,7 +27,7 @@ def test_passing_examples_are_stored_with_the_definition(reg, make_def, created_
     record = reg.create(_with_examples(make_def, EXAMPLES), created_by=created_by)
     assert record.definition["examples"] == EXAMPLES
     assert reg.run("double", {"x": 4}) == 8
-    reopened = Registry(reg.path)
+    reopened = Registry(reg.location)
     assert reopened.get("double").definition["examples"] == EXAMPLES
     assert not reopened.problems
 
@@ -120,13 +121,10 @@ def test_rollback_reruns_examples_with_todays_tables(reg, make_def):
             ]
         },
     }
-    (reg.path / "tables").mkdir(exist_ok=True)
-    (reg.path / "tables" / "rates.json").write_text(json.dumps({"rates": {"eu": 4}}))
-    reg.refresh()
+    put_table(reg, "rates.json", json.dumps({"rates": {"eu": 4}}))
     reg.create({**lookup, "examples": [{"args": {"zone": "eu"}, "expect": 4}]})
     reg.update("rate", {"examples": None})
-    (reg.path / "tables" / "rates.json").write_text(json.dumps({"rates": {"eu": 5}}))
-    reg.refresh()
+    put_table(reg, "rates.json", json.dumps({"rates": {"eu": 5}}))
     with pytest.raises(CompileError) as error:
         reg.rollback("rate", 1)
     assert _codes(error) == [("E0611", "examples[0].expect")]

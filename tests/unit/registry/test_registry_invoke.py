@@ -22,7 +22,7 @@ def test_a_run_that_works_gives_its_result_and_the_version_that_ran(reg, make_de
 
 def test_the_version_reported_is_the_one_that_ran_when_another_writer_changes_it(reg, make_def, monkeypatch):
     reg.create(make_def())
-    other = Registry(reg.path)
+    other = Registry(reg.location)
     run_tool = Registry._run_tool
 
     def changed_meanwhile(self, *args, **kwargs):

@@ -3,6 +3,7 @@
 from decimal import Decimal
 
 import pytest
+from unit.registry.stores import kept_aside, stored_bytes
 
 import toolkiln
 from toolkiln.registry import (
@@ -131,7 +132,7 @@ def test_runs_count_usage_and_last_use_even_when_they_fail(reg, make_def):
     record = reg.get("ratio")
     assert record.usage_count == 2 and record.last_used_at is not None
     reg.flush()
-    assert Registry(reg.path).get("ratio").usage_count == 2
+    assert Registry(reg.location).get("ratio").usage_count == 2
 
 
 def test_usage_flushed_on_every_run_when_asked(tmp_path, make_def):
@@ -186,7 +187,7 @@ def test_delete_then_create_again_starts_afresh(reg, make_def):
     reg.run("double", {"x": 1})
     reg.flush()
     reg.delete("double")
-    assert "double" not in reg and not (reg.path / "versions" / "double").exists()
+    assert "double" not in reg and reg._store.past_versions("double") == []
     again = reg.create(make_def())
     assert (again.version, again.usage_count) == (1, 0)
     assert [r.version for r in reg.history("double")] == [1]
@@ -196,18 +197,17 @@ def test_delete_then_create_again_starts_afresh(reg, make_def):
 def test_a_deleted_tool_is_kept_aside_with_its_past_versions(reg, make_def):
     reg.create(make_def())
     reg.update("double", {"logic": make_def(expression="x + x")["logic"]})
-    before = (reg.path / "tools" / "double.json").read_bytes()
+    before = stored_bytes(reg, "double")
     reg.delete("double")
     note = reg.audit_log("double")[-1].note
-    assert note is not None and note.startswith("kept in .deleted/double.")
-    kept = reg.path / note.removeprefix("kept in ")
-    assert (kept / "double.json").read_bytes() == before
-    assert sorted(p.name for p in (kept / "versions").iterdir()) == ["1.json"]
-    with toolkiln.Registry(reg.path) as reopened:  # the backup is not a tool
+    assert note is not None and note.startswith("kept in ")
+    assert kept_aside(reg, note) == (before, [1])
+    with toolkiln.Registry(reg.location) as reopened:  # the backup is not a tool
         assert "double" not in reopened and reopened.problems == []
     reg.create(make_def())
     reg.delete("double")  # a second backup beside the first
-    assert len(list((reg.path / ".deleted").iterdir())) == 2
+    second = reg.audit_log("double")[-1].note
+    assert second != note and kept_aside(reg, second)[1] == [] and kept_aside(reg, note)[1] == [1]
 
 
 def test_audit_log_says_who_what_when_and_versions(reg, make_def):

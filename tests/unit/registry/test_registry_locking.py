@@ -69,14 +69,14 @@ def with_example(definition: dict, args: dict, expect) -> dict:
     return {**definition, "examples": [{"args": args, "expect": expect}]}
 
 
-def test_a_create_being_checked_holds_neither_the_lock_nor_the_registry(reg, make_def, tmp_path, monkeypatch):
+def test_a_create_being_checked_holds_neither_the_lock_nor_the_registry(reg, make_def, registry_location, monkeypatch):
     reg.create(make_def("double"))
     held = HeldExamples(monkeypatch)
     creating = Background(lambda: reg.create(with_example(make_def("triple", "x * 3"), {"x": 2}, 6)))
     assert held.reached.wait(10)
     try:
         # The folder's lock is free: another process (here another Registry) writes at once.
-        with Registry(tmp_path / "reg", lock_timeout=1) as other:
+        with Registry(registry_location, lock_timeout=1) as other:
             other.create(make_def("half", "x / 2"))
         assert reg.run("double", {"x": 4}) == 8  # and this registry answers
         assert "half" in reg
@@ -86,7 +86,7 @@ def test_a_create_being_checked_holds_neither_the_lock_nor_the_registry(reg, mak
     assert reg.run("triple", {"x": 2}) == 6
 
 
-def test_a_callee_changed_during_the_check_is_checked_again(reg, make_def, tmp_path, monkeypatch):
+def test_a_callee_changed_during_the_check_is_checked_again(reg, make_def, registry_location, monkeypatch):
     reg.create(make_def("base", "x + 1"))
     caller = make_def("caller", "x")
     caller["logic"] = {
@@ -98,7 +98,7 @@ def test_a_callee_changed_during_the_check_is_checked_again(reg, make_def, tmp_p
     held = HeldExamples(monkeypatch)
     creating = Background(lambda: reg.create(with_example(caller, {"x": 1}, 2)))
     assert held.reached.wait(10)
-    with Registry(tmp_path / "reg") as other:  # meanwhile `base` loses its parameter `x`
+    with Registry(registry_location) as other:  # meanwhile `base` loses its parameter `x`
         other.update(
             "base", {"parameters": {"y": {"type": "number"}}, "logic": {"steps": [{"op": "return", "value": "y"}]}}
         )
@@ -108,12 +108,12 @@ def test_a_callee_changed_during_the_check_is_checked_again(reg, make_def, tmp_p
     assert "caller" not in reg
 
 
-def test_an_update_changed_during_its_check_keeps_both_changes(reg, make_def, tmp_path, monkeypatch):
+def test_an_update_changed_during_its_check_keeps_both_changes(reg, make_def, registry_location, monkeypatch):
     reg.create(with_example(make_def("price", "x * 2"), {"x": 1}, 2))
     held = HeldExamples(monkeypatch)
     describing = Background(lambda: reg.update("price", {"description": "Twice the price"}))
     assert held.reached.wait(10)
-    with Registry(tmp_path / "reg") as other:
+    with Registry(registry_location) as other:
         other.update("price", {"riskLevel": "medium"})
     held.release()
     assert describing.outcome()[0] == "ok"
@@ -153,7 +153,9 @@ def test_the_editor_and_the_test_meta_tool_check_within_the_budget(tmp_path):
         assert [d.code for d in diagnose(reg, json.dumps(SPINNING))] == ["R0305"]
 
 
-def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg, make_def, tmp_path, monkeypatch):
+def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(
+    registry_location, reg, make_def, tmp_path, monkeypatch
+):
     reg.create(make_def("double"))
     program = tmp_path / "slow"
     program.write_text("#!/bin/sh\n")
@@ -167,7 +169,7 @@ def test_a_check_stuck_on_a_file_answers_within_its_budget_and_holds_nothing(reg
             reg.check_definition(stuck, seconds=0.5)
         assert time.monotonic() - started < 0.5 + 1.0
         assert reg.run("double", {"x": 1}) == 2  # the check still stuck on the file holds no lock
-        with Registry(tmp_path / "reg", lock_timeout=1) as other:
+        with Registry(registry_location, lock_timeout=1) as other:
             other.create(make_def("half", "x / 2"))
     finally:
         released.set()  # let the stuck reader go
@@ -201,16 +203,16 @@ class HeldN8n(FakeN8n):
 
 
 @pytest.mark.parametrize("who", ["user", "llm"])  # deployed by the create, or by the approval
-def test_n8n_is_called_without_the_lock(tmp_path, make_def, who):
+def test_n8n_is_called_without_the_lock(registry_location, make_def, who):
     n8n = HeldN8n()
-    with Registry(tmp_path / "reg", n8n=n8n.client()) as reg:
+    with Registry(registry_location, n8n=n8n.client()) as reg:
         reg.create(make_def("double"))
         if who == "llm":
             reg.create(WORKFLOW, created_by="llm")  # waits for a person: nothing deployed yet
         deploying = Background(lambda: reg.create(WORKFLOW) if who == "user" else reg.approve("order_total"))
         assert n8n.reached.wait(10)
         try:
-            with Registry(tmp_path / "reg", lock_timeout=1) as other:
+            with Registry(registry_location, lock_timeout=1) as other:
                 other.create(make_def("half", "x / 2"))
             assert reg.run("double", {"x": 4}) == 8
         finally:
@@ -221,12 +223,12 @@ def test_n8n_is_called_without_the_lock(tmp_path, make_def, who):
         assert list(n8n.workflows) == [record.deployment.workflow_id]
 
 
-def test_a_create_that_loses_its_name_while_deploying_takes_its_workflow_away(tmp_path, make_def):
+def test_a_create_that_loses_its_name_while_deploying_takes_its_workflow_away(registry_location, make_def):
     n8n = HeldN8n()
-    with Registry(tmp_path / "reg", n8n=n8n.client()) as reg:
+    with Registry(registry_location, n8n=n8n.client()) as reg:
         creating = Background(lambda: reg.create(WORKFLOW))
         assert n8n.reached.wait(10)
-        with Registry(tmp_path / "reg") as other:  # the name is taken while n8n deploys
+        with Registry(registry_location) as other:  # the name is taken while n8n deploys
             other.create(make_def("order_total"))
         n8n.release()
         kind, error = creating.outcome()

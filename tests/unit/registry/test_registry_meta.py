@@ -85,7 +85,7 @@ def test_test_custom_tool_runs_without_saving(reg, make_def):
     assert reply["result"] == 8
     reply = reg.call_meta("test_custom_tool", {"definition": make_def()})
     assert reply["ok"] is True and "result" not in reply and "args" in reply["message"]
-    assert len(reg) == 0 and not (reg.path / "audit.jsonl").exists()
+    assert len(reg) == 0 and reg.audit_log() == []
 
 
 def test_run_errors_of_a_dry_run(reg, make_def):

@@ -7,6 +7,13 @@ import json
 import shutil
 
 import pytest
+from unit.registry.stores import (
+    FOLDER_ONLY,
+    past_bytes,
+    stored_bytes,
+    write_by_hand,
+    write_version_by_hand,
+)
 
 from toolkiln import Registry
 from toolkiln.registry import NotTrusted
@@ -23,9 +30,9 @@ SCRIPT = {
 
 
 def edit(reg: Registry, name: str, **changes: object) -> None:
-    """Change a tool file by hand, as a person with an editor (or a hostile clone) would."""
-    path = reg.path / "tools" / f"{name}.json"
-    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}, indent=2))
+    """Change a tool's stored record by hand, as a person with an editor or SQL (or a hostile
+    clone) would."""
+    write_by_hand(reg, name, json.dumps({**json.loads(stored_bytes(reg, name)), **changes}, indent=2))
     reg.refresh()
 
 
@@ -38,6 +45,7 @@ def test_what_the_registry_writes_verifies_and_runs(reg, make_def):
     assert reg._store.past_verifies("double", 1)  # the past version too
 
 
+@FOLDER_ONLY  # (a copied folder; rows copied into a database: test_postgres_store.py)
 def test_a_copied_folder_believes_nothing_until_trusted(reg, make_def, tmp_path):
     reg.create(SCRIPT)
     reg.create(make_def())
@@ -81,12 +89,12 @@ def test_a_change_made_from_an_unverified_record_is_not_signed(reg, make_def):
 def test_rolling_back_to_a_planted_past_version_is_not_signed(reg, make_def):
     reg.create(make_def())
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
-    planted = reg.path / "versions" / "double" / "1.json"
-    planted.write_text(planted.read_text().replace("x * 2", "x * 5"))
+    write_version_by_hand(reg, "double", 1, past_bytes(reg, "double", 1).replace("x * 2", "x * 5"))
     assert reg.rollback("double", 1).version == 3
     assert not reg.trusted_here("double") and reg.run("double", {"x": 1}) == 5
 
 
+@FOLDER_ONLY  # (the folder's signature file and .deleted/)
 def test_a_deleted_tool_loses_its_signatures(reg):
     reg.create(SCRIPT)
     reg.delete("greet")
@@ -97,10 +105,11 @@ def test_a_deleted_tool_loses_its_signatures(reg):
     assert not reg.trusted_here("greet")
 
 
+@FOLDER_ONLY  # (the folder's signature file)
 def test_a_registry_from_before_signatures_is_unverified_until_trusted(reg):
     reg.create(SCRIPT)
     (reg.path / ".cache" / "signatures.json").unlink()
-    with Registry(reg.path) as reopened:
+    with Registry(reg.location) as reopened:
         assert reopened.untrusted() == {"greet"}
         with pytest.raises(NotTrusted):
             reopened.run("greet")
@@ -108,14 +117,16 @@ def test_a_registry_from_before_signatures_is_unverified_until_trusted(reg):
         assert reopened.run("greet")["output"] == {"hello": 1}
 
 
+@FOLDER_ONLY  # (a folder's signatures are keyed per user; a database's rows vouch for themselves, decisions.md)
 def test_signatures_written_by_another_user_do_not_verify(reg, tmp_path, monkeypatch):
     reg.create(SCRIPT)
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "someone else"))
     monkeypatch.setattr("toolkiln.statehome._keys", {})
-    with Registry(reg.path) as theirs:
+    with Registry(reg.location) as theirs:
         assert not theirs.trusted_here("greet")
 
 
+@FOLDER_ONLY  # (the folder's signature file)
 def test_a_forged_signatures_file_is_refused(reg):
     reg.create(SCRIPT)
     path = reg.path / ".cache" / "signatures.json"
@@ -127,6 +138,7 @@ def test_a_forged_signatures_file_is_refused(reg):
     assert reg.untrusted() == {"greet"}
 
 
+@FOLDER_ONLY  # (a copied folder)
 def test_the_command_line_marks_untrusted_records_and_trusts_them_after_showing_them(reg, tmp_path, capsys):
     from toolkiln.cli import main
 
@@ -153,6 +165,7 @@ def test_the_command_line_marks_untrusted_records_and_trusts_them_after_showing_
     assert "error[R0102]: no tool named `nothing`" in capsys.readouterr().err
 
 
+@FOLDER_ONLY  # (a copied folder)
 def test_another_process_sees_a_trust_at_once(reg, make_def, tmp_path):
     reg.create(SCRIPT)
     reg.create(make_def())

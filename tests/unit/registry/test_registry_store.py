@@ -1,9 +1,11 @@
-"""The folder on disk: layout, broken files, changes from elsewhere, tables, refused input."""
+"""The folder on disk: layout, broken files, changes from elsewhere, tables, refused input (what
+is not about the folder's own files runs on a database too: conftest.py)."""
 
 import json
 import os
 
 import pytest
+from unit.registry.stores import FOLDER_ONLY, in_database, put_table, stored_bytes
 
 from toolkiln import CompileError
 from toolkiln.registry import BrokenTool, InvalidName, Registry
@@ -14,6 +16,7 @@ def files(root):
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
+@FOLDER_ONLY  # (the folder's files)
 def test_layout_is_readable_and_diffable(reg, make_def):
     reg.create(make_def())
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
@@ -40,6 +43,7 @@ def test_layout_is_readable_and_diffable(reg, make_def):
     assert "usage.json" in (reg.path / ".gitignore").read_text()
 
 
+@FOLDER_ONLY  # (the folder's files)
 def test_running_does_not_touch_the_tool_file(reg, make_def):
     reg.create(make_def())
     before = (reg.path / "tools" / "double.json").stat().st_mtime_ns
@@ -52,9 +56,9 @@ def test_running_does_not_touch_the_tool_file(reg, make_def):
 def test_exact_numbers_survive_the_round_trip(reg, make_def):
     params = {"x": {"type": "number", "default": 0.1}}
     reg.create(make_def(expression="x + 0.2", params=params))
-    again = Registry(reg.path)
+    again = Registry(reg.location)
     assert str(again.run("double", {})) == "0.3"
-    assert '"default": 0.1' in (reg.path / "tools" / "double.json").read_text()
+    assert b'"default": 0.1' in stored_bytes(reg, "double")
 
 
 BROKEN = {
@@ -123,6 +127,7 @@ def test_a_hand_edit_is_rechecked_and_a_fix_is_picked_up(tmp_path, make_def):
     assert not reg.problems and reg.run("double", {"x": 2}) == 4
 
 
+@FOLDER_ONLY  # (files in the folder)
 def test_files_that_are_not_tools_are_reported_or_ignored(reg, make_def):
     reg.create(make_def())
     (reg.path / "tools" / "Bad Name.json").write_text("{}")
@@ -133,6 +138,7 @@ def test_files_that_are_not_tools_are_reported_or_ignored(reg, make_def):
     assert [r.name for r in reg.list()] == ["double"]
 
 
+@FOLDER_ONLY  # (the folder's usage.json)
 def test_broken_usage_file_is_reported_and_rewritten(reg, make_def):
     reg.create(make_def())
     (reg.path / "usage.json").write_text("[1, 2")
@@ -185,20 +191,20 @@ def test_the_check_cache_spares_rechecking_and_can_be_turned_off(tmp_path, make_
 
 
 def test_tables_folder_feeds_lookups(reg):
-    (reg.path / "tables" / "rates.csv").write_text("zone,rate\nnorth,4.5\nsouth,7\n")
-    (reg.path / "tables" / "extra.json").write_text('{"fees": {"north": 0.5}}')
+    put_table(reg, "rates.csv", "zone,rate\nnorth,4.5\nsouth,7\n")
+    put_table(reg, "extra.json", '{"fees": {"north": 0.5}}')
     reg.create(
         'tool zone_cost(zone: string)\ndescription "Cost by zone"\n{\n  rate = lookup rates[zone]\n'
         "  fee = lookup fees[zone] default 0\n  return rate + fee\n}\n"
     )
     assert reg.run("zone_cost", {"zone": "north"}) == 5
     assert reg.run("zone_cost", {"zone": "south"}, tables={"fees": {"south": 1}}) == 8
-    (reg.path / "tables" / "rates.csv").write_text("zone,rate\nnorth,10\n")
-    reg.refresh()
+    put_table(reg, "rates.csv", "zone,rate\nnorth,10\n")
     assert reg.run("zone_cost", {"zone": "north"}) == 10.5
     assert set(reg.tables) == {"rates", "fees"}
 
 
+@FOLDER_ONLY  # (a database refuses a bad table when it is put: test_postgres_store.py)
 def test_bad_tables_are_reported_and_skipped(reg):
     (reg.path / "tables" / "good.csv").write_text("k,v\na,1\n")
     (reg.path / "tables" / "bad.json").write_text("{nope")
@@ -246,8 +252,10 @@ def test_bad_names_and_path_tricks_are_refused(reg, make_def, name):
     with pytest.raises(CompileError) as error:
         reg.create(make_def(name=name))
     assert error.value.diagnostics[0].code in ("E0110", "E0106")
-    assert files(reg.path / "tools") == ["double.json"]
-    assert not (reg.path.parent / "x.json").exists()
+    assert [record.name for record in reg.list()] == ["double"]
+    if not in_database(reg):  # (the folder's files)
+        assert files(reg.path / "tools") == ["double.json"]
+        assert not (reg.path.parent / "x.json").exists()
 
 
 def test_unknown_fields_are_refused(reg, make_def):
@@ -256,7 +264,7 @@ def test_unknown_fields_are_refused(reg, make_def):
     with pytest.raises(CompileError) as error:
         reg.create(definition)
     assert [(d.code, d.span.path) for d in error.value.diagnostics] == [("E0109", "colour")]
-    assert len(reg) == 0 and not (reg.path / "audit.jsonl").exists()
+    assert len(reg) == 0 and reg.audit_log() == []
 
 
 def test_oversized_definitions_are_refused(reg, make_def):

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from unit.registry.stores import contents, past_bytes, past_file, stored_bytes, write_version_by_hand
 
 from toolkiln import CompileError
 from toolkiln.registry import BrokenTool, InvalidRequest, Registry, ToolNotFound
@@ -14,9 +15,8 @@ def test_logic_and_parameter_changes_make_a_new_version_and_keep_the_old(reg, ma
     assert v2.version == 2 and reg.run("double", {"x": 1}) == 3
     v3 = reg.update("double", {"parameters": {"x": {"type": "integer"}}})
     assert v3.version == 3 and v3.parameters["properties"]["x"] == {"type": "integer"}
-    past = reg.path / "versions" / "double"
-    assert sorted(p.name for p in past.iterdir()) == ["1.json", "2.json"]
-    assert json.loads((past / "1.json").read_text())["definition"]["logic"]["steps"][0]["expression"] == "x * 2"
+    assert reg._store.past_versions("double") == [1, 2]
+    assert json.loads(past_bytes(reg, "double", 1))["definition"]["logic"]["steps"][0]["expression"] == "x * 2"
     assert [r.version for r in reg.history("double")] == [1, 2, 3]
     assert reg.history("double")[0].definition["logic"]["steps"][0]["expression"] == "x * 2"
 
@@ -26,7 +26,7 @@ def test_a_description_change_is_made_in_place(reg, make_def):
     changed = reg.update("double", {"description": "Twice x"})
     assert (changed.version, changed.description, changed.definition["description"]) == (1, "Twice x", "Twice x")
     assert changed.updated_at > created.updated_at
-    assert not (reg.path / "versions" / "double").exists()
+    assert reg._store.past_versions("double") == []
     assert reg.audit_log("double")[-1].note == "description only"
 
 
@@ -65,7 +65,7 @@ def test_a_whole_new_definition_as_text(reg, make_def):
 
 def test_bad_changes_raise_compile_error_and_write_nothing(reg, make_def):
     reg.create(make_def())
-    before = sorted(p.relative_to(reg.path) for p in reg.path.rglob("*") if p.is_file())
+    before = contents(reg)
     with pytest.raises(CompileError) as error:
         reg.update("double", {"logic": {"steps": [{"op": "return", "value": "y * 2"}]}})
     assert error.value.diagnostics[0].code == "E0201"
@@ -77,8 +77,7 @@ def test_bad_changes_raise_compile_error_and_write_nothing(reg, make_def):
         reg.update("double", 'tool renamed(x: number)\ndescription "d"\n{\n  return x\n}\n')
     with pytest.raises(CompileError):
         reg.update("double", {"definition": {}, "description": "x"})
-    after = sorted(p.relative_to(reg.path) for p in reg.path.rglob("*") if p.is_file())
-    assert before == after and reg.get("double").version == 1 and len(reg.audit_log()) == 1
+    assert contents(reg) == before and reg.get("double").version == 1 and len(reg.audit_log()) == 1
 
 
 def test_rollback_makes_a_new_version_from_an_old_one(reg, make_def):
@@ -108,10 +107,9 @@ def test_rollback_to_a_version_that_does_not_exist(reg, make_def):
 def test_rollback_to_a_version_that_no_longer_compiles(reg, make_def):
     reg.create(make_def())
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
-    past = reg.path / "versions" / "double" / "1.json"
-    data = json.loads(past.read_text())
+    data = json.loads(past_bytes(reg, "double", 1))
     data["definition"]["logic"]["steps"][0]["expression"] = "x *"
-    past.write_text(json.dumps(data))
+    write_version_by_hand(reg, "double", 1, json.dumps(data))
     with pytest.raises(BrokenTool) as error:
         reg.rollback("double", 1)
     assert error.value.diagnostics and reg.get("double").version == 2
@@ -120,8 +118,7 @@ def test_rollback_to_a_version_that_no_longer_compiles(reg, make_def):
 def test_a_version_file_left_by_a_dead_update_is_ignored(reg, make_def):
     reg.create(make_def())
     # An update that wrote the past version file and died before replacing the record:
-    (reg.path / "versions" / "double").mkdir(parents=True)
-    (reg.path / "versions" / "double" / "1.json").write_text((reg.path / "tools" / "double.json").read_text())
+    write_version_by_hand(reg, "double", 1, stored_bytes(reg, "double").decode())
     assert [r.version for r in reg.history("double")] == [1]
     assert reg.update("double", {"logic": make_def(expression="x * 3")["logic"]}).version == 2
     assert [r.version for r in reg.history("double")] == [1, 2]
@@ -130,20 +127,19 @@ def test_a_version_file_left_by_a_dead_update_is_ignored(reg, make_def):
 def test_versions_survive_a_restart(reg, make_def):
     reg.create(make_def())
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
-    again = Registry(reg.path)
+    again = Registry(reg.location)
     assert [r.version for r in again.history("double")] == [1, 2]
     assert again.run("double", {"x": 1}) == 3
 
 
 def test_a_broken_past_version_is_reported_and_left_out_of_history(reg, make_def):
-    import os
 
     reg.create(make_def())
     reg.update("double", {"logic": make_def(expression="x * 3")["logic"]})
     reg.update("double", {"logic": make_def(expression="x * 4")["logic"]})
-    (reg.path / "versions" / "double" / "1.json").write_text('{"name": "double"')
+    write_version_by_hand(reg, "double", 1, '{"name": "double"')
     assert [r.version for r in reg.history("double")] == [2, 3]
-    assert [p.file for p in reg.problems] == [os.path.join("versions", "double", "1.json")]
+    assert [p.file for p in reg.problems] == [past_file(reg, "double", 1)]
     with pytest.raises(BrokenTool) as error:
         reg.rollback("double", 1)
     assert error.value.diagnostics[0].code == "E0105"

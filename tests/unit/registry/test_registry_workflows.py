@@ -8,6 +8,7 @@ from decimal import Decimal
 import httpx
 import pytest
 from unit.n8n.fake_n8n import BASE, KEY, FakeN8n, failure
+from unit.registry.stores import stored_bytes, write_by_hand
 
 from toolkiln import CompileError, Registry, RunError
 from toolkiln.n8n.client import N8nClient
@@ -51,8 +52,8 @@ def fake():
 
 
 @pytest.fixture
-def wreg(tmp_path, fake):
-    with Registry(tmp_path / "reg", n8n=fake.client()) as registry:
+def wreg(registry_location, fake):
+    with Registry(registry_location, n8n=fake.client()) as registry:
         yield registry
 
 
@@ -127,8 +128,8 @@ def test_delete_deletes_the_workflow_in_n8n(wreg, fake):
     assert fake.workflows == {} and "order_total" not in wreg
 
 
-def test_n8n_failures_change_nothing(tmp_path, fake):
-    with Registry(tmp_path / "reg", n8n=fake.client(api_key="wrong")) as reg:
+def test_n8n_failures_change_nothing(registry_location, fake):
+    with Registry(registry_location, n8n=fake.client(api_key="wrong")) as reg:
         reg.create(definition(), created_by="llm")
         with pytest.raises(WorkflowDeployFailed) as info:
             reg.approve("order_total")
@@ -139,15 +140,15 @@ def test_n8n_failures_change_nothing(tmp_path, fake):
         assert "other" not in reg
 
 
-def test_delete_when_n8n_is_unreachable_needs_force(tmp_path, fake):
-    with Registry(tmp_path / "reg", n8n=fake.client()) as reg:
+def test_delete_when_n8n_is_unreachable_needs_force(registry_location, fake):
+    with Registry(registry_location, n8n=fake.client()) as reg:
         reg.create(definition())
 
     def refuse(request):
         raise httpx.ConnectError("Connection refused")
 
     broken = N8nClient(BASE, KEY, transport=httpx.MockTransport(refuse), retries=0)
-    with Registry(tmp_path / "reg", n8n=broken) as reg:
+    with Registry(registry_location, n8n=broken) as reg:
         with pytest.raises(WorkflowDeployFailed, match="cannot connect"):
             reg.delete("order_total")
         assert "order_total" in reg
@@ -155,9 +156,9 @@ def test_delete_when_n8n_is_unreachable_needs_force(tmp_path, fake):
         assert "order_total" not in reg
 
 
-def test_without_a_client_the_environment_names_the_server(tmp_path, monkeypatch):
+def test_without_a_client_the_environment_names_the_server(registry_location, monkeypatch):
     monkeypatch.delenv("TOOLKILN_N8N_URL", raising=False)
-    with Registry(tmp_path / "reg") as reg, pytest.raises(N8nNotConfigured) as info:
+    with Registry(registry_location) as reg, pytest.raises(N8nNotConfigured) as info:
         reg.create(definition())
     assert info.value.code == "R0401" and "TOOLKILN_N8N_URL" in info.value.hint
     assert "order_total" not in reg
@@ -165,17 +166,16 @@ def test_without_a_client_the_environment_names_the_server(tmp_path, monkeypatch
 
 def test_the_api_key_is_not_stored_and_the_url_is(wreg, fake):
     record = wreg.create(definition(n8n={"url": "http://127.0.0.1:5678/"}))
-    text = (wreg.path / "tools" / "order_total.json").read_text()
+    text = stored_bytes(wreg, "order_total").decode()
     assert record.definition["n8n"] == {"url": "http://127.0.0.1:5678"}
     assert "fake-key" not in text and '"workflow_id": "wf1"' in text
 
 
 def test_an_active_tool_without_a_deployment_for_its_version_does_not_run(wreg, fake):
     wreg.create(definition())
-    path = wreg.path / "tools" / "order_total.json"
-    data = json.loads(path.read_text())
+    data = json.loads(stored_bytes(wreg, "order_total"))
     del data["deployment"]
-    path.write_text(json.dumps(data))
+    write_by_hand(wreg, "order_total", json.dumps(data))
     wreg.refresh()
     with pytest.raises(NotTrusted):  # a hand edit: the registry no longer believes the file
         wreg.run("order_total", {"qty": 1})
@@ -262,10 +262,10 @@ def test_compute_tools_cannot_call_workflow_tools_or_become_one(wreg, make_def):
         wreg.update("double", {"definition": definition(name="double")})
 
 
-def test_a_workflow_tool_survives_a_reload_and_its_file_is_checked(tmp_path, fake):
-    with Registry(tmp_path / "reg", n8n=fake.client()) as reg:
+def test_a_workflow_tool_survives_a_reload_and_its_file_is_checked(registry_location, fake):
+    with Registry(registry_location, n8n=fake.client()) as reg:
         reg.create(definition(parameters={"qty": {"type": "integer"}, "price": {"type": "number", "default": 1.10}}))
-    with Registry(tmp_path / "reg", n8n=fake.client(), trust_check_cache=False) as reg:
+    with Registry(registry_location, n8n=fake.client(), trust_check_cache=False) as reg:
         assert reg.problems == []
         assert reg.run("order_total", {"qty": 2})["body"] == {"qty": 2, "price": 1.1}
         assert reg.get("order_total").parameters["properties"]["price"]["default"] == Decimal("1.10")
@@ -282,11 +282,11 @@ def test_the_command_line_shows_and_deploys_workflow_tools(wreg, fake, capsys, m
     from toolkiln.cli import main
 
     wreg.create(definition())
-    assert main(["tools", "show", "order_total", "--registry", str(wreg.path)]) == 0
+    assert main(["tools", "show", "order_total", "--registry", wreg.location]) == 0
     out = capsys.readouterr().out
     assert "webhook POST /orders on http://127.0.0.1:5678" in out and 'on webhook POST "/orders"' in out
     monkeypatch.delenv("TOOLKILN_N8N_URL", raising=False)
-    assert main(["tools", "deploy", "order_total", "--registry", str(wreg.path)]) == 1
+    assert main(["tools", "deploy", "order_total", "--registry", wreg.location]) == 1
     assert "error[R0401]: no n8n URL" in capsys.readouterr().err
 
 
@@ -414,10 +414,10 @@ def test_a_run_that_n8n_recorded_as_failed_is_a_run_error_even_after_a_200(wreg,
     assert info.value.code == "R0404" and "failed in node 'priced': Cannot read properties" in info.value.message
 
 
-def test_running_needs_no_api_key(tmp_path, fake):
-    with Registry(tmp_path / "reg", n8n=fake.client()) as reg:
+def test_running_needs_no_api_key(registry_location, fake):
+    with Registry(registry_location, n8n=fake.client()) as reg:
         reg.create(definition())
-    with Registry(tmp_path / "reg", n8n=fake.client(api_key=None)) as reg:
+    with Registry(registry_location, n8n=fake.client(api_key=None)) as reg:
         assert reg.run("order_total", {"qty": 1})["body"] == {"qty": 1, "price": 2.5}
 
 

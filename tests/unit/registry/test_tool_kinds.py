@@ -113,12 +113,12 @@ def test_a_kind_from_outside_is_exported_with_its_own_annotations(reg, constant)
     assert [t["function"]["name"] for t in reg.definitions("openai")] == ["answer"]
 
 
-def test_a_kind_from_outside_survives_a_reopened_registry_and_leaves_with_the_table(tmp_path):
-    with kinds.registered(ConstantKind()), Registry(tmp_path / "reg") as reg:
+def test_a_kind_from_outside_survives_a_reopened_registry_and_leaves_with_the_table(registry_location):
+    with kinds.registered(ConstantKind()), Registry(registry_location) as reg:
         reg.create(ANSWER)
-    with kinds.registered(ConstantKind()), Registry(tmp_path / "reg") as again:
+    with kinds.registered(ConstantKind()), Registry(registry_location) as again:
         assert again.run("answer") == 42 and again.problems == []
-    with Registry(tmp_path / "reg") as without:
+    with Registry(registry_location) as without:
         assert without.export("mcp").definitions == []  # not run, so not offered, even before a check
         with pytest.raises(CompileError, match="unknown tool kind 'constant'"):
             without.create({**ANSWER, "name": "other"})

@@ -45,8 +45,12 @@ class Notified:
             if counter > self._counter[0]:
                 self._counter[0] = counter
 
-    def close(self) -> None:
+    def close(self, wake: Callable[[], None] | None = None) -> None:
+        """Stop listening; `wake()` (a notification on the channel) ends the listener's wait at
+        once, where it would otherwise look again only after POLL_SECONDS."""
         self._stop.set()
+        if wake is not None and self.connected.is_set():
+            wake()
         self._thread.join(POLL_SECONDS * 4)
 
     def _listen(self, url: str) -> None:
@@ -58,6 +62,8 @@ class Notified:
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=POLL_SECONDS):
                             self.heard(int(note.payload))
+                            if self._stop.is_set():
+                                break  # (woken by close)
             except (psycopg.Error, ValueError):
                 pass
             self._lost()

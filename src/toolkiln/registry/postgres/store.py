@@ -74,8 +74,16 @@ class PostgresStore(ReadsLoaded):
         self._pending: dict[str, tuple[int, float]] = {}
 
     def close(self) -> None:
-        self.changes.close()
+        self.changes.close(wake=self._wake_listeners)
         self._pool.close()
+
+    def _wake_listeners(self) -> None:
+        """The counter as it is, notified: every listener hears nothing new, and this one stops."""
+        try:
+            with self._conn() as conn:
+                conn.execute("SELECT pg_notify(%s, counter::text) FROM toolkiln_changes", (CHANNEL,))
+        except StoreError:
+            pass  # (no database: the listener is not waiting on it either)
 
     # --- connections ----------------------------------------------------------------------------
 
@@ -246,7 +254,7 @@ class PostgresStore(ReadsLoaded):
             )
             self._clear(conn, name)
         self._pending.pop(name, None)
-        return f"deleted/{place}"
+        return f"table toolkiln_deleted, place {place}"
 
     def clear_leftovers(self, name: str) -> None:
         with self._conn() as conn:
@@ -266,7 +274,7 @@ class PostgresStore(ReadsLoaded):
 
     def past_version(self, name: str, version: int) -> ToolRecord | None:
         row = self._version_row(name, version)
-        return None if row is None else decode_record(row[0], f"{self.location}#{name}@{version}")[0]
+        return None if row is None else self.loaded.past_read(name, version, row[0])
 
     def _version_row(self, name: str, version: int) -> tuple[bytes, bytes | None] | None:
         with self._conn() as conn:
