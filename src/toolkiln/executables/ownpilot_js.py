@@ -21,6 +21,7 @@ UTILS_FILE = "toolkiln_utils.js"
 UTILS_MODULE = "node_modules/toolkiln/utils.js"  # beside the program: require("toolkiln/utils")
 NETWORK_ENV = "TOOLKILN_NETWORK"  # "1" in a run that has the network (program_runs.py)
 SECRETS_ENV = "TOOLKILN_SECRETS"  # the declared secrets' names, comma-separated
+SEEDED_ENV = "TOOLKILN_SEEDED"  # "1": uuid and randomInt ask the caller's (seeded) random source
 
 
 def utils_source() -> bytes:

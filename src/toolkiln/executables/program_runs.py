@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.diagnostics import codes
+from toolkiln.executables.channel import Serve
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.files import read_program
-from toolkiln.executables.ownpilot_js import NETWORK_ENV, SECRETS_ENV, js_modules
+from toolkiln.executables.ownpilot_js import NETWORK_ENV, SECRETS_ENV, SEEDED_ENV, js_modules
 from toolkiln.executables.program_tools import SHEBANGS, ProgramSpec
 from toolkiln.executables.protocol import argument_env, checked_arguments
 from toolkiln.executables.result import RunResult
@@ -28,6 +29,8 @@ def run_program_tool(
     created_by: str,
     allowed_folders: tuple[Path, ...] | None = None,
     secrets: Mapping[str, str] | None = None,
+    serve: Serve | None = None,
+    seeded: bool = False,
 ) -> RunResult:
     """One run of `spec` with `arguments` (a JSON object). R0610 for a denied tool, R0612 for a
     model's tool outside the sandbox, R0609 for an executable whose file changed or cannot be
@@ -36,7 +39,9 @@ def run_program_tool(
     nothing runs then. `secrets`: the values of the secrets `spec` declares, given to the
     program as environment variables of their names (after the arguments': they win),
     TOOLKILN_SECRETS their names and TOOLKILN_NETWORK whether the run has the network ("1"
-    or "0"). A javascript script finds toolkiln's `utils` beside it (ownpilot_js.py)."""
+    or "0"). A javascript script finds toolkiln's `utils` beside it (ownpilot_js.py), and has
+    a channel to its caller when `serve` is given (channel.py: `utils.callTool`; `seeded`:
+    its `utils.uuid` and `utils.randomInt` ask the caller's random source)."""
     if spec.permission == "deny":
         raise ExecutableError(
             codes.PROGRAM_DENIED,
@@ -54,9 +59,19 @@ def run_program_tool(
     # What a javascript tool's `utils` reads: whether fetch may work, which secrets getApiKey reads.
     env = {**argument_env(arguments), **(secrets or {}), NETWORK_ENV: "1" if spec.network else "0"}
     env[SECRETS_ENV] = ",".join(spec.secrets)
-    beside = js_modules() if spec.runtime == "javascript" else None
-    policy = spec.sandbox_policy()
-    return run_program(spec.name, content, command, stdin=stdin, extra_env=env, policy=policy, beside=beside)
+    javascript = spec.runtime == "javascript"
+    if javascript and serve is not None:
+        env[SEEDED_ENV] = "1" if seeded else "0"
+    return run_program(
+        spec.name,
+        content,
+        command,
+        stdin=stdin,
+        extra_env=env,
+        policy=spec.sandbox_policy(),
+        beside=js_modules() if javascript else None,
+        serve=serve if javascript else None,
+    )
 
 
 def program_of(spec: ProgramSpec, allowed_folders: tuple[Path, ...] | None = None) -> tuple[bytes, list[str]]:

@@ -17,10 +17,12 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, cast
 
+from toolkiln.executables.channel import Channel, Serve
 from toolkiln.executables.policy import SandboxPolicy
 from toolkiln.executables.result import RunResult
 from toolkiln.executables.sandbox import prepared
@@ -38,9 +40,11 @@ def run_program(
     extra_env: Mapping[str, str] | None = None,
     policy: SandboxPolicy | None = None,
     beside: Mapping[str, bytes] | None = None,
+    serve: Serve | None = None,
 ) -> RunResult:
     """Run `content` (a program file's bytes, called `name`) with `command` as its arguments,
-    with `beside` (relative path: bytes) read-only beside it.
+    with `beside` (relative path: bytes) read-only beside it; `serve` answers the requests of
+    the run's channel (channel.py; none without it).
 
     The environment holds only `policy.env_whitelist` (taken from ours), `extra_env`, and
     HOME and TMPDIR pointing at the run's private folder. R0601 when bubblewrap is asked for
@@ -50,7 +54,11 @@ def run_program(
     env.update(extra_env or {})
     started = time.monotonic()
     streams = _Streams(policy)
-    with prepared(name, content, command, env, policy, beside) as launch:
+    channel = None if serve is None else Channel(serve)
+    if channel is not None:
+        env.update(channel.env)
+    pass_fds = () if channel is None else channel.program_fds
+    with prepared(name, content, command, env, policy, beside, pass_fds) as launch, _closed_after(channel):
         try:
             process = subprocess.Popen(
                 launch.argv,
@@ -69,9 +77,11 @@ def run_program(
         except (OSError, subprocess.SubprocessError) as error:  # no interpreter, a cwd it may not enter
             streams.stderr += f"cannot start {name}: {getattr(error, 'strerror', None) or error}".encode()
             return streams.result(127, started)
+        if channel is not None:
+            channel.started()
         with process:  # leaving the block closes the pipes and reaps the program
             try:
-                streams.pump(process, stdin, deadline=started + policy.timeout_seconds)
+                streams.pump(process, stdin, deadline=started + policy.timeout_seconds, channel=channel)
             finally:
                 _kill_group(process)  # no orphans, whatever happened
     return streams.result(process.returncode, started)
@@ -126,13 +136,18 @@ class _Streams:
             truncated=self.dropped > 0,
         )
 
-    def pump(self, process: subprocess.Popen[bytes], data: bytes, *, deadline: float) -> None:
+    def pump(
+        self, process: subprocess.Popen[bytes], data: bytes, *, deadline: float, channel: Channel | None = None
+    ) -> None:
         """Write `data` to stdin and read stdout and stderr until both end, the deadline
-        passes or the cap is reached (then the caller kills the group)."""
+        passes or the cap is reached (then the caller kills the group); serve the channel's
+        requests meanwhile."""
         assert process.stdin and process.stdout and process.stderr  # all three are pipes
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)
         selector.register(process.stderr, selectors.EVENT_READ)
+        if channel is not None:
+            selector.register(channel.requests, selectors.EVENT_READ, channel)
         pending = memoryview(data)
         if pending:
             os.set_blocking(process.stdin.fileno(), False)
@@ -149,7 +164,10 @@ class _Streams:
                 if not events and _leader_exited(process):
                     _kill_group(process)  # what it left running holds the pipes open
                 for key, _ in events:
-                    stream = cast(IO[bytes], key.fileobj)  # only the three pipes are registered
+                    if key.data is not None:
+                        _on_channel(selector, key.data, key.fd)
+                        continue
+                    stream = cast(IO[bytes], key.fileobj)  # the three pipes, beside the channel's
                     if stream is process.stdin:
                         pending = _write_some(stream, pending)
                         if not pending:
@@ -176,6 +194,35 @@ class _Streams:
             self.stderr_total += len(chunk)
             self.capped |= self.stderr_total > cap
         return True
+
+
+def _on_channel(selector: selectors.BaseSelector, channel: Channel, fd: int) -> None:
+    """Serve what the channel can now, then watch only what it waits for: no request is read
+    while an answer is unsent; a channel past its bounds is closed."""
+    if fd == channel.requests:
+        channel.read()
+    else:
+        channel.write()
+    for end, wanted, event in (
+        (channel.requests, channel.wants_read, selectors.EVENT_READ),
+        (channel.answers, channel.wants_write, selectors.EVENT_WRITE),
+    ):
+        registered = end in selector.get_map()
+        if wanted and not registered:
+            selector.register(end, event, channel)
+        elif registered and not wanted:
+            selector.unregister(end)
+    if not channel.open:
+        channel.close()
+
+
+@contextmanager
+def _closed_after(channel: Channel | None) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        if channel is not None:
+            channel.close()
 
 
 def _write_some(stream: IO[bytes], pending: memoryview) -> memoryview:

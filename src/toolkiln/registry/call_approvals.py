@@ -36,6 +36,7 @@ from toolkiln.registry.names import check_name
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.pending_calls import CALL_STATUSES, Caller, PendingCall, PendingCalls, new_call_id
 from toolkiln.registry.principals import Principal, principal_of
+from toolkiln.registry.program_calls import calling_as
 from toolkiln.registry.revisions import audit_entry
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ class _Running(Protocol):
     _reasons: dict[str, tuple[ToolRecord, tuple[Any, ...], str, str | None]]  # see _approval_needed
 
     def _runnable(self, name: str) -> Runnable: ...
+    def invoke(self, name: str, args: Any, *, principal: Principal | str) -> Outcome: ...
     def _loaded(self, name: str) -> ToolRecord: ...
     def _writing(self) -> AbstractContextManager[None]: ...
     def _read_locked(self, name: str) -> ToolRecord: ...
@@ -251,7 +253,8 @@ class CallApprovals:
                     f"`{call.tool}` is at version {version}; the call was made to version {call.version}",
                     hint="make the call again",
                 )
-            result = CallApprovals._run_cleared(self, tool, call.tool, call.arguments, None, None, None)
+            with calling_as(call.caller.principal, self.invoke):  # (as the caller who made it)
+                result = CallApprovals._run_cleared(self, tool, call.tool, call.arguments, None, None, None)
         except Error as error:
             return Outcome.failed(call.tool, error, version)
         return Outcome(True, result, (), version, call.tool)

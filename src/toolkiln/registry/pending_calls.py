@@ -38,7 +38,7 @@ from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.registry.codec import iso
 from toolkiln.registry.errors import CallDecided, CallNotFound, CallTooLarge, StoreError
 from toolkiln.registry.folder import Folder, Sig
-from toolkiln.registry.principals import Principal
+from toolkiln.registry.principals import SCOPES, Principal, Scope
 from toolkiln.semantics.values import to_json
 
 CallStatus = Literal["pending", "approved", "denied"]
@@ -68,6 +68,15 @@ class Caller(BaseModel):
     @classmethod
     def of(cls, principal: Principal) -> Caller:
         return cls(kind=principal.kind, name=principal.name, scope=principal.scope, via=principal.via)
+
+    @property
+    def principal(self) -> Principal:
+        """Who made the call, to act as again when it runs (a tool it runs calls as them)."""
+        scope: Scope = "read"  # (never more than what was written, which was a principal's)
+        for known in SCOPES:
+            if known == self.scope:
+                scope = known
+        return Principal(self.kind, self.name, scope, self.via)
 
     @property
     def described(self) -> str:

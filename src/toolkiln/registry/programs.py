@@ -26,6 +26,8 @@ from toolkiln.registry.capabilities import Capabilities
 from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import RegistryError
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.program_calls import ProgramRequests
+from toolkiln.semantics.chance import held_source
 from toolkiln.semantics.dates import Clock
 from toolkiln.semantics.limits import Limits
 
@@ -74,6 +76,8 @@ class ProgramRun:
                 created_by=self._record.created_by,
                 allowed_folders=self._capabilities.executable_folders,
                 secrets=secrets,
+                serve=ProgramRequests(),  # (a javascript tool's utils.callTool: as this run's caller)
+                seeded=held_source() is not None,
             )
         except ExecutableError as error:
             raise RunError(error.code, error.message, hint=error.hint) from None

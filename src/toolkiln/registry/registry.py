@@ -52,6 +52,7 @@ from toolkiln.registry.pending_calls import PendingCalls
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy
 from toolkiln.registry.postgres.urls import is_database_url
 from toolkiln.registry.principals import Principal, principal_of
+from toolkiln.registry.program_calls import calling_as
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.runs import HotRun, Runner
 from toolkiln.registry.store import Store
@@ -331,7 +332,8 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
                 reason = self._approval_needed(record, caller)
             if reason is not None:
                 return self._hold(record, args, caller, conversation, reason)
-            result = self._run_cleared(tool, name, args, tables, limits, clock)
+            with calling_as(caller, self.invoke):  # (the tools a javascript tool calls: as this caller)
+                result = self._run_cleared(tool, name, args, tables, limits, clock)
         except Error as error:
             return Outcome.failed(shown, error, version)
         return Outcome(True, result, (), version, name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random as _random
 import threading
+import uuid as _uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -33,6 +34,22 @@ _HELD = _Held()
 def current_source() -> RandomSource:
     """The source of the run under way (the operating system's when none was given)."""
     return _HELD.source or _SYSTEM
+
+
+def held_source() -> RandomSource | None:
+    """The source a caller gave the run under way (None: the system's)."""
+    return _HELD.source
+
+
+def draw_uuid() -> str:
+    """A version 4 UUID from the current source: compute's uuid() and a javascript tool's
+    seeded utils.uuid() alike."""
+    return str(_uuid.UUID(int=current_source().getrandbits(128), version=4))
+
+
+def draw_int(low: int, high: int) -> int:
+    """A whole number from `low` to `high`, both included, from the current source."""
+    return low + current_source().randrange(high - low + 1)
 
 
 def as_source(given: RandomSource | int | None) -> RandomSource | None:

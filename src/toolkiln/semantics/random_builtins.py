@@ -5,13 +5,12 @@ them, and each call draws anew (two calls in one run differ; a name bound to one
 
 from __future__ import annotations
 
-import uuid as _uuid
 from decimal import Decimal
 
 from toolkiln.ast.types import NUMBER, STRING
 from toolkiln.diagnostics import codes
 from toolkiln.semantics.builtin_registry import Arg, builtin, fault
-from toolkiln.semantics.chance import current_source
+from toolkiln.semantics.chance import current_source, draw_int, draw_uuid
 from toolkiln.semantics.limits import Limits
 
 FRACTION_DIGITS = 16
@@ -31,7 +30,7 @@ RANDOM_BUILTINS = frozenset({"uuid", "random", "random_int"})
     pure=False,
 )
 def _uuid_v4(limits: Limits) -> str:
-    return str(_uuid.UUID(int=current_source().getrandbits(128), version=4))
+    return draw_uuid()
 
 
 @builtin(
@@ -66,4 +65,4 @@ def _random_int(limits: Limits, lo: Decimal, hi: Decimal) -> Decimal:
     low, high = _whole(lo, "lo"), _whole(hi, "hi")
     if low > high:
         raise fault(codes.INVALID_OPERATION, f"random_int's lo ({lo}) is more than its hi ({hi})")
-    return Decimal(low + current_source().randrange(high - low + 1))
+    return Decimal(draw_int(low, high))

@@ -75,10 +75,28 @@ def test_fetch_weather_reads_its_api_key_from_the_secret_and_gets_fetch_only_wit
     assert "fetch needs the network permission" in (refused.value.hint or "")
 
 
-def test_summarize_url_is_told_that_a_script_calls_no_other_tool(reg: Registry):
-    with pytest.raises(RunError) as raised:
+def test_summarize_url_calls_a_registry_tool_as_its_caller(reg: Registry):
+    page = "one two three four five"
+    reg.create(
+        {
+            "name": "web_fetch",
+            "description": "A page's text (here: made up, no network)",
+            "parameters": {"url": {"type": "string"}},
+            "logic": {"steps": [{"op": "return", "value": f'"{page} at " + url'}]},
+        }
+    )
+    reg.update("summarize_url", {"network": False})  # (it needs none: web_fetch is the registry's)
+    outcome = reg.invoke("summarize_url", {"url": "http://127.0.0.1:9/"}, principal="user")
+    assert outcome.ok, outcome.errors
+    found = outcome.result["output"]
+    assert (found["url"], found["wordCount"], found["preview"]) == (
+        "http://127.0.0.1:9/",
+        7,
+        f"{page} at http://127.0.0.1:9/",
+    )
+    with pytest.raises(RunError) as alone:  # Registry.run knows no principal to call as
         reg.run("summarize_url", {"url": "http://127.0.0.1:9/"})
-    assert "this run has no channel to toolkiln" in (raised.value.hint or "")
+    assert "this run was made through Registry.run, for no one" in (alone.value.hint or "")
 
 
 def test_a_models_tool_with_the_network_waits_for_a_person(reg: Registry, tmp_path: Path):

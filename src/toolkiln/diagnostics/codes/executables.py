@@ -196,3 +196,44 @@ each line it cannot run in its errors, so a text file (a secret one) is refused 
 its content is never quoted. Add the interpreter line the file needs.
 """,
 )
+
+TOOL_CALL_LIMIT = register(
+    "R0615",
+    "tool-call-limit",
+    "A tool's request to toolkiln is past its channel's bounds",
+    """
+A javascript tool asks toolkiln for something (`utils.callTool`, a seeded `utils.uuid`)
+through its run's channel, which has bounds: at most 32 calls of other tools per run, each
+request one line of JSON of at most 64 KiB, each answer at most 1 MiB, at most 10,000
+requests. A call past the count, an answer past its size, or a request of no known shape
+(not JSON, not `{"call": name, "args": {...}}`, a draw with no whole `lo` <= `hi`) is
+refused with this code; a request past its size, or past 10,000, closes the channel (the
+tool's next request fails: "toolkiln closed this run's channel"). Make fewer calls, or ask
+for less in one.
+""",
+)
+
+TOOL_CALL_TOO_DEEP = register(
+    "R0616",
+    "tool-call-too-deep",
+    "Tools called by tools, too deep",
+    """
+A tool that another tool called (`utils.callTool`) may call tools in turn, at most 4 deep:
+the tool a caller ran, a tool it calls, one that one calls, and one more. The next call is
+refused with this code, so that tools that call each other cannot recurse without end.
+Flatten the chain, or make the innermost work a compute tool's `call` steps.
+""",
+)
+
+TOOL_CALL_WITHOUT_CALLER = register(
+    "R0617",
+    "tool-call-without-caller",
+    "A tool called another outside a call made for someone",
+    """
+`utils.callTool` calls another tool as whoever called the tool that runs (its principal and
+tenant, never more), so it works only in a run made through `Registry.invoke`: the REST
+API, MCP, the web page, an agent loop, `toolkiln tools run`. A run through `Registry.run`
+(Python's fast path, which knows no principal) has no one to call as, and the call is
+refused with this code. Run the outer tool through `invoke`.
+""",
+)
