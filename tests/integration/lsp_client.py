@@ -132,6 +132,10 @@ class LspClient:
         )
         return params["diagnostics"]
 
+    def diagnostics_cleared(self, uri: str) -> None:
+        """Wait for the empty diagnostics a closed document gets."""
+        self.notification("textDocument/publishDiagnostics", lambda p: p["uri"] == uri and p["diagnostics"] == [])
+
     def at(self, method: str, path: Path, line: int, character: int) -> Any:
         position = {"line": line, "character": character}
         return self.result(method, {"textDocument": {"uri": path.as_uri()}, "position": position})

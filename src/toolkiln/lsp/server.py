@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
@@ -25,6 +25,7 @@ from toolkiln.lsp.diagnostics import published
 from toolkiln.lsp.hover import hover, hover_result
 from toolkiln.lsp.positions import TextLines
 from toolkiln.lsp.program import Understood, understand, word_at
+from toolkiln.lsp.protocol import PARSE_ERROR, AnsweringProtocol
 from toolkiln.lsp.transport import SKIPPED_MESSAGE, BoundedReader, skipped_message
 from toolkiln.version import __version__
 
@@ -50,10 +51,24 @@ class Checked:
 
 class ToolkilnServer(LanguageServer):
     def __init__(self, settings: Settings) -> None:
-        super().__init__("toolkiln", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "toolkiln",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=AnsweringProtocol,
+        )
         self.settings = settings
         self.checked: dict[str, Checked] = {}
         self.understood: dict[str, Understood] = {}  # the last text of each document that parsed
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A body that is not JSON (or not UTF-8) is answered as JSON-RPC says, not shown as a
+        server error; anything else as pygls does."""
+        protocol = self.protocol
+        if isinstance(error, ValueError) and source is JsonRpcException and isinstance(protocol, AnsweringProtocol):
+            protocol.answer_null(PARSE_ERROR, f"Parse error: {error}"[:200])
+            return
+        super().report_server_error(error, source)
 
     def opened(self, uri: str) -> TextDocument | None:
         """An open document; None for any other uri (a request never makes the server read a file)."""
