@@ -15,6 +15,7 @@ robustness properties.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -934,7 +935,10 @@ def program_like(draw) -> dict:
 
 
 def strip_spans(value: Any) -> Any:
-    """A model_dump without any `span`, to compare ASTs built from different sources."""
+    """A node (or a model_dump) as plain data without any `span`, to compare ASTs built from
+    different sources."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {k: strip_spans(v) for k, v in value.items() if k != "span"}
     if isinstance(value, (list, tuple)):

@@ -33,7 +33,7 @@ SLOW = settings(max_examples=25, deadline=None, suppress_health_check=LARGE_INPU
 def ast_of(source: Any) -> dict:
     parsed = parse_source(source)
     assert parsed.program is not None, [d.message for d in parsed.diagnostics]
-    return S.strip_spans(parsed.program.model_dump())
+    return S.strip_spans(parsed.program)
 
 
 def errors(source: Any) -> list[str]:

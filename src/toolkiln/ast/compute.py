@@ -1,49 +1,56 @@
 """The typed AST of the compute language.
 
-Both front ends (text and JSON) build these nodes; every pass consumes them. Nodes are frozen
-pydantic models with a `span`; unions are discriminated by `kind`, so passes dispatch with
-`match` and end with `assert_never`.
+Both front ends (text and JSON) build these nodes; every pass consumes them. Nodes are frozen,
+slotted dataclasses with a `span` (not pydantic models: importing pydantic and making the model
+classes was most of a command's start-up, issue 34, and the front ends validate what they build
+themselves); each has a `kind`, so passes dispatch with `match` and end with `assert_never`.
+Rewrites use `dataclasses.replace`, which keeps what it is not told to change.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Annotated, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Literal
 
 from toolkiln.ast.spans import NO_SPAN, Span
 from toolkiln.ast.types import Type
 
 
-class Node(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
+# Keyword-only: a node is made by naming its fields, as a pydantic model was (and `span`, with
+# its default, comes first in every node).
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Node:
     span: Span = NO_SPAN
 
 
 # --- expressions --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NumberLit(Node):
     kind: Literal["number"] = "number"
     value: Decimal
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StringLit(Node):
     kind: Literal["string"] = "string"
     value: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BoolLit(Node):
     kind: Literal["boolean"] = "boolean"
     value: bool
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NullLit(Node):
     kind: Literal["null"] = "null"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Name(Node):
     kind: Literal["name"] = "name"
     name: str
@@ -58,12 +65,14 @@ LOGIC_OPS = ("and", "or")
 MEMBERSHIP_OPS = ("in", "not in")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Unary(Node):
     kind: Literal["unary"] = "unary"
     op: UnaryOp
     operand: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Binary(Node):
     kind: Literal["binary"] = "binary"
     op: BinaryOp
@@ -71,6 +80,7 @@ class Binary(Node):
     right: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Conditional(Node):
     """`then if test else otherwise`."""
 
@@ -80,29 +90,34 @@ class Conditional(Node):
     otherwise: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Call(Node):
     kind: Literal["call"] = "call"
     function: str
     args: tuple[Expr, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Field_(Node):
     kind: Literal["field"] = "field"
     target: Expr
     name: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Index(Node):
     kind: Literal["index"] = "index"
     target: Expr
     index: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ListExpr(Node):
     kind: Literal["list"] = "list"
     items: tuple[Expr, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordEntry(Node):
     """`"key": value`: one field of a record literal."""
 
@@ -110,6 +125,7 @@ class RecordEntry(Node):
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RecordExpr(Node):
     """`{"net": net, "vat": vat}`: a record (a JSON object) with these fields, in this order."""
 
@@ -117,6 +133,7 @@ class RecordExpr(Node):
     entries: tuple[RecordEntry, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Comprehension(Node):
     """`[element for var in iterable if condition]`: the only iteration, over a finite list."""
 
@@ -127,6 +144,7 @@ class Comprehension(Node):
     condition: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Try(Node):
     """`try body catch error: handler`: the body's value, or, when the body stops with a coded
     run-time error, the handler's, with `error` bound to `{"code", "message", "value"}`.
@@ -138,7 +156,7 @@ class Try(Node):
     handler: Expr
 
 
-Expr = Annotated[
+Expr = (
     NumberLit
     | StringLit
     | BoolLit
@@ -153,9 +171,8 @@ Expr = Annotated[
     | ListExpr
     | RecordExpr
     | Comprehension
-    | Try,
-    Field(discriminator="kind"),
-]
+    | Try
+)
 
 LITERALS = (NumberLit, StringLit, BoolLit, NullLit)
 
@@ -163,11 +180,13 @@ LITERALS = (NumberLit, StringLit, BoolLit, NullLit)
 # --- templates ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TextPart(Node):
     kind: Literal["text"] = "text"
     text: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Hole(Node):
     """`{{expr}}` or `{{expr:spec}}` inside a template."""
 
@@ -176,9 +195,10 @@ class Hole(Node):
     spec: str | None = None
 
 
-TemplatePart = Annotated[TextPart | Hole, Field(discriminator="kind")]
+TemplatePart = TextPart | Hole
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Template(Node):
     parts: tuple[TemplatePart, ...]
 
@@ -186,6 +206,7 @@ class Template(Node):
 # --- steps --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Assign(Node):
     """JSON op `math`: `target = value`."""
 
@@ -194,6 +215,7 @@ class Assign(Node):
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Lookup(Node):
     kind: Literal["lookup"] = "lookup"
     target: str
@@ -202,12 +224,14 @@ class Lookup(Node):
     default: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Format(Node):
     kind: Literal["format"] = "format"
     target: str
     template: Template
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolArg(Node):
     """`name = value`: one argument of a `call` step."""
 
@@ -215,6 +239,7 @@ class ToolArg(Node):
     value: Expr
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CallTool(Node):
     """JSON op `call`: `target = call tool(name = value, ...)`, a call of another tool."""
 
@@ -224,6 +249,7 @@ class CallTool(Node):
     args: tuple[ToolArg, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class If(Node):
     """JSON op `condition`. An empty `otherwise` means there is no else branch."""
 
@@ -233,12 +259,13 @@ class If(Node):
     otherwise: tuple[Step, ...] = ()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Return(Node):
     kind: Literal["return"] = "return"
     value: Expr
 
 
-Step = Annotated[Assign | Lookup | Format | CallTool | If | Return, Field(discriminator="kind")]
+Step = Assign | Lookup | Format | CallTool | If | Return
 # The steps that assign their `target`.
 ASSIGNING_STEPS = (Assign, Lookup, Format, CallTool)
 
@@ -248,6 +275,7 @@ ASSIGNING_STEPS = (Assign, Lookup, Format, CallTool)
 RiskLevel = Literal["low", "medium", "high"]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Param(Node):
     name: str
     type: Type
@@ -255,12 +283,14 @@ class Param(Node):
     default: Expr | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableDecl(Node):
     name: str
     type: Type
     description: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Program(Node):
     """A whole compute tool. Bare logic has no name and `parameters is None` (inferred)."""
 
@@ -270,7 +300,3 @@ class Program(Node):
     tables: tuple[TableDecl, ...] | None = None
     risk_level: RiskLevel | None = None
     steps: tuple[Step, ...]
-
-
-# Forward references (Expr, Step) resolve on first use: with defer_build, no schema is built
-# at import (building them all cost more than the rest of `import toolkiln`).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from toolkiln.ast import compute as n
@@ -145,7 +146,7 @@ class Exporter:
             case n.Comprehension():
                 return self.comprehension(expr)
             case n.Index(target=n.Comprehension(iterable=n.ListExpr(items=(value,))) as bound, index=n.NumberLit()):
-                if expr.index == n.NumberLit(value=0, span=expr.index.span):
+                if expr.index == n.NumberLit(value=Decimal(0), span=expr.index.span):
                     return self.let(bound, value)
         raise self.refuse(f"the {expr.kind} expression", expr)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
@@ -215,14 +216,13 @@ def _braces_in(text: str, span: Span, known: set[str], *, template: bool) -> lis
 
 def _sub_span(span: Span, start: int, end: int) -> Span:
     """The part `start:end` of a span that lies on one line (a template's text part)."""
-    return span.model_copy(
-        update={
-            "start": span.start + start,
-            "end": span.start + end,
-            "column": span.column + start,
-            "end_line": span.line,
-            "end_column": span.column + end,
-        }
+    return replace(
+        span,
+        start=span.start + start,
+        end=span.start + end,
+        column=span.column + start,
+        end_line=span.line,
+        end_column=span.column + end,
     )
 
 

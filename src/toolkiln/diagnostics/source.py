@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from toolkiln.ast.spans import LineIndex, Span
 
@@ -64,12 +64,12 @@ class Source:
         index = self._index(self.text)
         if raw is None or span.line == 0:
             width = len(raw) if raw is not None else 1
-            return index.span(offset, offset + width, path).model_copy(update={"in_file": True})
+            return replace(index.span(offset, offset + width, path), in_file=True)
         fragment_index = self._index(self.fragments.get(path, ""))
         start = fragment_index.starts[span.line - 1] + span.column - 1 if span.line else 0
         end = fragment_index.starts[span.end_line - 1] + span.end_column - 1 if span.end_line else start
         located = index.span(offset + _raw_offset(raw, start), offset + _raw_offset(raw, end), path)
-        return located.model_copy(update={"in_file": True})
+        return replace(located, in_file=True)
 
 
 def _raw_offset(raw: str, decoded_offset: int) -> int:

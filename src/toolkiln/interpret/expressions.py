@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, assert_never, cast
@@ -233,7 +234,7 @@ class ExprCompiler:
             if position and position % _SEGMENT == 0:
                 segments.append(self.closure(below))
                 below = stand_in(n.Name(name=carried, span=below.span), below)
-            below = stand_in(node.model_copy(update={"left": below}), node)
+            below = stand_in(replace(node, left=below), node)
         last = self.closure(below)
         self.scopes.pop()
         for stand_in_node in made:

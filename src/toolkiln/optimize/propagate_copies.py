@@ -4,6 +4,7 @@ are then removed by `remove_unused_assignments`, and constants reach the folder.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TypeGuard, assert_never
 
 from toolkiln.ast import compute as n
@@ -42,7 +43,7 @@ def _block(steps: tuple[n.Step, ...], known: dict[str, n.Expr]) -> tuple[tuple[n
                 then, then_assigned = _block(step.then, known)
                 otherwise, else_assigned = _block(step.otherwise, known)
                 if then is not step.then or otherwise is not step.otherwise:
-                    step = step.model_copy(update={"then": then, "otherwise": otherwise})
+                    step = replace(step, then=then, otherwise=otherwise)
                 for name in then_assigned | else_assigned:
                     _forget(known, name)
                 assigned |= then_assigned | else_assigned
@@ -93,7 +94,7 @@ def _substitute(expr: n.Expr, known: dict[str, n.Expr]) -> n.Expr:
         return copy_changed(expr, body=_substitute(expr.body, known), handler=_substitute(expr.handler, inner))
     if isinstance(expr, n.Name):
         value = known.get(expr.name)
-        return expr if value is None else value.model_copy(update={"span": expr.span})
+        return expr if value is None else replace(value, span=expr.span)
     if isinstance(expr, n.Binary):
         return rebuild_chain(expr, lambda operand: _substitute(operand, known))
     return map_children(expr, lambda child: _substitute(child, known))

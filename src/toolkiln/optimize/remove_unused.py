@@ -6,6 +6,7 @@ computing its value cannot fail, so removing it cannot turn a failing run into a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import assert_never
 
 from toolkiln.ast import compute as n
@@ -33,7 +34,7 @@ def _block(steps: tuple[n.Step, ...], live_after: frozenset[str]) -> tuple[tuple
                 then, then_live = _block(then, live)
                 otherwise, else_live = _block(otherwise, live)
                 if then is not step.then or otherwise is not step.otherwise:
-                    step = step.model_copy(update={"then": then, "otherwise": otherwise})
+                    step = replace(step, then=then, otherwise=otherwise)
                 live = then_live | else_live | _reads(condition)
             case n.Assign(target=target, value=value) if target not in live and _cannot_fail(value):
                 continue

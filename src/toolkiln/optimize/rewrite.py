@@ -9,6 +9,7 @@ replace, so diagnostics and run-time errors still point at the source.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar, assert_never
 
 from toolkiln.ast import compute as n
@@ -119,7 +120,7 @@ def copy_changed(node: N, **parts: Any) -> N:
     for key, value in parts.items():
         old = getattr(node, key)
         if old is not value and not (type(old) is tuple and _same(old, value)):
-            return node.model_copy(update=parts)
+            return replace(node, **parts)
     return node
 
 
@@ -184,7 +185,7 @@ def _same(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
 
 
 def with_steps(program: n.Program, steps: tuple[n.Step, ...]) -> n.Program:
-    return program if _same(steps, program.steps) else program.model_copy(update={"steps": steps})
+    return program if _same(steps, program.steps) else replace(program, steps=steps)
 
 
 def every_expr(program: n.Program, fn: ExprFn) -> n.Program:

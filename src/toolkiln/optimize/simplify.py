@@ -8,11 +8,22 @@ as `x * 1 = x` do not hold for decimals with more digits than the precision, so 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from toolkiln.ast import compute as n
 from toolkiln.optimize.rewrite import any_node, every_expr, map_blocks, with_steps
 from toolkiln.semantics.limits import Limits
 
-_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "==", "in": "not in", "not in": "in"}
+_NEGATED: dict[str, n.BinaryOp] = {
+    "<": ">=",
+    "<=": ">",
+    ">": "<=",
+    ">=": "<",
+    "==": "!=",
+    "!=": "==",
+    "in": "not in",
+    "not in": "in",
+}
 
 
 def simplify(program: n.Program, *, limits: Limits) -> n.Program:
@@ -31,7 +42,7 @@ def _negation(expr: n.Expr) -> n.Expr:
         return expr  # only a `not` simplifies (checked first: most nodes are not)
     match expr:
         case n.Unary(op="not", operand=n.Binary(op=op) as inner) if op in _NEGATED:
-            return inner.model_copy(update={"op": _NEGATED[op], "span": expr.span})
+            return replace(inner, op=_NEGATED[op], span=expr.span)
         case n.Unary(op="not", operand=n.Unary(op="not", operand=n.Binary(op=op) as inner)) if op in _NEGATED:
             return inner
     return expr
@@ -44,7 +55,7 @@ def _swap_negated_ifs(steps: tuple[n.Step, ...]) -> tuple[n.Step, ...]:
             case n.If(condition=n.Unary(op="not", operand=operand), then=then, otherwise=otherwise) if (
                 otherwise and _is_boolean(operand)
             ):
-                step = step.model_copy(update={"condition": operand, "then": otherwise, "otherwise": then})
+                step = replace(step, condition=operand, then=otherwise, otherwise=then)
         out.append(step)
     return tuple(out)
 

@@ -253,4 +253,4 @@ def _under_definition(d: Diagnostic) -> Diagnostic:
     if span is None:
         return d.model_copy(update={"span": Span(line=0, column=0, end_line=0, end_column=0, path="definition")})
     path = "definition" if not span.path else f"definition.{span.path}"
-    return d.model_copy(update={"span": span.model_copy(update={"path": path})})
+    return d.model_copy(update={"span": span.shifted(path)})

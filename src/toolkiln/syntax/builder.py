@@ -265,7 +265,7 @@ class AstBuilder(SourceBuilder):
         body, var, handler = children
         return n.Try(body=body, var=self._name(var), handler=handler, span=self._span(meta))
 
-    def _binary(self, op: str, meta: Meta, children: list[Any]) -> n.Binary:
+    def _binary(self, op: n.BinaryOp, meta: Meta, children: list[Any]) -> n.Binary:
         left, right = children[0], children[-1]
         return n.Binary(op=op, left=left, right=right, span=self._span(meta))
 

@@ -19,7 +19,6 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import Span
 from toolkiln.syntax.limits import literal_too_large
 from toolkiln.syntax.strings import EscapeError, unescape
@@ -170,7 +169,7 @@ class ExpressionParser:
         if height > MAX_HEIGHT:
             raise Declined
         # Made from tokens matched here and nodes made here: there is nothing to validate.
-        return unvalidated(node_type)(span=self.span(start, end), **fields), start, end, height
+        return node_type(span=self.span(start, end), **fields), start, end, height
 
     def enter(self) -> None:
         self.nesting += 1
@@ -338,7 +337,7 @@ class ExpressionParser:
                 raise Declined
             self.take(":")
             value, _, end, value_height = self.test()
-            entries.append(unvalidated(n.RecordEntry)(span=self.span(key[1], end), key=key[0].value, value=value))
+            entries.append(n.RecordEntry(span=self.span(key[1], end), key=key[0].value, value=value))
             height = max(height, value_height)
             if self.peek() != ",":
                 break

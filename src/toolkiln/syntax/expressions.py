@@ -7,9 +7,9 @@ An expression is parsed by the hand-written `expression_parser` when it can, els
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -19,7 +19,7 @@ from toolkiln.syntax.templates import HolePiece, TemplateError, split_template
 
 # A template's parts are what was just split and parsed: made without validating again (the
 # first validation would build every node type's schema; issue 34).
-_template, _hole, _text = unvalidated(n.Template), unvalidated(n.Hole), unvalidated(n.TextPart)
+_template, _hole, _text = n.Template, n.Hole, n.TextPart
 
 
 class ParseContext:
@@ -109,9 +109,7 @@ def _add_text(parts: list[n.TemplatePart], text: str, span: Span) -> None:
     """Append literal text, joined to the text before it, so one template has one AST."""
     if parts and isinstance(parts[-1], n.TextPart):
         previous = parts[-1]
-        merged = previous.span.model_copy(
-            update={"end": span.end, "end_line": span.end_line, "end_column": span.end_column}
-        )
+        merged = replace(previous.span, end=span.end, end_line=span.end_line, end_column=span.end_column)
         parts[-1] = _text(text=previous.text + text, span=merged)
     elif text:
         parts.append(_text(text=text, span=span))

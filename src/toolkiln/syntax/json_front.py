@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from toolkiln.ast import compute as n
-from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.spans import LineIndex, Span, json_path
 from toolkiln.ast.types import ANY, DECLARABLE, OBJECT, STRING, STRING_FORMATS, Type, not_null, or_null, record_of
 from toolkiln.diagnostics import codes
@@ -76,12 +75,12 @@ TABLE_FIELDS = (frozenset({"type"}), frozenset({"description", "items", "propert
 
 # Declarations and programs are made from parts checked or built here (names, strings, types,
 # risk levels, nodes): they are not validated again.
-_program, _param, _table = unvalidated(n.Program), unvalidated(n.Param), unvalidated(n.TableDecl)
+_program, _param, _table = n.Program, n.Param, n.TableDecl
 # A literal's value is converted by `_literal` (a Decimal, a bool, an exact str): made without
 # validating, like the parsers' nodes (its first validation would build every expression's
 # schema, 20 ms; issue 34).
-_null, _bool, _number = unvalidated(n.NullLit), unvalidated(n.BoolLit), unvalidated(n.NumberLit)
-_string, _list = unvalidated(n.StringLit), unvalidated(n.ListExpr)
+_null, _bool, _number = n.NullLit, n.BoolLit, n.NumberLit
+_string, _list = n.StringLit, n.ListExpr
 
 S = TypeVar("S", bound=n.Node)
 
@@ -232,13 +231,14 @@ class JsonFrontEnd:
             return _string(value=str(value), span=span)
         if isinstance(value, list):
             items = [self._literal(item, path + (i,)) for i, item in enumerate(value)]
-            return None if None in items else _list(items=tuple(items), span=span)
+            return None if None in items else _list(items=tuple(cast(list[n.Expr], items)), span=span)
         if isinstance(value, dict):
             values = {key: self._literal(item, path + (key,)) for key, item in value.items()}
             if None in values.values():
                 return None
             entries = (
-                n.RecordEntry(key=key, value=item, span=structural_span(path + (key,))) for key, item in values.items()
+                n.RecordEntry(key=key, value=cast(n.Expr, item), span=structural_span(path + (key,)))
+                for key, item in values.items()
             )
             return n.RecordExpr(entries=tuple(entries), span=span)
         return None
@@ -416,7 +416,7 @@ class JsonFrontEnd:
         for key, value in parts.items():
             if value is None and key not in optional:
                 return None
-        return unvalidated(node)(span=span, **parts)
+        return node(span=span, **parts)
 
     def tool_args(self, obj: Any, path: Path) -> tuple[n.ToolArg, ...] | None:
         """The `args` of a call step: an object of argument name -> expression."""

@@ -32,7 +32,7 @@ LIST_ONLY = frozenset(
     | {"<", "<=", ">", ">=", "==", "!=", "===", "!=="}
 )
 ARITHMETIC = {"+": "js_add", "-": "js_sub", "*": "js_mul", "/": "js_div", "%": "js_mod"}
-ORDER = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}
+ORDER: dict[str, n.BinaryOp] = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}
 # The result types of the builtins the import calls (what the typed shortcuts look at).
 RESULT_TYPES = {
     "truthy": BOOLEAN,
@@ -105,7 +105,7 @@ class Translator:
             parts = [self.condition(item, (*path, operator, i), scope) for i, item in enumerate(value[operator])]
             result = parts[-1]
             for part in reversed(parts[:-1]):
-                result = n.Binary(op=operator, left=part, right=result)
+                result = n.Binary(op="and" if operator == "and" else "or", left=part, right=result)
             return result
         if operator == "!" or operator == "!!":
             inner = self.condition(_first(value[operator]), (*path, operator), scope)

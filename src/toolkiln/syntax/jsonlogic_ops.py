@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import path_span
@@ -284,7 +284,7 @@ def _order(t: Translator, args: Any, path: Path, scope: Scope) -> Typed:
         # a > b is b < a, as in JavaScript: js_compare's "no order" (2) is then never below 0
         below, above = (a, b) if op in ("<", "<=") else (b, a)
         compared = t.call("js_compare", below.expr, above.expr, path=path).expr
-        flipped = {"<": "<", "<=": "<=", ">": "<", ">=": "<="}[op]
+        flipped: n.BinaryOp = "<" if op in ("<", ">") else "<="
         return n.Binary(op=flipped, left=compared, right=n.NumberLit(value=Decimal(0)))
 
     return _comparison(t, args, path, scope, pair)
@@ -318,7 +318,7 @@ def _typed_arithmetic(t: Translator, symbol: str, parts: list[Typed]) -> Typed |
         return None
     result = parts[0].expr
     for part in parts[1:]:
-        result = n.Binary(op=symbol, left=result, right=part.expr)
+        result = n.Binary(op=cast("n.BinaryOp", symbol), left=result, right=part.expr)  # one of + - *
     return Typed(result, NUMBER)
 
 

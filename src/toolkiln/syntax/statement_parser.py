@@ -20,10 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from pydantic import ValidationError
-
 from toolkiln.ast import compute as n
-from toolkiln.ast.construct import unvalidated
 from toolkiln.ast.types import ANY, DECLARABLE, Type, TypeName, or_null, record_of
 from toolkiln.syntax.expression_parser import KEYWORDS, Declined, ExpressionParser, Token, lex
 from toolkiln.syntax.expressions import ParseContext, parse_template
@@ -33,10 +30,10 @@ from toolkiln.syntax.words import RESERVED, RISK_LEVELS, TOOL_NAME
 # Every field of a step is something just matched (a name token, a node built, a span), so the
 # nodes are made without validating them again, as the expression parser makes its own: the
 # first validation of a step would build the schemas of every node type (60-80 ms, issue 34).
-_program, _param, _tabledecl = unvalidated(n.Program), unvalidated(n.Param), unvalidated(n.TableDecl)
-_return, _lookup, _format = unvalidated(n.Return), unvalidated(n.Lookup), unvalidated(n.Format)
-_assign, _calltool, _toolarg = unvalidated(n.Assign), unvalidated(n.CallTool), unvalidated(n.ToolArg)
-_if = unvalidated(n.If)
+_program, _param, _tabledecl = n.Program, n.Param, n.TableDecl
+_return, _lookup, _format = n.Return, n.Lookup, n.Format
+_assign, _calltool, _toolarg = n.Assign, n.CallTool, n.ToolArg
+_if = n.If
 
 # The terminals of compute.lark as its lexer sees a whole program: the expression tokens,
 # the statement punctuation (`=`, `?`), and _NL (a newline with the blank and comment lines
@@ -390,5 +387,5 @@ def try_parse_program(text: str, ctx: ParseContext) -> n.Program | None:
     """The program in `text`, or None when Lark must decide (see the module docstring)."""
     try:
         return StatementParser(text, ctx).program()
-    except (Declined, RecursionError, ValidationError):
+    except (Declined, RecursionError):
         return None

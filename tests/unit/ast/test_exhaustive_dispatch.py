@@ -25,8 +25,11 @@ PASSES = ("check", "interpret", "optimize")
 
 
 def _kinds(union: object) -> frozenset[str]:
-    """The class names of an `Annotated[A | B | ..., Field(...)]` union."""
-    return frozenset(kind.__name__ for kind in typing.get_args(typing.get_args(union)[0]))
+    """The class names of a union `A | B | ...` (the compute AST's) or of an
+    `Annotated[A | B | ..., Field(...)]` (the workflow AST's, discriminated for pydantic)."""
+    if typing.get_origin(union) is typing.Annotated:
+        union = typing.get_args(union)[0]
+    return frozenset(kind.__name__ for kind in typing.get_args(union))
 
 
 UNIONS = {

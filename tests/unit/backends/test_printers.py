@@ -1,3 +1,5 @@
+import dataclasses
+
 import toolkiln
 
 TEXT = """# Invoice total with tiers
@@ -64,12 +66,14 @@ def test_both_front_ends_build_the_same_ast():
 
     from_text = parse_source(TEXT).program
     from_json = parse_source(toolkiln.to_json(TEXT)).program
-    assert from_text.model_dump(exclude={"span"}) != {}
     strip = _without_spans
-    assert strip(from_text.model_dump()) == strip(from_json.model_dump())
+    assert strip(from_text)["steps"] != []
+    assert strip(from_text) == strip(from_json)
 
 
 def _without_spans(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
     if isinstance(value, dict):
         return {k: _without_spans(v) for k, v in value.items() if k != "span"}
     if isinstance(value, (list, tuple)):

@@ -259,6 +259,7 @@ class _Importer:
                 names = names[1:]
             else:
                 need(origin in graph.steps and is_plain_name(origin))
+                assert origin is not None  # (need() said so)
                 expr = n.Name(name=origin, span=span)
             for field in names:
                 expr = n.Field_(target=expr, name=field, span=span)
