@@ -1,7 +1,8 @@
 """The data-flow check (W0733, E0734, E0735) on real n8n exports: findings per code, and a
 fixed sample of them to judge by hand (docs/workflow-import.md#data-flow has the judgement).
 
-    python benchmarks/n8n_dataflow.py ../shared/corpus/n8n/public-4549.tar.xz [--sample 10] [--seed 26] [--text]
+    python benchmarks/n8n_dataflow.py ../shared/corpus/n8n/public-4549.tar.xz [--sample 10] [--seed 26] \
+        [--text] [--all-codes]
 
 Walks the folders (a tarball is extracted into a temporary folder first) for n8n workflow
 exports, lints each with the default node catalog and prints the data-flow findings per code,
@@ -9,7 +10,9 @@ the files they are in, the lint time per MB, and `--sample` findings per code (c
 `--seed`), each with its file, JSON path, message and the expression it is about. `--text`
 also imports each export, checks its DSL text (`toolkiln check x.wf`: the check runs on the
 JSON the text compiles to) and prints its findings per code beside the JSON's, with the
-check's time per MB of text.
+check's time per MB of text; `--all-codes` (with `--text`) also prints every code that check
+reports, errors and warnings, to compare two versions of toolkiln (a new check must add no
+error on exports that declare nothing).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class TextCheck:
 
     def __init__(self) -> None:
         self.counts: collections.Counter[str] = collections.Counter()
+        self.every_code: collections.Counter[str] = collections.Counter()
         self.seconds = 0.0
         self.characters = 0
         self.without_text = 0
@@ -62,6 +66,7 @@ class TextCheck:
         self.seconds += time.perf_counter() - started
         self.characters += len(text)
         self.counts.update(d.code for d in diagnostics if d.code in CODES)
+        self.every_code.update(d.code for d in diagnostics)
 
     def report(self, json_counts: collections.Counter[str]) -> None:
         per_mb = self.seconds / (self.characters / 1e6) if self.characters else 0.0
@@ -70,6 +75,11 @@ class TextCheck:
         for code in CODES:
             print(f"| {code} | {json_counts[code]:,} | {self.counts[code]:,} |")
 
+    def report_every_code(self) -> None:
+        print("\nEvery code the .wf text check reports:\n\n| code | findings |\n|---|---:|")
+        for code, count in sorted(self.every_code.items()):
+            print(f"| {code} | {count:,} |")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -77,6 +87,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=10, help="findings per code to print for judging")
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--text", action="store_true", help="check each export's DSL text too")
+    parser.add_argument("--all-codes", action="store_true", help="with --text: print every code its check reports")
     args = parser.parse_args()
     texts = TextCheck() if args.text else None
     findings: list[tuple[str, str, str, str, Any]] = []
@@ -106,6 +117,8 @@ def main() -> None:
         print(f"| {code} | {counts[code]:,} | {files[code]:,} |")
     if texts is not None:
         texts.report(counts)
+        if args.all_codes:
+            texts.report_every_code()
     chooser = random.Random(args.seed)
     for code in CODES:
         chosen = [f for f in findings if f[0] == code]

@@ -11,7 +11,7 @@ import networkx as nx
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
-from toolkiln.ast.types import ANY, BOOLEAN, OBJECT, fits
+from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, OBJECT, STRING, Type, array_of, fits, record_of
 from toolkiln.ast.visitor import walk
 from toolkiln.check.checker import check_program
 from toolkiln.check.scope import free_reads
@@ -214,16 +214,16 @@ def _declared_shape(name: str, result: Validation) -> w.Shape | None:
 
 
 def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
-    """Type the expression with the compute checker: each name it reads is an object."""
+    """Type the expression with the compute checker: each name it reads is an object, of the
+    fields and types its declared shape gives where it has one. The n8n JSON (a Set field's
+    type, a respond's text or JSON) is written from the types without declarations, so a
+    declaration changes the diagnostics only, never what n8n runs."""
     names = sorted({name.name for name in free_reads(expr)})
-    program = n.Program(
-        parameters=tuple(n.Param(name=name, type=OBJECT) for name in names),
-        steps=(n.Return(value=expr, span=expr.span),),
-        span=expr.span,
-    )
-    checked = check_program(program)
-    result.diagnostics.extend(checked.diagnostics)
+    checked = check_program(_program(expr, names, {}))
     type_ = checked.result_type if checked.ok else ANY
+    declared = {name: shape_type(shape) for name in names if (shape := _declared_shape(name, result)) is not None}
+    informed = check_program(_program(expr, names, declared)) if declared else checked
+    result.diagnostics.extend(informed.diagnostics)
     if type_ == ANY and isinstance(expr, n.Field_) and isinstance(expr.target, n.Name):
         # `step.field` of an earlier set step: the type that field was given there.
         type_ = result.field_types.get((expr.target.name, expr.name), ANY)
@@ -231,10 +231,11 @@ def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
         case w.SetStep():
             result.field_types[(step.name, label)] = type_
         case w.IfStep() | w.SwitchStep():
-            if not fits(type_, BOOLEAN):
+            condition = informed.result_type if declared and informed.ok else type_
+            if not fits(condition, BOOLEAN):
                 result.report(
                     codes.CONDITION_TYPE,
-                    f"the condition of `{step.name}` is {type_}, not boolean",
+                    f"the condition of `{step.name}` is {condition}, not boolean",
                     expr.span,
                     hint='compare it, e.g. `x > 0` or `x == "yes"`',
                 )
@@ -244,3 +245,36 @@ def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
             return
         case _:
             assert_never(step)
+
+
+def _program(expr: n.Expr, names: list[str], declared: dict[str, Type]) -> n.Program:
+    """`expr` as a program whose parameters are the names it reads (objects, unless declared)."""
+    return n.Program(
+        parameters=tuple(n.Param(name=name, type=declared.get(name, OBJECT)) for name in names),
+        steps=(n.Return(value=expr, span=expr.span),),
+        span=expr.span,
+    )
+
+
+# n8n's field types (those a shape declares) as the compute language's.
+FIELD_TYPES: dict[str, Type] = {
+    "string": STRING,
+    "number": NUMBER,
+    "boolean": BOOLEAN,
+    "array": ARRAY,
+    "object": OBJECT,
+    "any": ANY,
+}
+
+
+def shape_type(shape: w.Shape) -> Type:
+    """A declared shape as a record type (its objects and lists too)."""
+    return record_of(tuple((field.name, _field_type(field.type)) for field in shape.fields))
+
+
+def _field_type(type_: w.FieldType) -> Type:
+    if type_.shape is not None:
+        return shape_type(type_.shape)
+    if type_.items is not None:
+        return array_of(_field_type(type_.items))
+    return FIELD_TYPES[type_.name]
