@@ -4,11 +4,7 @@ tool made by another process), call the new tool by its name and through run_cus
 
 from __future__ import annotations
 
-import signal
-import socket
-import subprocess
 import sys
-import time
 
 import anyio
 import httpx
@@ -17,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from test_server_support import compute_tool, free_port, make_tokens
+from test_server_support import compute_tool, free_port, make_tokens, mcp_over_http
 
 from toolkiln import Registry
 
@@ -45,20 +41,8 @@ def http_server(registry):
     tokens = make_tokens(registry)
     port = free_port()
     args = ["--registry", str(registry), "--http", "--port", str(port), "--poll-seconds", "0.1", "--rate-limit", ""]
-    process = subprocess.Popen([sys.executable, "-m", "toolkiln", "mcp", *args], stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 30
-    while True:
-        assert process.poll() is None, process.stderr.read().decode()
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            assert time.monotonic() < deadline, "toolkiln mcp --http did not start"
-            time.sleep(0.05)
-    yield url, tokens
-    process.send_signal(signal.SIGTERM)
-    process.wait(timeout=30)
+    with mcp_over_http(args, port) as url:
+        yield url, tokens
 
 
 def over_http(url: str, token: str):

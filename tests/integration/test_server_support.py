@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -25,6 +26,26 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+@contextmanager
+def mcp_over_http(args: list[str], port: int) -> Iterator[str]:
+    """`toolkiln mcp --http ARGS` on `port`: its URL once it listens; stopped (SIGTERM) at the end."""
+    process = subprocess.Popen([sys.executable, "-m", "toolkiln", "mcp", *args], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "toolkiln mcp --http did not start"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
 
 
 class ServerProcess:

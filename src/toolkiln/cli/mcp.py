@@ -1,5 +1,5 @@
-"""`toolkiln mcp [--registry DIR] [--http [--host H] [--port N] [--rate-limit L]]`: the registry
-as an MCP server, over stdio or streamable HTTP (docs/server.md#mcp).
+"""`toolkiln mcp [--registry DIR] [--tenant NAME] [--http [--host H] [--port N] [--rate-limit L]]`:
+the registry (or one tenant's) as an MCP server, over stdio or streamable HTTP (docs/server.md#mcp).
 
 The `mcp` SDK is imported when the command runs, not when the parser is built.
 """
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 from toolkiln.cli.serve import (
@@ -19,7 +21,11 @@ from toolkiln.cli.serve import (
     state_dir_option,
     with_call_rules,
 )
-from toolkiln.cli.tools import open_registry, registry_option
+from toolkiln.cli.tools import open_registry, registry_option, registry_path
+
+if TYPE_CHECKING:
+    from toolkiln.registry.capabilities import Capabilities
+    from toolkiln.registry.registry import Registry
 
 
 def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +38,10 @@ def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     registry_option(mcp)
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    mcp.add_argument(
+        "--tenant",
+        help="serve only this tenant's tools (docs/tenants.md); over HTTP only its tokens pass (default: default)",
+    )
     state_dir_option(mcp)
     listening_options(mcp, port=8766)
     mcp.add_argument(
@@ -46,19 +56,21 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         raise UsageError("--poll-seconds must be above 0")
     import anyio
 
+    from toolkiln.registry.tenants import DEFAULT_TENANT
     from toolkiln.server.mcp_server import RegistryMCP
     from toolkiln.server.ratelimit import TokenRateLimiter
     from toolkiln.server.state import StateFolderError, legacy_warning, state_folder
     from toolkiln.server.tokens import TokenStore
 
-    with open_registry(args, granted(args)) as registry:
+    root, tenant = _tenant(args)
+    with _open(args, granted(args), tenant) as registry:
         with_call_rules(registry, args)  # (--approve-calls: a held call waits for a person's decision)
         server = RegistryMCP(registry, poll_seconds=args.poll_seconds, max_concurrent_runs=args.max_concurrent_runs)
         if not args.http:
             anyio.run(server.run_stdio)
             return EXIT_OK
         try:
-            tokens = TokenStore(state_folder(registry.location, state_dir(args)))
+            tokens = TokenStore(state_folder(str(root) if tenant else registry.location, state_dir(args)))
         except StateFolderError as error:
             raise UsageError(f"error[{error.code}]: {error.message} (hint: {error.hint})") from None
         warning = legacy_warning(registry.location)
@@ -68,5 +80,36 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if listener is None:
             return EXIT_FAILED
         print(f"toolkiln mcp: listening on http://{args.host}:{args.port}/mcp", file=sys.stderr)
-        anyio.run(server.run_http, args.host, args.port, tokens, TokenRateLimiter(limit), listener)
+        anyio.run(
+            server.run_http, args.host, args.port, tokens, TokenRateLimiter(limit), listener, tenant or DEFAULT_TENANT
+        )
     return EXIT_OK
+
+
+def _tenant(args: argparse.Namespace) -> tuple[Path | None, str | None]:
+    """The registry folder and the tenant of --tenant (None, None without it); a name that is
+    none (R0750) or a tenant never created (R0751) is a usage error."""
+    if args.tenant is None:
+        return None, None
+    from toolkiln.registry.errors import RegistryError, UnknownTenant
+    from toolkiln.registry.tenants import check_tenant_name, tenant_exists
+
+    root = registry_path(args)
+    try:
+        name = check_tenant_name(args.tenant)
+        if not tenant_exists(root, name):
+            raise UnknownTenant(f"there is no tenant {name!r} in {root}", hint=f"toolkiln tenants create {name}")
+    except RegistryError as error:
+        hint = f" (hint: {error.hint})" if error.hint else ""
+        raise UsageError(f"error[{error.code}]: {error.message}{hint}") from None
+    return root, name
+
+
+def _open(args: argparse.Namespace, capabilities: Capabilities, tenant: str | None) -> Registry:
+    """The registry served: --registry's, or its tenant's folder with --tenant."""
+    if tenant is None:
+        return open_registry(args, capabilities)
+    from toolkiln.registry.registry import Registry
+    from toolkiln.registry.tenants import tenant_folder
+
+    return Registry(tenant_folder(registry_path(args), tenant), capabilities=capabilities)

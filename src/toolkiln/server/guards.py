@@ -144,11 +144,18 @@ class BearerGuard:
     """Let through only requests with a token of scope `needed` (auth.authorize: 401, 429,
     403 as problem details otherwise). The token is left in the request's state
     (`TOKEN_STATE`), where the MCP server reads who acts. It serves the one registry it was
-    given, so only tokens of the default tenant pass: a token of a tenant `tenants/NAME` is
-    refused like an unknown one."""
+    given, so only tokens of its tenant pass (`default`, unless `toolkiln mcp --tenant`): a
+    token of another tenant is refused like an unknown one."""
 
-    def __init__(self, app: ASGIApp, tokens: TokenStore, limiter: TokenRateLimiter, needed: TokenScope) -> None:
-        self.app, self.tokens, self.limiter, self.needed = app, tokens, limiter, needed
+    def __init__(
+        self,
+        app: ASGIApp,
+        tokens: TokenStore,
+        limiter: TokenRateLimiter,
+        needed: TokenScope,
+        tenant: str = DEFAULT_TENANT,
+    ) -> None:
+        self.app, self.tokens, self.limiter, self.needed, self.tenant = app, tokens, limiter, needed, tenant
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -158,7 +165,7 @@ class BearerGuard:
         kind, _, presented = header.partition(" ")
         try:
             token = authorize(self.tokens, self.limiter, presented if kind.lower() == "bearer" else None, self.needed)
-            if token.tenant != DEFAULT_TENANT:  # (it serves one registry: another tenant's token is nobody here)
+            if token.tenant != self.tenant:  # (it serves one registry: another tenant's token is nobody here)
                 raise ServerProblem(401, codes.INVALID_TOKEN, "the bearer token is unknown or revoked")
         except ServerProblem as refused:
             await refused.response(scope.get("path"))(scope, receive, send)

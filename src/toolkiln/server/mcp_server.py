@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from toolkiln.registry.call_approvals import RUN_GRACE_SECONDS, WAIT_POLL_SECONDS
 from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
+from toolkiln.registry.tenants import DEFAULT_TENANT
 from toolkiln.server import mcp_tools
 from toolkiln.server.guards import TOKEN_STATE, BearerGuard
 from toolkiln.server.ratelimit import TokenRateLimiter
@@ -72,11 +73,18 @@ class RegistryMCP:
             tasks.cancel_scope.cancel()
 
     async def run_http(
-        self, host: str, port: int, tokens: TokenStore, limiter: TokenRateLimiter, listener: socket.socket | None = None
+        self,
+        host: str,
+        port: int,
+        tokens: TokenStore,
+        limiter: TokenRateLimiter,
+        listener: socket.socket | None = None,
+        tenant: str = DEFAULT_TENANT,
     ) -> None:
         """Serve streamable HTTP at http://host:port/mcp until SIGTERM or Ctrl-C; on
-        `listener` when given (a socket the caller bound, so a port in use was its error)."""
-        app = BearerGuard(self.server.streamable_http_app(host=host), tokens, limiter, "write")
+        `listener` when given (a socket the caller bound, so a port in use was its error).
+        Only tokens of `tenant` (the one whose registry this serves) pass."""
+        app = BearerGuard(self.server.streamable_http_app(host=host), tokens, limiter, "write", tenant)
         server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, access_log=False))
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self._watch)
