@@ -9,11 +9,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from toolkiln import api
 from toolkiln.diagnostics import codes
+from toolkiln.registry.codec import plain_json
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.program_calls import MAX_CALL_DEPTH, MAX_CALLS_PER_RUN
 from toolkiln.registry.registry import Registry
+from toolkiln.semantics.chance import as_source, drawing_from
+from toolkiln.server.app import create_app
+from toolkiln.server.services import Settings
+from toolkiln.server.state import state_folder
+from toolkiln.server.tokens import TokenStore
 
 pytestmark = pytest.mark.usefixtures("bwrap_installed")
 MODEL = Principal("model", "agent-7", "run", "token agent-7")
@@ -119,3 +127,32 @@ return { stopped: null, wrote };"""
     found = output(reg, "flood", {})
     assert found["stopped"] == "EPIPE" and found["wrote"] < 1 << 20  # the parent read at most about 128 KiB
     assert found["next"].startswith("toolkiln closed this run's channel")
+
+
+DRAWS = {
+    "name": "draws",
+    "description": "Two uuids and a number",
+    "parameters": {},
+    "logic": {"steps": [{"op": "return", "value": "[uuid(), uuid(), random_int(1, 1000000)]"}]},
+}
+
+
+def test_a_seeded_run_draws_utils_uuid_as_compute_draws_uuid(reg: Registry):
+    reg.create(js("ids", "return [utils.uuid(), utils.uuid(), utils.randomInt(1, 1000000)];"))
+    with drawing_from(as_source(7)):
+        seven = output(reg, "ids", {})
+    with drawing_from(as_source(7)):
+        assert output(reg, "ids", {}) == seven
+    assert seven == plain_json(api.compile(DRAWS).run({}, random=7))  # compute's uuid() with the same seed
+    assert output(reg, "ids", {}) != seven  # no seed: Node's own generator
+
+
+def test_rest_execute_passes_its_seed_to_a_javascript_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("TOOLKILN_STATE_DIR", str(tmp_path / "state"))
+    app = create_app(Settings(registry=tmp_path / "served"))
+    registry = app.state.services.registries.default
+    registry.create(js("ids", "return [utils.uuid(), utils.randomInt(1, 1000000)];"))
+    token = TokenStore(state_folder(registry.path)).create("runner", "run", "service")[0]
+    with TestClient(app, headers={"Authorization": f"Bearer {token}"}) as http:
+        runs = [http.post("/api/v1/tools/ids/execute", json={"seed": 42}).json()["result"]["output"] for _ in "ab"]
+    assert runs[0] == runs[1] and len(runs[0][0]) == 36

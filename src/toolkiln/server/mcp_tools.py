@@ -22,6 +22,7 @@ from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import LOCAL_MODEL, Principal
 from toolkiln.registry.registry import Registry
+from toolkiln.semantics.chance import as_source, drawing_from
 from toolkiln.semantics.values import dumps, to_jsonable
 
 RUN_CUSTOM_TOOL = "run_custom_tool"
@@ -41,6 +42,11 @@ _RUN_CUSTOM_TOOL_SPEC = {
         "properties": {
             "name": {"type": "string", "description": "the tool's name"},
             "args": {"type": "object", "description": "the tool's arguments, by name"},
+            "seed": {
+                "type": "integer",
+                "description": "the seed of what uuid(), random() and random_int() draw: the same seed, "
+                "the same values (the system's generator if absent)",
+            },
         },
         "required": ["name"],
         "additionalProperties": False,
@@ -80,12 +86,14 @@ def call_tool(
     if name in META_TOOL_NAMES:
         reply = reg.call_meta(name, args, created_by=principal)
         return _answer(reply, is_error=not reply.get("ok", False))
+    seed = None
     try:
         if name == RUN_CUSTOM_TOOL:
-            name, args = _target(args)
+            name, args, seed = _target(args)
     except InvalidRequest as error:
         return _failed(Outcome.failed(RUN_CUSTOM_TOOL, error))
-    outcome = reg.invoke(name, args, principal=principal)
+    with drawing_from(as_source(seed)):  # (the run's thread: this one)
+        outcome = reg.invoke(name, args, principal=principal)
     if outcome.pending:
         return replace(_failed(outcome), pending=outcome.call)
     return _failed(outcome) if not outcome.ok else _answer(outcome.reply(), is_error=False)
@@ -104,11 +112,14 @@ def _failed(outcome: Outcome) -> CallResult:
     return _answer(outcome.reply(), is_error=True)
 
 
-def _target(args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The tool and arguments a run_custom_tool call names."""
-    name, tool_args = args.get("name"), args.get("args", {})
+def _target(args: dict[str, Any]) -> tuple[str, dict[str, Any], int | None]:
+    """The tool, arguments and seed a run_custom_tool call names."""
+    name, tool_args, seed = args.get("name"), args.get("args", {}), args.get("seed")
     if not isinstance(name, str) or not isinstance(tool_args, dict):
         raise InvalidRequest(
-            "run_custom_tool takes `name`, a string, and `args`, an object", hint="list_custom_tools shows the names"
+            "run_custom_tool takes `name`, a string, `args`, an object, and `seed`, a whole number",
+            hint="list_custom_tools shows the names",
         )
-    return name, tool_args
+    if seed is not None and (type(seed) is not int or not -(2**63) <= seed < 2**63):
+        raise InvalidRequest(f"run_custom_tool's `seed` must be a whole number, not {str(seed)[:40]}")
+    return name, tool_args, seed

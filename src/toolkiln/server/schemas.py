@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import Path as PathParam
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 Actor = Literal["user", "llm", "service"]
 ACTING_AS = (
@@ -47,6 +47,10 @@ NOW = (
     "what today() and now() read for this run, RFC 3339 with its offset (2026-01-31T09:30:00Z); "
     "the server's clock if absent"
 )
+SEED = (
+    "the seed of what uuid(), random() and random_int() draw in this run (and a javascript tool's "
+    "utils.uuid() and utils.randomInt()): the same seed, the same values; the system's generator if absent"
+)
 
 
 class Execute(Body):
@@ -55,6 +59,7 @@ class Execute(Body):
     conversation: str | None = Field(
         None, max_length=200, description="the conversation the call belongs to (kept with a call that waits)"
     )
+    seed: StrictInt | None = Field(None, ge=-(2**63), le=2**63 - 1, description=SEED)
 
 
 class TestDefinition(Body):

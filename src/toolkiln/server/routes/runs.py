@@ -12,7 +12,9 @@ from fastapi import APIRouter, Query, Request
 
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.registry import Registry
+from toolkiln.semantics.chance import as_source, drawing_from
 from toolkiln.semantics.dates import Clock, clock_at
 from toolkiln.server.auth import Reader, Runner
 from toolkiln.server.check_threads import in_check_thread
@@ -91,10 +93,13 @@ async def execute(
 ) -> Any:
     reg = services_of(request).registries.get(caller.token.tenant)  # (not a dependency: each costs FastAPI more)
     principal, clock = caller.acting_as(), _clock(body.now)
-    conversation = body.conversation
-    outcome = await in_run_slot(
-        request, lambda: reg.invoke(name, body.args, principal=principal, clock=clock, conversation=conversation)
-    )
+    conversation, source = body.conversation, as_source(body.seed)
+
+    def run() -> Outcome:
+        with drawing_from(source):  # (the run's thread: this one)
+            return reg.invoke(name, body.args, principal=principal, clock=clock, conversation=conversation)
+
+    outcome = await in_run_slot(request, run)
     if outcome.pending:
         return pending_answer(outcome)  # 202: it waits for a person's approval
     if not outcome.ok:
