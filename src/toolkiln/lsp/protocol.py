@@ -1,6 +1,7 @@
 """pygls's protocol, answering what it would leave unanswered: JSON-RPC says a request whose
 params do not fit gets error -32602 with its id (pygls logs it and the client waits forever),
-a body that is not JSON -32700 and one that is no message -32600, both with id null."""
+a body that is not JSON -32700 and one that is no message -32600, both with id null; and the
+protocol says a request after `shutdown` is answered -32600 (pygls drops it unanswered)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ class AnsweringProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if not hasattr(message, "jsonrpc"):  # JSON, but a list, a number, a string, null
             self.answer_null(INVALID_REQUEST, "Invalid Request: a message is a JSON object")
+            return
+        msg_id, method = getattr(message, "id", None), getattr(message, "method", None)
+        if self._shutdown and method not in (None, "exit") and isinstance(msg_id, (int, str)):
+            refused = ResponseError(code=INVALID_REQUEST, message="the server is shutting down")
+            self._send_response(msg_id, None, refused)
             return
         super().handle_message(message)
 

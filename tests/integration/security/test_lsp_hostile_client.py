@@ -104,3 +104,15 @@ def test_requests_about_documents_never_opened_read_nothing(client: LspClient, t
         formatting = {"textDocument": {"uri": uri}, "options": {"tabSize": 2, "insertSpaces": True}}
         assert client.result("textDocument/formatting", formatting) is None
     still_answers(client, tmp_path)
+
+
+def test_a_request_after_shutdown_is_refused_and_exit_ends_the_server(client: LspClient, tmp_path: Path) -> None:
+    path = tmp_path / "t.tk"
+    client.open(path, TOOL)
+    assert client.result("shutdown", None) is None
+    late = client.request(
+        "textDocument/hover", {"textDocument": {"uri": path.as_uri()}, "position": {"line": 3, "character": 10}}
+    )
+    assert late["error"]["code"] == -32600
+    client.notify("exit", None)
+    assert client.process.wait(timeout=60) == 0
