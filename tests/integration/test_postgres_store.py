@@ -210,9 +210,7 @@ def test_the_command_line_says_why_a_database_cannot_be_used_in_one_coded_line(p
     assert "Traceback" not in refused.stderr and "error connecting in" not in refused.stderr
 
 
-def test_a_server_on_a_database_registry_keeps_its_tools_there_and_its_tokens_in_its_state_folder(
-    postgres_url, tmp_path, monkeypatch
-):
+def test_a_server_on_a_database_registry_keeps_its_tools_and_tokens_there(postgres_url, tmp_path, monkeypatch):
     """`toolkiln tokens` and `toolkiln serve` take the URL: the token made by the one signs in to
     the other, a tool made over REST is in the database, nothing is written beside the process,
     and neither prints the URL's password."""

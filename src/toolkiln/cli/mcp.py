@@ -17,11 +17,12 @@ from toolkiln.cli.serve import (
     listening_options,
     listening_socket,
     rate_limit,
+    served_registry,
     state_dir,
     state_dir_option,
     with_call_rules,
 )
-from toolkiln.cli.tools import open_registry, registry_option, registry_path
+from toolkiln.cli.tools import registry_option, registry_path
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
@@ -57,20 +58,23 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     import anyio
 
     from toolkiln.registry.tenants import DEFAULT_TENANT
+    from toolkiln.server.db_tokens import tokens_for
     from toolkiln.server.mcp_server import RegistryMCP
     from toolkiln.server.ratelimit import TokenRateLimiter
-    from toolkiln.server.state import StateFolderError, legacy_warning, state_folder
-    from toolkiln.server.tokens import TokenStore
+    from toolkiln.server.state import StateFolderError, legacy_warning
 
     root, tenant = _tenant(args)
-    with _open(args, granted(args), tenant) as registry:
+    opened = _open(args, granted(args), tenant)
+    if opened is None:
+        return EXIT_FAILED
+    with opened as registry:
         with_call_rules(registry, args)  # (--approve-calls: a held call waits for a person's decision)
         server = RegistryMCP(registry, poll_seconds=args.poll_seconds, max_concurrent_runs=args.max_concurrent_runs)
         if not args.http:
             anyio.run(server.run_stdio)
             return EXIT_OK
         try:
-            tokens = TokenStore(state_folder(str(root) if tenant else registry.location, state_dir(args)))
+            tokens = tokens_for(registry._store, str(root) if tenant else registry.location, state_dir(args))
         except StateFolderError as error:
             raise UsageError(f"error[{error.code}]: {error.message} (hint: {error.hint})") from None
         warning = legacy_warning(registry.location)
@@ -105,10 +109,11 @@ def _tenant(args: argparse.Namespace) -> tuple[Path | None, str | None]:
     return root, name
 
 
-def _open(args: argparse.Namespace, capabilities: Capabilities, tenant: str | None) -> Registry:
-    """The registry served: --registry's, or its tenant's folder with --tenant."""
+def _open(args: argparse.Namespace, capabilities: Capabilities, tenant: str | None) -> Registry | None:
+    """The registry served: --registry's, or its tenant's folder with --tenant (None: it
+    cannot be opened, said in one coded line)."""
     if tenant is None:
-        return open_registry(args, capabilities)
+        return served_registry(args, capabilities)
     from toolkiln.registry.registry import Registry
     from toolkiln.registry.tenants import tenant_folder
 

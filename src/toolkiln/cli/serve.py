@@ -190,7 +190,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.max_body_bytes is not None and args.max_body_bytes < 1:
         raise UsageError("--max-body-bytes must be at least 1")
     capabilities = granted(args)
-    registry = open_registry(args, capabilities)
+    registry = served_registry(args, capabilities)
+    if registry is None:
+        return EXIT_FAILED
     with_call_rules(registry, args)
     settings = Settings(
         registry=registry.path,
@@ -221,6 +223,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     uvicorn.Server(config).run(sockets=[listener])
     return EXIT_OK
+
+
+def served_registry(args: argparse.Namespace, capabilities: Capabilities) -> Registry | None:
+    """The registry a server serves; None once a database that does not answer, refuses the
+    login or is at another schema version (R0306-R0308) is said in one coded line."""
+    from toolkiln.registry.errors import RegistryError
+
+    try:
+        return open_registry(args, capabilities)
+    except RegistryError as error:
+        hint = f"\n  = hint: {error.hint}" if error.hint else ""
+        print(f"error[{error.code}]: {error.message}{hint}", file=sys.stderr)
+        return None
 
 
 def listening_socket(host: str, port: int) -> socket.socket | None:

@@ -83,8 +83,13 @@ def _store(args: argparse.Namespace) -> TokenStore:
     from toolkiln.server.state import state_folder
     from toolkiln.server.tokens import TokenStore
 
-    where = registry_where(args)  # (a database's tokens: in the state folder named by its URL without the password)
-    return TokenStore(state_folder(without_password(where) if isinstance(where, str) else where, state_dir(args)))
+    where = registry_where(args)
+    if isinstance(where, str):  # a database: its tokens are in it (schema version 2)
+        from toolkiln.registry.locations import open_store
+        from toolkiln.server.db_tokens import tokens_for
+
+        return tokens_for(open_store(where, lock_timeout=30.0), without_password(where), state_dir(args))
+    return TokenStore(state_folder(where, state_dir(args)))
 
 
 def cmd_create(args: argparse.Namespace) -> int:
@@ -130,5 +135,5 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"imported token {info.name!r} (scope {info.scope})")
     for name in skipped:
         print(f"skipped {name!r}: a token of that name exists here already", file=sys.stderr)
-    print(f"{len(imported)} token(s) imported into {store.folder}", file=sys.stderr)
+    print(f"{len(imported)} token(s) imported into {getattr(store, 'where', store.folder)}", file=sys.stderr)
     return EXIT_OK

@@ -21,8 +21,9 @@ from starlette.requests import HTTPConnection
 from toolkiln.registry.capabilities import NONE, Capabilities
 from toolkiln.registry.registry import Registry
 from toolkiln.registry.tenants import TenantRegistries
+from toolkiln.server.db_tokens import tokens_for
 from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
-from toolkiln.server.state import legacy_warning, state_folder
+from toolkiln.server.state import legacy_warning
 from toolkiln.server.tokens import TokenStore
 
 T = TypeVar("T")
@@ -53,7 +54,8 @@ class Services:
     run_slots: anyio.CapacityLimiter | None = field(init=False, default=None)  # made in the event loop
 
     def __post_init__(self) -> None:
-        self.tokens = TokenStore(state_folder(self.registries.default.location, self.settings.state_dir))
+        default = self.registries.default
+        self.tokens = tokens_for(default._store, default.location, self.settings.state_dir)
         self.limiter = TokenRateLimiter(self.settings.rate_limit)
         warning = legacy_warning(self.registries.default.location)
         if warning is not None:  # said once, when the server starts

@@ -144,29 +144,11 @@ class TokenStore:
     def create(self, name: str, scope: str, kind: str, tenant: str = DEFAULT_TENANT) -> tuple[str, TokenInfo]:
         """Make a token named `name` of `tenant` for a `kind` of holder (person, model, service)
         with `scope`: the plain token (shown once) and what is kept."""
-        if not _NAME.match(name):
-            raise TokenError(
-                codes.TOKEN_NAME_INVALID,
-                f"invalid token name {name[:80]!r}",
-                hint="1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit",
-            )
-        if scope not in SCOPES:
-            raise TokenError(codes.TOKEN_NAME_INVALID, f"unknown scope {scope!r}", hint=f"one of {', '.join(SCOPES)}")
-        if kind not in PRINCIPAL_KINDS:
-            raise TokenError(
-                codes.TOKEN_NAME_INVALID, f"unknown kind {kind!r}", hint=f"one of {', '.join(PRINCIPAL_KINDS)}"
-            )
-        token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+        token, info = new_token(name, scope, kind, tenant)
         with self._locked():
             tokens = list(self._read())
-            if any(t.name == name and t.tenant == tenant for t in tokens):
-                raise TokenError(
-                    codes.TOKEN_EXISTS,
-                    f"a token named {name!r} exists already",
-                    hint="revoke it first, or pick another name",
-                )
-            created = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-            info = TokenInfo(name, scope, digest_of(token), created, kind, tenant=check_tenant_name(tenant))
+            if any(t.name == name and t.tenant == info.tenant for t in tokens):
+                raise token_exists(name)
             self._write([*tokens, info])
         return token, info
 
@@ -176,7 +158,7 @@ class TokenStore:
             tokens = list(self._read())
             removed = next((t for t in tokens if t.name == name and t.tenant == tenant), None)
             if removed is None:
-                raise TokenError(codes.TOKEN_NOT_FOUND, f"no token named {name[:80]!r}", hint="list the tokens")
+                raise token_not_found(name)
             self._write([t for t in tokens if t is not removed])
         return removed
 
@@ -233,6 +215,36 @@ class TokenStore:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+
+
+def new_token(name: str, scope: str, kind: str, tenant: str = DEFAULT_TENANT) -> tuple[str, TokenInfo]:
+    """A new token of `tenant` named `name` for a `kind` of holder with `scope` (each checked):
+    the plain token, and what is kept of it."""
+    if not _NAME.match(name):
+        raise TokenError(
+            codes.TOKEN_NAME_INVALID,
+            f"invalid token name {name[:80]!r}",
+            hint="1 to 64 letters, digits, `_`, `.` or `-`, starting with a letter or digit",
+        )
+    if scope not in SCOPES:
+        raise TokenError(codes.TOKEN_NAME_INVALID, f"unknown scope {scope!r}", hint=f"one of {', '.join(SCOPES)}")
+    if kind not in PRINCIPAL_KINDS:
+        raise TokenError(
+            codes.TOKEN_NAME_INVALID, f"unknown kind {kind!r}", hint=f"one of {', '.join(PRINCIPAL_KINDS)}"
+        )
+    token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+    created = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return token, TokenInfo(name, scope, digest_of(token), created, kind, tenant=check_tenant_name(tenant))
+
+
+def token_exists(name: str) -> TokenError:
+    return TokenError(
+        codes.TOKEN_EXISTS, f"a token named {name!r} exists already", hint="revoke it first, or pick another name"
+    )
+
+
+def token_not_found(name: str) -> TokenError:
+    return TokenError(codes.TOKEN_NOT_FOUND, f"no token named {name[:80]!r}", hint="list the tokens")
 
 
 def _is_usable(stored: dict[str, Any]) -> bool:

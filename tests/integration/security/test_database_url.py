@@ -13,9 +13,9 @@ import httpx
 import psycopg
 from test_server_support import ServerProcess, answer
 
-from toolkiln.registry.postgres.urls import without_password
-from toolkiln.server.state import state_folder
-from toolkiln.server.tokens import SCOPES, TokenStore
+from toolkiln import Registry
+from toolkiln.server.db_tokens import tokens_for
+from toolkiln.server.tokens import SCOPES
 
 PASSWORD = "pg-pw-do-not-show-1618"
 TOOL = json.loads((Path(__file__).resolve().parents[3] / "examples" / "shipping_cost.json").read_text())
@@ -46,8 +46,9 @@ def signed_in_pages(server: ServerProcess, token: str) -> list[str]:
 
 def test_no_route_page_error_or_log_line_shows_the_database_password(postgres_url, tmp_path):
     url = postgres_url.replace("toolkiln@", f"toolkiln:{PASSWORD}@")
-    tokens = TokenStore(state_folder(without_password(url)))
-    made = {scope: tokens.create(scope, scope, "person")[0] for scope in SCOPES}
+    with Registry(url) as reg:  # (the tokens are in the database, schema version 2)
+        tokens = tokens_for(reg._store, reg.location, tmp_path / "state")
+        made = {scope: tokens.create(scope, scope, "person")[0] for scope in SCOPES}
     server = ServerProcess(url, log_dir=tmp_path)
     seen: list[str] = []
     try:

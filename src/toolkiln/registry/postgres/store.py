@@ -193,7 +193,7 @@ class PostgresStore(ReadsLoaded):
     def put_table(self, file: str, data: bytes) -> None:
         checked_table_file(file, data)
         with self.writing(), self._conn() as conn:
-            counter = _bump(conn)
+            counter = bump(conn)
             conn.execute(
                 "INSERT INTO toolkiln_tables (file, data, revision) VALUES (%s, %s, %s) "
                 "ON CONFLICT (file) DO UPDATE SET data = excluded.data, revision = excluded.revision",
@@ -223,7 +223,7 @@ class PostgresStore(ReadsLoaded):
     def commit(self, entry: AuditEntry, record: ToolRecord | None, compiled: Compiled | None, vouched: bool) -> None:
         name = entry.tool
         with self._conn() as conn:
-            counter = _bump(conn)
+            counter = bump(conn)
             if record is None:
                 conn.execute("DELETE FROM toolkiln_tools WHERE name = %s", (name,))
             else:
@@ -382,7 +382,7 @@ class PostgresStore(ReadsLoaded):
                             (digest, name, version),
                         )
                     signed.setdefault(name, []).append(record.version)
-            counter = _bump(conn)
+            counter = bump(conn)
             for name, versions in signed.items():
                 note = f"signed here: version(s) {', '.join(map(str, sorted(versions)))}"
                 _append_audit(conn, audit_entry("trust", principal, name, utc_now(), note=note))
@@ -434,7 +434,7 @@ def _open_pool(url: str, where: str, timeout: float, size: int) -> ConnectionPoo
     return pool
 
 
-def _bump(conn: Connection[Any]) -> int:
+def bump(conn: Connection[Any]) -> int:
     """The next change counter, notified to every listener when the transaction commits."""
     row = conn.execute("UPDATE toolkiln_changes SET counter = counter + 1 RETURNING counter").fetchone()
     assert row is not None  # (the table has its one row from the start)
