@@ -5,6 +5,8 @@ needing its framework (an optional extra) and nothing else of toolkiln's above t
 |-----------------|----------------------------------------|-----------------------------|
 | `langchain`     | `tools(registry)`: StructuredTools     | `toolkiln[langchain]`       |
 | `pydantic_ai`   | `RegistryToolset(registry)`: a toolset | `toolkiln[pydantic-ai]`     |
+| `llamaindex`    | `tools(registry)`: FunctionTools;      | `toolkiln[llamaindex]`      |
+|                 | `retriever(registry)`: live            |                             |
 
 Every call goes through the registry's one door (`Registry.invoke`), so policy, budgets,
 audit, approval of each call and errors as data are the same as everywhere else

@@ -4,6 +4,7 @@ every check against every driver)."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from typing import Any
 
@@ -95,4 +96,50 @@ class PydanticAI(Driver):
         return Agent(FunctionModel(model), toolsets=[toolset])
 
 
-DRIVERS = [LangChain(), PydanticAI()]
+class LlamaIndex(Driver):
+    """A FunctionAgent run with llama-index-core's MockFunctionCallingLLM: it makes the call,
+    then answers; what the call gave is the agent's ToolCallResult event."""
+
+    framework, module, needs = "llamaindex", "toolkiln.integrations.llamaindex", "llama_index"
+
+    def schemas(self, registry: Registry, **options: Any) -> dict[str, dict[str, Any]]:
+        shown: dict[str, dict[str, Any]] = {}
+
+        def model(messages, **kwargs):
+            from llama_index.core.llms import ChatMessage
+
+            for tool in kwargs.get("tools") or []:
+                function = tool.metadata.to_openai_tool()["function"]
+                shown[function["name"]] = function["parameters"]
+            return ChatMessage(role="assistant", content="done")
+
+        asyncio.run(self.run(model, self.tools(registry, **options)))
+        return shown
+
+    def invoke(self, tools: Any, name: str, arguments: Any) -> tuple[str, bool | None]:
+        from llama_index.core.base.llms.types import ToolCallBlock
+        from llama_index.core.llms import ChatMessage
+
+        def model(messages, **kwargs):
+            if any(message.role == "tool" for message in messages):
+                return ChatMessage(role="assistant", content="done")
+            call = ToolCallBlock(tool_call_id="call-1", tool_name=name, tool_kwargs=arguments)
+            return ChatMessage(role="assistant", blocks=[call])
+
+        (output,) = asyncio.run(self.run(model, tools))
+        return output.content, output.is_error
+
+    @staticmethod
+    async def run(model: Any, tools: Any, **agent: Any) -> list[Any]:
+        """The tool outputs of one FunctionAgent run (`tools=`, or `agent`'s keywords)."""
+        from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult
+        from llama_index.core.llms.mock import MockFunctionCallingLLM
+
+        llm = MockFunctionCallingLLM(response_generator=model)
+        handler = FunctionAgent(**({"tools": tools} if tools is not None else agent), llm=llm).run("go")
+        outputs = [event.tool_output async for event in handler.stream_events() if isinstance(event, ToolCallResult)]
+        await handler
+        return outputs
+
+
+DRIVERS = [LangChain(), PydanticAI(), LlamaIndex()]
