@@ -85,7 +85,7 @@ def import_ownpilot(registry: Creates, paths: list[Path], importer: Actor = "use
     for path in paths:
         try:
             tool = read_ownpilot(path, importer)
-            created.append(registry.create(tool.definition, tool.created_by, note=_note(tool)))
+            created.append(registry.create(tool.definition, tool.created_by, note=import_note(tool)))
         except OwnPilotRefused as refused:
             problems.append(
                 Problem(file=path.name, diagnostics=(refused.diagnostic.model_copy(update={"file": path.name}),))
@@ -173,7 +173,7 @@ def _api_keys(required: Any) -> dict[str, str]:
     return found
 
 
-def _note(tool: OwnPilotTool) -> str:
+def import_note(tool: OwnPilotTool) -> str:
     return "imported from OwnPilot" + (f" ({'; '.join(tool.mapped)})" if tool.mapped else "")
 
 

@@ -24,6 +24,7 @@ from toolkiln.server.routes import (
     events,
     exports,
     health,
+    ownpilot,
     reviews,
     runs,
     secrets,
@@ -70,6 +71,7 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     app.include_router(calls.router, prefix=API_PREFIX)  # (approval of each call: its own paths)
     app.include_router(reviews.router, prefix=API_PREFIX)  # (what approving a version means)
     app.include_router(secrets.router, prefix=API_PREFIX)  # (write-only values, admin persons and services)
+    app.include_router(ownpilot.router, prefix=API_PREFIX)  # (OwnPilot's create body: /custom-tools)
     app.include_router(seed.router)
     app.include_router(health.router)
 
