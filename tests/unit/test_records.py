@@ -3,6 +3,7 @@ the checker (fields read by name, checked against the literal's type), record pa
 from JSON Schema `properties`, results that publish their record shape, and the printers.
 The codes the checker reports for records are cases in tests/unit/check/data/types.test."""
 
+import dataclasses
 import json
 import time
 from decimal import Decimal
@@ -338,7 +339,7 @@ def test_a_record_literal_evaluates_to_the_same_dict_in_both_front_ends(value):
 
 def _without_spans(node: object) -> object:
     if isinstance(node, n.Node):
-        return {key: _without_spans(value) for key, value in node if key != "span"}
+        return {f.name: _without_spans(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "span"}
     if isinstance(node, tuple):
         return tuple(_without_spans(item) for item in node)
     return node
