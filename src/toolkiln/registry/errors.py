@@ -242,5 +242,13 @@ class InvalidTenantName(InvalidRequest, code=codes.INVALID_TENANT_NAME):
     """A tenant name that is not `[a-z][a-z0-9-]{0,39}` (no path can hide in one)."""
 
 
+class TenantInUse(RegistryError, code=codes.TENANT_IN_USE):
+    """A tenant to delete still has tokens or calls held for approval (`--force` deletes it anyway)."""
+
+
+class DefaultTenantKept(InvalidRequest, code=codes.DEFAULT_TENANT_KEPT):
+    """The tenant `default` (the registry folder itself) cannot be deleted."""
+
+
 class UnknownTenant(RegistryError, code=codes.UNKNOWN_TENANT):
     """No tenant of that name: its folder is not there."""

@@ -10,18 +10,21 @@ reads `tenants/` (its tools are in `tools/`). A name is checked before it become
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
 
 from toolkiln.registry.capabilities import NONE, Capabilities
-from toolkiln.registry.errors import InvalidTenantName, UnknownTenant
+from toolkiln.registry.errors import DefaultTenantKept, InvalidTenantName, UnknownTenant
 from toolkiln.registry.layout import TOOLS
+from toolkiln.registry.models import utc_now
 from toolkiln.registry.postgres.urls import is_database_url
 from toolkiln.registry.registry import Registry
 
 DEFAULT_TENANT = "default"
 TENANTS = "tenants"
+DELETED = ".deleted"  # tenants/.deleted/NAME-<when>/: deleted tenants, kept whole (no tenant name starts with a dot)
 _NAME = re.compile(r"[a-z][a-z0-9-]{0,39}")
 
 
@@ -63,6 +66,35 @@ def create_tenant(root: Path, name: str) -> Path:
     return tenant_folder(root, name)
 
 
+def waiting_calls(root: Path, name: str) -> int:
+    """How many calls of tenant `name` wait for a person's decision."""
+    with Registry(existing_tenant(root, name)) as registry:
+        return len(registry.pending_calls.list("pending", utc_now()))
+
+
+def existing_tenant(root: Path, name: str) -> Path:
+    """The folder of tenant `name`; UnknownTenant (R0751) when it was never created."""
+    if not tenant_exists(root, name):
+        raise UnknownTenant(f"there is no tenant {name[:60]!r}", hint="toolkiln tenants list")
+    return tenant_folder(root, name)
+
+
+def archive_tenant(root: Path, name: str) -> Path:
+    """Move tenant `name`'s folder, whole, to `tenants/.deleted/NAME-<UTC time>/` (one rename:
+    from then on no server finds the tenant); the archive's path. DefaultTenantKept (R0753) for
+    `default`, UnknownTenant (R0751) for a tenant that is not there."""
+    if check_tenant_name(name) == DEFAULT_TENANT:
+        raise DefaultTenantKept(
+            "the tenant `default` is the registry folder itself and cannot be deleted",
+            hint="delete its tools, or the registry folder",
+        )
+    folder = existing_tenant(root, name)
+    archive = root / TENANTS / DELETED / f"{name}-{utc_now().strftime('%Y%m%dT%H%M%S%fZ')}"
+    archive.parent.mkdir(mode=0o700, exist_ok=True)
+    os.rename(folder, archive)
+    return archive
+
+
 class TenantRegistries:
     """The open registry of each tenant of one root, opened on first use and kept open."""
 
@@ -75,12 +107,16 @@ class TenantRegistries:
         self._mutex = threading.Lock()
 
     def get(self, name: str) -> Registry:
-        """The registry of tenant `name`; UnknownTenant (R0751) when it was never created."""
+        """The registry of tenant `name`; UnknownTenant (R0751) when it was never created, or
+        was deleted since (its open registry is closed then)."""
         with self._mutex:
+            if not self.exists(name):
+                gone = self._open.pop(name, None)
+                if gone is not None:
+                    gone.close()
+                raise UnknownTenant(f"there is no tenant {name[:60]!r}", hint="toolkiln tenants create NAME")
             found = self._open.get(name)
             if found is None:
-                if not self.exists(name):
-                    raise UnknownTenant(f"there is no tenant {name[:60]!r}", hint="toolkiln tenants create NAME")
                 # (the operator's policy and limits, as `toolkiln serve` set them, hold in every tenant)
                 folder, policy, limits = tenant_folder(self.root, name), self.default.policy, self.default.limits
                 found = Registry(folder, policy=policy, limits=limits, capabilities=self.capabilities)
@@ -88,7 +124,11 @@ class TenantRegistries:
             return found
 
     def exists(self, name: str) -> bool:
-        return name in self._open or (self.in_folders and tenant_exists(self.root, name))
+        """Whether tenant `name` is there now (one look at its folder: a tenant deleted while
+        its registry is open is gone at once)."""
+        if not self.in_folders:
+            return name in self._open
+        return tenant_exists(self.root, name)
 
     def close(self) -> None:
         with self._mutex:

@@ -25,3 +25,25 @@ A token belongs to a tenant that exists: create it first with `toolkiln tenants 
 A token whose tenant's folder is gone is refused like an unknown token.
 """,
 )
+
+TENANT_IN_USE = register(
+    "R0752",
+    "tenant-in-use",
+    "The tenant still has tokens or calls waiting for approval",
+    """
+`toolkiln tenants delete NAME` refuses a tenant that someone can still use or is waiting on:
+tokens of it on the server, or calls held for a person's decision. Revoke the tokens
+(`toolkiln tokens revoke NAME --tenant TENANT`) and decide the calls first, or delete with
+`--force`, which revokes its tokens and archives the calls with the tenant's folder (undecided).
+""",
+)
+
+DEFAULT_TENANT_KEPT = register(
+    "R0753",
+    "default-tenant-kept",
+    "The tenant `default` is the registry folder itself and cannot be deleted",
+    """
+The tenant `default` is the registry folder (its own `tools/`, tokens made before tenants
+existed): deleting it would delete the registry. Delete its tools, or the whole folder, instead.
+""",
+)
