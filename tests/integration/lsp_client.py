@@ -105,8 +105,8 @@ class LspClient:
 
     # --- the protocol ---------------------------------------------------------------------
 
-    def initialize(self, root: Path) -> dict[str, Any]:
-        capabilities = {"general": {"positionEncodings": ["utf-16"]}, "textDocument": {}}
+    def initialize(self, root: Path, encodings: tuple[str, ...] = ("utf-16",)) -> dict[str, Any]:
+        capabilities = {"general": {"positionEncodings": list(encodings)}, "textDocument": {}}
         result = self.result("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": capabilities})
         self.notify("initialized", {})
         return result

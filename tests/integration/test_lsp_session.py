@@ -86,6 +86,20 @@ def test_columns_count_utf16_units_after_a_character_beyond_the_bmp(client: LspC
     assert published[0]["range"]["end"]["character"] == utf16(line[:start]) + 2
 
 
+def test_a_client_that_offers_utf8_first_gets_columns_in_bytes(tmp_path: Path) -> None:
+    text = 'tool t(n: number) {\n  ok = "é🎉" == "x" && n < 5\n  return ok\n}\n'
+    line = text.splitlines()[1]
+    session = LspClient(cwd=tmp_path)
+    try:
+        assert session.initialize(tmp_path, ("utf-8", "utf-16"))["capabilities"]["positionEncoding"] == "utf-8"
+        [diagnostic] = session.open(tmp_path / "bytes.tk", text)
+        start = len(line[: line.index("&&")].encode("utf-8"))
+        assert diagnostic["range"]["start"] == {"line": 1, "character": start}
+        assert start == line.index("&&") + 1 + 3  # é is two bytes, the emoji four
+    finally:
+        session.kill()
+
+
 def test_a_quick_fix_edits_the_document_and_its_diagnostic_goes(client: LspClient, tmp_path: Path) -> None:
     path = tmp_path / "greet.tk"
     [diagnostic] = client.open(path, GREET)
