@@ -26,6 +26,14 @@ def postgres_cluster() -> Iterator[str]:
     if given:
         yield given
         return
+    with own_cluster() as (url, _):
+        yield url
+
+
+@contextmanager
+def own_cluster() -> Iterator[tuple[str, Path]]:
+    """A new cluster for the caller alone (a test that stops or restarts it disturbs no other
+    test), stopped at the end: its URL (the `postgres` database) and its data folder."""
     home = tempfile.mkdtemp(prefix="toolkiln-pg-")
     os.chmod(home, 0o755)  # (as root the cluster belongs to the postgres user, who must enter it)
     done = subprocess.run(
@@ -38,15 +46,18 @@ def postgres_cluster() -> Iterator[str]:
     )
     if done.returncode != 0:
         pytest.fail(f"PostgreSQL could not be installed or started by {INSTALL.name}:\n{done.stderr[-2000:]}")
+    (data,) = Path(home).glob("cluster.*/data")
     try:
-        yield done.stdout.strip().splitlines()[-1]
+        yield done.stdout.strip().splitlines()[-1], data
     finally:
-        for data in Path(home).glob("cluster.*/data"):
-            owner = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.getuid() == 0 else []
-            pg_ctl = next(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), None) or Path("pg_ctl")
-            subprocess.run(
-                [*owner, str(pg_ctl), "-D", str(data), "stop", "-m", "fast"], capture_output=True, timeout=60
-            )
+        pg_ctl(data, "stop", "-m", "fast")
+
+
+def pg_ctl(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pg_ctl on the cluster in `data` (as its owner, the postgres user, when run as root)."""
+    owner = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] if os.getuid() == 0 else []
+    binary = next(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"), None) or Path("pg_ctl")
+    return subprocess.run([*owner, str(binary), "-D", str(data), *args], capture_output=True, text=True, timeout=120)
 
 
 @contextmanager

@@ -157,6 +157,20 @@ def broken_json(error: dict[str, Any], body: Any) -> dict[str, Any]:
     return found
 
 
+def _by_an_admin(request: Request) -> bool:
+    caller = getattr(request.state, "caller", None)
+    token = caller.token if caller is not None else getattr(request.state, "identified", None)
+    return token is not None and bool(token.allows("admin"))
+
+
+def _store_failed(error: registry_errors.StoreError, instance: str) -> Response:
+    """A store that cannot be used, as a caller without the admin scope is told it: that it
+    failed, with its code, never where it is (a database's host, name and user, a folder's path)."""
+    detail = "the registry's store cannot be used now"
+    hint = "retry in a moment; a token with the admin scope is told why"
+    return problem(503, error.code, detail, [diagnostic(codes.CODES[error.code], detail, hint)], instance=instance)
+
+
 def install(app: FastAPI) -> None:
     """Answer every error the routes and FastAPI raise as problem details."""
 
@@ -175,6 +189,8 @@ def install(app: FastAPI) -> None:
 
     async def registry_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, registry_errors.RegistryError)
+        if isinstance(error, registry_errors.StoreError) and not _by_an_admin(request):
+            return _store_failed(error, where(request))
         status = next(s for kind, s in _REGISTRY_STATUS.items() if isinstance(error, kind))
         found = explained(error)
         return problem(status, error.code, error.message, found, instance=where(request))
