@@ -67,11 +67,31 @@ def test_a_right_use_of_declared_types_checks_clean(step):
     assert found(workflow(step)) == []
 
 
+@pytest.mark.parametrize(
+    ("steps", "found_"),
+    [
+        ("set s { t = fetch.total, u = 1 }\nrespond r s.t * 2", [("E0301", 6, 11)]),
+        ("set s { t = fetch.total }\nset s2 { v = s.t }\nrespond r s2.v * 2", [("E0301", 7, 11)]),
+        ("set s { t = fetch }\nrespond r s.t.count * 2", []),
+        ("set s { t = fetch.count }\nrespond r s.t * 2", []),
+        ("set s { t = fetch.total, u = 1 }\nrespond r s.u * 2", []),  # `u` reads nothing declared: `any`
+    ],
+)
+def test_a_set_step_that_copies_a_declared_field_passes_its_type_on(steps, found_):
+    assert [(code, line, column) for code, line, column, _ in found(workflow(steps))] == found_
+    assert found(workflow(steps, body="", returns="")) == []
+
+
 def test_the_n8n_json_is_written_without_the_declared_types():
     # A Set field's n8n type and a respond's text-or-JSON come from the types the expression has
     # without declarations: n8n converts by them, and a declaration must not change what it runs.
-    step = "set s { t = fetch.total, n = fetch.count, tags = body.customer.tags }\nrespond r fetch.total"
+    step = "set s { t = fetch.total, n = fetch.count, tags = body.customer.tags }\nset s2 { u = s.t }\nrespond r s2.u"
     declared = toolkiln.compile_workflow(workflow(step)).to_n8n()
     assert declared == toolkiln.compile_workflow(workflow(step, body="", returns="")).to_n8n()
-    [assignments] = [node["parameters"]["assignments"] for node in declared["nodes"] if node["name"] == "s"]
-    assert [a["type"] for a in assignments["assignments"]] == ["any", "any", "any"]
+    types = [
+        a["type"]
+        for node in declared["nodes"]
+        if node["type"].endswith(".set")
+        for a in node["parameters"]["assignments"]["assignments"]
+    ]
+    assert types == ["any", "any", "any", "any"]

@@ -221,7 +221,7 @@ def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
     names = sorted({name.name for name in free_reads(expr)})
     checked = check_program(_program(expr, names, {}))
     type_ = checked.result_type if checked.ok else ANY
-    declared = {name: shape_type(shape) for name in names if (shape := _declared_shape(name, result)) is not None}
+    declared = {name: known for name in names if (known := _declared_type(name, result)) is not None}
     informed = check_program(_program(expr, names, declared)) if declared else checked
     result.diagnostics.extend(informed.diagnostics)
     if type_ == ANY and isinstance(expr, n.Field_) and isinstance(expr.target, n.Name):
@@ -230,6 +230,8 @@ def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
     match step:
         case w.SetStep():
             result.field_types[(step.name, label)] = type_
+            if declared and informed.ok and informed.result_type != ANY:
+                result.declared_types[(step.name, label)] = informed.result_type
         case w.IfStep() | w.SwitchStep():
             condition = informed.result_type if declared and informed.ok else type_
             if not fits(condition, BOOLEAN):
@@ -245,6 +247,18 @@ def _types(step: w.Step, label: str, expr: n.Expr, result: Validation) -> None:
             return
         case _:
             assert_never(step)
+
+
+def _declared_type(name: str, result: Validation) -> Type | None:
+    """The type declarations give what `name` reads: its declared shape, or a `set` step whose
+    fields copy declared ones (its other fields `any`); None: nothing declared reaches it."""
+    shape = _declared_shape(name, result)
+    if shape is not None:
+        return shape_type(shape)
+    step = result.graph.steps.get(name)
+    if not isinstance(step, w.SetStep) or not any((name, f.name) in result.declared_types for f in step.fields):
+        return None
+    return record_of(tuple((f.name, result.declared_types.get((name, f.name), ANY)) for f in step.fields))
 
 
 def _program(expr: n.Expr, names: list[str], declared: dict[str, Type]) -> n.Program:

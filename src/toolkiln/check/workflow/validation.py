@@ -33,6 +33,8 @@ class Validation:
     field_types: dict[tuple[str, str], Type] = field(default_factory=dict)
     # The type of each respond body, by step name.
     respond_types: dict[str, Type] = field(default_factory=dict)
+    # The type a `set` field has from declared shapes it reads (checks only, never the JSON).
+    declared_types: dict[tuple[str, str], Type] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
