@@ -156,3 +156,18 @@ def test_rest_execute_passes_its_seed_to_a_javascript_tool(tmp_path: Path, monke
     with TestClient(app, headers={"Authorization": f"Bearer {token}"}) as http:
         runs = [http.post("/api/v1/tools/ids/execute", json={"seed": 42}).json()["result"]["output"] for _ in "ab"]
     assert runs[0] == runs[1] and len(runs[0][0]) == 36
+
+
+def test_an_approved_held_call_calls_as_the_caller_who_made_it(reg: Registry):
+    reg.create(js("outer", 'return await utils.callTool("guarded", { x: 2 }).catch((e) => [e.code, e.call]);'))
+    reg.create(double() | {"name": "guarded"})
+    reg.require_call_approval("outer")
+    reg.require_call_approval("guarded")
+    held = reg.invoke("outer", {}, principal=MODEL)
+    assert held.pending
+    ran = reg.decide_call(held.call, approve=True, by="user")  # a person approves the model's call
+    assert ran.ok, ran.errors
+    code, inner = ran.result["output"]
+    assert code == codes.CALL_PENDING.code
+    caller = reg.call(inner).caller
+    assert (caller.kind, caller.name, caller.scope) == ("model", "agent-7", "run")  # the model's, not the approver's

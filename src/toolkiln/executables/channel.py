@@ -139,7 +139,8 @@ class Channel:
                 answer = self._serve(json.loads(line))
             except (ValueError, RecursionError):
                 answer = refusal(codes.TOOL_CALL_LIMIT, "a request that is not one line of JSON")
-        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"), default=str).encode() + b"\n"
+        # ASCII with escapes: a lone surrogate (JSON allows one) is written as \udXXX, never refused
+        text = json.dumps(answer, separators=(",", ":"), default=str).encode() + b"\n"
         if len(text) > MAX_ANSWER_BYTES:
             message = f"the answer is over {MAX_ANSWER_BYTES:,} bytes, more than a run may be sent"
             text = json.dumps(refusal(codes.TOOL_CALL_LIMIT, message)).encode() + b"\n"

@@ -97,3 +97,8 @@ def test_no_request_is_read_while_an_answer_is_unsent():
         assert served == [1, 2, 3] and received.count(b"\n") == 3
     finally:
         slow.close()
+
+
+def test_a_lone_surrogate_in_an_answer_is_escaped_not_refused(channel: Channel):
+    send(channel, b'{"text": "\\ud800 and \\u00e9"}\n')
+    assert answers(channel) == [{"ok": True, "result": {"text": "\ud800 and \u00e9"}}]
