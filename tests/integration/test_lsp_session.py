@@ -180,6 +180,13 @@ def test_definition_finds_a_sibling_tool_file_then_the_registrys_record(client: 
     assert client.at("textDocument/definition", path, 0, line[0].index("cost") + 1) is None  # not a tool
 
 
+def test_an_untitled_document_is_checked_as_a_tool(client: LspClient) -> None:
+    uri = "untitled:Untitled-1"
+    document = {"uri": uri, "languageId": "toolkiln", "version": 1, "text": GREET}
+    client.notify("textDocument/didOpen", {"textDocument": document})
+    assert [d["code"] for d in client.diagnostics(uri, 1)] == ["E0101"]
+
+
 def test_json_and_workflow_documents_get_the_diagnostics_of_check(client: LspClient, tmp_path: Path) -> None:
     tool = '{\n  "steps": [\n    {"op": "math", "expression": "x &&", "output": "y"},\n    {"op": "return", "value": "y"}\n  ]\n}\n'
     workflow = "workflow w {\n  trigger manual\n  step a = nosuchnode {}\n}\n"

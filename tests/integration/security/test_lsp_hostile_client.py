@@ -68,6 +68,8 @@ def test_wrong_params_and_unknown_methods_get_json_rpc_errors(client: LspClient,
     assert unknown["error"]["code"] == -32601  # method not found
     assert "traceback" not in json.dumps(unknown).lower()
     client.notify("toolkiln/noSuchNotification", {})
+    never_opened = {"uri": (tmp_path / "never.tk").as_uri(), "version": 2}
+    client.notify("textDocument/didChange", {"textDocument": never_opened, "contentChanges": [{"text": "x"}]})
     still_answers(client, tmp_path)
 
 
