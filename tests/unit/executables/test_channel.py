@@ -3,6 +3,7 @@ hold whatever the program writes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from toolkiln.diagnostics import codes
-from toolkiln.executables.channel import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, Channel
+from toolkiln.executables.channel import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, MAX_REQUESTS, Channel
 
 
 @pytest.fixture
@@ -102,3 +103,25 @@ def test_no_request_is_read_while_an_answer_is_unsent():
 def test_a_lone_surrogate_in_an_answer_is_escaped_not_refused(channel: Channel):
     send(channel, b'{"text": "\\ud800 and \\u00e9"}\n')
     assert answers(channel) == [{"ok": True, "result": {"text": "\ud800 and \u00e9"}}]
+
+
+def test_past_the_count_of_requests_the_channel_closes(channel: Channel):
+    to, back = channel.program_fds
+    for fd in (to, back, channel.requests):
+        os.set_blocking(fd, False)
+    sent = 0
+    while channel.open and sent < 5 * MAX_REQUESTS:  # the program writes, reads every answer
+        try:
+            os.write(to, b"1\n" * 100)
+            sent += 100
+        except BlockingIOError:
+            pass
+        with contextlib.suppress(BlockingIOError):
+            os.read(back, 1 << 20)
+        if channel.wants_write:
+            channel.write()
+        if channel.wants_read:
+            with contextlib.suppress(BlockingIOError):
+                channel.read()
+    assert channel.closed_because == f"more than {MAX_REQUESTS:,} requests"
+    assert channel.served == MAX_REQUESTS + 1
