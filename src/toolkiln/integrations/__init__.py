@@ -7,6 +7,8 @@ needing its framework (an optional extra) and nothing else of toolkiln's above t
 | `pydantic_ai`   | `RegistryToolset(registry)`: a toolset | `toolkiln[pydantic-ai]`     |
 | `llamaindex`    | `tools(registry)`: FunctionTools;      | `toolkiln[llamaindex]`      |
 |                 | `retriever(registry)`: live            |                             |
+| `openai_agents` | `tools(registry)`: FunctionTools;      | `toolkiln[openai-agents]`   |
+|                 | `LiveTools(registry)`: live hooks      |                             |
 
 Every call goes through the registry's one door (`Registry.invoke`), so policy, budgets,
 audit, approval of each call and errors as data are the same as everywhere else

@@ -142,4 +142,40 @@ class LlamaIndex(Driver):
         return outputs
 
 
-DRIVERS = [LangChain(), PydanticAI(), LlamaIndex()]
+class OpenAIAgents(Driver):
+    """An Agent run against FakeLLMServer (OpenAI's chat completions on 127.0.0.1, through the
+    SDK's own OpenAIChatCompletionsModel): the model makes the call, then answers; tracing off."""
+
+    framework, module, needs = "openai-agents", "toolkiln.integrations.openai_agents", "agents"
+
+    def schemas(self, registry: Registry, **options: Any) -> dict[str, dict[str, Any]]:
+        from unit.llm.fake_llm_server import FakeLLMServer, Text
+
+        with FakeLLMServer() as server:
+            server.script(Text("done"))
+            self.run(server, self.tools(registry, **options))
+            sent = server.seen[0].body.get("tools") or []
+        return {tool["function"]["name"]: tool["function"]["parameters"] for tool in sent}
+
+    def invoke(self, tools: Any, name: str, arguments: Any) -> tuple[str, bool | None]:
+        from unit.llm.fake_llm_server import Calls, FakeLLMServer, Text
+
+        with FakeLLMServer() as server:
+            server.script(Calls([(name, arguments)]), Text("done"))
+            run = self.run(server, tools)
+        (output,) = [item.output for item in run.new_items if type(item).__name__ == "ToolCallOutputItem"]
+        return output, None
+
+    @staticmethod
+    def run(server: Any, tools: Any, **agent: Any) -> Any:
+        from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner
+        from openai import AsyncOpenAI
+        from unit.llm.fake_llm_server import KEY
+
+        client = AsyncOpenAI(base_url=server.openai_url, api_key=KEY, max_retries=0)
+        model = OpenAIChatCompletionsModel(model="fake", openai_client=client)
+        clerk = Agent(name="clerk", model=model, tools=tools, **agent)
+        return Runner.run_sync(clerk, "go", run_config=RunConfig(tracing_disabled=True))
+
+
+DRIVERS = [LangChain(), PydanticAI(), LlamaIndex(), OpenAIAgents()]

@@ -17,7 +17,9 @@ OFFLINE = Path(__file__).resolve().parent / "offline"
 SHIPPING_12_KG = 'shipping_cost -> {"ok": true, "result": 31.500}'
 
 
-@pytest.mark.parametrize("example", ["langchain_agent.py", "pydantic_ai_agent.py", "llamaindex_agent.py"])
+@pytest.mark.parametrize(
+    "example", ["langchain_agent.py", "pydantic_ai_agent.py", "llamaindex_agent.py", "openai_agents_agent.py"]
+)
 def test_the_example_runs_and_prints_the_registrys_reply(example, tmp_path):
     path = os.pathsep.join([str(OFFLINE), os.environ.get("PYTHONPATH", "")])
     environment = {**os.environ, "PYTHONPATH": path, "TOOLKILN_STATE_DIR": str(tmp_path), "HOME": str(tmp_path)}
