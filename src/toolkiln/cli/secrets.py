@@ -1,7 +1,8 @@
-"""`toolkiln secrets set NAME | list | delete NAME`: the secrets a registry's tools use
+"""`toolkiln secrets set NAME | list | delete NAME | migrate`: the secrets a registry's tools use
 (toolkiln.registry.secrets). A value is read from stdin, or from a prompt that does not echo
 when stdin is a terminal: never from the command line, where `ps` and shell history see it.
-`list` prints names and dates only.
+`list` prints names and dates only. `migrate` seals every tenant's secrets written before
+tenants had keys of their own under its own key (docs/tenants.md), once, by the operator.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ def add_secrets_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
     delete = actions.add_parser("delete", help="delete a secret", parents=[common])
     delete.add_argument("name")
     delete.set_defaults(handler=_guarded(cmd_delete))
+    migrate = actions.add_parser(
+        "migrate", help="seal each tenant's older secrets under the tenant's own key", parents=[common]
+    )
+    migrate.set_defaults(handler=_guarded(cmd_migrate))
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -80,4 +85,13 @@ def cmd_delete(args: argparse.Namespace) -> int:
     if not SecretStore(registry_path(args)).delete(name):  # (R0740 first: not a secret's name)
         raise SecretNotFound(f"no secret {name} is set", hint="list them with `toolkiln secrets list`")
     print(f"deleted secret {name}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from toolkiln.registry.tenants import migrate_tenant_secrets
+
+    for tenant, moved, kept in migrate_tenant_secrets(registry_path(args)):
+        unreadable = f"; {kept} did not decrypt and are kept as they were" if kept else ""
+        print(f"tenant {tenant}: {moved} secret(s) sealed under its own key{unreadable}", file=sys.stderr)
     return EXIT_OK

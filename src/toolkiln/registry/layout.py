@@ -6,6 +6,8 @@ folder it walks, and a project's ./.toolkiln registry holds records, not tool fi
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 TOOLS = "tools"
@@ -15,6 +17,16 @@ AUDIT = "audit.jsonl"
 USAGE = "usage.json"
 LOCK = ".lock"
 DELETED = ".deleted"  # deleted tools, each in a folder of its own: <name>.<UTC time>/
+TENANTS = "tenants"  # <registry>/tenants/<name>/: the registry of each tenant but `default`
+TENANT_NAME = re.compile(r"[a-z][a-z0-9-]{0,39}")
+
+
+def tenant_of_folder(folder: Path) -> str | None:
+    """The tenant whose registry `folder` is, by its place (`.../tenants/NAME`); None for a
+    registry folder that is no tenant's (the tenant `default`)."""
+    folder = Path(os.path.abspath(folder))
+    found = TENANT_NAME.fullmatch(folder.name)
+    return folder.name if found and folder.parent.name == TENANTS and folder.name != "default" else None
 
 
 def is_registry(folder: Path) -> bool:

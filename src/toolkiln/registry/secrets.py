@@ -9,6 +9,12 @@ associated data, so a value moved to another name does not decrypt. The key is
 `$TOOLKILN_SECRET_KEY` (32 bytes, URL-safe base64), else `secrets.key` in this user's state
 folder (index.state_home(), made 0600 on first use): never inside the registry folder, so a
 copied folder carries values nobody can read without the key (R0741).
+
+That key seals the tenant `default`'s secrets (the registry folder's own). Each other tenant
+(`tenants/NAME/`) has a key of its own, derived from it with HKDF-SHA256 and the tenant's name:
+a value copied from one tenant's file into another's does not decrypt there. A tenant's file is
+format 2 and names its tenant; one written before (format 1, under the shared key) is read by
+names only until `toolkiln secrets migrate` seals it again (`migrate_legacy`).
 """
 
 from __future__ import annotations
@@ -31,12 +37,14 @@ from toolkiln.registry.errors import (
 )
 from toolkiln.registry.folder import Folder
 from toolkiln.registry.index import state_home
+from toolkiln.registry.layout import tenant_of_folder
 from toolkiln.registry.models import utc_now
 from toolkiln.registry.principals import Principal
 
 KEY_ENV = "TOOLKILN_SECRET_KEY"
 SECRETS_FILE = "secrets.json"
-FORMAT = 1
+FORMAT = 1  # the default tenant's file, under the key itself
+TENANT_FORMAT = 2  # a tenant's file, under the tenant's own key, naming the tenant
 NAME = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 _KEY_BYTES = 32
 _NONCE_BYTES = 12
@@ -96,12 +104,15 @@ def refuse_unless_secret_admin(principal: Principal) -> None:
 
 
 class SecretStore:
-    """The secrets of the registry in `root`, sealed under `key` (default: `secret_key()`)."""
+    """The secrets of the registry in `root`, sealed under `key` (default: `secret_key()`), or
+    under the key derived from it for the tenant whose folder `root` is."""
 
     def __init__(self, root: str | os.PathLike[str], *, key: bytes | None = None) -> None:
         self._folder = Folder(Path(root))
         self._path = self._folder.root / SECRETS_FILE
         self._key = key
+        self.tenant = tenant_of_folder(Path(root))  # None: the default tenant
+        self._legacy = False  # a tenant's file still under the shared key (format 1): names only
 
     def names(self) -> list[SecretInfo]:
         """Every secret's name and date, sorted by name; never a value."""
@@ -116,6 +127,7 @@ class SecretStore:
         entry = self._read().get(check_secret_name(name))
         if entry is None:
             return None
+        self._refuse_legacy(name)
         return self._open(name, entry["value"])
 
     def set(self, name: str, value: str) -> None:
@@ -125,6 +137,8 @@ class SecretStore:
         sealed = self._seal(name, value)
         with self._folder.lock():  # (read, change, write: another writer's secret is not lost)
             entries = self._read()
+            if entries:
+                self._refuse_legacy(name)
             entries[name] = {"value": sealed, "updated_at": utc_now().isoformat()}
             self._write(entries)
 
@@ -138,24 +152,59 @@ class SecretStore:
             self._write(entries)
             return True
 
-    def _aead(self) -> Any:
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # (only where secrets are used)
+    def migrate_legacy(self) -> tuple[int, int]:
+        """Seal a tenant's format-1 file (under the shared key) again under the tenant's own key:
+        (values moved, values that did not decrypt and are kept as they were). Run by the
+        operator (`toolkiln secrets migrate`), never on its own: a format-1 file put into a
+        tenant's folder later is refused, not read with the shared key."""
+        with self._folder.lock():
+            entries = self._read()
+            if not self._legacy:
+                return 0, 0
+            shared, moved, kept = self._master(), 0, 0
+            for name, entry in entries.items():
+                try:
+                    value = self._open(name, entry["value"], key=shared)
+                except SecretUnreadable:
+                    kept += 1
+                    continue
+                entries[name] = {"value": self._seal(name, value), "updated_at": entry["updated_at"]}
+                moved += 1
+            self._legacy = False
+            self._write(entries)
+            return moved, kept
 
+    def _refuse_legacy(self, name: str) -> None:
+        if self._legacy:
+            raise SecretUnreadable(
+                f"the secret {name} of tenant {self.tenant} is still sealed under the key every tenant shared",
+                hint="the operator seals every tenant's secrets under its own key once: toolkiln secrets migrate",
+            )
+
+    def _master(self) -> bytes:
         if self._key is None:
             self._key = secret_key()
-        return AESGCM(self._key)
+        return self._key
+
+    def _aead(self, key: bytes | None = None) -> Any:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # (only where secrets are used)
+
+        if key is not None:
+            return AESGCM(key)
+        master = self._master()
+        return AESGCM(master if self.tenant is None else tenant_key(master, self.tenant))
 
     def _seal(self, name: str, value: str) -> str:
         nonce = random.token_bytes(_NONCE_BYTES)
         sealed = self._aead().encrypt(nonce, value.encode("utf-8", errors="surrogatepass"), _aad(name))
         return base64.urlsafe_b64encode(nonce + sealed).decode("ascii")
 
-    def _open(self, name: str, text: str) -> str:
+    def _open(self, name: str, text: str, *, key: bytes | None = None) -> str:
         from cryptography.exceptions import InvalidTag
 
         try:
             raw = base64.urlsafe_b64decode(text.encode("ascii"))
-            plain: bytes = self._aead().decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], _aad(name))
+            plain: bytes = self._aead(key).decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], _aad(name))
         except (InvalidTag, ValueError):
             raise SecretUnreadable(
                 f"the secret {name} cannot be decrypted with this key",
@@ -173,7 +222,7 @@ class SecretStore:
             raise StoreError(
                 f"{SECRETS_FILE} is not JSON", hint="restore it, or delete it and set the secrets again"
             ) from None
-        found = raw.get("secrets") if isinstance(raw, dict) and raw.get("format") == FORMAT else None
+        found = raw.get("secrets") if isinstance(raw, dict) and self._format_of(raw) else None
         if not isinstance(found, dict):
             raise StoreError(f"{SECRETS_FILE} is not a secrets file of this toolkiln")
         return {
@@ -182,8 +231,26 @@ class SecretStore:
             if isinstance(name, str) and NAME.fullmatch(name) and _is_entry(entry)
         }
 
+    def _format_of(self, raw: dict[str, Any]) -> bool:
+        """Whether `raw` is a secrets file of this folder's tenant (noting a tenant's legacy
+        file); StoreError for another tenant's."""
+        if self.tenant is None:
+            return raw.get("format") == FORMAT
+        if raw.get("format") == TENANT_FORMAT:
+            if raw.get("tenant") != self.tenant:
+                raise StoreError(
+                    f"{SECRETS_FILE} of tenant {self.tenant} is another tenant's ({str(raw.get('tenant'))[:40]!r})",
+                    hint="a tenant's secrets are sealed under its own key: set them again here",
+                )
+            self._legacy = False
+            return True
+        self._legacy = raw.get("format") == FORMAT and bool(raw.get("secrets"))
+        return raw.get("format") == FORMAT
+
     def _write(self, entries: dict[str, dict[str, str]]) -> None:
-        body = json.dumps({"format": FORMAT, "secrets": dict(sorted(entries.items()))}, indent=1)
+        shared = self.tenant is None or self._legacy  # (a legacy file stays one until it is migrated)
+        head: dict[str, Any] = {"format": FORMAT} if shared else {"format": TENANT_FORMAT, "tenant": self.tenant}
+        body = json.dumps({**head, "secrets": dict(sorted(entries.items()))}, indent=1)
         self._folder.write_bytes(self._path, body.encode() + b"\n")
 
 
@@ -193,6 +260,18 @@ def _is_entry(entry: Any) -> bool:
 
 def _aad(name: str) -> bytes:
     return b"toolkiln secret\0" + name.encode()
+
+
+def tenant_key(master: bytes, tenant: str) -> bytes:
+    """The key of tenant `tenant`'s secrets: HKDF-SHA256 of the shared key, the tenant's name
+    as its `info` (one key per tenant, none derivable from another's)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    derived: bytes = HKDF(
+        algorithm=hashes.SHA256(), length=_KEY_BYTES, salt=None, info=b"toolkiln tenant secrets\0" + tenant.encode()
+    ).derive(master)
+    return derived
 
 
 def secret_key() -> bytes:

@@ -11,21 +11,19 @@ reads `tenants/` (its tools are in `tools/`). A name is checked before it become
 from __future__ import annotations
 
 import os
-import re
 import threading
 from pathlib import Path
 
 from toolkiln.registry.capabilities import NONE, Capabilities
 from toolkiln.registry.errors import DefaultTenantKept, InvalidTenantName, UnknownTenant
-from toolkiln.registry.layout import TOOLS
+from toolkiln.registry.layout import TENANT_NAME, TENANTS, TOOLS
 from toolkiln.registry.models import utc_now
 from toolkiln.registry.postgres.urls import is_database_url
 from toolkiln.registry.registry import Registry
 
 DEFAULT_TENANT = "default"
-TENANTS = "tenants"
 DELETED = ".deleted"  # tenants/.deleted/NAME-<when>/: deleted tenants, kept whole (no tenant name starts with a dot)
-_NAME = re.compile(r"[a-z][a-z0-9-]{0,39}")
+_NAME = TENANT_NAME
 
 
 def check_tenant_name(name: object) -> str:
@@ -93,6 +91,20 @@ def archive_tenant(root: Path, name: str) -> Path:
     archive.parent.mkdir(mode=0o700, exist_ok=True)
     os.rename(folder, archive)
     return archive
+
+
+def migrate_tenant_secrets(root: Path) -> list[tuple[str, int, int]]:
+    """Seal each tenant's secrets written under the shared key again under the tenant's own
+    (`SecretStore.migrate_legacy`): (tenant, values moved, values kept as they were) of each
+    tenant that had such a file."""
+    from toolkiln.registry.secrets import SecretStore
+
+    done = []
+    for name in tenant_names(root)[1:]:  # (`default` keeps the shared key itself)
+        moved, kept = SecretStore(tenant_folder(root, name)).migrate_legacy()
+        if moved or kept:
+            done.append((name, moved, kept))
+    return done
 
 
 class TenantRegistries:
