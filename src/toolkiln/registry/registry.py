@@ -383,7 +383,12 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
     # --- internals ------------------------------------------------------------------------------
 
     def _runnable(self, name: str) -> Runnable:
-        """The active tool `name`, as its kind runs it; ToolNotActive and the like."""
+        """The active tool `name`, as its kind runs it; ToolNotActive and the like. While `run`
+        would reuse it (its HotRun: the change counter unmoved, the folder looked at less than
+        WATCH_SECONDS ago), that one, without asking the store: `invoke` as fast as `run`."""
+        hot = self._hot.get(name)
+        if hot is not None and _monotonic() < hot.until and hot.changes == self._counter[0]:  # type: ignore[index]
+            return hot.tool  # type: ignore[no-any-return]
         with self._mutex:
             changes = self._store.changes.value()  # before the refresh: a change during it is seen next time
             self._store.drain_usage()  # (at least every 50 ms of runs: the runs not yet drained stay few)

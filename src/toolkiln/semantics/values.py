@@ -12,6 +12,8 @@ import json
 from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal, Overflow
+from json.encoder import encode_basestring
+from math import isfinite
 from typing import Any, Literal
 
 from toolkiln.diagnostics import codes
@@ -359,24 +361,23 @@ def to_json(value: Any, indent: int | None = None, _level: int = 0, *, exact: bo
     if value is None:
         return "null"
     kind = type(value)
-    if kind is bool:
-        return "true" if value else "false"
+    if kind is str:  # (json's own C encoder: what json.dumps(value, ensure_ascii=False) writes)
+        return encode_basestring(value)
     if kind is Decimal:
         return format(value, "f") if exact else render_number(value)
-    if kind is int or kind is float:
-        return json.dumps(value)
-    if kind is str:
-        return json.dumps(value, ensure_ascii=False)
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float:
+        return float.__repr__(value) if isfinite(value) else json.dumps(value)
     if kind is date or kind is datetime:
         return f'"{iso_text(value)}"'
     if kind is list or kind is dict:
         items = (
             [to_json(v, indent, _level + 1, exact=exact) for v in value]
             if kind is list
-            else [
-                f"{json.dumps(k, ensure_ascii=False)}: {to_json(v, indent, _level + 1, exact=exact)}"
-                for k, v in value.items()
-            ]
+            else [f"{_key_json(k)}: {to_json(v, indent, _level + 1, exact=exact)}" for k, v in value.items()]
         )
         opening, closing = ("[", "]") if kind is list else ("{", "}")
         if not items:
@@ -386,6 +387,10 @@ def to_json(value: Any, indent: int | None = None, _level: int = 0, *, exact: bo
         pad = " " * (indent * (_level + 1))
         return f"{opening}\n{pad}" + f",\n{pad}".join(items) + f"\n{' ' * (indent * _level)}{closing}"
     raise TypeError(f"not a toolkiln value: {value!r}")
+
+
+def _key_json(key: Any) -> str:
+    return encode_basestring(key) if type(key) is str else json.dumps(key, ensure_ascii=False)
 
 
 def to_plain(value: Any) -> Any:

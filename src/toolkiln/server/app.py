@@ -51,6 +51,7 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        found.run_slots.close()
         registries.close()  # the run counts not written yet
 
     app = FastAPI(

@@ -9,12 +9,11 @@ to reach for, so a route cannot forget to filter by tenant."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, TypeVar
 
-import anyio
 from fastapi import Depends, Request
 from starlette.requests import HTTPConnection
 
@@ -23,6 +22,7 @@ from toolkiln.registry.registry import Registry
 from toolkiln.registry.tenants import TenantRegistries
 from toolkiln.server.db_tokens import tokens_for
 from toolkiln.server.ratelimit import DEFAULT_RATE_LIMIT, TokenRateLimiter
+from toolkiln.server.run_slots import RunSlots
 from toolkiln.server.state import legacy_warning
 from toolkiln.server.tokens import TokenStore
 
@@ -51,12 +51,13 @@ class Services:
     tenant_of: Callable[[Request], str]  # the tenant of a request's token (or 401, or sign in)
     tokens: TokenStore = field(init=False)
     limiter: TokenRateLimiter = field(init=False)
-    run_slots: anyio.CapacityLimiter | None = field(init=False, default=None)  # made in the event loop
+    run_slots: RunSlots = field(init=False)
 
     def __post_init__(self) -> None:
         default = self.registries.default
         self.tokens = tokens_for(default._store, default.location, self.settings.state_dir)
         self.limiter = TokenRateLimiter(self.settings.rate_limit)
+        self.run_slots = RunSlots(self.settings.max_concurrent_runs)
         warning = legacy_warning(self.registries.default.location)
         if warning is not None:  # said once, when the server starts
             logging.getLogger("toolkiln.server").warning("%s", warning)
@@ -81,30 +82,13 @@ async def token_store(request: Request) -> TokenStore:
     return services_of(request).tokens
 
 
-def run_slots(request: Request) -> anyio.CapacityLimiter:
-    """The server's run slots (made in the event loop, on first use)."""
-    found = services_of(request)
-    if found.run_slots is None:
-        found.run_slots = anyio.CapacityLimiter(found.settings.max_concurrent_runs)
-    return found.run_slots
-
-
-async def run_slot(request: Request) -> AsyncIterator[None]:
-    """Hold one of the server's run slots while the route runs: past `max_concurrent_runs`, a
-    request waits in the event loop (holding no thread and no memory) for a slot."""
-    async with run_slots(request):
-        yield
-
-
 async def in_run_slot(request: Request, run: Callable[[], T]) -> T:
-    """`run()` in a worker thread of its own run slot: the slots are the threads' limiter, so
-    the request waits for a slot in the event loop as with RunSlot, and the route costs one
-    thread hop (a `def` route with RunSlot costs FastAPI's hop and a generator dependency)."""
-    return await anyio.to_thread.run_sync(run, limiter=run_slots(request))
+    """`run()` in one of the server's run slots (run_slots.py): past them the request waits in
+    the event loop, holding no thread."""
+    return await services_of(request).run_slots.run(run)
 
 
-# What a route's parameter says to get the registry, or the token store; `_slot: RunSlot` for
-# a route that runs a tool.
+# What a route's parameter says to get the registry, or the token store; a route that runs a
+# tool runs it with `await in_run_slot(request, ...)`.
 Reg = Annotated[Registry, Depends(registry)]
 Tokens = Annotated[TokenStore, Depends(token_store)]
-RunSlot = Annotated[None, Depends(run_slot)]

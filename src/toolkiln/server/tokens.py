@@ -4,8 +4,11 @@ The file (`tokens.json` in the server's state folder, 0600; see state.py) holds 
 name, kind (who holds it: a person, a model or a service), scope, digest and creation time;
 the plain token is shown once, when it is made, and never written anywhere. Every change
 rewrites the file atomically under a lock, so `toolkiln tokens` and the admin routes of any
-number of servers can change it at once; a server rereads it when its size, time or inode
-changes, so a revoked token stops working at once, without a restart.
+number of servers can change it at once, and then bumps a change counter (`.tokens.changes`,
+read through a shared memory map as the registry's, registry/changes.py): a server rereads the
+file at the next request after the counter moved, so a revoked token stops working at once,
+without a restart and without a `stat` a request. A change made without toolkiln (an editor)
+is seen by its size, time or inode, looked at at most every WATCH_SECONDS (50 ms).
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from filelock import FileLock, Timeout
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import Error
+from toolkiln.registry.changes import WATCH_SECONDS, ChangeCounter
 from toolkiln.registry.principals import PRINCIPAL_KINDS, SCOPES, Principal, PrincipalKind, Scope
 from toolkiln.registry.tenants import DEFAULT_TENANT, check_tenant_name
 from toolkiln.server.state import open_private
@@ -93,6 +98,9 @@ class TokenStore:
         self._mutex = threading.Lock()
         self._seen: tuple[int, int, int] | None = None
         self._tokens: tuple[TokenInfo, ...] = ()
+        self._counter: ChangeCounter | None = None  # made on first use (the folder may not exist before)
+        self._count_seen: int | None = None
+        self._look_by = 0.0  # until when the file is believed without a look (monotonic)
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -111,7 +119,11 @@ class TokenStore:
         return found
 
     def _current(self) -> tuple[TokenInfo, ...]:
-        """The tokens on disk, reread only when the file changed (one stat a request)."""
+        """The tokens on disk: as last read while the change counter has not moved and the file
+        was looked at less than WATCH_SECONDS ago; else reread if the file changed."""
+        count, now = self._changes().value(), monotonic()
+        if count is not None and count == self._count_seen and now < self._look_by:
+            return self._tokens
         try:
             stat = os.lstat(self.path)  # (a link is refused by the read, never followed)
             seen = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
@@ -121,7 +133,13 @@ class TokenStore:
             if seen != self._seen:
                 self._tokens = self._read() if seen is not None else ()
                 self._seen = seen
+            self._count_seen, self._look_by = count, now + WATCH_SECONDS  # (after the tokens they vouch for)
             return self._tokens
+
+    def _changes(self) -> ChangeCounter:
+        if self._counter is None:  # (a folder that cannot hold it: no map, a look at every request)
+            self._counter = ChangeCounter(lambda flags: open_private(self.folder / ".tokens.changes", flags))
+        return self._counter
 
     def _read(self, path: Path | None = None) -> tuple[TokenInfo, ...]:
         path = path or self.path
@@ -215,6 +233,7 @@ class TokenStore:
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
+        self._changes().bump()  # (the lock held: no bump is lost)
 
 
 def new_token(name: str, scope: str, kind: str, tenant: str = DEFAULT_TENANT) -> tuple[str, TokenInfo]:

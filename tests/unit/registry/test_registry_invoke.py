@@ -4,6 +4,7 @@ from decimal import Decimal
 
 from toolkiln.diagnostics import codes
 from toolkiln.registry import Registry
+from toolkiln.registry import registry as registry_module
 from toolkiln.registry.principals import LOCAL_MODEL
 
 
@@ -80,3 +81,24 @@ def test_invoke_and_run_count_the_same_uses(reg, make_def):
     reg.run("double", {"x": 1})
     reg.flush()
     assert reg.get("double").usage_count == 2
+
+
+def test_while_nothing_changed_invoke_asks_the_store_nothing_and_a_change_is_seen_at_once(
+    tmp_path, make_def, monkeypatch
+):
+    """As `run`: the tool it keeps (HotRun) while the change counter has not moved; the clock
+    stopped, so only the counter can tell it of a change."""
+    reg = Registry(tmp_path / "reg")
+    reg.create(make_def())
+    monkeypatch.setattr(registry_module, "_monotonic", lambda: 0.0)
+    assert reg.invoke("double", {"x": 1}, principal="user").result == 2  # makes it hot
+    asked: list[str] = []
+    refresh = reg._store.refresh
+    monkeypatch.setattr(reg._store, "refresh", lambda *a, **k: asked.append("refresh") or refresh(*a, **k))
+    assert all(reg.invoke("double", {"x": 1}, principal="user").result == 2 for _ in range(100))
+    assert asked == []  # (was a refresh, two stats of the folder, per invoke)
+    with Registry(tmp_path / "reg") as other:
+        other.update("double", {"logic": make_def(expression="x * 10")["logic"]})
+    outcome = reg.invoke("double", {"x": 1}, principal="user")
+    assert (outcome.result, outcome.version, asked) == (10, 2, ["refresh"])
+    reg.close()

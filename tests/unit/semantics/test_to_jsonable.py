@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolkiln
+from toolkiln.semantics.values import to_json
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "shipping_cost.json"
 
@@ -128,3 +129,18 @@ def _numbers_read(data: object, original: object) -> object:
     if isinstance(original, (int, Decimal)) and not isinstance(original, bool):
         return toolkiln.to_jsonable(Decimal(data), decimals="decimal")  # type: ignore[arg-type]
     return data
+
+
+plain = st.recursive(
+    st.one_of(st.integers(), st.floats(), st.text(max_size=6), st.booleans(), st.none()),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(plain, st.sampled_from([None, 2]))
+def test_plain_data_is_written_as_json_dumps_writes_it(value, indent):
+    """Reference: json.dumps, whose C encoders `to_json` uses for strings (escapes, lone
+    surrogates, non-ASCII kept), and its float text (NaN, Infinity) for floats."""
+    assert to_json(value, indent) == json.dumps(value, ensure_ascii=False, indent=indent, separators=None)

@@ -6,12 +6,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import stat
 
 import pytest
 
+from toolkiln.registry.changes import WATCH_SECONDS
 from toolkiln.registry.errors import PermissionDenied
 from toolkiln.registry.principals import Principal
+from toolkiln.server import tokens as tokens_module
 from toolkiln.server.tokens import SCOPES, TokenError, TokenStore, digest_of
 
 
@@ -73,6 +76,39 @@ def test_a_revocation_is_seen_by_another_store_on_the_folder_at_once(store, tmp_
     assert store.revoke("ci").name == "ci"
     assert other.authenticate(token) is None
     assert other.entries() == []
+
+
+@pytest.fixture
+def frozen(monkeypatch):
+    """The token store's clock, stopped: only the change counter can tell it of a change."""
+    clock = [1000.0]
+    monkeypatch.setattr(tokens_module, "monotonic", lambda: clock[0])
+    return clock
+
+
+def test_a_revocation_is_seen_at_once_without_waiting_for_a_look_at_the_file(store, tmp_path, frozen):
+    token, _ = store.create("ci", "admin", "person")
+    other = TokenStore(tmp_path / ".server")  # (its own map of the counter: as another process)
+    assert other.authenticate(token).name == "ci"
+    TokenStore(tmp_path / ".server").revoke("ci")
+    assert other.authenticate(token) is None
+
+
+def test_while_nothing_changed_a_request_asks_the_file_system_nothing(store, frozen, monkeypatch):
+    token, _ = store.create("ci", "run", "person")
+    looks: list[object] = []
+    lstat = os.lstat
+    monkeypatch.setattr(os, "lstat", lambda path, *a, **k: looks.append(path) or lstat(path, *a, **k))
+    assert all(store.authenticate(token) is not None for _ in range(100))
+    assert looks == [store.path]  # the first request looks; was one lstat a request
+
+
+def test_a_change_made_without_toolkiln_is_seen_within_the_watch_interval(store, tmp_path, frozen):
+    token, _ = store.create("ci", "run", "person")
+    assert store.authenticate(token) is not None
+    store.path.write_text('{"tokens": []}')  # by hand: no counter bumped
+    frozen[0] += WATCH_SECONDS
+    assert store.authenticate(token) is None
 
 
 @pytest.mark.parametrize(

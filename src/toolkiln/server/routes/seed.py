@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolkiln.registry.applying import Create, Delete, Update
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader, Runner, Writer
 from toolkiln.server.check_threads import in_check_thread
@@ -25,7 +26,7 @@ from toolkiln.server.routes import PROBLEMS
 from toolkiln.server.routes.exports import tool_definition
 from toolkiln.server.routes.runs import validate_with
 from toolkiln.server.schemas import ToolName
-from toolkiln.server.services import Reg, RunSlot
+from toolkiln.server.services import Reg, in_run_slot
 
 router = APIRouter(
     prefix="/api/tools", tags=["seed-compatible"], responses=PROBLEMS, default_response_class=ExactJSONResponse
@@ -147,10 +148,15 @@ def _kept_in(reg: Registry, name: str) -> str | None:
 
 
 @router.post("/{name}/test", response_model=Envelope, summary="Run a stored tool with test arguments")
-def test(request: Request, name: ToolName, body: TestRun, reg: Reg, caller: Runner, _slot: RunSlot) -> Any:
-    started = time.perf_counter()
-    outcome = reg.invoke(name, body.parameters, principal=caller.acting_as())
-    elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+async def test(request: Request, name: ToolName, body: TestRun, reg: Reg, caller: Runner) -> Any:
+    principal = caller.acting_as()
+
+    def timed() -> tuple[Outcome, float]:
+        started = time.perf_counter()
+        outcome = reg.invoke(name, body.parameters, principal=principal)
+        return outcome, round((time.perf_counter() - started) * 1000, 3)
+
+    outcome, elapsed_ms = await in_run_slot(request, timed)
     if not outcome.ok:
         return failed(outcome, request.url.path)
     return success({"output": outcome.result, "execution_time_ms": elapsed_ms, "status": "success"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from toolkiln.diagnostics import codes
@@ -20,8 +21,8 @@ from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.values import to_json
-from toolkiln.server.services import Reg, RunSlot
-from toolkiln.server.web.access import Posted, Viewer
+from toolkiln.server.services import Reg, in_run_slot
+from toolkiln.server.web.access import Posted, Viewer, Visitor
 from toolkiln.server.web.form_fields import FormValues, form_fields, read_arguments
 from toolkiln.server.web.pages import tool_page
 from toolkiln.server.web.rendering import render
@@ -54,7 +55,12 @@ def _tried(reg: Registry, record: ToolRecord, args: dict[str, Any]) -> Outcome:
 
 
 @router.post("/ui/tools/{name}/run")
-def run_tool(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str, _slot: RunSlot) -> Response:
+async def run_tool(request: Request, reg: Reg, visitor: Viewer, form: Posted, name: str) -> Response:
+    # (the whole answer in a run slot: it may check the definition and run it)
+    return await in_run_slot(request, lambda: _run_tool(request, reg, visitor, form, name))
+
+
+def _run_tool(request: Request, reg: Registry, visitor: Visitor, form: FormData, name: str) -> Response:
     visitor.need(request, "run")
     record = reg.get(name)
     fields = form_fields(record.parameters, record.definition.get("examples"))
