@@ -1,6 +1,13 @@
 """Cost of the tool registry: start-up with 10,000 tools, writes, and runs through the registry.
 
     python benchmarks/bench_registry.py [--tools N] [--writes N] [--dir DIR]
+    python benchmarks/bench_registry.py --store dir|postgres|both [--cluster URL] [--tools N]
+
+`--store postgres` or `both` (issue 29) measures a PostgreSQL registry (and the folder beside
+it, in one table): create, update, list, start-up with --tools tools, `reg.run` against
+`tool.run`, and how long a change takes to reach another process's run (p50/p99), on a
+throwaway database made on `--cluster` (default $TOOLKILN_PG_URL; scripts/postgres-install.sh
+starts one). `--store dir` (the default) is the folder's full set below.
 
 Measures
   * start-up: `Registry(path)` over N tool files (default 10,000), cold (the first start, no
@@ -191,7 +198,12 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=300, help="creates (and as many updates) per write benchmark")
     parser.add_argument("--dir", type=Path, help="where to build the registries (default: a temporary folder)")
     parser.add_argument("--runs-only", action="store_true", help="only the run measurements (a registry of --tools)")
+    parser.add_argument("--store", choices=("dir", "postgres", "both"), default="dir", help="which store to measure")
+    parser.add_argument("--cluster", default=os.environ.get("TOOLKILN_PG_URL"), help="PostgreSQL for --store postgres")
+    parser.add_argument("--changes", type=int, default=100, help="changes timed reaching another process (p50/p99)")
     args = parser.parse_args()
+    if args.store != "dir":
+        return compare_stores(args)
     base = Path(tempfile.mkdtemp(prefix="toolkiln-bench-", dir=args.dir))
     os.environ.setdefault(STATE_DIR_ENV, str(base / "state"))  # the index key: not in the user's home
     try:
@@ -211,6 +223,16 @@ def main() -> None:
     print("|---|---:|---|")
     for measure, result, detail in rows:
         print(f"| {measure} | {result} | {detail} |")
+
+
+def compare_stores(args: argparse.Namespace) -> None:
+    """--store postgres|both: bench_stores.py's table, with this script's --tools and --writes."""
+    if not args.cluster:
+        raise SystemExit("--store postgres needs --cluster URL (or $TOOLKILN_PG_URL): scripts/postgres-install.sh")
+    from bench_stores import print_columns, side_by_side
+
+    stores = ("database",) if args.store == "postgres" else ("folder", "database")
+    print_columns(side_by_side(args.cluster, args.tools, args.writes, args.changes, stores))
 
 
 if __name__ == "__main__":

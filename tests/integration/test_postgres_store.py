@@ -260,3 +260,28 @@ def test_a_table_that_does_not_read_is_refused_when_put_and_nothing_is_stored(pg
         store.put_table("bad.json", b"{nope")
     assert refused.value.code == "E0513"
     assert pg_factory.again(store).tables == {}
+
+
+def test_the_hot_run_path_asks_the_database_nothing_while_nothing_changed(pg_factory, monkeypatch):
+    """`reg.run` of a tool it ran before makes no round trip while no change was notified (what
+    keeps it within 1.3x of the folder's run, benchmarks/bench_registry.py --store both); a
+    change notified by another registry makes the next run ask."""
+    reg = Registry(pg_factory.new(), usage_flush_seconds=3600)  # (no run-count flush in the window)
+    reg.create(definition())
+    assert reg.run("double", {"x": 2}) == 4
+    statements: list[str] = []
+    real = psycopg.Connection.execute
+
+    def counted(self, query, *args, **kwargs):
+        statements.append(str(query)[:80])
+        return real(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "execute", counted)
+    for x in range(1000):
+        assert reg.run("double", {"x": x}) == 2 * x
+    assert statements == []
+    other = Registry(pg_factory.new())
+    other.update("double", {"logic": definition(expression="x * 3")["logic"]})
+    pg_factory.settle(reg._store)
+    statements.clear()
+    assert reg.run("double", {"x": 2}) == 6 and statements  # (it asked: the counter moved)
