@@ -29,6 +29,8 @@ class ChangeCounter:
     into a memory view costs a third of a method call and a slice). `bump()` is called with the
     lock held."""
 
+    hears_every_change = False  # (an editor or git changes files without it)
+
     def __init__(self, open_file: Callable[[int], int]) -> None:
         """`open_file(flags)` opens the counter file as the store opens its files (never
         through a symbolic link) and returns the descriptor."""

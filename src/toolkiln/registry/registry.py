@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import math
 import os
 import threading
 import time
@@ -124,7 +125,8 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         # (see changes.py). The store owns it and empties it in place whenever a record or the
         # tables change (its one invalidation rule, store.py).
         self._hot: dict[str, HotRun] = self._store.runnables
-        self._hot_seconds = min(WATCH_SECONDS, rescan_seconds)
+        # (a database's signal hears every change: no look at the store while it is quiet)
+        self._hot_seconds = math.inf if self._store.changes.hears_every_change else min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
         self._cleared = threading.local()  # `.on` while a call checked for approval runs (call_approvals.py)
         self._reasons: dict[str, Any] = {}  # why a tool's calls wait, by tool (call_approvals.py)

@@ -52,6 +52,13 @@ class ChangeSignal(Protocol):
     @property
     def words(self) -> memoryview | None: ...
 
+    @property
+    def hears_every_change(self) -> bool:
+        """True when every change moves the counter (a database's, whose hand edits must bump it
+        too): a run stays believed until it moves. False for a folder, whose files an editor or
+        git may change without it: a run is believed for WATCH_SECONDS only."""
+        ...
+
     def value(self) -> int | None: ...
 
 

@@ -50,6 +50,8 @@ class MemoryData:
 class Counter:
     """The change signal: the shared counter, as the registry's hot path reads it."""
 
+    hears_every_change = False  # (`corrupt` changes a record without it, as a hand edit does)
+
     def __init__(self, data: MemoryData) -> None:
         self.data = data
         self.words: memoryview | None = memoryview(data.counter)

@@ -13,18 +13,33 @@ all. After a reconnect it reads the counter, so what changed while it was away i
 from __future__ import annotations
 
 import threading
+import time
 from array import array
 from collections.abc import Callable
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import make_conninfo
 
 CHANNEL = "toolkiln_changes"
 RETRY_SECONDS = 1.0
 POLL_SECONDS = 0.5  # how often the listener looks whether it was asked to stop
+# A run is believed until the counter moves, so a listener whose connection died without a word
+# (a network cut, no reset) must find out: it reads the counter every HEARTBEAT_SECONDS, and
+# TCP gives up on an unanswered send or a silent peer within about 10 s.
+HEARTBEAT_SECONDS = 5.0
+_DEAD_PEER = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 10_000,  # (milliseconds)
+}
 
 
 class Notified:
+    hears_every_change = True  # (a hand edit must bump the counter too: docs/fleets.md)
+
     def __init__(self, url: str, forget: Callable[[], None]) -> None:
         """`forget()` drops every run the registry cached (called when the signal may have missed a change)."""
         self._forget = forget
@@ -56,14 +71,18 @@ class Notified:
     def _listen(self, url: str) -> None:
         while not self._stop.is_set():
             try:
-                with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+                with psycopg.connect(make_conninfo(url, **_DEAD_PEER), autocommit=True, connect_timeout=10) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self._caught_up(conn)
+                    beat = time.monotonic() + HEARTBEAT_SECONDS
                     while not self._stop.is_set():
                         for note in conn.notifies(timeout=POLL_SECONDS):
                             self.heard(int(note.payload))
                             if self._stop.is_set():
                                 break  # (woken by close)
+                        if time.monotonic() >= beat:  # a connection that died silently fails here
+                            self.heard(counter_of(conn))
+                            beat = time.monotonic() + HEARTBEAT_SECONDS
             except (psycopg.Error, ValueError):
                 pass
             self._lost()
