@@ -82,6 +82,9 @@ class Review:
     result: tuple[str, str] | None = None  # (approved, new) when the result type changed
     examples: list[ExampleChange] = field(default_factory=list)
     broken_callers: list[BrokenCaller] = field(default_factory=list)
+    # Every tool that calls it, directly or not, callees first: once this version is approved
+    # their runs run it (no caller is pinned to a version yet: docs/decisions.md).
+    callers: list[str] = field(default_factory=list)
 
     @property
     def breaking(self) -> bool:
@@ -106,8 +109,9 @@ def _review(reg: Registry, name: str, budget: Budget) -> Review:
     new = _compiled_tool(record, reads)
     cost, note = _cost(record, new, reads)
     approved = next((past for past in reversed(history[:-1]) if past.status in APPROVED), None)
+    callers = [caller for caller, _ in reads.callers_of(name)[1]]
     if approved is None:
-        return Review(name, record.version, reach, cost, note)
+        return Review(name, record.version, reach, cost, note, callers=callers)
     old = _compiled_tool(approved, reads)
     return Review(
         name,
@@ -120,6 +124,7 @@ def _review(reg: Registry, name: str, budget: Budget) -> Review:
         _result_change(old, new),
         changed_examples(reg, approved, new, budget),
         broken_callers(reg, reads, name, new, budget),
+        callers,
     )
 
 

@@ -146,3 +146,15 @@ def test_a_models_workflow_shows_n8n(tmp_path):
     reg.create({**definition, "workflow": workflow}, created_by="llm")
     shown = review(reg, "probe")
     assert shown.reach.n8n and shown.reach.files == "none" and shown.cost is None and shown.cost_note is None
+
+
+def test_the_review_names_every_caller_a_new_version_would_reach(tmp_path):
+    reg = Registry(tmp_path / "r", durable=False)
+    reg.create(double(), created_by="llm")
+    reg.approve("double", by="user")
+    reg.create(QUAD, created_by="user")
+    steps = [{"op": "call", "tool": "quad", "args": {"y": "y"}, "output": "a"}, {"op": "return", "value": "a * 2"}]
+    reg.create({**QUAD, "name": "octo", "logic": {"steps": steps}, "examples": [{"args": {"y": 1}, "expect": 8}]})
+    reg.update("double", double(factor="(1 + 1)"), by="llm")
+    assert review(reg, "double").callers == ["quad", "octo"]  # through quad too, callees first
+    assert review(reg, "octo").callers == []
