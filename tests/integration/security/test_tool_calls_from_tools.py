@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from test_javascript_tool_calls import js
 from test_server_support import ServerProcess, compute_tool
 
 from toolkiln.diagnostics import codes
@@ -46,12 +47,6 @@ try {
 } catch (error) {
   return error.code;
 }"""
-
-
-def js(name: str, code: str, **fields: object) -> dict[str, object]:
-    body = f'const utils = require("toolkiln/utils");\nutils.run(async (args) => {{\n{code}\n}});\n'
-    script = {"kind": "script", "name": name, "description": "Calls tools.", "runtime": "javascript", "body": body}
-    return script | {"parameters": {"type": "object"}} | fields
 
 
 @pytest.fixture(scope="module")
