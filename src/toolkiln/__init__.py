@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 # Every other public name loads its module on first use, so that `import toolkiln` stays
-# light: the compiler (pydantic models, and Lark for the text DSL) loads on the first
+# light: the compiler (and Lark for the text DSL) loads on the first
 # `toolkiln.compile`, the registry (and filelock) on the first `toolkiln.Registry`.
 _EXPORTS = {
     "apply_fixes": "toolkiln.api",

@@ -89,7 +89,7 @@ class RunError(Error):
 
     def details(self) -> ErrorDetails:
         """This error in the one shape callers read; a run has no file, so no snippet."""
-        from toolkiln.diagnostics.codes import CODES  # the codes load pydantic: on first use
+        from toolkiln.diagnostics.codes import CODES  # (the codes: on first use)
         from toolkiln.diagnostics.details import ErrorDetails
 
         span, entry = self.span, CODES.get(self.code)
@@ -117,7 +117,7 @@ def error_details(error: BaseException | Diagnostic) -> list[ErrorDetails]:
     diagnostics; a run error; a coded error (registry, executables, tokens: `code`, `name`,
     `message`, `hint`, `path`) followed by the diagnostics it carries. Every one has a code: a
     toolkiln error without one is an invalid request (R0104), anything else a bug (R0508)."""
-    from toolkiln.diagnostics.codes import INTERNAL_ERROR, INVALID_REQUEST  # (pydantic: on first use)
+    from toolkiln.diagnostics.codes import INTERNAL_ERROR, INVALID_REQUEST  # (on first use)
     from toolkiln.diagnostics.details import ErrorDetails
     from toolkiln.diagnostics.model import Diagnostic
 

@@ -1,1 +1,1 @@
-"""The typed AST: frozen pydantic nodes with spans."""
+"""The typed AST: frozen nodes with spans (compute: dataclasses; workflows: pydantic models)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from toolkiln.ast import compute as n
 from toolkiln.ast.spans import Span
@@ -161,7 +162,7 @@ def _template_braces(program: n.Program, known: set[str]) -> list[Diagnostic]:
         elif isinstance(node, n.StringLit):
             braces = _braces_in(node.value, node.span, known, template=False)
             if braces and id(node) in whole_values:
-                braces[0] = braces[0].model_copy(update={"fix": _as_format_step(node, known)})
+                braces[0] = replace(braces[0], fix=_as_format_step(node, known))
             found += braces
     return found
 
@@ -288,7 +289,7 @@ def _with_fix(
     node = None if span is None else nodes.get((span.path, span.start, span.end))
     if node is None or span is None or d.fix is not None:
         return d
-    update: dict[str, object] = {}
+    update: dict[str, Any] = {}  # fields of the Diagnostic
     if d.code == codes.UNKNOWN_VARIABLE.code and isinstance(node, n.Name):
         before = order.before.get(id(node), 0)
         literal = FOREIGN_LITERALS.get(node.name)
@@ -315,7 +316,7 @@ def _with_fix(
         update["fix"] = Fix.replace(span, "text(", span, ")")
     elif d.code in _TYPE_ERRORS and id(node) in types:
         update = {"input": str(types[id(node)]), "expected": _expected_types(d.message)}
-    return d.model_copy(update=update) if update else d
+    return replace(d, **update) if update else d
 
 
 # The type errors, whose `input` is the type found and `expected` the types the message names.
@@ -355,13 +356,12 @@ def _length_fix(
         return d
     if types.get(id(field.target), ANY).name not in ("string", "array"):
         return d
-    return d.model_copy(
-        update={
-            "hint": "the length of a text or list is len(x)",
-            "input": f".{field.name}",
-            "expected": ("len(x)",),
-            "fix": Fix.replace(field.span, "len(", field.target.span, ")"),
-        }
+    return replace(
+        d,
+        hint="the length of a text or list is len(x)",
+        input=f".{field.name}",
+        expected=("len(x)",),
+        fix=Fix.replace(field.span, "len(", field.target.span, ")"),
     )
 
 

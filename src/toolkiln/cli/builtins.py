@@ -15,7 +15,7 @@ def add_builtins_command(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def cmd_builtins(args: argparse.Namespace) -> int:
-    from toolkiln.semantics.builtins import BUILTINS  # (with pydantic, through the diagnostics)
+    from toolkiln.semantics.builtins import BUILTINS  # (with the diagnostics)
 
     names = sorted(BUILTINS)
     if args.json:

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from fnmatch import fnmatch
 from pathlib import Path
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from toolkiln.diagnostics.model import Diagnostic
 
 # The dispatcher imports this module before it knows the command: what only some commands need
-# (the compiler's front end, the renderers, pydantic through Diagnostic) is imported where used.
+# (the compiler's front end, the renderers, the Diagnostic) is imported where used.
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -80,7 +81,7 @@ def read_source(path: Path, max_chars: int = MAX_SOURCE_CHARS) -> tuple[str | No
     text = read_source_file(path, max_chars)
     if isinstance(text, str):
         return text, []
-    return None, [text.model_copy(update={"file": str(path)})]
+    return None, [replace(text, file=str(path))]
 
 
 def reformat(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,7 +58,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         tool = import_jsonlogic(rule, schema, numbers=args.numbers, name=name)
     except CompileError as error:
-        report_diagnostics([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
+        report_diagnostics([replace(d, file=str(args.file)) for d in error.diagnostics], args.format)
         return EXIT_FAILED
     output = to_text(tool.program) if args.to == "text" else json.dumps(to_json(tool.program), indent=2) + "\n"
     write_output(args.output, output)
@@ -75,7 +76,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         rule = export_jsonlogic(compile_tool(text, name=str(args.file)))
     except CompileError as error:
-        report_diagnostics([d.model_copy(update={"file": str(args.file)}) for d in error.diagnostics], args.format)
+        report_diagnostics([replace(d, file=str(args.file)) for d in error.diagnostics], args.format)
         return EXIT_FAILED
     from toolkiln.semantics.values import dumps
 
@@ -93,7 +94,7 @@ def _read_json(path: Path) -> tuple[Any, list[Diagnostic]]:
         from toolkiln.diagnostics.model import Diagnostic
 
         message = f"not JSON: {error}"[:300]
-        return None, [Diagnostic.of(codes.JSONLOGIC_NOT_A_RULE, message, None).model_copy(update={"file": str(path)})]
+        return None, [replace(Diagnostic.of(codes.JSONLOGIC_NOT_A_RULE, message, None), file=str(path))]
 
 
 def _tool_name(path: Path) -> str:

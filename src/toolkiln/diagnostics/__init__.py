@@ -12,7 +12,7 @@ __all__ = ["CODES", "Code", "Diagnostic", "has_errors", "lookup_code"]
 
 
 def __getattr__(name: str) -> Any:
-    """`Diagnostic` and `has_errors` load the model (and pydantic) on first use: a module that
+    """`Diagnostic` and `has_errors` load the model on first use: a module that
     needs only the codes (`from toolkiln.diagnostics import codes`) does not pay for them."""
     if name not in ("Diagnostic", "has_errors"):
         raise AttributeError(f"module 'toolkiln.diagnostics' has no attribute {name!r}")

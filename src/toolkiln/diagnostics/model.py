@@ -1,12 +1,15 @@
-"""The Diagnostic: one problem, with its stable code, location and a hint to fix it."""
+"""The Diagnostic: one problem, with its stable code, location and a hint to fix it.
+
+Frozen dataclasses, as the AST's nodes (issue 34: no pydantic on the way of a command): a
+diagnostic is made from values its maker checked, and copied with `dataclasses.replace`.
+"""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, replace
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics.codes import CODES, Code, Severity
@@ -14,12 +17,11 @@ from toolkiln.diagnostics.details import ErrorDetails, FixDetails
 from toolkiln.diagnostics.source import Source
 
 
-class Fix(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fix:
     """A certain repair: put the replacement where `span` is. The replacement is made of
     `pieces`: text, and spans of the source whose text is copied (`name.length` becomes
     `len(` + the text of `name` + `)`); locating the diagnostic in its source joins them."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     span: Span
     pieces: tuple[str | Span, ...]
@@ -36,9 +38,8 @@ class Fix(BaseModel):
         return None
 
 
-class Diagnostic(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Diagnostic:
     code: str
     severity: Severity
     message: str
@@ -112,13 +113,13 @@ class Diagnostic(BaseModel):
     def located(self, source: Source) -> Diagnostic:
         """Attach the file name and the source line, so the diagnostic renders on its own."""
         if self.span is None:
-            return self.model_copy(update={"file": source.name})
+            return replace(self, file=source.name)
         span, line = source.resolve(self.span)
         snippet, start = _window(line, span.column - 1) if line is not None else (None, 0)
         update: dict[str, Any] = {"file": source.name, "span": span, "snippet": snippet, "snippet_start": start}
         if self.fix is not None:
             update["fix"] = _located_fix(self.fix, source)
-        return self.model_copy(update=update)
+        return replace(self, **update)
 
     def details(self) -> ErrorDetails:
         """This diagnostic in the one shape callers read (REST, MCP, models, CI)."""

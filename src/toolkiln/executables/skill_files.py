@@ -21,6 +21,7 @@ YAML is read with the safe loader: no tags, no objects, only data.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -106,4 +107,4 @@ def _loader_without_aliases() -> type:
 def _refuse(file: Path | str, message: str, *, line: int = 0) -> CompileError:
     span = Span(line=line, column=1, end_line=line, end_column=1) if line else None
     diagnostic = Diagnostic.of(codes.INVALID_PROGRAM_TOOL, message, span)
-    return CompileError([diagnostic.model_copy(update={"file": str(file)})])
+    return CompileError([replace(diagnostic, file=str(file))])

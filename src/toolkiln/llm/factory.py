@@ -346,7 +346,7 @@ def _workflow_definition(found: Extraction, name: str | None) -> tuple[Any, list
         # is an invented one, and its unreachable step a mistake.
         problems = [d for d in check_workflow(text, strict=True) if d.is_error]
         if problems:
-            return None, [d.model_copy(update={"span": (d.span or _NOWHERE).shifted("workflow")}) for d in problems]
+            return None, [replace(d, span=(d.span or _NOWHERE).shifted("workflow")) for d in problems]
         if found.format == "text":
             compiled = compile_workflow(text)
             data.update(name=compiled.name, description=compiled.ast.description or compiled.name)

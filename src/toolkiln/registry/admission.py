@@ -5,6 +5,7 @@ what the registry was granted (and a model's stays in the sandbox), and a tool k
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from toolkiln.diagnostics import codes
@@ -66,7 +67,7 @@ def recheck_callers(reads: Reads, name: str, compiled: Compiled) -> None:
             overrides[caller] = compile_definition(record.definition, reads.callees.with_overrides(overrides))
         except CompileError as error:
             problems.extend(
-                d.model_copy(update={"message": f"in `{caller}`, which calls `{name}`: {d.message}"})
+                replace(d, message=f"in `{caller}`, which calls `{name}`: {d.message}")
                 for d in error.diagnostics
                 if d.is_error
             )

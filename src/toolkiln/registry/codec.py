@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -99,17 +100,16 @@ def decode_record_by_json(data: bytes, file: str) -> tuple[ToolRecord | None, li
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        return None, [
-            Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None).model_copy(
-                update={"file": file}
-            )
-        ]
+        return None, [replace(Diagnostic.of(codes.UNREADABLE_FILE, f"not UTF-8 text: {error.reason}", None), file=file)]
     source = Source(name=file, text=text)
     if not text.strip():
         return None, [
-            Diagnostic.of(
-                codes.INVALID_JSON, "the file is empty", None, hint="restore it from version control, or delete it"
-            ).model_copy(update={"file": file})
+            replace(
+                Diagnostic.of(
+                    codes.INVALID_JSON, "the file is empty", None, hint="restore it from version control, or delete it"
+                ),
+                file=file,
+            )
         ]
     obj, diagnostics = load_json(text)
     if diagnostics:
@@ -144,7 +144,7 @@ def _validation_diagnostic(error: ErrorDetails, file: str) -> Diagnostic:
 
 def _at(code: codes.Code, message: str, loc: tuple[str | int, ...], file: str, hint: str | None = None) -> Diagnostic:
     span = Span(line=0, column=0, end_line=0, end_column=0, path=json_path(loc)) if loc else None
-    return Diagnostic.of(code, message, span, hint).model_copy(update={"file": file})
+    return replace(Diagnostic.of(code, message, span, hint), file=file)
 
 
 def plain_json(value: Any) -> Any:

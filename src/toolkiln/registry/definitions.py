@@ -251,6 +251,6 @@ def verify_stored(
 def _under_definition(d: Diagnostic) -> Diagnostic:
     span = d.span
     if span is None:
-        return d.model_copy(update={"span": Span(line=0, column=0, end_line=0, end_column=0, path="definition")})
+        return replace(d, span=Span(line=0, column=0, end_line=0, end_column=0, path="definition"))
     path = "definition" if not span.path else f"definition.{span.path}"
-    return d.model_copy(update={"span": span.shifted(path)})
+    return replace(d, span=span.shifted(path))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -84,12 +84,12 @@ def import_kitz(registry: Creates, folder: Path, importer: Actor = "user") -> Ki
     `custom-tools/`); a file that cannot be imported is a problem, the others are created."""
     read = read_kitz(folder, importer)
     created, problems = [], list(read.problems)
-    warnings = [w.model_copy(update={"file": tool.file}) for tool in read.tools for w in tool.warnings]
+    warnings = [replace(w, file=tool.file) for tool in read.tools for w in tool.warnings]
     for tool in read.tools:
         try:
             created.append(registry.create(tool.definition, tool.created_by, note=tool.note))
         except Error as error:
-            found = tuple(d.model_copy(update={"file": tool.file}) for d in creation_diagnostics(error))
+            found = tuple(replace(d, file=tool.file) for d in creation_diagnostics(error))
             problems.append(Problem(file=tool.file, diagnostics=found))
     return KitzImport(created, warnings, sorted(problems, key=lambda p: p.file))
 
@@ -131,9 +131,7 @@ def read_kitz(folder: Path, importer: Actor = "user") -> KitzFolder:
         try:
             tools.append(kitz_tool(_read(path), path.name, templates, importer))
         except KitzRefused as refused:
-            problems.append(
-                Problem(file=path.name, diagnostics=(refused.diagnostic.model_copy(update={"file": path.name}),))
-            )
+            problems.append(Problem(file=path.name, diagnostics=(replace(refused.diagnostic, file=path.name),)))
     return KitzFolder(tools, problems)
 
 
@@ -290,7 +288,7 @@ def template_workflow(slug: str, templates: Path, path: str | None = None) -> st
         text = import_n8n(document, file.name).to_text()
     except KitzRefused as refused:
         message = f"{file.name}: {refused.diagnostic.message}"
-        raise KitzRefused(refused.diagnostic.model_copy(update={"message": message})) from None
+        raise KitzRefused(replace(refused.diagnostic, message=message)) from None
     except CompileError as error:
         first = error.diagnostics[0] if error.diagnostics else None
         why = first.message if first is not None else str(error)

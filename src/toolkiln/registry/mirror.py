@@ -29,6 +29,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -319,12 +320,15 @@ class Mirror:
         record, diagnostics = decode_record(data, rel)
         if record is not None and record.name != name:
             diagnostics = [
-                Diagnostic.of(
-                    codes.INVALID_NAME,
-                    f"the file {rel} holds the tool `{record.name}`",
-                    None,
-                    hint=f"rename the file to {record.name}.json or fix its name",
-                ).model_copy(update={"file": rel})
+                replace(
+                    Diagnostic.of(
+                        codes.INVALID_NAME,
+                        f"the file {rel} holds the tool `{record.name}`",
+                        None,
+                        hint=f"rename the file to {record.name}.json or fix its name",
+                    ),
+                    file=rel,
+                )
             ]
         if diagnostics or record is None:
             self._unset_record(name)
@@ -367,9 +371,7 @@ class Mirror:
         if compiled is None:
             rel = self.folder.relative(self.folder.tool_path(name))
             self._unset_record(name)
-            self.problems[rel] = Problem(
-                file=rel, diagnostics=tuple(d.model_copy(update={"file": rel}) for d in diagnostics)
-            )
+            self.problems[rel] = Problem(file=rel, diagnostics=tuple(replace(d, file=rel) for d in diagnostics))
             raise BrokenTool(
                 f"the stored tool `{name}` no longer compiles",
                 hint=f"see the problems of {rel}",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -87,12 +87,10 @@ def import_ownpilot(registry: Creates, paths: list[Path], importer: Actor = "use
             tool = read_ownpilot(path, importer)
             created.append(registry.create(tool.definition, tool.created_by, note=import_note(tool)))
         except OwnPilotRefused as refused:
-            problems.append(
-                Problem(file=path.name, diagnostics=(refused.diagnostic.model_copy(update={"file": path.name}),))
-            )
+            problems.append(Problem(file=path.name, diagnostics=(replace(refused.diagnostic, file=path.name),)))
             continue
         except Error as error:
-            found = tuple(d.model_copy(update={"file": path.name}) for d in creation_diagnostics(error))
+            found = tuple(replace(d, file=path.name) for d in creation_diagnostics(error))
             problems.append(Problem(file=path.name, diagnostics=found))
             continue
         mapped.extend(f"{tool.file}: {line}" for line in tool.mapped)

@@ -4,6 +4,7 @@ reads them: looked at once at load (a broken one is a problem), read when asked 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from toolkiln.diagnostics import codes
@@ -93,12 +94,15 @@ class PastVersions:
         record, diagnostics = decode_record(data, rel)
         if record is not None and (record.name, record.version) != (name, version):
             diagnostics = [
-                Diagnostic.of(
-                    codes.INVALID_NAME,
-                    f"{rel} holds version {record.version} of `{record.name}`",
-                    None,
-                    hint="restore the file from version control",
-                ).model_copy(update={"file": rel})
+                replace(
+                    Diagnostic.of(
+                        codes.INVALID_NAME,
+                        f"{rel} holds version {record.version} of `{record.name}`",
+                        None,
+                        hint="restore the file from version control",
+                    ),
+                    file=rel,
+                )
             ]
             record = None
         if record is None:

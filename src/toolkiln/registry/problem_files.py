@@ -4,6 +4,7 @@ its folder: each a `Problem` with its diagnostics, kept until the file is fixed 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from toolkiln.diagnostics import codes
@@ -22,7 +23,7 @@ class Problems(dict[str, Problem]):
         """A file (or folder) the folder refused or could not read: a problem with its code."""
         rel = self.folder.relative(path)
         diagnostic = Diagnostic.of(codes.lookup_code(error.code) or codes.STORE_ERROR, error.message, None, error.hint)
-        self[rel] = Problem(file=rel, diagnostics=(diagnostic.model_copy(update={"file": rel}),))
+        self[rel] = Problem(file=rel, diagnostics=(replace(diagnostic, file=rel),))
 
     def note(self, rel: str, code: codes.Code, message: str, hint: str | None) -> None:
         """A problem of the file `rel` with one diagnostic."""
@@ -40,4 +41,4 @@ class Problems(dict[str, Problem]):
 
 def problem(rel: str, code: codes.Code, message: str, hint: str | None) -> Problem:
     """A problem of the file `rel` with one diagnostic."""
-    return Problem(file=rel, diagnostics=(Diagnostic.of(code, message, None, hint).model_copy(update={"file": rel}),))
+    return Problem(file=rel, diagnostics=(replace(Diagnostic.of(code, message, None, hint), file=rel),))

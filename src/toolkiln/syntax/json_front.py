@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any, TypeVar, cast
 
@@ -476,9 +477,7 @@ class JsonFrontEnd:
         program = program_kind_hint(obj)
         if program is not None:  # the missing `logic` says what the definition lacks instead
             self.diagnostics = [
-                d.model_copy(update={"hint": program})
-                if d.code == codes.MISSING_FIELD.code and "`logic`" in d.message
-                else d
+                replace(d, hint=program) if d.code == codes.MISSING_FIELD.code and "`logic`" in d.message else d
                 for d in self.diagnostics
             ]
         name = self.name(obj.get("name"), ("name",), tool=True) if "name" in obj else None

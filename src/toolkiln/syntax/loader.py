@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +180,7 @@ def file_kind(mode: int) -> str:
 def parse_file(path: Path) -> Parsed:
     text = read_source_file(path)
     if isinstance(text, Diagnostic):
-        return Parsed(None, [text.model_copy(update={"file": str(path)})], Source(name=str(path)))
+        return Parsed(None, [replace(text, file=str(path))], Source(name=str(path)))
     parsed = parse_string(text, str(path))
     parsed.diagnostics = [d.located(parsed.source) for d in parsed.diagnostics]
     return parsed

@@ -7,6 +7,7 @@ install alike, and parsed once per process.
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 from functools import cache
 from importlib import resources
 
@@ -36,4 +37,4 @@ def get(slug: str) -> Template:
     close = difflib.get_close_matches(slug, list(templates), n=1)
     hint = f"did you mean `{close[0]}`?" if close else f"the templates: {', '.join(templates)}"
     diagnostic = Diagnostic.of(codes.UNKNOWN_TEMPLATE, f"no template named `{slug}`", None, hint)
-    raise CompileError([diagnostic.model_copy(update={"file": f"template {slug}"})])
+    raise CompileError([replace(diagnostic, file=f"template {slug}")])

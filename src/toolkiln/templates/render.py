@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from dataclasses import replace
 
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
@@ -62,9 +63,7 @@ def bind(template: Template, values: Mapping[str, object]) -> dict[str, str | in
     if problems:
         raise CompileError(
             [
-                Diagnostic.of(code, message, Span(path=name, line=0), hint).model_copy(
-                    update={"file": f"template {template.slug}"}
-                )
+                replace(Diagnostic.of(code, message, Span(path=name, line=0), hint), file=f"template {template.slug}")
                 for code, name, message, hint in problems
             ]
         )

@@ -1,7 +1,8 @@
 """A command imports only what it needs (issue 34), so that it starts in a blink: `toolkiln run`
 of a compute tool loads no server, LLM client, n8n, sandbox, printer or process pool, `check`
-and `fmt` of tool files nothing of workflows or n8n, and none of them builds a pydantic schema
-(the first one loads pydantic's plugins through importlib.metadata and costs 20-80 ms)."""
+and `fmt` of tool files nothing of workflows or n8n, and none of them imports pydantic (the
+AST and the diagnostics are dataclasses), let alone builds a schema (the first one loads
+pydantic's plugins through importlib.metadata and costs 20-80 ms)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,10 @@ NEVER = (
     "lark",
     "networkx",
     "importlib.metadata",  # pydantic's plugins, loaded when a first schema is built
+    "pydantic",  # the AST and the Diagnostic are dataclasses (pydantic: 50-60 ms of imports)
+    "annotated_types",
+    "httpx",
+    "jsonschema",
 )
 # How check and fmt tell an n8n export from a tool file (a light module: no catalog).
 N8N_EXPORT_TEST = "toolkiln.backends.n8n.document"

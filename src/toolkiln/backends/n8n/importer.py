@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -92,7 +93,7 @@ def import_n8n(data: Any, file: str | None = None, *, n8n_version: str | None = 
     shared = [d for d in diagnostics if d.code in _SHARED_NAME_CODES]
     if shared:
         ast, _ = _Importer(_renamed(source.data), n8n_version).run()
-        refused = tuple(d.model_copy(update=_no_text(d)) for d in shared)
+        refused = tuple(replace(d, **_no_text(d)) for d in shared)
         return ImportedWorkflow(ast, copy.deepcopy(source.data), tuple(diagnostics), refused)
     ast, emitted = _Importer(source.data, n8n_version).run()
     return ImportedWorkflow(ast, emitted, tuple(diagnostics))

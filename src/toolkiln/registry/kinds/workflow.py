@@ -255,9 +255,7 @@ def _workflow(text: Any, url: str | None, problems: list[Diagnostic]) -> Workflo
     except CompileError as error:
         # Located inside the `workflow` string, as compute expressions are inside theirs.
         problems.extend(
-            d.model_copy(
-                update={"span": (d.span or Span(line=0, column=0, end_line=0, end_column=0)).shifted("workflow")}
-            )
+            replace(d, span=(d.span or Span(line=0, column=0, end_line=0, end_column=0)).shifted("workflow"))
             for d in error.diagnostics
         )
         return None
