@@ -218,8 +218,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"toolkiln serve: listening on http://{shown_host}:{args.port} (Ctrl+C stops it)", file=sys.stderr)
     if not app.state.services.tokens.entries(None):  # (any tenant's)
         print(no_tokens_hint(args), file=sys.stderr)
+    from toolkiln.server.http_protocol import http_protocol
+
     config = uvicorn.Config(
-        app, host=args.host, port=args.port, log_level="info", access_log=args.access_log, timeout_graceful_shutdown=30
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="info",
+        access_log=args.access_log,
+        timeout_graceful_shutdown=30,
+        http=http_protocol(),  # (its 400 for a request it cannot parse: problem details, R0532)
     )
     uvicorn.Server(config).run(sockets=[listener])
     return EXIT_OK

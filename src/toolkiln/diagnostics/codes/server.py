@@ -192,3 +192,18 @@ the other server, or choose another port.
     toolkiln serve --port 8800   # fixed
 """,
 )
+
+MALFORMED_REQUEST = register(
+    "R0532",
+    "malformed-request",
+    "Request is not readable HTTP",
+    """
+The HTTP server could not read the request itself: a header name or value with characters
+HTTP does not allow (a control character, a space in a name), a broken request line or
+chunk. It answers 400 before any route sees the request, and closes the connection. Send
+headers as HTTP/1.1 defines them; a client library does.
+
+    Authorization: Bearer tk_...\x01   # error: a control character in a header
+    Authorization: Bearer tk_...       # fixed
+""",
+)
