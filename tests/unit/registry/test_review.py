@@ -12,6 +12,7 @@ import pytest
 from toolkiln import Registry
 from toolkiln.registry.errors import CheckTooSlow
 from toolkiln.registry.review import review
+from toolkiln.semantics.limits import Limits
 
 
 def double(factor: str = "2", expect: int = 4, **extra: object) -> dict:
@@ -128,7 +129,9 @@ def test_a_review_with_a_budget_ends_within_it(tmp_path):
         "logic": {"steps": [{"op": "return", "value": SPIN}]},
         "examples": [{"args": {"n": 1_500}, "expect": 1_500}] * 4,
     }
-    reg = Registry(tmp_path / "r", durable=False)
+    # Each example may take 30 s (a loaded machine needed more than the default 1 s in set-up):
+    # what stops the review is its own total.
+    reg = Registry(tmp_path / "r", durable=False, limits=Limits(max_seconds=30))
     reg.create(spin, created_by="llm")
     reg.approve("spin", by="user")
     reg.update("spin", {**spin, "logic": {"steps": [{"op": "return", "value": f"{SPIN} + 0"}]}}, by="llm")
