@@ -285,3 +285,23 @@ def test_the_hot_run_path_asks_the_database_nothing_while_nothing_changed(pg_fac
     pg_factory.settle(reg._store)
     statements.clear()
     assert reg.run("double", {"x": 2}) == 6 and statements  # (it asked: the counter moved)
+
+
+def test_a_registry_lets_go_of_its_connections_when_its_with_block_ends(postgres_url):
+    """(Before: each `with Registry(url)` kept its pool and listener until the process ended,
+    two connections each, and a loop of them ran into PostgreSQL's max_connections.)"""
+    for _ in range(5):
+        with Registry(postgres_url) as reg:
+            reg.create(definition(f"t{len(reg)}"))
+    database = postgres_url.rsplit("/", 1)[1]
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        deadline = time.monotonic() + NOTIFIED_SECONDS  # (a backend ends a moment after its client leaves)
+        while True:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (database,)
+            ).fetchone()
+            if row[0] == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+    assert row[0] == 0
+    assert len(reg.list()) == 5  # (used after its block anyway: it connects again, as a folder's works)

@@ -87,6 +87,9 @@ class DirectoryStore:
     def reload(self) -> None:
         self.mirror.load()
 
+    def close(self) -> None:
+        """(nothing held open: each write opens and closes its files)"""
+
     @contextmanager
     def writing(self) -> Iterator[None]:
         with self.folder.lock():

@@ -107,6 +107,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         self.capabilities = capabilities
         self._workflows = WorkflowTools(n8n, self._secret)
         self.limits = limits
+        self._owns_store = isinstance(path, str | os.PathLike)  # (closed when its `with` ends)
         if isinstance(path, str | os.PathLike):
             path = open_store(
                 path,
@@ -161,7 +162,11 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Close, and let go of the store it opened (a database's connections: a `with` block
+        per request would otherwise keep two connections each until the process ends)."""
         self.close()
+        if self._owns_store:
+            self._store.close()
 
     def close(self) -> None:
         """Write pending usage counts (when they cannot be written, they are kept and a problem

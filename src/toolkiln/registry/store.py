@@ -84,6 +84,11 @@ class Store(Protocol):
     def reload(self) -> None:
         """Read everything again."""
 
+    def close(self) -> None:
+        """Let go of what the store holds open (a database's connections and listener); a
+        folder holds nothing between calls. The registry that opened it calls this as its
+        `with` block ends."""
+
     def writing(self) -> AbstractContextManager[None]:
         """Hold the cross-process write lock, caught up with every change made before it."""
         ...

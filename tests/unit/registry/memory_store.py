@@ -84,6 +84,9 @@ class MemoryStore(ReadsLoaded):
         self._seen = -1
         self.refresh()
 
+    def close(self) -> None:
+        """(memory: nothing to let go)"""
+
     def refresh(self) -> None:
         if self.data.counter[0] == self._seen and self.data.tables is self._tables:
             return

@@ -61,6 +61,7 @@ class PostgresStore(ReadsLoaded):
         self.loaded = LoadedRecords(self.location)
         self.runnables = self.loaded.runnables
         self._pool = _open_pool(url, self.location, lock_timeout, max_connections)
+        self._reopen = (url, max_connections, threading.Lock())
         self.changes = Notified(url, self.runnables.clear)
         self.changes.connected.wait(lock_timeout)  # (if it does not connect, every run asks the database)
         self._tx = threading.local()  # the connection of this thread's `writing()`, if any
@@ -76,6 +77,16 @@ class PostgresStore(ReadsLoaded):
     def close(self) -> None:
         self.changes.close(wake=self._wake_listeners)
         self._pool.close()
+
+    def _pooled(self) -> ConnectionPool:
+        """The pool; opened again when the store was closed and is used anyway (a registry
+        used after its `with` block): it works, without its listener, so every run asks."""
+        if self._pool.closed:
+            url, size, lock = self._reopen
+            with lock:
+                if self._pool.closed:
+                    self._pool = _open_pool(url, self.location, self.lock_timeout, size)
+        return self._pool
 
     def _wake_listeners(self) -> None:
         """The counter as it is, notified: every listener hears nothing new, and this one stops."""
@@ -100,7 +111,7 @@ class PostgresStore(ReadsLoaded):
             return
         waited = min(self.lock_timeout, CONNECTION_SECONDS)
         try:
-            with self._pool.connection(timeout=waited) as conn:
+            with self._pooled().connection(timeout=waited) as conn:
                 yield conn
         except PoolTimeout:
             raise StoreError(f"no connection to {self.location} within {waited:g} s") from None
