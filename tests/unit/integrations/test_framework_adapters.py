@@ -1,7 +1,8 @@
 """Every agent-framework adapter, through its framework's own invocation path: the schema the
 framework shows its model is the registry's OpenAI export; a call gives the registry's reply
 with its digits and counts once; a failed or refused call comes back as data with its code; a
-call held for a person's approval does not run until approved; without the framework, R0760."""
+call held for a person's approval does not run until approved; a tool the model creates
+follows the policy; without the framework, R0760."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 from unit.integrations.drivers import DRIVERS
-from unit.integrations.framework_support import approve_when_held
+from unit.integrations.framework_support import TRIPLE, approve_when_held
 
 from toolkiln.diagnostics import codes
 
@@ -87,3 +88,16 @@ def test_without_its_framework_the_adapter_says_which_extra_to_install(driver, m
         importlib.import_module(driver.module)
     assert raised.value.code == codes.FRAMEWORK_NOT_INSTALLED.code == "R0760"
     assert f"toolkiln[{driver.framework}]" in raised.value.hint
+
+
+@frameworks
+def test_a_tool_the_model_creates_follows_the_policy_a_high_risk_one_waits_unoffered(driver, registry):
+    risky = {**TRIPLE, "riskLevel": "high"}
+    text, failed = driver.call(registry, "create_compute_tool", {"definition": risky}, include_meta=True)
+    assert json.loads(text)["ok"] is True and failed in (False, None)
+    record = registry.get("triple")
+    assert (record.status, record.created_by) == ("pending_approval", "llm")
+    assert "triple" not in driver.schemas(registry, include_meta=True)  # (not offered until a person approves)
+    refused, _ = driver.call(registry, "toggle_custom_tool", {"name": "triple", "enabled": True}, include_meta=True)
+    assert json.loads(refused)["ok"] is False and "pending approval" in json.loads(refused)["message"]
+    assert registry.get("triple").status == "pending_approval"
