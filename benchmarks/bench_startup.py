@@ -1,6 +1,6 @@
 """How long a `toolkiln` command takes from start to exit, against an empty Python.
 
-    python benchmarks/bench_startup.py [--rounds 21] [--top 8] [--no-importtime]
+    python benchmarks/bench_startup.py [--rounds 21] [--top 8] [--no-importtime] [--before SRC]
 
 The commands: run, check and fmt of the shipping example, check of a workflow and of a tool file
 with a syntax error (both parse with Lark: its parsers are built once, then read from the state
@@ -8,10 +8,14 @@ home), and tools run on a registry of one tool. Each is a fresh process (`python
 ...`, the interpreter running this script, bytecode and parsers cached by a warm-up round),
 timed from spawn to exit like hyperfine does: rounds alternate the commands, so a busy machine
 slows them all alike. The table gives the median wall time, the spread over rounds (fastest and
-slowest), the median over `python -c pass`, and the median minus that of `python -c pass` (what
-toolkiln itself costs). Every command's output and exit code are checked before it is timed.
-Then, per command, `python -X importtime`'s top entries by their own time (the module, and the
-module that imported it): what is left to cut.
+slowest), the median over `python -c pass`, the median minus that of `python -c pass` (what
+toolkiln itself costs), and the median CPU time (user + system) of the process, which a loaded
+machine inflates far less than the wall time. Every command's output and exit code are checked
+before it is timed. Then, per command, `python -X importtime`'s top entries by their own time (the module, and the
+module that imported it): what is left to cut. With `--before SRC` (the `src` folder of another
+checkout, e.g. `git worktree add /tmp/old HEAD~3`), every toolkiln command is also timed with
+that code in the same alternating rounds, a row "(before)" under each: a before/after table
+that a busy machine slows alike.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import datetime
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -42,6 +47,8 @@ class Command:
     expect: str  # a line its standard output must contain
     code: int = 0  # its exit code
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + system seconds of the process
+    env: dict[str, str] | None = None  # the environment, when not ENV (another checkout's code)
 
 
 WORKFLOW = ROOT / "tests" / "golden" / "workflows" / "order_total.wf"
@@ -79,40 +86,58 @@ def small_registry(folder: Path) -> Path:
 ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
+def with_before(measured: list[Command], source: Path) -> list[Command]:
+    """Each toolkiln command, followed by the same command running the code in `source`."""
+    env = {**ENV, "PYTHONPATH": str(source.resolve())}
+    out = []
+    for command in measured:
+        out.append(command)
+        if command.argv[1:3] == ["-m", "toolkiln"]:
+            out.append(Command(f"{command.label} (before)", command.argv, command.expect, command.code, env=env))
+    return out
+
+
 def run_once(command: Command) -> str:
-    done = subprocess.run(command.argv, capture_output=True, text=True, check=False, env=ENV)
+    done = subprocess.run(command.argv, capture_output=True, text=True, check=False, env=command.env or ENV)
     if done.returncode != command.code or command.expect not in done.stdout:
         raise SystemExit(f"{command.label}: exit {done.returncode}, output {done.stdout!r} {done.stderr[-500:]!r}")
     return done.stdout
 
 
-def timed(command: Command) -> float:
+def timed(command: Command) -> None:
+    """The wall time of one run, and its CPU time (what a busy machine inflates far less)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=ENV)
-    return time.perf_counter() - start
+    env = command.env or ENV
+    subprocess.run(command.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
+    command.times.append(time.perf_counter() - start)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    command.cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
 
 
 def table(measured: list[Command]) -> list[str]:
     base = statistics.median(measured[0].times)
     lines = [
-        "| command | median (ms) | fastest - slowest (ms) | x python -c pass | over python -c pass (ms) |",
-        "|---|---:|---:|---:|---:|",
+        "| command | median (ms) | fastest - slowest (ms) | x python -c pass | over python -c pass (ms) | CPU (ms) |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for command in measured:
         median = statistics.median(command.times)
         spread = f"{min(command.times) * 1e3:.0f} - {max(command.times) * 1e3:.0f}"
         over = (median - base) * 1e3
-        lines.append(f"| `{command.label}` | {median * 1e3:.0f} | {spread} | {median / base:.2f} | {over:.0f} |")
+        cpu = statistics.median(command.cpu) * 1e3
+        row = f"| `{command.label}` | {median * 1e3:.0f} | {spread} | {median / base:.2f} | {over:.0f} | {cpu:.0f} |"
+        lines.append(row)
     return lines
 
 
 _IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
-def import_times(argv: list[str]) -> list[tuple[int, int, int, str]]:
+def import_times(argv: list[str], env: dict[str, str] | None = None) -> list[tuple[int, int, int, str]]:
     """(own us, cumulative us, depth, module) per line of `python -X importtime`, in its order."""
     command = [argv[0], "-X", "importtime", *argv[1:]]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, env=ENV)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env or ENV)
     rows = []
     for line in done.stderr.splitlines():
         match = _IMPORT_LINE.match(line)
@@ -131,7 +156,7 @@ def importer(rows: list[tuple[int, int, int, str]], index: int) -> str:
 
 
 def import_report(command: Command, top: int) -> list[str]:
-    rows = import_times(command.argv)
+    rows = import_times(command.argv, command.env)
     ours = sum(1 for row in rows if row[3].startswith("toolkiln"))
     total_ms = sum(row[0] for row in rows) / 1e3
     lines = [f"`{command.label}`: {len(rows)} modules ({ours} of toolkiln), {total_ms:.0f} ms of import time", ""]
@@ -162,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--top", type=int, default=8, help="import-time entries per command")
     parser.add_argument("--no-importtime", action="store_true")
+    parser.add_argument("--before", type=Path, metavar="SRC", help="also time another checkout's src folder")
     options = parser.parse_args(argv)
 
     folder = Path(tempfile.mkdtemp(prefix="bench_startup_"))
@@ -169,12 +195,14 @@ def main(argv: list[str] | None = None) -> int:
         broken = folder / "broken.tk"
         broken.write_text(BROKEN, encoding="utf-8")
         measured = commands(small_registry(folder), broken)
+        if options.before is not None:
+            measured = with_before(measured, options.before)
         for command in measured:  # checks every output, and warms the bytecode cache
             run_once(command)
         load_before = load()
         for _ in range(options.rounds):
             for command in measured:
-                command.times.append(timed(command))
+                timed(command)
         load_after = load()
         now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         print(
