@@ -189,6 +189,8 @@ class PostgresStore(ReadsLoaded):
             except BaseException:
                 self.reload()  # (what this transaction loaded was rolled back)
                 raise
+        if self._seen is not None:  # committed: this process knows before its notification comes
+            self.changes.heard(self._seen)
 
     @property
     def tables(self) -> Mapping[str, dict[str, Any]]:
