@@ -3,6 +3,7 @@ real httpx streaming client while another client changes the registry."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Iterator
@@ -22,20 +23,25 @@ def server(tmp_path_factory) -> Iterator[ServerProcess]:
     yield from served_registry(tmp_path_factory.mktemp("events"))
 
 
-def read_events(response: httpx.Response, wanted: int) -> list[dict]:
-    """The first `wanted` events of a stream: id, event name and JSON data of each."""
-    found: list[dict] = []
+def events_of(response: httpx.Response) -> Iterator[dict]:
+    """The events of a stream as they come: id (when it has one), event name and JSON data."""
     current: dict = {}
     for line in response.iter_lines():
         if line.startswith(("id:", "event:", "data:")):
             field, value = line.split(":", 1)
             current[field] = value.strip()
         elif line == "" and "data" in current:
-            found.append({"id": int(current["id"]), "event": current["event"], **json.loads(current["data"])})
+            yield {**({"id": int(current["id"])} if "id" in current else {}), "event": current["event"]} | json.loads(
+                current["data"]
+            )
             current = {}
-            if len(found) == wanted:
-                return found
-    raise AssertionError(f"the stream ended after {found}")
+
+
+def read_events(response: httpx.Response, wanted: int) -> list[dict]:
+    """The first `wanted` events of a stream."""
+    found = list(itertools.islice(events_of(response), wanted))
+    assert len(found) == wanted, f"the stream ended after {found}"
+    return found
 
 
 def in_background(action) -> threading.Timer:
@@ -118,3 +124,29 @@ def test_a_stream_past_the_limit_is_refused_and_a_closed_one_frees_its_slot(serv
                     return
             threading.Event().wait(0.1)
     raise AssertionError("closed streams never freed their slots")
+
+
+def test_runs_arrive_as_executed_events_whoever_ran_the_tool(server):
+    """RustyClaw's feed tells of executions: a run through the server and one by another process
+    on the registry (the CLI, Python) each reach the stream as an `executed` event with the count
+    of runs since the last poll; it has no id (runs are not audit lines, so they are not replayed)."""
+    with server.client(server.tokens["write"]) as writer:
+        assert writer.post("/api/v1/tools", json={"definition": compute_tool("counted")}).status_code == 201
+
+    def run_twice() -> None:
+        with server.client(server.tokens["run"]) as runner:
+            assert runner.post("/api/v1/tools/counted/execute", json={"args": {"x": 2}}).status_code == 200
+        with Registry(server.registry) as elsewhere:  # another process than the server's
+            assert elsewhere.run("counted", {"x": 3}) == 6
+
+    runs = 0
+    quiet = httpx.Timeout(30, read=10)  # past heartbeats: a stream that never tells of the runs fails
+    with server.client(server.tokens["read"]) as reader, reader.stream("GET", EVENTS, timeout=quiet) as response:
+        in_background(run_twice)
+        for event in events_of(response):
+            if event["event"] == "executed" and event["tool"] == "counted":
+                assert set(event) == {"event", "tool", "action", "runs", "at"} and event["at"].endswith("Z")
+                runs += event["runs"]
+                if runs >= 2:
+                    break
+    assert runs == 2

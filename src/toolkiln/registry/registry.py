@@ -270,6 +270,13 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         after the first `after` entries of the log (what an event stream has not sent yet)."""
         return self._store.audit(tool, after=after)
 
+    def run_counts(self) -> dict[str, tuple[int, datetime | None]]:
+        """Each run tool's run count and last use, whoever ran it (stored, and this process's
+        runs not yet stored): what the event stream compares to tell of runs."""
+        with self._mutex:
+            self._store.refresh()
+            return {name: self._store.usage_of(name) for name in sorted(self._store.used())}
+
     # --- running and exporting ----------------------------------------------------------------
 
     def run(

@@ -3,6 +3,9 @@
 An event is a line of the registry's audit log (created, updated, approved, deleted, run
 unsandboxed, ...), whoever wrote it: this server, another one, the CLI. Its id is its position
 in the log (1, 2, ...), which only grows, so `Last-Event-ID` resumes after the last one seen.
+Runs are not audit lines (a line per run would grow the log with every call): an `executed`
+event says how many runs a tool had since the last poll, from the run counts every process
+keeps; it has no id, so a resumed stream does not replay runs.
 A stream is bounded: at most MAX_STREAMS at once per server (R0519, 503 past it), one event
 at a time waits on the client's socket (a slow reader holds back only its own stream), a
 heartbeat comment when idle, and the stream ends when its client goes. Only what the read
@@ -15,6 +18,7 @@ import contextlib
 import itertools
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import datetime
 from functools import partial
 from typing import Annotated, Any
 
@@ -80,15 +84,31 @@ def event_json(entry: AuditEntry) -> dict[str, Any]:
         "version": entry.new_version if entry.new_version is not None else entry.old_version,
         "status": entry.new_status,
         "actor": entry.by,
-        "at": entry.at.isoformat().replace("+00:00", "Z"),
+        "at": iso(entry.at),
     }
 
 
-Line = tuple[int, AuditEntry] | None  # an audit line and its event id, or a heartbeat
+def executed_events(before: RunCounts, now: RunCounts) -> list[dict[str, Any]]:
+    """An `executed` event for each tool that ran between two readings of the run counts (a
+    tool deleted and made again starts from zero: no event until it runs)."""
+    return [
+        {"tool": name, "action": "executed", "runs": count - before.get(name, (0, None))[0], "at": iso(last)}
+        for name, (count, last) in now.items()
+        if count > before.get(name, (0, None))[0]
+    ]
 
 
-def sse(event_id: int, entry: AuditEntry) -> bytes:
-    return f"id: {event_id}\nevent: {entry.action}\ndata: {to_json(event_json(entry))}\n\n".encode()
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+RunCounts = dict[str, tuple[int, datetime | None]]
+Line = tuple[int | None, dict[str, Any]] | None  # an event (with its id, if it has one), or a heartbeat
+
+
+def sse(event_id: int | None, event: dict[str, Any]) -> bytes:
+    field = "" if event_id is None else f"id: {event_id}\n"
+    return f"{field}event: {event['action']}\ndata: {to_json(event)}\n\n".encode()
 
 
 def resume_point(last_event_id: str | None, logged: int) -> int:
@@ -106,16 +126,25 @@ async def audit_lines(reg: Registry, after: int = 0) -> list[AuditEntry]:
     return await anyio.to_thread.run_sync(partial(reg.audit_log, after=after))
 
 
+async def run_counts(reg: Registry) -> RunCounts:
+    return await anyio.to_thread.run_sync(reg.run_counts)
+
+
 async def event_lines(reg: Registry, seen: int, gone: Callable[[], Awaitable[bool]]) -> AsyncIterator[Line]:
-    """(id, line) for every audit line after the first `seen`, as it is written, and None as a
-    heartbeat when idle, until `gone()`. Each poll reads only the lines written since the last."""
-    idle = 0.0
+    """(id, event) for every audit line after the first `seen`, as it is written, (None, event)
+    for the tools that ran since the last poll, and None as a heartbeat when idle, until
+    `gone()`. Each poll reads only the lines written since the last."""
+    idle, counts = 0.0, await run_counts(reg)
     while not await gone():
         written = await audit_lines(reg, after=seen)
         for position, entry in enumerate(written, seen + 1):
-            yield position, entry  # waits while the client's socket is full
+            yield position, event_json(entry)  # waits while the client's socket is full
         seen += len(written)
-        idle = 0.0 if written else idle + POLL_SECONDS
+        now = await run_counts(reg)
+        ran, counts = executed_events(counts, now), now
+        for event in ran:
+            yield None, event
+        idle = 0.0 if written or ran else idle + POLL_SECONDS
         if idle >= HEARTBEAT_SECONDS:
             idle = 0.0
             yield None
@@ -181,8 +210,9 @@ async def events_socket(websocket: WebSocket) -> None:
         slots_of(websocket).free(slot)
 
 
-def socket_event(event_id: int, entry: AuditEntry) -> dict[str, Any]:
-    return {"id": event_id, "event": entry.action, **event_json(entry)}
+def socket_event(event_id: int | None, event: dict[str, Any]) -> dict[str, Any]:
+    numbered = {} if event_id is None else {"id": event_id}
+    return {**numbered, "event": event["action"], **event}
 
 
 def bearer_token(authorization: str | None) -> str | None:
