@@ -18,6 +18,7 @@ from toolkiln.server.tokens import SCOPES, TokenStore
 SCOPE_OF = {
     ("GET", "/api/v1/tools"): "read",
     ("POST", "/api/v1/tools"): "write",
+    ("POST", "/api/v1/custom-tools"): "write",
     ("GET", "/api/v1/tools/pending"): "read",
     ("GET", "/api/v1/tools/stats"): "read",
     ("GET", "/api/v1/tools/definitions"): "read",
