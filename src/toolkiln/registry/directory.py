@@ -249,6 +249,11 @@ class DirectoryStore:
     def usage_of(self, name: str) -> tuple[int, datetime | None]:
         return self._usage.merged(self.mirror.usage.counts, name)
 
+    def usage(self) -> dict[str, tuple[int, datetime | None]]:
+        self._usage.drain()
+        stored = self.mirror.usage.counts
+        return {name: self._usage.merged(stored, name) for name in stored.keys() | self._usage.pending.keys()}
+
     def flush_usage(self, *, quietly: bool = False) -> None:
         """When usage.json cannot be written (a full disk, a read-only folder) and `quietly`, the
         counts stay in memory for the next flush, and a problem on usage.json says why until a

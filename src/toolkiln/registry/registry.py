@@ -275,7 +275,7 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         runs not yet stored): what the event stream compares to tell of runs."""
         with self._mutex:
             self._store.refresh()
-            return {name: self._store.usage_of(name) for name in sorted(self._store.used())}
+            return dict(sorted(self._store.usage().items()))
 
     # --- running and exporting ----------------------------------------------------------------
 

@@ -220,6 +220,10 @@ class Store(Protocol):
         """A tool's run count and last use: what is stored plus what this process has pending."""
         ...
 
+    def usage(self) -> dict[str, tuple[int, datetime | None]]:
+        """Every tool with runs counted: its count and last use, as `usage_of` says, in one read."""
+        ...
+
     def flush_usage(self, *, quietly: bool = False) -> None:
         """Add this process's pending counts to the stored ones. StoreError when they cannot be
         written, unless `quietly`: then they are kept for the next flush and a problem says why."""

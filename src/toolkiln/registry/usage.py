@@ -154,3 +154,14 @@ def flush_quietly(book: UsageBook) -> None:
         book.flush(lambda name: book.folder.tool_path(name).exists())
     except Exception:  # noqa: BLE001 - at interpreter exit there is no one to report to
         pass
+
+
+def with_pending(
+    stored: dict[str, tuple[int, datetime | None]], pending: dict[str, tuple[int, float]]
+) -> dict[str, tuple[int, datetime | None]]:
+    """Stored run counts plus a process's runs not yet stored (a database store's or the tests'
+    memory store's `_pending`): their last use is now."""
+    now, merged = datetime.now(UTC), dict(stored)
+    for name, (count, _) in pending.items():
+        merged[name] = (merged.get(name, (0, None))[0] + count, now)
+    return merged

@@ -27,7 +27,7 @@ from toolkiln.registry.models import AuditEntry, ToolRecord, utc_now
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import StoredRecord
-from toolkiln.registry.usage import Tally
+from toolkiln.registry.usage import Tally, with_pending
 
 Slot = tuple[str, int | None]  # a tool's current record (None) or one past version
 
@@ -217,12 +217,11 @@ class MemoryStore(ReadsLoaded):
         return set(self.data.usage) | set(self._pending)
 
     def usage_of(self, name: str) -> tuple[int, datetime | None]:
+        return self.usage().get(name, (0, None))
+
+    def usage(self) -> dict[str, tuple[int, datetime | None]]:
         self.drain_usage()
-        count, last = self.data.usage.get(name, (0, None))
-        pending = self._pending.get(name)
-        if pending is not None:
-            count, last = count + pending[0], utc_now()
-        return count, last
+        return with_pending(dict(self.data.usage), self._pending)
 
     def flush_usage(self, *, quietly: bool = False) -> None:
         self.drain_usage()

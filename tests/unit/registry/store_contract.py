@@ -145,6 +145,19 @@ class StoreContract:
         other.refresh()
         assert other.get("double").usage_count == 3 and other.get("double").last_used_at is not None
 
+    def test_all_run_counts_in_one_read_agree_with_each_tools(self, reg: Registry, factory: StoreFactory) -> None:
+        reg.create(definition())
+        reg.create(definition(name="triple"))
+        for x in range(3):
+            reg.run("double", {"x": x})
+        reg.flush()
+        reg.run("double", {"x": 1})  # pending beside the stored three
+        reg.run("triple", {"x": 1})
+        counts = reg.run_counts()
+        assert {name: count for name, (count, _) in counts.items()} == {"double": 4, "triple": 1}
+        assert all(last is not None for _, last in counts.values())
+        assert {name: reg._store.usage_of(name)[0] for name in reg._store.used()} == {"double": 4, "triple": 1}
+
     # --- tables ----------------------------------------------------------------------------------------
 
     def test_lookups_read_the_stores_tables(self, reg: Registry, factory: StoreFactory) -> None:

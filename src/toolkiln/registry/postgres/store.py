@@ -44,7 +44,7 @@ from toolkiln.registry.postgres.urls import without_password
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import StoredRecord
-from toolkiln.registry.usage import Tally, moment
+from toolkiln.registry.usage import Tally, moment, with_pending
 from toolkiln.registry.vouching import refuse_unvouched
 
 # How long a request waits for a pooled connection: a database that went away (dropped, down)
@@ -336,11 +336,14 @@ class PostgresStore(ReadsLoaded):
         self.drain_usage()
         with self._conn() as conn:
             row = conn.execute("SELECT count, last_used FROM toolkiln_usage WHERE name = %s", (name,)).fetchone()
-        count, last = (0, None) if row is None else (int(row[0]), row[1])
-        pending = self._pending.get(name)
-        if pending is not None:
-            count, last = count + pending[0], utc_now()
-        return count, last
+        stored = {} if row is None else {name: (int(row[0]), row[1])}
+        return with_pending(stored, self._pending).get(name, (0, None))
+
+    def usage(self) -> dict[str, tuple[int, datetime | None]]:
+        self.drain_usage()
+        with self._conn() as conn:
+            rows = conn.execute("SELECT name, count, last_used FROM toolkiln_usage").fetchall()
+        return with_pending({name: (int(count), last) for name, count, last in rows}, self._pending)
 
     def flush_usage(self, *, quietly: bool = False) -> None:
         self.drain_usage()
