@@ -8,18 +8,27 @@ The server is a real subprocess spoken to over stdio (the tests' client, tests/i
 lsp_client.py). Each round changes one number in the file (a full-text change), so every round
 is a fresh check; p50 and p99 over the rounds, in milliseconds. The issue's target: under 50 ms
 from didChange to publishDiagnostics on a 500-line .tk file.
+
+Then the server's CPU per change by phase: `serve()` run in a thread of this process over
+pipes, each phase's functions replaced by timed ones (thread CPU time, each phase without the
+phases it calls), so the table says where a change's time goes on a machine whatever its load.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "integration"))  # the tests' LSP client
@@ -28,6 +37,7 @@ from bench_registry import machine  # noqa: E402
 from lsp_client import SRC, LspClient  # noqa: E402
 
 from toolkiln.documents import check_text  # noqa: E402
+from toolkiln.lsp.server import Settings, serve  # noqa: E402
 
 # A group of lines of a realistic tool body, repeated: arithmetic with builtins, a
 # comprehension, text, a conditional expression; each group reads the one before it.
@@ -100,6 +110,127 @@ def in_process(lines: int, rounds: int) -> tuple[list[float], list[float]]:
     return wall, cpu
 
 
+class Phases:
+    """CPU time of the server's thread in each phase, each phase without the phases it calls
+    (a phase is a function replaced here by a timed one: measured, never changed)."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, float] = defaultdict(float)
+        self.inner: list[float] = []  # the time of the phases called by each running one
+
+    def wrap(self, owner: Any, attribute: str, phase: str) -> None:
+        original = getattr(owner, attribute)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self.inner.append(0.0)
+            started = time.thread_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                elapsed = time.thread_time() - started
+                self.totals[phase] += elapsed - self.inner.pop()
+                if self.inner:
+                    self.inner[-1] += elapsed
+
+        setattr(owner, attribute, timed)
+
+
+PHASES = (
+    "JSON-RPC read (json.loads into lsprotocol types)",
+    "pygls dispatch (and applying the change)",
+    "parse",
+    "type check",
+    "advice",
+    "check_text's rest (locate, sort)",
+    "diagnostics to LSP form",
+    "write (json.dumps, stdout)",
+)
+
+
+def timed_phases() -> Phases:
+    """The server's phases, timed wherever the code that runs them finds them."""
+    import pygls.io_
+    import pygls.protocol.json_rpc
+
+    from toolkiln import api
+    from toolkiln.lsp import server
+
+    phases = Phases()
+    loads = SimpleNamespace(loads=pygls.io_.json.loads)
+    phases.wrap(loads, "loads", PHASES[0])
+    pygls.io_.json = loads  # (pygls.io_ reads only json.loads)
+    phases.wrap(pygls.protocol.json_rpc.JsonRPCProtocol, "handle_message", PHASES[1])
+    phases.wrap(api, "parse_source", PHASES[2])
+    phases.wrap(api, "check_program", PHASES[3])
+    phases.wrap(importlib.import_module("toolkiln.check.checker"), "advise", PHASES[4])
+    phases.wrap(server, "check_text", PHASES[5])
+    phases.wrap(server, "published", PHASES[6])
+    phases.wrap(pygls.protocol.json_rpc.JsonRPCProtocol, "_send_data", PHASES[7])
+    return phases
+
+
+def thread_cpu_seconds(native_id: int) -> float:
+    """The CPU time one thread of this process has used so far (Linux: /proc)."""
+    fields = Path(f"/proc/self/task/{native_id}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class InProcessClient(LspClient):
+    """The tests' client, speaking to `serve()` running in a thread of this process over pipes."""
+
+    def __init__(self, to_server: Any, from_server: Any) -> None:
+        self.process = SimpleNamespace(stdin=to_server, stdout=from_server)
+        self._attach()
+
+
+def by_phase(folder: Path, lines: int, rounds: int) -> tuple[dict[str, float], float]:
+    """The server's CPU seconds per change in each phase, and in all (its event loop's thread;
+    the phases not listed are the rest), with `serve()` in this process."""
+    phases = timed_phases()
+    client_in, server_in = os.pipe()
+    server_out, client_out = os.pipe()
+    started: list[int] = []
+    stdout = sys.stdout  # serve() sends print()s to standard error; given back below
+
+    def run() -> None:
+        started.append(threading.get_native_id())
+        with os.fdopen(client_in, "rb") as stdin, os.fdopen(client_out, "wb") as out:
+            serve(Settings(), stdin=stdin, stdout=out)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    client = InProcessClient(os.fdopen(server_in, "wb"), os.fdopen(server_out, "rb"))
+    path = folder / f"phases{lines}.tk"
+    try:
+        client.initialize(folder)
+        client.open(path, tool_text(lines, 0))
+        for version in range(2, 7):  # warm
+            client.change(path, version, [{"text": tool_text(lines, version)}])
+        phases.totals.clear()
+        cpu_before = thread_cpu_seconds(started[0])
+        for version in range(7, rounds + 7):
+            assert client.change(path, version, [{"text": tool_text(lines, version)}]) == []
+        cpu = (thread_cpu_seconds(started[0]) - cpu_before) / rounds
+        client.result("shutdown", None)
+        client.notify("exit", None)
+    finally:
+        client.process.stdin.close()
+        thread.join(timeout=30)
+        sys.stdout = stdout
+    return {phase: phases.totals[phase] / rounds for phase in PHASES}, cpu
+
+
+def print_phases(lines: int, per_phase: dict[str, float], cpu: float) -> None:
+    print(f"\nThe server's CPU per change on {lines} lines, by phase (serve() in this process, its thread):\n")
+    print("| phase | ms |")
+    print("| --- | ---: |")
+    for phase, seconds in per_phase.items():
+        print(f"| {phase} | {seconds * 1000:.1f} |")
+    rest = cpu - sum(per_phase.values())
+    print(f"| the rest (event loop, document lines, scheduling) | {rest * 1000:.1f} |")
+    print(f"| **all** | **{cpu * 1000:.1f}** |")
+
+
 def as_a_command(folder: Path, lines: int, rounds: int) -> list[float]:
     path = folder / f"cli{lines}.tk"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
@@ -136,6 +267,8 @@ def main() -> None:
                 f"| {percentile(cpu, 0.5) * 1000:.0f} "
                 f"| {statistics.median(command) * 1000:.0f} |"
             )
+        for lines in args.lines:  # last: the timed phases stay replaced in this process
+            print_phases(lines, *by_phase(Path(folder), lines, args.rounds))
 
 
 if __name__ == "__main__":

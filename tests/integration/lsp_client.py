@@ -31,6 +31,10 @@ class LspClient:
             cwd=cwd,
             env=env,
         )
+        self._attach()
+
+    def _attach(self) -> None:
+        """Start reading what the server writes (self.process.stdout)."""
         self.ids = itertools.count(1)
         self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.pending: list[dict[str, Any]] = []  # read while waiting for something else
