@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 from toolkiln.ast import compute as n
@@ -19,7 +20,7 @@ from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, OBJECT, Type
 from toolkiln.ast.visitor import walk
 from toolkiln.check.close_names import CloseNames
-from toolkiln.check.scope import free_reads
+from toolkiln.check.scope import assigned_names, free_reads
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, Fix
 from toolkiln.semantics.builtins import BUILTINS
@@ -48,21 +49,43 @@ _FOREIGN_HOLE = re.compile(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(:[^{}]*)?\}")
 def advise(
     program: n.Program, diagnostics: list[Diagnostic], inferred: Iterable[str], types: dict[int, Type]
 ) -> list[Diagnostic]:
-    """`diagnostics` with fixes attached where one is certain, and the hints' warnings added."""
-    nodes = _nodes_by_span(program)
+    """`diagnostics` with fixes attached where one is certain, and the hints' warnings added.
+    The language server runs this on every change: the tree is walked once for all of it, and
+    the order of reads (a second walk, per step) is made only when a name may need it."""
+    inferred = set(inferred)
     declared = [p.name for p in program.parameters or ()]
-    fields = {
-        (node.target.span.path, node.target.span.start, node.target.span.end): node
-        for node in walk(program)
-        if isinstance(node, n.Field_) and node.name in LENGTH_FIELDS
-    }
+    found = _Found(program, {(d.span.path, d.span.start, d.span.end) for d in diagnostics if d.span is not None})
     order = _Order(program, declared)
-    known = set(order.assigned) | set(declared) | set(inferred)
-    out = [_length_fix(_with_fix(d, nodes, order, declared, types), fields, types) for d in diagnostics]
-    out += _typo_parameters(order, set(inferred))
-    out += _template_braces(program, known)
-    out += _length_fields(program, types)
+    known = assigned_names(program) | set(declared) | inferred
+    out = [_length_fix(_with_fix(d, found.nodes, order, declared, types), found.fields, types) for d in diagnostics]
+    out += _typo_parameters(order, inferred) if inferred else []
+    out += _template_braces(found, known)
+    out += _length_fields(found.length_reads, types)
     return out
+
+
+class _Found:
+    """What the advice reads of a tree, gathered in one walk: the expression nodes at the
+    spans of the diagnostics, the `.length` reads, the texts that may hold braces."""
+
+    def __init__(self, program: n.Program, wanted: set[tuple[str | None, int, int]]) -> None:
+        self.nodes: dict[tuple[str | None, int, int], n.Node] = {}  # the outermost node of a span
+        self.fields: dict[tuple[str | None, int, int], n.Field_] = {}  # `.length` reads by their target
+        self.length_reads: list[n.Field_] = []
+        self.texts: list[n.Format | n.StringLit] = []
+        self.whole_values: set[int] = set()  # the values of `x = ...` steps
+        for node in walk(program):
+            span = node.span
+            if wanted and isinstance(node, _EXPRESSIONS) and (key := (span.path, span.start, span.end)) in wanted:
+                self.nodes.setdefault(key, node)
+            if isinstance(node, n.Field_) and node.name in LENGTH_FIELDS:
+                target = node.target.span
+                self.fields[(target.path, target.start, target.end)] = node
+                self.length_reads.append(node)
+            elif isinstance(node, (n.Format, n.StringLit)):
+                self.texts.append(node)
+            elif isinstance(node, n.Assign):
+                self.whole_values.add(id(node.value))
 
 
 # --- warnings -----------------------------------------------------------------------------
@@ -70,21 +93,41 @@ def advise(
 
 class _Order:
     """Which variables are assigned before each read, in the order the steps run, and the
-    names close to a name among those (parameters declared first, then the variables)."""
+    names close to a name among those (parameters declared first, then the variables); made
+    when first asked (most programs have no name to look up)."""
 
     def __init__(self, program: n.Program, declared: list[str]) -> None:
+        self.program = program
         self.declared = declared
-        self.assigned: list[str] = []
-        self.reads: list[tuple[n.Name, int]] = []  # a read, and how many were assigned before it
-        self.before: dict[int, int] = {}
-        for step, reads in _in_order(program.steps):
-            if reads is None:
-                self.assigned.append(step.target)  # type: ignore[union-attr]  # only assigning steps
-                continue
-            for read in reads:
-                self.reads.append((read, len(self.assigned)))
-                self.before[id(read)] = len(self.assigned)
         self._close: CloseNames | None = None
+
+    @property
+    def assigned(self) -> list[str]:
+        return self._scanned[0]
+
+    @property
+    def reads(self) -> list[tuple[n.Name, int]]:
+        """Each read, and how many variables were assigned before it."""
+        return self._scanned[1]
+
+    @property
+    def before(self) -> dict[int, int]:
+        """How many variables were assigned before each read, by the read's id."""
+        return self._scanned[2]
+
+    @cached_property
+    def _scanned(self) -> tuple[list[str], list[tuple[n.Name, int]], dict[int, int]]:
+        assigned: list[str] = []
+        reads: list[tuple[n.Name, int]] = []
+        before: dict[int, int] = {}
+        for step, step_reads in _in_order(self.program.steps):
+            if step_reads is None:
+                assigned.append(step.target)  # type: ignore[union-attr]  # only assigning steps
+                continue
+            for read in step_reads:
+                reads.append((read, len(assigned)))
+                before[id(read)] = len(assigned)
+        return assigned, reads, before
 
     def close_to(self, name: str, assigned_before: int) -> list[str]:
         """The closest names to `name` among the variables assigned before a read (and the
@@ -150,21 +193,20 @@ def _in_order(steps: tuple[n.Step, ...]) -> Iterator[tuple[n.Step, list[n.Name] 
                 stack.append((step, True))
 
 
-def _template_braces(program: n.Program, known: set[str]) -> list[Diagnostic]:
+def _template_braces(found: _Found, known: set[str]) -> list[Diagnostic]:
     """W0121 for `${name}` / `{name}` in a format template or a plain string."""
-    found = []
-    whole_values = {id(node.value) for node in walk(program) if isinstance(node, n.Assign)}
-    for node in walk(program):
+    braces_found = []
+    for node in found.texts:
         if isinstance(node, n.Format):
             for part in node.template.parts:
                 if isinstance(part, n.TextPart):
-                    found += _braces_in(part.text, part.span, known, template=True)
-        elif isinstance(node, n.StringLit):
+                    braces_found += _braces_in(part.text, part.span, known, template=True)
+        else:
             braces = _braces_in(node.value, node.span, known, template=False)
-            if braces and id(node) in whole_values:
+            if braces and id(node) in found.whole_values:
                 braces[0] = replace(braces[0], fix=_as_format_step(node, known))
-            found += braces
-    return found
+            braces_found += braces
+    return braces_found
 
 
 def _as_format_step(string: n.StringLit, known: set[str]) -> Fix | None:
@@ -227,15 +269,11 @@ def _sub_span(span: Span, start: int, end: int) -> Span:
     )
 
 
-def _length_fields(program: n.Program, types: dict[int, Type]) -> list[Diagnostic]:
+def _length_fields(length_reads: list[n.Field_], types: dict[int, Type]) -> list[Diagnostic]:
     """W0122 for `x.length` where x may be anything or an object (a text or list is E0304)."""
     found = []
-    for node in walk(program):
-        if (
-            isinstance(node, n.Field_)
-            and node.name in LENGTH_FIELDS
-            and types.get(id(node.target), ANY) in (ANY, OBJECT)
-        ):
+    for node in length_reads:
+        if types.get(id(node.target), ANY) in (ANY, OBJECT):
             found.append(
                 Diagnostic.of(
                     codes.LENGTH_FIELD,
@@ -266,16 +304,6 @@ _EXPRESSIONS = (
     n.Try,
     *n.LITERALS,
 )
-
-
-def _nodes_by_span(program: n.Program) -> dict[tuple[str | None, int, int], n.Node]:
-    """The expression nodes by where they are, to find what a diagnostic points at (the
-    outermost node of a span wins: `(x)` and `x` share one)."""
-    nodes: dict[tuple[str | None, int, int], n.Node] = {}
-    for node in walk(program):
-        if isinstance(node, _EXPRESSIONS):
-            nodes.setdefault((node.span.path, node.span.start, node.span.end), node)
-    return nodes
 
 
 def _with_fix(
