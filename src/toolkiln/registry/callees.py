@@ -2,8 +2,9 @@
 
 When a tool is compiled, its `call` steps are checked against `Callees`, a view of the loaded
 tools by name (any status: a callee must exist and compile). What a compiled caller keeps is a
-`RegistryCallee` per callee, which finds the callee again at each call: so a caller always runs
-the callee's current version, and only while the callee is active.
+`RegistryCallee` per callee, which finds the callee again at each call: so a caller runs the
+callee's current version, and only while the callee is active; unless the caller is pinned to
+another version of it (pins.py, which sees these callees through the caller's pins).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from toolkiln.check import ToolSignature
 from toolkiln.interpret.runtime import Runtime
 from toolkiln.registry.errors import BrokenTool
+from toolkiln.registry.models import AuditEntry, ToolRecord
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 class Names(Protocol):
     def __contains__(self, name: object, /) -> bool: ...
     def keys(self) -> Set[str]: ...
+    def get(self, name: str, /) -> ToolRecord | None: ...
 
 
 class CompiledTools(Protocol):
@@ -34,8 +37,15 @@ class CompiledTools(Protocol):
 
     def compiled(self, name: str) -> Compiled: ...
 
+    # (what a caller's pins read: pins.py)
+    def past_version(self, name: str, version: int) -> ToolRecord | None: ...
+    def past_verifies(self, name: str, version: int) -> bool: ...
+    def audit(self, tool: str | None = None, *, after: int = 0) -> list[AuditEntry]: ...
+
 
 Resolve = Callable[[str], Tool]  # the runnable active tool of a name, or RunError
+# (name, version, that version's tool) -> the tool to run (with its tables), or RunError
+ResolvePinned = Callable[[str, int, Tool], Tool]
 
 
 class RegistryCallee:
@@ -58,14 +68,19 @@ class Callees(Mapping[str, RegistryCallee]):
     versions of some (the new version of a tool being updated, while its callers are rechecked)."""
 
     def __init__(
-        self, mirror: CompiledTools, resolve: Resolve, overrides: Mapping[str, Compiled] | None = None
+        self,
+        mirror: CompiledTools,
+        resolve: Resolve,
+        overrides: Mapping[str, Compiled] | None = None,
+        resolve_pinned: ResolvePinned | None = None,
     ) -> None:
         self.mirror = mirror
         self.resolve = resolve
         self.overrides = dict(overrides or {})
+        self.resolve_pinned = resolve_pinned  # (None: a pinned past version runs without the registry's tables)
 
     def with_overrides(self, overrides: Mapping[str, Compiled]) -> Callees:
-        return Callees(self.mirror, self.resolve, {**self.overrides, **overrides})
+        return Callees(self.mirror, self.resolve, {**self.overrides, **overrides}, self.resolve_pinned)
 
     def __getitem__(self, name: str) -> RegistryCallee:
         compiled = self.overrides.get(name)

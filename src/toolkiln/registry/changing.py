@@ -38,6 +38,7 @@ from toolkiln.registry.errors import (
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.models import Actor, AuditEntry, Deployment, ToolRecord, utc_now
 from toolkiln.registry.names import check_name
+from toolkiln.registry.pins import pinned, pins_at_approval
 from toolkiln.registry.policy import Policy, Transition, transition
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.reads import Reads, attempts, kept_changing
@@ -146,7 +147,7 @@ class Changing:
                 self.policy.check("update", actor, old)
                 reads = self._reads()
                 self._store.vouch(old, "update")  # (a program or workflow it did not write: refused now)
-            changed = self._pinned(apply_changes(old.definition, changes), reads.callees)
+            changed = self._pinned(apply_changes(old.definition, changes), pinned(reads.callees, old.pins))
             compiled = passing(changed, reads.tables, self.limits)
             admit_program(compiled, principal, self.capabilities, "update")
             if compiled.name != name:
@@ -193,7 +194,7 @@ class Changing:
                 reads = self._reads()
                 self._store.vouch(old, "roll back")
             try:
-                compiled = compile_definition(past.definition, reads.callees)
+                compiled = compile_definition(past.definition, pinned(reads.callees, old.pins))
             except CompileError as error:
                 raise BrokenTool(
                     f"version {version} of `{name}` no longer compiles", diagnostics=error.diagnostics
@@ -355,6 +356,10 @@ class Changing:
             with self._writing():
                 if self._read_locked(name) != old or self._store.vouch(old, action) != vouched:
                     continue  # changed meanwhile: n8n is settled again for what it is now
+                if action == "approve":  # the versions of the tools it calls it is approved with
+                    record = record.model_copy(update={"pins": pins_at_approval(self._store, old)})
+                    if record.pins != old.pins:
+                        compiled = None  # (compiled again against the pinned versions, on first use)
                 entry = audit_entry(action, principal, name, now, old, record, note)
                 self._store.commit(entry, record, compiled, vouched)
                 return self._with_usage(record)

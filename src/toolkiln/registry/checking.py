@@ -34,6 +34,9 @@ class Checking:
     def _callee_tool(self, name: str) -> Tool:
         raise NotImplementedError  # (Registry's)
 
+    def _pinned_callee_tool(self, name: str, version: int, tool: Tool) -> Tool:
+        raise NotImplementedError  # (Registry's)
+
     def check_definition(self, definition: Any, *, seconds: float | None = None) -> Compiled:
         """Compile a definition against the registry's tools and run its examples, saving
         nothing (for the meta-tools, the factory, the validate routes), without holding the
@@ -56,4 +59,4 @@ class Checking:
         """A view of the registry for a check made without the lock (see reads.py)."""
         with self._mutex:
             self._store.refresh()
-            return Reads(self._store, self._mutex, self._callee_tool)
+            return Reads(self._store, self._mutex, self._callee_tool, self._pinned_callee_tool)

@@ -39,7 +39,7 @@ def iso(moment: datetime | None) -> str | None:
 
 
 def encode_record(record: ToolRecord) -> str:
-    # A compute tool's file has no `deployment` key at all, and `approve_calls` only when set:
+    # A compute tool's file has no `deployment` key at all, `approve_calls` and `pins` only when set:
     # its files stay as they were.
     left_out: dict[str, Any] = dict.fromkeys(USAGE_FIELDS, True)
     if record.deployment is None:
@@ -48,6 +48,8 @@ def encode_record(record: ToolRecord) -> str:
         left_out["deployment"] = {"credentials"}
     if not record.approve_calls:
         left_out["approve_calls"] = True
+    if not record.pins:
+        left_out["pins"] = True
     data = record.model_dump(exclude=left_out)
     data["created_at"] = iso(record.created_at)
     data["updated_at"] = iso(record.updated_at)
@@ -75,8 +77,11 @@ def file_digest(data: bytes, version: str) -> str:
 
 def content_key(record: ToolRecord) -> str:
     """What a compiled definition is remembered by: the definition and the record's copies of
-    its name, description, parameters, risk level and kind (a status change leaves it alone)."""
+    its name, description, parameters, risk level and kind, and the callee versions it is pinned
+    to (a status change leaves it alone)."""
     parts = [record.definition, record.name, record.description, record.parameters, record.risk_level, record.kind]
+    if record.pins:  # (the keys of unpinned records stay as they were)
+        parts.append({name: [pin.version, pin.digest] for name, pin in record.pins.items()})
     return hashlib.sha256(to_json(parts).encode()).hexdigest()
 
 

@@ -17,6 +17,7 @@ from toolkiln.registry.codec import content_key
 from toolkiln.registry.definitions import Compiled, verify_stored
 from toolkiln.registry.errors import BrokenTool
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.pins import pinned
 
 
 class CompiledForms:
@@ -82,7 +83,8 @@ class CompiledForms:
     def compile(
         self, name: str, record: ToolRecord, tools: Mapping[str, Any] | None
     ) -> tuple[Compiled | None, list[Diagnostic]]:
-        """Check and compile `record`'s definition against `tools` (what its `call` steps see);
+        """Check and compile `record`'s definition against `tools` (what its `call` steps see,
+        through the record's pins);
         kept when it compiles. BrokenTool for tools calling each other in a cycle (hand edits)."""
         if name in self._compiling:
             raise BrokenTool(f"`{name}` calls itself through other tools", hint="break the cycle")
@@ -95,7 +97,7 @@ class CompiledForms:
                 parameters=record.parameters,
                 risk_level=record.risk_level,
                 kind=record.kind,
-                tools=tools,
+                tools=pinned(tools, record.pins),
             )
         finally:
             self._compiling.discard(name)

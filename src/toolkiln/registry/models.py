@@ -33,6 +33,7 @@ Action = Literal[
     "run",
     "trust",
     "approve_calls",  # each call of the tool made to wait for a person, or no longer
+    "repin",  # a person moved the versions of the tools a caller runs (pins.py)
 ]
 
 STATUSES: tuple[Status, ...] = ("active", "disabled", "pending_approval", "rejected")
@@ -62,6 +63,16 @@ class Deployment(BaseModel):
     credentials: dict[str, str] = Field(default_factory=dict)
 
 
+class Pin(BaseModel):
+    """The version of a callee a caller runs (pins.py): its number, and the SHA-256 of its
+    definition without the description, so a tool made again under the name is not it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: int = Field(ge=1)
+    digest: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
 class ToolRecord(BaseModel):
     """A registered tool: its definition and what the registry knows about it."""
 
@@ -82,6 +93,8 @@ class ToolRecord(BaseModel):
     definition: dict[str, Any]
     deployment: Deployment | None = None  # workflow tools, once deployed to n8n
     approve_calls: bool = False  # each call waits for a person's approval (set by an admin person)
+    # callee -> the version this caller runs, written when a person approves it (pins.py)
+    pins: dict[str, Pin] = Field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """The short form shown in listings (and to models by list_custom_tools)."""

@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from toolkiln.registry.callees import Callees
+from toolkiln.registry.callees import Callees, ResolvePinned
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.errors import BrokenTool, StoreError
-from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.models import AuditEntry, ToolRecord
 from toolkiln.registry.store import Store
 from toolkiln.tool import Tool
 
@@ -33,13 +33,19 @@ class Reads:
     is what the definition's `call` steps are checked against and its examples call, `tables`
     what its examples read."""
 
-    def __init__(self, store: Store, mutex: threading.RLock, resolve: Callable[[str], Tool]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        mutex: threading.RLock,
+        resolve: Callable[[str], Tool],
+        resolve_pinned: ResolvePinned | None = None,
+    ) -> None:
         self._store, self._mutex, self._resolve = store, mutex, resolve
         self.tables: Mapping[str, Any] = store.tables  # (replaced, never changed, by a reload)
         self._tools: dict[str, Seen] = {}
         self._callers: dict[str, tuple[tuple[str, ToolRecord], ...]] = {}
         self.records = _LockedNames(store, mutex)
-        self.callees = Callees(self, self._resolved)
+        self.callees = Callees(self, self._resolved, resolve_pinned=resolve_pinned)
 
     # --- what Callees asks (CompiledTools) ---------------------------------------------------
 
@@ -49,6 +55,18 @@ class Reads:
         if seen[1] is None:
             raise BrokenTool(f"`{name}` does not compile")
         return seen[1]
+
+    # (what a caller's pins read: past versions are never rewritten, so none is remembered)
+    def past_version(self, name: str, version: int) -> ToolRecord | None:
+        with self._mutex:
+            return self._store.past_version(name, version)
+
+    def past_verifies(self, name: str, version: int) -> bool:
+        with self._mutex:
+            return self._store.past_verifies(name, version)
+
+    def audit(self, tool: str | None = None, *, after: int = 0) -> list[AuditEntry]:
+        return self._store.audit(tool, after=after)
 
     def _resolved(self, name: str) -> Tool:
         """The callee an example's `call` step runs (as `Registry.run` finds it), remembered."""
@@ -127,6 +145,10 @@ class _LockedNames:
     def keys(self) -> set[str]:
         with self._mutex:
             return set(self._store.records)
+
+    def get(self, name: str) -> ToolRecord | None:
+        with self._mutex:
+            return self._store.records.get(name)
 
 
 def attempts(seconds: float) -> Iterator[None]:

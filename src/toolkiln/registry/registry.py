@@ -50,6 +50,7 @@ from toolkiln.registry.models import ACTORS, STATUSES, AuditEntry, Problem, Tool
 from toolkiln.registry.names import check_name
 from toolkiln.registry.outcome import Outcome
 from toolkiln.registry.pending_calls import PendingCalls
+from toolkiln.registry.pins import untrusted_pins
 from toolkiln.registry.policy import DEFAULT_POLICY, Policy
 from toolkiln.registry.postgres.urls import is_database_url
 from toolkiln.registry.principals import Principal, principal_of
@@ -135,7 +136,14 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
         self._flush_seconds = usage_flush_seconds
         self._flush_at = time.monotonic() + usage_flush_seconds  # when `run` next flushes the counts
         resolve = weakref.WeakMethod(self._callee_tool)
-        self._store.open(Callees(self._store, lambda name: resolve()(name)))  # type: ignore[misc]
+        resolve_pinned = weakref.WeakMethod(self._pinned_callee_tool)
+        self._store.open(
+            Callees(
+                self._store,
+                lambda name: resolve()(name),  # type: ignore[misc]
+                resolve_pinned=lambda name, version, tool: resolve_pinned()(name, version, tool),  # type: ignore[misc]
+            )
+        )
 
     def __repr__(self) -> str:
         return f"<Registry {self._store.location} ({len(self._store.records)} tools)>"
@@ -411,6 +419,8 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
             kind = kind_of(record.kind)
             if kind.signed:  # its status (and what it reaches) is believed only when signed here
                 self._store.vouch(record, "run")
+            elif record.pins and not self._store.vouch(record, "run"):
+                raise untrusted_pins(record, self._store.location)
             if record.status != "active":
                 raise ToolNotActive(
                     f"`{name}` is {record.status.replace('_', ' ')}; only active tools run",
@@ -444,6 +454,16 @@ class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
             kind = self._loaded(name).kind
             raise RunError(codes.UNKNOWN_TOOL.code, f"`{name}` is a {kind} tool; compute tools cannot call it")
         return tool
+
+    def _pinned_callee_tool(self, name: str, version: int, tool: Tool) -> Tool:
+        """The past version `version` of `name` a pinned caller runs (`tool`, compiled with the
+        caller): refused while the tool is disabled, with the registry's tables it reads."""
+        record = self._store.records.get(name)
+        if record is not None and record.status == "disabled":
+            raise RunError(codes.TOOL_NOT_ACTIVE.code, f"`{name}` is disabled; only active tools run")
+        self._refuse_held_callee(name)
+        with self._mutex:
+            return self._with_tables(f"{name}@{version}", tool)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from toolkiln.registry.definitions import Compiled
 from toolkiln.registry.models import Action, Actor, AuditEntry, Deployment, Status, ToolRecord
+from toolkiln.registry.pins import kept_pins
 from toolkiln.registry.policy import Policy
 from toolkiln.registry.principals import Principal
 
@@ -42,6 +43,7 @@ def next_version(policy: Policy, old: ToolRecord, compiled: Compiled, actor: Act
             "updated_at": now,
             "version": old.version + 1,
             "definition": compiled.definition,
+            "pins": kept_pins(old, compiled.definition),  # (moved only by a person: pins.py)
         }
     )
 

@@ -35,6 +35,7 @@ from toolkiln.diagnostics.codes.secrets import *  # noqa: F403 - every code, in 
 from toolkiln.diagnostics.codes.tenants import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.integrations import *  # noqa: F403 - every code, in one namespace
 from toolkiln.diagnostics.codes.editors import *  # noqa: F403 - every code, in one namespace
+from toolkiln.diagnostics.codes.pins import *  # noqa: F403 - every code, in one namespace
 # isort: on
 
 __all__ = ["CODES", "Code", "Severity", "lookup_code"]
