@@ -1,6 +1,9 @@
 """`toolkiln lsp` in a real session: the server as a subprocess, a client speaking JSON-RPC over
 its standard input and output (lsp_client.py). Each feature is compared with what the command
-line gives for the same text: `toolkiln check --format json` and `toolkiln fmt`."""
+line gives for the same text: `toolkiln check --format json` and `toolkiln fmt`. Under a burst of
+changes (an editor sends one per keystroke) every change is applied in order, the newest text's
+diagnostics are published with its version, never an older result after a newer one, and a
+burst that arrives at once is checked once."""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from pathlib import Path
 
 import pytest
 from lsp_client import SRC, LspClient
+
+from toolkiln.documents import check_text
 
 GREET = """tool greet(name: string, n: number)
 description "Greets"
@@ -197,3 +202,51 @@ def test_json_and_workflow_documents_get_the_diagnostics_of_check(client: LspCli
         checked = json.loads(toolkiln("check", "--format", "json", name, cwd=tmp_path).stdout)
         assert [d["code"] for d in published] == [d["code"] for d in checked] and checked, name
         assert [d["range"]["start"]["line"] for d in published] == [d["line"] - 1 for d in checked], name
+
+
+BURST_TEXT = 'tool t(n: number)\ndescription "T"\n{\n  return n + x\n}\n'
+TYPED = "0123456789"  # typed after `x`, one character a change: versions 2 to 11
+
+
+def frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def typing(uri: str) -> bytes:
+    """One didChange a character, each an insertion after the one before (all in one write)."""
+    column = BURST_TEXT.splitlines()[3].index("x") + 1
+    changes = []
+    for offset, char in enumerate(TYPED):
+        at = {"line": 3, "character": column + offset}
+        params = {
+            "textDocument": {"uri": uri, "version": offset + 2},
+            "contentChanges": [{"range": {"start": at, "end": at}, "text": char}],
+        }
+        changes.append(frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": params}))
+    return b"".join(changes)
+
+
+def test_a_burst_of_changes_publishes_the_newest_text_once_and_never_an_older_one(
+    client: LspClient, tmp_path: Path
+) -> None:
+    path = tmp_path / "burst.tk"
+    uri = path.as_uri()
+    assert [d["code"] for d in client.open(path, BURST_TEXT)] == ["E0201"]
+    client.send_raw(typing(uri))
+    newest = client.diagnostics(uri, len(TYPED) + 1)
+    client.result("shutdown", None)  # answered after everything sent before it: nothing is in flight
+    earlier = [
+        m["params"]["version"]
+        for m in client.pending
+        if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+    ]
+    versions = [*earlier, len(TYPED) + 1]
+    assert versions == sorted(set(versions)), versions  # never an older result after a newer one
+    assert len(versions) < len(TYPED), versions  # the burst was checked fewer times than it has changes
+    typed = BURST_TEXT.replace("+ x", "+ x" + TYPED)
+    expected = check_text(typed, str(path))
+    assert [(d["code"], d["message"]) for d in newest] == [
+        (d.code, d.message + (f"\nhint: {d.hint}" if d.hint else "")) for d in expected
+    ]
+    assert "x0123456789" in newest[0]["message"]

@@ -1,18 +1,26 @@
 """The language server: pygls over standard input and output, its handlers thin over the
 modules beside this one. Only documents the client opened are read (never a file a request
-merely names), and each request's failure is answered as a JSON-RPC error without a traceback."""
+merely names), and each request's failure is answered as a JSON-RPC error without a traceback.
+
+A change is checked once every message that has arrived is handled (standard input is read
+ahead: toolkiln.lsp.transport), so a burst of changes is checked once, at its newest text, and
+published with that text's version: a result is never older than one published before it."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import FeatureNotificationError, JsonRpcException, JsonRpcInternalError
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
@@ -26,7 +34,7 @@ from toolkiln.lsp.hover import hover, hover_result
 from toolkiln.lsp.positions import TextLines
 from toolkiln.lsp.program import Understood, understand, word_at
 from toolkiln.lsp.protocol import PARSE_ERROR, AnsweringProtocol
-from toolkiln.lsp.transport import SKIPPED_MESSAGE, BoundedReader, skipped_message
+from toolkiln.lsp.transport import SKIPPED_MESSAGE, ReadAhead, skipped_message
 from toolkiln.version import __version__
 
 Result = TypeVar("Result")
@@ -60,6 +68,22 @@ class ToolkilnServer(LanguageServer):
         self.settings = settings
         self.checked: dict[str, Checked] = {}
         self.understood: dict[str, Understood] = {}  # the last text of each document that parsed
+        self.due: dict[str, None] = {}  # documents changed since their diagnostics were published
+
+    def serve_over(self, reader: ReadAhead, stdout: BinaryIO) -> None:
+        """pygls's start_io, reading through `reader` (which reads ahead) instead of a thread
+        hop per line."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout))
+        loop = run_async(
+            self._stop_event, reader, self.protocol, logging.getLogger("pygls.server"), self.report_server_error
+        )
+        try:
+            asyncio.run(loop)
+        except (BrokenPipeError, KeyboardInterrupt, SystemExit):
+            pass  # the client has gone (or said exit): nothing is left to answer
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]  # (pygls)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """A body that is not JSON (or not UTF-8) is answered as JSON-RPC says, not shown as a
@@ -93,6 +117,20 @@ class ToolkilnServer(LanguageServer):
         settings = self.settings
         return check_text(text, name, strict=settings.strict, n8n_version=settings.n8n_version)
 
+    def publish_soon(self, uri: str) -> None:
+        """Publish the document's diagnostics once the messages that have arrived are handled."""
+        if not self.due:
+            asyncio.get_running_loop().call_soon(self.publish_due)
+        self.due[uri] = None
+
+    def publish_due(self) -> None:
+        due, self.due = self.due, {}
+        for uri in due:
+            try:
+                self.publish(uri)
+            except Exception as error:  # noqa: BLE001 - shown as pygls shows a handler's failure
+                self.report_server_error(error, FeatureNotificationError)
+
     def publish(self, uri: str) -> None:
         document = self.opened(uri)
         if document is None:
@@ -117,6 +155,7 @@ class ToolkilnServer(LanguageServer):
         return fresh or known
 
     def forget(self, uri: str) -> None:
+        self.due.pop(uri, None)
         self.checked.pop(uri, None)
         self.understood.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -151,11 +190,11 @@ def build_server(settings: Settings) -> ToolkilnServer:
 def _document_sync(server: ToolkilnServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ToolkilnServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.publish_soon(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ToolkilnServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.publish_soon(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ToolkilnServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -244,7 +283,7 @@ def _at(ls: ToolkilnServer, uri: str, position: types.Position) -> At | None:
 def serve(settings: Settings, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
     """Serve over standard input and output until the client says exit (or closes them).
     Whatever toolkiln would print goes to standard error: standard output carries the protocol."""
-    reader = BoundedReader(stdin or sys.stdin.buffer)
+    reader = ReadAhead(stdin or sys.stdin.buffer)
     writer = stdout or sys.stdout.buffer
     sys.stdout = sys.stderr
-    build_server(settings).start_io(stdin=reader, stdout=writer)  # type: ignore[arg-type]
+    build_server(settings).serve_over(reader, writer)
