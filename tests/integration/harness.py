@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-from n8n_server import N8nServer
+from n8n_server import OWNER, N8nServer
 
 from toolkiln.n8n.client import N8nClient
 from toolkiln.n8n.errors import N8nBadRequest
@@ -87,6 +87,16 @@ class Deployed:
         )
         assert created.status_code == 200, created.text
         return created.json()["id"]
+
+    def credentials_named(self, name: str) -> set[str]:
+        """The ids of the credentials of that name, through the owner's session: the public
+        API of n8n 1.x cannot list credentials (405), 2.x's can."""
+        with httpx.Client(base_url=self.server.url, timeout=30) as http:
+            login = {"emailOrLdapLoginId": OWNER["email"], "password": OWNER["password"]}
+            assert http.post("/rest/login", json=login).status_code == 200
+            listed = http.get("/rest/credentials")
+        assert listed.status_code == 200, listed.text
+        return {str(c["id"]) for c in listed.json()["data"] if c["name"] == name}
 
 
 def webhook_path(workflow: dict) -> str | None:

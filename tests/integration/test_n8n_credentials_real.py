@@ -1,8 +1,10 @@
 """A workflow tool's secrets become n8n credentials on deploy, against the real n8n (the
-session's server, conftest.py): made from the registry's secret, referred to by id, updated in
-place on a new deploy, deleted with the tool; a user's credential of the same name is never
-touched; a missing secret refuses the deploy before anything is sent; the value is nowhere but
-in n8n's credential (not the workflow JSON, the registry's files, the answer, an error).
+session's server, conftest.py: 2.41.1, or 1.123.50 with TOOLKILN_N8N_VERSION=1.123.50): made
+from the registry's secret, referred to by id, updated on a new deploy (in place on 2.x; 1.x,
+which has no update route, gets a new one and the old one deleted), deleted with the tool; a
+user's credential of the same name is never touched; a missing secret refuses the deploy before
+anything is sent; the value is nowhere but in n8n's credential (not the workflow JSON, the
+registry's files, the answer, an error).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from harness import FakeApi
+from n8n_server import N8N_VERSION
 
 from toolkiln.registry import Registry
 from toolkiln.registry.errors import SecretMissing
@@ -55,8 +58,9 @@ respond reply crm
     }
 
 
-def toolkiln_credentials(n8n) -> list[dict]:
-    return [c for c in n8n.client.list_credentials() if c["name"] == "toolkiln crm_note: crm"]
+def toolkiln_credentials(n8n) -> set[str]:
+    """The ids of the credentials named as toolkiln names the tool's (n8n 1.x and 2.x)."""
+    return n8n.credentials_named("toolkiln crm_note: crm")
 
 
 def everything_in(folder: Path) -> bytes:
@@ -71,14 +75,14 @@ def test_a_secret_becomes_an_n8n_credential_that_the_http_step_sends(n8n, api, t
         with pytest.raises(SecretMissing) as refused:  # nothing is sent: no credential, no workflow
             reg.approve("crm_note")
         assert refused.value.code == "R0742" and "CRM_API_KEY" in refused.value.message
-        assert [c["id"] for c in toolkiln_credentials(n8n)] == [users]
+        assert toolkiln_credentials(n8n) == {users}
         assert not [w for w in n8n.client.list_workflows() if w["name"] == f"crm_note_{tag}"]
 
         reg.secret_store().set("CRM_API_KEY", FIRST)
         record = reg.approve("crm_note")
         n8n.created.append(record.deployment.workflow_id)
         ours = record.deployment.credentials["crm"]
-        assert ours != users and {c["id"] for c in toolkiln_credentials(n8n)} == {users, ours}
+        assert ours != users and toolkiln_credentials(n8n) == {users, ours}
         stored = n8n.client.get_workflow(record.deployment.workflow_id)
         http_node = next(node for node in stored["nodes"] if node["name"] == "crm")
         assert http_node["credentials"] == {"httpHeaderAuth": {"id": ours, "name": "toolkiln crm_note: crm"}}
@@ -89,16 +93,17 @@ def test_a_secret_becomes_an_n8n_credential_that_the_http_step_sends(n8n, api, t
         assert answer == {"token": "[redacted:CRM_API_KEY]", "path": "/notes"}  # the echo did not
 
         reg.secret_store().set("CRM_API_KEY", SECOND)
-        again = reg.deploy("crm_note")  # updated in place, not a second credential
-        assert again.deployment.credentials == {"crm": ours}
-        assert {c["id"] for c in toolkiln_credentials(n8n)} == {users, ours}
+        again = reg.deploy("crm_note")  # one credential of ours, never a second
+        ours_now = again.deployment.credentials["crm"]
+        assert (ours_now == ours) is not N8N_VERSION.startswith("1.")  # 1.x cannot update one: replaced
+        assert toolkiln_credentials(n8n) == {users, ours_now}
         reg.run("crm_note", {"text": "again"})
         assert api.received[-1]["token"] == SECOND
 
         folder = everything_in(tmp_path / "reg")
         assert FIRST.encode() not in folder and SECOND.encode() not in folder
         reg.delete("crm_note")
-        assert [c["id"] for c in toolkiln_credentials(n8n)] == [users]  # the user's is left alone
+        assert toolkiln_credentials(n8n) == {users}  # the user's is left alone
     n8n.client.delete_credential(users)
     shown = capsys.readouterr()
     assert FIRST not in shown.out + shown.err and SECOND not in shown.out + shown.err

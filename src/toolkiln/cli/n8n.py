@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source
+from toolkiln.cli.n8n_credentials import add_credentials_options, deploy_with_credentials, wanted_credentials
 
 if TYPE_CHECKING:
     from toolkiln.diagnostics.model import Diagnostic
@@ -43,6 +44,7 @@ def add_n8n_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     deploy.add_argument("file", type=Path, help="workflow DSL (.wf) or n8n workflow JSON (.json)")
     deploy.add_argument("--activate", action="store_true", help="activate it (registers its webhooks)")
     deploy.add_argument("--json", action="store_true", help="print the result (or the diagnostics) as JSON")
+    add_credentials_options(deploy)
 
     run = action("run", cmd_run, "post data to a deployed workflow's webhook and print the answer")
     run.add_argument("name", help="the workflow's name")
@@ -53,10 +55,12 @@ def add_n8n_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """n8n's errors for people: a bad configuration is a usage error (2), anything else 1."""
+    """n8n's errors for people: a bad configuration is a usage error (2), anything else 1; the
+    registry's (a secret not set for a credential: R0742) with their code, 1."""
 
     def run(args: argparse.Namespace) -> int:
         from toolkiln.n8n.errors import N8nConfigError, N8nError
+        from toolkiln.registry.errors import RegistryError
 
         try:
             return handler(args)
@@ -64,6 +68,10 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
             raise UsageError(str(error)) from None
         except N8nError as error:
             print(f"toolkiln: {error}", file=sys.stderr)
+            return EXIT_FAILED
+        except RegistryError as error:
+            hint = f"\n  = hint: {error.hint}" if error.hint else ""
+            print(f"error[{error.code}]: {error.message}{hint}", file=sys.stderr)
             return EXIT_FAILED
 
     return run
@@ -108,24 +116,26 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     from toolkiln.diagnostics.render import render_json, render_text
 
     workflow, diagnostics = load_workflow(args.file)
-    if workflow is None:
+    wanted, problems = wanted_credentials(args, workflow) if workflow is not None else (None, [])
+    if workflow is None or wanted is None:
         if args.json:
-            print(render_json(diagnostics))
+            print(render_json(diagnostics + problems))
         else:
-            print("\n\n".join(render_text(d) for d in diagnostics), file=sys.stderr)
+            print("\n\n".join(render_text(d) for d in diagnostics + problems), file=sys.stderr)
         return EXIT_FAILED
-    from toolkiln.n8n.deploy import deploy
-
     with _client(args) as client:
-        deployed = deploy(client, workflow, activate=args.activate)
+        deployed, made = deploy_with_credentials(client, workflow, wanted, activate=args.activate)
         urls = [client.webhook_url(hook.path) for hook in deployed.webhooks]
     if args.json:
-        print(json.dumps(_deployed_json(deployed, urls), indent=2, ensure_ascii=False))
+        shown = {**_deployed_json(deployed, urls), **({"credentials": made} if wanted else {})}
+        print(json.dumps(shown, indent=2, ensure_ascii=False))
         return EXIT_OK
     state = "active" if deployed.active else "inactive"
     print(f"{'created' if deployed.created else 'updated'} {deployed.name!r}: id {deployed.id} ({state})")
     for hook, url in zip(deployed.webhooks, urls, strict=True):
         print(f"  {hook.method} {url}")
+    for want in wanted:
+        print(f"  credential {want.key!r}: id {made[want.key]} ({want.name})")
     if deployed.active and not deployed.created:  # docs/decisions.md: deploy does not wait for it
         print(f"note: {REPUBLISH_NOTE}", file=sys.stderr)
     return EXIT_OK

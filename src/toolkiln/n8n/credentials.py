@@ -5,6 +5,12 @@ never one it did not make (another credential of the same name is left alone).
     made["crm"]                                   # its id: keep it, and pass it as `owned` next time
     delete_credentials(client, made.values())
 
+    deployed, made = deploy_bound(client, workflow, wanted, owned, save)   # both at once
+
+`deploy_bound` is the one deploy with credentials: a registry's workflow tool (the ids kept in
+its signed record) and `toolkiln n8n deploy FILE --credentials` (the ids its workflow of that
+name refers to) both go through it.
+
 n8n 2.x updates a credential in place (PATCH); n8n 1.x has no such route, so there the new
 credential is made and the old one deleted. The data (secret values) goes into the request's
 body and nowhere else: an error's message has every value replaced (`[redacted]`).
@@ -12,13 +18,14 @@ body and nowhere else: an error's message has every value replaced (`[redacted]`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolkiln.n8n.client import N8nClient
-from toolkiln.n8n.errors import N8nError, N8nHTTPError, N8nNotFound
+from toolkiln.n8n.deploy import Deployed, deploy, find_workflow
+from toolkiln.n8n.errors import N8nError, N8nHTTPError, N8nNotFound, UnknownWorkflow
 
 _NO_UPDATE_ROUTE = (404, 405)  # n8n 1.x's answer to PATCH /credentials/{id}; 2.x: the id is gone
 
@@ -99,3 +106,77 @@ def _without(text: Any, values: Sequence[str]) -> Any:
         if value:
             text = text.replace(value, "[redacted]")
     return text
+
+
+def deploy_bound(
+    client: N8nClient,
+    workflow: Mapping[str, Any],
+    wanted: Sequence[Wanted],
+    owned: Mapping[str, str],
+    save: Callable[[dict[str, Any]], Deployed],
+) -> tuple[Deployed, dict[str, str]]:
+    """Make or update the wanted credentials (`put_credentials`), then `save` the workflow with
+    each step that names one (by type and key) referring to it by id. When saving fails, the
+    credentials this call made are deleted again. The deployed workflow and key -> id."""
+    made = put_credentials(client, wanted, owned)
+    refs = {(want.type, want.key): (made[want.key], want.name) for want in wanted}
+    try:
+        deployed = save(bound(workflow, refs))
+    except N8nError:
+        delete_credentials(client, set(made.values()) - set(owned.values()), quietly=True)
+        raise
+    return deployed, made
+
+
+def bound(n8n: Mapping[str, Any], ids: Mapping[tuple[str, str], tuple[str, str]]) -> dict[str, Any]:
+    """The workflow with each node's credential (type, key) found in `ids` referring to the
+    credential toolkiln made, by its (id, name); every other credential left as it is."""
+    nodes = []
+    for node in n8n.get("nodes") or ():
+        refs = node.get("credentials")
+        if isinstance(refs, Mapping):
+            refs = {
+                type_: _ref(ids.get((type_, str(ref.get("name")))), ref) if isinstance(ref, Mapping) else ref
+                for type_, ref in refs.items()
+            }
+            node = {**node, "credentials": refs}
+        nodes.append(node)
+    return {**n8n, "nodes": nodes}
+
+
+def _ref(made: tuple[str, str] | None, ref: Mapping[str, Any]) -> Mapping[str, Any]:
+    return ref if made is None else {"id": made[0], "name": made[1]}
+
+
+def deploy_named(
+    client: N8nClient, workflow: Mapping[str, Any], wanted: Sequence[Wanted], prefix: str, *, activate: bool
+) -> tuple[Deployed, dict[str, str]]:
+    """`deploy` by name with credentials (`deploy_bound`). The credentials toolkiln made for
+    the workflow of that name are the ones it refers to by a name starting with `prefix`: each
+    still wanted (same key and type) is updated in place; the others are deleted once the new
+    workflow is saved, unless it still refers to them. No other credential is touched."""
+    try:
+        existing = find_workflow(client, str(workflow.get("name")))
+    except UnknownWorkflow:
+        existing = {}
+    earlier = {
+        name[len(prefix) :]: (type_, cid) for type_, name, cid in refs_by_id(existing) if name.startswith(prefix)
+    }
+    types = {want.key: want.type for want in wanted}
+    owned = {key: cid for key, (type_, cid) in earlier.items() if types.get(key) == type_}
+    deployed, made = deploy_bound(
+        client, workflow, wanted, owned, lambda ready: deploy(client, ready, activate=activate)
+    )
+    kept = {cid for _, _, cid in refs_by_id(workflow)} | set(made.values())
+    delete_credentials(client, {cid for _, cid in earlier.values()} - kept, quietly=True)
+    return deployed, made
+
+
+def refs_by_id(workflow: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+    """(type, name, id) of each credential a node of `workflow` refers to by an id."""
+    for node in workflow.get("nodes") or ():
+        refs = node.get("credentials") if isinstance(node, Mapping) else None
+        for type_, ref in (refs if isinstance(refs, Mapping) else {}).items():
+            name, cid = (ref.get("name"), ref.get("id")) if isinstance(ref, Mapping) else (None, None)
+            if isinstance(cid, str | int) and not isinstance(cid, bool) and str(cid):
+                yield str(type_), str(name), str(cid)

@@ -16,7 +16,7 @@ httpx is imported only when a workflow tool is deployed or run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from toolkiln.registry.errors import (
 )
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.kinds.workflow import WorkflowCompiled, WorkflowTarget
-from toolkiln.registry.kinds.workflow_credentials import bound
+from toolkiln.registry.kinds.workflow_credentials import CredentialUse
 from toolkiln.registry.models import Deployment, ToolRecord
 
 if TYPE_CHECKING:
@@ -76,24 +76,21 @@ class WorkflowTools:
         that server); then activate it. A workflow it did not create is never touched. Its
         credentials are made (or updated) from the registry's secrets first; a secret that is
         not set refuses the deploy (R0742) before anything is sent."""
-        from toolkiln.n8n.credentials import delete_credentials, put_credentials
+        from toolkiln.n8n.credentials import deploy_bound
         from toolkiln.n8n.deploy import deploy_owned
-        from toolkiln.n8n.errors import N8nError
 
         target = _target(compiled)
-        wanted = self._wanted(record.name, target)
+        wanted = credentials_wanted(f"`{record.name}`", record.name, target.credentials, self._secret)
         with self._connection(target.url, WorkflowDeployFailed) as client:
             known = record.deployment if record.deployment and record.deployment.url == client.base_url else None
-            owned = known.credentials if known else {}
-            made = put_credentials(client, wanted, owned)
-            refs = {(want.type, want.key): (made[want.key], want.name) for want in wanted}
-            try:
-                deployed = deploy_owned(
-                    client, bound(target.n8n, refs), owned_id=known.workflow_id if known else None, activate=True
-                )
-            except N8nError:
-                delete_credentials(client, set(made.values()) - set(owned.values()), quietly=True)
-                raise
+            owned_id = known.workflow_id if known else None
+            deployed, made = deploy_bound(
+                client,
+                target.n8n,
+                wanted,
+                known.credentials if known else {},
+                lambda workflow: deploy_owned(client, workflow, owned_id=owned_id, activate=True),
+            )
             return Deployment(
                 url=client.base_url,
                 workflow_id=deployed.id,
@@ -102,21 +99,6 @@ class WorkflowTools:
                 version=record.version,
                 credentials=made,
             )
-
-    def _wanted(self, tool: str, target: WorkflowTarget) -> list[Wanted]:
-        """The credentials of `target` with their secrets' values; SecretMissing when one is not set."""
-        from toolkiln.n8n.credentials import Wanted
-
-        values: dict[str, str] = {}
-        for name in target.secrets:
-            value = self._secret(name)
-            if value is None:
-                raise SecretMissing(
-                    f"`{tool}` needs the secret {name} for its n8n credentials, which is not set; nothing was sent",
-                    hint=f"a person sets it (toolkiln secrets set {name}), then approves or deploys the tool again",
-                )
-            values[name] = value
-        return [Wanted(use.key, use.type, use.n8n_name(tool), use.data(values)) for use in target.credentials]
 
     def take_down(self, deployment: Deployment, *, delete: bool) -> None:
         """Deactivate (or delete, with the credentials it made) a deployed workflow; one already
@@ -168,6 +150,25 @@ class WorkflowTools:
             hook = Webhook(deployment.method, deployment.path)
             reply = run_webhook(client, hook, deployment.workflow_id, data)
         return reply.data if reply.data is not None else reply.text
+
+
+def credentials_wanted(
+    owner: str, label: str, uses: Sequence[CredentialUse], secret: Callable[[str], str | None]
+) -> list[Wanted]:
+    """The credentials `uses` with their secrets' values (named in n8n after `label`: a tool's
+    name); SecretMissing, naming `owner`, when one is not set: then nothing has been sent."""
+    from toolkiln.n8n.credentials import Wanted
+
+    values: dict[str, str] = {}
+    for name in dict.fromkeys(s for use in uses for s in use.secrets.values()):
+        value = secret(name)
+        if value is None:
+            raise SecretMissing(
+                f"{owner} needs the secret {name} for its n8n credentials, which is not set; nothing was sent",
+                hint=f"a person sets it (toolkiln secrets set {name}), then deploys (or approves) again",
+            )
+        values[name] = value
+    return [Wanted(use.key, use.type, use.n8n_name(label), use.data(values)) for use in uses]
 
 
 def _only_at(client: N8nClient, url: str | None) -> N8nClient:

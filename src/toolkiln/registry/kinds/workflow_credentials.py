@@ -41,13 +41,19 @@ class CredentialUse:
     texts: Mapping[str, str]
     secrets: Mapping[str, str]
 
-    def n8n_name(self, tool: str) -> str:
-        """The credential's name in n8n: toolkiln's prefix, the tool and the key."""
-        return f"{NAME_PREFIX} {tool}: {self.key}"
+    def n8n_name(self, label: str) -> str:
+        """The credential's name in n8n: toolkiln's prefix, the tool (`label`) and the key."""
+        return names_prefix(label) + self.key
 
     def data(self, values: Mapping[str, str]) -> dict[str, str]:
         """The credential's data, with the secrets' `values` (by secret name) filled in."""
         return {**self.texts, **{field: values[secret] for field, secret in self.secrets.items()}}
+
+
+def names_prefix(label: str) -> str:
+    """How the names of the credentials made for `label` (a tool's name; `workflow NAME` for a
+    workflow deployed from a file) begin in n8n."""
+    return f"{NAME_PREFIX} {label}: "
 
 
 def credential_uses(
@@ -161,26 +167,6 @@ def _named_by_steps(n8n: Mapping[str, Any]) -> set[tuple[str, str]]:
             if isinstance(ref, Mapping) and isinstance(ref.get("name"), str):
                 named.add((type_, ref["name"]))
     return named
-
-
-def bound(n8n: Mapping[str, Any], ids: Mapping[tuple[str, str], tuple[str, str]]) -> dict[str, Any]:
-    """The workflow with each node's credential (type, key) found in `ids` referring to the
-    credential toolkiln made, by its (id, name); every other credential left as it is."""
-    nodes = []
-    for node in n8n.get("nodes") or ():
-        refs = node.get("credentials")
-        if isinstance(refs, Mapping):
-            refs = {
-                type_: _ref(ids.get((type_, str(ref.get("name")))), ref) if isinstance(ref, Mapping) else ref
-                for type_, ref in refs.items()
-            }
-            node = {**node, "credentials": refs}
-        nodes.append(node)
-    return {**n8n, "nodes": nodes}
-
-
-def _ref(made: tuple[str, str] | None, ref: Mapping[str, Any]) -> Mapping[str, Any]:
-    return ref if made is None else {"id": made[0], "name": made[1]}
 
 
 def _problem(message: str, path: str = "credentials", hint: str | None = None) -> Diagnostic:
