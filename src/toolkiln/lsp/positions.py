@@ -37,11 +37,25 @@ class TextLines:
         self.starts = [0, *(match.end() for match in _LINE_END.finditer(text))]
         self.units = _UNITS.get(encoding, _utf16_units)
         self._spans: LineIndex | None = None  # toolkiln's lines (\n only), made on first use
+        # Lines where a character is one code unit in every encoding: a column there is the
+        # offset from the line's start, with no slice of the line (a whole ASCII text: all).
+        self._plain: dict[int, bool] | None = None if text.isascii() else {}
 
     def position(self, offset: int) -> types.Position:
         offset = max(0, min(offset, len(self.text)))
         line = bisect_right(self.starts, offset) - 1
-        return types.Position(line=line, character=self.units(self.text[self.starts[line] : offset]))
+        start = self.starts[line]
+        if self._plain is None or self._plain_line(line):
+            return types.Position(line=line, character=offset - start)
+        return types.Position(line=line, character=self.units(self.text[start:offset]))
+
+    def _plain_line(self, line: int) -> bool:
+        assert self._plain is not None
+        plain = self._plain.get(line)
+        if plain is None:
+            end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+            plain = self._plain[line] = self.text[self.starts[line] : end].isascii()
+        return plain
 
     def offset(self, position: types.Position) -> int:
         """The offset of a client's position; past a line's end is its end, past the last

@@ -37,3 +37,13 @@ def test_a_diagnostics_span_maps_to_the_range_of_its_text() -> None:
     start = lines.offset(found.start)
     assert text[start : lines.offset(found.end)] == "&&"
     assert lines.span_range(None) == types.Range(start=position(0, 0), end=position(0, 0))
+
+
+def test_columns_count_units_on_the_line_beyond_ascii_and_characters_on_the_others() -> None:
+    text = 'b = 1\na = "😀x"\nc = 2'
+    lines = TextLines(text)
+    x = text.index("x")
+    for _ in range(2):  # (what a line is, ASCII or not, is found once and kept)
+        assert lines.position(text.index("1")) == position(0, 4)
+        assert lines.position(x) == position(1, x - 6 + 1)  # the emoji is one character, two units
+        assert lines.position(text.index("2")) == position(2, 4)
