@@ -47,7 +47,9 @@ class LoadedTables:
             folder_problem = None
         except StoreError as error:
             found, folder_problem = {}, error
-        if found == self._sigs and self._sigs and not refused:
+        # (an empty tables/ is unchanged too: reloading it replaced the tables every periodic
+        # scan, which made every check that spanned one start again)
+        if self.generation and found == self._sigs and not refused and folder_problem is None:
             return False
         self._sigs = found
         self.problems.drop_under(self.folder.relative(folder))

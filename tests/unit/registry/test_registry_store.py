@@ -190,6 +190,22 @@ def test_the_check_cache_spares_rechecking_and_can_be_turned_off(tmp_path, make_
     assert calls == [1, 1]
 
 
+def test_a_periodic_scan_keeps_unchanged_tables_even_when_there_are_none(tmp_path, make_def):
+    """A check compares the tables it read with the store's when it saves: a scan that replaced
+    them unchanged made a create start again (or fail past the lock timeout), and dropped every
+    tool's prepared runnable."""
+    for with_table in (False, True):
+        reg = Registry(tmp_path / f"r{with_table}")
+        if with_table:
+            put_table(reg, "rates.json", '{"a": 1}')
+        reg.create(make_def())
+        mirror = reg._store.mirror
+        mirror.rescan_seconds = 0  # every refresh is a periodic scan
+        tables, generation = reg._store.tables, mirror.generation
+        reg._store.refresh()
+        assert reg._store.tables is tables and mirror.generation == generation
+
+
 def test_tables_folder_feeds_lookups(reg):
     put_table(reg, "rates.csv", "zone,rate\nnorth,4.5\nsouth,7\n")
     put_table(reg, "extra.json", '{"fees": {"north": 0.5}}')

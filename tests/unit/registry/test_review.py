@@ -138,8 +138,13 @@ def test_a_review_with_a_budget_ends_within_it(tmp_path):
     started = time.monotonic()
     with pytest.raises(CheckTooSlow) as raised:
         review(reg, "spin", seconds=0.1)
-    assert raised.value.code == "R0305" and time.monotonic() - started < 0.1 + 1.0
+    budgeted = time.monotonic() - started
+    started = time.monotonic()
     assert review(reg, "spin").examples == []  # without a budget: every example runs, and passes
+    whole = time.monotonic() - started
+    # Wall clock on a shared machine: against the same review without a budget, run right after
+    # (four examples of about 0.15 s), not against a fixed bound that load can exceed.
+    assert raised.value.code == "R0305" and budgeted < whole / 2
 
 
 def test_a_models_workflow_shows_n8n(tmp_path):
