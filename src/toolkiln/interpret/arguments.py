@@ -266,6 +266,13 @@ def _object(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     return obj
 
 
+def _float_data(limits: Limits) -> Callable[..., Any]:
+    read = value_reader(
+        limits.max_number_digits, limits.max_list_length, limits.max_string_length, _budget(limits), floats=True
+    )
+    return lambda value, left=None: read(value, left)
+
+
 def _anything(type_: Type, name: str, limits: Limits) -> Callable[..., Any]:
     read = _reader(limits)
 
@@ -367,16 +374,20 @@ def compile_binder(
     defaults: dict[str, Any],
     bad_defaults: Mapping[str, RunError] | None = None,
     lazy: Collection[str] = (),
+    floats: bool = False,
 ) -> Callable[[Mapping[str, Any] | None], list[Any]]:
     """A function that checks `args`, converts them and returns a new frame of `frame_size`
     slots that holds them (slot 0 and the variables' slots None); a default in `bad_defaults`
     (one that fails its parameter's check) is refused when it is needed. The lists named in
-    `lazy` are checked whole and converted as their fields are read (see lazy_items.py)."""
+    `lazy` are checked whole and converted as their fields are read (see lazy_items.py).
+    `floats`: every parameter is `any`, its floats kept as floats (float_domain.py)."""
     for param_name, error in (bad_defaults or {}).items():
         defaults = {**defaults, param_name: _BadDefault(error)}
-    plan = tuple(
-        (p.name, slots[p.name], binding(p, limits, p.name in lazy), defaults.get(p.name, _MISSING)) for p in params
-    )
+
+    def convert(p: ParamInfo) -> Converter:
+        return _float_data(limits) if floats else binding(p, limits, p.name in lazy)
+
+    plan = tuple((p.name, slots[p.name], convert(p), defaults.get(p.name, _MISSING)) for p in params)
     bind_each = _binder_of_each(params, plan, defaults)
 
     def bind_slowly(args: Mapping[str, Any] | None) -> list[Any]:

@@ -19,7 +19,7 @@ from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, Type
 from toolkiln.ast.visitor import left_chain, walk
 from toolkiln.errors import RunError
-from toolkiln.interpret import calls, reads
+from toolkiln.interpret import calls, float_domain, reads
 from toolkiln.interpret.faults import arithmetic_fault, type_fault
 from toolkiln.interpret.plan import Compare, Fn, Frame, Shapes, Test
 from toolkiln.interpret.runtime import Runtime, charge
@@ -82,6 +82,7 @@ class ExprCompiler:
         self.charging = False
         # Whether a closure reads the run's clock (today(), now()): the run needs its state too.
         self.reads_clock = False
+        self.floats = False  # whether the program computes in floats (float_domain.py)
 
     def static(self, expr: n.Expr) -> str:
         type_ = self.types.get(id(expr), ANY)
@@ -108,7 +109,7 @@ class ExprCompiler:
             case n.Name(name=name):
                 return operator.itemgetter(self.slot_for(name))
             case n.NumberLit(value=value) | n.StringLit(value=value) | n.BoolLit(value=value):
-                return _constant(value)
+                return _constant(float_domain.literal(value) if self.floats else value)
             case n.NullLit():
                 return lambda f: None
             case n.Unary():
@@ -178,7 +179,7 @@ class ExprCompiler:
             if isinstance(expr, n.Name):
                 return ("slot", self.slot_for(expr.name))
             if isinstance(expr, n.LITERALS):
-                return ("const", getattr(expr, "value", None))
+                return ("const", self.value_of(expr))
         if wanted is None:
             return ("fn", self.closure(expr))
         return ("fn", self.typed(expr, wanted, "arithmetic needs a number"))
@@ -403,7 +404,9 @@ class ExprCompiler:
     # --- calls, fields, indexes -----------------------------------------------------------
 
     def call(self, expr: n.Call) -> Fn:
-        function = BUILTINS[expr.function]
+        function = self.floats and float_domain.FLOAT_BUILTINS.get(expr.function) or BUILTINS[expr.function]
+        if self.floats and expr.function == "js_f64" and (fused := float_domain.fused(expr, self.closure)):
+            return fused
         if expr.function == "sum" and len(expr.args) == 1 and isinstance(expr.args[0], n.Comprehension):
             return self.summed(expr.args[0], function.impl, expr.span)
         args = []
@@ -426,8 +429,12 @@ class ExprCompiler:
             return calls.charged(function, parts, limits, span)
         trailing = expr.args[1:]
         constant = trailing and all(isinstance(arg, n.LITERALS) for arg in trailing)
-        constants = tuple(getattr(arg, "value", None) for arg in trailing) if constant else None
+        constants = tuple(self.value_of(arg) for arg in trailing) if constant else None
         return calls.plain(function, parts, constants, limits, span)
+
+    def value_of(self, literal: n.Expr) -> Any:
+        value = getattr(literal, "value", None)
+        return float_domain.literal(value) if self.floats else value
 
     def summed(self, comprehension: n.Comprehension, impl: Callable[..., Any], span: Span) -> Fn:
         """`sum(x for x in xs)` (see calls.summed)."""

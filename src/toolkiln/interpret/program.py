@@ -16,6 +16,7 @@ from toolkiln.interpret.arguments import ArgumentError, compile_binder, converte
 from toolkiln.interpret.decimal_scope import DecimalScope
 from toolkiln.interpret.expressions import ExprCompiler, comprehension_cost
 from toolkiln.interpret.faults import fault, type_fault, unexpected
+from toolkiln.interpret.float_domain import computes_in_floats, with_decimal_result
 from toolkiln.interpret.lazy_items import lazy_parameters
 from toolkiln.interpret.plan import Fn, Frame, Shapes
 from toolkiln.interpret.runner import RunPlan, in_scope, lower
@@ -78,6 +79,7 @@ class CompiledProgram:
         lazy = lazy_parameters(program, checked.parameters)
         self.shapes = Shapes()
         self.exprs = ExprCompiler(checked.types, limits, slots, comprehension_costs, lazy, self.shapes)
+        self.exprs.floats = floats = computes_in_floats(program, checked.parameters, checked.types)
         self.tables = {t.name: t.type for t in program.tables or ()}
         self.read = value_reader(
             limits.max_number_digits,
@@ -100,9 +102,11 @@ class CompiledProgram:
                     )
         self.single = single_scalar(checked.parameters, limits)
         self.body = self.block(program.steps)
+        if floats:
+            self.body = with_decimal_result(self.body)
         self.frame_size = self.exprs.frame_size
         self.bind = compile_binder(
-            checked.parameters, slots, self.frame_size, limits, self.defaults, bad_defaults, lazy
+            checked.parameters, slots, self.frame_size, limits, self.defaults, bad_defaults, lazy, floats
         )
         self.cost = cost
         self.over_budget = cost > limits.max_operations
@@ -229,7 +233,7 @@ class CompiledProgram:
         exprs = self.exprs
         match step:
             case n.Assign(target=target, value=n.NumberLit() | n.StringLit() | n.BoolLit() as literal):
-                return store_constant(exprs.slots[target], literal.value, self.shapes)
+                return store_constant(exprs.slots[target], exprs.value_of(literal), self.shapes)
             case n.Assign(target=target, value=value):
                 return store(exprs.slots[target], exprs.closure(value), self.shapes)
             case n.Format(target=target, template=template):

@@ -85,7 +85,7 @@ def _js_strict_equals(limits: Limits, a: Any, b: Any) -> bool:
     work=all_sizes,
 )
 def _js_compare(limits: Limits, a: Any, b: Any) -> Decimal:
-    if type(a) is Decimal and type(b) is Decimal:  # the common case: no coercion
+    if type(a) is type(b) and (type(a) is Decimal or type(a) is float):  # the common case: no coercion
         return _ORDER[(a > b) - (a < b)]
     return _ORDER[compare(a, b)]
 
@@ -264,7 +264,7 @@ def _extreme(pick: Callable[..., Decimal], symbol: str) -> Callable[..., Decimal
         if not values:
             raise invalid_arguments(f"{symbol} of nothing")
         for value in values:
-            if type(value) is not Decimal:
+            if type(value) is not Decimal and type(value) is not float:  # (float: the float mode)
                 raise invalid_arguments(f"{symbol} takes numbers only, not {type_name(value)}")
         return pick(values)
 

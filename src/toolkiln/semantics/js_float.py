@@ -10,6 +10,7 @@ converted to a decimal and back is the same float, so the answer is the same).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -23,7 +24,7 @@ PUSH = "."  # the code's step that takes the next operand; "+2" applies + to the
 
 
 @lru_cache(maxsize=1024)
-def _steps(code: str) -> tuple[tuple[str, int], ...]:
+def steps(code: str) -> tuple[tuple[str, int], ...]:
     steps = []
     for word in code.split():
         if word == PUSH:
@@ -46,24 +47,63 @@ def _steps(code: str) -> tuple[tuple[str, int], ...]:
     work=first_size,
 )
 def _js_f64(limits: Any, operands: list[Any], code: str) -> Decimal:
+    return float_result(computed(operands, code))
+
+
+def computed(operands: list[Any], code: str) -> float:
+    """js_f64's value as a float (finite: each step stops on a result that is not)."""
     stack: list[float] = []
     taken = 0
-    for symbol, count in _steps(code):
+    for symbol, count in steps(code):
         if symbol == PUSH:
             if taken >= len(operands):
                 raise invalid_arguments("js_f64's code takes more operands than it is given")
-            value = operands[taken]
-            stack.append(float(value) if type(value) is Decimal else float(to_number(value)))
+            stack.append(as_float(operands[taken]))
             taken += 1
             continue
         if count > len(stack):
             raise invalid_arguments(f"js_f64's code applies {symbol} to more values than it has")
         values = stack[len(stack) - count :]
         del stack[len(stack) - count :]
-        result = FLOAT_OPERATORS[symbol](values)
-        if not math.isfinite(result):
-            raise nan(f"the result is {result} (JsonLogic engines stop with NaN)")
-        stack.append(result)
+        stack.append(finite(FLOAT_OPERATORS[symbol](values)))
     if len(stack) != 1 or taken != len(operands):
         raise invalid_arguments("js_f64's code does not compute one value from its operands")
-    return float_result(stack[0])
+    return stack[0]
+
+
+def as_float(value: Any) -> float:
+    """JavaScript's Number(value) as a float (a float, in the float mode, as it is)."""
+    kind = type(value)
+    if kind is float:
+        return value  # type: ignore[no-any-return]
+    return float(value) if kind is Decimal else float(to_number(value))
+
+
+def finite(result: float) -> float:
+    if not math.isfinite(result):
+        raise nan(f"the result is {result} (JsonLogic engines stop with NaN)")
+    return result
+
+
+# --- the float mode end to end (interpret/float_domain.py) --------------------------------
+# The same builtins giving floats, which the next operator takes as they are, where the
+# builtins above give decimals (for a program that computes in decimals around them).
+
+
+def _arithmetic_in_floats(floats: Callable[[list[float]], float]) -> Callable[..., float]:
+    def impl(limits: Any, operands: Any) -> float:
+        values = operands if type(operands) is list else [operands]
+        return finite(floats([as_float(value) for value in values]))
+
+    return impl
+
+
+def _js_f64_in_floats(limits: Any, operands: list[Any], code: str) -> float:
+    return computed(operands, code)
+
+
+_NAMES = {"+": "js_add_f64", "*": "js_mul_f64", "-": "js_sub_f64", "/": "js_div_f64", "%": "js_mod_f64"}
+IN_FLOATS: dict[str, Callable[..., float]] = {
+    "js_f64": _js_f64_in_floats,
+    **{_NAMES[symbol]: _arithmetic_in_floats(floats) for symbol, floats in FLOAT_OPERATORS.items()},
+}

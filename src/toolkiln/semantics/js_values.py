@@ -15,7 +15,7 @@ from typing import Any
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
-from toolkiln.semantics.numbers import render_number
+from toolkiln.semantics.numbers import from_float_fast, render_number
 from toolkiln.semantics.values import too_long, type_name
 
 # JavaScript's StringNumericLiteral, decimal form (Number(" 1e2 ") = 100, Number(".5") = 0.5).
@@ -28,6 +28,9 @@ _JS_SPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 MAX_NUMERAL_DIGITS = 400
+# A number is a Decimal, or a float in a program that computes in floats (the float mode,
+# interpret/float_domain.py); a float met by a Decimal compares as JavaScript compares: in floats.
+NUMBER_TYPES = (Decimal, float)
 
 
 def nan(message: str) -> RunError:
@@ -47,15 +50,18 @@ def truthy(value: Any) -> bool:
         return bool(value)
     if kind is Decimal:
         return not value.is_zero()
+    if kind is float:
+        return bool(value != 0.0)
     if kind is str or kind is list or kind is dict:
         return len(value) > 0  # JsonLogic engines take an empty object as false too
     return True
 
 
 def to_number(value: Any) -> Decimal:
-    """JavaScript's Number(value) where it is a finite number; E1003 where it is NaN."""
+    """JavaScript's Number(value) where it is a finite number; E1003 where it is NaN. (A
+    float, in the float mode, is a number as it is.)"""
     kind = type(value)
-    if kind is Decimal:
+    if kind is Decimal or kind is float:
         return value  # type: ignore[no-any-return]
     if value is None:
         return Decimal(0)
@@ -127,6 +133,8 @@ def scalar_text(value: Any) -> str:
         return "true" if value else "false"
     if kind is Decimal:
         return render_number(value)
+    if kind is float:  # as the exact mode renders its decimal (called inside a run)
+        return render_number(from_float_fast(value))
     if kind is dict:
         return "[object Object]"
     return str(value)
@@ -144,15 +152,17 @@ def loose_equals(a: Any, b: Any) -> bool:
     _comparable(b, "== ")
     if a is None or b is None:
         other = b if a is None else a
-        return other is None or (type(other) is Decimal and other.is_zero())
+        return other is None or (type(other) in NUMBER_TYPES and not other)
     if type(a) is type(b):
         return bool(a == b)
-    return to_number(a) == to_number(b)
+    return _order(to_number(a), to_number(b)) == 0
 
 
 def strict_equals(a: Any, b: Any) -> bool:
     """JsonLogic's `===`: the same type and value (two lists or objects are never the same)."""
-    if type(a) is not type(b) or type(a) is list or type(a) is dict:
+    if type(a) is not type(b):
+        return type(a) in NUMBER_TYPES and type(b) in NUMBER_TYPES and _order(a, b) == 0
+    if type(a) is list or type(a) is dict:
         return False
     return bool(a == b)
 
@@ -172,5 +182,11 @@ def compare(a: Any, b: Any) -> int:
         text = str(b if a is None else a)
         if not _is_numeral(text):
             return UNORDERED  # null and a word: JavaScript's comparison is false either way
-    x, y = to_number(a), to_number(b)
+    return _order(to_number(a), to_number(b))
+
+
+def _order(x: Decimal | float, y: Decimal | float) -> int:
+    """-1, 0 or 1 for two numbers: in floats when one is a float, as JavaScript compares."""
+    if type(x) is not type(y):
+        x, y = float(x), float(y)
     return (x > y) - (x < y)

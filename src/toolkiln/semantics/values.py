@@ -95,19 +95,23 @@ _SCALARS: dict[type, Any] = {
 }
 
 
-def value_reader(max_digits: int, max_length: int, max_text: int, max_values: int) -> Callable[..., Any]:
+def value_reader(
+    max_digits: int, max_length: int, max_text: int, max_values: int, *, floats: bool = False
+) -> Callable[..., Any]:
     """`to_value` within bounds (a run's `Limits`): numbers by `make_bounds(max_digits)` (integer
     digits, significant digits, exponent), every list and object at most `max_length` items or
     fields, every string at most `max_text` characters, and at most `max_values` items and fields
     in all (so that data sharing one list many times over cannot make conversion unbounded).
-    Raises RunError E0508 for anything outside them. Called inside a run's decimal scope."""
+    Raises RunError E0508 for anything outside them. Called inside a run's decimal scope.
+    `floats`: a float within them stays a float (a program in the float domain reads it so)."""
     exact = make_bounds(max_digits).create_decimal  # C: refuses by signal, with no Python frame per int
+    real = _real_reader(exact, 10.0 ** min(max_digits, 308))
     scalars: dict[type, Any] = {
         str: _text_reader(max_text),
         bool: _same,
         type(None): _same,
         int: exact,
-        float: _real_reader(exact, 10.0 ** min(max_digits, 308)),
+        float: _float_reader(real, 10.0 ** min(max_digits, 308)) if floats else real,
         Decimal: _number_reader(exact),
         date: _same,
         datetime: _aware,
@@ -146,6 +150,15 @@ def _real_reader(exact: Callable[[Decimal], Decimal], float_bound: float) -> Cal
         return exact(from_float(value))
 
     return real
+
+
+def _float_reader(real: Callable[[float], Decimal], float_bound: float) -> Callable[[float], Any]:
+    def kept(value: float) -> Any:
+        if -float_bound < value < float_bound:  # finite, few enough digits
+            return value
+        return real(value)  # refused, as in decimals
+
+    return kept
 
 
 def _text_reader(max_text: int) -> Callable[[str], str]:
