@@ -47,6 +47,7 @@ SCOPE_OF = {
     ("POST", "/api/v1/calls/{call_id}/deny"): "admin",
     ("GET", "/api/v1/secrets"): "admin",
     ("GET", "/api/v1/tools/{name}/review"): "read",
+    ("POST", "/api/v1/tools/{name}/repin"): "admin",
     ("PUT", "/api/v1/secrets/{name}"): "admin",
     ("DELETE", "/api/v1/secrets/{name}"): "admin",
     ("PUT", "/api/v1/tools/{name}/call-approval"): "admin",

@@ -2,11 +2,13 @@
 
     toolkiln tools create FILE.skill                  (a script tool; .json works for both kinds)
     toolkiln tools discover [--home DIR] [--project DIR] [--register] [--json]
-    toolkiln tools repin NAME [--by user|llm]
+    toolkiln tools repin NAME [--to CALLEE@N ...] [--by user|llm]
 
 `discover` lists the executables in `$TOOLKILN_HOME/tools` and `./toolkiln-tools`, trusted or
 not, running none of them; `--register` describes the trusted ones (in the sandbox) and puts
-them in the registry, pinned to their files. An untrusted file is never executed.
+them in the registry, pinned to their files. An untrusted file is never executed. `repin`
+pins what a tool depends on to what it is now: an executable's file, or the versions of the
+tools a caller runs (registry/repinning.py: each one's approved version, or CALLEE@N).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
+from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from toolkiln.executables import Discovery
@@ -60,9 +62,15 @@ def add_program_commands(command: Command, actors: tuple[str, ...], open_registr
     repin = command(
         "repin",
         lambda args: cmd_repin(args, open_registry),
-        "pin an executable tool to its file as it is now (then approve it)",
+        "pin an executable to its file as it is now, or move a caller to the approved versions of its callees",
     )
     repin.add_argument("name")
+    repin.add_argument(
+        "--to",
+        action="append",
+        metavar="CALLEE@N",
+        help="move only this callee's pin, to version N (repeatable; a caller only)",
+    )
     repin.add_argument("--by", choices=actors, default="user")
 
 
@@ -166,12 +174,29 @@ def _create_or_update(reg: Registry, definition: dict[str, Any]) -> ToolRecord:
 
 
 def cmd_repin(args: argparse.Namespace, open_registry: Opener) -> int:
+    to = _versions(args.to) if args.to else None
     with open_registry(args) as reg:
+        if to is not None or reg.get(args.name).kind != "executable":
+            moved = reg.repin(args.name, to=to, by=args.by)
+            pins = ", ".join(f"{callee}@{pin.version}" for callee, pin in sorted(moved.pins.items()))
+            print(f"{moved.name} runs {pins or 'the current version of each tool it calls (no pins)'}")
+            return EXIT_OK
         record = reg.update(args.name, {"sha256": None}, by=args.by)
     print(f"pinned {record.name} to {record.definition.get('sha256')} (version {record.version}, {record.status})")
     if record.status == "pending_approval":
         print(f"read the file, then: toolkiln tools approve {record.name}")
     return EXIT_OK
+
+
+def _versions(given: list[str]) -> dict[str, int]:
+    """--to shipping_cost@2 ... as {"shipping_cost": 2}."""
+    versions = {}
+    for item in given:
+        callee, _, number = item.rpartition("@")
+        if not callee or not number.isdigit() or int(number) < 1:
+            raise UsageError(f"--to takes CALLEE@VERSION (shipping_cost@2), not {item!r}")
+        versions[callee] = int(number)
+    return versions
 
 
 def print_run_result(result: Any, kind: str, decimals: DecimalEncoding = "number") -> None:

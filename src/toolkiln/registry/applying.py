@@ -1,5 +1,5 @@
 """The registry's one door for changes, as a `Registry` method: `apply(request, principal=...)`
-carries out a Create, Update, Rollback, Delete or Lifecycle request and says how it went as an
+carries out a Create, Update, Rollback, Delete, Lifecycle or Repin request and says how it went as an
 `Outcome` (the record written, its version, or the coded, hinted errors), never raising for
 the caller's mistake. REST, the web page, MCP and the meta-tools change tools through it;
 `create`, `update`, `approve`, ... stay the raising methods for Python users.
@@ -73,7 +73,16 @@ class Lifecycle:
     reason: str | None = None
 
 
-Change = Create | Update | Rollback | Delete | Lifecycle
+@dataclass(frozen=True, slots=True)
+class Repin:
+    """Move the caller `name` to other versions of the tools it calls: each to its approved
+    version (`to` None), or the tools `to` names to those versions (registry/repinning.py)."""
+
+    name: str
+    to: Mapping[str, int] | None = None
+
+
+Change = Create | Update | Rollback | Delete | Lifecycle | Repin
 
 
 class _Changing(Protocol):
@@ -90,6 +99,7 @@ class _Changing(Protocol):
     def approve(self, name: str, by: Principal | str = ...) -> ToolRecord: ...
     def reject(self, name: str, by: Principal | str = ..., *, reason: str | None = ...) -> ToolRecord: ...
     def deploy(self, name: str, by: Principal | str = ...) -> ToolRecord: ...
+    def repin(self, name: str, *, to: Mapping[str, int] | None = ..., by: Principal | str = ...) -> ToolRecord: ...
 
 
 class Applying:
@@ -124,6 +134,8 @@ def _carry_out(reg: _Changing, request: Change, by: Principal | str) -> ToolReco
         case Delete(name, force):
             reg.delete(name, by=by, force=force)
             return None
+        case Repin(name, to):
+            return reg.repin(name, to=to, by=by)
         case Lifecycle(name, "reject", reason):
             return reg.reject(name, by=by, reason=reason)
         case Lifecycle(name, action):

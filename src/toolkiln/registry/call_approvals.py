@@ -28,7 +28,6 @@ from toolkiln.registry.errors import (
     CallDenied,
     CallToolChanged,
     InvalidRequest,
-    PermissionDenied,
     TooManyPendingCalls,
 )
 from toolkiln.registry.models import ToolRecord, utc_now
@@ -227,11 +226,9 @@ class CallApprovals:
         person's decision, never a model's; a new version keeps it."""
         principal = principal_of(by, "by")
         check_name(name)
-        if not principal.is_admin_person:
-            raise PermissionDenied(
-                f"{principal.described} cannot change whether calls of `{name}` need approval",
-                hint="only a person with the admin scope can",
-            )
+        principal.require_admin_person(
+            f"change whether calls of `{name}` need approval", "only a person with the admin scope can"
+        )
         with self._writing():
             old = self._read_locked(name)
             vouched = self._store.vouch(old, "approve")

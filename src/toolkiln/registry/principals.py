@@ -63,6 +63,12 @@ class Principal:
             hint="leave the field out to act as the token says; a token's kind is set when it is created",
         )
 
+    def require_admin_person(self, refused: str, hint: str) -> None:
+        """PermissionDenied ("<who> cannot <refused>") unless this is a person with the admin
+        scope: a person's decision, never a model's or a service's whatever their scope."""
+        if not self.is_admin_person:
+            raise PermissionDenied(f"{self.described} cannot {refused}", hint=hint)
+
     @property
     def described(self) -> str:
         return f"{self.kind} {self.name!r} ({self.scope})"

@@ -55,6 +55,7 @@ from toolkiln.registry.policy import DEFAULT_POLICY, Policy
 from toolkiln.registry.postgres.urls import is_database_url
 from toolkiln.registry.principals import Principal, principal_of
 from toolkiln.registry.program_calls import calling_as
+from toolkiln.registry.repinning import Repinning
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.runs import HotRun, Runner
 from toolkiln.registry.store import Store
@@ -71,7 +72,7 @@ if TYPE_CHECKING:
 _monotonic = time.monotonic  # (a global lookup fewer per run)
 
 
-class Registry(Checking, Trusting, Changing, Applying, CallApprovals):
+class Registry(Checking, Trusting, Changing, Repinning, Applying, CallApprovals):
     """Persisted, checked tools: in the folder `path`, or in the `Store` given instead (the
     folder's own options then do not apply). See docs/registry.md.
 

@@ -25,6 +25,7 @@ from toolkiln.server.routes import (
     exports,
     health,
     ownpilot,
+    pins,
     reviews,
     runs,
     secrets,
@@ -71,6 +72,7 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     app.include_router(events.router, prefix=API_PREFIX)  # (tool events as Server-Sent Events)
     app.include_router(calls.router, prefix=API_PREFIX)  # (approval of each call: its own paths)
     app.include_router(reviews.router, prefix=API_PREFIX)  # (what approving a version means)
+    app.include_router(pins.router, prefix=API_PREFIX)  # (a person moves a caller's pinned versions)
     app.include_router(secrets.router, prefix=API_PREFIX)  # (write-only values, admin persons and services)
     app.include_router(ownpilot.router, prefix=API_PREFIX)  # (OwnPilot's create body: /custom-tools)
     app.include_router(seed.router)

@@ -47,9 +47,10 @@ def utf8(text: str) -> bytes:
 
 
 def record_json(record: ToolRecord, trusted_here: bool | None = None) -> dict[str, Any]:
-    """A record as JSON data: the fields of the tool file, usage and times as ISO text, and
-    (when given) whether this registry wrote it here."""
-    data = record.model_dump(exclude={"created_at", "updated_at", "last_used_at", "deployment"})
+    """A record as JSON data: the fields of the tool file (`pins` only when it has some), usage
+    and times as ISO text, and (when given) whether this registry wrote it here."""
+    left_out = {"created_at", "updated_at", "last_used_at", "deployment"} | (set() if record.pins else {"pins"})
+    data = record.model_dump(exclude=left_out)
     data.update(
         created_at=iso(record.created_at),
         updated_at=iso(record.updated_at),

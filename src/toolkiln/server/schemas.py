@@ -172,6 +172,11 @@ class ToolOut(BaseModel):
     last_used_at: str | None
     definition: dict[str, Any]
     deployment: DeploymentOut | None
+    pins: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description='the version of each tool it calls that this caller runs ({"shipping_cost": {"version": 1, '
+        '"digest": ...}}), written when a person approved it; absent when it follows each tool\'s current version',
+    )
     trusted_here: bool | None = Field(
         default=None,
         description="whether this registry wrote the record, in this folder (listings and GET): when false, what it "

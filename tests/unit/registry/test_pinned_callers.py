@@ -10,7 +10,8 @@ import pytest
 from unit.registry.stores import stored_bytes, write_by_hand
 
 from toolkiln import RunError
-from toolkiln.registry import NotTrusted, Registry
+from toolkiln.cli import main
+from toolkiln.registry import InvalidRequest, NotTrusted, PermissionDenied, Registry, ToolNotFound
 from toolkiln.registry.pins import pin_of
 from toolkiln.registry.review import review
 
@@ -148,3 +149,43 @@ def test_a_hand_edited_pin_is_refused_with_the_tamper_code(reg):
     assert refused.value.code == "R0710"
     outcome = reg.invoke("order_total", {"w": 1, "price": 10}, principal="user")
     assert not outcome.ok and outcome.errors[0].code == "R0710"
+
+
+def test_repin_moves_a_caller_and_only_a_person_may(reg):
+    approved_caller(reg)
+    reg.update("shipping_cost", {"logic": shipping("weight_kg * 3 + 5")["logic"]})
+    with pytest.raises(PermissionDenied) as refused:
+        reg.repin("order_total", by="llm")
+    assert refused.value.code == "R0201"
+    assert reg.run("order_total", {"w": 1, "price": 10}) == 17
+    moved = reg.repin("order_total")
+    assert (moved.version, moved.pins["shipping_cost"].version) == (1, 2)  # the caller's version stays
+    assert reg.run("order_total", {"w": 1, "price": 10}) == 18
+    reg.repin("order_total", to={"shipping_cost": 1})
+    assert reg.run("order_total", {"w": 1, "price": 10}) == 17
+    notes = [(e.by, e.note) for e in reg.audit_log("order_total") if e.action == "repin"]
+    assert notes == [("user", "shipping_cost 1 -> 2"), ("user", "shipping_cost 2 -> 1")]
+
+
+def test_repin_refuses_what_the_caller_does_not_call_or_a_version_not_there(reg):
+    approved_caller(reg)
+    with pytest.raises(InvalidRequest) as error:
+        reg.repin("order_total", to={"double": 1})
+    assert error.value.code == "R0104" and "does not call `double`" in error.value.message
+    with pytest.raises(ToolNotFound) as missing:
+        reg.repin("order_total", to={"shipping_cost": 7})
+    assert missing.value.code == "R0102"
+
+
+def test_the_cli_repins_a_caller(tmp_path, capsys):
+    with Registry(tmp_path / "reg", durable=False) as reg:
+        approved_caller(reg)
+        reg.update("shipping_cost", {"logic": shipping("weight_kg * 3 + 5")["logic"]})
+    where = ["--registry", str(tmp_path / "reg")]
+    assert main(["tools", "repin", "order_total", "--by", "llm", *where]) == 1
+    assert "R0201" in capsys.readouterr().err
+    assert main(["tools", "repin", "order_total", "--to", "shipping_cost@2", *where]) == 0
+    assert capsys.readouterr().out == "order_total runs shipping_cost@2\n"
+    assert main(["tools", "repin", "order_total", "--to", "shipping_cost", *where]) == 2
+    with Registry(tmp_path / "reg") as reg:
+        assert reg.run("order_total", {"w": 1, "price": 10}) == 18
