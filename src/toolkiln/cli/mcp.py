@@ -22,11 +22,12 @@ from toolkiln.cli.serve import (
     state_dir_option,
     with_call_rules,
 )
-from toolkiln.cli.tools import registry_option, registry_path
+from toolkiln.cli.tools import registry_option, registry_where
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
     from toolkiln.registry.registry import Registry
+    from toolkiln.server.tokens import TokenStore
 
 
 def add_mcp_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,7 +59,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     import anyio
 
     from toolkiln.registry.tenants import DEFAULT_TENANT
-    from toolkiln.server.db_tokens import tokens_for
     from toolkiln.server.mcp_server import RegistryMCP
     from toolkiln.server.ratelimit import TokenRateLimiter
     from toolkiln.server.state import StateFolderError, legacy_warning
@@ -74,7 +74,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             anyio.run(server.run_stdio)
             return EXIT_OK
         try:
-            tokens = tokens_for(registry._store, str(root) if tenant else registry.location, state_dir(args))
+            tokens = _tokens(registry, root if tenant else None, state_dir(args))
         except StateFolderError as error:
             raise UsageError(f"error[{error.code}]: {error.message} (hint: {error.hint})") from None
         warning = legacy_warning(registry.location)
@@ -90,19 +90,33 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _tenant(args: argparse.Namespace) -> tuple[Path | None, str | None]:
-    """The registry folder and the tenant of --tenant (None, None without it); a name that is
+def _tokens(registry: Registry, root: Path | str | None, state: Path | None) -> TokenStore:
+    """The server's tokens: the registry's own (`root` None), else its root's, which hold
+    every tenant's (a database's root store, a folder's state folder)."""
+    from toolkiln.registry.locations import open_store
+    from toolkiln.registry.postgres.urls import without_password
+    from toolkiln.server.db_tokens import tokens_for
+
+    if root is None:
+        return tokens_for(registry._store, registry.location, state)
+    if isinstance(root, str):
+        return tokens_for(open_store(root, lock_timeout=30.0), without_password(root), state)
+    return tokens_for(registry._store, str(root), state)
+
+
+def _tenant(args: argparse.Namespace) -> tuple[Path | str | None, str | None]:
+    """The registry (folder or URL) and the tenant of --tenant (None, None without it); a name that is
     none (R0750) or a tenant never created (R0751) is a usage error."""
     if args.tenant is None:
         return None, None
     from toolkiln.registry.errors import RegistryError, UnknownTenant
     from toolkiln.registry.tenants import check_tenant_name, tenant_exists
 
-    root = registry_path(args)
+    root = registry_where(args)
     try:
         name = check_tenant_name(args.tenant)
         if not tenant_exists(root, name):
-            raise UnknownTenant(f"there is no tenant {name!r} in {root}", hint=f"toolkiln tenants create {name}")
+            raise UnknownTenant(f"there is no tenant {name!r}", hint=f"toolkiln tenants create {name}")
     except RegistryError as error:
         hint = f" (hint: {error.hint})" if error.hint else ""
         raise UsageError(f"error[{error.code}]: {error.message}{hint}") from None
@@ -115,6 +129,6 @@ def _open(args: argparse.Namespace, capabilities: Capabilities, tenant: str | No
     if tenant is None:
         return served_registry(args, capabilities)
     from toolkiln.registry.registry import Registry
-    from toolkiln.registry.tenants import tenant_folder
+    from toolkiln.registry.tenants import tenant_location
 
-    return Registry(tenant_folder(registry_path(args), tenant), capabilities=capabilities)
+    return Registry(tenant_location(registry_where(args), tenant), capabilities=capabilities)

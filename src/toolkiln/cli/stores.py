@@ -38,17 +38,17 @@ def add_registry_command(commands: argparse._SubParsersAction[argparse.ArgumentP
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from toolkiln.registry.migrate import migrate
-    from toolkiln.registry.registry import Registry
+    from toolkiln.registry.migrate import migrate_tenants
+    from toolkiln.registry.postgres.urls import is_database_url, without_password
 
-    with Registry(args.source) as source, Registry(args.target) as target:
-        done = migrate(source, target)
-        where = target._store.location
-    print(
-        f"copied into {where}: {done.tools} tools, {done.versions} past versions, {done.audit} audit lines, "
-        f"{done.tables} tables, {done.calls} held calls, {done.runs} runs counted",
-        file=sys.stderr,
-    )
+    where = args.target
+    where = without_password(where) if isinstance(where, str) and is_database_url(where) else where
+    for tenant, done in migrate_tenants(args.source, args.target):
+        print(
+            f"copied into {where} (tenant {tenant}): {done.tools} tools, {done.versions} past versions, "
+            f"{done.audit} audit lines, {done.tables} tables, {done.calls} held calls, {done.runs} runs counted",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

@@ -1,8 +1,9 @@
 """`toolkiln tenants create NAME | list | delete NAME [--force]`: the tenants (teams) that share
 a registry's server.
 
-A tenant is a complete registry in `<registry>/tenants/NAME/` (toolkiln.registry.tenants); the
-registry itself is the tenant `default`. Its first token: `toolkiln tokens create NAME --tenant
+A tenant is a complete registry in `<registry>/tenants/NAME/` (toolkiln.registry.tenants), or
+in a database registry the schema `toolkiln_tenant_NAME` (`--registry URL?tenant=NAME` names
+it); the registry itself is the tenant `default`. Its first token: `toolkiln tokens create NAME --tenant
 TENANT --kind person --scope admin`. Whoever runs these commands (the server's operator, with
 the registry folder and the server's state folder) is the only one above every tenant.
 
@@ -19,7 +20,7 @@ import sys
 from toolkiln.cli.common import EXIT_OK
 from toolkiln.cli.serve import state_dir_option
 from toolkiln.cli.tokens import _guarded, _store  # (a registry or token error as `error[CODE]: ...`, exit 1)
-from toolkiln.cli.tools import registry_option, registry_path
+from toolkiln.cli.tools import registry_option, registry_where
 
 
 def add_tenants_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,8 +43,8 @@ def add_tenants_command(commands: argparse._SubParsersAction[argparse.ArgumentPa
 def cmd_create(args: argparse.Namespace) -> int:
     from toolkiln.registry.tenants import create_tenant
 
-    folder = create_tenant(registry_path(args), args.name)
-    print(f"tenant {args.name!r} is the registry {folder}", file=sys.stderr)
+    where = create_tenant(registry_where(args), args.name)
+    print(f"tenant {args.name!r} is the registry {_shown(where)}", file=sys.stderr)
     first = f"toolkiln tokens create NAME --tenant {args.name} --kind person --scope admin"
     print(f"its first token: {first}", file=sys.stderr)
     return EXIT_OK
@@ -52,7 +53,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     from toolkiln.registry.tenants import tenant_names
 
-    for name in tenant_names(registry_path(args)):
+    for name in tenant_names(registry_where(args)):
         print(name)
     return EXIT_OK
 
@@ -61,7 +62,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
     from toolkiln.registry.errors import TenantInUse
     from toolkiln.registry.tenants import DEFAULT_TENANT, archive_tenant, check_tenant_name, waiting_calls
 
-    root, name = registry_path(args), check_tenant_name(args.name)
+    root, name = registry_where(args), check_tenant_name(args.name)
     if name == DEFAULT_TENANT:
         archive_tenant(root, name)  # (refuses: R0753)
     store = _store(args)
@@ -74,5 +75,12 @@ def cmd_delete(args: argparse.Namespace) -> int:
     for token in tokens:  # (first: a server refuses them before the folder goes)
         store.revoke(token.name, name)
     archive = archive_tenant(root, name)
-    print(f"tenant {name!r} deleted: {len(tokens)} token(s) revoked, its folder archived in {archive}", file=sys.stderr)
+    print(f"tenant {name!r} deleted: {len(tokens)} token(s) revoked, archived as {archive}", file=sys.stderr)
     return EXIT_OK
+
+
+def _shown(where: object) -> str:
+    """A registry's place as it may be printed (a database's URL without its password)."""
+    from toolkiln.registry.postgres.urls import is_database_url, without_password
+
+    return without_password(where) if isinstance(where, str) and is_database_url(where) else str(where)

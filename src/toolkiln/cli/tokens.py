@@ -96,10 +96,7 @@ def cmd_create(args: argparse.Namespace) -> int:
     from toolkiln.registry.errors import UnknownTenant
     from toolkiln.registry.tenants import check_tenant_name, tenant_exists
 
-    where = registry_where(args)  # (a database registry has the tenant `default` only, for now)
-    if not (
-        check_tenant_name(args.tenant) == "default" or isinstance(where, Path) and tenant_exists(where, args.tenant)
-    ):
+    if not tenant_exists(registry_where(args), check_tenant_name(args.tenant)):
         raise UnknownTenant(f"there is no tenant {args.tenant!r}", hint=f"toolkiln tenants create {args.tenant}")
     token, info = _store(args).create(args.name, args.scope, args.kind, args.tenant)
     print(token)

@@ -6,7 +6,11 @@ where the source trusted it), the whole audit log in its order, the run counts a
 the lookup tables (as JSON files with the digits they had), and the calls held for approval.
 The audit log is replayed in order, each tool's record written with its last entry, so the
 destination's log is the source's, line for line. Not copied: the archive of deleted tools
-(it stays where it was) and secrets (sealed under a key of the source's machine)."""
+(it stays where it was) and secrets (sealed under a key of the source's machine).
+
+`migrate_tenants` copies every tenant of a registry (docs/tenants.md) the same way, each into a
+tenant of the same name made in the destination: a folder's `tenants/NAME/` become a
+database's tenant schemas, and back."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from toolkiln.registry.principals import LOCAL_USER
 from toolkiln.registry.registry import Registry
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import Store
+from toolkiln.registry.tenants import Root, create_tenant, tenant_location, tenant_names
 from toolkiln.semantics.values import to_json
 
 
@@ -79,6 +84,17 @@ def migrate(source: Registry, target: Registry) -> Migrated:
     for call in calls:
         target.pending_calls.add(call)
     return Migrated(len(records), versions, len(entries), len(src.tables), len(calls), runs)
+
+
+def migrate_tenants(source: Root, target: Root) -> list[tuple[str, Migrated]]:
+    """Copy the registry at `source` and each of its tenants into `target` (each tenant made
+    there first, and empty): what each copy moved, `default` first."""
+    done = []
+    for name in tenant_names(source):
+        made = create_tenant(target, name)
+        with Registry(tenant_location(source, name)) as src, Registry(made) as dst:
+            done.append((name, migrate(src, dst)))
+    return done
 
 
 def _copy_tool(src: Store, dst: Store, record: ToolRecord, entry: AuditEntry) -> int:

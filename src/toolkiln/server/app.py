@@ -46,7 +46,8 @@ def create_app(settings: Settings, registry: Registry | None = None) -> FastAPI:
     """The app over the registry in `settings.registry` (or `registry`, already open)."""
     # (`is None`: a Registry with no tools is falsy, and the one given carries the policy)
     opened = registry if registry is not None else Registry(settings.registry, capabilities=settings.capabilities)
-    registries = TenantRegistries(opened, capabilities=settings.capabilities)  # the default tenant is `opened`
+    # (the default tenant is `opened`; a database's tenants are opened with the URL as given)
+    registries = TenantRegistries(opened, capabilities=settings.capabilities, url=str(settings.registry))
     found = Services(settings, registries, request_tenant)
 
     @asynccontextmanager

@@ -1,6 +1,7 @@
 """The change signal of a database store: LISTEN/NOTIFY.
 
-Every commit notifies the channel `toolkiln_changes` with the new change counter. Each store
+Every commit notifies its tenant's channel (`toolkiln_changes` for the default tenant,
+`toolkiln_changes_NAME` for another: urls.channel_of) with the new change counter. Each store
 keeps a connection that listens, on a thread of its own, and writes the counter it hears into
 `words[0]`, which the registry's hot path compares with the counter its cached run was made at:
 a change on any machine ends the cached runs everywhere as soon as its notification arrives.
@@ -21,7 +22,6 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-CHANNEL = "toolkiln_changes"
 RETRY_SECONDS = 1.0
 POLL_SECONDS = 0.5  # how often the listener looks whether it was asked to stop
 # A run is believed until the counter moves, so a listener whose connection died without a word
@@ -40,9 +40,10 @@ _DEAD_PEER = {
 class Notified:
     hears_every_change = True  # (a hand edit must bump the counter too: docs/fleets.md)
 
-    def __init__(self, url: str, forget: Callable[[], None]) -> None:
+    def __init__(self, url: str, channel: str, forget: Callable[[], None]) -> None:
         """`forget()` drops every run the registry cached (called when the signal may have missed a change)."""
         self._forget = forget
+        self._channel = channel
         self._counter = array("Q", [0])
         self.words: memoryview | None = memoryview(self._counter)
         self.connected = threading.Event()
@@ -72,7 +73,7 @@ class Notified:
         while not self._stop.is_set():
             try:
                 with psycopg.connect(make_conninfo(url, **_DEAD_PEER), autocommit=True, connect_timeout=10) as conn:
-                    conn.execute(f"LISTEN {CHANNEL}")
+                    conn.execute(f"LISTEN {self._channel}")  # (an identifier made by urls.channel_of)
                     self._caught_up(conn)
                     beat = time.monotonic() + HEARTBEAT_SECONDS
                     while not self._stop.is_set():

@@ -38,9 +38,9 @@ from toolkiln.registry.loaded_records import LoadedRecords, ReadsLoaded
 from toolkiln.registry.loaded_tables import checked_table_file
 from toolkiln.registry.models import AuditEntry, ToolRecord, utc_now
 from toolkiln.registry.postgres.connecting import first_connection
-from toolkiln.registry.postgres.schema import WRITE_LOCK, ensure_schema
-from toolkiln.registry.postgres.signal import CHANNEL, Notified, counter_of
-from toolkiln.registry.postgres.urls import without_password
+from toolkiln.registry.postgres.schema import ensure_schema, write_lock_of
+from toolkiln.registry.postgres.signal import Notified, counter_of
+from toolkiln.registry.postgres.urls import channel_of, conninfo, refuse_bad_tenant, split_tenant, without_password
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import StoredRecord
@@ -56,13 +56,19 @@ class PostgresStore(ReadsLoaded):
     """The registry in the database at `url` (a libpq URL or connection string)."""
 
     def __init__(self, url: str, *, lock_timeout: float = 30.0, max_connections: int = 8) -> None:
+        refuse_bad_tenant(url)
         self.location = without_password(url)
+        # (a tenant's tables are a schema of their own, its changes a channel of their own: urls.py)
+        self.tenant = split_tenant(url)[1]
+        self.channel = channel_of(self.tenant)
+        self._write_lock = write_lock_of(self.tenant)
         self.lock_timeout = lock_timeout
         self.loaded = LoadedRecords(self.location)
         self.runnables = self.loaded.runnables
-        self._pool = _open_pool(url, self.location, lock_timeout, max_connections)
-        self._reopen = (url, max_connections, threading.Lock())
-        self.changes = Notified(url, self.runnables.clear)
+        libpq = conninfo(url)
+        self._pool = _open_pool(libpq, self.location, lock_timeout, max_connections, self.tenant)
+        self._reopen = (libpq, max_connections, threading.Lock())
+        self.changes = Notified(libpq, self.channel, self.runnables.clear)
         self.changes.connected.wait(lock_timeout)  # (if it does not connect, every run asks the database)
         self._tx = threading.local()  # the connection of this thread's `writing()`, if any
         self._revisions: dict[str, int] = {}
@@ -85,14 +91,14 @@ class PostgresStore(ReadsLoaded):
             url, size, lock = self._reopen
             with lock:
                 if self._pool.closed:
-                    self._pool = _open_pool(url, self.location, self.lock_timeout, size)
+                    self._pool = _open_pool(url, self.location, self.lock_timeout, size, self.tenant)
         return self._pool
 
     def _wake_listeners(self) -> None:
         """The counter as it is, notified: every listener hears nothing new, and this one stops."""
         try:
             with self._conn() as conn:
-                conn.execute("SELECT pg_notify(%s, counter::text) FROM toolkiln_changes", (CHANNEL,))
+                conn.execute("SELECT pg_notify(%s, counter::text) FROM toolkiln_changes", (self.channel,))
         except StoreError:
             pass  # (no database: the listener is not waiting on it either)
 
@@ -174,7 +180,7 @@ class PostgresStore(ReadsLoaded):
                 with conn.transaction():
                     conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(int(self.lock_timeout * 1000)))
                     try:
-                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                        conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._write_lock,))
                     except errors.LockNotAvailable:
                         raise StoreError(
                             f"the registry at {self.location} stayed locked for {self.lock_timeout:g} s",
@@ -206,7 +212,7 @@ class PostgresStore(ReadsLoaded):
     def put_table(self, file: str, data: bytes) -> None:
         checked_table_file(file, data)
         with self.writing(), self._conn() as conn:
-            counter = bump(conn)
+            counter = bump(conn, self.channel)
             conn.execute(
                 "INSERT INTO toolkiln_tables (file, data, revision) VALUES (%s, %s, %s) "
                 "ON CONFLICT (file) DO UPDATE SET data = excluded.data, revision = excluded.revision",
@@ -236,7 +242,7 @@ class PostgresStore(ReadsLoaded):
     def commit(self, entry: AuditEntry, record: ToolRecord | None, compiled: Compiled | None, vouched: bool) -> None:
         name = entry.tool
         with self._conn() as conn:
-            counter = bump(conn)
+            counter = bump(conn, self.channel)
             if record is None:
                 conn.execute("DELETE FROM toolkiln_tools WHERE name = %s", (name,))
             else:
@@ -398,7 +404,7 @@ class PostgresStore(ReadsLoaded):
                             (digest, name, version),
                         )
                     signed.setdefault(name, []).append(record.version)
-            counter = bump(conn)
+            counter = bump(conn, self.channel)
             for name, versions in signed.items():
                 note = f"signed here: version(s) {', '.join(map(str, sorted(versions)))}"
                 _append_audit(conn, audit_entry("trust", principal, name, utc_now(), note=note))
@@ -420,11 +426,11 @@ class PostgresStore(ReadsLoaded):
         return row is not None and row[1] == hashlib.sha256(row[0]).digest()
 
 
-def _open_pool(url: str, where: str, timeout: float, size: int) -> ConnectionPool:
+def _open_pool(url: str, where: str, timeout: float, size: int, tenant: str) -> ConnectionPool:
     """A pool of autocommit connections with the schema checked (a coded StoreError, never the
     URL's password). One connection is tried first: its failure says why at once."""
     with first_connection(url, where, timeout) as conn:
-        ensure_schema(conn, where)
+        ensure_schema(conn, where, tenant)
     # `check`: a pooled connection the server ended (a restart, pg_terminate_backend, a network
     # cut) is replaced when it is taken, not handed to the next change as a failure.
     pool: ConnectionPool = ConnectionPool(
@@ -450,11 +456,11 @@ def _open_pool(url: str, where: str, timeout: float, size: int) -> ConnectionPoo
     return pool
 
 
-def bump(conn: Connection[Any]) -> int:
-    """The next change counter, notified to every listener when the transaction commits."""
+def bump(conn: Connection[Any], channel: str) -> int:
+    """The next change counter, notified on `channel` (the tenant's) when the transaction commits."""
     row = conn.execute("UPDATE toolkiln_changes SET counter = counter + 1 RETURNING counter").fetchone()
     assert row is not None  # (the table has its one row from the start)
-    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, str(row[0])))
+    conn.execute("SELECT pg_notify(%s, %s)", (channel, str(row[0])))
     return int(row[0])
 
 

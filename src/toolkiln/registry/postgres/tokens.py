@@ -53,7 +53,7 @@ class TokenRows:
                 except errors.UniqueViolation:
                     continue
             if added:
-                bump(conn)
+                bump(conn, self.store.channel)
         return added
 
     def remove(self, tenant: str, name: str) -> TokenRow | None:
@@ -65,5 +65,5 @@ class TokenRows:
                 (tenant, name),
             ).fetchone()
             if found is not None:
-                bump(conn)
+                bump(conn, self.store.channel)
         return None if found is None else TokenRow(*found)
