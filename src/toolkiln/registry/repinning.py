@@ -65,6 +65,14 @@ class Repinning:
                 return self._with_usage(record)
         raise kept_changing()
 
+    def pinned_callers(self, name: str) -> dict[str, int]:
+        """The tools that call `name` directly and are pinned to a version of it: caller -> that
+        version (the review shows which would move to a new one)."""
+        with self._mutex:
+            self._store.refresh()
+            records = [self._store.records.get(caller) for caller in self._store.callers(name)]
+        return {r.name: r.pins[name].version for r in records if r is not None and name in r.pins}
+
 
 def moved_pins(tools: Versions, caller: ToolRecord, to: Mapping[str, int] | None) -> dict[str, Pin]:
     calls = calls_of(caller.definition)

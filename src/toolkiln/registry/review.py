@@ -25,6 +25,7 @@ from toolkiln.registry.errors import BrokenTool, RegistryError
 from toolkiln.registry.examples import run_examples, within_budget
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.models import ToolRecord
+from toolkiln.registry.pins import APPROVED
 from toolkiln.registry.reads import Reads
 from toolkiln.registry.registry import Registry
 from toolkiln.semantics.dates import clock_at
@@ -32,7 +33,6 @@ from toolkiln.semantics.values import to_json
 from toolkiln.tool import Tool
 
 Budget = tuple[float, float] | None  # (seconds, deadline) for all the runs together
-APPROVED = ("active", "disabled")  # a version that was in use: a person (or the policy) let it run
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,12 @@ class BrokenCaller:
 
 
 @dataclass(frozen=True)
+class PinnedCaller:
+    caller: str
+    version: int  # the version of the reviewed tool it runs
+
+
+@dataclass(frozen=True)
 class Review:
     name: str
     version: int
@@ -83,8 +89,11 @@ class Review:
     examples: list[ExampleChange] = field(default_factory=list)
     broken_callers: list[BrokenCaller] = field(default_factory=list)
     # Every tool that calls it, directly or not, callees first: once this version is approved
-    # their runs run it (no caller is pinned to a version yet: docs/decisions.md).
+    # the runs of those not pinned to a version of it run it.
     callers: list[str] = field(default_factory=list)
+    # The tools that call it pinned to a version of it (pins.py): they stay there until a
+    # person moves them (to this version: `version`, once it is approved).
+    pinned: list[PinnedCaller] = field(default_factory=list)
 
     @property
     def breaking(self) -> bool:
@@ -110,8 +119,9 @@ def _review(reg: Registry, name: str, budget: Budget) -> Review:
     cost, note = _cost(record, new, reads)
     approved = next((past for past in reversed(history[:-1]) if past.status in APPROVED), None)
     callers = [caller for caller, _ in reads.callers_of(name)[1]]
+    pinned = [PinnedCaller(caller, version) for caller, version in sorted(reg.pinned_callers(name).items())]
     if approved is None:
-        return Review(name, record.version, reach, cost, note, callers=callers)
+        return Review(name, record.version, reach, cost, note, callers=callers, pinned=pinned)
     old = _compiled_tool(approved, reads)
     return Review(
         name,
@@ -125,6 +135,7 @@ def _review(reg: Registry, name: str, budget: Budget) -> Review:
         changed_examples(reg, approved, new, budget),
         broken_callers(reg, reads, name, new, budget),
         callers,
+        pinned,
     )
 
 

@@ -13,7 +13,7 @@ from toolkiln import RunError
 from toolkiln.cli import main
 from toolkiln.registry import InvalidRequest, NotTrusted, PermissionDenied, Registry, ToolNotFound
 from toolkiln.registry.pins import pin_of
-from toolkiln.registry.review import review
+from toolkiln.registry.review import PinnedCaller, review
 
 
 def shipping(expression="weight_kg * 2 + 5"):
@@ -71,6 +71,7 @@ def test_a_breaking_version_is_flagged_and_does_not_reach_pinned_callers(reg):
     reg.update("shipping_cost", {"logic": shipping("weight_kg * 3 + 5")["logic"], "riskLevel": "high"}, by="llm")
     shown = review(reg, "shipping_cost")
     assert shown.breaking and [b.caller for b in shown.broken_callers] == ["order_total"]
+    assert (shown.version, shown.pinned) == (2, [PinnedCaller("order_total", 1)])  # "pinned to v1, would move to v2"
     reg.approve("shipping_cost", by="user")
     assert reg.run("order_total", {"w": 1, "price": 10}) == 17
 

@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 
 from toolkiln.server.services import Services
-from toolkiln.server.web import actions, calls, editor, pages, secrets, sign_in, trials
+from toolkiln.server.web import actions, calls, editor, pages, pins, secrets, sign_in, trials
 from toolkiln.server.web.access import SignInNeeded, sign_in_redirect
 from toolkiln.server.web.error_pages import WebErrorPages
 from toolkiln.server.web.sessions import Signer, load_secret
@@ -30,7 +30,16 @@ def install(app: FastAPI) -> None:
     found.tokens.ensure_folder()
     app.state.web_signer = Signer(load_secret(found.tokens.folder))
     app.mount("/ui/static", StaticFiles(directory=STATIC), name="web-static")
-    routers = (sign_in.router, editor.router, trials.router, actions.router, calls.router, secrets.router, pages.router)
+    routers = (
+        sign_in.router,
+        editor.router,
+        trials.router,
+        actions.router,
+        calls.router,
+        secrets.router,
+        pins.router,
+        pages.router,
+    )
     for router in routers:
         app.include_router(router)
 

@@ -27,6 +27,7 @@ DONE = {
     "rollback": "Rolled back: a new version.",
     "create": "Created.",
     "update": "Saved.",
+    "repin": "Its callers run this version now.",
 }
 
 
@@ -50,7 +51,7 @@ def tool_list(request: Request, reg: Reg, visitor: Viewer) -> Response:
 def tool_page(request: Request, reg: Reg, visitor: Viewer, name: str, tab: str, **extra: Any) -> Response:
     """A tool's page on `tab`; `extra` adds to what the tab shows (a test run's result)."""
     record = reg.get(name)
-    tabs = tool_view.tabs_of(record)
+    tabs = tool_view.tabs_for(reg, record)
     tab = tab if tab in tabs else "definition"
     possible = [*next_actions(record.status), "delete", "update", "rollback"]
     allowed = offered(visitor, reg.policy, possible, record)  # only what this visitor may do

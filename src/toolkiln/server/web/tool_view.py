@@ -28,6 +28,17 @@ def tabs_of(record: ToolRecord) -> tuple[str, ...]:
     return tabs[:1] + ("review",) + tabs[1:] if record.status == "pending_approval" else tabs
 
 
+def tabs_for(reg: Registry, record: ToolRecord) -> tuple[str, ...]:
+    """The tabs of a tool's page: with the review also while callers are pinned to an older
+    version of an active tool (the review's "move callers to this version" is there)."""
+    tabs = tabs_of(record)
+    if "review" in tabs or record.status != "active":
+        return tabs
+    if any(version != record.version for version in reg.pinned_callers(record.name).values()):
+        return tabs[:1] + ("review",) + tabs[1:]
+    return tabs
+
+
 def review_view(reg: Registry, name: str) -> tuple[Review | None, str | None]:
     """What a person approving the tool is shown (registry/review.py), within the time a check
     that saves nothing may take; else why not."""
