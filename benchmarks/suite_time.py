@@ -64,6 +64,23 @@ def table(title: str, groups: dict[str, Totals], top: int) -> str:
     return "\n".join(out)
 
 
+def workers(lines: list[dict]) -> str:
+    """When each worker started its first test and ended its last, and how long it ran tests:
+    a worker that ends long before another waited for the slowest files at the end."""
+    timed = [line for line in lines if "start" in line]
+    if not timed:
+        return ""
+    first = min(line["start"] for line in timed)
+    out = ["\nWorkers\n", "| worker | first test at (s) | last test ended at (s) | in tests (s) |"]
+    out.append("|---|---:|---:|---:|")
+    for worker in sorted({line["worker"] for line in timed}):
+        own = [line for line in timed if line["worker"] == worker]
+        begin = min(line["start"] for line in own) - first
+        end = max(line["start"] + line["wall"] for line in own) - first
+        out.append(f"| {worker} | {begin:.0f} | {end:.0f} | {sum(line['wall'] for line in own):.0f} |")
+    return "\n".join(out)
+
+
 def report(lines: list[dict], top: int) -> str:
     collect = [line for line in lines if line["phase"] == "collect"]
     tests = [line for line in lines if line["phase"] != "collect"]
@@ -79,6 +96,7 @@ def report(lines: list[dict], top: int) -> str:
     return "\n".join(
         [
             head,
+            workers(tests),
             table("Folders", grouped(tests, folder_of), top),
             table(f"The {top} files that took longest", grouped(tests, lambda t: t.split("::")[0]), top),
             table(f"The {top} tests that took longest", grouped(tests, lambda t: t), top),

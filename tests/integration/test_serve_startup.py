@@ -43,7 +43,9 @@ def test_mcp_over_http_on_a_port_in_use_is_the_same_coded_line(tmp_path: Path) -
 
 
 def test_a_server_without_tokens_says_nobody_can_sign_in(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "registry")
+    # a new `python -m toolkiln serve`, imports and all, as a new user starts it (the other
+    # server tests fork one that has imported the server already: server_forks.py)
+    server = ServerProcess(tmp_path / "registry", fresh_interpreter=True)
     server.stop()
     log = server.log.read_text()
     assert "no tokens yet, so nobody can sign in" in log

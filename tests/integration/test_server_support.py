@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import server_forks
 
 from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import SCOPES, TokenStore
@@ -56,31 +57,26 @@ class ServerProcess:
         wait: bool = True,
         env: dict[str, str] | None = None,
         log_dir: Path | None = None,
+        fresh_interpreter: bool = False,
     ) -> None:
-        """`registry`: a folder, or a database's URL (then `log_dir` says where the log goes)."""
+        """`registry`: a folder, or a database's URL (then `log_dir` says where the log goes).
+        The server is a fork of a process that has imported it already (server_forks.py), or
+        with `fresh_interpreter` a new `python -m toolkiln serve`, imports and all."""
         self.registry = registry
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # no n8n unless `env` names one: deploy is 503
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLKILN_N8N")} | (env or {})
         self.log = (log_dir or Path(registry).parent) / f"server-{self.port}.log"
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "toolkiln",
-                    "serve",
-                    "--registry",
-                    str(registry),
-                    "--port",
-                    str(self.port),
-                    *options,
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
+        argv = ["serve", "--registry", str(registry), "--port", str(self.port), *options]
+        self.log.write_bytes(b"")
+        if fresh_interpreter:
+            with open(self.log, "wb") as log:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "toolkiln", *argv], stdout=log, stderr=subprocess.STDOUT, env=env
+                )
+        else:
+            self.process = server_forks.start(argv, env, self.log)
         if wait:
             self.wait_until_up()
 
