@@ -1,7 +1,7 @@
 """toolkiln side by side with other ways to evaluate business logic, in one process.
 
     pip install -e ".[bench]"            # simpleeval, asteval, cel-python, a JsonLogic port
-    python benchmarks/compare.py [--rounds R] [--min-time S] [--batch N] [--workload NAME]
+    python benchmarks/compare.py [--rounds R] [--min-time S] [--batch N] [--workload NAME] [--rows TEXT]
 
 Three workloads, each written once per engine as naturally as the engine allows:
 
@@ -771,6 +771,11 @@ def setup_toolkiln_many(w: Workload) -> Callable:
     return tool.run_many
 
 
+JSONLOGIC_PORT = "JsonLogic"
+JSONLOGIC_IMPORTS = {
+    "exact": "toolkiln, the JsonLogic rule imported (exact decimals)",
+    "float": "toolkiln, the JsonLogic rule imported (numbers=float)",
+}
 FLOOR = "Python function, hand-written, exact decimals (floats by scaling): the floor"
 FLOOR_CHECKED = "the floor after toolkiln's check of the lists of objects (internal)"
 REFERENCE = "CPython compile() once + eval(code, namespace) (reference)"
@@ -798,9 +803,9 @@ ROWS = [
     Row("simpleeval, parse + evaluate each time", setup_simpleeval_text, peer="simpleeval"),
     Row("asteval, .parse() once + .run()", setup_asteval, peer="asteval"),
     Row("cel-python, compile once + program.evaluate()", setup_cel, peer="cel-python"),
-    Row(f"JsonLogic ({_version(*JSONLOGIC_DISTS) or 'no port installed'})", setup_jsonlogic, peer="JsonLogic"),
-    Row("toolkiln, the JsonLogic rule imported (exact decimals)", setup_toolkiln_jsonlogic, "float"),
-    Row("toolkiln, the JsonLogic rule imported (numbers=float)", setup_toolkiln_jsonlogic_float, "float"),
+    Row(f"{JSONLOGIC_PORT} ({_version(*JSONLOGIC_DISTS) or 'no port installed'})", setup_jsonlogic, peer="JsonLogic"),
+    Row(JSONLOGIC_IMPORTS["exact"], setup_toolkiln_jsonlogic, "float"),
+    Row(JSONLOGIC_IMPORTS["float"], setup_toolkiln_jsonlogic_float, "float"),
     Row("toolkiln tool.run, float args", setup_toolkiln, "float"),
     Row("toolkiln tool.run, whole float args (12.0)", setup_toolkiln, "whole"),
     Row("toolkiln tool.run, int args", setup_toolkiln, "int"),
@@ -986,23 +991,27 @@ def _median(m: Measured) -> float:
 
 def headline(w: Workload, measured: list[Measured]) -> str | None:
     """toolkiln / floor and simpleeval / toolkiln for float, int and Decimal arguments, against
-    the workload's targets (the targets are set for float arguments, what json.loads gives)."""
-    by_label = {m.row.label: m for m in measured}
-    floor, simpleeval = by_label[FLOOR], by_label[SIMPLEEVAL]
-    if not floor.times:
-        return None
+    the workload's targets (the targets are set for float arguments, what json.loads gives);
+    then the imported JsonLogic rule against the JsonLogic port (target: faster, below 1)."""
+    by_label = {m.row.label: m for m in measured if m.times}
+    floor, simpleeval, checked = by_label.get(FLOOR), by_label.get(SIMPLEEVAL), by_label.get(FLOOR_CHECKED)
     within, faster = TARGETS[w.name]
     lines = []
     for args, label in ARGUMENT_ROWS.items():
-        tk = by_label[label]
-        if not tk.times:
+        tk = by_label.get(label)
+        if tk is None or floor is None:
             continue
         text = f"{w.name}, {args} args: toolkiln / floor {_median(tk) / _median(floor):.2f}x (target <= {within})"
-        if simpleeval.times:
+        if simpleeval is not None:
             text += f"; simpleeval / toolkiln {_median(simpleeval) / _median(tk):.2f}x (target >= {faster})"
-        if by_label[FLOOR_CHECKED].times:
-            text += f"; toolkiln / (floor + check) {_median(tk) / _median(by_label[FLOOR_CHECKED]):.2f}x"
+        if checked is not None:
+            text += f"; toolkiln / (floor + check) {_median(tk) / _median(checked):.2f}x"
         lines.append(text)
+    port = next((m for label, m in by_label.items() if label.startswith(JSONLOGIC_PORT)), None)
+    imported = [(mode, by_label.get(label)) for mode, label in JSONLOGIC_IMPORTS.items()]
+    if port is not None and any(m for _, m in imported):
+        ratios = ", ".join(f"{mode} {_median(m) / _median(port):.2f}x" for mode, m in imported if m is not None)
+        lines.append(f"{w.name}, the JsonLogic rule imported / the JsonLogic port (medians): {ratios} (target < 1)")
     return "\n".join(lines) or None
 
 
@@ -1014,7 +1023,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workload", choices=[w.name for w in WORKLOADS], action="append", help="only this workload (repeatable)"
     )
+    parser.add_argument(
+        "--rows", metavar="TEXT", help="only the rows whose label holds TEXT (and the reference): --rows JsonLogic"
+    )
     options = parser.parse_args(argv)
+    if options.rows:
+        ROWS[:] = [row for row in ROWS if options.rows in row.label or row.label == REFERENCE]
 
     started = time.perf_counter()
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")

@@ -16,7 +16,7 @@ from toolkiln.ast.spans import Span
 from toolkiln.errors import RunError
 from toolkiln.interpret.faults import arithmetic_fault
 from toolkiln.interpret.plan import Fn, Frame
-from toolkiln.interpret.runtime import charge
+from toolkiln.interpret.runtime import charge, count
 from toolkiln.semantics.builtins import Builtin
 from toolkiln.semantics.limits import Limits
 
@@ -40,14 +40,21 @@ def clocked(function: Builtin, args: tuple[Fn, ...], limits: Limits, span: Span)
 
 
 def charged(function: Builtin, args: tuple[Fn, ...], limits: Limits, span: Span) -> Fn:
-    """A cost that grows with the arguments: charged before the call."""
+    """A cost that grows with the arguments: charged before the call. A call whose arguments
+    are scalars costs what an operator costs: counted, the clock not read (runtime.count)."""
     impl, digits = function.impl, limits.max_number_digits
     work = function.work
     assert work is not None  # (the caller chose this closure for it)
+    if len(args) == 2:
+        return _charged_pair(impl, work, args, limits, span)
 
     def call_charged(f: Frame) -> Any:
         values = [a(f) for a in args]
-        charge(f[0], 1 + work(*values), span)
+        extra = work(*values)
+        if extra:
+            charge(f[0], 1 + extra, span)
+        else:
+            count(f[0], span)
         try:
             return impl(limits, *values)
         except RunError as error:
@@ -56,6 +63,29 @@ def charged(function: Builtin, args: tuple[Fn, ...], limits: Limits, span: Span)
             raise arithmetic_fault(error, span, digits) from None
 
     return call_charged
+
+
+def _charged_pair(
+    impl: Callable[..., Any], work: Callable[..., int], args: tuple[Fn, ...], limits: Limits, span: Span
+) -> Fn:
+    """`charged` of two arguments, without the list of them (js_compare, js_equals, js_in...)."""
+    first, second, digits = args[0], args[1], limits.max_number_digits
+
+    def call_charged_pair(f: Frame) -> Any:
+        a, b = first(f), second(f)
+        extra = work(a, b)
+        if extra:
+            charge(f[0], 1 + extra, span)
+        else:
+            count(f[0], span)
+        try:
+            return impl(limits, a, b)
+        except RunError as error:
+            raise error.at(span) from None
+        except ArithmeticError as error:
+            raise arithmetic_fault(error, span, digits) from None
+
+    return call_charged_pair
 
 
 def building(function: Builtin, args: tuple[Fn, ...], limits: Limits, span: Span) -> Fn:

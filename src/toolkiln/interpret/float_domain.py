@@ -41,7 +41,6 @@ _FLOAT_READY = frozenset(IN_FLOATS) | {
     "truthy",
     "js_equals",
     "js_strict_equals",
-    "js_compare",
     "js_max",
     "js_min",
     "js_in",
@@ -52,7 +51,9 @@ _FLOAT_READY = frozenset(IN_FLOATS) | {
     "js_var",
     "js_cat",
 }
-# The float domain's builtins: the `_f64` ones giving floats, the rest as they are.
+# What puts a program in the float domain: a call of float arithmetic (the source says so).
+_FLOAT_ARITHMETIC = frozenset(name for name in IN_FLOATS if name.endswith("f64"))
+# The float domain's builtins: the `_f64` ones and js_compare giving floats, the rest as they are.
 FLOAT_BUILTINS: dict[str, Builtin] = {name: replace(BUILTINS[name], impl=impl) for name, impl in IN_FLOATS.items()}
 _NODES: tuple[type[n.Node], ...] = (n.Program, n.Param, n.Return, n.Name, n.NumberLit, n.StringLit, n.BoolLit)
 _NODES += (n.NullLit, n.Conditional, n.Call, n.ListExpr, n.Comprehension, n.Unary, n.Binary)
@@ -70,7 +71,7 @@ def computes_in_floats(program: n.Program, params: Iterable[ParamInfo], types: M
         if isinstance(node, n.Call):
             if node.function not in _FLOAT_READY:
                 return False
-            floats = floats or node.function in IN_FLOATS
+            floats = floats or node.function in _FLOAT_ARITHMETIC
         elif isinstance(node, n.Unary) and node.op == "-" and not isinstance(node.operand, n.NumberLit):
             return False  # `-x` tests that x is a decimal
         elif isinstance(node, n.Binary) and not _plain_binary(node, types):

@@ -68,6 +68,14 @@ def charge(runtime: Runtime, work: int, span: Span | None) -> None:
         raise out_of_time(runtime.limits, span)
 
 
+def count(runtime: Runtime, span: Span | None) -> None:
+    """One operation of constant work (a builtin called on scalars): counted against the
+    budget; the clock is not read, as for an operator (the program's size bounds them)."""
+    runtime.operations += 1
+    if runtime.operations > runtime.limits.max_operations:
+        raise over_budget(runtime.limits, span)
+
+
 def check_clock(runtime: Runtime, span: Span | None) -> None:
     if time.monotonic() > runtime.deadline:
         raise out_of_time(runtime.limits, span)

@@ -18,7 +18,7 @@ from typing import Any
 from toolkiln.ast.types import ARRAY, NUMBER, STRING
 from toolkiln.semantics.builtin_registry import Arg, builtin, first_size
 from toolkiln.semantics.js_builtins import FLOAT_OPERATORS, float_result
-from toolkiln.semantics.js_values import invalid_arguments, nan, to_number
+from toolkiln.semantics.js_values import compare, invalid_arguments, nan, to_number
 
 PUSH = "."  # the code's step that takes the next operand; "+2" applies + to the last two values
 
@@ -102,8 +102,18 @@ def _js_f64_in_floats(limits: Any, operands: list[Any], code: str) -> float:
     return computed(operands, code)
 
 
+_ORDER = {-1: -1.0, 0: 0.0, 1: 1.0, 2: 2.0}
+
+
+def _js_compare_in_floats(limits: Any, a: Any, b: Any) -> float:
+    if type(a) is float and type(b) is float:  # the common case: no coercion
+        return _ORDER[(a > b) - (a < b)]
+    return _ORDER[compare(a, b)]
+
+
 _NAMES = {"+": "js_add_f64", "*": "js_mul_f64", "-": "js_sub_f64", "/": "js_div_f64", "%": "js_mod_f64"}
 IN_FLOATS: dict[str, Callable[..., float]] = {
     "js_f64": _js_f64_in_floats,
+    "js_compare": _js_compare_in_floats,
     **{_NAMES[symbol]: _arithmetic_in_floats(floats) for symbol, floats in FLOAT_OPERATORS.items()},
 }

@@ -103,14 +103,15 @@ def value_reader(
     fields, every string at most `max_text` characters, and at most `max_values` items and fields
     in all (so that data sharing one list many times over cannot make conversion unbounded).
     Raises RunError E0508 for anything outside them. Called inside a run's decimal scope.
-    `floats`: a float within them stays a float (a program in the float domain reads it so)."""
+    `floats`: a float within them stays a float, an int up to 2**53 becomes one (a program in
+    the float domain reads them so)."""
     exact = make_bounds(max_digits).create_decimal  # C: refuses by signal, with no Python frame per int
     real = _real_reader(exact, 10.0 ** min(max_digits, 308))
     scalars: dict[type, Any] = {
         str: _text_reader(max_text),
         bool: _same,
         type(None): _same,
-        int: exact,
+        int: _whole_float_reader(exact) if floats else exact,
         float: _float_reader(real, 10.0 ** min(max_digits, 308)) if floats else real,
         Decimal: _number_reader(exact),
         date: _same,
@@ -159,6 +160,16 @@ def _float_reader(real: Callable[[float], Decimal], float_bound: float) -> Calla
         return real(value)  # refused, as in decimals
 
     return kept
+
+
+_EXACT_WHOLE = 2**53  # every int up to it is a float exactly
+
+
+def _whole_float_reader(exact: Callable[[int], Decimal]) -> Callable[[int], Any]:
+    def whole(value: int) -> Any:
+        return float(value) if -_EXACT_WHOLE <= value <= _EXACT_WHOLE else exact(value)
+
+    return whole
 
 
 def _text_reader(max_text: int) -> Callable[[str], str]:

@@ -44,6 +44,7 @@ def test_a_float_mode_rule_binds_and_computes_floats(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(float_domain.FLOAT_BUILTINS, "js_add_f64", replace(add, impl=spy))
     tool = toolkiln.import_jsonlogic({"+": {"var": "xs"}}, numbers="float")
     assert tool.run({"data": {"xs": [0.1, 0.2, 0.3]}}) == Decimal("0.6000000000000001")  # JavaScript's
+    assert tool.run({"data": {"xs": [0.1, 0.2, 0.3, 2]}}) == Decimal(repr(0.1 + 0.2 + 0.3 + 2))  # an int: a float
     assert seen and all(type(value) is float for values in seen for value in values)  # no decimal between
 
 
