@@ -231,6 +231,35 @@ def print_phases(lines: int, per_phase: dict[str, float], cpu: float) -> None:
     print(f"| **all** | **{cpu * 1000:.1f}** |")
 
 
+def while_typing(lines: int) -> dict[str, str]:
+    """The file as an editor holds it while a line is typed: clean, a call half written (a
+    syntax error: the hand-written parser declines and Lark parses and explains), a name
+    misspelt (the check runs and the advice looks for the name meant)."""
+    text = tool_text(lines, 1)
+    middle = text.splitlines(keepends=True)
+    half = len(middle) // 2
+    call = next(i for i in range(half, len(middle)) if "round(" in middle[i])
+    half_written = middle[call].split("(")[0] + "(\n"
+    return {
+        "clean": text,
+        "a call half written (`v = round(`)": "".join([*middle[:call], half_written, *middle[call + 1 :]]),
+        "a name misspelt (`len(tt5)`)": text.replace("len(t5)", "len(tt5)", 1),
+    }
+
+
+def print_while_typing(lines: int, rounds: int) -> None:
+    print(f"\ncheck_text's CPU on {lines} lines as a line is being typed (in this process, p50 of {rounds}):\n")
+    print("| the text | ms | diagnostics |")
+    print("| --- | ---: | --- |")
+    for label, text in while_typing(lines).items():
+        cpu = []
+        for _ in range(rounds):
+            started = time.process_time()
+            found = check_text(text, f"big{lines}.tk")
+            cpu.append(time.process_time() - started)
+        print(f"| {label} | {statistics.median(cpu) * 1000:.1f} | {', '.join(d.code for d in found) or 'none'} |")
+
+
 def as_a_command(folder: Path, lines: int, rounds: int) -> list[float]:
     path = folder / f"cli{lines}.tk"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
@@ -267,6 +296,8 @@ def main() -> None:
                 f"| {percentile(cpu, 0.5) * 1000:.0f} "
                 f"| {statistics.median(command) * 1000:.0f} |"
             )
+        for lines in args.lines:
+            print_while_typing(lines, args.rounds)
         for lines in args.lines:  # last: the timed phases stay replaced in this process
             print_phases(lines, *by_phase(Path(folder), lines, args.rounds))
 
