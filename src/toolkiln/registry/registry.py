@@ -128,6 +128,8 @@ class Registry(Checking, Trusting, Changing, Repinning, Applying, CallApprovals)
         # (see changes.py). The store owns it and empties it in place whenever a record or the
         # tables change (its one invalidation rule, store.py).
         self._hot: dict[str, HotRun] = self._store.runnables
+        # (callee, version) -> what a caller pinned to that past version runs (_pinned_callee_tool)
+        self._pinned_hot: dict[tuple[str, int], tuple[Tool, tuple[int, int], float, Tool, Policy | None]] = {}
         # (a database's signal hears every change: no look at the store while it is quiet)
         self._hot_seconds = math.inf if self._store.changes.hears_every_change else min(WATCH_SECONDS, rescan_seconds)
         self._mutex = threading.RLock()
@@ -458,13 +460,29 @@ class Registry(Checking, Trusting, Changing, Repinning, Applying, CallApprovals)
 
     def _pinned_callee_tool(self, name: str, version: int, tool: Tool) -> Tool:
         """The past version `version` of `name` a pinned caller runs (`tool`, compiled with the
-        caller): refused while the tool is disabled, with the registry's tables it reads."""
+        caller): refused while the tool is disabled, with the registry's tables it reads. Kept,
+        as `run` keeps a tool, while neither the registry's change counter nor the tables move."""
+        hit = self._pinned_hot.get((name, version))
+        if hit is not None and hit[0] is tool and hit[1] == self._generation() and _monotonic() < hit[2]:
+            if hit[4] is not self.policy:  # (calls that may wait for a person: asked each time, as by name)
+                self._refuse_held_callee(name)
+            return hit[3]
+        generation = self._generation()  # (before the look: a change during it is seen next time)
         record = self._store.records.get(name)
         if record is not None and record.status == "disabled":
             raise RunError(codes.TOOL_NOT_ACTIVE.code, f"`{name}` is disabled; only active tools run")
         self._refuse_held_callee(name)
         with self._mutex:
-            return self._with_tables(f"{name}@{version}", tool)
+            runnable = self._with_tables(f"{name}@{version}", tool)
+        if generation is not None:
+            may_wait = record is None or record.approve_calls or bool(self.policy.call_rules)
+            policy = None if may_wait else self.policy  # (its calls never wait under this policy)
+            self._pinned_hot[name, version] = (tool, generation, _monotonic() + self._hot_seconds, runnable, policy)
+        return runnable
+
+    def _generation(self) -> tuple[int, int] | None:
+        """The change counter and the tables' generation (None: a store without a counter)."""
+        return None if self._counter is None else (self._counter[0], self._store.tables_generation)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

@@ -126,6 +126,7 @@ def test_a_deleted_and_remade_pinned_tool_is_r0770_not_its_namesake(reg):
 def test_a_disabled_callee_stops_its_pinned_callers(reg):
     approved_caller(reg)
     reg.update("shipping_cost", {"logic": shipping("weight_kg * 3 + 5")["logic"]})
+    assert reg.run("order_total", {"w": 1, "price": 10}) == 17  # (what it runs is kept: not past a change)
     reg.disable("shipping_cost")
     with pytest.raises(RunError) as error:
         reg.run("order_total", {"w": 1, "price": 10})
