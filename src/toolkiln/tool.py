@@ -19,11 +19,14 @@ from toolkiln.interpret.runner import Runner, fast_run
 from toolkiln.interpret.runtime import Runtime
 from toolkiln.io.tables import normalize_tables
 from toolkiln.optimize import optimize
+from toolkiln.semantics.builtin_registry import HOMES
 from toolkiln.semantics.chance import RandomSource, as_source, drawing_from
 from toolkiln.semantics.dates import Clock, fixed_clock
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
-from toolkiln.semantics.random_builtins import RANDOM_BUILTINS
 from toolkiln.semantics.values import to_plain
+
+# The builtins whose results are not fixed by their arguments.
+_RANDOM = frozenset(HOMES["random_builtins"].split())
 
 # What runs under given Limits: the program (optimized for them) and its check.
 Runnable = Callable[[Limits], tuple[n.Program, CheckResult]]
@@ -126,7 +129,7 @@ class Tool:
     def draws_random(self) -> bool:
         """Whether the tool's own logic calls uuid(), random() or random_int() (the tools it
         calls are not looked into): its results are not fixed by its arguments."""
-        return any(type(node) is n.Call and node.function in RANDOM_BUILTINS for node in walk(self.program))
+        return any(type(node) is n.Call and node.function in _RANDOM for node in walk(self.program))
 
     @property
     def result_type(self) -> str:

@@ -5,55 +5,75 @@ slotted dataclasses with a `span` (not pydantic models: importing pydantic and m
 classes was most of a command's start-up, issue 34, and the front ends validate what they build
 themselves); each has a `kind`, so passes dispatch with `match` and end with `assert_never`.
 Rewrites use `dataclasses.replace`, which keeps what it is not told to change.
+
+Each node writes its own `__init__` (ast/nodes.py says why); tests/unit/ast/test_ast_helpers.py
+checks each against the class's fields.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
+from toolkiln.ast.nodes import Node as Node  # (n.Node: the base of every node)
+from toolkiln.ast.nodes import node, set_field
 from toolkiln.ast.spans import NO_SPAN, Span
 from toolkiln.ast.types import Type
-
-
-# Keyword-only: a node is made by naming its fields, as a pydantic model was (and `span`, with
-# its default, comes first in every node).
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Node:
-    span: Span = NO_SPAN
-
 
 # --- expressions --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class NumberLit(Node):
     kind: Literal["number"] = "number"
     value: Decimal
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["number"] = "number", value: Decimal) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "value", value)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class StringLit(Node):
     kind: Literal["string"] = "string"
     value: str
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["string"] = "string", value: str) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "value", value)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class BoolLit(Node):
     kind: Literal["boolean"] = "boolean"
     value: bool
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["boolean"] = "boolean", value: bool) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "value", value)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class NullLit(Node):
     kind: Literal["null"] = "null"
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["null"] = "null") -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Name(Node):
     kind: Literal["name"] = "name"
     name: str
+
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["name"] = "name", name: str) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "name", name)
 
 
 UnaryOp = Literal["-", "+", "not"]
@@ -65,22 +85,37 @@ LOGIC_OPS = ("and", "or")
 MEMBERSHIP_OPS = ("in", "not in")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Unary(Node):
     kind: Literal["unary"] = "unary"
     op: UnaryOp
     operand: Expr
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["unary"] = "unary", op: UnaryOp, operand: Expr) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "op", op)
+        set_field(self, "operand", operand)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Binary(Node):
     kind: Literal["binary"] = "binary"
     op: BinaryOp
     left: Expr
     right: Expr
 
+    def __init__(
+        self, *, span: Span = NO_SPAN, kind: Literal["binary"] = "binary", op: BinaryOp, left: Expr, right: Expr
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "op", op)
+        set_field(self, "left", left)
+        set_field(self, "right", right)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Conditional(Node):
     """`then if test else otherwise`."""
 
@@ -89,51 +124,103 @@ class Conditional(Node):
     then: Expr
     otherwise: Expr
 
+    def __init__(
+        self,
+        *,
+        span: Span = NO_SPAN,
+        kind: Literal["conditional"] = "conditional",
+        test: Expr,
+        then: Expr,
+        otherwise: Expr,
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "test", test)
+        set_field(self, "then", then)
+        set_field(self, "otherwise", otherwise)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Call(Node):
     kind: Literal["call"] = "call"
     function: str
     args: tuple[Expr, ...]
 
+    def __init__(
+        self, *, span: Span = NO_SPAN, kind: Literal["call"] = "call", function: str, args: tuple[Expr, ...]
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "function", function)
+        set_field(self, "args", args)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Field_(Node):
     kind: Literal["field"] = "field"
     target: Expr
     name: str
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["field"] = "field", target: Expr, name: str) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "target", target)
+        set_field(self, "name", name)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Index(Node):
     kind: Literal["index"] = "index"
     target: Expr
     index: Expr
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["index"] = "index", target: Expr, index: Expr) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "target", target)
+        set_field(self, "index", index)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class ListExpr(Node):
     kind: Literal["list"] = "list"
     items: tuple[Expr, ...]
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["list"] = "list", items: tuple[Expr, ...]) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "items", items)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class RecordEntry(Node):
     """`"key": value`: one field of a record literal."""
 
     key: str
     value: Expr
 
+    def __init__(self, *, span: Span = NO_SPAN, key: str, value: Expr) -> None:
+        set_field(self, "span", span)
+        set_field(self, "key", key)
+        set_field(self, "value", value)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class RecordExpr(Node):
     """`{"net": net, "vat": vat}`: a record (a JSON object) with these fields, in this order."""
 
     kind: Literal["record"] = "record"
     entries: tuple[RecordEntry, ...]
 
+    def __init__(
+        self, *, span: Span = NO_SPAN, kind: Literal["record"] = "record", entries: tuple[RecordEntry, ...]
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "entries", entries)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Comprehension(Node):
     """`[element for var in iterable if condition]`: the only iteration, over a finite list."""
 
@@ -143,8 +230,25 @@ class Comprehension(Node):
     iterable: Expr
     condition: Expr | None = None
 
+    def __init__(
+        self,
+        *,
+        span: Span = NO_SPAN,
+        kind: Literal["comprehension"] = "comprehension",
+        element: Expr,
+        var: str,
+        iterable: Expr,
+        condition: Expr | None = None,
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "element", element)
+        set_field(self, "var", var)
+        set_field(self, "iterable", iterable)
+        set_field(self, "condition", condition)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Try(Node):
     """`try body catch error: handler`: the body's value, or, when the body stops with a coded
     run-time error, the handler's, with `error` bound to `{"code", "message", "value"}`.
@@ -154,6 +258,15 @@ class Try(Node):
     body: Expr
     var: str
     handler: Expr
+
+    def __init__(
+        self, *, span: Span = NO_SPAN, kind: Literal["try"] = "try", body: Expr, var: str, handler: Expr
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "body", body)
+        set_field(self, "var", var)
+        set_field(self, "handler", handler)
 
 
 Expr = (
@@ -180,13 +293,18 @@ LITERALS = (NumberLit, StringLit, BoolLit, NullLit)
 # --- templates ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class TextPart(Node):
     kind: Literal["text"] = "text"
     text: str
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["text"] = "text", text: str) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "text", text)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Hole(Node):
     """`{{expr}}` or `{{expr:spec}}` inside a template."""
 
@@ -194,19 +312,31 @@ class Hole(Node):
     expr: Expr
     spec: str | None = None
 
+    def __init__(
+        self, *, span: Span = NO_SPAN, kind: Literal["hole"] = "hole", expr: Expr, spec: str | None = None
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "expr", expr)
+        set_field(self, "spec", spec)
+
 
 TemplatePart = TextPart | Hole
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Template(Node):
     parts: tuple[TemplatePart, ...]
+
+    def __init__(self, *, span: Span = NO_SPAN, parts: tuple[TemplatePart, ...]) -> None:
+        set_field(self, "span", span)
+        set_field(self, "parts", parts)
 
 
 # --- steps --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Assign(Node):
     """JSON op `math`: `target = value`."""
 
@@ -214,8 +344,14 @@ class Assign(Node):
     target: str
     value: Expr
 
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["assign"] = "assign", target: str, value: Expr) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "target", target)
+        set_field(self, "value", value)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Lookup(Node):
     kind: Literal["lookup"] = "lookup"
     target: str
@@ -223,23 +359,53 @@ class Lookup(Node):
     key: Expr
     default: Expr | None = None
 
+    def __init__(
+        self,
+        *,
+        span: Span = NO_SPAN,
+        kind: Literal["lookup"] = "lookup",
+        target: str,
+        table: str,
+        key: Expr,
+        default: Expr | None = None,
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "target", target)
+        set_field(self, "table", table)
+        set_field(self, "key", key)
+        set_field(self, "default", default)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Format(Node):
     kind: Literal["format"] = "format"
     target: str
     template: Template
 
+    def __init__(
+        self, *, span: Span = NO_SPAN, kind: Literal["format"] = "format", target: str, template: Template
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "target", target)
+        set_field(self, "template", template)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class ToolArg(Node):
     """`name = value`: one argument of a `call` step."""
 
     name: str
     value: Expr
 
+    def __init__(self, *, span: Span = NO_SPAN, name: str, value: Expr) -> None:
+        set_field(self, "span", span)
+        set_field(self, "name", name)
+        set_field(self, "value", value)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class CallTool(Node):
     """JSON op `call`: `target = call tool(name = value, ...)`, a call of another tool."""
 
@@ -248,8 +414,23 @@ class CallTool(Node):
     tool: str
     args: tuple[ToolArg, ...] = ()
 
+    def __init__(
+        self,
+        *,
+        span: Span = NO_SPAN,
+        kind: Literal["call_tool"] = "call_tool",
+        target: str,
+        tool: str,
+        args: tuple[ToolArg, ...] = (),
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "target", target)
+        set_field(self, "tool", tool)
+        set_field(self, "args", args)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class If(Node):
     """JSON op `condition`. An empty `otherwise` means there is no else branch."""
 
@@ -258,11 +439,31 @@ class If(Node):
     then: tuple[Step, ...]
     otherwise: tuple[Step, ...] = ()
 
+    def __init__(
+        self,
+        *,
+        span: Span = NO_SPAN,
+        kind: Literal["if"] = "if",
+        condition: Expr,
+        then: tuple[Step, ...],
+        otherwise: tuple[Step, ...] = (),
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "condition", condition)
+        set_field(self, "then", then)
+        set_field(self, "otherwise", otherwise)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Return(Node):
     kind: Literal["return"] = "return"
     value: Expr
+
+    def __init__(self, *, span: Span = NO_SPAN, kind: Literal["return"] = "return", value: Expr) -> None:
+        set_field(self, "span", span)
+        set_field(self, "kind", kind)
+        set_field(self, "value", value)
 
 
 Step = Assign | Lookup | Format | CallTool | If | Return
@@ -275,22 +476,43 @@ ASSIGNING_STEPS = (Assign, Lookup, Format, CallTool)
 RiskLevel = Literal["low", "medium", "high"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@node
 class Param(Node):
     name: str
     type: Type
     description: str | None = None
     default: Expr | None = None
 
+    def __init__(
+        self,
+        *,
+        span: Span = NO_SPAN,
+        name: str,
+        type: Type,  # noqa: A002  (the field is named so)
+        description: str | None = None,
+        default: Expr | None = None,
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "name", name)
+        set_field(self, "type", type)
+        set_field(self, "description", description)
+        set_field(self, "default", default)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class TableDecl(Node):
     name: str
     type: Type
     description: str | None = None
 
+    def __init__(self, *, span: Span = NO_SPAN, name: str, type: Type, description: str | None = None) -> None:  # noqa: A002
+        set_field(self, "span", span)
+        set_field(self, "name", name)
+        set_field(self, "type", type)
+        set_field(self, "description", description)
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@node
 class Program(Node):
     """A whole compute tool. Bare logic has no name and `parameters is None` (inferred)."""
 
@@ -300,3 +522,22 @@ class Program(Node):
     tables: tuple[TableDecl, ...] | None = None
     risk_level: RiskLevel | None = None
     steps: tuple[Step, ...]
+
+    def __init__(
+        self,
+        *,
+        span: Span = NO_SPAN,
+        name: str | None = None,
+        description: str | None = None,
+        parameters: tuple[Param, ...] | None = None,
+        tables: tuple[TableDecl, ...] | None = None,
+        risk_level: RiskLevel | None = None,
+        steps: tuple[Step, ...],
+    ) -> None:
+        set_field(self, "span", span)
+        set_field(self, "name", name)
+        set_field(self, "description", description)
+        set_field(self, "parameters", parameters)
+        set_field(self, "tables", tables)
+        set_field(self, "risk_level", risk_level)
+        set_field(self, "steps", steps)

@@ -1,11 +1,13 @@
 """How a builtin is declared: its signature, its implementation and its cost, registered once
-in BUILTINS by the `builtin` decorator (the modules of builtins register theirs on import)."""
+in BUILTINS by the `builtin` decorator (the modules of builtins register theirs on import, and
+BUILTINS imports a module when one of its names is first looked up)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from importlib import import_module
 from typing import Any
 
 from toolkiln.ast.types import Type
@@ -76,7 +78,69 @@ class Builtin:
         return self.args[min(position, len(self.args) - 1)]
 
 
-BUILTINS: dict[str, Builtin] = {}
+# Which module of toolkiln.semantics registers each builtin, in the order `toolkiln builtins`
+# lists them. A command imports only the modules whose builtins its tool calls (their tables and
+# the dates, zones and random sources behind them were 10 ms of every start-up, issue 34).
+# tests/unit/semantics/test_builtin_table.py checks it against what each module registers.
+HOMES = {
+    "word_builtins": "slugify camel_case snake_case kebab_case truncate count_words remove_diacritics",
+    "data_builtins": "is_json parse_json to_json is_uuid chunk parse_csv",
+    "date_builtins": "today now add_days add_months days_between weekday start_of_month to_date to_zone "
+    "format_date parse_date parse_datetime",
+    "js_builtins": "truthy to_number js_equals js_strict_equals js_compare js_add js_add_f64 js_mul js_mul_f64 "
+    "js_sub js_sub_f64 js_div js_div_f64 js_mod js_mod_f64 js_max js_min js_cat js_substr js_in js_merge js_list "
+    "js_entries js_last js_all js_length js_throw js_error_data js_var js_val js_exists js_missing js_missing_some",
+    "js_float": "js_f64",
+    "list_builtins": "sort group_by count_if unique first last flatten range zip",
+    "random_builtins": "uuid random random_int",
+    "text_builtins": "split slice capitalize title pad_left pad_right repeat url_encode base64_encode base64_decode "
+    "sha256 md5 is_email is_url",
+    "builtins": "abs round floor ceil sqrt clamp min max sum avg number len count any all contains get coalesce "
+    "lower upper trim starts_with ends_with replace join text",
+}
+
+
+class BuiltinTable(MutableMapping[str, Builtin]):
+    """Every builtin by name. Names and membership need no import; looking a builtin up
+    imports the module that registers it, once (the import system serializes two threads)."""
+
+    def __init__(self, homes: Mapping[str, str]) -> None:
+        self._home = {name: f"toolkiln.semantics.{module}" for module, names in homes.items() for name in names.split()}
+        self._registered: dict[str, Builtin] = {}
+
+    def __getitem__(self, name: str) -> Builtin:
+        found = self._registered.get(name)
+        if found is None:
+            import_module(self._home[name])  # (KeyError, as a dict's, for a name that is no builtin)
+            found = self._registered[name]
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._home
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._home)
+
+    def __len__(self) -> int:
+        return len(self._home)
+
+    def __setitem__(self, name: str, function: Builtin) -> None:
+        """Put a builtin in place by hand (a test swaps or adds one): no module to import."""
+        self._home.setdefault(name, "")
+        self._registered[name] = function
+
+    def __delitem__(self, name: str) -> None:
+        del self._registered[name]
+        if not self._home[name]:
+            del self._home[name]
+
+    def register(self, function: Builtin) -> None:
+        if function.name not in self._home:
+            raise LookupError(f"builtin {function.name!r} is not in HOMES (semantics/builtin_registry.py)")
+        self._registered[function.name] = function
+
+
+BUILTINS = BuiltinTable(HOMES)
 
 
 def builtin(
@@ -99,7 +163,7 @@ def builtin(
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
         costs = {"work": work, "builds": builds, "built": built}
-        BUILTINS[name] = Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, clocked=clocked, **costs)
+        BUILTINS.register(Builtin(name, args, result_fn, impl, doc, variadic, pure=pure, clocked=clocked, **costs))
         return impl
 
     return register

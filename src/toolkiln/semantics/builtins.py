@@ -3,8 +3,9 @@
 Each has a signature (checked statically by the checker) and an implementation on run-time
 values. Implementations take the run's `Limits` first, for their decimal context and caps.
 The numbers and the first list and text builtins are here; `text_builtins`, `word_builtins`,
-`data_builtins`, `list_builtins`, `date_builtins` and `random_builtins` register the rest into
-the same BUILTINS when this module imports them.
+`data_builtins`, `list_builtins`, `date_builtins`, `random_builtins` and the `js_` modules
+register the rest into the same BUILTINS, which imports each when one of its names is first
+looked up (builtin_registry.HOMES).
 """
 
 from __future__ import annotations
@@ -26,16 +27,6 @@ from toolkiln.ast.types import (
     join,
 )
 from toolkiln.diagnostics import codes
-from toolkiln.semantics import (
-    data_builtins,
-    date_builtins,
-    js_builtins,
-    js_float,  # noqa: F401  (registers js_f64)
-    list_builtins,
-    random_builtins,
-    text_builtins,
-    word_builtins,
-)
 from toolkiln.semantics.builtin_registry import (
     BUILTINS,
     CHARS_PER_OPERATION,
@@ -63,14 +54,8 @@ __all__ = [
     "Builtin",
     "builtin",
     "contains",
-    "data_builtins",
-    "date_builtins",
     "fault",
-    "list_builtins",
-    "random_builtins",
     "size_of",
-    "text_builtins",
-    "word_builtins",
 ]
 
 NUMBERS = array_of(NUMBER)
@@ -148,25 +133,10 @@ def _extreme(pick: Callable[..., Decimal], name: str) -> Callable[..., Decimal]:
 
 
 _MINMAX_ARGS = (Arg("values", (NUMBER, NUMBERS)),)
-BUILTINS["min"] = Builtin(
-    "min",
-    _MINMAX_ARGS,
-    lambda t: NUMBER,
-    _extreme(min, "min"),
-    "Smallest of several numbers, or of a list: min(a, b), min(prices).",
-    True,
-    pure=True,
-    work=all_sizes,
-)
-BUILTINS["max"] = Builtin(
-    "max",
-    _MINMAX_ARGS,
-    lambda t: NUMBER,
-    _extreme(max, "max"),
-    "Largest of several numbers, or of a list.",
-    True,
-    pure=True,
-    work=all_sizes,
+_MIN_DOC = "Smallest of several numbers, or of a list: min(a, b), min(prices)."
+builtin("min", _MINMAX_ARGS, NUMBER, _MIN_DOC, True, pure=True, work=all_sizes)(_extreme(min, "min"))
+builtin("max", _MINMAX_ARGS, NUMBER, "Largest of several numbers, or of a list.", True, pure=True, work=all_sizes)(
+    _extreme(max, "max")
 )
 
 
@@ -436,4 +406,6 @@ def _text(limits: Limits, value: Any) -> str:
 def authored_builtins() -> list[str]:
     """The names of the builtins a tool's author writes, sorted: every builtin but those of
     imported JsonLogic rules (`truthy`, `js_add`, ...). What models are told the language has."""
-    return sorted(name for name in BUILTINS if name not in js_builtins.JSONLOGIC_BUILTINS)
+    from toolkiln.semantics.js_builtins import JSONLOGIC_BUILTINS
+
+    return sorted(name for name in BUILTINS if name not in JSONLOGIC_BUILTINS)

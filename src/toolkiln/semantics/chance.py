@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random as _random
 import threading
-import uuid as _uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -44,7 +43,9 @@ def held_source() -> RandomSource | None:
 def draw_uuid() -> str:
     """A version 4 UUID from the current source: compute's uuid() and a javascript tool's
     seeded utils.uuid() alike."""
-    return str(_uuid.UUID(int=current_source().getrandbits(128), version=4))
+    import uuid  # (only when a tool draws one: uuid and platform are 2 ms of every start-up)
+
+    return str(uuid.UUID(int=current_source().getrandbits(128), version=4))
 
 
 def draw_int(low: int, high: int) -> int:

@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
@@ -101,6 +100,8 @@ def is_zone_name(name: str) -> bool:
 def _zone(name: str) -> tzinfo | None:
     if ".." in name.split("/"):
         return None
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # (when a zone is named: 2 ms of start-up)
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder of that name

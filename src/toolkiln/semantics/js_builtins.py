@@ -19,7 +19,7 @@ from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, OBJECT, STRING, arra
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.builtin_registry import (
-    BUILTINS,
+    HOMES,
     Arg,
     all_sizes,
     builtin,
@@ -587,8 +587,6 @@ def _js_missing_some(limits: Limits, data: Any, need: Any, keys: Any) -> list[An
     return [] if len(wanted) - len(missing) >= to_number(need) else missing
 
 
-# What this module registered: the builtins of imported rules, not of the language a tool's
+# What this module and js_float register: the builtins of imported rules, not of the language a tool's
 # author writes (see `authored_builtins`).
-JSONLOGIC_BUILTINS = frozenset(
-    name for name, b in BUILTINS.items() if b.impl.__module__ in (__name__, "toolkiln.semantics.js_float")
-)
+JSONLOGIC_BUILTINS = frozenset(HOMES["js_builtins"].split() + HOMES["js_float"].split())

@@ -17,7 +17,6 @@ FRACTION_DIGITS = 16
 """random()'s decimal places: 10**16 values in [0, 1), each as likely (a double's 53 bits
 hold about 15.95 digits)."""
 _SCALE = 10**FRACTION_DIGITS
-RANDOM_BUILTINS = frozenset({"uuid", "random", "random_int"})
 
 
 @builtin(

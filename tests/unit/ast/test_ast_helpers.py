@@ -1,7 +1,10 @@
 """The AST helpers the compile path leans on: the visitor's table of children, and nodes that
 hold what their fields declare (they are dataclasses: nothing validates them when made)."""
 
+import copy
 import dataclasses
+import inspect
+import pickle
 import types
 import typing
 from decimal import Decimal
@@ -50,6 +53,37 @@ def test_nodes_are_frozen_slotted_and_equal_by_value():
     assert dataclasses.replace(node, op="-").op == "-" and node.op == "+"
     with pytest.raises(TypeError):
         n.Binary(op="+", left=left)  # type: ignore[call-arg]
+
+
+NODE_TYPES = sorted(
+    (cls for cls in vars(n).values() if isinstance(cls, type) and issubclass(cls, n.Node) and cls is not n.Node),
+    key=lambda cls: cls.__name__,
+)
+
+
+@pytest.mark.parametrize("cls", NODE_TYPES, ids=lambda cls: cls.__name__)
+def test_each_node_init_takes_its_fields_by_name_with_their_defaults(cls):
+    """Every node writes its own __init__ (start-up, issue 34): it must take exactly the
+    class's fields, keyword-only, with the fields' defaults, and set each one."""
+    declared = [(f.name, f.default) for f in dataclasses.fields(cls)]
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [(p.name, p.default) for p in parameters] == [
+        (name, inspect.Parameter.empty if default is dataclasses.MISSING else default) for name, default in declared
+    ]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters)
+    values = {name: object() for name, _default in declared}  # a distinct value per field
+    node = cls(**values)
+    assert all(getattr(node, name) is value for name, value in values.items())
+
+
+def test_nodes_survive_pickling_and_copying_and_print_their_fields():
+    node = n.Binary(op="+", left=n.Name(name="a"), right=n.NumberLit(value=Decimal("1.5")))
+    again = pickle.loads(pickle.dumps(node))
+    assert again == node and hash(again) == hash(node) and copy.deepcopy(node) == node
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del again.op
+    assert repr(n.Name(name="a")) == f"Name(span={n.NO_SPAN!r}, kind='name', name='a')"
+    assert node != n.Binary(op="-", left=node.left, right=node.right) and node != "Binary"
 
 
 def _holds(value: object, declared: object) -> bool:

@@ -46,6 +46,19 @@ ON_RUN_TOO = (
     "multiprocessing",
     "hashlib",  # for sha256() and md5() only
     "ctypes",  # for giving memory back after a heavy run only
+    # the builtins a tool does not call (BUILTINS imports a module when a name of it is looked
+    # up), and what they alone need: zones, UUIDs, CSV
+    "toolkiln.semantics.word_builtins",
+    "toolkiln.semantics.data_builtins",
+    "toolkiln.semantics.date_builtins",
+    "toolkiln.semantics.js_builtins",
+    "toolkiln.semantics.js_float",
+    "toolkiln.semantics.list_builtins",
+    "toolkiln.semantics.random_builtins",
+    "toolkiln.semantics.text_builtins",
+    "zoneinfo",
+    "uuid",
+    "csv",
 )
 
 _PROBE = """
