@@ -405,7 +405,7 @@ class ExprCompiler:
 
     def call(self, expr: n.Call) -> Fn:
         function = self.floats and float_domain.FLOAT_BUILTINS.get(expr.function) or BUILTINS[expr.function]
-        if self.floats and expr.function == "js_f64" and (fused := float_domain.fused(expr, self.closure)):
+        if self.floats and (fused := float_domain.fused(expr, self.closure)):
             return fused
         if expr.function == "sum" and len(expr.args) == 1 and isinstance(expr.args[0], n.Comprehension):
             return self.summed(expr.args[0], function.impl, expr.span)

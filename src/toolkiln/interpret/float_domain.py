@@ -33,7 +33,7 @@ from toolkiln.errors import RunError
 from toolkiln.interpret.plan import Fn, Frame
 from toolkiln.semantics.builtins import BUILTINS, Builtin
 from toolkiln.semantics.js_builtins import FLOAT_OPERATORS
-from toolkiln.semantics.js_float import IN_FLOATS, PUSH, as_float, finite, steps
+from toolkiln.semantics.js_float import IN_FLOATS, OPERATOR_OF, PUSH, as_float, finite, steps
 from toolkiln.semantics.numbers import from_float_fast
 
 # The builtins that take a float wherever they take a number (js_values.NUMBER_TYPES).
@@ -127,25 +127,26 @@ _READS = frozenset({"js_var", "js_val"})  # operands whose reading never fails
 
 
 def fused(call: n.Call, closure: Callable[[n.Expr], Fn]) -> Fn | None:
-    """`js_f64([operands], "code")` as one closure per operator over its operands' floats: the
-    same operations in the same order as the builtin's loop over its code, without the loop,
-    the operands' list or the call. None where the call is not of that form (the builtin
-    then runs, and says what is wrong)."""
-    operands, code = call.args if len(call.args) == 2 else (None, None)
+    """`js_add_f64([a, b])` and its kin, and `js_f64([operands], "code")`, as one closure per
+    operator over its operands' floats: the same operations in the same order as the builtins,
+    without their loop, the operands' list or the call. None where the call is not of that
+    form (the builtin then runs, and says what is wrong)."""
+    symbol = OPERATOR_OF.get(call.function)
+    if symbol is not None:
+        items = call.args[0].items if len(call.args) == 1 and isinstance(call.args[0], n.ListExpr) else None
+        values = _operands(items, closure)
+        return None if values is None else _located(_operator(symbol, tuple(values)), call.span)
+    operands, code = call.args if call.function == "js_f64" and len(call.args) == 2 else (None, None)
     if not isinstance(operands, n.ListExpr) or not isinstance(code, n.StringLit):
         return None
-    if not all(isinstance(item, n.LITERALS + (n.Name,)) or _a_read(item) for item in operands.items):
-        return None  # an operand that may fail: its failure must come when the builtin's would
     try:
         plan = steps(code.value)
-        values = [_operand(item, closure) for item in operands.items]
     except RunError:
         return None
+    values = _operands(operands.items, closure)
     stack: list[Fn] = []
-    for symbol, count in plan:
-        if symbol == PUSH:
-            if not values:
-                return None
+    for symbol, count in plan if values is not None else ():
+        if symbol == PUSH and values:
             stack.append(values.pop(0))
         elif 0 < count <= len(stack):
             parts = tuple(stack[len(stack) - count :])
@@ -154,6 +155,17 @@ def fused(call: n.Call, closure: Callable[[n.Expr], Fn]) -> Fn | None:
         else:
             return None
     return _located(stack[0], call.span) if len(stack) == 1 and not values else None
+
+
+def _operands(items: tuple[n.Expr, ...] | None, closure: Callable[[n.Expr], Fn]) -> list[Fn] | None:
+    """Each operand as a closure giving its float; None if one may fail (its failure must come
+    when the builtin's would) or is a constant that is no number."""
+    if items is None or not all(isinstance(item, n.LITERALS + (n.Name,)) or _a_read(item) for item in items):
+        return None
+    try:
+        return [_operand(item, closure) for item in items]
+    except RunError:
+        return None
 
 
 def _a_read(expr: n.Expr) -> bool:

@@ -203,8 +203,8 @@ def _float_remainder(values: list[float]) -> float:
         raise invalid_arguments("% needs at least two operands")
     total = values[0]
     for value in values[1:]:
-        if value == 0:
-            raise nan("remainder of a division by zero (JavaScript would compute NaN)")
+        if value == 0 or not math.isfinite(total):  # ("1e999" is Infinity: math.fmod refuses it)
+            raise nan("remainder of a division by zero or of infinity (JavaScript would compute NaN)")
         total = math.fmod(total, value)  # JavaScript's %: the sign of the dividend
     return total
 

@@ -112,6 +112,7 @@ def _js_compare_in_floats(limits: Any, a: Any, b: Any) -> float:
 
 
 _NAMES = {"+": "js_add_f64", "*": "js_mul_f64", "-": "js_sub_f64", "/": "js_div_f64", "%": "js_mod_f64"}
+OPERATOR_OF = {name: symbol for symbol, name in _NAMES.items()}  # js_add_f64 -> "+"
 IN_FLOATS: dict[str, Callable[..., float]] = {
     "js_f64": _js_f64_in_floats,
     "js_compare": _js_compare_in_floats,

@@ -113,3 +113,12 @@ def test_generated_arithmetic_answers_in_floats_as_in_decimals(rule: Any, a: Any
         slow = _in_decimals(rule, patch)
     data = {"a": a, "b": b}
     assert repr(_outcome(fast, data)) == repr(_outcome(slow, data))
+
+
+@pytest.mark.parametrize("rule", [{"%": ["1e999", 2]}, {"%": {"var": "xs"}}, {"%": [{"var": "xs.0"}, 2]}])
+def test_the_remainder_of_infinity_stops_with_nan(rule: Any) -> None:
+    """Number("1e999") is Infinity, and Infinity % 2 is NaN (was: math.fmod's ValueError, E0514)."""
+    tool = toolkiln.import_jsonlogic(rule, numbers="float")
+    with pytest.raises(RunError) as stopped:
+        tool.run({"data": {"xs": ["1e999", 2]}})
+    assert stopped.value.code == "E1003"
