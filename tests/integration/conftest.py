@@ -115,6 +115,24 @@ def bwrap_installed() -> None:
         pytest.fail(f"bubblewrap could not be installed by {SANDBOX_INSTALL.name}:\n{done.stderr[-2000:]}")
 
 
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[object]:
+    """Debian's chromium (scripts/browser-install.sh), headless, driven by Playwright: one for
+    the test process, shared by every browser test file (each test opens a context of its own:
+    cookies and pages are not shared). Skipped without chromium, except under CI."""
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        reason = "chromium is not installed: run `bash scripts/browser-install.sh`"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
 @pytest.fixture
 def writable_folder() -> Iterator[Path]:
     """A folder under /tmp any user may enter and write (as root, programs run as a user of their own, who

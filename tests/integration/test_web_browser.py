@@ -8,9 +8,7 @@ is a failure: CI installs it.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +19,9 @@ from test_server_support import ServerProcess, make_tokens
 
 from toolkiln.registry.registry import Registry
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "web-screenshots"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT_MS = 15_000
 
 SHIPPING = {
@@ -79,17 +76,10 @@ def server(tmp_path_factory) -> Iterator[ServerProcess]:
     assert process.stop() in (0, -signal.SIGTERM)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        reason = "chromium is not installed: run `bash scripts/browser-install.sh`"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    with playwright_api.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield launched
-        launched.close()
+@pytest.fixture
+def browser(chromium):
+    """The test process's chromium (conftest.py: one for all the browser test files)."""
+    return chromium
 
 
 @pytest.fixture()
