@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from functools import cached_property
 from typing import Any
 
 from toolkiln.ast import compute as n
@@ -93,47 +92,56 @@ class _Found:
 
 class _Order:
     """Which variables are assigned before each read, in the order the steps run, and the
-    names close to a name among those (parameters declared first, then the variables); made
-    when first asked (most programs have no name to look up)."""
+    names close to a name among those (parameters declared first, then the variables). The
+    steps are scanned as far as a question needs: the reads of a misspelt name in an early
+    step do not wait for the reads of every later step."""
 
     def __init__(self, program: n.Program, declared: list[str]) -> None:
-        self.program = program
         self.declared = declared
-        self._close: CloseNames | None = None
-
-    @property
-    def assigned(self) -> list[str]:
-        return self._scanned[0]
+        self.assigned: list[str] = []  # in order, as far as scanned
+        self._reads: list[tuple[n.Name, int]] = []  # a read, and how many were assigned before it
+        self._before: dict[int, int] = {}
+        self._steps = _in_order(program.steps)
+        self._close: CloseNames | None = None  # over the names assigned when it was made
+        self._close_covers = 0
 
     @property
     def reads(self) -> list[tuple[n.Name, int]]:
-        """Each read, and how many variables were assigned before it."""
-        return self._scanned[1]
+        """Every read, and how many variables were assigned before it."""
+        self._scan_all()
+        return self._reads
 
-    @property
-    def before(self) -> dict[int, int]:
-        """How many variables were assigned before each read, by the read's id."""
-        return self._scanned[2]
+    def before(self, read: n.Name) -> int:
+        """How many variables were assigned before `read` runs (0 for a name that is not a read)."""
+        while id(read) not in self._before and self._scan_a_step():
+            pass
+        return self._before.get(id(read), 0)
 
-    @cached_property
-    def _scanned(self) -> tuple[list[str], list[tuple[n.Name, int]], dict[int, int]]:
-        assigned: list[str] = []
-        reads: list[tuple[n.Name, int]] = []
-        before: dict[int, int] = {}
-        for step, step_reads in _in_order(self.program.steps):
-            if step_reads is None:
-                assigned.append(step.target)  # type: ignore[union-attr]  # only assigning steps
-                continue
-            for read in step_reads:
-                reads.append((read, len(assigned)))
-                before[id(read)] = len(assigned)
-        return assigned, reads, before
+    def _scan_all(self) -> None:
+        while self._scan_a_step():
+            pass
+
+    def _scan_a_step(self) -> bool:
+        """Take in the next step as it runs; False once every step is in."""
+        scanned = next(self._steps, None)
+        if scanned is None:
+            return False
+        step, step_reads = scanned
+        if step_reads is None:
+            self.assigned.append(step.target)  # type: ignore[union-attr]  # only assigning steps
+        for read in step_reads or ():
+            self._reads.append((read, len(self.assigned)))
+            self._before[id(read)] = len(self.assigned)
+        return True
 
     def close_to(self, name: str, assigned_before: int) -> list[str]:
         """The closest names to `name` among the variables assigned before a read (and the
         declared parameters)."""
-        if self._close is None:  # only when there is a name to look up: most programs have none
+        if self._close is None or self._close_covers < assigned_before:
+            if self._close is not None:  # a later read than the first asked: every name, once
+                self._scan_all()
             self._close = CloseNames(self.declared + self.assigned)
+            self._close_covers = len(self.assigned)
         return self._close.close_to(name, len(self.declared) + assigned_before)
 
 
@@ -319,7 +327,7 @@ def _with_fix(
         return d
     update: dict[str, Any] = {}  # fields of the Diagnostic
     if d.code == codes.UNKNOWN_VARIABLE.code and isinstance(node, n.Name):
-        before = order.before.get(id(node), 0)
+        before = order.before(node)
         literal = FOREIGN_LITERALS.get(node.name)
         close = [literal] if literal is not None else order.close_to(node.name, before)
         update = {"input": node.name, "expected": tuple(sorted({*declared, *order.assigned[:before]}))}
