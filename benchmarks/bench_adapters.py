@@ -24,6 +24,7 @@ import platform
 import tempfile
 import timeit
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +149,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder, Registry(Path(folder) / "reg", durable=False) as reg:
         reg.create(PRICE)
         (tool,) = offered(reg)
@@ -162,7 +164,10 @@ def main() -> None:
         measured = [(name, best_us(call, number, rounds)) for name, call, number in rows]
     run_us = measured[0][1]
     invoke_us = measured[1][1]
-    print(f"python {platform.python_version()}, {platform.machine()}, best of {rounds} rounds\n")
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    loads = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+    print(f"{when}, python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, {loads}")
+    print(f"best of {rounds} rounds\n")
     print("| path | us a call | x reg.run | x reg.invoke | x the framework's bare tool |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for index, (name, us) in enumerate(measured):

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from toolkiln.registry.registry import Registry
 
 
+_RESULT = '{"ok": true, "result": '  # how to_json begins a successful reply ({"ok": true, "result": ...})
+
+
 class FrameworkNotInstalled(RegistryError, code=FRAMEWORK_NOT_INSTALLED):
     """An adapter imported without its framework (R0760)."""
 
@@ -101,14 +104,22 @@ class Calls:
             return self.registry.call_meta(tool.name, arguments, self.principal)
         if not isinstance(arguments, Mapping):
             return _not_an_object(tool.name, f"the arguments are {type(arguments).__name__}, not an object")
-        outcome = self.registry.invoke(tool.name, arguments, principal=self.principal, conversation=self.conversation)
-        return self.registry.settled(outcome, self.approval_timeout).reply()
+        return self.registry.settled(self._invoke(tool, arguments), self.approval_timeout).reply()
 
     def answer(self, tool: Offered, arguments: Any) -> tuple[bool, str]:
         """Whether the call went well, and its reply as JSON text: numbers with their computed
         digits, cut as the agent loop cuts a tool result."""
-        reply = self.reply(tool, arguments)
+        if tool.meta or type(arguments) is not dict:
+            reply = self.reply(tool, arguments)
+        else:
+            outcome = self._invoke(tool, arguments)
+            if outcome.ok and outcome.call is None:  # (the common reply, written without the dict)
+                return True, capped(_RESULT + to_json(outcome.result, exact=True) + "}")
+            reply = self.registry.settled(outcome, self.approval_timeout).reply()
         return reply["ok"], capped(to_json(reply, exact=True))
+
+    def _invoke(self, tool: Offered, arguments: Mapping[str, Any]) -> Outcome:
+        return self.registry.invoke(tool.name, arguments, principal=self.principal, conversation=self.conversation)
 
     def text(self, tool: Offered, arguments: Any) -> str:
         return self.answer(tool, arguments)[1]

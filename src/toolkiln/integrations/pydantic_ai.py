@@ -14,7 +14,9 @@ spending the tool's retries (`ModelRetry` would end the run after them). A call 
 person's approval waits.
 
 Live: pydantic-ai asks a toolset for its tools at every step of a run, and this one reads the
-registry's active tools each time, so a tool created during a run is offered at the next step.
+registry's active tools whenever the registry may have changed since it last read them
+(`Registry.unchanged_since`: any change made through toolkiln, in any process, at once; a hand
+edit of the folder within 50 ms), so a tool created during a run is offered at the next step.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ except ImportError:
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # (typing's own from Python 3.12)
 
+    from toolkiln.registry.hot_door import ChangeMark
     from toolkiln.registry.registry import Registry
 
 # The arguments as they came: the registry checks them against the tool's parameters and says
@@ -62,14 +65,20 @@ class RegistryToolset(AbstractToolset[Any]):
         self.include_meta = include_meta
         self.calls = Calls(registry, **options)
         self._id = id
+        self._read: tuple[ChangeMark | None, dict[str, ToolsetTool[Any]]] = (None, {})  # the tools last read
 
     @property
     def id(self) -> str | None:
         return self._id
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        tools = await anyio.to_thread.run_sync(self._offered)
-        return {tool.name: self._toolset_tool(tool) for tool in tools}
+        mark, tools = self._read
+        if not self.registry.unchanged_since(mark):  # (a run asks at every step: read only after a change)
+            mark = self.registry.change_mark()  # (before reading: a change made meanwhile is seen next time)
+            offered_now = await anyio.to_thread.run_sync(self._offered)
+            tools = {tool.name: self._toolset_tool(tool) for tool in offered_now}
+            self._read = (mark, tools)
+        return dict(tools)
 
     def _offered(self) -> list[Offered]:
         return offered(self.registry, self.names, include_meta=self.include_meta)

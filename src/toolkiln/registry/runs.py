@@ -29,9 +29,15 @@ class HotRun:
     was made at, until when it is believed without a look at the folder, the tool's fast run
     (its Runner's, taking only the arguments), the tool itself (for runs with options) and the
     per-thread counts of its runs (usage.Tally). Slots: a run reads four of them, each as fast
-    as a tuple's item."""
+    as a tuple's item.
 
-    __slots__ = ("changes", "counts", "run", "tool", "until")
+    `door` is what `Registry.invoke` found out about calls of this tool by each kind of caller
+    that it may remember: a principal kind -> (the policy it was decided under, the version
+    that runs) when such a call runs at once. It goes with the HotRun, so a change of any
+    record or table (which empties the store's runnables) or of the counter forgets it, and a
+    new policy object misses it."""
+
+    __slots__ = ("changes", "counts", "door", "run", "tool", "until")
 
     def __init__(
         self, changes: int, until: float, run: Callable[[Any], Any], tool: Any, counts: threading.local
@@ -41,6 +47,7 @@ class HotRun:
         self.run = run
         self.tool = tool
         self.counts = counts
+        self.door: dict[str, tuple[object, int]] = {}
 
 
 class Runner:
