@@ -19,7 +19,7 @@ from toolkiln.ast.spans import Span
 from toolkiln.ast.types import ANY, Type
 from toolkiln.ast.visitor import left_chain, walk
 from toolkiln.errors import RunError
-from toolkiln.interpret import calls, float_domain, reads
+from toolkiln.interpret import calls, float_domain, js_calls, reads
 from toolkiln.interpret.faults import arithmetic_fault, type_fault
 from toolkiln.interpret.plan import Compare, Fn, Frame, Shapes, Test
 from toolkiln.interpret.runtime import Runtime, charge
@@ -405,8 +405,8 @@ class ExprCompiler:
 
     def call(self, expr: n.Call) -> Fn:
         function = self.floats and float_domain.FLOAT_BUILTINS.get(expr.function) or BUILTINS[expr.function]
-        if self.floats and (fused := float_domain.fused(expr, self.closure)):
-            return fused
+        if special := js_calls.specialised(expr, self.closure, self.limits, self.floats):
+            return special
         if expr.function == "sum" and len(expr.args) == 1 and isinstance(expr.args[0], n.Comprehension):
             return self.summed(expr.args[0], function.impl, expr.span)
         args = []
