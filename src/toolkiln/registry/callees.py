@@ -78,6 +78,9 @@ class Callees(Mapping[str, RegistryCallee]):
         self.resolve = resolve
         self.overrides = dict(overrides or {})
         self.resolve_pinned = resolve_pinned  # (None: a pinned past version runs without the registry's tables)
+        # tool -> (its current version, its rollbacks): what pins.py reads of the audit log, again
+        # only once the version moves (a rollback makes a new version)
+        self.rollbacks: dict[str, tuple[int, tuple[AuditEntry, ...]]] = {}
 
     def with_overrides(self, overrides: Mapping[str, Compiled]) -> Callees:
         return Callees(self.mirror, self.resolve, {**self.overrides, **overrides}, self.resolve_pinned)

@@ -167,7 +167,7 @@ class Pinned(Mapping[str, Any]):
             error = pin_gone(name, pin.version, "is gone (deleted, or the tool made again)")
         elif (name, pin.version) in self.seen:
             error = pin_gone(name, pin.version, "calls itself through other pinned versions")
-        elif rolled_back(mirror.audit(name), pin.version):
+        elif rolled_back(self._rollbacks(name), pin.version):
             error = pin_gone(name, pin.version, "was rolled back")
         elif past.pins and not mirror.past_verifies(name, pin.version):
             error = pin_gone(name, pin.version, "has pins this registry did not write here")
@@ -183,6 +183,22 @@ class Pinned(Mapping[str, Any]):
             return PinnedCallee(name, pin.version, signature, None, error, None)
         tool = compiled.tool
         return PinnedCallee(name, pin.version, tool.signature, tool, None, self.callees.resolve_pinned)
+
+    def _rollbacks(self, name: str) -> tuple[AuditEntry, ...]:
+        """The rollbacks of `name` (since it was last made) in the audit log, read once per
+        version of the tool."""
+        record = self.callees.mirror.records.get(name)
+        version = record.version if record is not None else 0
+        known = self.callees.rollbacks.get(name)
+        if known is None or known[0] != version:
+            entries: list[AuditEntry] = []
+            for entry in self.callees.mirror.audit(name):
+                if entry.action == "create":
+                    entries = []  # (a tool deleted and made again under the name: not its rollbacks)
+                elif entry.action == "rollback":
+                    entries.append(entry)
+            known = self.callees.rollbacks[name] = (version, tuple(entries))
+        return known[1]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.callees)
