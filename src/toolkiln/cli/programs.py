@@ -176,7 +176,7 @@ def _create_or_update(reg: Registry, definition: dict[str, Any]) -> ToolRecord:
 def cmd_repin(args: argparse.Namespace, open_registry: Opener) -> int:
     to = _versions(args.to) if args.to else None
     with open_registry(args) as reg:
-        if to is not None or reg.get(args.name).kind != "executable":
+        if to is not None or "sha256" not in reg.get(args.name).definition:  # (not a tool pinned to a file)
             moved = reg.repin(args.name, to=to, by=args.by)
             pins = ", ".join(f"{callee}@{pin.version}" for callee, pin in sorted(moved.pins.items()))
             print(f"{moved.name} runs {pins or 'the current version of each tool it calls (no pins)'}")
