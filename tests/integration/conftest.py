@@ -6,6 +6,7 @@ except under CI (CI=true), where that is a failure. Tests that use the fixture a
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import os
 import shutil
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import Deployed, PatientClient
+from harness import Deployed, FakeApi, PatientClient
 from n8n_server import N8nServer, N8nServerError, install
 from postgres_support import fresh_database
 
@@ -140,3 +141,19 @@ def writable_folder() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="toolkiln-program-test-") as name:
         os.chmod(name, 0o777)
         yield Path(name)
+
+
+@pytest.fixture
+def secret_key(monkeypatch) -> None:
+    """A fresh key for the registry's secrets (TOOLKILN_SECRET_KEY), for tests that set some."""
+    from toolkiln.registry.secrets import KEY_ENV
+
+    monkeypatch.setenv(KEY_ENV, base64.urlsafe_b64encode(os.urandom(32)).decode())
+
+
+@pytest.fixture
+def ok_api() -> Iterator[FakeApi]:
+    """A JSON API on 127.0.0.1 for n8n's http steps that answers {"ok": true, "path": ...}."""
+    fake = FakeApi(lambda request: {"ok": True, "path": request["path"]})
+    yield fake
+    fake.close()

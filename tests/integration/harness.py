@@ -128,7 +128,7 @@ def webhook_removed(client: N8nClient, path: str) -> bool:
 
 class FakeApi:
     """A JSON API on 127.0.0.1 for n8n's http steps to call. Every request is kept in
-    `received` as {method, path, query, token (the X-Token header), body}; `reply(request)`
+    `received` as {method, path, query, token (the X-Token header), authorization, body}; `reply(request)`
     gives the JSON answer, None for a 404."""
 
     def __init__(self, reply: Callable[[dict], Any]) -> None:
@@ -150,6 +150,7 @@ class FakeApi:
                     "path": url.path,
                     "query": {k: v[0] for k, v in parse_qs(url.query).items()},
                     "token": self.headers.get("X-Token"),
+                    "authorization": self.headers.get("Authorization"),
                     "body": body,
                 }
                 api.received.append(request)

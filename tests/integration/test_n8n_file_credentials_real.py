@@ -1,40 +1,29 @@
 """`toolkiln n8n deploy FILE --credentials CREDS.json` against the real n8n (the session's
-server: 2.41.1; 1.123.50 with TOOLKILN_N8N_VERSION=1.123.50, where it passes too): the steps' credentials are made from the
-registry's secrets, the http step sends the header to a server on 127.0.0.1, a re-deploy
-updates (never a second credential), a user's credential of the same name is never touched, a
-missing secret sends nothing, and the value is in no output and not in the workflow JSON.
+server: 2.41.1; 1.123.50 with TOOLKILN_N8N_VERSION=1.123.50, where it passes too): the steps'
+credentials are made from the registry's secrets, the http step sends the header to a server on
+127.0.0.1, a re-deploy updates (never a second credential), a user's credential of the same
+name is never touched, a missing secret sends nothing, and the value is in no output and not in
+the workflow JSON.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from harness import WAIT, FakeApi
 from n8n_server import N8N_VERSION
 
 from toolkiln.cli import main
-from toolkiln.registry.secrets import KEY_ENV, SecretStore
+from toolkiln.registry.secrets import SecretStore
 
 FIRST = "first-File-Value-5e21"
 SECOND = "second-File-Value-c4b7"
 
 
-@pytest.fixture
-def api() -> Iterator[FakeApi]:
-    fake = FakeApi(lambda request: {"ok": True, "path": request["path"]})
-    yield fake
-    fake.close()
-
-
-@pytest.fixture(autouse=True)
-def secret_key(monkeypatch):
-    monkeypatch.setenv(KEY_ENV, base64.urlsafe_b64encode(os.urandom(32)).decode())
+pytestmark = pytest.mark.usefixtures("secret_key")
 
 
 class Shown:
@@ -56,7 +45,7 @@ def posted_token(api: FakeApi, name: str, options: list[str], shown: Shown) -> s
     return api.received[-1]["token"]
 
 
-def test_deploy_file_makes_the_credential_the_http_step_sends(n8n, api, tmp_path, capsys):
+def test_deploy_file_makes_the_credential_the_http_step_sends(n8n, ok_api, tmp_path, capsys):
     tag = uuid.uuid4().hex[:8]
     name = f"crm_file_{tag}"
     ours = f"toolkiln workflow {name}: crm"
@@ -64,7 +53,7 @@ def test_deploy_file_makes_the_credential_the_http_step_sends(n8n, api, tmp_path
         f"""workflow {name}
 description "Posts a note with the CRM's key"
 on webhook POST "/crm-file-{tag}" respond with node
-http crm POST "{api.url}/notes" body {{ text = body.text }} credentials httpHeaderAuth "crm"
+http crm POST "{ok_api.url}/notes" body {{ text = body.text }} credentials httpHeaderAuth "crm"
 respond reply crm
 """
     )
@@ -100,7 +89,7 @@ respond reply crm
     http_node = next(node for node in stored["nodes"] if node["name"] == "crm")
     assert http_node["credentials"] == {"httpHeaderAuth": {"id": made, "name": ours}}
     assert FIRST not in json.dumps(stored)
-    assert posted_token(api, name, options, shown) == FIRST  # the header arrived
+    assert posted_token(ok_api, name, options, shown) == FIRST  # the header arrived
 
     SecretStore(tmp_path / "reg").set("CRM_API_KEY", SECOND)
     assert main(deploy) == 0
@@ -111,7 +100,7 @@ respond reply crm
     assert n8n.credentials_named(ours) == {users, second["credentials"]["crm"]}
     assert (second["credentials"] == first["credentials"]) is not N8N_VERSION.startswith("1.")
     deadline = time.monotonic() + WAIT  # n8n 2.x publishes an update in the background
-    while (token := posted_token(api, name, options, shown)) != SECOND and time.monotonic() < deadline:
+    while (token := posted_token(ok_api, name, options, shown)) != SECOND and time.monotonic() < deadline:
         time.sleep(0.5)
     assert token == SECOND
 

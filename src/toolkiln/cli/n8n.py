@@ -21,7 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, UsageError, read_source
-from toolkiln.cli.n8n_credentials import add_credentials_options, deploy_with_credentials, wanted_credentials
+from toolkiln.cli.n8n_credentials import (
+    add_credentials_options,
+    credentials_not_made_here,
+    deploy_with_credentials,
+    wanted_credentials,
+)
 
 if TYPE_CHECKING:
     from toolkiln.diagnostics.model import Diagnostic
@@ -67,7 +72,8 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         except N8nConfigError as error:
             raise UsageError(str(error)) from None
         except N8nError as error:
-            print(f"toolkiln: {error}", file=sys.stderr)
+            code = getattr(error, "code", None)  # R0746: credentials a failed deploy left in n8n
+            print(f"error[{code}]: {error}" if code else f"toolkiln: {error}", file=sys.stderr)
             return EXIT_FAILED
         except RegistryError as error:
             hint = f"\n  = hint: {error.hint}" if error.hint else ""
@@ -123,11 +129,16 @@ def cmd_deploy(args: argparse.Namespace) -> int:
         else:
             print("\n\n".join(render_text(d) for d in diagnostics + problems), file=sys.stderr)
         return EXIT_FAILED
+    warnings = credentials_not_made_here(workflow)
+    if warnings and not args.json:
+        print("\n\n".join(render_text(d) for d in warnings), file=sys.stderr)
     with _client(args) as client:
         deployed, made = deploy_with_credentials(client, workflow, wanted, activate=args.activate)
         urls = [client.webhook_url(hook.path) for hook in deployed.webhooks]
     if args.json:
         shown = {**_deployed_json(deployed, urls), **({"credentials": made} if wanted else {})}
+        if warnings:
+            shown["warnings"] = [d.to_dict() for d in warnings]
         print(json.dumps(shown, indent=2, ensure_ascii=False))
         return EXIT_OK
     state = "active" if deployed.active else "inactive"

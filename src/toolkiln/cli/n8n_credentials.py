@@ -106,3 +106,22 @@ def deploy_with_credentials(
     from toolkiln.registry.kinds.workflow_credentials import names_prefix
 
     return deploy_named(client, workflow, wanted, names_prefix(_label(workflow)), activate=activate)
+
+
+def credentials_not_made_here(workflow: Mapping[str, Any]) -> list[Diagnostic]:
+    """W0747 for each credential a node refers to by an id (an export's): deployed as it is,
+    it is whatever credential has that id on the server, or none."""
+    from toolkiln.diagnostics import codes
+    from toolkiln.diagnostics.model import Diagnostic
+    from toolkiln.n8n.credentials import refs_by_id
+
+    return [
+        Diagnostic.of(
+            codes.CREDENTIAL_NOT_MADE_HERE,
+            f"the node {node[:80]!r} refers to the {type_[:64]} credential {name[:80]!r} by the id {cid[:40]!r}, "
+            "which toolkiln did not make: it is deployed as it is",
+            None,
+            f'to have toolkiln make it, give it an id of null and list it in --credentials under "{name[:80]}"',
+        )
+        for node, type_, name, cid in refs_by_id(workflow)
+    ]

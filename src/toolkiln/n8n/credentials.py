@@ -25,7 +25,7 @@ from typing import Any
 
 from toolkiln.n8n.client import N8nClient
 from toolkiln.n8n.deploy import Deployed, deploy, find_workflow
-from toolkiln.n8n.errors import N8nError, N8nHTTPError, N8nNotFound, UnknownWorkflow
+from toolkiln.n8n.errors import CredentialsLeft, N8nError, N8nHTTPError, N8nNotFound, UnknownWorkflow
 
 _NO_UPDATE_ROUTE = (404, 405)  # n8n 1.x's answer to PATCH /credentials/{id}; 2.x: the id is gone
 
@@ -46,19 +46,40 @@ def put_credentials(client: N8nClient, wanted: Sequence[Wanted], owned: Mapping[
     earlier call) no longer wanted. Returns key -> id of the wanted ones. When something fails,
     the credentials this call made are deleted again before the error is raised."""
     made: dict[str, str] = {}
-    fresh: list[str] = []
+    fresh: dict[str, str] = {}  # key -> id of each credential this call made
     with _scrubbed([value for want in wanted for value in want.data.values()]):
         try:
             for want in wanted:
                 made[want.key] = _put(client, want, owned.get(want.key), fresh)
-        except N8nError:
-            delete_credentials(client, fresh, quietly=True)
-            raise
+        except N8nError as error:
+            _undo(client, fresh, _names(wanted), error)
         delete_credentials(client, [cid for key, cid in owned.items() if key not in made], quietly=True)
     return made
 
 
-def _put(client: N8nClient, want: Wanted, owned_id: str | None, fresh: list[str]) -> str:
+def _names(wanted: Sequence[Wanted]) -> dict[str, str]:
+    return {want.key: want.name for want in wanted}
+
+
+def _undo(client: N8nClient, made: Mapping[str, str], names: Mapping[str, str], error: N8nError) -> None:
+    """Delete the credentials a failed deploy made (key -> id), then raise `error`;
+    CredentialsLeft (R0746) with `error`'s message when n8n would not delete some."""
+    left = delete_credentials(client, made.values(), quietly=True)
+    if not left:
+        raise error
+    labels = {cid: names.get(key, key) for key, cid in made.items()}
+    message = f"{error.message}; the credentials this deploy made could not be deleted again"
+    raise _left(message, left, labels, status=error.status, url=error.url) from None
+
+
+def _left(message: str, left: list[str], labels: Mapping[str, str], *, status: int | None, url: str | None) -> N8nError:
+    """R0746: `message`, then each credential left in n8n by id and name."""
+    shown = ", ".join(f"id {cid} ({labels.get(cid, 'toolkiln')!r})" for cid in left)
+    hint = "delete them in n8n (Credentials), or deploy again once n8n answers"
+    return CredentialsLeft(f"{message}: {shown}", status=status, url=url, hint=hint)
+
+
+def _put(client: N8nClient, want: Wanted, owned_id: str | None, fresh: dict[str, str]) -> str:
     if owned_id is not None:
         try:
             client.update_credential(owned_id, want.name, want.data)
@@ -67,15 +88,16 @@ def _put(client: N8nClient, want: Wanted, owned_id: str | None, fresh: list[str]
             if error.status not in _NO_UPDATE_ROUTE:
                 raise
     made = str(client.create_credential(want.name, want.type, want.data)["id"])
-    fresh.append(made)
+    fresh[want.key] = made
     if owned_id is not None:
         delete_credentials(client, [owned_id], quietly=True)  # (n8n 1.x: the one replaced)
     return made
 
 
-def delete_credentials(client: N8nClient, ids: Iterable[str], *, quietly: bool = False) -> None:
+def delete_credentials(client: N8nClient, ids: Iterable[str], *, quietly: bool = False) -> list[str]:
     """Delete credentials by id; one already gone is fine. With `quietly`, a failure leaves it
-    in n8n (a clean-up must not hide the error that called it)."""
+    in n8n (a clean-up must not hide the error that called it): the ids left are returned."""
+    left = []
     for credential_id in ids:
         try:
             client.delete_credential(credential_id)
@@ -84,6 +106,8 @@ def delete_credentials(client: N8nClient, ids: Iterable[str], *, quietly: bool =
         except N8nError:
             if not quietly:
                 raise
+            left.append(credential_id)
+    return left
 
 
 @contextmanager
@@ -122,9 +146,8 @@ def deploy_bound(
     refs = {(want.type, want.key): (made[want.key], want.name) for want in wanted}
     try:
         deployed = save(bound(workflow, refs))
-    except N8nError:
-        delete_credentials(client, set(made.values()) - set(owned.values()), quietly=True)
-        raise
+    except N8nError as error:
+        _undo(client, {key: cid for key, cid in made.items() if cid not in owned.values()}, _names(wanted), error)
     return deployed, made
 
 
@@ -160,23 +183,30 @@ def deploy_named(
     except UnknownWorkflow:
         existing = {}
     earlier = {
-        name[len(prefix) :]: (type_, cid) for type_, name, cid in refs_by_id(existing) if name.startswith(prefix)
+        name[len(prefix) :]: (type_, cid) for _, type_, name, cid in refs_by_id(existing) if name.startswith(prefix)
     }
     types = {want.key: want.type for want in wanted}
     owned = {key: cid for key, (type_, cid) in earlier.items() if types.get(key) == type_}
     deployed, made = deploy_bound(
         client, workflow, wanted, owned, lambda ready: deploy(client, ready, activate=activate)
     )
-    kept = {cid for _, _, cid in refs_by_id(workflow)} | set(made.values())
-    delete_credentials(client, {cid for _, cid in earlier.values()} - kept, quietly=True)
+    kept = {cid for *_, cid in refs_by_id(workflow)} | set(made.values())
+    left = delete_credentials(client, {cid for _, cid in earlier.values()} - kept, quietly=True)
+    if left:
+        done = (
+            f"deployed {deployed.name!r} (id {deployed.id}), but the credentials it no longer uses could not be deleted"
+        )
+        raise _left(
+            done, left, {cid: prefix + key for key, (_, cid) in earlier.items()}, status=None, url=client.base_url
+        )
     return deployed, made
 
 
-def refs_by_id(workflow: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
-    """(type, name, id) of each credential a node of `workflow` refers to by an id."""
+def refs_by_id(workflow: Mapping[str, Any]) -> Iterator[tuple[str, str, str, str]]:
+    """(node, type, name, id) of each credential a node of `workflow` refers to by an id."""
     for node in workflow.get("nodes") or ():
         refs = node.get("credentials") if isinstance(node, Mapping) else None
         for type_, ref in (refs if isinstance(refs, Mapping) else {}).items():
             name, cid = (ref.get("name"), ref.get("id")) if isinstance(ref, Mapping) else (None, None)
             if isinstance(cid, str | int) and not isinstance(cid, bool) and str(cid):
-                yield str(type_), str(name), str(cid)
+                yield str(node.get("name")), str(type_), str(name), str(cid)

@@ -67,6 +67,13 @@ class NoWebhook(N8nError):
     """The workflow has no (enabled) webhook trigger to call."""
 
 
+class CredentialsLeft(N8nError):
+    """A deploy failed after it made credentials in n8n that it could not delete again; the
+    message names them (R0746: the one n8n error with a code, for the command line's output)."""
+
+    code = "R0746"
+
+
 class N8nHTTPError(N8nError):
     """The server answered with an error status; `status` and the server's `message` say which."""
 

@@ -212,6 +212,7 @@ __all__ = [
     "InvalidSecretName",
     "InvalidSecretValue",
     "SecretMissing",
+    "SecretNotAHeaderValue",
     "SecretUnreadable",
     "InvalidTenantName",
     "UnknownTenant",
@@ -228,6 +229,10 @@ class SecretNotFound(RegistryError, code=codes.SECRET_NOT_FOUND):
 
 class SecretMissing(RegistryError, code=codes.SECRET_MISSING):
     """A secret a tool needs (to run, or to be deployed with) is not set."""
+
+
+class SecretNotAHeaderValue(RegistryError, code=codes.SECRET_NOT_A_HEADER_VALUE):
+    """A secret that becomes an HTTP header in n8n holds what n8n would not send as it is."""
 
 
 class SecretUnreadable(RegistryError, code=codes.SECRET_UNREADABLE):

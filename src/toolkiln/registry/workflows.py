@@ -27,6 +27,7 @@ from toolkiln.registry.errors import (
     N8nNotConfigured,
     RegistryError,
     SecretMissing,
+    SecretNotAHeaderValue,
     WorkflowDeployFailed,
     WorkflowNameTaken,
     WorkflowRunFailed,
@@ -168,6 +169,13 @@ def credentials_wanted(
                 hint=f"a person sets it (toolkiln secrets set {name}), then deploys (or approves) again",
             )
         values[name] = value
+    for use in uses:
+        if (found := use.unsendable(values)) is not None:
+            raise SecretNotAHeaderValue(
+                f"{owner}'s credential {use.key!r} sends the secret {found[0]} as an HTTP header, and its "
+                f"character {found[1]} is not printable ASCII, which n8n does not send as it is; nothing was sent",
+                hint=f"set {found[0]} again with printable ASCII only (a key read from a file often ends in a newline)",
+            )
     return [Wanted(use.key, use.type, use.n8n_name(label), use.data(values)) for use in uses]
 
 

@@ -17,8 +17,9 @@ from unit.n8n.test_credentials_made import Credentials
 
 from toolkiln.cli import main
 from toolkiln.cli import n8n as n8n_cli
+from toolkiln.n8n import errors
 from toolkiln.n8n.client import N8nClient
-from toolkiln.n8n.credentials import Wanted, deploy_named
+from toolkiln.n8n.credentials import Wanted, deploy_bound, deploy_named
 from toolkiln.registry.secrets import KEY_ENV, SecretStore
 
 PREFIX = "toolkiln workflow notes: "
@@ -165,3 +166,101 @@ def test_a_wrong_credentials_file_is_refused_in_that_file_before_anything_is_sen
     err = capsys.readouterr().err
     assert says in err and "creds.json" in err
     assert n8n.sent == []
+
+
+# --- hostile n8n and hostile input ----------------------------------------------------------------
+
+
+def two_wanted() -> list[Wanted]:
+    return [wanted(), Wanted("bcc", "httpHeaderAuth", PREFIX + "bcc", {"name": "X-Other", "value": VALUE})]
+
+
+def test_a_500_halfway_deletes_what_was_made_and_says_the_servers_error():
+    n8n = N8n()
+    n8n.credentials = Credentials(refuse_create=PREFIX + "bcc", create_status=500)
+    with n8n.client() as client, pytest.raises(errors.N8nServerError) as failed:
+        deploy_named(client, workflow(httpHeaderAuth={"id": None, "name": "crm"}), two_wanted(), PREFIX, activate=False)
+    assert n8n.credentials.stored == {} and n8n.workflows.workflows == {}  # nothing half-made is left
+    assert VALUE not in str(failed.value)
+
+
+def test_what_n8n_will_not_delete_after_a_failure_is_r0746_naming_each_credential_left():
+    n8n = N8n()
+    n8n.credentials = Credentials(refuse_create=PREFIX + "bcc", create_status=500, delete_status=401)
+    with n8n.client() as client, pytest.raises(errors.CredentialsLeft) as failed:
+        deploy_named(client, workflow(httpHeaderAuth={"id": None, "name": "crm"}), two_wanted(), PREFIX, activate=False)
+    (left,) = n8n.credentials.stored
+    assert failed.value.code == "R0746" and failed.value.status == 500
+    assert f"id {left} ('{PREFIX}crm')" in failed.value.message and VALUE not in str(failed.value)
+    assert n8n.workflows.workflows == {}
+
+
+def test_a_workflow_n8n_refuses_takes_its_new_credentials_with_it():
+    n8n = N8n()
+    n8n.credentials.stored = {"old": {}}
+    bad = {**workflow(httpHeaderAuth={"id": None, "name": "crm"}), "settings": None}  # n8n answers 400
+    n8n.workflows = lambda request: httpx.Response(400, json={"message": "request/body/settings must be object"})
+    with n8n.client() as client, pytest.raises(errors.N8nBadRequest):
+        deploy_bound(
+            client, bad, [wanted(), two_wanted()[1]], {"crm": "old"}, lambda ready: client.create_workflow(ready)
+        )
+    assert list(n8n.credentials.stored) == ["old"]  # the one made is gone, the one owned before stays
+
+
+def test_credentials_no_longer_used_that_n8n_will_not_delete_are_r0746_after_the_deploy():
+    n8n = N8n()
+    n8n.credentials = Credentials(delete_status=500)
+    n8n.credentials.stored = {"old": {}}
+    earlier = workflow(httpBasicAuth={"id": "old", "name": PREFIX + "gone"})
+    n8n.workflows.workflows["wf9"] = {**earlier, "id": "wf9", "active": False}
+    with n8n.client() as client, pytest.raises(errors.CredentialsLeft) as failed:
+        deploy_named(client, workflow(), [], PREFIX, activate=False)
+    assert "deployed 'notes' (id wf9)" in failed.value.message and f"id old ('{PREFIX}gone')" in failed.value.message
+
+
+def test_an_id_the_file_names_is_w0747_and_deployed_as_it_is(n8n, tmp_path, capsys):
+    export = workflow(httpHeaderAuth={"id": "42", "name": "Their CRM"})
+    (tmp_path / "notes.json").write_text(json.dumps(export))
+    assert main(["n8n", "deploy", "notes.json", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    (warning,) = shown["warnings"]
+    assert warning["code"] == "W0747" and "'42'" in warning["message"] and "'crm'" in warning["message"]
+    assert refs_of(n8n, shown["id"]) == {"httpHeaderAuth": {"id": "42", "name": "Their CRM"}}
+    assert main(["n8n", "deploy", "notes.json"]) == 0
+    assert "warning[W0747]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("value", "position"),
+    [("line1\nline2", 6), ("key-\u00e9t\u00e9", 5), ("snow\u2603man", 5), ("tab\tok-but-cr\r", 14)],
+    ids=["a line break", "Latin-1", "beyond Latin-1", "a carriage return"],
+)
+def test_a_secret_n8n_would_not_send_as_a_header_as_it_is_is_r0748_before_anything_is_sent(
+    n8n, tmp_path, capsys, value, position
+):
+    SecretStore(tmp_path / "reg").set("CRM_API_KEY", value)
+    assert deploy(tmp_path, CREDS) == 1
+    err = capsys.readouterr().err
+    assert "error[R0748]" in err and "CRM_API_KEY" in err and f"character {position} " in err
+    assert value not in err and n8n.sent == []
+
+
+def test_a_long_and_a_unicode_secret_reach_n8n_as_they_are_where_no_header_carries_them(n8n, tmp_path, capsys):
+    long_key, unicode_password = "k" * 65_536, "pässwörd ☃\nline two"
+    SecretStore(tmp_path / "reg").set("CRM_API_KEY", long_key)
+    SecretStore(tmp_path / "reg").set("CRM_PASSWORD", unicode_password)
+    creds = {
+        "secrets": ["CRM_API_KEY", "CRM_PASSWORD"],
+        "credentials": {
+            "crm": {"type": "httpHeaderAuth", "name": "X-Token", "value": {"secret": "CRM_API_KEY"}},
+            "basic": {"type": "httpBasicAuth", "user": "me", "password": {"secret": "CRM_PASSWORD"}},
+        },
+    }
+    (tmp_path / "notes.wf").write_text(WF.replace("respond reply crm", BASIC_STEP + "respond reply basic"))
+    assert deploy(tmp_path, creds, "--json") == 0
+    made = json.loads(capsys.readouterr().out)["credentials"]
+    assert n8n.credentials.stored[made["crm"]]["data"]["value"] == long_key
+    assert n8n.credentials.stored[made["basic"]]["data"]["password"] == unicode_password
+
+
+BASIC_STEP = 'http basic GET "http://127.0.0.1:9/me" credentials httpBasicAuth "basic"\n'

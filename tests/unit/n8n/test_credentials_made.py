@@ -17,12 +17,22 @@ VALUE = "s3cret-never-shown-91"
 
 
 class Credentials:
-    """n8n's credential routes: `patch` False answers PATCH as 1.x does (404, no route)."""
+    """n8n's credential routes: `patch` False answers PATCH as 1.x does (404, no route); a
+    create of the name `refuse_create` is answered `create_status`, every DELETE
+    `delete_status` when it is set (an n8n that fails halfway)."""
 
-    def __init__(self, *, patch: bool = True, refuse_create: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        patch: bool = True,
+        refuse_create: str | None = None,
+        create_status: int = 400,
+        delete_status: int | None = None,
+    ) -> None:
         self.stored: dict[str, dict] = {}
         self.patch = patch
         self.refuse_create = refuse_create
+        self.create_status, self.delete_status = create_status, delete_status
         self.calls: list[str] = []
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
@@ -31,12 +41,15 @@ class Credentials:
         body = json.loads(request.content) if request.content else None
         if request.method == "POST":
             if self.refuse_create and body["name"] == self.refuse_create:
-                return httpx.Response(400, json={"message": f"request/body/data/value {body['data']['value']} bad"})
+                message = f"request/body/data/value {body['data']['value']} bad"
+                return httpx.Response(self.create_status, json={"message": message})
             made = f"c{len(self.calls)}"
             self.stored[made] = body
             return httpx.Response(200, json={"id": made, "name": body["name"], "type": body["type"]})
         if path not in self.stored or (request.method == "PATCH" and not self.patch):
             return httpx.Response(404, json={"message": "Not Found"})
+        if request.method == "DELETE" and self.delete_status:
+            return httpx.Response(self.delete_status, json={"message": "unauthorized"})
         if request.method == "PATCH":
             self.stored[path] = {**self.stored[path], **body}
         else:

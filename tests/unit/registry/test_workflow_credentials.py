@@ -11,7 +11,7 @@ import pytest
 from unit.n8n.fake_n8n import FakeN8n
 
 from toolkiln import CompileError, Registry
-from toolkiln.registry.errors import SecretMissing
+from toolkiln.registry.errors import SecretMissing, SecretNotAHeaderValue
 from toolkiln.registry.secrets import KEY_ENV
 
 WF = """workflow crm_note
@@ -75,6 +75,16 @@ def test_a_deploy_whose_secret_is_not_set_sends_nothing(wreg, fake):
     with pytest.raises(SecretMissing) as info:
         wreg.approve("crm_note")
     assert info.value.code == "R0742" and "CRM_API_KEY" in info.value.message and info.value.hint
+    assert fake.requests == [] and wreg.get("crm_note").status == "pending_approval"
+
+
+def test_a_header_secret_with_a_line_break_is_r0748_and_sends_nothing(wreg, fake):
+    wreg.create(definition(), created_by="llm")
+    wreg.secret_store().set("CRM_API_KEY", "key-read-from-a-file\n")
+    with pytest.raises(SecretNotAHeaderValue) as info:
+        wreg.approve("crm_note")
+    assert info.value.code == "R0748" and "character 21 " in info.value.message
+    assert "key-read-from-a-file" not in info.value.message + str(info.value.hint)
     assert fake.requests == [] and wreg.get("crm_note").status == "pending_approval"
 
 

@@ -2,6 +2,7 @@
 
 from toolkiln.n8n.errors import (
     AmbiguousWorkflow,
+    CredentialsLeft,
     ExecutionFailed,
     N8nBadRequest,
     N8nConfigError,
@@ -24,6 +25,7 @@ from toolkiln.n8n.errors import (
 
 __all__ = [
     "AmbiguousWorkflow",
+    "CredentialsLeft",
     "ExecutionFailed",
     "N8nBadRequest",
     "N8nConfigError",

@@ -78,3 +78,44 @@ credential without a secret field, or a declared secret no credential uses is re
 a mistake that would otherwise show only in n8n, at run time.
 """,
 )
+
+CREDENTIALS_LEFT_IN_N8N = register(
+    "R0746",
+    "credentials-left-in-n8n",
+    "A deploy that failed left credentials toolkiln made in n8n",
+    """
+A deploy makes the workflow's credentials first, then saves the workflow. When n8n refuses a
+step halfway (a 500, a key revoked meanwhile: 401), toolkiln deletes the credentials it made
+before it reports the failure. When n8n refuses that too, the error names each credential it
+could not delete, by id and name: delete them in n8n (Credentials), or deploy again once n8n
+answers, and fix what n8n's message says.
+""",
+)
+
+CREDENTIAL_NOT_MADE_HERE = register(
+    "W0747",
+    "credential-not-made-here",
+    "A workflow refers to a credential by an id toolkiln did not make for it",
+    """
+A workflow file (an n8n export, say) may refer to a credential by its id in some n8n. toolkiln
+leaves such a reference as it is: on the server it is deployed to, that id is another
+credential, or none (then n8n fails the node at run time). Name the credential instead
+(`credentials TYPE "name"` in a `.wf` file, or an id of `null` with its name in JSON), or let
+toolkiln make it from a secret with `toolkiln n8n deploy FILE --credentials CREDS.json`.
+""",
+)
+
+SECRET_NOT_A_HEADER_VALUE = register(
+    "R0748",
+    "secret-not-a-header-value",
+    "A secret that becomes an HTTP header must be printable ASCII",
+    """
+An n8n credential of type `httpHeaderAuth` (its `name` and `value`) or `httpBearerAuth` (its
+`token`) is sent as an HTTP header. n8n does not send every value as it is: measured on n8n
+2.41.1, a line break is dropped (`line1\\nline2` arrives as `line1line2`), a character beyond
+Latin-1 is dropped, and a Latin-1 letter (`é`) arrives as one byte, not as UTF-8. The server
+would get another key than the one set, so the deploy is refused before anything is sent: set
+the secret again with printable ASCII only (a key read from a file often ends in a newline).
+The value is never shown; the error says which secret and which character position.
+""",
+)

@@ -29,6 +29,10 @@ _FIELD = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 _KEY_CHARS = 128
 # The prefix of every credential toolkiln makes in n8n: whoever reads n8n's list sees whose it is.
 NAME_PREFIX = "toolkiln"
+# The fields n8n sends as an HTTP header, which arrive as they are only in printable ASCII
+# (n8n 2.41.1 drops a line break and what Latin-1 cannot hold: docs/errors.md#r0748).
+HEADER_FIELDS = {"httpHeaderAuth": ("name", "value"), "httpBearerAuth": ("token",)}
+_NOT_IN_A_HEADER = re.compile(r"[^\t\x20-\x7e]")
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,15 @@ class CredentialUse:
     def n8n_name(self, label: str) -> str:
         """The credential's name in n8n: toolkiln's prefix, the tool (`label`) and the key."""
         return names_prefix(label) + self.key
+
+    def unsendable(self, values: Mapping[str, str]) -> tuple[str, int] | None:
+        """(secret, character position) of the first secret field that n8n would send as a
+        header with a character it does not send as it is; None when there is none."""
+        for field, secret in self.secrets.items():
+            found = _NOT_IN_A_HEADER.search(values[secret]) if field in HEADER_FIELDS.get(self.type, ()) else None
+            if found is not None:
+                return secret, found.start() + 1
+        return None
 
     def data(self, values: Mapping[str, str]) -> dict[str, str]:
         """The credential's data, with the secrets' `values` (by secret name) filled in."""
