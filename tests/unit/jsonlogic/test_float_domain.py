@@ -122,3 +122,16 @@ def test_the_remainder_of_infinity_stops_with_nan(rule: Any) -> None:
     with pytest.raises(RunError) as stopped:
         tool.run({"data": {"xs": ["1e999", 2]}})
     assert stopped.value.code == "E1003"
+
+
+def test_the_domain_survives_the_text_and_the_export_round_trips() -> None:
+    """The source says the mode (its `_f64` builtins): printed and compiled again, or exported
+    and imported again, the tool still computes in floats (no field in a record to lose)."""
+    rule = {"*": [{"var": "price"}, {"-": [1, {"var": "rate"}]}]}
+    tool = toolkiln.import_jsonlogic(rule, numbers="float")
+    printed = toolkiln.compile(toolkiln.to_text(tool.program))
+    again = toolkiln.import_jsonlogic(toolkiln.export_jsonlogic(tool), numbers="float")
+    data = {"data": {"price": 19.99, "rate": 0.07}}
+    for copy in (printed, again):
+        assert copy._default.exprs.floats
+        assert copy.run(data) == tool.run(data) == Decimal(repr(1.0 * 19.99 * (1 - 0.07)))
