@@ -226,8 +226,9 @@ def test_a_server_on_a_database_registry_keeps_its_tools_and_tokens_there(postgr
             assert created.status_code == 201, created.text
             ran = http.post("/api/v1/tools/shipping_cost/execute", json={"args": {"weight_kg": 12}})
             assert ran.status_code == 200 and "31.5" in ran.text, ran.text
-            secrets = http.get("/api/v1/secrets")  # (kept beside a folder only: refused, coded)
-            assert secrets.status_code == 503 and secrets.json()["code"] == "R0302", secrets.text
+            assert http.get("/api/v1/secrets").json() == []  # (in the database: test_postgres_secrets.py)
+            secret = http.put("/api/v1/secrets/X", json={"value": "v"})  # (this server was given no key)
+            assert secret.status_code == 503 and secret.json()["code"] == "R0749", secret.text
     finally:
         server.stop()
     with Registry(postgres_url) as reg:

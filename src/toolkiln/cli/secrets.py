@@ -3,16 +3,24 @@
 when stdin is a terminal: never from the command line, where `ps` and shell history see it.
 `list` prints names and dates only. `migrate` seals every tenant's secrets written before
 tenants had keys of their own under its own key (docs/tenants.md), once, by the operator.
+`--registry URL` (`?tenant=NAME` for a tenant's) works on a database registry's secrets, sealed
+under the fleet's key (`$TOOLKILN_SECRET_KEY` or `$TOOLKILN_SECRET_KEY_FILE`, docs/fleets.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK
-from toolkiln.cli.tools import registry_option, registry_path
+from toolkiln.cli.tools import registry_option, registry_where
+
+if TYPE_CHECKING:
+    from toolkiln.registry.secrets import Secrets
 
 
 def add_secrets_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,19 +65,38 @@ def _read_value() -> str:
     return sys.stdin.read().removesuffix("\n")
 
 
+@contextmanager
+def _secrets(args: argparse.Namespace) -> Iterator[Secrets]:
+    """The secrets of --registry: a folder's secrets.json, or a database's rows."""
+    where = registry_where(args)
+    if isinstance(where, Path):
+        from toolkiln.registry.secrets import SecretStore
+
+        yield SecretStore(where)
+        return
+    from toolkiln.registry.locations import open_store
+    from toolkiln.registry.postgres.secrets import DatabaseSecretStore
+
+    store = open_store(where, lock_timeout=30.0)
+    try:
+        yield DatabaseSecretStore(store)  # type: ignore[arg-type]
+    finally:
+        store.close()
+
+
 def cmd_set(args: argparse.Namespace) -> int:
-    from toolkiln.registry.secrets import SecretStore, check_secret_name
+    from toolkiln.registry.secrets import check_secret_name
 
     name = check_secret_name(args.name)  # before the value is asked for
-    SecretStore(registry_path(args)).set(name, _read_value())
+    with _secrets(args) as secrets:
+        secrets.set(name, _read_value())
     print(f"set secret {name}", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from toolkiln.registry.secrets import SecretStore
-
-    found = SecretStore(registry_path(args)).names()
+    with _secrets(args) as secrets:
+        found = secrets.names()
     if not found:
         print("no secrets; set one with `toolkiln secrets set NAME`")
     for info in found:
@@ -79,10 +106,11 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_delete(args: argparse.Namespace) -> int:
     from toolkiln.registry.errors import SecretNotFound
-    from toolkiln.registry.secrets import SecretStore
 
     name = args.name
-    if not SecretStore(registry_path(args)).delete(name):  # (R0740 first: not a secret's name)
+    with _secrets(args) as secrets:
+        gone = secrets.delete(name)  # (R0740 first: not a secret's name)
+    if not gone:
         raise SecretNotFound(f"no secret {name} is set", hint="list them with `toolkiln secrets list`")
     print(f"deleted secret {name}", file=sys.stderr)
     return EXIT_OK
@@ -91,7 +119,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     from toolkiln.registry.tenants import migrate_tenant_secrets
 
-    for tenant, moved, kept in migrate_tenant_secrets(registry_path(args)):
+    for tenant, moved, kept in migrate_tenant_secrets(registry_where(args)):
         unreadable = f"; {kept} did not decrypt and are kept as they were" if kept else ""
         print(f"tenant {tenant}: {moved} secret(s) sealed under its own key{unreadable}", file=sys.stderr)
     return EXIT_OK

@@ -34,7 +34,7 @@ from toolkiln.cli.peers import add_peer_commands
 from toolkiln.cli.programs import add_program_commands, print_run_result
 from toolkiln.errors import CompileError, Error, RunError
 from toolkiln.registry.formats import FORMATS
-from toolkiln.registry.postgres.urls import is_database_url, without_password
+from toolkiln.registry.postgres.urls import is_database_url
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
@@ -221,17 +221,6 @@ def registry_where(args: argparse.Namespace) -> Path | str:
         return given
     home = os.environ.get("TOOLKILN_HOME")
     return registry_location(home) if home else Path(DEFAULT_REGISTRY)
-
-
-def registry_path(args: argparse.Namespace) -> Path:
-    """The registry's folder, for a command that keeps files beside it (secrets)."""
-    where = registry_where(args)
-    if isinstance(where, str):
-        raise UsageError(
-            f"this command needs a registry folder, and {without_password(where)} is a database: "
-            "a registry in PostgreSQL does not keep secrets yet (docs/fleets.md)"
-        )
-    return where
 
 
 def open_registry(args: argparse.Namespace, capabilities: Capabilities | None = None) -> Registry:

@@ -214,6 +214,8 @@ __all__ = [
     "SecretMissing",
     "SecretNotAHeaderValue",
     "SecretUnreadable",
+    "SecretsKeyMissing",
+    "SecretsKeyWrong",
     "InvalidTenantName",
     "UnknownTenant",
 ]
@@ -237,6 +239,14 @@ class SecretNotAHeaderValue(RegistryError, code=codes.SECRET_NOT_A_HEADER_VALUE)
 
 class SecretUnreadable(RegistryError, code=codes.SECRET_UNREADABLE):
     """A stored secret that does not decrypt with this key (a copied folder, another key)."""
+
+
+class SecretsKeyMissing(StoreError, code=codes.SECRETS_KEY_MISSING):
+    """A database's registry reads or sets a secret, and this process has no fleet key."""
+
+
+class SecretsKeyWrong(StoreError, code=codes.SECRETS_KEY_WRONG):
+    """This process's key is not the one the database's secrets are sealed under."""
 
 
 class InvalidSecretValue(InvalidRequest, code=codes.INVALID_SECRET_VALUE):

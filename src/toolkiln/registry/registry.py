@@ -40,7 +40,6 @@ from toolkiln.registry.errors import (
     BrokenTool,
     InvalidRequest,
     RegistryError,
-    StoreError,
     ToolNotActive,
     ToolNotFound,
 )
@@ -68,7 +67,7 @@ from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
     from toolkiln.n8n.client import N8nClient
-    from toolkiln.registry.secrets import SecretStore
+    from toolkiln.registry.secrets import Secrets
 
 _monotonic = time.monotonic  # (a global lookup fewer per run)
 
@@ -158,16 +157,15 @@ class Registry(Checking, Trusting, Changing, Repinning, Applying, CallApprovals,
         without the password (`path` folds a URL's `//`)."""
         return self._store.location
 
-    def secret_store(self) -> SecretStore:
-        """The registry's secrets (registry/secrets.py): beside its folder. A registry in a
-        database keeps none yet: StoreError (R0302), never a folder named after the URL."""
+    def secret_store(self) -> Secrets:
+        """The registry's secrets (registry/secrets.py): beside its folder, or in its database
+        sealed under the fleet's key (registry/postgres/secrets.py)."""
         from toolkiln.registry.secrets import SecretStore
 
         if is_database_url(self.location):
-            raise StoreError(
-                f"the registry at {self.location} is a database, which does not keep secrets yet",
-                hint="a program tool that needs a secret runs from a registry folder for now (docs/fleets.md)",
-            )
+            from toolkiln.registry.postgres.secrets import DatabaseSecretStore
+
+            return DatabaseSecretStore(self._store)  # type: ignore[arg-type]
         return SecretStore(self.path)
 
     def __enter__(self) -> Registry:

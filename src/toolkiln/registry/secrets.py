@@ -26,12 +26,13 @@ import re
 import secrets as random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from toolkiln.registry.errors import (
     InvalidSecretName,
     InvalidSecretValue,
     PermissionDenied,
+    SecretsKeyMissing,
     SecretUnreadable,
     StoreError,
 )
@@ -42,6 +43,7 @@ from toolkiln.registry.models import utc_now
 from toolkiln.registry.principals import Principal
 
 KEY_ENV = "TOOLKILN_SECRET_KEY"
+KEY_FILE_ENV = "TOOLKILN_SECRET_KEY_FILE"  # a database registry's key, when not in KEY_ENV (fleet_key)
 SECRETS_FILE = "secrets.json"
 FORMAT = 1  # the default tenant's file, under the key itself
 TENANT_FORMAT = 2  # a tenant's file, under the tenant's own key, naming the tenant
@@ -101,6 +103,24 @@ def refuse_unless_secret_admin(principal: Principal) -> None:
             "a secret, never read or set one",
             hint="a person or a service with the admin scope sets secrets (toolkiln secrets set NAME)",
         )
+
+
+class Secrets(Protocol):
+    """A registry's secrets: a folder's (SecretStore) or a database's (postgres/secrets.py)."""
+
+    tenant: str | None
+
+    def names(self) -> list[SecretInfo]: ...
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def get(self, name: str) -> str | None: ...
+
+    def set(self, name: str, value: str) -> None: ...
+
+    def delete(self, name: str) -> bool: ...
+
+    def migrate_legacy(self) -> tuple[int, int]: ...
 
 
 class SecretStore:
@@ -186,31 +206,15 @@ class SecretStore:
             self._key = secret_key()
         return self._key
 
-    def _aead(self, key: bytes | None = None) -> Any:
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # (only where secrets are used)
-
-        if key is not None:
-            return AESGCM(key)
+    def _own_key(self) -> bytes:
         master = self._master()
-        return AESGCM(master if self.tenant is None else tenant_key(master, self.tenant))
+        return master if self.tenant is None else tenant_key(master, self.tenant)
 
     def _seal(self, name: str, value: str) -> str:
-        nonce = random.token_bytes(_NONCE_BYTES)
-        sealed = self._aead().encrypt(nonce, value.encode("utf-8", errors="surrogatepass"), _aad(name))
-        return base64.urlsafe_b64encode(nonce + sealed).decode("ascii")
+        return seal(self._own_key(), name, value)
 
     def _open(self, name: str, text: str, *, key: bytes | None = None) -> str:
-        from cryptography.exceptions import InvalidTag
-
-        try:
-            raw = base64.urlsafe_b64decode(text.encode("ascii"))
-            plain: bytes = self._aead(key).decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], _aad(name))
-        except (InvalidTag, ValueError):
-            raise SecretUnreadable(
-                f"the secret {name} cannot be decrypted with this key",
-                hint=f"set it again here (toolkiln secrets set {name}), or use the key it was written with",
-            ) from None
-        return plain.decode("utf-8", errors="surrogatepass")
+        return unseal(key if key is not None else self._own_key(), name, text)
 
     def _read(self) -> dict[str, dict[str, str]]:
         data = self._folder.read_bytes(self._path, _MAX_FILE_BYTES)
@@ -254,6 +258,31 @@ class SecretStore:
         self._folder.write_bytes(self._path, body.encode() + b"\n")
 
 
+def seal(key: bytes, name: str, value: str) -> str:
+    """`value` sealed under `key` with AES-256-GCM, `name` as its associated data (base64 text)."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # (only where secrets are used)
+
+    nonce = random.token_bytes(_NONCE_BYTES)
+    sealed = AESGCM(key).encrypt(nonce, value.encode("utf-8", errors="surrogatepass"), _aad(name))
+    return base64.urlsafe_b64encode(nonce + sealed).decode("ascii")
+
+
+def unseal(key: bytes, name: str, text: str) -> str:
+    """The value `seal` sealed as `name`; SecretUnreadable (R0741) under another key or name."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    try:
+        raw = base64.urlsafe_b64decode(text.encode("ascii"))
+        plain: bytes = AESGCM(key).decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], _aad(name))
+    except (InvalidTag, ValueError):
+        raise SecretUnreadable(
+            f"the secret {name} cannot be decrypted with this key",
+            hint=f"set it again here (toolkiln secrets set {name}), or use the key it was written with",
+        ) from None
+    return plain.decode("utf-8", errors="surrogatepass")
+
+
 def _is_entry(entry: Any) -> bool:
     return isinstance(entry, dict) and isinstance(entry.get("value"), str) and isinstance(entry.get("updated_at"), str)
 
@@ -274,22 +303,49 @@ def tenant_key(master: bytes, tenant: str) -> bytes:
     return derived
 
 
+def fleet_key(where: str) -> bytes:
+    """The key a database registry's secrets are sealed under, the same on every machine of the
+    fleet: `$TOOLKILN_SECRET_KEY`, else the file `$TOOLKILN_SECRET_KEY_FILE` names (32 bytes).
+    Never one made at random here (the others could not read it): SecretsKeyMissing (R0749)."""
+    if os.environ.get(KEY_ENV):
+        return _key_env()
+    named = os.environ.get(KEY_FILE_ENV)
+    if named:
+        try:
+            key = Path(named).read_bytes()
+        except OSError as error:
+            raise SecretsKeyMissing(
+                f"${KEY_FILE_ENV} names {named[:200]}, which cannot be read ({error.strerror})",
+                hint="give this process the fleet's key file",
+            ) from None
+        if len(key) != _KEY_BYTES:
+            raise SecretsKeyMissing(f"${KEY_FILE_ENV} names a file that is not a key of 32 bytes")
+        return key
+    raise SecretsKeyMissing(
+        f"the secrets of the registry at {where} are sealed under the fleet's key, and this process has none",
+        hint=f"give every machine of the fleet the same ${KEY_ENV} or ${KEY_FILE_ENV} (docs/fleets.md)",
+    )
+
+
 def secret_key() -> bytes:
     """The key: `$TOOLKILN_SECRET_KEY`, else `secrets.key` in the state folder, made (random,
     0600) on first use. SecretUnreadable when neither gives 32 bytes."""
-    given = os.environ.get(KEY_ENV)
-    if given:
-        try:
-            key = base64.urlsafe_b64decode(given.encode("ascii"))
-        except ValueError:
-            key = b""
-        if len(key) != _KEY_BYTES:
-            raise SecretUnreadable(
-                f"${KEY_ENV} is not 32 bytes in URL-safe base64",
-                hint="make one with base64.urlsafe_b64encode(os.urandom(32))",
-            )
-        return key
+    if os.environ.get(KEY_ENV):
+        return _key_env()
     return _key_file(state_home() / "secrets.key")
+
+
+def _key_env() -> bytes:
+    try:
+        key = base64.urlsafe_b64decode(os.environ.get(KEY_ENV, "").encode("ascii"))
+    except ValueError:
+        key = b""
+    if len(key) != _KEY_BYTES:
+        raise SecretUnreadable(
+            f"${KEY_ENV} is not 32 bytes in URL-safe base64",
+            hint="make one with base64.urlsafe_b64encode(os.urandom(32))",
+        )
+    return key
 
 
 def _key_file(path: Path) -> bytes:

@@ -51,6 +51,7 @@ _REGISTRY_STATUS: dict[type[registry_errors.RegistryError], int] = {
     registry_errors.WorkflowNameTaken: 409,
     registry_errors.WorkflowNotDeployed: 409,
     registry_errors.StoreError: 503,
+    registry_errors.SecretUnreadable: 503,  # (a key this server was not given: the server's, not the call's)
     registry_errors.N8nNotConfigured: 503,
     registry_errors.N8nFailure: 502,
     registry_errors.RegistryError: 500,

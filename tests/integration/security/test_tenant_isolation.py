@@ -7,10 +7,15 @@ beta's names in its path: the answer is the one a name nobody has gets, carries 
 beta's, and beta's folder and tokens are byte for byte what they were. The event stream (SSE and
 WebSocket) and the web page are swept too. On the main of 2026-11-28 there were no tenants
 (`toolkiln tenants` did not exist, and every token saw the one registry).
+
+Each test runs on both stores: a registry folder (a tenant per subfolder) and a PostgreSQL
+registry (a tenant per schema), where beta's tables and tokens are compared row for row. On
+the main of 2026-11-29 a database registry had no tenants (`tenants create` refused a URL).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -21,17 +26,22 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from starlette.routing import BaseRoute
 from test_server_support import ServerProcess, compute_tool
 from websockets.sync.client import connect
 
+from toolkiln.registry.postgres.store import PostgresStore
+from toolkiln.registry.secrets import KEY_ENV
 from toolkiln.server.app import create_app
+from toolkiln.server.db_tokens import tokens_for
 from toolkiln.server.services import Settings
 from toolkiln.server.state import state_folder
 from toolkiln.server.tokens import TokenStore
 
+FLEET_KEY = base64.urlsafe_b64encode(b"f" * 32).decode()
 MARK_B = "beta-private-marker-5521"  # in beta's descriptions: never in an answer to anyone else
 BETA_NAMES = {"tool": "beta_only", "secret": "BETA_ONLY_KEY", "token": "beta-only-bot"}
 NOBODY_NAMES = {"tool": "zz_nobody", "secret": "ZZ_NOBODY_KEY", "token": "zz-nobody-bot"}
@@ -57,17 +67,35 @@ def admin_of(http: httpx.Client, tenant_tools: list[dict]) -> None:
         assert made.status_code == 201, made.text
 
 
+@pytest.fixture(params=["folder", pytest.param("postgres", marks=pytest.mark.postgres)])
+def registry_and_tokens(request, tmp_path) -> Iterator[tuple[Path | str, TokenStore]]:
+    """A registry (a folder, or a database's URL) and the token store its server checks."""
+    if request.param == "folder":
+        yield tmp_path / "registry", TokenStore(state_folder(tmp_path / "registry"))
+        return
+    url = request.getfixturevalue("postgres_url")
+    store = PostgresStore(url)
+    try:
+        yield url, tokens_for(store, url, None)
+    finally:
+        store.close()
+
+
 @pytest.fixture
-def two_tenants(tmp_path):
-    registry = tmp_path / "registry"
-    store = TokenStore(state_folder(registry))
+def two_tenants(registry_and_tokens, tmp_path):
+    registry, store = registry_and_tokens
     tokens = {"default": store.create("admin", "admin", "person")[0]}
     for tenant in ("alpha", "beta"):
         toolkiln("tenants", "create", tenant, "--registry", str(registry))
         tokens[tenant] = store.create("admin", "admin", "person", tenant)[0]  # (the same name in each)
     store.create(BETA_NAMES["token"], "read", "service", "beta")
     agent = store.create("agent", "run", "model", "beta")[0]
-    server = ServerProcess(registry, "--rate-limit", "100000/minute", "--approve-calls", "principal=model")
+    server = ServerProcess(
+        registry,
+        *("--rate-limit", "100000/minute", "--approve-calls", "principal=model"),
+        env={KEY_ENV: FLEET_KEY},  # (a database's secrets need the key a fleet is given)
+        log_dir=tmp_path,
+    )
     with server.client(tokens["beta"]) as beta:
         admin_of(beta, [compute_tool("shared", "x * 3", MARK_B), compute_tool("beta_only", "x + 1", MARK_B)])
         assert beta.put(f"/api/v1/secrets/{BETA_NAMES['secret']}", json={"value": "beta-value"}).status_code == 200
@@ -82,8 +110,11 @@ def two_tenants(tmp_path):
     assert server.stop() in (0, -signal.SIGTERM)
 
 
-def beta_state(registry: Path) -> dict[str, bytes | list[str]]:
-    """Everything beta keeps (its registry folder but caches and locks) and its tokens."""
+def beta_state(registry: Path | str) -> dict[str, object]:
+    """Everything beta keeps (its registry folder but caches and locks, or every row of its
+    schema) and its tokens."""
+    if isinstance(registry, str):
+        return beta_rows(registry)
     folder = registry / "tenants" / "beta"
     files: dict[str, bytes | list[str]] = {
         str(path.relative_to(folder)): path.read_bytes()
@@ -92,6 +123,21 @@ def beta_state(registry: Path) -> dict[str, bytes | list[str]]:
     }
     files["tokens"] = [t.digest for t in TokenStore(state_folder(registry)).entries("beta")]
     return files
+
+
+def beta_rows(url: str) -> dict[str, object]:
+    """Every row of every table in beta's schema, and beta's token digests."""
+    with psycopg.connect(url) as conn:
+        tables = conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'toolkiln_tenant_beta' ORDER BY 1"
+        ).fetchall()
+        rows: dict[str, object] = {
+            table: sorted(map(repr, conn.execute(f"SELECT * FROM toolkiln_tenant_beta.{table}").fetchall()))
+            for (table,) in tables
+        }
+        rows["tokens"] = conn.execute("SELECT digest FROM toolkiln_tokens WHERE tenant = 'beta' ORDER BY 1").fetchall()
+    assert "toolkiln_tools" in rows and rows["toolkiln_secrets"]  # (beta's schema, with its secret)
+    return rows
 
 
 def app_routes(tmp_path: Path) -> tuple[list[tuple[str, str]], list[str]]:

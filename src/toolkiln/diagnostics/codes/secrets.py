@@ -119,3 +119,30 @@ the secret again with printable ASCII only (a key read from a file often ends in
 The value is never shown; the error says which secret and which character position.
 """,
 )
+
+SECRETS_KEY_MISSING = register(
+    "R0749",
+    "secrets-key-missing",
+    "A registry in a database needs the secrets key its fleet shares",
+    """
+A registry in PostgreSQL keeps its secrets in the database, sealed under a key that is never in
+the database and that every machine of the fleet is given: `$TOOLKILN_SECRET_KEY` (32 bytes in
+URL-safe base64) or `$TOOLKILN_SECRET_KEY_FILE` (a file of those 32 bytes, like the state
+folder's `secrets.key`). This process has neither, so it reads and sets no secret (the names
+are still listed): give it the fleet's key. A key is never made at random for a database, since
+the other machines could not read what it sealed.
+""",
+)
+
+SECRETS_KEY_WRONG = register(
+    "R0754",
+    "secrets-key-wrong",
+    "This process's secrets key is not the one the database's secrets are sealed under",
+    """
+The first secret set in a database's registry seals a check value with the fleet's key; a
+process whose `$TOOLKILN_SECRET_KEY` (or `$TOOLKILN_SECRET_KEY_FILE`) is another key is refused
+before it reads a value or writes one that the other machines could not read. Give it the
+fleet's key. To change the key of a fleet, set every secret again under the new one after
+emptying `toolkiln_secrets` and `toolkiln_secrets_key` (docs/fleets.md).
+""",
+)

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from toolkiln.registry.errors import SecretNotFound
-from toolkiln.registry.secrets import MAX_VALUE_CHARS, SecretStore, check_secret_name, refuse_unless_secret_admin
+from toolkiln.registry.secrets import MAX_VALUE_CHARS, Secrets, check_secret_name, refuse_unless_secret_admin
 from toolkiln.server.services import Reg
 from toolkiln.server.web.access import Posted, Viewer, Visitor
 from toolkiln.server.web.rendering import render
@@ -19,7 +19,7 @@ router = APIRouter(include_in_schema=False)
 DONE = {"set": "Secret set.", "deleted": "Secret deleted."}
 
 
-def _store(request: Request, reg: Reg, visitor: Visitor) -> SecretStore:
+def _store(request: Request, reg: Reg, visitor: Visitor) -> Secrets:
     visitor.need(request, "admin")  # R0503 for a narrower token
     refuse_unless_secret_admin(visitor.principal)  # R0201 for a model
     return reg.secret_store()
