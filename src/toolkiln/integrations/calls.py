@@ -9,10 +9,11 @@ text, each number with the digits the tool computed (`{"ok": true, "result": 12.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Generic, TypedDict, TypeVar
 
 from toolkiln.diagnostics.codes import FRAMEWORK_NOT_INSTALLED, INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
@@ -23,7 +24,10 @@ from toolkiln.registry.principals import LOCAL_MODEL, Principal, principal_of
 from toolkiln.semantics.values import to_json
 
 if TYPE_CHECKING:
+    from toolkiln.registry.hot_door import ChangeMark
     from toolkiln.registry.registry import Registry
+
+T = TypeVar("T")
 
 
 _RESULT = '{"ok": true, "result": '  # how to_json begins a successful reply ({"ok": true, "result": ...})
@@ -69,6 +73,34 @@ def offered(registry: Registry, names: Iterable[str] | None = None, *, include_m
 def _offered(definition: Mapping[str, Any], *, meta: bool = False) -> Offered:
     function = definition["function"]
     return Offered(function["name"], function["description"], function["parameters"], meta)
+
+
+class Kept(Generic[T]):
+    """What an adapter last read of the registry (its tools), with the registry's change mark
+    taken before the read: believed while `registry.unchanged_since(mark)` says nothing can
+    have changed (asked in the event loop: it asks the store nothing), read again otherwise (in
+    a worker thread from `aget`). Frameworks ask for their tools at every step or turn."""
+
+    def __init__(self, registry: Registry, read: Callable[[], T]) -> None:
+        self._registry, self._read = registry, read
+        self._last: tuple[ChangeMark | None, T] | None = None
+
+    def _believed(self) -> tuple[ChangeMark | None, T] | None:
+        last = self._last
+        return last if last is not None and self._registry.unchanged_since(last[0]) else None
+
+    def get(self) -> T:
+        last = self._believed()
+        if last is not None:
+            return last[1]
+        mark = self._registry.change_mark()  # (before reading: a change made meanwhile is seen next time)
+        value = self._read()
+        self._last = (mark, value)
+        return value
+
+    async def aget(self) -> T:
+        last = self._believed()
+        return last[1] if last is not None else await asyncio.to_thread(self.get)
 
 
 class CallOptions(TypedDict, total=False):

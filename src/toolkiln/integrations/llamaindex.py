@@ -14,7 +14,8 @@ reply as JSON text. A failure is LlamaIndex's own error as data: a `ToolOutput` 
 waits.
 
 Live: an agent given `tool_retriever=retriever(registry)` asks it for its tools at every step,
-so a tool created during a run is offered at the next step; a `tools=` list stays as it was made.
+and it reads the registry again whenever the registry may have changed since (calls.Kept), so a
+tool created during a run is offered at the next step; a `tools=` list stays as it was made.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.integrations.calls import CallOptions, Calls, Offered, not_installed, offered
+from toolkiln.integrations.calls import CallOptions, Calls, Kept, Offered, not_installed, offered
 
 try:
     from llama_index.core.objects import ObjectRetriever
@@ -93,20 +94,19 @@ def tools(
 
 
 class RegistryToolRetriever(ObjectRetriever[BaseTool]):
-    """An agent's `tool_retriever`: the registry's active tools, read whenever it is asked (the
-    query does not choose among them)."""
+    """An agent's `tool_retriever`: the registry's active tools, read again whenever it is asked
+    and the registry may have changed since the last read (the query does not choose among them)."""
 
     def __init__(self, registry: Registry, names: Iterable[str] | None, include_meta: bool, options: CallOptions):
         # (no index behind it: ObjectRetriever's own retriever and node mapping are not used)
-        self._read = partial(
-            tools, registry, None if names is None else tuple(names), include_meta=include_meta, **options
-        )
+        wanted = None if names is None else tuple(names)
+        self._kept = Kept(registry, partial(tools, registry, wanted, include_meta=include_meta, **options))
 
     def retrieve(self, str_or_query_bundle: str | QueryBundle) -> list[BaseTool]:
-        return list(self._read())
+        return list(self._kept.get())
 
     async def aretrieve(self, str_or_query_bundle: str | QueryBundle) -> list[BaseTool]:
-        return await asyncio.to_thread(self.retrieve, str_or_query_bundle)
+        return list(await self._kept.aget())
 
 
 def retriever(

@@ -14,7 +14,8 @@ on. A call held for a person's approval waits.
 
 Live: the SDK reads an agent's `tools` list at every turn; `LiveTools(registry)` as the agent's
 hooks brings the registry's tools in that list up to date at the start and after every tool
-call, so a tool created during a run is offered at the next turn.
+call (reading the registry again whenever it may have changed since: calls.Kept), so a tool
+created during a run is offered at the next turn.
 
 The SDK exports traces of every run to OpenAI unless told not to: set
 `OPENAI_AGENTS_DISABLE_TRACING=1`, call `agents.set_tracing_disabled(True)`, or run with
@@ -26,9 +27,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from toolkiln.integrations.calls import CallOptions, Calls, Offered, not_installed, offered
+from toolkiln.integrations.calls import CallOptions, Calls, Kept, Offered, not_installed, offered
 
 try:
     from agents import Agent, AgentHooks, FunctionTool, RunContextWrapper, Tool
@@ -91,6 +93,7 @@ class LiveTools(AgentHooks[Any]):
         self.names = None if names is None else tuple(names)
         self.include_meta = include_meta
         self.options = options
+        self._kept = Kept(registry, partial(tools, registry, self.names, include_meta=include_meta, **options))
 
     async def on_start(self, context: RunContextWrapper[Any], agent: Agent[Any]) -> None:
         await self._refresh(agent)
@@ -99,7 +102,5 @@ class LiveTools(AgentHooks[Any]):
         await self._refresh(agent)
 
     async def _refresh(self, agent: Agent[Any]) -> None:
-        current = await asyncio.to_thread(
-            tools, self.registry, self.names, include_meta=self.include_meta, **self.options
-        )
+        current = await self._kept.aget()  # (read again only when the registry may have changed)
         agent.tools[:] = [*(tool for tool in agent.tools if not isinstance(tool, RegistryFunctionTool)), *current]

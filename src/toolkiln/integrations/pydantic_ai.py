@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
-from toolkiln.integrations.calls import CallOptions, Calls, Offered, not_installed, offered
+from toolkiln.integrations.calls import CallOptions, Calls, Kept, Offered, not_installed, offered
 
 try:
     from pydantic_ai import RunContext, ToolDefinition, ToolFailed
@@ -38,7 +38,6 @@ except ImportError:
 if TYPE_CHECKING:
     from typing_extensions import Unpack  # (typing's own from Python 3.12)
 
-    from toolkiln.registry.hot_door import ChangeMark
     from toolkiln.registry.registry import Registry
 
 # The arguments as they came: the registry checks them against the tool's parameters and says
@@ -65,20 +64,17 @@ class RegistryToolset(AbstractToolset[Any]):
         self.include_meta = include_meta
         self.calls = Calls(registry, **options)
         self._id = id
-        self._read: tuple[ChangeMark | None, dict[str, ToolsetTool[Any]]] = (None, {})  # the tools last read
+        self._kept = Kept(registry, self._tools)  # (read again only when the registry may have changed)
 
     @property
     def id(self) -> str | None:
         return self._id
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        mark, tools = self._read
-        if not self.registry.unchanged_since(mark):  # (a run asks at every step: read only after a change)
-            mark = self.registry.change_mark()  # (before reading: a change made meanwhile is seen next time)
-            offered_now = await anyio.to_thread.run_sync(self._offered)
-            tools = {tool.name: self._toolset_tool(tool) for tool in offered_now}
-            self._read = (mark, tools)
-        return dict(tools)
+        return dict(await self._kept.aget())
+
+    def _tools(self) -> dict[str, ToolsetTool[Any]]:
+        return {tool.name: self._toolset_tool(tool) for tool in self._offered()}
 
     def _offered(self) -> list[Offered]:
         return offered(self.registry, self.names, include_meta=self.include_meta)

@@ -4,7 +4,6 @@ tool return (ToolFailed), which spends no retries and does not end the run."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from pydantic_ai import Agent
@@ -13,10 +12,7 @@ from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.models.test import TestModel
 from unit.integrations.framework_support import TRIPLE
 
-from toolkiln import Registry
 from toolkiln.integrations.pydantic_ai import RegistryToolset
-from toolkiln.registry import hot_door
-from toolkiln.registry.changes import WATCH_SECONDS
 
 
 def returns(run) -> list[ToolReturnPart]:
@@ -62,25 +58,3 @@ def test_pydantic_ais_test_model_calls_every_tool_with_arguments_from_the_schema
     (returned,) = returns(run)
     assert (returned.tool_name, returned.outcome) == ("price", "success")
     assert json.loads(returned.content)["ok"] is True and registry.get("price").usage_count == 1
-
-
-def test_the_toolset_reads_the_registry_again_only_when_it_may_have_changed(registry, monkeypatch):
-    """pydantic-ai asks for the tools at every step; the registry is read (in a worker thread)
-    only when a change may have happened since the last read: any change through toolkiln at
-    once, a hand edit of the folder after the watch interval."""
-    now = [100.0]
-    monkeypatch.setattr(hot_door, "_monotonic", lambda: now[0])
-    toolset = RegistryToolset(registry)
-    reads = []
-    read = toolset._offered
-    monkeypatch.setattr(toolset, "_offered", lambda: reads.append(1) or read())
-
-    def names() -> set[str]:
-        return set(asyncio.run(toolset.get_tools(None)))  # type: ignore[arg-type]
-
-    assert [names() for _ in range(3)] == [{"price"}] * 3 and len(reads) == 1
-    with Registry(registry.location) as other:  # (another process's change: the counter moves)
-        other.create(TRIPLE)
-    assert names() == {"price", "triple"} and len(reads) == 2
-    now[0] += 2 * WATCH_SECONDS  # (what the folder's files say now is looked at again)
-    assert names() == {"price", "triple"} and len(reads) == 3
