@@ -27,7 +27,7 @@ from toolkiln.interpret.specialize import Operand, arithmetic_binary, pure_binar
 from toolkiln.interpret.steps import choose
 from toolkiln.semantics import operators
 from toolkiln.semantics.builtin_registry import text_work
-from toolkiln.semantics.builtins import BUILTINS, size_of
+from toolkiln.semantics.builtins import size_of
 from toolkiln.semantics.limits import Limits
 from toolkiln.semantics.numbers import FormatSpec, format_length, format_number, parse_spec
 from toolkiln.semantics.values import to_text_within, too_long
@@ -404,7 +404,7 @@ class ExprCompiler:
     # --- calls, fields, indexes -----------------------------------------------------------
 
     def call(self, expr: n.Call) -> Fn:
-        function = self.floats and float_domain.FLOAT_BUILTINS.get(expr.function) or BUILTINS[expr.function]
+        function = js_calls.builtin_for(expr.function, self.floats)
         if special := js_calls.specialised(expr, self.closure, self.limits, self.floats):
             return special
         if expr.function == "sum" and len(expr.args) == 1 and isinstance(expr.args[0], n.Comprehension):

@@ -47,11 +47,12 @@ ON_RUN_TOO = (
     "hashlib",  # for sha256() and md5() only
     "ctypes",  # for giving memory back after a heavy run only
     # the builtins a tool does not call (BUILTINS imports a module when a name of it is looked
-    # up), and what they alone need: zones, UUIDs, CSV (the JsonLogic builtins are imported by
-    # the interpreter's float mode)
+    # up), and what they alone need: zones, UUIDs, CSV
     "toolkiln.semantics.word_builtins",
     "toolkiln.semantics.data_builtins",
     "toolkiln.semantics.date_builtins",
+    "toolkiln.semantics.js_builtins",
+    "toolkiln.semantics.js_float",
     "toolkiln.semantics.list_builtins",
     "toolkiln.semantics.random_builtins",
     "toolkiln.semantics.text_builtins",

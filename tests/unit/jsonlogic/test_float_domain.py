@@ -15,7 +15,7 @@ from jsonlogic_suites import all_cases
 
 import toolkiln
 from toolkiln.errors import CompileError, RunError
-from toolkiln.interpret import float_domain
+from toolkiln.interpret import float_domain, float_fused
 from toolkiln.interpret import program as program_module
 
 
@@ -35,13 +35,13 @@ def _outcome(tool: toolkiln.Tool, data: Any) -> Any:
 
 def test_a_float_mode_rule_binds_and_computes_floats(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Any] = []
-    add = float_domain.FLOAT_BUILTINS["js_add_f64"]
+    add = float_fused.FLOAT_BUILTINS["js_add_f64"]
 
     def spy(limits: Any, operands: Any) -> Any:
         seen.append(operands)
         return add.impl(limits, operands)
 
-    monkeypatch.setitem(float_domain.FLOAT_BUILTINS, "js_add_f64", replace(add, impl=spy))
+    monkeypatch.setitem(float_fused.FLOAT_BUILTINS, "js_add_f64", replace(add, impl=spy))
     tool = toolkiln.import_jsonlogic({"+": {"var": "xs"}}, numbers="float")
     assert tool.run({"data": {"xs": [0.1, 0.2, 0.3]}}) == Decimal("0.6000000000000001")  # JavaScript's
     assert tool.run({"data": {"xs": [0.1, 0.2, 0.3, 2]}}) == Decimal(repr(0.1 + 0.2 + 0.3 + 2))  # an int: a float
@@ -135,3 +135,10 @@ def test_the_domain_survives_the_text_and_the_export_round_trips() -> None:
     for copy in (printed, again):
         assert copy._default.exprs.floats
         assert copy.run(data) == tool.run(data) == Decimal(repr(1.0 * 19.99 * (1 - 0.07)))
+
+
+def test_the_float_domain_names_every_builtin_that_gives_floats() -> None:
+    """float_domain.py names them without importing them (a run of another program never
+    imports the JsonLogic builtins); the names must be those float_fused.py runs."""
+    assert set(float_fused.FLOAT_BUILTINS) <= float_domain.FLOAT_READY
+    assert {name for name in float_fused.FLOAT_BUILTINS if name.endswith("f64")} == float_domain.FLOAT_ARITHMETIC
