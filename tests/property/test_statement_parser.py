@@ -23,7 +23,7 @@ from toolkiln.syntax.builder import AstBuilder, parse_expression_with_lark
 from toolkiln.syntax.expression_parser import KEYWORDS
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.lark_front import parse_tree
-from toolkiln.syntax.statement_parser import try_parse_program
+from toolkiln.syntax.statement_parser import parse_or_decline, try_parse_program
 from toolkiln.syntax.text import parse_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,3 +164,32 @@ def test_deep_blocks_decline_to_lark() -> None:
     deep = "if a {\n" * 30 + "x = 1\n" + "}\n" * 30 + "return 1\n"
     assert try_parse_program(deep, ParseContext(LineIndex(deep), fallback=parse_expression_with_lark)) is None
     assert parse_text(deep)[0] is not None
+
+
+# A tool whose steps an editor is typing into: many complete steps, then the one being typed.
+STEPS = (
+    'tool typed(a: number, items: array[number])\ndescription "T"\n{\n'
+    + "".join(
+        f"  v{i} = round(a * {i}, 2) + len(items)\n  w{i} = [x * v{i} for x in items if x > 0]\n" for i in range(12)
+    )
+    + "  return v11\n}\n"
+)
+# The step after the blanked ones starts with `for`, a keyword only where a step has just ended.
+FOR_AFTER_STEPS = 'tool t(a: number)\ndescription "T"\n{\n  x = 1\n  y = 2\n  for item in a {\n  }\n  return x\n}\n'
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=LARGE_INPUTS)
+@given(mutated(STEPS) | mutated(TOOL))
+@example(FOR_AFTER_STEPS)
+@example(STEPS.replace("  v7 = round(a * 7, 2)", "  v7 = round("))
+@example(STEPS.replace("  w5 = [x", "  w5 = [x if"))
+def test_a_syntax_error_found_past_the_complete_steps_is_the_whole_texts(text: str) -> None:
+    """Where the fast parser declines in a tool's block, Lark's error is looked for with the
+    complete steps before the last two blanked out; it is the error of the whole text."""
+    index = LineIndex(text)
+    program, parsed_until = parse_or_decline(text, ParseContext(index, fallback=parse_expression_with_lark))
+    if program is not None or parsed_until is None:
+        return
+    assert repr(parse_tree(text, "start", index, parsed_until=parsed_until)) == repr(
+        parse_tree(text, "start", index)
+    ), text

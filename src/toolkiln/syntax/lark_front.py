@@ -5,6 +5,7 @@ This and `builder.py` are the only modules that see Lark's trees and exceptions.
 
 from __future__ import annotations
 
+import re
 from typing import cast
 
 from lark import Lark, Token, Tree
@@ -66,10 +67,23 @@ def _expected(terminals: set[str]) -> str:
 
 
 def parse_tree(
-    text: str, start: str, index: LineIndex, base: int = 0, path: str | None = None
+    text: str,
+    start: str,
+    index: LineIndex,
+    base: int = 0,
+    path: str | None = None,
+    *,
+    parsed_until: tuple[int, int] | None = None,
 ) -> Tree[Token] | Diagnostic:
     """Parse `text` (which sits at `base` in the text `index` covers) with the start rule: its
-    tree, or the diagnostic of why it does not parse."""
+    tree, or the diagnostic of why it does not parse. `parsed_until` (from, to): the text
+    between is complete steps of a tool's block, taken by the hand-written parser, which
+    declined in a later step than the one at `to`; a syntax error past that one's first
+    token is found without parsing them (see `_error_past`)."""
+    if parsed_until is not None:
+        error = _error_past(text, *parsed_until)
+        if error is not None:
+            return _syntax_diagnostic(error, text, index, base, path, start)
     try:
         return compute_parser().parse(text, start=start)
     except UnexpectedInput as error:
@@ -81,6 +95,33 @@ def parse_tree(
             index.span(base + error.offset, base + error.offset + 1, path),
             hint="flatten the expression with intermediate steps",
         )
+
+
+_NOT_A_LINE_END = re.compile(r"[^\r\n]")
+
+
+def _error_past(text: str, body_start: int, step_start: int) -> UnexpectedInput | None:
+    """The syntax error of `text`, found with the complete steps of its tool's block before
+    `step_start` blanked out (the lines kept: every offset is the same), if there is one past
+    the first token of the step at `step_start`; else None (the whole text is parsed).
+
+    A half-typed line in a long file is the common case in an editor, and parsing the steps
+    before it, building their trees, is most of the time. The step at `step_start` is one the
+    hand-written parser took, so its first token is a name, `if` or `return`, lexed alike
+    after the block's `{` and after a step; the parser's state after it is the same either
+    way (the same LR items follow), and from there on both texts are lexed and parsed alike:
+    the next step's first token is lexed after this step's newline in both, and they fail at
+    the same token with the same choices. A text that parses and nesting too deep are left to
+    the whole text."""
+    blanked = text[:body_start] + _NOT_A_LINE_END.sub(" ", text[body_start:step_start]) + text[step_start:]
+    try:
+        compute_parser().parse(blanked, start="start")
+    except UnexpectedInput as error:
+        where = error.token.start_pos if isinstance(error, UnexpectedToken) else error.pos_in_stream
+        return error if isinstance(where, int) and where > step_start else None
+    except TooDeep:
+        return None
+    return None
 
 
 def _syntax_diagnostic(

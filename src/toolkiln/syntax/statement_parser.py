@@ -145,6 +145,9 @@ class StatementParser(ExpressionParser):
         self.span = ctx.span
         self.ctx = ctx
         self.blocks = 0
+        # Where the tool's block begins (after its `{`), and where its last two steps begun
+        # do: the steps before them are complete and Lark takes them as this parser did.
+        self.body_start = self.previous_step_start = self.step_start = 0
 
     def program(self) -> n.Program:
         if self.peek() == "tool":
@@ -271,7 +274,9 @@ class StatementParser(ExpressionParser):
         self.blocks += 1
         if self.blocks > MAX_BLOCK_NESTING:
             raise Declined
-        self.take(_BLOCK_OPEN)
+        opened = self.take(_BLOCK_OPEN)
+        if self.blocks == 1 and self.body_start == 0:
+            self.body_start = opened.end
         steps = []
         while self.peek() != _BLOCK_CLOSE:
             steps.append(self.step())
@@ -280,6 +285,8 @@ class StatementParser(ExpressionParser):
         return tuple(steps), end
 
     def step(self) -> n.Step:
+        if self.blocks == 1 and self.index < self.count:
+            self.previous_step_start, self.step_start = self.step_start, self.tokens[self.index].start
         kind = self.peek()
         if kind == "if":
             step: n.Step = self.if_step()[0]
@@ -385,7 +392,18 @@ class StatementParser(ExpressionParser):
 
 def try_parse_program(text: str, ctx: ParseContext) -> n.Program | None:
     """The program in `text`, or None when Lark must decide (see the module docstring)."""
+    return parse_or_decline(text, ctx)[0]
+
+
+def parse_or_decline(text: str, ctx: ParseContext) -> tuple[n.Program | None, tuple[int, int] | None]:
+    """The program in `text`; else None and, when this parser declined in a step of a tool's
+    block after its first, where the block's steps begin and where the step before that one
+    does (the steps between are complete: Lark's `parsed_until`)."""
+    parser = None
     try:
-        return StatementParser(text, ctx).program()
+        parser = StatementParser(text, ctx)
+        return parser.program(), None
     except (Declined, RecursionError):
-        return None
+        if parser is None or not 0 < parser.body_start <= parser.previous_step_start:
+            return None, None
+        return None, (parser.body_start, parser.previous_step_start)

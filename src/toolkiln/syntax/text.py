@@ -9,7 +9,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.json_document import with_lark
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
-from toolkiln.syntax.statement_parser import try_parse_program
+from toolkiln.syntax.statement_parser import parse_or_decline
 
 
 def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
@@ -23,14 +23,14 @@ def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
         ]
     index = LineIndex(text)
     ctx = ParseContext(index, fallback=with_lark)  # Lark loads only if the hand-written parsers decline
-    program = try_parse_program(text, ctx)
+    program, parsed_until = parse_or_decline(text, ctx)
     if program is not None:
         return program, []
     # Lark decides the rest and explains the errors.
     from toolkiln.syntax.builder import AstBuilder
     from toolkiln.syntax.lark_front import parse_tree
 
-    tree = parse_tree(text, "start", index)
+    tree = parse_tree(text, "start", index, parsed_until=parsed_until)
     if isinstance(tree, Diagnostic):
         return None, [tree]
     program = AstBuilder(ctx).transform(tree)  # what the start rule builds
