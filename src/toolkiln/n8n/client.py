@@ -230,7 +230,7 @@ class N8nClient:
         return self._api("POST", "/api/v1/credentials", json_body=body, with_id=True)
 
     def update_credential(self, credential_id: str, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
-        """Replace a credential's name and data (n8n 2.x; 1.x has no such route and answers 404)."""
+        """Replace a credential's name and data (n8n 2.x; 1.x has no such route: 405 on 1.123.50)."""
         body = {"name": name, "data": dict(data)}
         return self._api("PATCH", f"/api/v1/credentials/{_seg(credential_id)}", json_body=body, with_id=True)
 
@@ -238,8 +238,13 @@ class N8nClient:
         return self._api("DELETE", f"/api/v1/credentials/{_seg(credential_id)}")
 
     def list_credentials(self) -> list[dict[str, Any]]:
-        """Every credential's id, name and type, never its data (n8n 2.x; 1.x answers 404)."""
+        """Every credential's id, name and type, never its data (n8n 2.x; 1.123.50 answers 405)."""
         return list(self._pages("/api/v1/credentials", {}, None))
+
+    def credential_schema(self, type_: str) -> dict[str, Any]:
+        """The JSON Schema of a credential type's data (n8n 1.x and 2.x); N8nNotFound for a type
+        n8n does not know."""
+        return self._api("GET", f"/api/v1/credentials/schema/{_seg(type_)}")
 
     # -- executions ------------------------------------------------------------------------
 

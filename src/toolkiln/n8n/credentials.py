@@ -25,7 +25,14 @@ from typing import Any
 
 from toolkiln.n8n.client import N8nClient
 from toolkiln.n8n.deploy import Deployed, deploy, find_workflow
-from toolkiln.n8n.errors import CredentialsLeft, N8nError, N8nHTTPError, N8nNotFound, UnknownWorkflow
+from toolkiln.n8n.errors import (
+    CredentialFieldUnknown,
+    CredentialsLeft,
+    N8nError,
+    N8nHTTPError,
+    N8nNotFound,
+    UnknownWorkflow,
+)
 
 _NO_UPDATE_ROUTE = (404, 405)  # n8n 1.x's answer to PATCH /credentials/{id}; 2.x: the id is gone
 
@@ -45,6 +52,7 @@ def put_credentials(client: N8nClient, wanted: Sequence[Wanted], owned: Mapping[
     """Make or update each wanted credential; delete the `owned` ones (key -> id, made by an
     earlier call) no longer wanted. Returns key -> id of the wanted ones. When something fails,
     the credentials this call made are deleted again before the error is raised."""
+    check_fields(client, wanted)
     made: dict[str, str] = {}
     fresh: dict[str, str] = {}  # key -> id of each credential this call made
     with _scrubbed([value for want in wanted for value in want.data.values()]):
@@ -55,6 +63,29 @@ def put_credentials(client: N8nClient, wanted: Sequence[Wanted], owned: Mapping[
             _undo(client, fresh, _names(wanted), error)
         delete_credentials(client, [cid for key, cid in owned.items() if key not in made], quietly=True)
     return made
+
+
+def check_fields(client: N8nClient, wanted: Sequence[Wanted]) -> None:
+    """CredentialFieldUnknown (R0745) for a field that n8n's schema of the credential's type
+    does not have, before anything is made (n8n would refuse it with 400 halfway). A type n8n
+    does not know is left to the create, which says so."""
+    for type_ in dict.fromkeys(want.type for want in wanted):
+        try:
+            schema = client.credential_schema(type_)
+        except N8nNotFound:
+            continue
+        fields = schema.get("properties")
+        if schema.get("additionalProperties") is not False or not isinstance(fields, Mapping):
+            continue
+        for want in wanted:
+            unknown = sorted(set(want.data) - set(fields)) if want.type == type_ else []
+            if unknown:
+                raise CredentialFieldUnknown(
+                    f"the credential {want.key!r} has the field {unknown[0][:64]!r}, which n8n's {type_} does not "
+                    f"have; nothing was made",
+                    url=client.base_url,
+                    hint=f"its fields: {', '.join(sorted(str(f) for f in fields)[:20])}",
+                )
 
 
 def _names(wanted: Sequence[Wanted]) -> dict[str, str]:

@@ -74,6 +74,13 @@ class CredentialsLeft(N8nError):
     code = "R0746"
 
 
+class CredentialFieldUnknown(N8nError):
+    """A credential to be made has a field its type does not have in n8n's schema; found before
+    anything is made (R0745, as the definition's other credential mistakes)."""
+
+    code = "R0745"
+
+
 class N8nHTTPError(N8nError):
     """The server answered with an error status; `status` and the server's `message` say which."""
 

@@ -24,7 +24,7 @@ class Deploy:
     """A workflow file `name` of two http steps (`crm`: header, `basic`: basic auth) and the
     command line that deploys it with a credentials file."""
 
-    def __init__(self, n8n, api: FakeApi, folder: Path) -> None:
+    def __init__(self, n8n, api: FakeApi, folder: Path, basic: str = "httpBasicAuth") -> None:
         self.n8n, self.folder = n8n, folder
         self.name = f"hostile_{uuid.uuid4().hex[:8]}"
         self.prefix = f"toolkiln workflow {self.name}: "
@@ -34,7 +34,7 @@ class Deploy:
 description "Sends two credentials"
 on webhook POST "/{self.name.replace("_", "-")}" respond with node
 http crm POST "{api.url}/crm" body {{ text = body.text }} credentials httpHeaderAuth "crm"
-http basic POST "{api.url}/basic" body {{ text = body.text }} credentials httpBasicAuth "basic"
+http basic POST "{api.url}/basic" body {{ text = body.text }} credentials {basic} "basic"
 respond reply basic
 """
         )
@@ -77,12 +77,20 @@ def test_a_header_secret_with_a_line_break_is_refused_before_anything_is_sent(n8
 
 
 def test_a_refusal_halfway_leaves_nothing_made_and_says_n8ns_message(n8n, ok_api, tmp_path, capsys):
-    deploy = Deploy(n8n, ok_api, tmp_path)
+    deploy = Deploy(n8n, ok_api, tmp_path, basic="noSuchTypeAuth")
     secrets(tmp_path, "key-made-first", "pw")
-    unknown = {**BASIC, "realm": "x"}  # a field httpBasicAuth does not have: n8n refuses the second one (400)
+    unknown = {**BASIC, "type": "noSuchTypeAuth"}  # made second, after crm: n8n refuses it (400)
     code, out, err = deploy.run({"crm": HEADER, "basic": unknown}, capsys)
-    assert code == 1 and "realm" in err and "key-made-first" not in out + err
+    assert code == 1 and "not a known type" in err and "key-made-first" not in out + err
     assert deploy.ours() == set() and deploy.workflows() == []  # the first one was deleted again
+
+
+def test_a_field_the_type_does_not_have_is_r0745_before_anything_is_made(n8n, ok_api, tmp_path, capsys):
+    deploy = Deploy(n8n, ok_api, tmp_path)
+    secrets(tmp_path, "key", "pw")
+    code, out, err = deploy.run({"crm": HEADER, "basic": {**BASIC, "realm": "x"}}, capsys)
+    assert code == 1 and "error[R0745]" in err and "'realm'" in err and "password" in err
+    assert deploy.ours() == set() and deploy.workflows() == []
 
 
 def test_values_arrive_whole_a_long_key_and_a_unicode_password(n8n, ok_api, tmp_path, capsys):

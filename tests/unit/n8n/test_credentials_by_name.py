@@ -264,3 +264,26 @@ def test_a_long_and_a_unicode_secret_reach_n8n_as_they_are_where_no_header_carri
 
 
 BASIC_STEP = 'http basic GET "http://127.0.0.1:9/me" credentials httpBasicAuth "basic"\n'
+
+
+class WithSchemas(Credentials):
+    """Credentials that also answers GET /credentials/schema/TYPE as n8n does (404: unknown)."""
+
+    SCHEMAS = {"httpHeaderAuth": {"additionalProperties": False, "properties": {"name": {}, "value": {}}}}
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and "/schema/" in request.url.path:
+            schema = self.SCHEMAS.get(request.url.path.rsplit("/", 1)[1])
+            return httpx.Response(200, json=schema) if schema else httpx.Response(404, json={"message": "Not Found"})
+        return super().__call__(request)
+
+
+def test_a_field_the_type_does_not_have_is_r0745_before_anything_is_made():
+    n8n = N8n()
+    n8n.credentials = WithSchemas()
+    extra = Wanted("crm", "httpHeaderAuth", PREFIX + "crm", {"name": "X-Token", "value": VALUE, "realm": "x"})
+    with n8n.client() as client, pytest.raises(errors.CredentialFieldUnknown) as refused:
+        deploy_named(client, workflow(), [wanted(type_="otherAuth"), extra], PREFIX, activate=False)
+    assert refused.value.code == "R0745" and "'realm'" in refused.value.message and "name, value" in str(refused.value)
+    assert [call for call in n8n.sent if "credentials" in call and not call.startswith("GET")] == []
+    assert VALUE not in str(refused.value)

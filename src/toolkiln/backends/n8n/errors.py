@@ -2,6 +2,7 @@
 
 from toolkiln.n8n.errors import (
     AmbiguousWorkflow,
+    CredentialFieldUnknown,
     CredentialsLeft,
     ExecutionFailed,
     N8nBadRequest,
@@ -25,6 +26,7 @@ from toolkiln.n8n.errors import (
 
 __all__ = [
     "AmbiguousWorkflow",
+    "CredentialFieldUnknown",
     "CredentialsLeft",
     "ExecutionFailed",
     "N8nBadRequest",
