@@ -5,8 +5,8 @@ steps name, made on deploy from the registry's secrets, as a workflow tool's are
      "credentials": {"crm": {"type": "httpHeaderAuth", "name": "X-Api-Key", "value": {"secret": "CRM_API_KEY"}}}}
 
 The file has the two fields of a workflow tool's definition, checked by the same rules (R0745);
-the values come from the secrets of --registry (else $TOOLKILN_HOME: a tenant's folder for a
-tenant). Each credential is named `toolkiln workflow NAME: KEY` in n8n; what the workflow of
+the values come from the secrets of --registry (else $TOOLKILN_HOME: a folder, a tenant's
+folder, or a database URL). Each credential is named `toolkiln workflow NAME: KEY` in n8n; what the workflow of
 that name refers to under such a name is toolkiln's from an earlier deploy: updated in place,
 never duplicated (n8n.credentials.deploy_named).
 """
@@ -60,8 +60,8 @@ def wanted_credentials(
     if obj is None or problems:
         return None, [_in_file(d, args.credentials) for d in problems]
     name = str(workflow.get("name"))
-    secrets = open_registry(args).secret_store()
-    return credentials_wanted(f"the workflow {name!r}", _label(workflow), uses, secrets.get), []
+    with open_registry(args) as registry:  # (a database's pool is closed after the reads)
+        return credentials_wanted(f"the workflow {name!r}", _label(workflow), uses, registry.secret_store().get), []
 
 
 def _credentials_file(path: Path) -> tuple[dict[str, Any] | None, list[Diagnostic]]:
