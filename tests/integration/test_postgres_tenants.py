@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from test_registry_migrate import a_lived_in_registry, same, snapshot
-from test_server_support import compute_tool
+from test_server_support import ServerProcess, compute_tool
 
 from toolkiln import Registry
 from toolkiln.registry.errors import SchemaVersionMismatch, UnknownTenant
@@ -173,3 +173,40 @@ def test_migrate_copies_every_tenant_into_a_database_and_back(tmp_path, postgres
         with Registry(tmp_path / "back" / ("tenants/alpha" if name == "alpha" else "")) as back:
             same(snapshot(back), originals[name])
     assert toolkiln("tenants", "list", "--registry", str(tmp_path / "back")).stdout.split() == ["default", "alpha"]
+
+
+def test_two_servers_on_one_database_serve_each_tenant_and_drop_a_deleted_one(postgres_url, tmp_path):
+    """Two `toolkiln serve` on one database: a token of either tenant works on either server, and
+    sees its own tenant's `shared`; once the tenant is deleted every server answers its token
+    401 R0502 (within the notification), the other tenant untouched."""
+    tokens = {}
+    for tenant in ("alpha", "beta"):
+        toolkiln("tenants", "create", tenant, "--registry", postgres_url)
+        made = toolkiln(
+            *("tokens", "create", "admin", "--tenant", tenant, "--scope", "admin", "--kind", "person"),
+            *("--registry", postgres_url),
+        )
+        tokens[tenant] = made.stdout.strip()
+    servers = [ServerProcess(postgres_url, "--rate-limit", "100000/minute", log_dir=tmp_path) for _ in range(2)]
+    try:
+        for index, (tenant, expression) in enumerate((("alpha", "x * 2"), ("beta", "x * 3"))):
+            with servers[index].client(tokens[tenant]) as admin:  # each made through one server
+                assert admin.post("/api/v1/tools", json={"definition": compute_tool("shared", expression)}).is_success
+        for server in servers:
+            for tenant, result in (("alpha", 10), ("beta", 15)):
+                with server.client(tokens[tenant]) as http:
+                    assert http.post("/api/v1/tools/shared/execute", json={"args": {"x": 5}}).json()["result"] == result
+        toolkiln("tenants", "delete", "alpha", "--force", "--registry", postgres_url)
+        for server in servers:
+            with server.client(tokens["alpha"]) as gone:
+                answer = gone.get("/api/v1/tools")
+                deadline = time.monotonic() + 30
+                while answer.status_code != 401 and time.monotonic() < deadline:  # (the notification's way)
+                    time.sleep(0.05)
+                    answer = gone.get("/api/v1/tools")
+                assert (answer.status_code, answer.json()["code"]) == (401, "R0502")
+            with server.client(tokens["beta"]) as still:
+                assert still.post("/api/v1/tools/shared/execute", json={"args": {"x": 1}}).json()["result"] == 3
+    finally:
+        for server in servers:
+            server.stop()

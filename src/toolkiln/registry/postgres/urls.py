@@ -7,7 +7,7 @@ connections puts first on its search path. libpq never sees the `tenant` paramet
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from toolkiln.registry.errors import InvalidTenantName
 from toolkiln.registry.layout import TENANT_NAME
@@ -32,7 +32,7 @@ def split_tenant(url: str) -> tuple[str, str]:
     if len(named) != 1 or not TENANT_NAME.fullmatch(named[0]):
         return url, DEFAULT_TENANT
     rest = [(key, value) for key, value in params if key != TENANT_PARAM]
-    return urlunsplit(parts._replace(query=urlencode(rest))), named[0]
+    return urlunsplit(parts._replace(query=_query(rest))), named[0]
 
 
 def refuse_bad_tenant(url: str) -> None:
@@ -51,8 +51,13 @@ def tenant_url(url: str, tenant: str) -> str:
     if tenant == DEFAULT_TENANT:
         return base
     parts = urlsplit(base)
-    query = urlencode([*parse_qsl(parts.query, keep_blank_values=True), (TENANT_PARAM, tenant)])
+    query = _query([*parse_qsl(parts.query, keep_blank_values=True), (TENANT_PARAM, tenant)])
     return urlunsplit(parts._replace(query=query))
+
+
+def _query(params: list[tuple[str, str]]) -> str:
+    """A URL's query as libpq reads it: a space as %20 (libpq takes a `+` as itself)."""
+    return urlencode(params, quote_via=quote)
 
 
 def schema_of(tenant: str) -> str:
