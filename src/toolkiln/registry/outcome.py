@@ -9,7 +9,7 @@ or `{"ok": false, "errors": [the 16 keys, each with a code and a hint], "message
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from toolkiln.diagnostics.codes import CALL_PENDING
@@ -17,7 +17,7 @@ from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import error_details
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Outcome:
     """`ok` and the `result`, or the `errors` (each with a hint) that say why not; `version` is
     the version of `tool` that ran, or that a change wrote (None when there is none)."""
@@ -29,6 +29,27 @@ class Outcome:
     tool: str
     call: str | None = None  # the id of the call kept for a person's approval (pending_calls.py)
     fixes: tuple[str, ...] = ()  # the certain fixes applied to a definition before it was saved
+
+    def __init__(
+        self,
+        ok: bool,
+        result: Any,
+        errors: tuple[ErrorDetails, ...],
+        version: int | None,
+        tool: str,
+        call: str | None = None,
+        fixes: tuple[str, ...] = (),
+    ) -> None:
+        # Each field through its slot's own setter: a frozen dataclass's generated __init__ goes
+        # through object.__setattr__ by name, several times the cost, and every call through
+        # the one door makes an Outcome.
+        _set_ok(self, ok)
+        _set_result(self, result)
+        _set_errors(self, errors)
+        _set_version(self, version)
+        _set_tool(self, tool)
+        _set_call(self, call)
+        _set_fixes(self, fixes)
 
     @classmethod
     def failed(cls, tool: str, error: BaseException, version: int | None = None) -> Outcome:
@@ -74,3 +95,8 @@ class Outcome:
         if self.fixes:  # (a definition saved or refused after its certain fixes: which ones)
             reply["fixes_applied"] = list(self.fixes)
         return reply
+
+
+_set_ok, _set_result, _set_errors, _set_version, _set_tool, _set_call, _set_fixes = (
+    vars(Outcome)[field.name].__set__ for field in fields(Outcome)
+)
