@@ -1,6 +1,7 @@
 """How long a `toolkiln` command takes from start to exit, against an empty Python.
 
     python benchmarks/bench_startup.py [--rounds 21] [--top 8] [--no-importtime] [--before SRC]
+                                       [--instructions]
 
 The commands: run, check and fmt of the shipping example, check of a workflow and of a tool file
 with a syntax error (both parse with Lark: its parsers are built once, then read from the state
@@ -15,7 +16,9 @@ before it is timed. Then, per command, `python -X importtime`'s top entries by t
 module that imported it): what is left to cut. With `--before SRC` (the `src` folder of another
 checkout, e.g. `git worktree add /tmp/old HEAD~3`), every toolkiln command is also timed with
 that code in the same alternating rounds, a row "(before)" under each: a before/after table
-that a busy machine slows alike.
+that a busy machine slows alike. With `--instructions`, each command is also run once under
+valgrind's cachegrind and the instructions it executed are a column: a figure no other process
+on the machine changes (within about 1%: hash seeds and addresses differ from run to run).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class Command:
     times: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)  # user + system seconds of the process
     env: dict[str, str] | None = None  # the environment, when not ENV (another checkout's code)
+    instructions: float | None = None  # millions, under cachegrind (--instructions)
 
 
 WORKFLOW = ROOT / "tests" / "golden" / "workflows" / "order_total.wf"
@@ -115,11 +119,27 @@ def timed(command: Command) -> None:
     command.cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
 
 
+_IREFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def count_instructions(command: Command) -> None:
+    """The instructions the command executes (cachegrind's I refs), in millions."""
+    valgrind = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    env = command.env or ENV
+    done = subprocess.run([*valgrind, *command.argv], capture_output=True, text=True, check=False, env=env)
+    found = _IREFS.search(done.stderr)
+    if found is None:
+        raise SystemExit(f"{command.label}: no instruction count from valgrind: {done.stderr[-500:]!r}")
+    command.instructions = int(found[1].replace(",", "")) / 1e6
+
+
 def table(measured: list[Command]) -> list[str]:
     base = statistics.median(measured[0].times)
+    counted = measured[0].instructions is not None
     lines = [
-        "| command | median (ms) | fastest - slowest (ms) | x python -c pass | over python -c pass (ms) | CPU (ms) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| command | median (ms) | fastest - slowest (ms) | x python -c pass | over python -c pass (ms) | CPU (ms) |"
+        + (" instructions (M) |" if counted else ""),
+        "|---|---:|---:|---:|---:|---:|" + ("---:|" if counted else ""),
     ]
     for command in measured:
         median = statistics.median(command.times)
@@ -127,7 +147,7 @@ def table(measured: list[Command]) -> list[str]:
         over = (median - base) * 1e3
         cpu = statistics.median(command.cpu) * 1e3
         row = f"| `{command.label}` | {median * 1e3:.0f} | {spread} | {median / base:.2f} | {over:.0f} | {cpu:.0f} |"
-        lines.append(row)
+        lines.append(row + (f" {command.instructions:.0f} |" if counted else ""))
     return lines
 
 
@@ -188,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=8, help="import-time entries per command")
     parser.add_argument("--no-importtime", action="store_true")
     parser.add_argument("--before", type=Path, metavar="SRC", help="also time another checkout's src folder")
+    parser.add_argument("--instructions", action="store_true", help="count each command's instructions (valgrind)")
     options = parser.parse_args(argv)
 
     folder = Path(tempfile.mkdtemp(prefix="bench_startup_"))
@@ -204,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
             for command in measured:
                 timed(command)
         load_after = load()
+        if options.instructions:
+            for command in measured:
+                count_instructions(command)
         now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         print(
             f"toolkiln start-up - {now} - Python {platform.python_version()} - "

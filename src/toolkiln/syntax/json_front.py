@@ -23,7 +23,6 @@ from toolkiln.diagnostics.model import Diagnostic, Fix
 from toolkiln.diagnostics.source import Source
 from toolkiln.semantics.numbers import from_float
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
-from toolkiln.syntax.foreign import TYPE_ALIASES
 from toolkiln.syntax.json_document import (
     FIELD_ALIASES,
     Aliases,
@@ -255,6 +254,9 @@ class JsonFrontEnd:
         if value == "object" and isinstance(record, dict) and "properties" in record:
             return self.record_type(record, path, depth)
         if value not in DECLARABLE:
+            # (the other languages' idioms load for this error only: 2-3 ms of every start-up)
+            from toolkiln.syntax.foreign import TYPE_ALIASES
+
             alias = TYPE_ALIASES.get(value) if isinstance(value, str) else None
             span = structural_span(path + ("type",))
             self.diagnostics.append(

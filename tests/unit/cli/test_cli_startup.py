@@ -59,6 +59,7 @@ ON_RUN_TOO = (
     "zoneinfo",
     "uuid",
     "csv",
+    "toolkiln.syntax.foreign",  # other languages' idioms, for the errors that name them
 )
 
 _PROBE = """
