@@ -45,3 +45,41 @@ def test_mcp_on_a_database_hears_of_a_tool_made_on_another_machine(postgres_url)
             assert via.structured_content == {"ok": True, "result": 2}
 
     anyio.run(main)
+
+
+def test_mcp_of_one_tenant_hears_only_its_tenants_changes(postgres_url):
+    """`toolkiln mcp --registry URL --tenant alpha`: beta's new tool of the same name moves
+    nothing (another schema, another channel); alpha's own reaches the client as list_changed."""
+    from test_postgres_tenants import toolkiln
+
+    from toolkiln.registry.postgres.urls import tenant_url
+
+    for tenant in ("alpha", "beta"):
+        toolkiln("tenants", "create", tenant, "--registry", postgres_url)
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolkiln", "mcp", "--registry", postgres_url, "--tenant", "alpha", "--poll-seconds", "0.1"],
+        env=dict(os.environ),
+    )
+
+    async def main() -> None:
+        heard: list[str] = []
+
+        async def on_message(message) -> None:
+            if type(message).__name__ == "ToolListChangedNotification":
+                heard.append("list_changed")
+
+        async with Client(server, mode="legacy", message_handler=on_message) as client:
+            with Registry(tenant_url(postgres_url, "beta")) as beta:
+                beta.create(compute_tool("made", "x + 100"))
+            await anyio.sleep(2)  # (20 polls: a change of beta's would have been pushed by now)
+            assert heard == [] and "made" not in [tool.name for tool in (await client.list_tools()).tools]
+            with Registry(tenant_url(postgres_url, "alpha")) as alpha:
+                alpha.create(compute_tool("made", "x + 1"))
+            with anyio.fail_after(CHANGE_SECONDS):
+                while not heard:
+                    await anyio.sleep(0.05)
+            via = await client.call_tool("run_custom_tool", {"name": "made", "args": {"x": 1}})
+            assert via.structured_content == {"ok": True, "result": 2}  # (alpha's, not beta's 101)
+
+    anyio.run(main)
