@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkiln.diagnostics import codes
 from toolkiln.http.errors import ServiceError
 
 _MAX_TEXT = 500  # characters of a non-JSON error body kept in the message
@@ -71,7 +72,7 @@ class CredentialsLeft(N8nError):
     """A deploy failed after it made credentials in n8n that it could not delete again; the
     message names them (R0746: the one n8n error with a code, for the command line's output)."""
 
-    code = "R0746"
+    code = codes.CREDENTIALS_LEFT_IN_N8N.code
 
 
 class CredentialFieldUnknown(N8nError):
