@@ -5,6 +5,7 @@ silent pass: run the command in the failure message to create it, then review th
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +17,29 @@ pytest_plugins = ["pytester"]  # tests/unit/test_golden_harness.py runs pytest o
 
 
 def pytest_configure(config):
+    keep_bytecode_out_of_the_tree()
     # The registry's index key (toolkiln/registry/index.py) is kept per user, outside every
     # registry folder: the tests (and the processes they start) keep theirs in a folder of
     # their own, never in the real home.
     os.environ["TOOLKILN_STATE_DIR"] = tempfile.mkdtemp(prefix="toolkiln-test-state-")
+
+
+def keep_bytecode_out_of_the_tree() -> None:
+    """Under PYTHONDONTWRITEBYTECODE (set to keep __pycache__ folders out of a checkout) every
+    Python process compiles each module it imports from source: each test process its test
+    modules (pytest's assertion rewriting too), each `python -m toolkiln` the package, each
+    server, sandbox and worker again. The suite keeps its bytecode in ~/.cache/toolkiln/pycache
+    instead (PYTHONPYCACHEPREFIX, here and in every process it starts: xdist's workers are
+    started after this): nothing is written into the checkout, and a module is compiled once."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or os.path.join(
+        os.path.expanduser("~"), ".cache", "toolkiln", "pycache"
+    )
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = prefix
 
 
 # Tests over ~10 s (measured with --durations) in files that are not the test suite's to edit
