@@ -12,7 +12,7 @@ import sys
 
 import pytest
 from unit.integrations.drivers import DRIVERS
-from unit.integrations.framework_support import TRIPLE, approve_when_held
+from unit.integrations.framework_support import TRIPLE, WAIT_AT_MOST, approve_when_held
 
 from toolkiln.diagnostics import codes
 
@@ -47,7 +47,7 @@ def test_a_failed_call_comes_back_as_data_with_its_code(driver, registry):
 def test_a_call_a_person_denies_comes_back_as_data_and_never_runs(driver, registry):
     registry.require_call_approval("price")
     person = approve_when_held(registry, approve=False)
-    text, failed = driver.call(registry, "price", {"x": 3})
+    text, failed = driver.call(registry, "price", {"x": 3}, approval_timeout=WAIT_AT_MOST)
     person.join()
     reply = json.loads(text)
     assert reply["ok"] is False and failed in (True, None)
@@ -71,7 +71,7 @@ def test_a_call_held_for_approval_does_not_run(driver, registry):
 def test_a_held_call_waits_and_runs_once_a_person_approves_it(driver, registry):
     registry.require_call_approval("price")
     person = approve_when_held(registry)
-    text, failed = driver.call(registry, "price", {"x": 3})
+    text, failed = driver.call(registry, "price", {"x": 3}, approval_timeout=WAIT_AT_MOST)
     person.join()
     assert json.loads(text)["ok"] is True and '"result": 3.30' in text and failed in (False, None)
     assert registry.get("price").usage_count == 1 and registry.calls("approved")
