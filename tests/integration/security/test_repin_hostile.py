@@ -7,6 +7,8 @@ caller; a forged web post without the page's CSRF token moves nothing."""
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 
 import pytest
 from test_pin_moves import ORDER_TOTAL, SHIPPING, V2, total
@@ -103,3 +105,34 @@ def test_a_forged_web_post_moves_no_caller(served):
         with served.client(served.tokens["run"]) as runner:
             assert total(runner) == 17
         assert '"repin"' not in (served.registry / "audit.jsonl").read_text()
+
+
+def test_repins_racing_updates_from_another_process_leave_no_half_state(served):
+    """Repins by the CLI (other processes) race a model's new versions of the callee through the
+    server: every run between and after answers a value of a version the caller was pinned to,
+    never a refusal (a half-written record would be R0710), and it stays pinned to an approved one."""
+    registry = str(served.registry)
+    repins = [
+        subprocess.Popen(
+            [sys.executable, "-m", "toolkiln", "tools", "repin", "order_total", *to, "--registry", registry],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
+        for to in (["--to", "shipping_cost@1"], ["--to", "shipping_cost@2"], []) * 2
+    ]
+    seen = set()
+    with served.client(served.tokens["model"]) as model, served.client(served.tokens["run"]) as runner:
+        for n in range(8):
+            change = {"logic": {"steps": [{"op": "return", "value": f"weight_kg * 2 + {n}"}]}}
+            assert model.patch("/api/v1/tools/shipping_cost", json={"changes": change}).status_code == 200
+            seen.add(total(runner))
+    outcomes = [process.communicate(timeout=120) + (process.returncode,) for process in repins]
+    assert all(code == 0 for _, _, code in outcomes), outcomes
+    with served.client(served.tokens["run"]) as runner:
+        seen.add(total(runner))
+    with served.client(served.tokens["admin"]) as admin:
+        pins = admin.get("/api/v1/tools/order_total").json()["pins"]
+    assert set(pins) == {"shipping_cost"} and pins["shipping_cost"]["version"] in (1, 2), pins
+    assert seen <= {17, 18} | {12 + n for n in range(8)}, seen
