@@ -6,6 +6,7 @@ caller; a forged web post without the page's CSRF token moves nothing."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,3 +137,24 @@ def test_repins_racing_updates_from_another_process_leave_no_half_state(served):
         pins = admin.get("/api/v1/tools/order_total").json()["pins"]
     assert set(pins) == {"shipping_cost"} and pins["shipping_cost"]["version"] in (1, 2), pins
     assert seen <= {17, 18} | {12 + n for n in range(8)}, seen
+
+
+def test_a_copied_folder_neither_runs_nor_moves_the_pinned_caller(served, tmp_path):
+    """The served folder copied elsewhere (as a clone or a backup would be): the caller's pins
+    are not believed there, so it does not run and its pins cannot be moved (R0710) until a
+    person trusts it."""
+    copy = tmp_path / "copy"
+    shutil.copytree(served.registry, copy, ignore=shutil.ignore_patterns(".lock"))
+    for args in (
+        ["run", "order_total", "--args", '{"w": 1, "price": 10}'],
+        ["repin", "order_total", "--to", "shipping_cost@2"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "toolkiln", "tools", *args, "--registry", str(copy)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode != 0 and "R0710" in done.stderr, (args, done.stdout, done.stderr)
+    assert '"repin"' not in (copy / "audit.jsonl").read_text()
