@@ -8,25 +8,18 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from test_pin_moves import ORDER_TOTAL, SHIPPING
+from test_repin_hostile import tools_cli
 from test_server_support import ServerProcess, compute_tool, make_token, make_tokens
 
 HOT_CALLS = 5  # (the first call takes the full path and remembers; the rest are the hot door's)
 
 
 def toolkiln(registry: Path, *args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "toolkiln", "tools", *args, "--registry", str(registry)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    done = tools_cli(registry, *args)
     assert done.returncode == 0, done.stderr
 
 

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_pin_moves import ORDER_TOTAL, SHIPPING, V2, total
@@ -149,12 +150,17 @@ def test_a_copied_folder_neither_runs_nor_moves_the_pinned_caller(served, tmp_pa
         ["run", "order_total", "--args", '{"w": 1, "price": 10}'],
         ["repin", "order_total", "--to", "shipping_cost@2"],
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "toolkiln", "tools", *args, "--registry", str(copy)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        done = tools_cli(copy, *args)
         assert done.returncode != 0 and "R0710" in done.stderr, (args, done.stdout, done.stderr)
     assert '"repin"' not in (copy / "audit.jsonl").read_text()
+
+
+def tools_cli(registry: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`toolkiln tools ARGS --registry REGISTRY` in a process of its own."""
+    return subprocess.run(
+        [sys.executable, "-m", "toolkiln", "tools", *args, "--registry", str(registry)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
