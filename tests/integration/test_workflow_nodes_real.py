@@ -44,6 +44,7 @@ respond reply out
         "path": "/leads/L7",
         "query": {"since": "3"},
         "token": "t-L7",
+        "authorization": None,  # (no credential on this step)
         "body": {"n": 42, "name": "ADA"},
     }
 
