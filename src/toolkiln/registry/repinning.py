@@ -50,8 +50,6 @@ class Repinning:
             with self._mutex:
                 self._store.refresh()
                 old = self._read_locked(name)
-                if not self._store.vouch(old, "repin"):
-                    raise _untrusted(old, self._store.location)
                 pins = moved_pins(self._store, old, to)
                 reads = self._reads()
             compiled = compile_definition(old.definition, pinned(reads.callees, pins))
@@ -60,6 +58,9 @@ class Repinning:
             with self._writing():
                 if self._read_locked(name) != old or not reads.still_hold():
                     continue  # changed while it was checked: check again
+                # (asked holding the lock: another process writes a record, then its signature)
+                if not self._store.vouch(old, "repin"):
+                    raise _untrusted(old, self._store.location)
                 entry = audit_entry("repin", principal, name, now, old, record, moves(old.pins, pins))
                 self._store.commit(entry, record, compiled, True)
                 return self._with_usage(record)

@@ -191,3 +191,34 @@ def test_the_cli_repins_a_caller(tmp_path, capsys):
     assert main(["tools", "repin", "order_total", "--to", "shipping_cost", *where]) == 2
     with Registry(tmp_path / "reg") as reg:
         assert reg.run("order_total", {"w": 1, "price": 10}) == 18
+
+
+def test_a_repin_waits_for_another_writers_signature_instead_of_refusing(tmp_path, monkeypatch):
+    """Another registry (as another process) writes the caller's record, then its signature,
+    holding the folder's lock: a repin that read the record between the two is not told the
+    record is not this registry's (R0710); it asks again holding the lock."""
+    import threading
+
+    from toolkiln.registry.vouching import Vouching
+
+    mine, theirs = Registry(tmp_path / "r"), Registry(tmp_path / "r")
+    approved_caller(mine)
+    mine.update("shipping_cost", {"logic": shipping("weight_kg * 3 + 5")["logic"]})
+    theirs.refresh()
+    written, go = threading.Event(), threading.Event()
+    sign = Vouching.sign
+
+    def paused_sign(self, *args, **kwargs):
+        if self is theirs._store.mirror.vouching and not written.is_set():
+            written.set()
+            go.wait(10)
+        return sign(self, *args, **kwargs)
+
+    monkeypatch.setattr(Vouching, "sign", paused_sign)
+    writer = threading.Thread(target=lambda: theirs.repin("order_total", to={"shipping_cost": 2}))
+    writer.start()
+    assert written.wait(10)  # their record is written, its signature not yet
+    threading.Timer(0.3, go.set).start()
+    moved = mine.repin("order_total", to={"shipping_cost": 1})
+    writer.join(10)
+    assert moved.pins["shipping_cost"].version == 1 and mine.run("order_total", {"w": 1, "price": 10}) == 17
