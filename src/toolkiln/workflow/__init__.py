@@ -10,7 +10,7 @@
     imported.to_text(); imported.to_n8n(); imported.diagnostics
 
 The names load on first use, so the CLI can register `toolkiln workflow` without importing
-the validator (and networkx) for every other command.
+the validator for every other command.
 """
 
 from __future__ import annotations

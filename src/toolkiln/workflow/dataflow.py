@@ -13,11 +13,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import networkx as nx
-
 from toolkiln.ast import workflow as w
 from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.backends.n8n.dataflow import Fields, data_flow
+from toolkiln.check.workflow.digraph import MultiDigraph
 from toolkiln.check.workflow.graph import WorkflowGraph
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.json_positions import value_offsets
@@ -71,9 +70,9 @@ def _fields(shape: w.Shape) -> Fields:
     return {field.name: None if field.type.shape is None else _fields(field.type.shape) for field in shape.fields}
 
 
-def _main_graph(n8n: dict[str, Any], names: dict[str, int]) -> nx.MultiDiGraph:
+def _main_graph(n8n: dict[str, Any], names: dict[str, int]) -> MultiDigraph:
     """The compiled workflow's main connections (a header's `with {"connections": ...}` too)."""
-    graph = nx.MultiDiGraph()
+    graph = MultiDigraph()
     graph.add_nodes_from(names)
     for source, kinds in n8n.get("connections", {}).items():
         outputs = kinds.get("main") if isinstance(kinds, dict) else None

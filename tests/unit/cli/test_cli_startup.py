@@ -179,3 +179,16 @@ def test_an_unknown_command_still_lists_every_command() -> None:
     done = subprocess.run([sys.executable, "-m", "toolkiln", "frob"], capture_output=True, text=True, check=False)
     assert done.returncode == 2
     assert "'run'" in done.stderr and "'serve'" in done.stderr and "'n8n'" in done.stderr
+
+
+WORKFLOWS = Path(__file__).resolve().parents[2] / "golden" / "workflows"
+# What a workflow check needs nothing of: its graphs are check/workflow/digraph.py's.
+NOT_FOR_A_WORKFLOW_CHECK = ("networkx",)
+
+
+@pytest.mark.parametrize("workflow", ["order_total.wf", "loop_batches.wf", "order_total.json"])
+def test_check_of_a_workflow_or_an_n8n_export_loads_no_graph_library(workflow: str) -> None:
+    code, output, modules = loaded(["check", str(WORKFLOWS / workflow)])
+    assert code == 0, output
+    assert "0 error(s)" in output
+    assert unneeded(modules, NOT_FOR_A_WORKFLOW_CHECK) == []

@@ -18,8 +18,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import networkx as nx
-
+from toolkiln.check.workflow.digraph import MultiDigraph, ancestors
 from toolkiln.diagnostics import codes
 
 # The fields an item holds, each with the fields of the object it holds where they are known
@@ -61,7 +60,7 @@ Finding = tuple[codes.Code, str, str, str | None]  # code, message, path, hint
 def data_flow(
     data: dict[str, Any],
     names: dict[str, int],
-    graph: nx.MultiDiGraph,
+    graph: MultiDigraph,
     declared: dict[str, Fields] | None = None,
     bodies: dict[str, Fields] | None = None,
 ) -> Iterator[Finding]:
@@ -69,9 +68,11 @@ def data_flow(
     whose main connections are `graph`'s edges of kind "main". `declared`: the output fields
     the DSL declares for some nodes (`returns {...}` of a Code or HTTP Request node);
     `bodies`: the fields of a webhook's posted JSON it declares (`body {...}`), by node name."""
-    main = nx.DiGraph()
+    main = MultiDigraph()
     main.add_nodes_from(names)
-    main.add_edges_from((a, b) for a, b, kind in graph.edges(data="kind") if kind == "main")
+    for source, target, edge in graph.edges():
+        if edge.get("kind") == "main":
+            main.add_edge(source, target)
     shapes = _Shapes(data, names, main, declared or {}, bodies or {})
     nodes = data["nodes"]
     for name, index in names.items():
@@ -175,7 +176,7 @@ class _Shapes:
         self,
         data: dict[str, Any],
         names: dict[str, int],
-        main: nx.DiGraph,
+        main: MultiDigraph,
         declared: dict[str, Fields],
         bodies: dict[str, Fields],
     ) -> None:
@@ -193,7 +194,7 @@ class _Shapes:
     def upstream(self, name: str) -> set[str]:
         """The nodes a path of main connections leads from to `name` (n8n's parent nodes)."""
         if name not in self.ancestors:
-            self.ancestors[name] = nx.ancestors(self.main, name)
+            self.ancestors[name] = ancestors(self.main, name)
         return self.ancestors[name]
 
     def input_of(self, name: str) -> Shape:

@@ -268,8 +268,8 @@ class _Emitter:
                 assert_never(step)
 
     def merge_inputs(self, name: str) -> int:
-        # networkx is untyped: an edge's "input" is the input index the validator's graph set.
-        highest: int = max(data["input"] for _, _, data in self.graph.graph.in_edges(name, data=True))
+        # An edge's data is untyped: its "input" is the input index the validator's graph set.
+        highest: int = max(data["input"] for _, _, data in self.graph.graph.in_edges(name))
         return 1 + highest
 
     def condition(self, step: w.Step, expr: n.Expr, label: str) -> dict[str, Any]:

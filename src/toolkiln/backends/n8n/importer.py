@@ -243,7 +243,7 @@ class _Importer:
         steps = []
         for step in workflow.steps:
             wires = self.inputs[step.name]
-            given = sorted((a, d["output"], d["input"]) for a, _, d in implicit.in_edges(step.name, data=True))
+            given = sorted((a, d["output"], d["input"]) for a, _, d in implicit.in_edges(step.name))
             if given != sorted((wire.source, wire.output, wire.input) for wire in wires):
                 step = step.model_copy(update={"after": tuple(wires)})
             steps.append(step)

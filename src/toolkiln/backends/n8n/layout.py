@@ -9,18 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import networkx as nx
+from toolkiln.check.workflow.digraph import MultiDigraph, layers
 
 X_STEP = 220
 Y_STEP = 200
 
 
-def layered_positions(graph: nx.MultiDiGraph, order: Sequence[str]) -> dict[str, list[int]]:
+def layered_positions(graph: MultiDigraph, order: Sequence[str]) -> dict[str, list[int]]:
     rank = {name: i for i, name in enumerate(order)}
     positions: dict[str, list[int]] = {}
-    condensed = nx.condensation(graph)
-    for layer, components in enumerate(nx.topological_generations(condensed)):
-        nodes = [name for component in components for name in condensed.nodes[component]["members"]]
+    layer_of = layers(graph)
+    by_layer: dict[int, list[str]] = {}
+    for name in graph:
+        by_layer.setdefault(layer_of[name], []).append(name)
+    for layer, nodes in sorted(by_layer.items()):
         ordered = sorted(nodes, key=rank.__getitem__)
         for i, name in enumerate(ordered):
             offset = i * 2 - (len(ordered) - 1)  # ..., -2, 0, 2, ... or -1, 1, ...

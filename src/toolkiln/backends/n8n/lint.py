@@ -14,11 +14,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Protocol
 
-import networkx as nx
-
 from toolkiln.backends.n8n.catalog import Catalog, load_catalog
 from toolkiln.backends.n8n.dataflow import data_flow
 from toolkiln.backends.n8n.document import N8nInput, at
+from toolkiln.check.workflow.digraph import MultiDigraph, descendants, strongly_connected_components
 from toolkiln.check.workflow.releases import (
     POSITION_REQUIRED_FROM,
     UNIQUE_NAMES_REQUIRED_FROM,
@@ -231,11 +230,11 @@ def _values(parameters: dict[str, Any], root: str) -> Iterator[tuple[str, codes.
 # --- connections ----------------------------------------------------------------------------
 
 
-def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, report: _Report) -> nx.MultiDiGraph:
+def _main_graph(data: dict[str, Any], names: dict[str, int], catalog: Catalog, report: _Report) -> MultiDigraph:
     """The main connections as a graph (node names), reporting those that dangle; connections of
     other types (an AI agent's tools and model) tie a sub-node to its parent: an edge
     parent -> sub-node, so that the sub-node counts as reached when its parent is."""
-    graph = nx.MultiDiGraph()
+    graph = MultiDigraph()
     graph.add_nodes_from(names)
     nodes = data["nodes"]
     for source, kinds in (data.get("connections") or {}).items():
@@ -325,7 +324,7 @@ def _width(catalog: Catalog, node: dict[str, Any], side: str) -> int | None:
     return count + 1 if side == "outputs" and node.get("onError") == "continueErrorOutput" else count
 
 
-def _starts(node: dict[str, Any], graph: nx.MultiDiGraph, catalog: Catalog) -> bool:
+def _starts(node: dict[str, Any], graph: MultiDigraph, catalog: Catalog) -> bool:
     """Triggers, sticky notes, nodes without a main input and nodes the catalog does not know
     that nothing feeds (they may be triggers) start a run, or need none."""
     number = type_version(catalog, node)
@@ -336,12 +335,12 @@ def _starts(node: dict[str, Any], graph: nx.MultiDiGraph, catalog: Catalog) -> b
 
 
 def _reachability(
-    graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], catalog: Catalog, report: _Report
+    graph: MultiDigraph, nodes: list[dict[str, Any]], names: dict[str, int], catalog: Catalog, report: _Report
 ) -> None:
     starts = [name for name, index in names.items() if _starts(nodes[index], graph, catalog)]
     reached: set[str] = set(starts)
     for start in starts:
-        reached |= nx.descendants(graph, start)
+        reached |= descendants(graph, start)
     for name, index in names.items():
         if name not in reached:
             report(
@@ -352,9 +351,9 @@ def _reachability(
             )
 
 
-def _loops(graph: nx.MultiDiGraph, nodes: list[dict[str, Any]], names: dict[str, int], report: _Report) -> None:
-    main = nx.DiGraph((a, b) for a, b, kind in graph.edges(data="kind") if kind == "main")
-    for component in nx.strongly_connected_components(main):
+def _loops(graph: MultiDigraph, nodes: list[dict[str, Any]], names: dict[str, int], report: _Report) -> None:
+    main = MultiDigraph((a, b) for a, b, data in graph.edges() if data.get("kind") == "main")
+    for component in strongly_connected_components(main):
         if len(component) == 1 and not any(main.has_edge(name, name) for name in component):
             continue
         if any(nodes[names[name]]["type"] == LOOP_NODE for name in component):

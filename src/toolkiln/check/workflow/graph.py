@@ -1,4 +1,4 @@
-"""The workflow as a graph of n8n nodes (networkx), and the questions passes ask of it.
+"""The workflow as a graph of n8n nodes (digraph.MultiDigraph), and the questions passes ask of it.
 
 Nodes are named like the n8n nodes they become: the trigger (`Webhook`, `Schedule Trigger`,
 ...) and one node per step. An edge `a -> b` with `output=i, input=j` means output `i` of `a`
@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from toolkiln.ast import workflow as w
+from toolkiln.check.workflow.digraph import MultiDigraph, immediate_dominators
 
 TRIGGER_NODE = {"webhook": "Webhook", "manual": "Manual Trigger", "schedule": "Schedule Trigger"}
 # The names through which expressions read the trigger's output item.
@@ -38,7 +37,7 @@ class Dangling:
 @dataclass
 class WorkflowGraph:
     workflow: w.Workflow
-    graph: nx.MultiDiGraph
+    graph: MultiDigraph
     trigger: str
     steps: dict[str, w.Step]  # the first step of each name
     order: list[str]  # trigger first, then steps in source order
@@ -53,7 +52,7 @@ class WorkflowGraph:
     def dominates(self, a: str, b: str) -> bool:
         """Whether every path from the trigger to `b` passes through `a` (a != b)."""
         if self._idom is None:
-            self._idom = nx.immediate_dominators(self.graph, self.trigger)
+            self._idom = immediate_dominators(self.graph, self.trigger)
         node = b
         while node != self.trigger and node in self._idom:
             node = self._idom[node]
@@ -93,13 +92,13 @@ class WorkflowGraph:
         """How many main outputs node `name` has (at least those that are wired)."""
         step = self.steps.get(name)
         declared = len(w.branches(step)) if step is not None and w.branches(step) else 1
-        wired: list[int] = [index for _, _, index in self.graph.out_edges(name, data="output")]
+        wired: list[int] = [data["output"] for _, _, data in self.graph.out_edges(name)]
         return max([declared, *(index + 1 for index in wired)])
 
     def outputs(self, name: str) -> list[list[tuple[str, int]]]:
         """(target, input) of each main output of node `name`, by output index, in source order."""
         outs: list[list[tuple[str, int]]] = [[] for _ in range(self.width(name))]
-        for _, target, data in self.graph.out_edges(name, data=True):
+        for _, target, data in self.graph.out_edges(name):
             outs[data["output"]].append((target, data["input"]))
         if len(self._rank) != len(self.order):  # built once: a large workflow asks for every node
             self._rank = {node: i for i, node in enumerate(self.order)}
@@ -108,7 +107,7 @@ class WorkflowGraph:
 
 
 def build_graph(workflow: w.Workflow) -> WorkflowGraph:
-    graph = nx.MultiDiGraph()
+    graph = MultiDigraph()
     trigger = trigger_name(workflow.trigger)
     graph.add_node(trigger)
     steps: dict[str, w.Step] = {}

@@ -7,8 +7,6 @@ import difflib
 from collections.abc import Iterator
 from typing import assert_never
 
-import networkx as nx
-
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
 from toolkiln.ast.types import ANY, ARRAY, BOOLEAN, NUMBER, OBJECT, STRING, Type, array_of, fits, record_of
@@ -16,6 +14,7 @@ from toolkiln.ast.visitor import walk
 from toolkiln.check.checker import check_program
 from toolkiln.check.scope import free_reads
 from toolkiln.check.workflow.catalog import CatalogLoader
+from toolkiln.check.workflow.digraph import ancestors
 from toolkiln.check.workflow.graph import build_graph
 from toolkiln.check.workflow.validation import Validation
 from toolkiln.check.workflow.wiring import check_nodes, check_wiring
@@ -143,7 +142,7 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
             )
         elif not graph.dominates(name.name, step.name):
             ok = False
-            upstream = name.name in nx.ancestors(graph.graph, step.name)
+            upstream = name.name in ancestors(graph.graph, step.name)
             message = (
                 f"`{name.name}` does not run on every path to `{step.name}`"
                 if upstream

@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from toolkiln.ast import workflow as w
+from toolkiln.check.workflow.digraph import descendants, strongly_connected_components
 from toolkiln.check.workflow.releases import removal
 from toolkiln.diagnostics import codes
 
@@ -35,7 +34,7 @@ def check_wiring(result: Validation, *, structure: bool = True) -> None:
         for wire in step.after or ():
             _check_ends(result, step, wire)
         if isinstance(step, w.MergeStep):
-            inputs = {data["input"] for _, _, data in graph.graph.in_edges(step.name, data=True)}
+            inputs = {data["input"] for _, _, data in graph.graph.in_edges(step.name)}
             if len(inputs) < 2:
                 result.report(
                     codes.INVALID_WIRING,
@@ -79,7 +78,7 @@ def _unreachable(result: Validation) -> None:
     starts = [graph.trigger, *(name for name, step in graph.steps.items() if _starts_on_its_own(step, result.catalog))]
     reached = set(starts)
     for start in starts:
-        reached |= nx.descendants(graph.graph, start)
+        reached |= descendants(graph.graph, start)
     for name in graph.order:
         step = graph.steps.get(name)
         if name in reached or step is None or _starts_on_its_own(step, result.catalog):
@@ -108,7 +107,7 @@ def _cycles(result: Validation) -> None:
     graph = result.graph
     if all(step.after is None for step in graph.steps.values()):
         return
-    for component in nx.strongly_connected_components(graph.graph):
+    for component in strongly_connected_components(graph.graph):
         looped = len(component) > 1 or any(graph.graph.has_edge(node, node) for node in component)
         if not looped:
             continue

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from toolkiln import workflow as workflow_language  # (its compiler and networkx load on first use)
+from toolkiln import workflow as workflow_language  # (its compiler loads on first use)
 from toolkiln.backends.n8n.document import looks_like_n8n
 from toolkiln.registry.registry import Registry
 from toolkiln.server.auth import Reader

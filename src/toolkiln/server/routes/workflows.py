@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi import Path as PathParam
 
 from toolkiln import templates
-from toolkiln import workflow as workflow_language  # (its compiler and networkx load on first use)
+from toolkiln import workflow as workflow_language  # (its compiler loads on first use)
 from toolkiln.errors import CompileError
 from toolkiln.n8n.errors import N8nConfigError, N8nError
 from toolkiln.registry.errors import N8nNotConfigured, WorkflowDeployFailed
