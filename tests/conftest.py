@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import hypothesis_profiles
 import pytest
 from integration.postgres_support import postgres_cluster
 
@@ -18,6 +19,10 @@ pytest_plugins = ["pytester"]  # tests/unit/test_golden_harness.py runs pytest o
 
 def pytest_configure(config):
     keep_bytecode_out_of_the_tree()
+    try:  # (before any test module is imported: `examples(n)` reads the profile at import)
+        hypothesis_profiles.load_profile()
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
     # The registry's index key (toolkiln/registry/index.py) is kept per user, outside every
     # registry folder: the tests (and the processes they start) keep theirs in a folder of
     # their own, never in the real home.

@@ -21,6 +21,7 @@ from decimal import (
 
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 
@@ -197,7 +198,7 @@ def reference_outcome(e, args: dict[str, Decimal]) -> tuple:
 # --- 6. arithmetic agrees with the reference ------------------------------------------------
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(expressions, st.fixed_dictionaries(dict.fromkeys(PARAMS, arguments)), st.booleans())
 @example(Bin("/", Lit("1"), Lit("0")), {}, False)
 @example(Bin("%", Lit("-7"), Lit("2")), {}, False)
@@ -220,7 +221,7 @@ def test_arithmetic_agrees_with_decimal_reference(expr, all_args, full_parens):
         assert isinstance(actual[1], Decimal)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(expressions, st.fixed_dictionaries(dict.fromkeys(PARAMS, arguments)))
 def test_parenthesised_and_minimal_forms_agree(expr, all_args):
     args = {name: all_args[name] for name in used_params(expr)}
@@ -229,7 +230,7 @@ def test_parenthesised_and_minimal_forms_agree(expr, all_args):
     assert toolkiln.to_text("return " + show(expr, True)) == toolkiln.to_text("return " + show(expr, False))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(arguments, arguments.filter(bool))
 @example(Decimal("-7"), Decimal("2"))
 @example(Decimal("7"), Decimal("-2"))
@@ -249,7 +250,7 @@ def test_remainder_truncates_toward_zero(a, b):
     assert abs(remainder) < abs(b)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(arguments, st.sampled_from(["a / 0", "a % 0", "a / (b - b)", "a % (b * 0)"]))
 def test_division_by_zero_is_E0501(a, source):
     try:
@@ -279,7 +280,7 @@ def expected_round(x: Decimal, places: int) -> tuple:
         return ("error", "E0511")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(roundable, st.integers(0, 4))
 @example(Decimal("2.5"), 0)
 @example(Decimal("-2.5"), 0)
@@ -296,7 +297,7 @@ def test_round_is_half_away_from_zero(x, places):
 # --- 8. a float argument means its shortest repr ----------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.floats(min_value=-1e15, max_value=1e15, allow_nan=False, allow_infinity=False))
 @example(0.1)
 @example(1.1)
@@ -346,7 +347,7 @@ formattable = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(formattable, st.sampled_from(SPECS))
 @example(Decimal("-0.001"), ".2f")
 @example(Decimal("-0.5"), ",")

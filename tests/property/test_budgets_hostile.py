@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from run_timing import seconds_of
 
 import toolkiln
@@ -132,7 +133,7 @@ hostile = st.tuples(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(hostile)
 def test_hostile_runs_end_within_twice_max_seconds_with_a_budget_code(case):
     shape, element, n_xs, n_ys, n_s = case

@@ -11,6 +11,7 @@ from urllib.parse import quote, unquote
 from builtin_runs import relaxed, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 separators = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=3)
@@ -72,7 +73,7 @@ def test_encodings_and_digests_are_pythons(text):
     assert run("md5(t)", t=text) == hashlib.md5(data).hexdigest()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=80))
 def test_validators_answer_any_text_with_a_boolean(text):
     assert type(run("is_email(t)", t=text)) is bool

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
+from hypothesis_profiles import examples
 
 import toolkiln
 from toolkiln.diagnostics.fixes import repair
 
-CLEAN = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CLEAN = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 

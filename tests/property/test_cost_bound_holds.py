@@ -10,6 +10,7 @@ from pathlib import Path
 import strategies as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 from toolkiln.check.cost import cost_bound
@@ -23,7 +24,9 @@ TABLES = {
 }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(S.programs(), st.data())
 def test_every_run_of_a_generated_program_is_within_its_bound(model, data):
     tool = toolkiln.compile(model.json())

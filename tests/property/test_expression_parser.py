@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from toolkiln.ast.spans import LineIndex
 from toolkiln.syntax.builder import parse_expression_with_lark
@@ -170,7 +171,7 @@ def assert_agrees(text: str, base: int = 0) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(expressions(), st.integers(0, 3))
 @example("weight_kg * 2.50 + 5.00", 0)
 @example("-(3) ** 2", 0)
@@ -186,7 +187,7 @@ def test_well_formed_expressions_agree(text: str, base: int) -> None:
     assert_agrees(text, base)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(token_soup())
 @example("1 < 2 < 3")
 @example("x # note")

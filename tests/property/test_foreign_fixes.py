@@ -3,6 +3,7 @@ fix they offer lies inside the text (they look at text the parser refused: anyth
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 from toolkiln.syntax.foreign import foreign_construct
@@ -30,7 +31,7 @@ ALPHABET = st.sampled_from(
 TEXTS = st.lists(ALPHABET, max_size=40).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(TEXTS, st.data(), st.booleans())
 def test_recognisers_never_fail_and_fixes_stay_inside(text, data, steps):
     offset = data.draw(st.integers(0, len(text)))
@@ -42,7 +43,7 @@ def test_recognisers_never_fail_and_fixes_stay_inside(text, data, steps):
             assert 0 <= start <= end <= len(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(TEXTS)
 def test_applying_fixes_to_any_source_never_fails(text):
     toolkiln.apply_fixes(toolkiln.apply_fixes(text))

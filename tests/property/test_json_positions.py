@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from toolkiln.ast.spans import json_path
 from toolkiln.syntax.json_positions import KEY_SUFFIX, value_offsets
@@ -28,7 +29,7 @@ def every_value(value: Any, path: tuple[str | int, ...] = ()):
             yield from every_value(child, (*path, index))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(document=documents, indent=st.sampled_from([None, 0, 2]), ascii_only=st.booleans())
 def test_every_value_is_found_where_it_is(document, indent, ascii_only):
     text = json.dumps(document, indent=indent, ensure_ascii=ascii_only)

@@ -16,15 +16,16 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 from toolkiln.diagnostics.codes import CODES
 
 SETTINGS = settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
-HEAVY = settings(SETTINGS, max_examples=60)
-JSON = settings(SETTINGS, max_examples=80)  # documents: dearer per example
+HEAVY = settings(SETTINGS, max_examples=examples(60))
+JSON = settings(SETTINGS, max_examples=examples(80))  # documents: dearer per example
 
 OPS = ["math", "condition", "return", "lookup", "format", "call", "set", "loop", "", "if"]
 KEYS = ["name", "description", "parameters", "logic", "steps", "op", "expression", "output", "value"]
@@ -240,7 +241,7 @@ def test_deep_documents(source: Any) -> None:
 
 
 @pytest.mark.slow
-@settings(HEAVY, max_examples=8)
+@settings(HEAVY, max_examples=examples(8))
 @given(
     st.sampled_from(["text list", "json list", "text steps"]),
     st.sampled_from([10_000, 30_000, 300_000]),

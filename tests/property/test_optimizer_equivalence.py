@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 from toolkiln.optimize import optimize
@@ -130,7 +131,7 @@ limits = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs(), args=st.lists(arguments, min_size=1, max_size=3), limits=limits, at_compile=st.booleans())
 def test_optimized_programs_behave_as_written(source, args, limits, at_compile):
     compiled_with, run_with = (limits, None) if at_compile else (None, limits)
@@ -147,7 +148,7 @@ def test_optimized_programs_behave_as_written(source, args, limits, at_compile):
             assert expected == actual, source
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(source=programs())
 def test_optimizing_twice_changes_nothing(source):
     program = parse_source(source).program
@@ -176,7 +177,7 @@ def constant_exprs(draw, depth=0):
     return f"len({text} + {draw(st.sampled_from(TEXTS))})" if draw(st.booleans()) else f"len({text})"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expr=constant_exprs(), limits=limits, at_compile=st.booleans())
 def test_folded_constants_fail_where_the_written_program_fails(expr, limits, at_compile):
     source = f"return {expr}\n"

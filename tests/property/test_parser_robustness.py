@@ -19,6 +19,7 @@ import pytest
 import strategies as S
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 from toolkiln.diagnostics.codes import CODES
@@ -27,7 +28,7 @@ from toolkiln.syntax.loader import parse_source
 
 # Programs are large inputs by design; generation time is not what these tests measure.
 LARGE_INPUTS = [HealthCheck.too_slow, HealthCheck.data_too_large]
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=LARGE_INPUTS)
+FUZZ = settings(max_examples=examples(150), deadline=None, suppress_health_check=LARGE_INPUTS)
 HANG_GUARD = 5.0  # seconds; a hang guard, not a benchmark
 
 
@@ -139,7 +140,7 @@ def test_token_soup_gives_diagnostics(text):
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(S.deep_nesting())
 @example("return " + "**".join(["2"] * 40) + "\n")  # regression: compile time doubles per `**`
 @example("return " + "-" * 150 + "1\n")
@@ -167,7 +168,7 @@ def mutated_programs(draw) -> str:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=LARGE_INPUTS)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=LARGE_INPUTS)
 @given(mutated_programs())
 def test_mutated_programs_give_diagnostics(text):
     assert_handled(text)
@@ -219,13 +220,13 @@ def broken_json_texts(draw) -> str:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=LARGE_INPUTS)
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=LARGE_INPUTS)
 @given(broken_json_texts())
 def test_broken_json_text_gives_diagnostics(text):
     assert_handled(text)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     st.one_of(
         st.integers(),

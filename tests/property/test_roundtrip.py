@@ -16,6 +16,7 @@ import pytest
 import strategies as S
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 from toolkiln.syntax.loader import parse_source
@@ -23,8 +24,8 @@ from toolkiln.syntax.loader import parse_source
 # Programs are large inputs by design; generation time is not what these tests measure.
 LARGE_INPUTS = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
-ROUNDTRIP = settings(max_examples=40, deadline=None, suppress_health_check=LARGE_INPUTS)
-SLOW = settings(max_examples=25, deadline=None, suppress_health_check=LARGE_INPUTS)
+ROUNDTRIP = settings(max_examples=examples(40), deadline=None, suppress_health_check=LARGE_INPUTS)
+SLOW = settings(max_examples=examples(25), deadline=None, suppress_health_check=LARGE_INPUTS)
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -186,7 +187,7 @@ def test_running_raises_only_run_errors(model, data):
 odd_names = st.sampled_from(sorted(S.RESERVED | S.SOFT_KEYWORDS) + ["Tool", "X", "_", "round", "a" * 70])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(target=odd_names, tool_name=st.none() | odd_names | S.tool_names)
 @example(target="lookup", tool_name=None)  # regression: text accepts, its JSON is rejected
 @example(target="x", tool_name="Price")  # regression: upper-case tool name
@@ -213,7 +214,7 @@ def exact_decimals(max_digits: int = 40, exponents: tuple[int, int] = (-40, 5)) 
 json_numbers = st.one_of(st.integers(min_value=-(10**300), max_value=10**300), exact_decimals())
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(json_numbers)
 @example(10**200)  # regression: accepted from JSON, E0403 from its text
 @example(Decimal("1E+400"))
@@ -228,7 +229,7 @@ def test_what_compiles_from_json_compiles_from_its_text(number):
     assert toolkiln.compile(text).run() == toolkiln.compile(doc).run(), text
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(exact_decimals())
 @example(Decimal("-12345678901234567890123456789"))  # regression: `-` rounds, the literal did not
 def test_number_literals_are_exact_in_the_text_dsl(number):
@@ -242,7 +243,7 @@ def test_number_literals_are_exact_in_the_text_dsl(number):
 # --- parameter defaults survive the JSON form ------------------------------------------------
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(exact_decimals(max_digits=30, exponents=(-30, 5)).map(abs))
 @example(Decimal("0.12345678901234567891"))  # regression: to_json writes defaults as floats
 @example(Decimal("12345678901234567.5"))
@@ -276,7 +277,7 @@ def escape_braces(text: str) -> str:
     return S.quote_double(text)[1:-1].replace("{", "\\u007b")
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.text(alphabet=st.sampled_from("{}ab :x"), max_size=12))
 @example("{{x}}")  # regression: prints as a hole, so to_text changes the program
 @example("{{")

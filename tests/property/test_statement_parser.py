@@ -15,6 +15,7 @@ import pytest
 import strategies as S
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
@@ -128,7 +129,7 @@ def mutated(draw, text: str | None = None) -> str:
     return source
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=LARGE_INPUTS)
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=LARGE_INPUTS)
 @given(S.programs(comments=True), st.sampled_from(["", "\n", "\n\n", "  ", "# end", "\n# end\n"]))
 @example(None, "")
 def test_generated_programs_agree(model: S.ProgramModel | None, ending: str) -> None:
@@ -140,7 +141,7 @@ def test_generated_programs_agree(model: S.ProgramModel | None, ending: str) -> 
     assert accepted or FIELD_KEYWORD.search(text) or NAME_KEYWORD.search(names), text
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=LARGE_INPUTS)
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=LARGE_INPUTS)
 @given(mutated() | mutated(TOOL))
 @example("x = 1\r\nreturn x\r\n")
 @example("if a {\n} else {\n}\nreturn 1\n")
@@ -153,7 +154,7 @@ def test_near_misses_agree_or_decline(text: str) -> None:
     assert_agrees(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(S.token_soup())
 def test_token_soup_agrees_or_declines(text: str) -> None:
     assert_agrees(text)
@@ -178,7 +179,7 @@ STEPS = (
 FOR_AFTER_STEPS = 'tool t(a: number)\ndescription "T"\n{\n  x = 1\n  y = 2\n  for item in a {\n  }\n  return x\n}\n'
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=LARGE_INPUTS)
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=LARGE_INPUTS)
 @given(mutated(STEPS) | mutated(TOOL))
 @example(FOR_AFTER_STEPS)
 @example(STEPS.replace("  v7 = round(a * 7, 2)", "  v7 = round("))

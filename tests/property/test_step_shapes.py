@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 
@@ -126,7 +127,7 @@ arguments = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(steps, endings, st.lists(arguments, min_size=1, max_size=4))
 def test_generated_scoring_programs_agree_with_the_reference(program, ending, rows):
     tool = toolkiln.compile(program_text(program, ending))

@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, InvalidOp
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 import toolkiln
 
@@ -98,7 +99,7 @@ def single(branch: tuple) -> tuple:
     return ("chain", "x", branch[2]) if branch[0] == "chain" else branch
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     tests, branches, branches, st.booleans(), st.booleans(), st.lists(st.tuples(values, values), min_size=1, max_size=3)
 )

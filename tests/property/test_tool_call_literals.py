@@ -11,10 +11,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from toolkiln.syntax.tool_calls import format_literal, parse_tool_calls
 
-LITERALS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LITERALS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 texts = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)
 numbers = st.integers(-(10**30), 10**30) | st.decimals(

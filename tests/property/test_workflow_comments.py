@@ -4,6 +4,7 @@ formatting the result again changes nothing (the data-loss bug: `fmt` deleted ev
 import strategies as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from test_workflow_roundtrip import workflows
 
 from toolkiln.ast import workflow as w
@@ -43,7 +44,7 @@ def attached(text: str) -> list[tuple[str, str]]:
     return owners
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workflow=workflows(), data=st.data())
 def test_formatting_keeps_every_comment_in_order_with_its_step(workflow, data):
     lines = print_workflow(workflow).rstrip("\n").split("\n")  # not splitlines: U+0085 is no line end here

@@ -19,6 +19,7 @@ import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from toolkiln.ast import workflow as w
 from toolkiln.ast.spans import LineIndex
@@ -29,7 +30,7 @@ from toolkiln.syntax.workflow_text import parse_workflow
 from toolkiln.workflow import compile_workflow, import_n8n
 
 ROUNDTRIP = settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
 
 # --- leaves ---------------------------------------------------------------------------------
@@ -293,7 +294,9 @@ def exports(draw):
     return document
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(exports())
 def test_an_export_comes_back_exactly_as_json_and_through_its_text(document):
     imported = import_n8n(copy.deepcopy(document))
