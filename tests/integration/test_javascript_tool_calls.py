@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from toolkiln import api
 from toolkiln.diagnostics import codes
-from toolkiln.registry.codec import plain_json
+from toolkiln.registry.json_values import plain_json
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.program_calls import MAX_CALL_DEPTH, MAX_CALLS_PER_RUN
 from toolkiln.registry.registry import Registry

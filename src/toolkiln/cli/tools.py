@@ -255,7 +255,7 @@ def _print_json(data: Any) -> None:
 
 def record_json(record: ToolRecord, trusted_here: bool | None = None) -> dict[str, Any]:
     """A record as JSON data; `trusted_here` (when given): whether this registry wrote it here."""
-    from toolkiln.registry.codec import iso
+    from toolkiln.registry.json_values import iso
 
     data = record.model_dump()
     for key in ("created_at", "updated_at", "last_used_at"):
@@ -434,6 +434,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     tables: dict[str, Any] = {}
     for table_file in args.tables:
         tables.update(load_table_file(table_file))
+    if not tables:
+        quick = _run_in_folder(args, arguments)
+        if quick is not None:
+            return quick
     with open_registry(args) as reg, drawing_from(as_source(args.seed)):  # (the run's thread: this one)
         clock = None if args.now is None else clock_at(args.now)
         outcome = reg.invoke(args.name, arguments, principal="user", tables=tables or None, clock=clock)
@@ -447,6 +451,30 @@ def cmd_run(args: argparse.Namespace) -> int:
             if Path(problem.file).name == "usage.json":
                 print(f"warning: {problem.diagnostics[0].message}", file=sys.stderr)
     print_run_result(result, kind, args.decimals)
+    return EXIT_OK
+
+
+def _run_in_folder(args: argparse.Namespace, arguments: Any) -> int | None:
+    """`tools run` of a compute tool of a registry folder, reading only its file
+    (registry/folder_run.py); None when that declines: the registry is opened as ever."""
+    from toolkiln.registry.folder_run import run_in_folder
+    from toolkiln.semantics.chance import as_source, drawing_from
+    from toolkiln.semantics.dates import clock_at
+
+    where = registry_where(args)
+    if not isinstance(where, Path):
+        return None
+    with drawing_from(as_source(args.seed)):  # (the run's thread: this one)
+        clock = None if args.now is None else clock_at(args.now)
+        done = run_in_folder(where, args.name, arguments, clock=clock)
+    if done is None:
+        return None
+    if not done.outcome.ok:
+        print(_render_failure(done.outcome, done.definition), file=sys.stderr)
+        return EXIT_FAILED
+    if done.count_not_written is not None:
+        print(f"warning: {done.count_not_written}", file=sys.stderr)
+    print_run_result(done.outcome.result, done.kind.name, args.decimals)
     return EXIT_OK
 
 

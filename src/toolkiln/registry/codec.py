@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
-from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -22,8 +21,8 @@ from toolkiln.ast.spans import Span, json_path
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.diagnostics.source import Source
+from toolkiln.registry.json_values import iso
 from toolkiln.registry.models import USAGE_FIELDS, AuditEntry, ToolRecord
-from toolkiln.semantics.dates import iso_text
 from toolkiln.semantics.values import to_json
 from toolkiln.syntax.json_document import load_json
 from toolkiln.syntax.limits import MAX_SOURCE_CHARS
@@ -32,10 +31,6 @@ from toolkiln.syntax.limits import MAX_SOURCE_CHARS
 # a start-up with thousands of tools); numbers stay exact. Whatever it does not take (NaN, a
 # lone surrogate, too deep, not JSON at all) goes the json module's way, which reports it.
 _RECORD_JSON = msgspec.json.Decoder(float_hook=Decimal)
-
-
-def iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
 
 
 def encode_record(record: ToolRecord) -> str:
@@ -150,17 +145,3 @@ def _validation_diagnostic(error: ErrorDetails, file: str) -> Diagnostic:
 def _at(code: codes.Code, message: str, loc: tuple[str | int, ...], file: str, hint: str | None = None) -> Diagnostic:
     span = Span(line=0, column=0, end_line=0, end_column=0, path=json_path(loc)) if loc else None
     return replace(Diagnostic.of(code, message, span, hint), file=file)
-
-
-def plain_json(value: Any) -> Any:
-    """Data any JSON encoder takes: exact Decimals become int or float (for exports and models),
-    dates and datetimes ISO 8601 text."""
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, date):
-        return iso_text(value)
-    if isinstance(value, dict):
-        return {k: plain_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain_json(v) for v in value]
-    return value

@@ -119,11 +119,13 @@ def _split_examples(source: Any) -> tuple[Any, Any]:
 
 def definition_kind(source: Any) -> tuple[ToolKind, Any]:
     """The kind of a definition and what it compiles: a form only one kind has (a `.skill`
-    file, ...), else a JSON object's `kind` (compute when absent)."""
-    for kind in KINDS.values():
-        recognized = kind.recognize(source)
-        if recognized is not None:
-            return kind, recognized
+    file, ...), else a JSON object's `kind` (compute when absent). A JSON object is no kind's
+    own form: its `kind` alone says (so a stored record imports only its own kind)."""
+    if not isinstance(source, dict):
+        for kind in KINDS.values():
+            recognized = kind.recognize(source)
+            if recognized is not None:
+                return kind, recognized
     if not isinstance(source, dict) or "kind" not in source:
         return DEFAULT, source
     name = source["kind"]

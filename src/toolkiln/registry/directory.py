@@ -29,7 +29,7 @@ from toolkiln.registry.models import AuditEntry, Problem, ToolRecord, utc_now
 from toolkiln.registry.principals import Principal
 from toolkiln.registry.revisions import audit_entry
 from toolkiln.registry.store import StoredRecord
-from toolkiln.registry.usage import Tally, UsageBook, flush_quietly
+from toolkiln.registry.usage import Tally, UsageBook, flush_quietly, not_written
 from toolkiln.version import __version__
 
 AUDIT_MARKS = 16  # positions in the audit log remembered (a server streams to at most 8 clients)
@@ -263,13 +263,7 @@ class DirectoryStore:
         except StoreError as error:
             if not quietly:
                 raise
-            pending = sum(count for count, _ in self._usage.pending.values())
-            message = (
-                f"run counts not written: {error.message}; {pending} run(s) are kept in memory "
-                "and written at the next flush"
-            )
-            hint = "free space or fix the folder's permissions; counts of a process that ends first are lost"
-            self.mirror.problems.unreadable(self.folder.usage_path, StoreError(message, hint=hint))
+            self.mirror.problems.unreadable(self.folder.usage_path, not_written(error, self._usage))
             return
         if usage is not None:
             self.mirror.usage.note(usage)

@@ -23,9 +23,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import InvalidRequest
 from toolkiln.registry.formats import FORMATS
+from toolkiln.registry.json_values import plain_json
 
 NAME_RULES = {
     "openai": (re.compile(r"[a-zA-Z0-9_-]{1,64}"), "^[a-zA-Z0-9_-]{1,64}$"),

@@ -27,17 +27,20 @@ import os
 import re
 import shutil
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator, Sized
 from contextlib import contextmanager
 from pathlib import Path
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from toolkiln.registry import layout
 from toolkiln.registry.errors import FileTooLarge, StoreError, UnsafeFile
 from toolkiln.registry.names import check_name
 from toolkiln.syntax.loader import file_kind, read_at_most
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 Sig = tuple[int, int, int]  # (inode, size, mtime in ns): changes whenever a file is replaced or edited
 
@@ -91,10 +94,8 @@ class Folder:
                 f"cannot create the registry at {self.root}: {error.strerror or error}",
                 hint="check the path and its permissions",
             ) from None
-        # thread_local=False: the registry's own mutex already serializes its threads.
-        self._lock = FileLock(
-            str(self.root / layout.LOCK), timeout=lock_timeout, thread_local=False, poll_interval=0.002
-        )
+        self._file_lock: FileLock | None = None  # made when first taken: a run that only reads takes none
+        self._making_lock = threading.Lock()
         if not os.path.lexists(self.root / ".gitignore"):
             try:
                 with self.lock():
@@ -108,8 +109,11 @@ class Folder:
     @contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the registry's cross-process write lock (re-entrant within one Store)."""
+        from filelock import Timeout
+
+        lock = self._file_lock or self._make_lock()
         try:
-            self._lock.acquire()
+            lock.acquire()
         except Timeout:
             raise StoreError(
                 f"the registry at {self.root} stayed locked for {self.lock_timeout:g} s",
@@ -123,7 +127,18 @@ class Folder:
         try:
             yield
         finally:
-            self._lock.release()
+            lock.release()
+
+    def _make_lock(self) -> FileLock:
+        from filelock import FileLock
+
+        with self._making_lock:
+            if self._file_lock is None:
+                # thread_local=False: the registry's own mutex already serializes its threads.
+                self._file_lock = FileLock(
+                    str(self.root / layout.LOCK), timeout=self.lock_timeout, thread_local=False, poll_interval=0.002
+                )
+            return self._file_lock
 
     # --- paths ----------------------------------------------------------------------------
 

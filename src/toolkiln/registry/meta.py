@@ -27,7 +27,7 @@ from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import Error
 from toolkiln.registry import exports
 from toolkiln.registry.applying import Change, Create, Delete, Lifecycle, Update, tool_named
-from toolkiln.registry.codec import plain_json
+from toolkiln.registry.json_values import plain_json
 from toolkiln.registry.kinds import kind_of
 from toolkiln.registry.names import META_TOOL_NAMES
 from toolkiln.registry.outcome import Outcome

@@ -35,9 +35,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.details import ErrorDetails
-from toolkiln.registry.codec import iso
 from toolkiln.registry.errors import CallDecided, CallNotFound, CallTooLarge, StoreError
 from toolkiln.registry.folder import Folder, Sig
+from toolkiln.registry.json_values import iso
 from toolkiln.registry.principals import SCOPES, Principal, Scope
 from toolkiln.semantics.values import to_json
 

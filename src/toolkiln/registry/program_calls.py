@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkiln.diagnostics import codes
 from toolkiln.executables.channel import refusal
-from toolkiln.registry.codec import plain_json
+from toolkiln.registry.json_values import plain_json
 from toolkiln.semantics.chance import draw_int, draw_uuid
 
 if TYPE_CHECKING:

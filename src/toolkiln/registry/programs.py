@@ -23,8 +23,8 @@ from toolkiln.errors import RunError
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.program_tools import ProgramSpec
 from toolkiln.registry.capabilities import Capabilities
-from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import RegistryError
+from toolkiln.registry.json_values import plain_json
 from toolkiln.registry.models import ToolRecord
 from toolkiln.registry.program_calls import ProgramRequests
 from toolkiln.semantics.chance import held_source

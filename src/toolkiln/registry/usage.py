@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from toolkiln.registry.errors import StoreError
 from toolkiln.registry.folder import Folder
 from toolkiln.registry.usage_file import Usage, decode_usage, encode_usage
 
@@ -146,6 +147,16 @@ class UsageBook:
 def moment(stamp: float) -> datetime:
     """A time.monotonic() reading as the wall-clock time it was."""
     return datetime.fromtimestamp(time.time() - (time.monotonic() - stamp), UTC)
+
+
+def not_written(error: StoreError, book: UsageBook) -> StoreError:
+    """Why the counts of a flush that failed are not in usage.json (they stay in `book`)."""
+    pending = sum(count for count, _ in book.pending.values())
+    message = (
+        f"run counts not written: {error.message}; {pending} run(s) are kept in memory and written at the next flush"
+    )
+    hint = "free space or fix the folder's permissions; counts of a process that ends first are lost"
+    return StoreError(message, hint=hint)
 
 
 def flush_quietly(book: UsageBook) -> None:

@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from toolkiln.diagnostics import codes
-from toolkiln.registry.codec import iso
 from toolkiln.registry.errors import StoreError
 from toolkiln.registry.folder import MAX_USAGE_BYTES, Folder, Sig, sig_of
-from toolkiln.registry.models import Problem
-from toolkiln.registry.problem_files import Problems, problem
+from toolkiln.registry.json_values import iso
 from toolkiln.semantics.values import to_json
+
+if TYPE_CHECKING:
+    from toolkiln.registry.models import Problem
+    from toolkiln.registry.problem_files import Problems
 
 Usage = dict[str, tuple[int, datetime | None]]
 
@@ -66,6 +69,8 @@ def decode_usage(data: bytes | None, rel: str) -> tuple[Usage, Problem | None]:
             usage[name] = (count, datetime.fromisoformat(last) if last else None)
         return usage, None
     except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError) as error:
+        from toolkiln.registry.problem_files import problem  # (the models: only for a broken file)
+
         hint = "the file is rewritten at the next run; its old counts are lost"
         return {}, problem(rel, codes.INVALID_JSON, f"usage counts cannot be read: {error}", hint)
 

@@ -14,7 +14,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from starlette.background import BackgroundTask
 
-from toolkiln.registry.codec import iso
+from toolkiln.registry.json_values import iso
 from toolkiln.registry.models import ToolRecord
 from toolkiln.semantics.values import DecimalEncoding, to_json, to_jsonable
 

@@ -146,6 +146,29 @@ def test_tools_run_of_a_compute_tool_loads_no_sandbox_server_or_model_client(tmp
     )
     assert (code, output.strip()) == (0, "31.500")
     assert unneeded(modules, NOT_FOR_A_COMPUTE_TOOL) == []
+    # It reads the tool's own file as plain JSON (registry/folder_run.py): no pydantic models,
+    # no registry loaded whole, no other kind of tool, nothing that writes records or audit.
+    assert unneeded(modules, NOT_FOR_A_COMPUTE_TOOL_OF_A_FOLDER) == []
+
+
+# What `tools run` of such a tool on a registry folder needs nothing of either.
+NOT_FOR_A_COMPUTE_TOOL_OF_A_FOLDER = (
+    "pydantic",
+    "annotated_types",
+    "email",
+    "msgspec",
+    "toolkiln.executables",
+    "toolkiln.registry.registry",
+    "toolkiln.registry.models",
+    "toolkiln.registry.codec",
+    "toolkiln.registry.mirror",
+    "toolkiln.registry.applying",
+    "toolkiln.registry.meta",
+    "toolkiln.registry.revisions",
+    "toolkiln.registry.pending_calls",
+    "toolkiln.registry.kinds.workflow",
+    "toolkiln.registry.kinds.programs",
+)
 
 
 def test_the_n8n_catalogs_are_listed_only_when_a_version_is_given(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from toolkiln import api
-from toolkiln.registry.codec import plain_json
+from toolkiln.registry.json_values import plain_json
 from toolkiln.registry.registry import Registry
 from toolkiln.server.app import create_app
 from toolkiln.server.mcp_tools import RUN_CUSTOM_TOOL, call_tool

@@ -8,19 +8,57 @@ tests; nothing else changes (CONTRIBUTING.md). A test may add a kind for a while
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 
 from toolkiln.registry.errors import BrokenTool
 from toolkiln.registry.kinds.base import Compiled, RunContext, Runnable, ToolKind
 from toolkiln.registry.kinds.compute import COMPUTE
-from toolkiln.registry.kinds.programs import EXECUTABLE, SCRIPT
-from toolkiln.registry.kinds.workflow import WORKFLOW
 
 __all__ = ["DEFAULT", "KINDS", "Compiled", "RunContext", "Runnable", "ToolKind", "kind_of", "registered"]
 
-# By name, in the order definitions are recognised and kinds are listed; compute is the default.
-KINDS: dict[str, ToolKind] = {kind.name: kind for kind in (COMPUTE, WORKFLOW, SCRIPT, EXECUTABLE)}
+# Where each built-in kind lives, in the order definitions are recognised and kinds are listed.
+_HOMES = {
+    "compute": ("compute", "COMPUTE"),
+    "workflow": ("workflow", "WORKFLOW"),
+    "script": ("programs", "SCRIPT"),
+    "executable": ("programs", "EXECUTABLE"),
+}
+
+
+class KindTable(MutableMapping[str, ToolKind]):
+    """The kinds by name; each built-in one is imported when first looked up, so that running a
+    compute tool (`tools run`) does not import the sandbox's and n8n's kinds."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, ToolKind | None] = dict.fromkeys(_HOMES)
+
+    def __getitem__(self, name: str) -> ToolKind:
+        kind = self._kinds[name]
+        if kind is None:
+            module, attribute = _HOMES[name]
+            kind = getattr(importlib.import_module(f"toolkiln.registry.kinds.{module}"), attribute)
+            self._kinds[name] = kind
+        return kind
+
+    def __setitem__(self, name: str, kind: ToolKind) -> None:
+        self._kinds[name] = kind
+
+    def __delitem__(self, name: str) -> None:
+        del self._kinds[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._kinds
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._kinds)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+
+KINDS = KindTable()
 DEFAULT: ToolKind = COMPUTE
 
 

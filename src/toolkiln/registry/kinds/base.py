@@ -111,7 +111,8 @@ class ToolKind:
 
     def recognize(self, source: Any) -> Any | None:
         """`source` as this kind compiles it, when it is in a form only this kind has (a
-        file type, a text's first line); None otherwise (JSON says its `kind`)."""
+        file type, a text's first line); None otherwise (JSON says its `kind`). Asked of texts
+        and paths only, never of a JSON object (definitions.definition_kind)."""
         return None
 
     def from_json(self, obj: dict[str, Any]) -> Any:

@@ -20,8 +20,8 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
 from toolkiln.executables.program_tools import declared_secrets
-from toolkiln.registry.codec import plain_json
 from toolkiln.registry.errors import N8nFailure, WorkflowNotDeployed
+from toolkiln.registry.json_values import plain_json
 from toolkiln.registry.kinds.base import (
     Compiled,
     CompileOptions,

@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from toolkiln.registry.codec import plain_json
+from toolkiln.registry.json_values import plain_json
 from toolkiln.registry.review import review
 from toolkiln.server.auth import Reader
 from toolkiln.server.check_threads import in_check_thread
