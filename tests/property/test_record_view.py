@@ -13,6 +13,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from toolkiln.registry.codec import decode_record, encode_record
 from toolkiln.registry.models import ACTORS, STATUSES, USAGE_FIELDS, Deployment, Pin, ToolRecord
@@ -69,7 +70,7 @@ def agrees(data: bytes) -> None:
         assert same(view, record), data
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(records)
 def test_every_record_the_registry_writes_is_read_to_the_models_values(record: ToolRecord) -> None:
     data = encode_record(record).encode("utf-8")
@@ -158,7 +159,7 @@ def test_each_odd_value_in_each_field_or_the_field_left_out_is_read_alike_or_dec
         agrees(json.dumps(obj).encode())
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.lists(st.tuples(field_names, st.one_of(st.none(), odd_values)), min_size=1, max_size=3), st.booleans())
 def test_whatever_the_plain_reader_accepts_the_model_accepts_alike(changes, drop) -> None:
     obj = canonical()
