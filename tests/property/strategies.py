@@ -935,7 +935,7 @@ def program_like(draw) -> dict:
 
 
 def strip_spans(value: Any) -> Any:
-    """A node (or a model_dump) as plain data without any `span`, to compare ASTs built from
+    """A node (a dataclass) as plain data without any `span`, to compare ASTs built from
     different sources."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}

@@ -60,4 +60,4 @@ def test_formatting_keeps_every_comment_in_order_with_its_step(workflow, data):
     assert fmt(formatted) == formatted
     before, _ = parse_workflow(text)
     after, _ = parse_workflow(formatted)
-    assert S.strip_spans(after.model_dump()) == S.strip_spans(before.model_dump())
+    assert S.strip_spans(after) == S.strip_spans(before)

@@ -1,29 +1,27 @@
 """The typed AST of the workflow language.
 
-Frozen pydantic nodes with a `span`, children as tuples, unions discriminated by `kind`.
-Expressions inside a workflow are compute expressions (`toolkiln.ast.compute.Expr`, frozen
-dataclasses that pydantic takes as they are), so one checker types both languages.
+Frozen, keyword-only dataclasses with a `span`, children as tuples, the kinds of a union told
+apart by `kind`. Expressions inside a workflow are compute expressions (`toolkiln.ast.compute`),
+so one checker types both languages. Not pydantic models (issue 34: building their validators
+was a third of `toolkiln check x.wf`): the front end builds nodes from what it matched, and
+the n8n importer checks what it reads from an export before it makes a node of it
+(backends/n8n/modeled.py), as the compute AST's front ends do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from dataclasses import field as _field
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from toolkiln.ast.compute import Expr as ComputeExpr
-from toolkiln.ast.compute import Template
+from toolkiln.ast.compute import Expr, Template
 from toolkiln.ast.spans import NO_SPAN, Span
 
-# A compute expression in a field: pydantic finds its class by `kind` (a plain union would try
-# the fifteen in turn, twice as slow per node).
-Expr = Annotated[ComputeExpr, Field(discriminator="kind")]
 
-
-class Node(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
+# Every node: frozen, and made by naming its fields (as a pydantic model was).
+@dataclass(frozen=True, kw_only=True)
+class Node:
     span: Span = NO_SPAN
 
 
@@ -41,6 +39,7 @@ FIELD_TYPES: tuple[str, ...] = ("string", "number", "boolean", "array", "object"
 # --- wiring and raw n8n properties ------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
 class Wire(Node):
     """`after source[output] -> input`: output `output` of node `source` feeds input `input`."""
 
@@ -49,6 +48,7 @@ class Wire(Node):
     input: int = 0
 
 
+@dataclass(frozen=True, kw_only=True)
 class FieldType(Node):
     """The type of a declared field: one of FIELD_TYPES by `name`, `{...}` (an `object` whose
     fields `shape` declares) or `[type]` (an `array` whose items are `items`)."""
@@ -58,6 +58,7 @@ class FieldType(Node):
     items: FieldType | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class ShapeField(Node):
     """`name: type` in a declared shape."""
 
@@ -65,6 +66,7 @@ class ShapeField(Node):
     type: FieldType
 
 
+@dataclass(frozen=True, kw_only=True)
 class Shape(Node):
     """`{name: type, ...}`: the fields an item is declared to have (`returns {...}` of a `node`
     or `http` step, `body {...}` of a webhook), objects nested in it too. toolkiln's own: not
@@ -80,6 +82,7 @@ class Shape(Node):
         return next((field for field in self.fields if field.name == name), None)
 
 
+@dataclass(frozen=True, kw_only=True)
 class Credentials(Node):
     """`credentials TYPE "name"`: the n8n credential of type TYPE with that name."""
 
@@ -87,6 +90,7 @@ class Credentials(Node):
     name: str
 
 
+@dataclass(frozen=True, kw_only=True)
 class NodeSpec(Node):
     """`node LABEL type "n8n-nodes-base.x" version N {parameters} [credentials TYPE "name"]`:
     any n8n node, its parameters kept as written. `name` is the n8n node name (any text)."""
@@ -102,12 +106,14 @@ class NodeSpec(Node):
 # --- triggers -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
 class TriggerNode(Node):
     """What every trigger has: raw n8n node properties (`with {...}` after it)."""
 
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = _field(default_factory=dict)
 
 
+@dataclass(frozen=True, kw_only=True)
 class WebhookTrigger(TriggerNode):
     """`on webhook POST "/orders" [respond with node]`. `path` is stored as written."""
 
@@ -118,12 +124,14 @@ class WebhookTrigger(TriggerNode):
     body: Shape | None = None  # `body {...}`: the fields the posted JSON is declared to have
 
 
+@dataclass(frozen=True, kw_only=True)
 class ManualTrigger(TriggerNode):
     """`on manual`: run from the n8n editor or `n8n execute`; it cannot be activated."""
 
     kind: Literal["manual"] = "manual"
 
 
+@dataclass(frozen=True, kw_only=True)
 class ScheduleTrigger(TriggerNode):
     """`on schedule daily at "09:00" | every 15 minutes | cron "0 9 * * 1-5" [timezone "…"]`.
     `every` is (interval, unit) for `every`, `at` is "HH:MM" for `daily`; the timezone
@@ -138,6 +146,7 @@ class ScheduleTrigger(TriggerNode):
     timezone: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class NodeTrigger(TriggerNode):
     """`on node ...`: any other n8n trigger node (a form, an app event, a sub-workflow call)."""
 
@@ -145,21 +154,23 @@ class NodeTrigger(TriggerNode):
     node: NodeSpec
 
 
-Trigger = Annotated[WebhookTrigger | ManualTrigger | ScheduleTrigger | NodeTrigger, Field(discriminator="kind")]
+Trigger = WebhookTrigger | ManualTrigger | ScheduleTrigger | NodeTrigger
 
 
 # --- steps --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
 class StepNode(Node):
     """What every step has: a name, where its input comes from and raw n8n node properties.
     `after` None means "the step before it" (or the branch it starts); () means no input."""
 
     name: str
     after: tuple[Wire, ...] | None = None
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = _field(default_factory=dict)
 
 
+@dataclass(frozen=True, kw_only=True)
 class SetField(Node):
     """`name = expression`: one output field of a `set` step (or a query/header/body entry)."""
 
@@ -167,6 +178,7 @@ class SetField(Node):
     value: Expr
 
 
+@dataclass(frozen=True, kw_only=True)
 class SetStep(StepNode):
     """`set NAME { field = expr, ... }`: its output item has exactly these fields."""
 
@@ -174,6 +186,7 @@ class SetStep(StepNode):
     fields: tuple[SetField, ...]
 
 
+@dataclass(frozen=True, kw_only=True)
 class IfStep(StepNode):
     """`if NAME condition { ... } else { ... }`: items pass through unchanged. An empty
     `otherwise` means there is no else branch."""
@@ -184,11 +197,13 @@ class IfStep(StepNode):
     otherwise: tuple[Step, ...] = ()
 
 
+@dataclass(frozen=True, kw_only=True)
 class SwitchCase(Node):
     condition: Expr
     steps: tuple[Step, ...]
 
 
+@dataclass(frozen=True, kw_only=True)
 class SwitchStep(StepNode):
     """`switch NAME { case cond { ... } ... else { ... } }`: each item goes to the first case
     whose condition holds (output i), or to `else` (the last output) if there is one."""
@@ -198,6 +213,7 @@ class SwitchStep(StepNode):
     otherwise: tuple[Step, ...] | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class RespondStep(StepNode):
     """`respond NAME expression`: answers the webhook request with the expression's value."""
 
@@ -205,6 +221,7 @@ class RespondStep(StepNode):
     body: Expr
 
 
+@dataclass(frozen=True, kw_only=True)
 class HttpStep(StepNode):
     """`http NAME METHOD "url {{template}}" [query {...}] [headers {...}] [body {...}]
     [credentials TYPE "name"]`: its output item is the response's JSON."""
@@ -219,6 +236,7 @@ class HttpStep(StepNode):
     returns: Shape | None = None  # `returns {...}`: the fields of the response's JSON
 
 
+@dataclass(frozen=True, kw_only=True)
 class MergeStep(StepNode):
     """`merge NAME [by position]` after an `if` or `switch`: waits for its branches (input i is
     branch i) and appends their items, or pairs them by position."""
@@ -227,6 +245,7 @@ class MergeStep(StepNode):
     mode: Literal["append", "position"] = "append"
 
 
+@dataclass(frozen=True, kw_only=True)
 class WaitStep(StepNode):
     """`wait NAME 5 minutes`: pauses, then passes its items on."""
 
@@ -235,6 +254,7 @@ class WaitStep(StepNode):
     unit: WaitUnit
 
 
+@dataclass(frozen=True, kw_only=True)
 class NodeStep(StepNode):
     """`node ...`: any other n8n node; its output is not typed."""
 
@@ -242,18 +262,18 @@ class NodeStep(StepNode):
     node: NodeSpec
 
 
-Step = Annotated[
-    SetStep | IfStep | SwitchStep | RespondStep | HttpStep | MergeStep | WaitStep | NodeStep,
-    Field(discriminator="kind"),
-]
+Step = SetStep | IfStep | SwitchStep | RespondStep | HttpStep | MergeStep | WaitStep | NodeStep
 
 
+@dataclass(frozen=True, kw_only=True)
 class Workflow(Node):
     name: str
     description: str | None = None
     trigger: Trigger
     steps: tuple[Step, ...]
-    extra: dict[str, Any] = {}  # raw top-level n8n workflow properties (settings, pinData, ...)
+    extra: dict[str, Any] = _field(
+        default_factory=dict
+    )  # raw top-level n8n workflow properties (settings, pinData, ...)
 
 
 def branches(step: Step) -> tuple[tuple[Step, ...], ...]:

@@ -13,6 +13,7 @@ import math
 import re
 import zoneinfo
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache
 from typing import Any, cast
 
@@ -191,7 +192,7 @@ class _Builder(ShapeRules):
         if trigger is None:  # reported already
             return None
         if trigger_extra is not None:
-            trigger = trigger.model_copy(update={"extra": trigger_extra})
+            trigger = replace(trigger, extra=trigger_extra)
         return w.Workflow(
             name=name,
             description=description,
@@ -310,7 +311,7 @@ class _Builder(ShapeRules):
         after, step, extra = children
         if step is None or (after is None and extra is None):
             return step
-        return step.model_copy(update={"after": after, "extra": extra or {}, "span": self._span(meta)})
+        return replace(step, after=after, extra=extra or {}, span=self._span(meta))
 
     def wiring(self, meta: Meta, children: list[Any]) -> tuple[w.Wire, ...]:
         return tuple(wire for wire in children if isinstance(wire, w.Wire))  # () for `after nothing`

@@ -25,10 +25,7 @@ PASSES = ("check", "interpret", "optimize")
 
 
 def _kinds(union: object) -> frozenset[str]:
-    """The class names of a union `A | B | ...` (the compute AST's) or of an
-    `Annotated[A | B | ..., Field(...)]` (the workflow AST's, discriminated for pydantic)."""
-    if typing.get_origin(union) is typing.Annotated:
-        union = typing.get_args(union)[0]
+    """The class names of a union `A | B | ...` (the compute AST's and the workflow AST's)."""
     return frozenset(kind.__name__ for kind in typing.get_args(union))
 
 

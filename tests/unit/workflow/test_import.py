@@ -321,3 +321,34 @@ def test_connections_of_any_shape_come_back_as_they_were():
 def test_a_node_may_have_any_name():
     data = {"nodes": [{"name": "__workflow__", "type": "n8n-nodes-base.manualTrigger", "typeVersion": 1}]}
     assert import_n8n(copy.deepcopy(data)).to_n8n() == data
+
+
+def _set(parameters, path, value):
+    *keys, last = path
+    for key in keys:
+        parameters = parameters[key]
+    parameters[last] = value
+
+
+# A value the DSL cannot say in a node the importer models (the AST's nodes take what they are
+# given, so the importer checks it: modeled.py).
+UNSAYABLE = [
+    ("order_total", "Webhook", ("httpMethod",), "TRACE"),
+    ("order_total", "Webhook", ("httpMethod",), None),
+    ("lead_router", "leads", ("method",), "TRACE"),
+    ("lead_router", "leads", ("queryParameters", "parameters", 0, "name"), 7),
+    ("lead_router", "settle", ("unit",), "weeks"),
+    ("lead_router", "Schedule Trigger", ("rule", "interval", 0), {"field": "seconds", "secondsInterval": 30}),
+    ("lead_router", "Schedule Trigger", ("rule", "interval", 0), {"field": "weeks", "weeksInterval": 2}),
+]
+
+
+@pytest.mark.parametrize(("export", "name", "path", "value"), UNSAYABLE)
+def test_a_value_the_dsl_cannot_say_keeps_its_node_generic(export, name, path, value):
+    data = load(TESTS / "golden" / "workflows" / f"{export}.json")
+    _set(next(node for node in data["nodes"] if node["name"] == name)["parameters"], path, value)
+    workflow = import_n8n(copy.deepcopy(data))
+    steps = {step.name: step for step in workflow.ast.steps}
+    kind = steps[name].kind if name in steps else workflow.ast.trigger.kind
+    assert kind == "node"
+    assert compile_workflow(workflow.to_text()).to_n8n() == data

@@ -19,10 +19,7 @@ import copy
 import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
-
-from pydantic import ValidationError
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
@@ -93,7 +90,7 @@ def import_n8n(data: Any, file: str | None = None, *, n8n_version: str | None = 
     shared = [d for d in diagnostics if d.code in _SHARED_NAME_CODES]
     if shared:
         ast, _ = _Importer(_renamed(source.data), n8n_version).run()
-        refused = tuple(replace(d, **_no_text(d)) for d in shared)
+        refused = tuple(dataclasses.replace(d, **_no_text(d)) for d in shared)
         return ImportedWorkflow(ast, copy.deepcopy(source.data), tuple(diagnostics), refused)
     ast, emitted = _Importer(source.data, n8n_version).run()
     return ImportedWorkflow(ast, emitted, tuple(diagnostics))
@@ -218,8 +215,8 @@ class _Importer:
         trigger = None
         if trigger_name in modeled:
             try:
-                trigger = read_trigger(self.nodes[trigger_name]).model_copy(update={"span": self.spans[trigger_name]})
-            except (NotModeled, ValidationError, AttributeError, TypeError, ValueError):
+                trigger = dataclasses.replace(read_trigger(self.nodes[trigger_name]), span=self.spans[trigger_name])
+            except (NotModeled, AttributeError, TypeError, ValueError):
                 failed.add(trigger_name)
         if trigger is None:
             trigger = w.NodeTrigger(node=self._spec(trigger_name), span=self.spans[trigger_name])
@@ -229,7 +226,7 @@ class _Importer:
             if step_name in modeled:
                 try:
                     step = read_step(self.nodes[step_name], name, resolver, self.spans[step_name])
-                except (NotModeled, ValidationError):
+                except NotModeled:
                     failed.add(step_name)
             if step is None:
                 step = w.NodeStep(name=step_name, node=self._spec(step_name), span=self.spans[step_name])
@@ -245,9 +242,9 @@ class _Importer:
             wires = self.inputs[step.name]
             given = sorted((a, d["output"], d["input"]) for a, _, d in implicit.in_edges(step.name))
             if given != sorted((wire.source, wire.output, wire.input) for wire in wires):
-                step = step.model_copy(update={"after": tuple(wires)})
+                step = dataclasses.replace(step, after=tuple(wires))
             steps.append(step)
-        return workflow.model_copy(update={"steps": tuple(steps)})
+        return dataclasses.replace(workflow, steps=tuple(steps))
 
     def _resolver(self, graph: WorkflowGraph, step: str) -> Resolver:
         def resolve(source: str | None, names: list[str]) -> n.Expr:
@@ -304,14 +301,14 @@ class _Importer:
         writes that the export lacks (`toolkiln:omit`), the trigger's place among the nodes
         (`toolkiln:index`) and the raw connections."""
         nodes = {node["name"]: node for node in emitted["nodes"]}
-        trigger = workflow.trigger.model_copy(update={"extra": self._extra(self.order[0], nodes)})
+        trigger = dataclasses.replace(workflow.trigger, extra=self._extra(self.order[0], nodes))
         index = next(i for i, node in enumerate(self.data["nodes"]) if node["name"] == self.order[0])
         if index:
-            trigger = trigger.model_copy(update={"extra": {**trigger.extra, INDEX: index}})
-        steps = tuple(step.model_copy(update={"extra": self._extra(step.name, nodes)}) for step in workflow.steps)
+            trigger = dataclasses.replace(trigger, extra={**trigger.extra, INDEX: index})
+        steps = tuple(dataclasses.replace(step, extra=self._extra(step.name, nodes)) for step in workflow.steps)
         header = self._header(emitted)
-        return workflow.model_copy(
-            update={"trigger": trigger, "steps": steps, "extra": header, "description": None if header else DESCRIPTION}
+        return dataclasses.replace(
+            workflow, trigger=trigger, steps=steps, extra=header, description=None if header else DESCRIPTION
         )
 
     def _extra(self, name: str, nodes: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 Each reader takes an n8n node and returns the step (or trigger) it could have come from, or
 raises NotModeled. Readers are loose on purpose: the importer re-emits every step it read and
-keeps it only if the emitter gives back the node's parameters exactly.
+keeps it only if the emitter gives back the node's parameters exactly. What goes into a node
+of the AST is checked here first (a method, a unit, a name): the AST's dataclasses take what
+they are given.
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ def _count(value: Any) -> bool:
     return type(value) is int and value > 0
 
 
+def _text(value: Any) -> str:
+    need(isinstance(value, str))
+    return str(value)
+
+
 def read_trigger(node: dict[str, Any]) -> w.Trigger:
     kind = KIND_OF_TYPE.get((node["type"], node["typeVersion"]))
     need(kind in TRIGGER_NODE and node["name"] == TRIGGER_NODE[kind])
@@ -49,6 +56,7 @@ def read_trigger(node: dict[str, Any]) -> w.Trigger:
     if kind == "webhook":
         need(
             p.get("responseMode") in ("responseNode", "onReceived")
+            and p.get("httpMethod") in w.HTTP_METHODS
             and isinstance(p.get("path"), str)
             and WEBHOOK_PATH.fullmatch("/" + p["path"]) is not None
         )
@@ -71,6 +79,7 @@ def read_trigger(node: dict[str, Any]) -> w.Trigger:
         hour, minute = rule.get("triggerAtHour"), rule.get("triggerAtMinute")
         need(type(hour) is int and type(minute) is int and 0 <= hour < 24 and 0 <= minute < 60)
         return w.ScheduleTrigger(rule="daily", at=f"{hour:02d}:{minute:02d}")
+    need(field in w.SCHEDULE_UNITS)
     interval = rule.get(f"{field}Interval")
     need(_count(interval))
     return w.ScheduleTrigger(rule="every", unit=field, interval=interval)
@@ -131,7 +140,7 @@ def read_step(node: dict[str, Any], workflow_name: str, resolver: Callable[[str]
             case "merge":
                 return w.MergeStep(name=name, mode="position" if p.get("mode") == "combine" else "append", span=span)
             case "wait":
-                need(_count(p.get("amount")))
+                need(_count(p.get("amount")) and p.get("unit") in w.WAIT_UNITS)
                 return w.WaitStep(name=name, amount=p["amount"], unit=p.get("unit"), span=span)
     except (AttributeError, KeyError, TypeError, NotDecompilable):  # parameters of another shape
         raise NotModeled from None
@@ -139,12 +148,12 @@ def read_step(node: dict[str, Any], workflow_name: str, resolver: Callable[[str]
 
 
 def _http(node: dict[str, Any], name: str, p: dict[str, Any], resolve: Resolver, span: Span) -> w.HttpStep:
-    need(isinstance(p.get("url"), str))
+    need(isinstance(p.get("url"), str) and p.get("method") in w.HTTP_METHODS)
     pairs = {}
     for clause, key in (("query", "queryParameters"), ("headers", "headerParameters")):
         entries = p.get(key, {}).get("parameters", []) if key in p else []
         pairs[clause] = tuple(
-            w.SetField(name=entry["name"], value=decompile(entry["value"], resolve, span), span=span)
+            w.SetField(name=_text(entry["name"]), value=decompile(entry["value"], resolve, span), span=span)
             for entry in entries
         )
     body = None
@@ -162,10 +171,11 @@ def _http(node: dict[str, Any], name: str, p: dict[str, Any], resolve: Resolver,
         credentials = w.Credentials(type=type_, name=value["name"], span=span)
     return w.HttpStep(
         name=name,
-        method=p.get("method"),
+        method=p["method"],  # (one of HTTP_METHODS: needed above)
         url=decompile_template(p["url"], resolve, span),
+        query=pairs["query"],
+        headers=pairs["headers"],
         body=body,
         credentials=credentials,
         span=span,
-        **pairs,
     )
