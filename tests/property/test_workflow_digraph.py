@@ -8,6 +8,7 @@ from __future__ import annotations
 import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from toolkiln.check.workflow.digraph import (
     MultiDigraph,
@@ -37,7 +38,7 @@ def both(nodes: list[str], edges: list[tuple[str, str, int]]) -> tuple[MultiDigr
     return ours, theirs
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(GRAPHS)
 def test_nodes_edges_and_neighbours_come_in_networkx_order(graph: tuple[list[str], list[tuple[str, str, int]]]) -> None:
     ours, theirs = both(*graph)
@@ -52,7 +53,7 @@ def test_nodes_edges_and_neighbours_come_in_networkx_order(graph: tuple[list[str
         assert [ours.has_edge(node, other) for other in NAMES] == [theirs.has_edge(node, other) for other in NAMES]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(GRAPHS)
 def test_reach_loops_and_dominators_are_networkx_answers(graph: tuple[list[str], list[tuple[str, str, int]]]) -> None:
     ours, theirs = both(*graph)
@@ -63,7 +64,7 @@ def test_reach_loops_and_dominators_are_networkx_answers(graph: tuple[list[str],
         assert immediate_dominators(ours, node) == nx.immediate_dominators(theirs, node)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(GRAPHS)
 def test_layers_are_the_generations_of_the_condensation(graph: tuple[list[str], list[tuple[str, str, int]]]) -> None:
     ours, theirs = both(*graph)
