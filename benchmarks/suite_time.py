@@ -104,6 +104,34 @@ def report(lines: list[dict], top: int) -> str:
     )
 
 
+def replay(lines: list[dict], workers: int, cores: int = 2, collection: float = 20.0) -> float:
+    """Seconds the run's tests would take on `workers` workers sharing `cores` cores: each test,
+    in the order they started, goes to the next free worker; its CPU seconds share the cores
+    with the other workers' and its waiting (wall minus CPU) takes no core. An estimate (CPU of
+    processes reaped after the test counts as waiting), for comparing worker counts."""
+    tests: dict[str, list[float]] = {}
+    for line in sorted((line for line in lines if "start" in line), key=lambda line: line["start"]):
+        cpu = line["cpu"] + line["children_cpu"]
+        wall = line["wall"] if 0 <= line["wall"] < 3600 else cpu  # (a test's fake clock)
+        spent = tests.setdefault(line["test"], [0.0, 0.0])
+        spent[0], spent[1] = spent[0] + cpu, spent[1] + max(wall, cpu)
+    queue = [[collection, 1.0]] * workers + [[wall, cpu / wall if wall else 0.0] for cpu, wall in tests.values()]
+    running: list[list[float]] = []
+    clock = 0.0
+    while queue or running:
+        while queue and len(running) < workers:
+            running.append(list(queue.pop(0)))
+        demand = sum(share for _, share in running)
+        speed = min(1.0, cores / demand) if demand else 1.0
+        rates = [speed if share else 1.0 for _, share in running]
+        step = min(left / rate for (left, _), rate in zip(running, rates))
+        for job, rate in zip(running, rates):
+            job[0] -= step * rate
+        running = [job for job in running if job[0] > 1e-9]
+        clock += step
+    return clock
+
+
 def run(pytest_args: list[str]) -> tuple[list[dict], float, int]:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "lines.jsonl"
@@ -123,11 +151,16 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--report", type=Path, help="print the tables of an earlier run's lines (JSON lines)")
     parser.add_argument("--keep", type=Path, help="also write this run's lines to this file")
+    parser.add_argument(
+        "--replay", type=int, nargs="+", metavar="WORKERS", help="with --report: replay the run on these worker counts"
+    )
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args()
     if args.report:
         lines = [json.loads(text) for text in args.report.read_text(encoding="utf-8").splitlines()]
         print(report(lines, args.top))
+        for workers in args.replay or ():
+            print(f"replayed on {workers} workers and 2 cores: about {replay(lines, workers):.0f} s")
         return 0
     lines, seconds, code = run(args.pytest_args)
     if args.keep:

@@ -15,8 +15,12 @@ import json
 import os
 import resource
 import sys
-import time
 from pathlib import Path
+
+# Bound once, at import: a test that monkeypatches `time.monotonic` (a fake clock) must not
+# change what its own timing reads (it made set-up and tear-down walls negative or huge).
+from time import monotonic, process_time
+from time import time as wall_clock
 
 import pytest
 
@@ -48,16 +52,16 @@ def write(line: dict) -> None:
 
 
 def timed(item: pytest.Item, phase: str):
-    started = time.time()  # on the clock every worker shares: when each worker ran out of work
-    wall, cpu, children = time.monotonic(), time.process_time(), children_cpu()
+    started = wall_clock()  # on the clock every worker shares: when each worker ran out of work
+    wall, cpu, children = monotonic(), process_time(), children_cpu()
     yield
     write(
         {
             "test": item.nodeid,
             "phase": phase,
             "start": started,
-            "wall": time.monotonic() - wall,
-            "cpu": time.process_time() - cpu,
+            "wall": monotonic() - wall,
+            "cpu": process_time() - cpu,
             "children_cpu": children_cpu() - children,
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
         }
@@ -81,14 +85,14 @@ def pytest_runtest_teardown(item):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_collection(session):
-    wall, cpu = time.monotonic(), time.process_time()
+    wall, cpu = monotonic(), process_time()
     yield
     write(
         {
             "test": "(collection)",
             "phase": "collect",
-            "wall": time.monotonic() - wall,
-            "cpu": time.process_time() - cpu,
+            "wall": monotonic() - wall,
+            "cpu": process_time() - cpu,
             "children_cpu": 0.0,
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
         }
