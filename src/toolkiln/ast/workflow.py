@@ -1,28 +1,51 @@
 """The typed AST of the workflow language.
 
-Frozen, keyword-only dataclasses with a `span`, children as tuples, the kinds of a union told
-apart by `kind`. Expressions inside a workflow are compute expressions (`toolkiln.ast.compute`),
-so one checker types both languages. Not pydantic models (issue 34: building their validators
-was a third of `toolkiln check x.wf`): the front end builds nodes from what it matched, and
-the n8n importer checks what it reads from an export before it makes a node of it
-(backends/n8n/modeled.py), as the compute AST's front ends do.
+Frozen, slotted, keyword-only dataclasses with a `span`, children as tuples, the kinds of a
+union told apart by `kind`. Expressions inside a workflow are compute expressions
+(`toolkiln.ast.compute`), so one checker types both languages. Not pydantic models (issue 34:
+building their validators was a third of `toolkiln check x.wf`): the front end builds nodes
+from what it matched, and the n8n importer checks what it reads from an export before it makes
+a node of it (backends/n8n/modeled.py), as the compute AST's front ends do.
+
+The classes share the compute nodes' equality, hash, repr and refusal to change (ast/nodes.py)
+and one `__init__` that sets the fields it is given by name: `@dataclass(frozen=True)` compiled
+six methods a class as the module loaded, a tenth of a workflow check's instructions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import MISSING, Field, fields
 from dataclasses import field as _field
 from typing import Any, Literal
 
+from toolkiln.ast import nodes
 from toolkiln.ast.compute import Expr, Template
+from toolkiln.ast.nodes import node, set_field
 from toolkiln.ast.spans import NO_SPAN, Span
 
+_FIELDS: dict[type, tuple[Field[Any], ...]] = {}  # each class's fields, looked up once
 
-# Every node: frozen, and made by naming its fields (as a pydantic model was).
-@dataclass(frozen=True, kw_only=True)
-class Node:
+
+@node
+class Node(nodes.Node):
     span: Span = NO_SPAN
+
+    def __init__(self, **given: Any) -> None:
+        cls = type(self)
+        declared = _FIELDS.get(cls) or _FIELDS.setdefault(cls, fields(cls))
+        for field in declared:
+            if field.name in given:
+                value = given.pop(field.name)
+            elif field.default is not MISSING:
+                value = field.default
+            elif field.default_factory is not MISSING:
+                value = field.default_factory()
+            else:
+                raise TypeError(f"{cls.__name__}() missing the keyword argument {field.name!r}")
+            set_field(self, field.name, value)
+        if given:
+            raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {next(iter(given))!r}")
 
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
@@ -39,7 +62,7 @@ FIELD_TYPES: tuple[str, ...] = ("string", "number", "boolean", "array", "object"
 # --- wiring and raw n8n properties ------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class Wire(Node):
     """`after source[output] -> input`: output `output` of node `source` feeds input `input`."""
 
@@ -48,7 +71,7 @@ class Wire(Node):
     input: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class FieldType(Node):
     """The type of a declared field: one of FIELD_TYPES by `name`, `{...}` (an `object` whose
     fields `shape` declares) or `[type]` (an `array` whose items are `items`)."""
@@ -58,7 +81,7 @@ class FieldType(Node):
     items: FieldType | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class ShapeField(Node):
     """`name: type` in a declared shape."""
 
@@ -66,7 +89,7 @@ class ShapeField(Node):
     type: FieldType
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class Shape(Node):
     """`{name: type, ...}`: the fields an item is declared to have (`returns {...}` of a `node`
     or `http` step, `body {...}` of a webhook), objects nested in it too. toolkiln's own: not
@@ -82,7 +105,7 @@ class Shape(Node):
         return next((field for field in self.fields if field.name == name), None)
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class Credentials(Node):
     """`credentials TYPE "name"`: the n8n credential of type TYPE with that name."""
 
@@ -90,7 +113,7 @@ class Credentials(Node):
     name: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class NodeSpec(Node):
     """`node LABEL type "n8n-nodes-base.x" version N {parameters} [credentials TYPE "name"]`:
     any n8n node, its parameters kept as written. `name` is the n8n node name (any text)."""
@@ -106,14 +129,14 @@ class NodeSpec(Node):
 # --- triggers -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class TriggerNode(Node):
     """What every trigger has: raw n8n node properties (`with {...}` after it)."""
 
     extra: dict[str, Any] = _field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class WebhookTrigger(TriggerNode):
     """`on webhook POST "/orders" [respond with node]`. `path` is stored as written."""
 
@@ -124,14 +147,14 @@ class WebhookTrigger(TriggerNode):
     body: Shape | None = None  # `body {...}`: the fields the posted JSON is declared to have
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class ManualTrigger(TriggerNode):
     """`on manual`: run from the n8n editor or `n8n execute`; it cannot be activated."""
 
     kind: Literal["manual"] = "manual"
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class ScheduleTrigger(TriggerNode):
     """`on schedule daily at "09:00" | every 15 minutes | cron "0 9 * * 1-5" [timezone "…"]`.
     `every` is (interval, unit) for `every`, `at` is "HH:MM" for `daily`; the timezone
@@ -146,7 +169,7 @@ class ScheduleTrigger(TriggerNode):
     timezone: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class NodeTrigger(TriggerNode):
     """`on node ...`: any other n8n trigger node (a form, an app event, a sub-workflow call)."""
 
@@ -160,7 +183,7 @@ Trigger = WebhookTrigger | ManualTrigger | ScheduleTrigger | NodeTrigger
 # --- steps --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class StepNode(Node):
     """What every step has: a name, where its input comes from and raw n8n node properties.
     `after` None means "the step before it" (or the branch it starts); () means no input."""
@@ -170,7 +193,7 @@ class StepNode(Node):
     extra: dict[str, Any] = _field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class SetField(Node):
     """`name = expression`: one output field of a `set` step (or a query/header/body entry)."""
 
@@ -178,7 +201,7 @@ class SetField(Node):
     value: Expr
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class SetStep(StepNode):
     """`set NAME { field = expr, ... }`: its output item has exactly these fields."""
 
@@ -186,7 +209,7 @@ class SetStep(StepNode):
     fields: tuple[SetField, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class IfStep(StepNode):
     """`if NAME condition { ... } else { ... }`: items pass through unchanged. An empty
     `otherwise` means there is no else branch."""
@@ -197,13 +220,13 @@ class IfStep(StepNode):
     otherwise: tuple[Step, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class SwitchCase(Node):
     condition: Expr
     steps: tuple[Step, ...]
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class SwitchStep(StepNode):
     """`switch NAME { case cond { ... } ... else { ... } }`: each item goes to the first case
     whose condition holds (output i), or to `else` (the last output) if there is one."""
@@ -213,7 +236,7 @@ class SwitchStep(StepNode):
     otherwise: tuple[Step, ...] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class RespondStep(StepNode):
     """`respond NAME expression`: answers the webhook request with the expression's value."""
 
@@ -221,7 +244,7 @@ class RespondStep(StepNode):
     body: Expr
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class HttpStep(StepNode):
     """`http NAME METHOD "url {{template}}" [query {...}] [headers {...}] [body {...}]
     [credentials TYPE "name"]`: its output item is the response's JSON."""
@@ -236,7 +259,7 @@ class HttpStep(StepNode):
     returns: Shape | None = None  # `returns {...}`: the fields of the response's JSON
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class MergeStep(StepNode):
     """`merge NAME [by position]` after an `if` or `switch`: waits for its branches (input i is
     branch i) and appends their items, or pairs them by position."""
@@ -245,7 +268,7 @@ class MergeStep(StepNode):
     mode: Literal["append", "position"] = "append"
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class WaitStep(StepNode):
     """`wait NAME 5 minutes`: pauses, then passes its items on."""
 
@@ -254,7 +277,7 @@ class WaitStep(StepNode):
     unit: WaitUnit
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class NodeStep(StepNode):
     """`node ...`: any other n8n node; its output is not typed."""
 
@@ -265,7 +288,7 @@ class NodeStep(StepNode):
 Step = SetStep | IfStep | SwitchStep | RespondStep | HttpStep | MergeStep | WaitStep | NodeStep
 
 
-@dataclass(frozen=True, kw_only=True)
+@node
 class Workflow(Node):
     name: str
     description: str | None = None
