@@ -1,5 +1,5 @@
-"""The README's test command installs pinned versions: every requirement of the `test` and
-`docs` extras (and what they pull in) is pinned in constraints.txt, inside pyproject's range,
+"""The README's test command installs pinned versions: every requirement of the `test`, `dev`
+and `docs` extras (and what they pull in) is pinned in constraints.txt, inside pyproject's range,
 so a fresh machine runs the suite with the versions it last passed with."""
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def _extra(name: str) -> list[Requirement]:
     return found + [Requirement(text) for text in project["dependencies"]]
 
 
-def test_every_test_and_docs_requirement_is_pinned_inside_its_range():
+def test_every_test_dev_and_docs_requirement_is_pinned_inside_its_range():
     pins = _pins()
-    for requirement in _extra("test") + _extra("docs"):
+    for requirement in _extra("test") + _extra("dev") + _extra("docs"):
         if requirement.marker is not None and not requirement.marker.evaluate():
             continue
         pinned = pins.get(canonicalize_name(requirement.name))
