@@ -29,6 +29,7 @@ from toolkiln.diagnostics.codes import INVALID_REQUEST
 from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import CompileError, Error
 from toolkiln.registry import exports
+from toolkiln.registry.formats import COMPUTE_ANNOTATIONS
 from toolkiln.registry.kitz import KitzRefused, kitz_logic, template_workflow
 from toolkiln.registry.meta import explained
 from toolkiln.registry.outcome import Outcome
@@ -42,7 +43,7 @@ _DESCRIPTION = {"type": "string", "description": "Human-readable description"}
 
 
 # In MCP's terms: each call changes the registry, except listing.
-_WRITES = {**exports.COMPUTE_ANNOTATIONS, "readOnlyHint": False, "idempotentHint": False}
+_WRITES = {**COMPUTE_ANNOTATIONS, "readOnlyHint": False, "idempotentHint": False}
 
 
 def _arguments_object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolkiln.registry.errors import InvalidRequest
-from toolkiln.registry.formats import FORMATS
+from toolkiln.registry.formats import COMPUTE_ANNOTATIONS, FORMATS
 from toolkiln.registry.json_values import plain_json
 
 NAME_RULES = {
@@ -46,10 +46,7 @@ GEMINI_TYPES = {
     "array": "ARRAY",
     "object": "OBJECT",
 }
-# What a pure compute tool is, in MCP's terms: it reads nothing outside its arguments and
-# tables, changes nothing, and gives the same answer to the same call.
-COMPUTE_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
-# (Each tool kind says its own: registry/kinds/.)
+# (Each tool kind says its own annotations: registry/kinds/; a compute tool's are in formats.py.)
 
 
 @dataclass(frozen=True)

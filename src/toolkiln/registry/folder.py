@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkiln.registry import layout
+from toolkiln.registry import flock, layout
 from toolkiln.registry.errors import FileTooLarge, StoreError, UnsafeFile
 from toolkiln.registry.names import check_name
 from toolkiln.syntax.loader import file_kind, read_at_most
@@ -69,7 +69,9 @@ def sig_of(path: Path | str) -> Sig | None:
 
 
 class Folder:
-    def __init__(self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0, durable: bool = True) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], *, lock_timeout: float = 30.0, durable: bool = True, one_shot: bool = False
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self._root_prefix = os.path.join(os.fspath(self.root), "")  # the root and a separator
         self.durable = durable  # fsync files and folders (off: atomic still, but a power cut may lose writes)
@@ -95,6 +97,9 @@ class Folder:
                 hint="check the path and its permissions",
             ) from None
         self._file_lock: FileLock | None = None  # made when first taken: a run that only reads takes none
+        # A one-shot process (one thread, the lock taken once at a time, never re-entered)
+        # holds it with flock(2) itself, without importing filelock (flock.py).
+        self.one_shot = one_shot
         self._making_lock = threading.Lock()
         if not os.path.lexists(self.root / ".gitignore"):
             try:
@@ -108,17 +113,26 @@ class Folder:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the registry's cross-process write lock (re-entrant within one Store)."""
+        """Hold the registry's cross-process write lock (re-entrant within one Store, unless
+        `one_shot`)."""
+        if self.one_shot:
+            try:
+                held = flock.hold(str(self.root / layout.LOCK), self.lock_timeout)
+            except flock.Busy:
+                raise self._stayed_locked() from None
+            if held is not None:
+                try:
+                    yield
+                finally:
+                    os.close(held)  # (lets go of the lock)
+                return
         from filelock import Timeout
 
         lock = self._file_lock or self._make_lock()
         try:
             lock.acquire()
         except Timeout:
-            raise StoreError(
-                f"the registry at {self.root} stayed locked for {self.lock_timeout:g} s",
-                hint="another process is writing to it; try again, or raise lock_timeout",
-            ) from None
+            raise self._stayed_locked() from None
         except OSError as error:
             raise StoreError(
                 f"cannot lock the registry at {self.root}: {error.strerror or error}",
@@ -128,6 +142,12 @@ class Folder:
             yield
         finally:
             lock.release()
+
+    def _stayed_locked(self) -> StoreError:
+        return StoreError(
+            f"the registry at {self.root} stayed locked for {self.lock_timeout:g} s",
+            hint="another process is writing to it; try again, or raise lock_timeout",
+        )
 
     def _make_lock(self) -> FileLock:
         from filelock import FileLock

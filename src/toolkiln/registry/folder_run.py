@@ -80,7 +80,7 @@ def _runnable(root: Path, name: str) -> tuple[Folder, RecordView, Tool] | None:
     try:
         if not root.is_dir():
             return None
-        folder = Folder(root)
+        folder = Folder(root, one_shot=True)  # (this process takes the lock once: to count the run)
         data = folder.read_bytes(folder.tool_path(name))
     except (OSError, RegistryError):
         return None

@@ -157,6 +157,7 @@ NOT_FOR_A_COMPUTE_TOOL_OF_A_FOLDER = (
     "annotated_types",
     "email",
     "msgspec",
+    "filelock",  # (the run is counted under the folder's lock, taken with flock itself: flock.py)
     "toolkiln.executables",
     "toolkiln.registry.registry",
     "toolkiln.registry.models",
@@ -164,6 +165,7 @@ NOT_FOR_A_COMPUTE_TOOL_OF_A_FOLDER = (
     "toolkiln.registry.mirror",
     "toolkiln.registry.applying",
     "toolkiln.registry.meta",
+    "toolkiln.registry.exports",
     "toolkiln.registry.revisions",
     "toolkiln.registry.pending_calls",
     "toolkiln.registry.kinds.workflow",

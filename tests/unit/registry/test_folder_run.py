@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -15,7 +17,9 @@ import pytest
 from unit.n8n.fake_n8n import FakeN8n
 
 from toolkiln.cli import main
-from toolkiln.registry import Registry
+from toolkiln.registry import Registry, flock
+from toolkiln.registry.errors import StoreError
+from toolkiln.registry.folder import Folder
 from toolkiln.registry.folder_run import run_in_folder
 from toolkiln.registry.policy import DEFAULT_POLICY
 from toolkiln.registry.principals import Principal
@@ -248,3 +252,36 @@ def test_the_command_line_refuses_what_it_refused_with_the_same_code(folder, cap
         DECLINED[case](reg)
     done, out, err = _cli(folder, capsys, "--args", '{"weight_kg": 1}')
     assert (done, out) == (1, "") and f"[{code}]" in err
+
+
+# --- the lock a one-shot run takes to count itself (registry/flock.py) -----------------------
+
+
+def test_a_one_shot_lock_and_the_folders_filelock_exclude_each_other(folder):
+    one_shot, writer = Folder(folder, one_shot=True, lock_timeout=0.05), Folder(folder, lock_timeout=0.05)
+    with writer.lock(), pytest.raises(StoreError, match="stayed locked"), one_shot.lock():
+        pass
+    with one_shot.lock(), pytest.raises(StoreError, match="stayed locked"), writer.lock():
+        pass
+    with one_shot.lock():  # (let go each time)
+        pass
+    with writer.lock():
+        pass
+
+
+def test_where_flock_cannot_be_used_the_folder_takes_filelocks_way(folder, monkeypatch):
+    monkeypatch.setattr(flock, "fcntl", None)
+    one_shot, writer = Folder(folder, one_shot=True, lock_timeout=0.05), Folder(folder, lock_timeout=0.05)
+    with one_shot.lock(), pytest.raises(StoreError, match="stayed locked"), writer.lock():
+        pass
+    assert "filelock" in sys.modules
+
+
+def test_no_run_is_lost_between_one_shot_runs_and_a_registry_counting_its_own(folder):
+    command = [sys.executable, "-m", "toolkiln", "tools", "run", "shipping_cost", "--registry", str(folder)]
+    runs = [subprocess.Popen([*command, "--args", '{"weight_kg": 1}'], stdout=subprocess.PIPE) for _ in range(4)]
+    with Registry(folder, usage_flush_seconds=0) as reg:  # (every run of its own written under the lock)
+        for _ in range(40):
+            reg.run("shipping_cost", {"weight_kg": 1})
+    assert [run.communicate()[0].strip() for run in runs] == [b"7.5"] * 4
+    assert runs_counted(folder, "shipping_cost") == 44

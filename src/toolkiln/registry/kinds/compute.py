@@ -11,7 +11,7 @@ from toolkiln.backends.json_printer import print_json
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.registry import examples
-from toolkiln.registry.exports import COMPUTE_ANNOTATIONS
+from toolkiln.registry.formats import COMPUTE_ANNOTATIONS
 from toolkiln.registry.kinds.base import Compiled, CompileOptions, RunContext, Runnable, ToolKind, refuse
 from toolkiln.tool import Tool
 
