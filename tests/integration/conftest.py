@@ -26,13 +26,19 @@ from toolkiln.n8n import errors
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: the mark must be there when it looks
 def pytest_collection_modifyitems(config, items):
     """Every test that uses the `n8n` fixture, directly or through another fixture, is marked
-    `n8n`, so `pytest -m "not n8n"` never installs or starts n8n and no new test can forget it."""
+    `n8n`, so `pytest -m "not n8n"` never installs or starts n8n and no new test can forget it.
+    The files with such tests run first, in their order, so that one worker starts n8n and runs
+    them (xdist's worksteal hands each worker a run of the list; the others steal from its end),
+    and n8n's scheduler is waited for while the other workers compute."""
+    n8n_files = set()
     for item in items:
         names = getattr(item, "fixturenames", ())
         if "n8n" in names:
             item.add_marker(pytest.mark.n8n)
+            n8n_files.add(item.path)
         if "postgres_url" in names:
             item.add_marker(pytest.mark.postgres)
+    items.sort(key=lambda item: item.path not in n8n_files)  # (stable: each file's order kept)
 
 
 def show_install_progress(config: pytest.Config):

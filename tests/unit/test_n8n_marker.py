@@ -34,6 +34,23 @@ def n8n_users() -> set[str]:
     return found
 
 
+def test_the_files_with_n8n_tests_are_collected_first_in_their_order():
+    """So one xdist worker starts n8n and runs them all (tests/integration/conftest.py)."""
+    files = ["test_sandbox.py", "test_n8n_real.py", "test_server_api.py", "peers/test_kitz_n8n.py"]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+        + [str(INTEGRATION / name) for name in files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    order = [line.split("::")[0] for line in collected.stdout.splitlines() if "::" in line]
+    in_order = [name for i, name in enumerate(order) if i == 0 or order[i - 1] != name]
+    assert in_order == [f"tests/integration/{name}" for name in (files[1], files[3], files[0], files[2])]
+
+
 def test_exactly_the_tests_that_use_n8n_are_marked_n8n():
     collected = subprocess.run(
         [
