@@ -75,7 +75,7 @@ def _read(path: Path, key: bytes, name: str, objects: dict[str, Any]) -> Lark | 
     if len(data) > MAX_CACHE_BYTES or not hmac.compare_digest(mac, _mac(key, name, body)):
         return None
     try:
-        return Lark.__new__(Lark)._load(_decode(json.loads(body)), **objects)
+        return Lark.__new__(Lark)._load(_decoded(body), **objects)
     except Exception:  # noqa: BLE001 - our own signed file that this Lark cannot load: build anew
         return None
 
@@ -116,11 +116,12 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"cannot keep {type(value).__name__} in a parser's file")
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(item) for item in value]
-    if isinstance(value, dict):
-        if "t" in value:
-            return tuple(_decode(item) for item in value["t"])
-        return {_decode(k): _decode(v) for k, v in value["d"]}
-    return value
+def _decoded(body: bytes) -> Any:
+    """The data `_encode` wrote as JSON. The tags are undone as the JSON reader makes each
+    object (innermost first), not by a walk over every value afterwards: a third of the
+    time a parser took to read (issue 34)."""
+    return json.loads(body, object_hook=_untagged)
+
+
+def _untagged(tagged: dict[str, Any]) -> Any:
+    return tuple(tagged["t"]) if "t" in tagged else dict(tagged["d"])

@@ -4,6 +4,7 @@ built again and the file rewritten."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -91,8 +92,9 @@ def test_without_a_key_nothing_is_kept(tmp_path, monkeypatch):
 
 
 def test_the_data_reads_back_exactly():
-    value = {"memo": {0: {"name": "A", "pair": (1, "b")}}, "list": [(), [True, None]], 3: "x"}
-    assert parser_cache._decode(parser_cache._encode(value)) == value
+    value = {"memo": {0: {"name": "A", "pair": (1, "b")}}, "list": [(), [True, None]], 3: "x", (1, ("a",)): {}}
+    again = parser_cache._decoded(json.dumps(parser_cache._encode(value)).encode())
+    assert again == value and repr(again) == repr(value)  # tuples as tuples, not lists
 
 
 def test_a_fifo_in_the_parsers_place_is_passed_over_without_blocking(state):
