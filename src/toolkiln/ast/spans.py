@@ -9,10 +9,12 @@ and by line and column inside that string.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+
+from toolkiln.ast.records import record, set_field
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(slots=True, kw_only=True)
 class Span:
     start: int = 0
     end: int = 0
@@ -24,6 +26,27 @@ class Span:
     # With a `path`, line and column count inside the JSON string at that path, unless
     # `in_file` says they were mapped onto the JSON file itself. Line 0: no position known.
     in_file: bool = False
+
+    def __init__(
+        self,
+        *,
+        start: int = 0,
+        end: int = 0,
+        line: int = 1,
+        column: int = 1,
+        end_line: int = 1,
+        end_column: int = 1,
+        path: str | None = None,
+        in_file: bool = False,
+    ) -> None:
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "line", line)
+        set_field(self, "column", column)
+        set_field(self, "end_line", end_line)
+        set_field(self, "end_column", end_column)
+        set_field(self, "path", path)
+        set_field(self, "in_file", in_file)
 
     def shifted(self, path: str | None) -> Span:
         """The same span, placed inside the JSON string at `path`."""
@@ -71,15 +94,16 @@ def json_path(parts: tuple[str | int, ...]) -> str:
     return out
 
 
-@dataclass
+@record(frozen=False)
 class LineIndex:
     """Maps offsets in a text to 1-based line and column numbers."""
 
     text: str
     starts: list[int] = field(init=False)
 
-    def __post_init__(self) -> None:
-        starts, text = [0], self.text
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
         newline = text.find("\n")
         while newline >= 0:  # str.find, not a Python loop over every character
             starts.append(newline + 1)

@@ -11,8 +11,10 @@ and `any` (the gradual type: unknown until run time, checked there); and `date` 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
+
+from toolkiln.ast.records import record, set_field
 
 TypeName = Literal["number", "integer", "string", "boolean", "null", "array", "object", "any", "date", "datetime"]
 DECLARABLE = ("number", "integer", "string", "boolean", "array", "object", "any", "date", "datetime")
@@ -20,7 +22,7 @@ DECLARABLE = ("number", "integer", "string", "boolean", "array", "object", "any"
 STRING_FORMATS: dict[TypeName, str] = {"date": "date", "datetime": "date-time"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Type:
     """A plain frozen dataclass, not a pydantic model: the checker compares types constantly,
     and dataclass equality is several times cheaper."""
@@ -30,6 +32,32 @@ class Type:
     nullable: bool = False  # `string?`: a string or null (never set on `any` or `null`)
     # A record's fields in order (only on `object`); None: any object, its fields unknown.
     fields: tuple[tuple[str, Type], ...] | None = None
+
+    def __init__(
+        self,
+        name: TypeName,
+        items: Type | None = None,
+        nullable: bool = False,
+        fields: tuple[tuple[str, Type], ...] | None = None,
+    ) -> None:
+        set_field(self, "name", name)
+        set_field(self, "items", items)
+        set_field(self, "nullable", nullable)
+        set_field(self, "fields", fields)
+
+    # Written out, not the records' shared ones: the checker compares and hashes types constantly.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Type:
+            return NotImplemented
+        return (self.name, self.items, self.nullable, self.fields) == (
+            other.name,
+            other.items,
+            other.nullable,
+            other.fields,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.items, self.nullable, self.fields))
 
     def __str__(self) -> str:
         text: str = self.name

@@ -8,10 +8,11 @@ every expression, and records those types for the interpreter's fast paths.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import assert_never
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.records import record, set_field
 from toolkiln.ast.spans import Span
 from toolkiln.ast.types import (
     ANY,
@@ -35,7 +36,7 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.semantics.builtins import BUILTINS
 
 
-@dataclass(frozen=True)
+@record()
 class ParamInfo:
     name: str
     type: Type
@@ -44,21 +45,53 @@ class ParamInfo:
     description: str | None = None
     inferred: bool = False
 
+    def __init__(
+        self,
+        name: str,
+        type: Type,  # noqa: A002 - the field's name
+        required: bool,
+        default: n.Expr | None = None,
+        description: str | None = None,
+        inferred: bool = False,
+    ) -> None:
+        set_field(self, "name", name)
+        set_field(self, "type", type)
+        set_field(self, "required", required)
+        set_field(self, "default", default)
+        set_field(self, "description", description)
+        set_field(self, "inferred", inferred)
 
-@dataclass(frozen=True)
+
+@record()
 class ToolSignature:
     """What a `call` step is checked against: the callee's parameters and result type."""
 
     parameters: tuple[ParamInfo, ...]
     result_type: Type
 
+    def __init__(self, parameters: tuple[ParamInfo, ...], result_type: Type) -> None:
+        set_field(self, "parameters", parameters)
+        set_field(self, "result_type", result_type)
 
-@dataclass
+
+@record(frozen=False)
 class CheckResult:
     diagnostics: list[Diagnostic]
     parameters: tuple[ParamInfo, ...] = ()
     types: dict[int, Type] = field(default_factory=dict)
     result_type: Type = ANY
+
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic],
+        parameters: tuple[ParamInfo, ...] = (),
+        types: dict[int, Type] | None = None,
+        result_type: Type = ANY,
+    ) -> None:
+        self.diagnostics = diagnostics
+        self.parameters = parameters
+        self.types = {} if types is None else types
+        self.result_type = result_type
 
     @property
     def ok(self) -> bool:

@@ -4,7 +4,6 @@ declarations and the program around them are checked in checker.py, on top of th
 
 from __future__ import annotations
 
-import difflib
 from typing import assert_never
 
 from toolkiln.ast import compute as n
@@ -477,5 +476,7 @@ def _ordered_kind(lt: Type, rt: Type) -> Type:
 
 
 def did_you_mean(name: str, options: list[str]) -> str | None:
+    import difflib  # (only for an unknown name: not loaded by every command)
+
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None

@@ -7,16 +7,24 @@ A branch records only what it changes, on top of the state before the `if`, so c
 from __future__ import annotations
 
 from collections import ChainMap
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from toolkiln.ast.records import record
 from toolkiln.ast.types import Type, join
 
 
-@dataclass
+@record(frozen=False)
 class FlowState:
     definite: ChainMap[str, Type] = field(default_factory=ChainMap)  # assigned on every path so far
     maybe: set[str] = field(default_factory=set)  # assigned on some path only
     reachable: bool = True
+
+    def __init__(
+        self, definite: ChainMap[str, Type] | None = None, maybe: set[str] | None = None, reachable: bool = True
+    ) -> None:
+        self.definite = ChainMap() if definite is None else definite
+        self.maybe = set() if maybe is None else maybe
+        self.reachable = reachable
 
     def assign(self, name: str, type_: Type) -> None:
         self.definite[name] = type_

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics.codes import CODES, Code, Severity
-from toolkiln.diagnostics.details import ErrorDetails, FixDetails
 from toolkiln.diagnostics.source import Source
 
+if TYPE_CHECKING:  # (loaded when a diagnostic is turned into one: typing.NamedTuple compiles
+    # its annotations' text, 24 compilations, which no check that prints text needs)
+    from toolkiln.diagnostics.details import ErrorDetails, FixDetails
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+
+@record(slots=True, kw_only=True)
 class Fix:
     """A certain repair: put the replacement where `span` is. The replacement is made of
     `pieces`: text, and spans of the source whose text is copied (`name.length` becomes
@@ -25,6 +29,10 @@ class Fix:
 
     span: Span
     pieces: tuple[str | Span, ...]
+
+    def __init__(self, *, span: Span, pieces: tuple[str | Span, ...]) -> None:
+        set_field(self, "span", span)
+        set_field(self, "pieces", pieces)
 
     @classmethod
     def replace(cls, span: Span, *pieces: str | Span) -> Fix:
@@ -38,7 +46,7 @@ class Fix:
         return None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(slots=True, kw_only=True)
 class Diagnostic:
     code: str
     severity: Severity
@@ -52,6 +60,33 @@ class Diagnostic:
     input: str | None = None
     expected: tuple[str, ...] | None = None
     fix: Fix | None = None
+
+    def __init__(
+        self,
+        *,
+        code: str,
+        severity: Severity,
+        message: str,
+        span: Span | None = None,
+        hint: str | None = None,
+        file: str | None = None,
+        snippet: str | None = None,
+        snippet_start: int = 0,
+        input: str | None = None,  # noqa: A002 - pydantic-core's name for the offending value
+        expected: tuple[str, ...] | None = None,
+        fix: Fix | None = None,
+    ) -> None:
+        set_field(self, "code", code)
+        set_field(self, "severity", severity)
+        set_field(self, "message", message)
+        set_field(self, "span", span)
+        set_field(self, "hint", hint)
+        set_field(self, "file", file)
+        set_field(self, "snippet", snippet)
+        set_field(self, "snippet_start", snippet_start)
+        set_field(self, "input", input)
+        set_field(self, "expected", expected)
+        set_field(self, "fix", fix)
 
     @classmethod
     def of(
@@ -123,6 +158,8 @@ class Diagnostic:
 
     def details(self) -> ErrorDetails:
         """This diagnostic in the one shape callers read (REST, MCP, models, CI)."""
+        from toolkiln.diagnostics.details import ErrorDetails
+
         span = self.span
         placed = span is not None and bool(span.line)
         return ErrorDetails(
@@ -167,6 +204,8 @@ def _fix_details(fix: Fix | None) -> FixDetails | None:
     """`start`/`end` are offsets (characters) in the file's text, when the fix is in one."""
     if fix is None or fix.replacement is None:
         return None
+    from toolkiln.diagnostics.details import FixDetails
+
     span = fix.span
     in_text = span.path is None or span.in_file
     return FixDetails(

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
+from toolkiln.ast.records import record
 from toolkiln.ast.spans import LineIndex, Span
 
 # JSON path -> (offset of the value in the text, the raw string token if the value is a string).
 JsonOffsets = dict[str, tuple[int, str | None]]
 
 
-@dataclass
+@record(frozen=False)
 class Source:
     """What diagnostics point into: a file name, its text and, for JSON, its strings by path."""
 
@@ -22,6 +23,22 @@ class Source:
     json_offsets: Callable[[str], JsonOffsets] | None = None
     _offsets: JsonOffsets | None = field(default=None, repr=False)
     _indexes: dict[str, LineIndex] = field(default_factory=dict, repr=False, compare=False)
+
+    def __init__(
+        self,
+        name: str | None = None,
+        text: str | None = None,
+        fragments: dict[str, str] | None = None,
+        json_offsets: Callable[[str], JsonOffsets] | None = None,
+        _offsets: JsonOffsets | None = None,
+        _indexes: dict[str, LineIndex] | None = None,
+    ) -> None:
+        self.name = name
+        self.text = text
+        self.fragments = {} if fragments is None else fragments
+        self.json_offsets = json_offsets
+        self._offsets = _offsets
+        self._indexes = {} if _indexes is None else _indexes
 
     def _index(self, text: str) -> LineIndex:
         """The line index of `text` (the file or a fragment), made once however many

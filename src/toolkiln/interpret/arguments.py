@@ -7,7 +7,6 @@ text (or a `datetime.date`, an aware `datetime.datetime`) becomes a date or date
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Collection, Mapping
 from datetime import date, datetime
 from decimal import Decimal
@@ -326,7 +325,7 @@ def _missing_fields(converted: dict[str, Any], fields: Mapping[str, tuple[Any, b
         if key in converted:
             continue
         if not nullable:
-            close = difflib.get_close_matches(key, [str(k) for k in converted], n=1)
+            close = _close_matches(key, [str(k) for k in converted])
             raise ArgumentError(
                 f"argument `{name}` has no field `{key}`",
                 hint=f"did you mean `{close[0]}`?" if close else f"its fields: {', '.join(fields)}",
@@ -469,7 +468,7 @@ def _default_of(name: str, default: Any, args: Mapping[str, Any], names: frozens
 
 def _unexpected(args: Mapping[str, Any], names: frozenset[str]) -> ArgumentError:
     extra = sorted(str(key) for key in args if key not in names)[0]
-    close = difflib.get_close_matches(extra, list(names), n=1)
+    close = _close_matches(extra, list(names))
     return ArgumentError(
         f"unexpected argument `{extra}`",
         hint=f"did you mean `{close[0]}`?" if close else f"parameters: {', '.join(sorted(names)) or 'none'}",
@@ -489,7 +488,7 @@ def _missing(name: str, args: Mapping[str, Any], names: frozenset[str], wanted: 
     """A required argument not given; when a given key is a misspelling of it (`prise` for
     `price`), the error names that key: it is what to fix."""
     extras = [str(key) for key in args if key not in names]
-    close = difflib.get_close_matches(name, extras, n=1)
+    close = _close_matches(name, extras)
     if close:
         return ArgumentError(
             f"missing argument `{name}`; `{close[0]}` was given: did you mean `{name}`?",
@@ -517,3 +516,10 @@ def single_scalar(params: tuple[ParamInfo, ...], limits: Limits) -> SingleScalar
     param = params[0]
     direct = _finite_within(limits.max_number_digits) if param.type.name == "number" else (_INF, -_INF)
     return SingleScalar(param.name, converter(param.type, param.name, limits), direct)
+
+
+def _close_matches(word: str, options: list[str]) -> list[str]:
+    """The option closest to a misspelt `word` (a list of at most one), for a "did you mean"."""
+    import difflib  # (only for a mistaken argument: not loaded by every run)
+
+    return difflib.get_close_matches(word, options, n=1)

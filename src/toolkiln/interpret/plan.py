@@ -10,23 +10,28 @@ the dataclasses below. Nothing is stored on the functions themselves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from toolkiln.ast.records import record, set_field
 
 Frame = list[Any]  # slot 0 the run's state (a Runtime), then the variables
 Fn = Callable[[Frame], Any]
 Op = Callable[[Any, Any], Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Chain:
     """`f[slot] op1 c1 op2 c2 ...`, left to right, with constant right operands."""
 
     slot: int
     steps: tuple[tuple[Op, Any], ...]
 
+    def __init__(self, slot: int, steps: tuple[tuple[Op, Any], ...]) -> None:
+        set_field(self, "slot", slot)
+        set_field(self, "steps", steps)
 
-@dataclass(frozen=True, slots=True)
+
+@record(slots=True)
 class Compare:
     """A test of a variable against a constant, `op(f[slot], constant)`, done in place by the
     closure that uses it."""
@@ -35,11 +40,16 @@ class Compare:
     slot: int
     constant: Any
 
+    def __init__(self, op: Op, slot: int, constant: Any) -> None:
+        set_field(self, "op", op)
+        set_field(self, "slot", slot)
+        set_field(self, "constant", constant)
+
 
 Test = Compare | Fn  # a condition: a comparison done in place, or a closure returning a boolean
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Update:
     """The step `f[target] = f[source] op constant`; `located` computes the same value one
     operation at a time, with its error located (after a decimal signal)."""
@@ -50,16 +60,27 @@ class Update:
     constant: Any
     located: Fn
 
+    def __init__(self, target: int, source: int, op: Op, constant: Any, located: Fn) -> None:
+        set_field(self, "target", target)
+        set_field(self, "source", source)
+        set_field(self, "op", op)
+        set_field(self, "constant", constant)
+        set_field(self, "located", located)
 
-@dataclass(frozen=True, slots=True)
+
+@record(slots=True)
 class StoredConstant:
     """The step `f[slot] = value`."""
 
     slot: int
     value: Any
 
+    def __init__(self, slot: int, value: Any) -> None:
+        set_field(self, "slot", slot)
+        set_field(self, "value", value)
 
-@dataclass(frozen=True, slots=True)
+
+@record(slots=True)
 class SingleScalar:
     """A program's lone number, string or boolean parameter (in slot 1), bound inline for the
     usual call `{name: value}`: its converter (raises only ArgumentError) and the open interval
@@ -68,6 +89,11 @@ class SingleScalar:
     name: str
     convert: Callable[[Any], Any]
     floats: tuple[float, float]
+
+    def __init__(self, name: str, convert: Callable[[Any], Any], floats: tuple[float, float]) -> None:
+        set_field(self, "name", name)
+        set_field(self, "convert", convert)
+        set_field(self, "floats", floats)
 
 
 class Shapes:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.interpret.decimal_scope import DecimalScope
@@ -48,7 +48,7 @@ class Runner:
         return f"<Runner {self.name or '(logic)'}>"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class RunPlan:
     """What a run of a compiled program needs: the frame's size, the binder, the body, the
     operation budget's static charge, and which executor fits."""
@@ -62,6 +62,28 @@ class RunPlan:
     timed: bool  # the run reads the deadline
     single: SingleScalar | None  # a lone scalar parameter, bound inline
     by_value: bool  # the body takes the lone parameter's value itself: `body(None, x)`
+
+    def __init__(
+        self,
+        limits: Limits,
+        frame_size: int,
+        bind: Binder,
+        body: Fn,
+        cost: int,
+        stateful: bool,
+        timed: bool,
+        single: SingleScalar | None,
+        by_value: bool,
+    ) -> None:
+        set_field(self, "limits", limits)
+        set_field(self, "frame_size", frame_size)
+        set_field(self, "bind", bind)
+        set_field(self, "body", body)
+        set_field(self, "cost", cost)
+        set_field(self, "stateful", stateful)
+        set_field(self, "timed", timed)
+        set_field(self, "single", single)
+        set_field(self, "by_value", by_value)
 
 
 def lower(plan: RunPlan) -> Executor:

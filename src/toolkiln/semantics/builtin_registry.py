@@ -5,25 +5,31 @@ BUILTINS imports a module when one of its names is first looked up)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from importlib import import_module
 from typing import Any
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.ast.types import Type
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 from toolkiln.semantics.limits import Limits
 
 
-@dataclass(frozen=True)
+@record()
 class Arg:
     name: str
     accepts: tuple[Type, ...]
     optional: bool = False
 
+    def __init__(self, name: str, accepts: tuple[Type, ...], optional: bool = False) -> None:
+        set_field(self, "name", name)
+        set_field(self, "accepts", accepts)
+        set_field(self, "optional", optional)
 
-@dataclass(frozen=True)
+
+@record()
 class Builtin:
     name: str
     args: tuple[Arg, ...]
@@ -49,6 +55,33 @@ class Builtin:
     # piece, each within max_string_length): what the result takes, in operations, charged
     # as soon as it is built, before the run goes on.
     built: Callable[[Any], int] | None = field(default=None, kw_only=True)
+
+    def __init__(
+        self,
+        name: str,
+        args: tuple[Arg, ...],
+        result: Callable[[list[Type]], Type],
+        impl: Callable[..., Any],
+        doc: str,
+        variadic: bool = False,
+        *,
+        pure: bool,
+        work: Callable[..., int] | None = None,
+        clocked: bool = False,
+        builds: Callable[..., int] | None = None,
+        built: Callable[[Any], int] | None = None,
+    ) -> None:
+        set_field(self, "name", name)
+        set_field(self, "args", args)
+        set_field(self, "result", result)
+        set_field(self, "impl", impl)
+        set_field(self, "doc", doc)
+        set_field(self, "variadic", variadic)
+        set_field(self, "pure", pure)
+        set_field(self, "work", work)
+        set_field(self, "clocked", clocked)
+        set_field(self, "builds", builds)
+        set_field(self, "built", built)
 
     @property
     def signature(self) -> str:

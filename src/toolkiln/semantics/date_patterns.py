@@ -15,10 +15,10 @@ that a mistyped field (`yyyy`, `hh`) is an error, never printed as it is. Names 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.diagnostics import codes
 from toolkiln.errors import RunError
 
@@ -61,11 +61,14 @@ _FIELD_NAMES = {
 }
 
 
-@dataclass(frozen=True)
+@record()
 class Pattern:
     """A compiled pattern: its parts in order, each a field (`YYYY`) or literal text."""
 
     parts: tuple[tuple[bool, str], ...]  # (is a field, field or text)
+
+    def __init__(self, parts: tuple[tuple[bool, str], ...]) -> None:
+        set_field(self, "parts", parts)
 
     @property
     def fields(self) -> frozenset[str]:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from decimal import Context
 from functools import cached_property
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.errors import Error
 from toolkiln.semantics.numbers import MAX_NUMBER_DIGITS, make_bounds, make_context
 
@@ -15,13 +15,28 @@ class LimitsError(Error, ValueError):
     """A Limits field out of range."""
 
 
-@dataclass(frozen=True)
+@record()
 class Limits:
     max_operations: int = 1_000_000
     max_string_length: int = 100_000
     max_list_length: int = 100_000
     max_number_digits: int = 100
     max_seconds: float = 1.0
+
+    def __init__(
+        self,
+        max_operations: int = 1_000_000,
+        max_string_length: int = 100_000,
+        max_list_length: int = 100_000,
+        max_number_digits: int = 100,
+        max_seconds: float = 1.0,
+    ) -> None:
+        set_field(self, "max_operations", max_operations)
+        set_field(self, "max_string_length", max_string_length)
+        set_field(self, "max_list_length", max_list_length)
+        set_field(self, "max_number_digits", max_number_digits)
+        set_field(self, "max_seconds", max_seconds)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         for name in ("max_operations", "max_string_length", "max_list_length", "max_number_digits"):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import (
     ROUND_HALF_EVEN,
     Context,
@@ -13,6 +12,8 @@ from decimal import (
     InvalidOperation,
     Overflow,
 )
+
+from toolkiln.ast.records import record, set_field
 
 PRECISION = 28
 MIN_EXPONENT = -999_999
@@ -129,13 +130,18 @@ def render_number(value: Decimal) -> str:
     return text
 
 
-@dataclass(frozen=True)
+@record()
 class FormatSpec:
     """`[,][.N](f|%)`, our own small subset of Python's format spec (see the docs)."""
 
     grouping: bool
     decimals: int | None
     percent: bool
+
+    def __init__(self, grouping: bool, decimals: int | None, percent: bool) -> None:
+        set_field(self, "grouping", grouping)
+        set_field(self, "decimals", decimals)
+        set_field(self, "percent", percent)
 
 
 _SPEC = re.compile(r"(?P<group>,)?(?:\.(?P<decimals>\d{1,2})(?P<type>[f%])|(?P<bare>[f%])?)")

@@ -7,7 +7,6 @@ parses: they only name what a model most likely meant (JavaScript, Python).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 
@@ -466,6 +465,8 @@ def _misspelt_return(written: str) -> str | None:
     if match is None or match.group(1) == "return":
         return None
     word = match.group(1)
+    import difflib  # (only here: a syntax error's explanation)
+
     return word if difflib.get_close_matches(word, ["return"], n=1, cutoff=0.7) else None
 
 

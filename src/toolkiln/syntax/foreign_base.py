@@ -3,13 +3,13 @@ around the offset the parser stopped at (syntax/foreign.py, syntax/foreign_idiom
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from toolkiln.ast.records import record, set_field
 
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 STRING = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
 
 
-@dataclass(frozen=True)
+@record()
 class Foreign:
     """A construct of another language at `start:end` of the text, and how to write it."""
 
@@ -19,6 +19,16 @@ class Foreign:
     hint: str
     expected: str  # the toolkiln spelling, for the diagnostic's `expected`
     fix: tuple[int, int, str] | None = None  # replace text[start:end] with this, when certain
+
+    def __init__(
+        self, start: int, end: int, message: str, hint: str, expected: str, fix: tuple[int, int, str] | None = None
+    ) -> None:
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "message", message)
+        set_field(self, "hint", hint)
+        set_field(self, "expected", expected)
+        set_field(self, "fix", fix)
 
 
 def line_start(text: str, offset: int) -> int:

@@ -5,7 +5,6 @@ document into a Program.)"""
 
 from __future__ import annotations
 
-import difflib
 import json
 from decimal import Decimal
 from typing import Any
@@ -191,6 +190,8 @@ def op_alias(op: Any) -> str | None:
 
 
 def suggest(word: str, options: list[str]) -> str | None:
+    import difflib  # (only for a misspelt word: not loaded by every command)
+
     close = difflib.get_close_matches(word, options, n=1)
     return f"did you mean `{close[0]}`?" if close else None
 

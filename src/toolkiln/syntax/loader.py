@@ -5,11 +5,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
 from toolkiln.ast import compute as n
+from toolkiln.ast.records import record
 from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -31,13 +32,27 @@ BYTE_ORDER_MARK = "\ufeff"
 _SPLIT_HINT = "split the logic into smaller tools; large constant data belongs in a table"
 
 
-@dataclass
+@record(frozen=False)
 class Parsed:
     program: n.Program | None
     diagnostics: list[Diagnostic]
     source: Source = field(default_factory=Source)
     format: str = "text"  # "text" or "json": what the source was written in
     comments: list[tuple[int, str]] = field(default_factory=list)  # text sources: (line, comment)
+
+    def __init__(
+        self,
+        program: n.Program | None,
+        diagnostics: list[Diagnostic],
+        source: Source | None = None,
+        format: str = "text",  # noqa: A002 - the field's name
+        comments: list[tuple[int, str]] | None = None,
+    ) -> None:
+        self.program = program
+        self.diagnostics = diagnostics
+        self.source = Source() if source is None else source
+        self.format = format
+        self.comments = [] if comments is None else comments
 
 
 def parse_source(source: Any, name: str | None = None) -> Parsed:

@@ -6,22 +6,30 @@ the template sits in its source so that spans stay exact.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from toolkiln.ast.records import record, set_field
 from toolkiln.semantics.numbers import parse_spec
 
 
-@dataclass(frozen=True)
+@record()
 class TextPiece:
     start: int
     end: int
 
+    def __init__(self, start: int, end: int) -> None:
+        set_field(self, "start", start)
+        set_field(self, "end", end)
 
-@dataclass(frozen=True)
+
+@record()
 class HolePiece:
     start: int  # of the expression text
     end: int
     spec: str | None
+
+    def __init__(self, start: int, end: int, spec: str | None) -> None:
+        set_field(self, "start", start)
+        set_field(self, "end", end)
+        set_field(self, "spec", spec)
 
 
 class TemplateError(ValueError):

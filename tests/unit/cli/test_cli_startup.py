@@ -117,6 +117,40 @@ def test_check_of_a_tool_file_loads_neither_the_optimizer_nor_the_interpreter() 
     assert unneeded(modules, ("toolkiln.optimize", "toolkiln.interpret", "toolkiln.tool")) == []
 
 
+# A class whose methods `@dataclass` or `typing.NamedTuple` wrote has them compiled from source
+# text as its module loads (about 0.5 M instructions a method): the records write theirs
+# (ast/records.py), and what a command does not need (difflib's, the error details') is loaded
+# where it is used.
+_PROBE_COMPILED = """
+import sys
+from toolkiln.cli import main
+code = main(sys.argv[1:])
+compiled = sorted(
+    f"{module.__name__}.{cls.__qualname__}.{name}"
+    for module in list(sys.modules.values()) if module.__name__.startswith("toolkiln")
+    for cls in vars(module).values() if isinstance(cls, type) and cls.__module__ == module.__name__
+    for name, method in vars(cls).items() if getattr(getattr(method, "__code__", None), "co_filename", "") == "<string>"
+)
+print(compiled, "difflib" in sys.modules, file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", str(SHIPPING), "--args", '{"weight_kg": 12}'],
+        ["check", str(SHIPPING)],
+        ["fmt", "--check", str(SHIPPING)],
+        ["check", str(EXAMPLES / "late_fee.tk")],
+    ],
+    ids=["run", "check", "fmt", "check-text"],
+)
+def test_run_check_and_fmt_load_no_class_whose_methods_were_compiled_from_text(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", _PROBE_COMPILED, *argv], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[] False"  # nor difflib, for its "did you mean"
+
+
 # What running a compute tool of a registry needs nothing of: the sandbox, discovery and trust
 # of executables (and their jsonschema), servers, models, n8n, Lark and the database driver.
 NOT_FOR_A_COMPUTE_TOOL = (

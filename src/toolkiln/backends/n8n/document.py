@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.ast.spans import LineIndex, Span, json_path
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, sort_key
@@ -24,10 +24,14 @@ from toolkiln.syntax.strings import (
 )
 
 
-@dataclass(frozen=True)
+@record()
 class N8nInput:
     data: dict[str, Any]
     source: Source  # where diagnostics point (the JSON text, when there is one)
+
+    def __init__(self, data: dict[str, Any], source: Source) -> None:
+        set_field(self, "data", data)
+        set_field(self, "source", source)
 
     def locate(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         return sorted((d.located(self.source) for d in diagnostics), key=sort_key)

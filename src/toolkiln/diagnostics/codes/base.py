@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from toolkiln.ast.records import record, set_field
 
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True)
+@record()
 class Code:
     code: str
     name: str
     severity: Severity
     title: str
     explanation: str
+
+    def __init__(self, code: str, name: str, severity: Severity, title: str, explanation: str) -> None:
+        set_field(self, "code", code)
+        set_field(self, "name", name)
+        set_field(self, "severity", severity)
+        set_field(self, "title", title)
+        set_field(self, "explanation", explanation)
 
 
 CODES: dict[str, Code] = {}
