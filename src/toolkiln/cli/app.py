@@ -6,7 +6,9 @@ Exit codes: 0 ok, 1 diagnostics or a run error, 2 usage. No Python traceback rea
 from __future__ import annotations
 
 import argparse
+import atexit
 import errno
+import gc
 import io
 import os
 import sys
@@ -18,6 +20,8 @@ from toolkiln.version import __version__
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # the process's own command line: the process ends with this command
+        _skip_the_collection_at_exit()
     if not _standard_streams_open():
         print("toolkiln: standard output is closed; redirect it (to /dev/null to discard it)", file=sys.stderr)
         return EXIT_USAGE
@@ -138,6 +142,15 @@ _COMMAND_MODULES = (
 def _command_word(argv: Sequence[str]) -> str | None:
     """The command a command line names: its first word, when that is no option."""
     return argv[0] if argv and not argv[0].startswith("-") else None
+
+
+def _skip_the_collection_at_exit() -> None:
+    """At exit Python runs the cyclic garbage collector over every object still alive (the
+    modules, their functions and classes): 20 M instructions of a 320 M `toolkiln run`, to
+    free memory the process's exit frees anyway. Freezing them, after every other exit handler
+    (the first registered runs last), leaves that collection nothing to look at. Nothing of
+    toolkiln waits for the collector at exit: files are closed where they are written."""
+    atexit.register(gc.freeze)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
