@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import gzip
 import importlib
 import io
 import json
 import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -247,9 +247,28 @@ def test_extraction_is_deterministic(extractor, synthetic_nodes):
     first = extractor.encode_catalog(_trim(extractor, synthetic_nodes))
     second = extractor.encode_catalog(_trim(extractor, json.loads(json.dumps(synthetic_nodes))))
     assert first == second
-    assert first[4:8] == b"\0\0\0\0"  # gzip mtime
+    with zipfile.ZipFile(io.BytesIO(first)) as archive:  # a fixed time on every member
+        assert {info.date_time for info in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
     reordered = extractor.encode_catalog(_trim(extractor, list(reversed(synthetic_nodes))))
     assert reordered == first
+
+
+def test_a_node_type_is_read_from_its_member_when_first_asked_for(extractor, synthetic_nodes):
+    """Only the members a check meets are read: a damaged one fails only when it is asked for,
+    with a catalog error, and the others still read."""
+    whole = extractor.encode_catalog(_trim(extractor, synthetic_nodes))
+    damaged = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(whole)) as source, zipfile.ZipFile(damaged, "w") as target:
+        for info in source.infolist():
+            broken = info.filename == "nodes/n8n-nodes-base.demoTrigger.json"
+            target.writestr(info, b"{not json" if broken else source.read(info))
+    catalog = Catalog.from_bytes(damaged.getvalue())
+    assert catalog.names() == ("n8n-nodes-base.demo", "n8n-nodes-base.demoTrigger")
+    assert catalog.has("n8n-nodes-base.demo", 2) and "n8n-nodes-base.demoTrigger" in catalog
+    with pytest.raises(CatalogError, match="cannot read node type 'n8n-nodes-base.demoTrigger'"):
+        catalog.node_type("n8n-nodes-base.demoTrigger")
+    with pytest.raises(CatalogError, match="cannot read the n8n catalog"):
+        Catalog.from_bytes(whole[: len(whole) // 2])  # torn: no directory at its end
 
 
 def test_extraction_merges_the_descriptions_of_a_versioned_node(extractor, synthetic_nodes):
@@ -342,14 +361,14 @@ def _tarball(path: Path, nodes: list[dict], version: str = "9.8.7") -> Path:
 
 def test_the_script_writes_byte_identical_files_from_a_tarball(extractor, synthetic_nodes, tmp_path, capsys):
     tarball = _tarball(tmp_path / "n8n-nodes-base-9.8.7.tgz", synthetic_nodes)
-    outputs = [tmp_path / "a" / "catalog.json.gz", tmp_path / "b" / "catalog.json.gz"]
+    outputs = [tmp_path / "a" / "catalog.zip", tmp_path / "b" / "catalog.zip"]
     for out in outputs:
         assert extractor.main(["--version", "9.9.9", "--tarball", str(tarball), "--out", str(out)]) == 0
     assert outputs[0].read_bytes() == outputs[1].read_bytes()
     assert "2 node types from 3 descriptions of n8n-nodes-base@9.8.7 (n8n 9.9.9)" in capsys.readouterr().out
     written = Catalog.from_bytes(outputs[0].read_bytes())
     assert written.n8n_version == "9.9.9" and written.package_version == "9.8.7"
-    assert json.loads(gzip.decompress(outputs[0].read_bytes()))["format"] == 1
+    assert extractor.decode_catalog(outputs[0].read_bytes())["format"] == 1
 
 
 def test_the_script_refuses_other_tarballs(extractor, tmp_path, capsys):
@@ -368,8 +387,8 @@ def test_the_script_refuses_other_tarballs(extractor, tmp_path, capsys):
 
 @pytest.mark.parametrize("n8n_version", catalog_versions())
 def test_the_shipped_catalogs_are_in_the_canonical_encoding(extractor, n8n_version):
-    shipped = (ROOT / f"src/toolkiln/backends/n8n/data/catalog-{n8n_version}.json.gz").read_bytes()
-    assert extractor.encode_catalog(json.loads(gzip.decompress(shipped))) == shipped
+    shipped = (ROOT / f"src/toolkiln/backends/n8n/data/catalog-{n8n_version}.zip").read_bytes()
+    assert extractor.encode_catalog(extractor.decode_catalog(shipped)) == shipped
     assert len(shipped) < 1_500_000
 
 

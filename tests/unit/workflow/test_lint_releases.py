@@ -2,8 +2,9 @@
 refuses is an error, what only a later release refuses is a warning naming it; the file still
 imports and round-trips unchanged."""
 
-import gzip
+import io
 import json
+import zipfile
 from importlib import resources
 
 import pytest
@@ -36,9 +37,11 @@ def found(data, n8n_version=None):
 @pytest.fixture
 def n8n_2_42(monkeypatch):
     """A catalog labelled n8n 2.42.0 (no 2.42 is on the npm registry yet: the 2.41.1 nodes)."""
-    blob = resources.files("toolkiln.backends.n8n").joinpath("data", "catalog-2.41.1.json.gz").read_bytes()
-    data = json.loads(gzip.decompress(blob))
-    catalog = Catalog({**data, "n8n": "2.42.0"})
+    blob = resources.files("toolkiln.backends.n8n").joinpath("data", "catalog-2.41.1.zip").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(blob)) as archive:  # (its header, and a member per node type)
+        data = json.loads(archive.read("catalog.json"))
+        nodes = {name[6:-5]: json.loads(archive.read(name)) for name in archive.namelist() if name.startswith("nodes/")}
+    catalog = Catalog({**data, "nodes": nodes, "n8n": "2.42.0"})
     monkeypatch.setattr(lint, "load_catalog", lambda version=None: catalog)
     return catalog
 

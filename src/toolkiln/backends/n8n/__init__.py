@@ -4,6 +4,6 @@ Nothing here is imported by `import toolkiln`; import `toolkiln.backends.n8n.cat
 The default release is named here, so that a command line can say it without loading a catalog.
 """
 
-# One catalog per n8n release, `data/catalog-<n8n version>.json.gz`: the release the
+# One catalog per n8n release, `data/catalog-<n8n version>.zip`: the release the
 # integration tests run (the default) and the newest on the npm registry when it was extracted.
 DEFAULT_N8N_VERSION = "2.41.1"

@@ -2,9 +2,10 @@
 
 The data is generated, not written by hand: `scripts/extract_n8n_catalog.py` trims the
 `dist/types/nodes.json` of the n8n-nodes-base package that an n8n release depends on and stores
-it as package data (`data/catalog-<n8n version>.json.gz`, one per release); docs/n8n-catalog.md
-says what is kept. This module only reads it: no network, and nothing is evaluated (n8n's
-`={{ ... }}` inputs/outputs stay opaque).
+it as package data (`data/catalog-<n8n version>.zip`, one per release: a member per node type,
+read when a check first meets that type); docs/n8n-catalog.md says what is kept. This module
+only reads it: no network, and nothing is evaluated (n8n's `={{ ... }}` inputs/outputs stay
+opaque).
 
     catalog = load_catalog()
     catalog.n8n_version                               # "2.41.1"
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import difflib
 import gzip
+import io
 import json
 import math
+import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -35,6 +38,10 @@ Scalar = str | int | float | bool
 
 FORMAT = 1
 _DATA = "data"
+_SUFFIX = ".zip"
+# The members of a catalog file (scripts/extract_n8n_catalog.py writes them).
+_HEADER = "catalog.json"
+_NODES = "nodes/"
 
 
 class CatalogError(Error, LookupError):
@@ -169,12 +176,16 @@ class Catalog:
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> Catalog:
-        """A catalog from the bytes of a catalog file (gzipped or plain JSON)."""
+        """A catalog from the bytes of a catalog file (a zip of its members, or the whole
+        catalog as JSON, gzipped or not)."""
         try:
+            if blob[:4] == b"PK\x03\x04":
+                archive = zipfile.ZipFile(io.BytesIO(blob))
+                return cls({**json.loads(archive.read(_HEADER)), "nodes": _NodeFiles(archive)})
             if blob[:2] == b"\x1f\x8b":
                 blob = gzip.decompress(blob)
             return cls(json.loads(blob))
-        except (OSError, EOFError, ValueError) as error:
+        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as error:
             raise CatalogError(f"cannot read the n8n catalog: {error}") from None
 
     @property
@@ -206,9 +217,12 @@ class Catalog:
     def node_type(self, name: str) -> NodeType:
         built = self._built.get(name)
         if built is None:
-            raw = self._raw.get(name)
-            if raw is None:
+            if name not in self._raw:
                 raise CatalogError(self._unknown(name))
+            try:  # (a member of a catalog file is read now: it may be damaged)
+                raw = self._raw[name]
+            except (OSError, EOFError, ValueError, zipfile.BadZipFile) as error:
+                raise CatalogError(f"cannot read node type {name!r} of the n8n catalog: {error}") from None
             built = self._built[name] = _node_type(name, raw)
         return built
 
@@ -234,7 +248,7 @@ class Catalog:
 def catalog_versions() -> tuple[str, ...]:
     """The n8n releases whose catalogs ship with toolkiln, oldest first."""
     names = (entry.name for entry in resources.files(__package__).joinpath(_DATA).iterdir())
-    found = [name[len("catalog-") : -len(".json.gz")] for name in names if name.startswith("catalog-")]
+    found = [name[len("catalog-") : -len(_SUFFIX)] for name in names if name.startswith("catalog-")]
     return tuple(sorted(found, key=lambda version: tuple(int(part) for part in version.split("."))))
 
 
@@ -245,7 +259,7 @@ def load_catalog(n8n_version: str | None = None) -> Catalog:
 
 @cache
 def _load(n8n_version: str) -> Catalog:
-    resource = resources.files(__package__).joinpath(_DATA, f"catalog-{n8n_version}.json.gz")
+    resource = resources.files(__package__).joinpath(_DATA, f"catalog-{n8n_version}{_SUFFIX}")
     try:
         blob = resource.read_bytes()
     except OSError:
@@ -255,6 +269,28 @@ def _load(n8n_version: str) -> Catalog:
             "(scripts/extract_n8n_catalog.py makes one for another release)"
         ) from None
     return Catalog.from_bytes(blob)
+
+
+class _NodeFiles(Mapping[str, Any]):
+    """The node types of a catalog file by name, each read from its member when asked for."""
+
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        self._archive = archive
+        self._members = {
+            member[len(_NODES) : -len(".json")]: member for member in archive.namelist() if member.startswith(_NODES)
+        }
+
+    def __getitem__(self, name: str) -> Any:
+        return json.loads(self._archive.read(self._members[name]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._members
 
 
 # ---------------------------------------------------------------------------------------------
