@@ -26,6 +26,10 @@ MODULES = (
     "toolkiln.diagnostics.source",
     "toolkiln.interpret.plan",
     "toolkiln.interpret.runner",
+    "toolkiln.registry.kinds.base",
+    "toolkiln.registry.kinds.compute",
+    "toolkiln.registry.kinds.programs",
+    "toolkiln.registry.kinds.workflow",
     "toolkiln.semantics.builtin_registry",
     "toolkiln.semantics.date_patterns",
     "toolkiln.semantics.limits",
@@ -106,8 +110,8 @@ def _field_options(field: dataclasses.Field[Any]) -> dict[str, Any]:
 
 def test_the_records_are_found() -> None:
     names = {cls.__name__ for cls in RECORDS}
-    assert {"Span", "Type", "Diagnostic", "Limits", "RunPlan", "Source", "FlowState", "N8nInput"} <= names
-    assert len(RECORDS) == 27
+    assert {"Span", "Type", "Diagnostic", "Limits", "RunPlan", "Source", "FlowState", "N8nInput", "Compiled"} <= names
+    assert len(RECORDS) == 33  # (27, and the registry's Compiled of each kind, RunContext, CompileOptions)
 
 
 @pytest.mark.parametrize("cls", RECORDS, ids=lambda cls: cls.__qualname__)

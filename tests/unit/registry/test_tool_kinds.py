@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from toolkiln import CompileError, Registry, RunError
+from toolkiln.ast.records import record, set_field
 from toolkiln.diagnostics import codes
 from toolkiln.registry import BrokenTool, kinds
 from toolkiln.registry.kinds.base import Compiled, CompileOptions, RunContext, Runnable, ToolKind, at_path
@@ -28,9 +28,13 @@ SRC = Path(__file__).resolve().parents[3] / "src" / "toolkiln"
 NO_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True)
 class ConstantCompiled(Compiled):
     value: Any
+
+    def __init__(self, *args: Any, value: Any, **common: Any) -> None:
+        super().__init__(*args, **common)
+        set_field(self, "value", value)
 
 
 class ConstantRun:

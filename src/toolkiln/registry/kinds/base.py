@@ -8,10 +8,10 @@ table of kinds/__init__.py) what to do; nothing outside the kind classes compare
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -29,11 +29,12 @@ if TYPE_CHECKING:
     from toolkiln.tool import Tool
 
 
-@dataclass(frozen=True)
+@record()
 class Compiled:
     """A definition that checked, as its kind compiled it: the canonical JSON form that is
     stored, and what the registry's record copies of it. A kind's own compiled parts are
-    fields of its subclass (a compute tool's `Tool`, a workflow's n8n JSON, a program's spec)."""
+    fields of its subclass (a compute tool's `Tool`, a workflow's n8n JSON, a program's spec).
+    (A record: ast/records.py. A subclass's own fields are keyword-only.)"""
 
     kind: ToolKind
     definition: dict[str, Any]
@@ -42,6 +43,24 @@ class Compiled:
     risk_level: str
     parameters: dict[str, Any]
     examples: list[dict[str, Any]] | None = None  # also in `definition`; run before saving
+
+    def __init__(
+        self,
+        kind: ToolKind,
+        definition: dict[str, Any],
+        name: str,
+        description: str,
+        risk_level: str,
+        parameters: dict[str, Any],
+        examples: list[dict[str, Any]] | None = None,
+    ) -> None:
+        set_field(self, "kind", kind)
+        set_field(self, "definition", definition)
+        set_field(self, "name", name)
+        set_field(self, "description", description)
+        set_field(self, "risk_level", risk_level)
+        set_field(self, "parameters", parameters)
+        set_field(self, "examples", examples)
 
     @property
     def tool(self) -> Tool | None:
@@ -74,7 +93,11 @@ class WorkflowPoster(Protocol):
     def call(self, deployment: Deployment, data: dict[str, Any]) -> Any: ...
 
 
-@dataclass(frozen=True)
+def _no_secret(name: str) -> str | None:
+    return None
+
+
+@record()
 class RunContext:
     """What the registry lends a kind to make a runnable tool: the capabilities it was granted,
     the audit line of an unsandboxed run, its n8n, and a compute tool with the registry's
@@ -85,7 +108,21 @@ class RunContext:
     n8n: WorkflowPoster
     with_tables: Callable[[str, Tool], Tool]
     # The value of a registry secret by name (None: not set); RegistryError when it cannot be read.
-    secret: Callable[[str], str | None] = lambda name: None
+    secret: Callable[[str], str | None] = _no_secret
+
+    def __init__(
+        self,
+        capabilities: Capabilities,
+        note_unsandboxed: Callable[[ToolRecord], None],
+        n8n: WorkflowPoster,
+        with_tables: Callable[[str, Tool], Tool],
+        secret: Callable[[str], str | None] = _no_secret,
+    ) -> None:
+        set_field(self, "capabilities", capabilities)
+        set_field(self, "note_unsandboxed", note_unsandboxed)
+        set_field(self, "n8n", n8n)
+        set_field(self, "with_tables", with_tables)
+        set_field(self, "secret", secret)
 
 
 class ToolKind:
@@ -162,13 +199,17 @@ class ToolKind:
         return to_json(result)
 
 
-@dataclass(frozen=True)
+@record()
 class CompileOptions:
     """How a definition is compiled: `pin` an executable without `sha256` to its file as it is
     now, read only inside `allowed_folders` (None: anywhere; (): none granted)."""
 
     pin: bool = False
     allowed_folders: tuple[Path, ...] | None = None
+
+    def __init__(self, pin: bool = False, allowed_folders: tuple[Path, ...] | None = None) -> None:
+        set_field(self, "pin", pin)
+        set_field(self, "allowed_folders", allowed_folders)
 
 
 def at_path(code: codes.Code, message: str, path: str | None = None, hint: str | None = None) -> Diagnostic:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolkiln.api import compile as compile_source
+from toolkiln.ast.records import record, set_field
 from toolkiln.backends.json_printer import print_json
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -22,11 +22,26 @@ if TYPE_CHECKING:
 ANNOTATIONS = COMPUTE_ANNOTATIONS  # a pure function of its arguments and tables
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True)
 class ComputeCompiled(Compiled):
     """A compute tool: its compiled `Tool`."""
 
     compute: Tool
+
+    def __init__(
+        self,
+        kind: ToolKind,
+        definition: dict[str, Any],
+        name: str,
+        description: str,
+        risk_level: str,
+        parameters: dict[str, Any],
+        examples: list[dict[str, Any]] | None = None,
+        *,
+        compute: Tool,
+    ) -> None:
+        super().__init__(kind, definition, name, description, risk_level, parameters, examples)
+        set_field(self, "compute", compute)
 
     @property
     def tool(self) -> Tool:

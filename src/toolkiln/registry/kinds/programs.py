@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.errors import CompileError
@@ -39,11 +39,26 @@ OPTIONAL = ("sha256", "policy", "network", "timeout_secs", "sandbox", "riskLevel
 _SETTINGS = ("policy", "network", "timeout_secs", "sandbox")
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True)
 class ProgramCompiled(Compiled):
     """A script or executable tool: its checked spec (it has no compute tool)."""
 
     program: ProgramSpec
+
+    def __init__(
+        self,
+        kind: ToolKind,
+        definition: dict[str, Any],
+        name: str,
+        description: str,
+        risk_level: str,
+        parameters: dict[str, Any],
+        examples: list[dict[str, Any]] | None = None,
+        *,
+        program: ProgramSpec,
+    ) -> None:
+        super().__init__(kind, definition, name, description, risk_level, parameters, examples)
+        set_field(self, "program", program)
 
 
 class _ProgramKind(ToolKind):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from toolkiln.ast.records import record, set_field
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -66,12 +67,29 @@ class WorkflowTarget:
         return tuple(dict.fromkeys(s for use in self.credentials for s in use.secrets.values()))
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True)
 class WorkflowCompiled(Compiled):
     """A workflow tool: the compute tool that checks its arguments, and its compiled workflow."""
 
     arguments: Tool
     target: WorkflowTarget
+
+    def __init__(
+        self,
+        kind: ToolKind,
+        definition: dict[str, Any],
+        name: str,
+        description: str,
+        risk_level: str,
+        parameters: dict[str, Any],
+        examples: list[dict[str, Any]] | None = None,
+        *,
+        arguments: Tool,
+        target: WorkflowTarget,
+    ) -> None:
+        super().__init__(kind, definition, name, description, risk_level, parameters, examples)
+        set_field(self, "arguments", arguments)
+        set_field(self, "target", target)
 
     @property
     def tool(self) -> Tool:
