@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkiln.ast import workflow as w
-from toolkiln.backends.workflow_printer import print_workflow
 from toolkiln.diagnostics.model import Diagnostic
 
 
@@ -29,4 +28,6 @@ class WorkflowResult:
 
     def to_text(self) -> str:
         """The canonical DSL text (what `toolkiln workflow fmt` writes)."""
+        from toolkiln.backends.workflow_printer import print_workflow  # (not on a check's path)
+
         return print_workflow(self.ast)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import zoneinfo
 from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
@@ -553,5 +552,7 @@ def _finite(text: str) -> float:
 
 def is_timezone(name: str) -> bool:
     """An IANA timezone name. Where the system has no timezone database, any Area/City name."""
+    import zoneinfo  # (only a schedule with a timezone asks)
+
     known = zoneinfo.available_timezones()
     return name in known if known else bool(TIMEZONE_SHAPE.fullmatch(name))

@@ -9,7 +9,6 @@ from typing import Any
 from toolkiln.backends.n8n.catalog import load_catalog
 from toolkiln.backends.n8n.document import read_n8n
 from toolkiln.backends.n8n.emit import emit_workflow
-from toolkiln.backends.n8n.lint import lint_n8n
 from toolkiln.backends.workflow_result import WorkflowResult
 from toolkiln.check.workflow.validate import validate
 from toolkiln.check.workflow.validation import Validation
@@ -97,6 +96,8 @@ def compile_workflow(
 
 
 def _lint(data: str | dict[str, Any], file: str | None, n8n_version: str | None) -> list[Diagnostic]:
+    from toolkiln.backends.n8n.lint import lint_n8n  # (an n8n export's check only)
+
     try:
         return lint_n8n(read_n8n(data, file), n8n_version=n8n_version)
     except CompileError as error:

@@ -281,6 +281,8 @@ NOT_FOR_A_WORKFLOW_CHECK = (
     "toolkiln.registry",
     "toolkiln.interpret",
     "toolkiln.optimize",
+    "toolkiln.backends.workflow_printer",  # (fmt's and an import's)
+    "zoneinfo",  # (a schedule's timezone only)
 )
 
 
