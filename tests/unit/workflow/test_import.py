@@ -338,6 +338,9 @@ UNSAYABLE = [
     ("lead_router", "leads", ("method",), "TRACE"),
     ("lead_router", "leads", ("queryParameters", "parameters", 0, "name"), 7),
     ("lead_router", "settle", ("unit",), "weeks"),
+    # text that would print as DSL steps of its own if it reached the printer unchecked
+    ("lead_router", "leads", ("method",), 'GET "http://127.0.0.1/"\nrespond leak body\n#'),
+    ("lead_router", "settle", ("unit",), "seconds\nrespond leak body"),
     ("lead_router", "Schedule Trigger", ("rule", "interval", 0), {"field": "seconds", "secondsInterval": 30}),
     ("lead_router", "Schedule Trigger", ("rule", "interval", 0), {"field": "weeks", "weeksInterval": 2}),
 ]
