@@ -10,11 +10,13 @@ or `{"ok": false, "errors": [the 16 keys, each with a code and a hint], "message
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.diagnostics.codes import CALL_PENDING
-from toolkiln.diagnostics.details import ErrorDetails
 from toolkiln.errors import error_details
+
+if TYPE_CHECKING:  # (the details' named tuples load with the first error: a run that succeeds needs none)
+    from toolkiln.diagnostics.details import ErrorDetails
 
 
 @dataclass(frozen=True, slots=True, init=False)

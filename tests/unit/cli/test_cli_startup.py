@@ -224,6 +224,7 @@ NOT_FOR_A_COMPUTE_TOOL_OF_A_FOLDER = (
     "toolkiln.registry.applying",
     "toolkiln.registry.meta",
     "toolkiln.registry.exports",
+    "toolkiln.diagnostics.details",  # (the error details: a run that succeeds has none)
     "toolkiln.registry.revisions",
     "toolkiln.registry.pending_calls",
     "toolkiln.registry.kinds.workflow",
