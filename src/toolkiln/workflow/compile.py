@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-from toolkiln.backends.n8n.catalog import load_catalog
 from toolkiln.backends.n8n.document import read_n8n
 from toolkiln.backends.n8n.emit import emit_workflow
 from toolkiln.backends.workflow_result import WorkflowResult
+from toolkiln.check.workflow.catalog import CatalogLoader, NodeCatalog
 from toolkiln.check.workflow.validate import validate
 from toolkiln.check.workflow.validation import Validation
 from toolkiln.diagnostics.model import Diagnostic, has_errors, sort_key
@@ -27,13 +26,25 @@ class CompiledWorkflow(WorkflowResult):
     validation: Validation | None = None
 
 
+def _catalog(n8n_version: str | None) -> CatalogLoader:
+    """The node catalog of `n8n_version`, for the checks that look a node type up (a `node`
+    step): the catalog's module and data load only then."""
+
+    def load() -> NodeCatalog:
+        from toolkiln.backends.n8n.catalog import load_catalog
+
+        return load_catalog(n8n_version)
+
+    return load
+
+
 def _compile(
     text: str, *, max_source_chars: int, strict: bool, n8n_version: str | None
 ) -> tuple[CompiledWorkflow | None, list[Diagnostic]]:
     workflow, diagnostics = parse_workflow(text, max_source_chars)
     if workflow is None:
         return None, diagnostics
-    validation = validate(workflow, catalog=partial(load_catalog, n8n_version), strict=strict)
+    validation = validate(workflow, catalog=_catalog(n8n_version), strict=strict)
     diagnostics = diagnostics + validation.diagnostics
     if has_errors(diagnostics):
         return None, diagnostics

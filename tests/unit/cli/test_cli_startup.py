@@ -293,3 +293,10 @@ def test_check_of_a_workflow_or_an_n8n_export_loads_no_graph_library_or_pydantic
     assert code == 0, output
     assert "0 error(s)" in output
     assert unneeded(modules, NOT_FOR_A_WORKFLOW_CHECK) == []
+
+
+def test_a_workflow_without_node_steps_loads_no_node_catalog() -> None:
+    code, _, modules = loaded(["check", str(WORKFLOWS / "order_total.wf")])
+    assert code == 0 and "toolkiln.backends.n8n.catalog" not in modules
+    code, _, modules = loaded(["check", str(WORKFLOWS / "loop_batches.wf")])  # (its node steps need it)
+    assert code == 0 and "toolkiln.backends.n8n.catalog" in modules
