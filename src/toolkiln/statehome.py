@@ -8,8 +8,10 @@ never holds the key. The lowest layer, beside `version`: it imports nothing of t
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
+import stat
 from pathlib import Path
 
 STATE_DIR_ENV = "TOOLKILN_STATE_DIR"  # the state home (tests point it at a folder of their own)
@@ -51,8 +53,7 @@ _keys: dict[Path, bytes | None] = {}  # by where the key lives: read once per pr
 
 def _read_or_make_key(path: Path) -> bytes | None:
     try:
-        with open(path, "rb") as file:
-            key = file.read(KEY_BYTES + 1)
+        key = _read_regular(path, KEY_BYTES + 1)
         return key if len(key) == KEY_BYTES else None
     except FileNotFoundError:
         pass
@@ -76,10 +77,23 @@ def _read_or_make_key(path: Path) -> bytes | None:
     return key
 
 
+def _read_regular(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file at `path`. Anything else in the key's place
+    (a FIFO would block the opening, and every command that signs or verifies, until a writer
+    came) is an OSError at once."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)
+
+
 def _written_by_another(path: Path) -> bytes | None:
     for _ in range(100):
         try:
-            key = path.read_bytes()
+            key = _read_regular(path, KEY_BYTES + 1)
         except OSError:
             return None
         if len(key) == KEY_BYTES:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from toolkiln.statehome import STATE_DIR_ENV
+from toolkiln.statehome import STATE_DIR_ENV, key_path, load_key
 from toolkiln.syntax import parser_cache
 from toolkiln.syntax.grammar import DepthGuard, NewlinePostLexer, grammar_text
 
@@ -110,3 +110,19 @@ def test_a_fifo_in_the_parsers_place_is_passed_over_without_blocking(state):
     env = {**os.environ, STATE_DIR_ENV: str(state)}
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_anything_but_a_file_in_the_keys_place_is_no_key_and_blocks_nothing(state, kind):
+    """A FIFO where the key belongs blocked every command that signs or verifies (a syntax
+    error's check, the registry's index) until a writer came: it is opened without blocking
+    and read only if it is a regular file; else there is no key, and nothing is kept."""
+    state.mkdir()
+    os.mkfifo(key_path()) if kind == "fifo" else key_path().mkdir()
+    env = {**os.environ, STATE_DIR_ENV: str(state)}
+    broken = state.parent / "broken.tk"
+    broken.write_text('tool broken(a: number) description "d"\n{\n  return a +\n}\n')
+    command = [sys.executable, "-m", "toolkiln", "check", str(broken)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and "E0101" in done.stdout, done.stderr
+    assert load_key() is None and sorted(path.name for path in state.iterdir()) == ["index.key"]
