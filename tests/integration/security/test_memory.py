@@ -18,6 +18,7 @@ import pytest
 from test_server_support import ServerProcess, make_tokens
 
 MiB = 2**20
+BUDGET_CODES = {"E0503", "E0507"}  # the size budget, or the clock when the machine is loaded
 TEXT = "a" * 99_000
 WIDE = "\U0001f600" * 24_000  # four bytes a character
 # name -> (what it builds, item by item, the text it is given)
@@ -74,8 +75,10 @@ def execute(server: ServerProcess, name: str) -> tuple[int, str]:
 
 def test_concurrent_heavy_runs_grow_the_server_by_less_than_256_mib(server: ServerProcess) -> None:
     """Four executes at a time, each tool three times: every run is refused by its budget
-    (E0503, 422) before it builds more than the budget pays for, /health answers throughout,
-    and the server's peak RSS grows by less than 256 MiB."""
+    (422) before it builds more than the budget pays for, /health answers throughout, and the
+    server's peak RSS grows by less than 256 MiB. Alone a run meets its size budget (E0503)
+    in 20-50 ms; on a loaded machine four at a time may meet the one-second clock first
+    (E0507), which refuses it as surely: the peak RSS is what says nothing was overbuilt."""
     pid = server.process.pid
     before = memory(pid)["VmRSS"]
     names = [name for name in HEAVY for _ in range(3)]
@@ -90,7 +93,7 @@ def test_concurrent_heavy_runs_grow_the_server_by_less_than_256_mib(server: Serv
         answers = list(answers)
     grown = memory(pid)["VmHWM"] - before
     assert grown < 256 * MiB, f"the server's peak grew by {grown / MiB:.0f} MiB"
-    assert answers == [(422, "E0503")] * len(names)
+    assert all(status == 422 and code in BUDGET_CODES for status, code in answers), answers
     assert max(health) < 2
 
 
