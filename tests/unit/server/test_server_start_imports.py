@@ -1,7 +1,8 @@
 """The server starts without what only some routes use (issue 25: starting `toolkiln serve` is
 the test suite's largest fixture cost, and a user's first wait): the n8n client (httpx,
-httpcore, rich) loads on the first deploy, the workflow compiler (networkx, the n8n catalog)
-on the first workflow compile or check. Those routes still answer on first use."""
+httpcore, rich) loads on the first deploy, the workflow compiler (and its n8n catalog) on the
+first workflow compile or check, networkx (the registry's call graph) once tools call others.
+Those routes still answer on first use."""
 
 from __future__ import annotations
 
