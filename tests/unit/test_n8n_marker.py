@@ -36,7 +36,7 @@ def n8n_users() -> set[str]:
 
 def test_the_files_with_n8n_tests_are_collected_first_in_their_order():
     """So one xdist worker starts n8n and runs them all (tests/integration/conftest.py)."""
-    files = ["test_sandbox.py", "test_n8n_real.py", "test_server_api.py", "peers/test_kitz_n8n.py"]
+    files = ["test_sandbox.py", "test_n8n_real.py", "test_server_api.py", "test_workflow_deploy.py"]
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
         + [str(INTEGRATION / name) for name in files],
