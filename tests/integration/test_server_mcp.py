@@ -4,6 +4,7 @@ tool made by another process), call the new tool by its name and through run_cus
 
 from __future__ import annotations
 
+import socket
 import sys
 
 import anyio
@@ -43,6 +44,17 @@ def http_server(registry):
     args = ["--registry", str(registry), "--http", "--port", str(port), "--poll-seconds", "0.1", "--rate-limit", ""]
     with mcp_over_http(args, port) as url:
         yield url, tokens
+
+
+def test_the_helper_waits_for_its_own_server_not_whoever_holds_the_port(registry):
+    """mcp_over_http (test_server_support.py) on a port another process took meanwhile: the
+    child's coded refusal, not a connect to the other process (which answered 404 at load)."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        args = ["--registry", str(registry), "--http", "--port", str(port)]
+        refused = pytest.raises(AssertionError, match=f"error\\[R0531\\]: 127.0.0.1:{port} is in use")
+        with refused, mcp_over_http(args, port):
+            pass
 
 
 def over_http(url: str, token: str):

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,18 +32,28 @@ def free_port() -> int:
 
 @contextmanager
 def mcp_over_http(args: list[str], port: int) -> Iterator[str]:
-    """`toolkiln mcp --http ARGS` on `port`: its URL once it listens; stopped (SIGTERM) at the end."""
-    process = subprocess.Popen([sys.executable, "-m", "toolkiln", "mcp", *args], stderr=subprocess.PIPE)
+    """`toolkiln mcp --http ARGS` on `port`: its URL once it says it listens (its own socket: a
+    connect alone could reach another process that took the free port meanwhile); stopped
+    (SIGTERM) at the end. Its standard error is read all along, so it never fills the pipe."""
+    process = subprocess.Popen([sys.executable, "-m", "toolkiln", "mcp", *args], stderr=subprocess.PIPE, text=True)
+    said: list[str] = []
+    listening = threading.Event()
+
+    def read_stderr() -> None:
+        for line in process.stderr:  # type: ignore[union-attr]
+            said.append(line)
+            if line.startswith("toolkiln mcp: listening on"):
+                listening.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "toolkiln mcp --http did not start"
-                time.sleep(0.05)
+        deadline = time.monotonic() + 60
+        while not listening.wait(0.05):
+            if process.poll() is not None:
+                reader.join(timeout=10)  # (all it said before it ended)
+                raise AssertionError("toolkiln mcp --http ended before it listened:\n" + "".join(said))
+            assert time.monotonic() < deadline, "toolkiln mcp --http did not start:\n" + "".join(said)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.send_signal(signal.SIGTERM)
