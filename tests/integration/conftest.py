@@ -6,6 +6,7 @@ except under CI (CI=true), where that is a failure. Tests that use the fixture a
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import os
@@ -138,6 +139,25 @@ def chromium() -> Iterator[object]:
         launched = driver.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
         yield launched
         launched.close()
+
+
+@pytest.fixture(autouse=True)
+def no_browser_loop_outside_browser_tests(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Playwright's sync API runs its event loop in a greenlet, and once `chromium` has started
+    the thread's running-loop marker stays set between browser calls: a later test of the same
+    worker that runs asyncio itself (the MCP clients) would fail with "Cannot run the event
+    loop while another loop is running". A test that does not use the browser runs with the
+    marker cleared, and gets it back after (seen when three workers put an MCP file after the
+    browser files)."""
+    left = asyncio._get_running_loop()  # (asyncio's own accessor: the marker, not a new loop)
+    if left is None or "chromium" in request.fixturenames:
+        yield
+        return
+    asyncio._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(left)
 
 
 @pytest.fixture
