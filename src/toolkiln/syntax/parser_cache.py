@@ -4,12 +4,14 @@ Building the LALR tables of a grammar takes 20-130 ms (compute.lark the most), p
 process that parses a workflow or explains a syntax error. Lark's own `cache=True` is not used:
 it unpickles a file of a predictable name in the shared temporary folder, which another local
 user can write first, and unpickling runs code. Here the parser's data (Lark's serialized form:
-dicts, lists, tuples, text, numbers) is written as JSON, with tuples and dicts tagged so that
-they read back exactly, in `parsers/` of the state home (`toolkiln.statehome`), never beside
-a project. Its first line is an HMAC-SHA256 of the rest under this user's key, over the
-grammar's name: a file that is torn, edited, made by another user or for another grammar,
-Lark or toolkiln version does not verify or is not looked for, and the parser is built and the
-file written again. Without a key (no writable home) nothing is cached.
+dicts, lists, tuples, text, numbers) is written with `marshal`, in `parsers/` of the state
+home (`toolkiln.statehome`), never beside a project. Its first line is an HMAC-SHA256 of the
+rest under this user's key, over the grammar's name, and the rest is decoded only after that
+verifies: `marshal` must never see bytes we did not write (it is not safe on hostile input),
+and a file that is torn, edited, made by another user or for another grammar, Lark, toolkiln
+or Python version does not verify or is not looked for: the parser is built and the file
+written again. Without a key (no writable home) nothing is cached. `marshal` reads the data
+four times faster than JSON did (issue 34: 8 M instructions against 32 M for compute.lark).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import marshal
 import os
 import stat
 import sys
@@ -55,7 +58,7 @@ def cache_path(name: str, grammar: str, options: dict[str, Any]) -> Path:
     """Where the parser of this grammar, with these options, for this Lark, toolkiln and
     Python is kept: a new version of any of them reads a new file."""
     what = json.dumps([grammar, sorted(options.items()), lark.__version__, __version__, sys.version_info[:2]])
-    return state_home() / PARSERS / f"{name}-{hashlib.sha256(what.encode()).hexdigest()[:32]}.json"
+    return state_home() / PARSERS / f"{name}-{hashlib.sha256(what.encode()).hexdigest()[:32]}.marshal"
 
 
 def _mac(key: bytes, name: str, body: bytes) -> bytes:
@@ -73,7 +76,7 @@ def _read(path: Path, key: bytes, name: str, objects: dict[str, Any]) -> Lark | 
         return None
     mac, _, body = data.partition(b"\n")
     if len(data) > MAX_CACHE_BYTES or not hmac.compare_digest(mac, _mac(key, name, body)):
-        return None
+        return None  # never decoded: marshal reads only what this user's key signed
     try:
         return Lark.__new__(Lark)._load(_decoded(body), **objects)
     except Exception:  # noqa: BLE001 - our own signed file that this Lark cannot load: build anew
@@ -86,8 +89,8 @@ def _write(path: Path, key: bytes, name: str, parser: Lark, objects: tuple[str, 
     data, memo = parser.memo_serialize([TerminalDef, Rule])
     data["options"] = {option: value for option, value in data["options"].items() if option not in objects}
     try:
-        body = json.dumps(_encode({"data": data, "memo": memo}), separators=(",", ":")).encode()
-    except TypeError:  # something Lark serializes that JSON cannot hold: not cached
+        body = _encoded({"data": data, "memo": memo})
+    except ValueError:  # something Lark serializes that is not plain data: not cached
         return
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -102,26 +105,12 @@ def _write(path: Path, key: bytes, name: str, parser: Lark, objects: tuple[str, 
         Path(temp).unlink(missing_ok=True)
 
 
-def _encode(value: Any) -> Any:
-    """Lark's serialized data as JSON that reads back equal: a dict (whose keys may be
-    numbers) as {"d": [[key, value], ...]}, a tuple as {"t": [...]}."""
-    if isinstance(value, dict):
-        return {"d": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if isinstance(value, tuple):
-        return {"t": [_encode(item) for item in value]}
-    if isinstance(value, list):
-        return [_encode(item) for item in value]
-    if value is None or isinstance(value, (str, int)):
-        return value
-    raise TypeError(f"cannot keep {type(value).__name__} in a parser's file")
+def _encoded(value: Any) -> bytes:
+    """Lark's serialized data as bytes that read back equal (tuples as tuples, dicts with
+    number keys); ValueError for anything but plain data (marshal refuses other objects)."""
+    return marshal.dumps(value)
 
 
 def _decoded(body: bytes) -> Any:
-    """The data `_encode` wrote as JSON. The tags are undone as the JSON reader makes each
-    object (innermost first), not by a walk over every value afterwards: a third of the
-    time a parser took to read (issue 34)."""
-    return json.loads(body, object_hook=_untagged)
-
-
-def _untagged(tagged: dict[str, Any]) -> Any:
-    return tuple(tagged["t"]) if "t" in tagged else dict(tagged["d"])
+    """The data `_encoded` wrote. Only ever called on a body whose signature verified."""
+    return marshal.loads(body)

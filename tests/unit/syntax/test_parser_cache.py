@@ -4,7 +4,7 @@ built again and the file rewritten."""
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import subprocess
 import sys
@@ -62,24 +62,41 @@ def test_a_parser_read_from_its_file_parses_as_the_built_one(state, monkeypatch)
     assert read.parse(TEXT, start="start") == built.parse(TEXT, start="start")
 
 
-@pytest.mark.parametrize("tamper", ["edit", "other key"])
-def test_a_tampered_or_foreign_file_is_refused_and_rebuilt(state, monkeypatch, tamper):
+@pytest.mark.parametrize("tamper", ["edit", "other data", "other key"])
+def test_a_tampered_or_foreign_file_is_never_decoded_and_is_rebuilt(state, monkeypatch, tamper):
+    """`marshal` is not safe on hostile bytes: a file whose signature does not verify under
+    this user's key is rebuilt without its body ever reaching the decoder."""
     _parser()
     path = parser_cache.cache_path("compute", grammar_text("compute.lark"), _options())
     mac, _, body = path.read_bytes().partition(b"\n")
-    if tamper == "edit":  # one terminal's pattern changed: the signature no longer covers it
-        forged = mac + b"\n" + body.replace(b'"NAME"', b'"NAMF"', 1)
+    if tamper == "edit":  # one terminal's name changed: the signature no longer covers it
+        forged = mac + b"\n" + body.replace(b"NAME", b"NAMF", 1)
+    elif tamper == "other data":  # valid marshal of something else under the old signature
+        forged = mac + b"\n" + marshal.dumps({"data": {}, "memo": {0: ("other",)}})
     else:  # signed with a key that is not this user's
         forged = parser_cache._mac(b"k" * 32, "compute", body) + b"\n" + body
     assert forged != path.read_bytes()
     path.write_bytes(forged)
-    loads = _loads(monkeypatch)
+    loads, decoded = _loads(monkeypatch), _decodes(monkeypatch)
     parser = _parser()
-    assert loads == [False]  # refused
+    assert loads == [False] and decoded == []  # refused before decoding
     assert parser.parse(TEXT, start="start") is not None
     assert path.read_bytes() != forged  # rewritten, and read back the next time
     _parser()
-    assert loads == [False, True]
+    assert loads == [False, True] and decoded == [path.read_bytes().partition(b"\n")[2]]
+
+
+def _decodes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Records each body handed to the decoder."""
+    bodies: list[bytes] = []
+    real = parser_cache._decoded
+
+    def recorded(body: bytes):
+        bodies.append(body)
+        return real(body)
+
+    monkeypatch.setattr(parser_cache, "_decoded", recorded)
+    return bodies
 
 
 def test_without_a_key_nothing_is_kept(tmp_path, monkeypatch):
@@ -93,7 +110,7 @@ def test_without_a_key_nothing_is_kept(tmp_path, monkeypatch):
 
 def test_the_data_reads_back_exactly():
     value = {"memo": {0: {"name": "A", "pair": (1, "b")}}, "list": [(), [True, None]], 3: "x", (1, ("a",)): {}}
-    again = parser_cache._decoded(json.dumps(parser_cache._encode(value)).encode())
+    again = parser_cache._decoded(parser_cache._encoded(value))
     assert again == value and repr(again) == repr(value)  # tuples as tuples, not lists
 
 
