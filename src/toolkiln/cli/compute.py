@@ -97,21 +97,29 @@ def _exclude_option(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from toolkiln.cli.definition_files import check_definition, is_definition_file
     from toolkiln.documents import check_text, is_workflow_text
     from toolkiln.syntax.loader import SOURCE_SUFFIXES
 
     diagnostics: list[Diagnostic] = []
-    files = list(source_files(args.paths, (*SOURCE_SUFFIXES, ".wf"), args.exclude))
+    # A folder's .yaml files are not taken for RustyClaw skills: most are something else.
+    files = list(source_files(args.paths, (*SOURCE_SUFFIXES, ".wf", ".skill"), args.exclude))
     if not files:
-        raise UsageError(f"no tool or workflow files (*.tk, *.json, *.wf) under {', '.join(map(str, args.paths))}")
+        raise UsageError(
+            f"no tool or workflow files (*.tk, *.json, *.wf, *.skill) under {', '.join(map(str, args.paths))}"
+        )
     for path in files:
         text, unreadable = read_source(path)  # (E0100 for a file that cannot be read, E0401 too large)
         if text is None:
             diagnostics.extend(unreadable)
-        elif args.fix and not is_workflow_text(str(path), text):
+        elif is_workflow_text(str(path), text):
+            diagnostics.extend(check_text(text, str(path), strict=args.strict, n8n_version=args.n8n_version))
+        elif is_definition_file(path, text):  # what `toolkiln tools create` would say of it
+            diagnostics.extend(check_definition(path, text))
+        elif args.fix:
             diagnostics.extend(fix_file(path))
         else:  # what the language server reports for the same text (toolkiln.documents)
-            diagnostics.extend(check_text(text, str(path), strict=args.strict, n8n_version=args.n8n_version))
+            diagnostics.extend(check_text(text, str(path)))
     _report(args, diagnostics, [str(path) for path in files])
     return EXIT_FAILED if any(d.is_error for d in diagnostics) else EXIT_OK
 
@@ -160,16 +168,18 @@ def fix_file(path: Path) -> list[Diagnostic]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from toolkiln import api
+    from toolkiln.cli.definition_files import compute_file_problems, refuse_skill_file
     from toolkiln.semantics.values import dumps
 
     arguments = arguments_json(args.args)
     try:
+        refuse_skill_file(args.file, "run")
         tool = api.compile(args.file)
         result = tool.run(arguments, tables=_tables(args.tables), clock=_clock(args.now), random=args.seed)
     except CompileError as error:
         from toolkiln.diagnostics.render import render_text
 
-        for diagnostic in error.diagnostics:
+        for diagnostic in compute_file_problems(args.file, "run", error.diagnostics):
             print(render_text(diagnostic) + "\n", file=sys.stderr)
         return EXIT_FAILED
     except RunError as error:
@@ -211,10 +221,16 @@ def render_run_error(error: RunError, file: Path) -> str:
 
 def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
     """What `toolkiln fmt` writes for a tool file (toolkiln.documents, as the language server)."""
+    from toolkiln.cli.definition_files import SKILL_SUFFIXES, compute_file_problems, not_a_compute_file
     from toolkiln.documents import canonical_text
 
+    if path.suffix in SKILL_SUFFIXES:  # (named: a folder's walk takes no skill file)
+        return None, [not_a_compute_file(path, "script", "fmt")]
     text, unreadable = read_source(path)
-    return (None, unreadable) if text is None else canonical_text(text, str(path))
+    if text is None:
+        return None, unreadable
+    canonical, problems = canonical_text(text, str(path))
+    return (canonical, problems) if canonical is not None else (None, compute_file_problems(path, "fmt", problems))
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
@@ -233,12 +249,14 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 def cmd_optimize(args: argparse.Namespace) -> int:
     from toolkiln import api
+    from toolkiln.cli.definition_files import compute_file_problems, refuse_skill_file
     from toolkiln.diagnostics.render import render_text
 
     try:
+        refuse_skill_file(args.file, "optimize")
         print(api.optimized_text(args.file), end="")
     except CompileError as error:
-        for diagnostic in error.diagnostics:
+        for diagnostic in compute_file_problems(args.file, "optimize", error.diagnostics):
             print(render_text(diagnostic) + "\n", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK

@@ -117,6 +117,27 @@ def test_check_of_a_tool_file_loads_neither_the_optimizer_nor_the_interpreter() 
     assert unneeded(modules, ("toolkiln.optimize", "toolkiln.interpret", "toolkiln.tool")) == []
 
 
+# What only a definition the registry compiles needs (cli/definition_files.py: a `.skill` file,
+# a JSON definition with a `kind`): a compute tool's file is checked without any of it.
+FOR_REGISTRY_DEFINITIONS = (
+    "toolkiln.executables",
+    "toolkiln.registry.definitions",
+    "toolkiln.registry.kinds",
+    "toolkiln.registry.admission",
+    "yaml",
+)
+
+
+@pytest.mark.parametrize("example", ["late_fee.tk", "shipping_cost.json"])
+def test_check_of_a_tool_file_loads_nothing_of_the_registry_definitions_or_executables(example: str) -> None:
+    code, _, modules = loaded(["check", str(EXAMPLES / example)])
+    assert code == 0
+    assert unneeded(modules, FOR_REGISTRY_DEFINITIONS) == []
+    code, _, modules = loaded(["check", str(EXAMPLES / "word_stats.skill")])  # (what the above would see)
+    assert code == 0 and "toolkiln.executables.skill_files" in modules and "yaml" in modules
+    assert unneeded(modules, ("pydantic", "toolkiln.registry.models", "toolkiln.server")) == []  # records, routes
+
+
 # A class whose methods `@dataclass` or `typing.NamedTuple` wrote has them compiled from source
 # text as its module loads (about 0.5 M instructions a method): the records write theirs
 # (ast/records.py), and what a command does not need (difflib's, the error details') is loaded

@@ -146,6 +146,21 @@ one of `low`, `medium`, `high`. Types are `number`, `integer`, `string`, `boolea
 """,
 )
 
+NOT_A_COMPUTE_FILE = register(
+    "E0116",
+    "not-a-compute-file",
+    "Not a compute tool's file",
+    """
+`toolkiln run`, `fmt` and `optimize` take a compute tool's file (the text DSL or the JSON DSL).
+A script tool's `.skill` file, RustyClaw's `.yaml` skill and a JSON definition whose `kind` is
+`script`, `executable` or `workflow` are tools only the registry runs:
+
+    toolkiln check word_stats.skill           # checks it as `tools create` would
+    toolkiln tools create word_stats.skill    # registers it
+    toolkiln tools run word_stats --args '{"text": "a b a"}'
+""",
+)
+
 # --- names and control flow ---------------------------------------------------------------
 
 UNKNOWN_VARIABLE = register(

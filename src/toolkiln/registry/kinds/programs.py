@@ -24,7 +24,6 @@ from toolkiln.executables.skill_files import (
 )
 from toolkiln.registry.capabilities import refuse_ungranted, refuse_ungranted_executable, refuse_unless_admin_person
 from toolkiln.registry.kinds.base import Compiled, CompileOptions, RunContext, Runnable, ToolKind, no_examples, refuse
-from toolkiln.registry.programs import ProgramRun
 
 if TYPE_CHECKING:
     from toolkiln.registry.capabilities import Capabilities
@@ -104,6 +103,8 @@ class _ProgramKind(ToolKind):
         refuse_unless_admin_person(spec, principal, action)
 
     def runnable(self, record: ToolRecord, compiled: Compiled, context: RunContext) -> Runnable:
+        from toolkiln.registry.programs import ProgramRun  # (its records: pydantic; a check needs none)
+
         assert isinstance(compiled, ProgramCompiled)
         return ProgramRun(record, compiled.program, context.capabilities, context.note_unsandboxed, context.secret)
 

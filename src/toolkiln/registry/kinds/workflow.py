@@ -35,7 +35,6 @@ from toolkiln.registry.kinds.base import (
 )
 from toolkiln.registry.kinds.compute import COMPUTE, ComputeCompiled
 from toolkiln.registry.kinds.workflow_credentials import CredentialUse, credential_uses
-from toolkiln.registry.programs import redacted, secret_values
 from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
@@ -193,6 +192,8 @@ class WorkflowRun:
         limits: Limits | None = None,
         clock: Clock | datetime | None = None,  # (n8n reads its own)
     ) -> Any:
+        from toolkiln.registry.programs import redacted, secret_values  # (pydantic records: a check needs none)
+
         record = self._record
         values = self._compiled.arguments.run(args, limits=limits)  # RunError on bad arguments
         names = [p.name for p in self._compiled.arguments.checked.parameters]
