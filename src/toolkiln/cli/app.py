@@ -28,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):  # a replaced stream (a StringIO) has no reconfigure
             stream.reconfigure(errors="backslashreplace")  # a lone surrogate in a value must not crash
-    parser = build_parser(_command_word(sys.argv[1:] if argv is None else argv))
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_command_word(words), words[1:])
     args = parser.parse_args(argv)
     try:
         handler: Callable[[argparse.Namespace], int] = args.handler  # every command sets one
@@ -153,13 +154,23 @@ def _skip_the_collection_at_exit() -> None:
     atexit.register(gc.freeze)
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+# The command modules whose add function builds only the subcommand the rest of the command
+# line names (`tools run`: not the 17 other `tools` parsers).
+_BUILT_BY_SUBCOMMAND = frozenset({"tools"})
+
+
+def build_parser(command: str | None = None, words: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser of every command, or, for a known `command`, of that command's module only
-    (an unknown word or none builds them all, so that help and errors list every command)."""
+    (an unknown word or none builds them all, so that help and errors list every command);
+    `words`, the command line after `command`, narrows a `tools` parser to its subcommand."""
     parser = argparse.ArgumentParser(prog="toolkiln", description="Compile, check and run toolkiln tools.")
     parser.add_argument("--version", action="version", version=f"toolkiln {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = [entry for entry in _COMMAND_MODULES if command in entry[0]] or _COMMAND_MODULES
-    for _names, module, add_function in wanted:
-        getattr(import_module(f"toolkiln.cli.{module}"), add_function)(commands)
+    for names, module, add_function in wanted:
+        add = getattr(import_module(f"toolkiln.cli.{module}"), add_function)
+        if command in names and module in _BUILT_BY_SUBCOMMAND:
+            add(commands, words)
+        else:
+            add(commands)
     return parser

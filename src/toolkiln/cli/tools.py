@@ -25,7 +25,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -59,8 +59,51 @@ def registry_location(text: str) -> Path | str:
     return text if is_database_url(text) else Path(text)
 
 
-def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    """Add `tools` and its subcommands to the `toolkiln` parser's subparsers."""
+# Every subcommand of `tools`, in the order its help lists them (a test compares this with the
+# parser built whole).
+TOOLS_COMMANDS = (
+    *("list", "show", "create", "update", "delete", "enable", "disable", "approve", "reject", "deploy"),
+    *("history", "rollback", "run", "export", "check", "discover", "repin", "import"),
+)
+
+
+class _Unbuilt(argparse.ArgumentParser):
+    """The parser of a subcommand the command line does not name: never built, never used, so
+    its arguments go nowhere (18 parsers and their 70 arguments cost `tools run` 14 M
+    instructions, half of it gettext looking up argparse's messages)."""
+
+    def __init__(self) -> None:  # (nothing of ArgumentParser's: it is never parsed with)
+        pass
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+
+def asked_subcommand(words: Sequence[str]) -> str | None:
+    """The subcommand `words` (the command line after `tools`) names, when nothing but
+    `--registry DIR` (or `--registry=DIR`, or its abbreviation) comes before it; None for
+    anything else (`--help`, an unknown word or option): then every subcommand is built, so
+    that help and errors list them all."""
+    rest = list(words)
+    while rest and rest[0].startswith("--") and len(rest[0].split("=")[0]) > 2:
+        if not "--registry".startswith(rest[0].split("=")[0]):
+            return None
+        if "=" in rest[0]:
+            rest = rest[1:]
+        elif len(rest) > 1 and not rest[1].startswith("-"):
+            rest = rest[2:]
+        else:
+            return None
+    return rest[0] if rest and rest[0] in TOOLS_COMMANDS else None
+
+
+def add_tools_command(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], words: Sequence[str] = ()
+) -> argparse.ArgumentParser:
+    """Add `tools` and its subcommands to the `toolkiln` parser's subparsers: only the one
+    `words` (the command line after `tools`) names, when it names one (its help, usage and
+    errors are the same either way), else all of them."""
+    only = asked_subcommand(words)
     common = registry_option(argparse.ArgumentParser(add_help=False))
     tools = subparsers.add_parser(
         "tools",
@@ -71,6 +114,8 @@ def add_tools_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     commands = tools.add_subparsers(dest="tools_command", required=True, metavar="TOOLS_COMMAND")
 
     def command(name: str, handler: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:  # noqa: A002
+        if only is not None and name != only:
+            return _Unbuilt()
         parser = commands.add_parser(name, help=help, parents=[common], description=help)
         parser.set_defaults(handler=_guarded(handler))
         return parser
