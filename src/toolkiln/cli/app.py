@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
+from typing import Any
 
 from toolkiln.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from toolkiln.version import __version__
@@ -154,23 +155,25 @@ def _skip_the_collection_at_exit() -> None:
     atexit.register(gc.freeze)
 
 
-# The command modules whose add function builds only the subcommand the rest of the command
-# line names (`tools run`: not the 17 other `tools` parsers).
-_BUILT_BY_SUBCOMMAND = frozenset({"tools"})
+# What a command module is told of the command line it is built for, so that it builds that
+# parser only: one of the compute commands (`run`: not check, fmt, optimize and explain), one
+# `tools` subcommand (`tools run`: not the 17 others).
+_NARROWING: dict[str, Callable[[str, Sequence[str]], dict[str, Any]]] = {
+    "compute": lambda command, words: {"only": command},
+    "tools": lambda command, words: {"words": words},
+}
 
 
 def build_parser(command: str | None = None, words: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The parser of every command, or, for a known `command`, of that command's module only
-    (an unknown word or none builds them all, so that help and errors list every command);
-    `words`, the command line after `command`, narrows a `tools` parser to its subcommand."""
+    """The parser of every command, or, for a known `command`, of that command only (an unknown
+    word or none builds them all, so that help and errors list every command); `words`, the
+    command line after `command`, narrows a `tools` parser to its subcommand."""
     parser = argparse.ArgumentParser(prog="toolkiln", description="Compile, check and run toolkiln tools.")
     parser.add_argument("--version", action="version", version=f"toolkiln {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     wanted = [entry for entry in _COMMAND_MODULES if command in entry[0]] or _COMMAND_MODULES
     for names, module, add_function in wanted:
+        narrowing = _NARROWING.get(module) if command in names else None
         add = getattr(import_module(f"toolkiln.cli.{module}"), add_function)
-        if command in names and module in _BUILT_BY_SUBCOMMAND:
-            add(commands, words)
-        else:
-            add(commands)
+        add(commands, **(narrowing(command, words) if narrowing and command else {}))
     return parser

@@ -22,14 +22,31 @@ from toolkiln.cli.common import (
     source_files,
     write_atomically,
 )
-from toolkiln.cli.workflow import canonical_workflow, is_n8n_export, workflow_check_options
 from toolkiln.errors import CompileError, RunError
 
 if TYPE_CHECKING:
     from toolkiln.diagnostics.model import Diagnostic
 
 
-def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_compute_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], only: str | None = None
+) -> None:
+    """Add check, run, fmt, optimize and explain, or (`only`) that one command's parser alone:
+    `toolkiln run` builds no parser of the others."""
+    for name, add in (
+        ("check", _add_check),
+        ("run", _add_run),
+        ("fmt", _add_fmt),
+        ("optimize", _add_optimize),
+        ("explain", _add_explain),
+    ):
+        if only is None or only == name:
+            add(commands)
+
+
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from toolkiln.cli.workflow import workflow_check_options
+
     check = commands.add_parser("check", help="check tool files (folders are walked)")
     check.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     check.add_argument(
@@ -50,6 +67,8 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     _exclude_option(check)
     check.set_defaults(handler=cmd_check)
 
+
+def _add_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="run a tool file with arguments")
     run.add_argument("file", type=Path)
     run.add_argument("--args", default="{}", help="the arguments as a JSON object")
@@ -68,16 +87,22 @@ def add_compute_commands(commands: argparse._SubParsersAction[argparse.ArgumentP
     )
     run.set_defaults(handler=cmd_run)
 
+
+def _add_fmt(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     fmt = commands.add_parser("fmt", help="rewrite tool and workflow files in canonical form")
     fmt.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     fmt.add_argument("--check", action="store_true", help="only report files that would change")
     _exclude_option(fmt)
     fmt.set_defaults(handler=cmd_fmt)
 
+
+def _add_optimize(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     optimize = commands.add_parser("optimize", help="print the optimized program in canonical text")
     optimize.add_argument("file", type=Path)
     optimize.set_defaults(handler=cmd_optimize)
 
+
+def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     explain = commands.add_parser("explain", help="explain a diagnostic code")
     explain.add_argument("code")
     explain.set_defaults(handler=cmd_explain)
@@ -235,6 +260,7 @@ def canonical(path: Path) -> tuple[str | None, list[Diagnostic]]:
 
 def cmd_fmt(args: argparse.Namespace) -> int:
     """Tool files and .wf files; n8n exports are n8n's to write, so they are left alone."""
+    from toolkiln.cli.workflow import canonical_workflow, is_n8n_export
     from toolkiln.syntax.loader import SOURCE_SUFFIXES
 
     found = source_files(args.paths, (*SOURCE_SUFFIXES, ".wf"), args.exclude)
