@@ -1,12 +1,10 @@
 """Running the Lark parser and turning its failures into diagnostics.
 
-This and `builder.py` are the only modules that see Lark's trees and exceptions.
+This and `builder.py` are the only modules that see Lark's trees and exceptions; the words of
+a syntax error are `syntax_errors.py`'s, shared with the error finder that runs without Lark.
 """
 
 from __future__ import annotations
-
-import re
-from typing import cast
 
 from lark import Lark, Token, Tree
 from lark.exceptions import (
@@ -18,52 +16,29 @@ from lark.exceptions import (
 
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
-from toolkiln.diagnostics.model import Diagnostic, Fix
-from toolkiln.syntax.foreign import foreign_construct
-from toolkiln.syntax.foreign_base import Foreign
+from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.grammar import TooDeep, compute_parser
-from toolkiln.syntax.words import look_alike_hint
+from toolkiln.syntax.syntax_errors import (
+    SeenToken,
+    SyntaxFailure,
+    Where,
+    blanked_before,
+    describe_token,
+    expected_words,
+    syntax_diagnostic,
+)
 
-_TOKEN_WORDS = {
-    "NAME": "a name",
-    "NUMBER": "a number",
-    "STRING": "a string",
-    "_NL": "end of line",
-    "$END": "end of input",
-    "__ANON_0": "`**`",
-}
-# Operators from other languages whose meaning differs, so they get a hint and no fix (those
-# that mean the same, `&&`, `===`, ..., are the `foreign` module's, with their fixes).
-_FOREIGN_OPERATORS = {"^": "use `**` for powers"}
+__all__ = ["describe_token", "expected_tokens", "literal_terminals", "parse_tree"]
 
 
-def describe_token(kind: str, value: str | None = None) -> str:
-    """How a token reads in a message: `total` for a found name, "a name" for an expected one."""
-    if value and kind not in ("_NL", "$END"):
-        return f"`{value}`"
-    if kind in _TOKEN_WORDS:
-        return _TOKEN_WORDS[kind]
-    return f"`{kind.lower()}`"
+def literal_terminals(parser: Lark) -> dict[str, str]:
+    """The text of each of the parser's terminals that is a plain string."""
+    return {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
 
 
 def expected_tokens(terminals: set[str], parser: Lark, words: dict[str, str] | None = None) -> str:
     """The tokens a parser could take, as a message reads them: "`(`, `+`, a name, ..."."""
-    literals = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
-    words = {**_TOKEN_WORDS, **(words or {})}
-    shown = sorted(
-        {
-            words.get(t) or (f"`{literals[t]}`" if t in literals else f"`{t.lower()}`")
-            for t in terminals
-            if not t.startswith("__IGNORE")
-        }
-    )
-    if len(shown) > 8:
-        shown = shown[:8] + ["..."]
-    return ", ".join(shown)
-
-
-def _expected(terminals: set[str]) -> str:
-    return expected_tokens(terminals, compute_parser())
+    return expected_words(terminals, literal_terminals(parser), words)
 
 
 def parse_tree(
@@ -97,9 +72,6 @@ def parse_tree(
         )
 
 
-_NOT_A_LINE_END = re.compile(r"[^\r\n]")
-
-
 def _error_past(text: str, body_start: int, step_start: int) -> UnexpectedInput | None:
     """The syntax error of `text`, found with the complete steps of its tool's block before
     `step_start` blanked out (the lines kept: every offset is the same), if there is one past
@@ -113,9 +85,8 @@ def _error_past(text: str, body_start: int, step_start: int) -> UnexpectedInput 
     the next step's first token is lexed after this step's newline in both, and they fail at
     the same token with the same choices. A text that parses and nesting too deep are left to
     the whole text."""
-    blanked = text[:body_start] + _NOT_A_LINE_END.sub(" ", text[body_start:step_start]) + text[step_start:]
     try:
-        compute_parser().parse(blanked, start="start")
+        compute_parser().parse(blanked_before(text, body_start, step_start), start="start")
     except UnexpectedInput as error:
         where = error.token.start_pos if isinstance(error, UnexpectedToken) else error.pos_in_stream
         return error if isinstance(where, int) and where > step_start else None
@@ -127,85 +98,26 @@ def _error_past(text: str, body_start: int, step_start: int) -> UnexpectedInput 
 def _syntax_diagnostic(
     error: UnexpectedInput, text: str, index: LineIndex, base: int, path: str | None, rule: str
 ) -> Diagnostic:
-    offset = error.token.start_pos if isinstance(error, UnexpectedToken) else error.pos_in_stream
-    construct = foreign_construct(text, offset, steps=rule == "start") if isinstance(offset, int) else None
-    if construct is not None:
-        return _foreign_diagnostic(construct, text, index, base, path)
-    if isinstance(error, UnexpectedCharacters):
-        offset = cast(int, error.pos_in_stream)  # lark's base class says None; the lexer sets it
-        ch = text[offset]
-        span = index.span(base + offset, base + offset + 1, path)
-        if ch in "\"'":
-            return Diagnostic.of(
-                codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {ch}"
-            )
-        foreign = next(
-            (op for op in sorted(_FOREIGN_OPERATORS, key=len, reverse=True) if text.startswith(op, offset)), None
-        )
-        if foreign is not None:
-            span = index.span(base + offset, base + offset + len(foreign), path)
-            return Diagnostic.of(
-                codes.SYNTAX_ERROR, f"`{foreign}` is not an operator here", span, hint=_FOREIGN_OPERATORS[foreign]
-            )
-        shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
-        return Diagnostic.of(
-            codes.SYNTAX_ERROR,
-            f"unexpected character `{shown}`",
-            span,
-            hint=look_alike_hint(ch) or (f"expected {_expected(error.allowed)}" if error.allowed else None),
-        )
+    parser = compute_parser()
+    return syntax_diagnostic(failure_of(error, parser), Where(text, index, base, path), rule, literal_terminals(parser))
+
+
+def failure_of(error: UnexpectedInput, parser: Lark) -> SyntaxFailure:
+    """What Lark's exception says, as `syntax_errors` reads it."""
     if isinstance(error, UnexpectedToken):
-        token, start = error.token, error.token.start_pos
-        if token.type == "$END" or start is None or (token.type == "_NL" and not token.value):
-            offset, width = len(text), 0
-            token = Token("$END", "")
-        else:
-            offset, width = start, max(len(token.value), 1)
-        span = index.span(base + offset, base + offset + width, path)
-        found = describe_token(token.type, token.value)
-        hint = _token_hint(token.type, _parser_expects(error))
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=hint)
+        token = error.token
+        seen = SeenToken(token.type, token.value, token.start_pos)
+        return SyntaxFailure("token", token.start_pos, seen, expects=frozenset(_parser_expects(error, parser)))
+    if isinstance(error, UnexpectedCharacters):
+        return SyntaxFailure("characters", error.pos_in_stream, allowed=frozenset(error.allowed or ()))
     assert isinstance(error, UnexpectedEOF)
-    return Diagnostic.of(
-        codes.SYNTAX_ERROR,
-        "unexpected end of input",
-        index.span(base + len(text), base + len(text), path),
-        hint=f"expected {_expected(set(error.expected))}",
-    )
+    return SyntaxFailure("eof", error.pos_in_stream, allowed=frozenset(error.expected))
 
 
-def _foreign_diagnostic(found: Foreign, text: str, index: LineIndex, base: int, path: str | None) -> Diagnostic:
-    fix = None
-    if found.fix is not None:
-        start, end, replacement = found.fix
-        fix = Fix.replace(index.span(base + start, base + end, path), replacement)
-    return Diagnostic.of(
-        codes.SYNTAX_ERROR,
-        found.message,
-        index.span(base + found.start, base + found.end, path),
-        hint=found.hint,
-        input=text[found.start : found.end],
-        expected=(found.expected,),
-        fix=fix,
-    )
-
-
-def _parser_expects(error: UnexpectedToken) -> set[str]:
+def _parser_expects(error: UnexpectedToken, parser: Lark) -> set[str]:
     """The terminals the parser could take here (the lexer's own list may be wider)."""
-    parser = getattr(error, "interactive_parser", None)
-    if parser is None:
+    interactive = getattr(error, "interactive_parser", None)
+    if interactive is None:
         return set(error.expected)
-    terminals = {t.name for t in compute_parser().terminals}
-    return {choice for choice in parser.choices() if choice in terminals} or set(error.expected)
-
-
-def _token_hint(kind: str, expected: set[str]) -> str:
-    if kind == "COMPARE" and "COMPARE" not in expected:
-        return "comparisons do not chain: write `a < b and b < c`"
-    if kind == "EQUAL" and "COMPARE" in expected:
-        return "use `==` to compare"
-    if kind == "_NL" and "RBRACE" in expected:
-        return "a block needs its closing `}`"
-    if kind in ("NAME", "NUMBER", "STRING") and "_NL" in expected:
-        return "an operator is missing before it, or it should start a new line"
-    return f"expected {_expected(expected)}"
+    terminals = {t.name for t in parser.terminals}
+    return {choice for choice in interactive.choices() if choice in terminals} or set(error.expected)

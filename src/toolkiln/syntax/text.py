@@ -26,7 +26,13 @@ def parse_text(text: str) -> tuple[n.Program | None, list[Diagnostic]]:
     program, parsed_until = parse_or_decline(text, ctx)
     if program is not None:
         return program, []
-    # Lark decides the rest and explains the errors.
+    # Lark decides the rest and explains the errors; an error is found without it when the
+    # tables its parser left in the state home are there (syntax/lr_driver.py).
+    from toolkiln.syntax.lr_driver import explain_syntax_error
+
+    found = explain_syntax_error(text, index, parsed_until)
+    if found is not None:
+        return None, [found]
     from toolkiln.syntax.builder import AstBuilder
     from toolkiln.syntax.lark_front import parse_tree
 
