@@ -1,12 +1,18 @@
 """The error finder that runs without Lark (syntax/lr_driver.py) gives every broken source the
-diagnostics Lark's path gives: sources of the repository (golden diagnostics, examples) with
-characters and tokens deleted, inserted or cut off, checked both ways (issue 34)."""
+diagnostics Lark's path gives (code, message, span, hint, fix: the whole diagnostic), checked
+both ways (issue 34): the golden error fixtures, the examples, the broken model outputs of
+tests/corpus and generated valid programs with characters and tokens deleted, inserted or cut
+off; the fuzz strategies' token soup and deep nesting, in a tool's block and alone; and every
+attack expression of ../shared/corpus/attacks (simpleeval, asteval, evalidate), as a step and
+alone."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+import strategies as S
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -16,9 +22,11 @@ from toolkiln.syntax import text as text_front
 from toolkiln.syntax.grammar import compute_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [
-    path.read_text() for path in sorted([*ROOT.glob("tests/golden/diagnostics/*.tk"), *ROOT.glob("examples/*.tk")])
-]
+FILES = ["tests/golden/diagnostics/*.tk", "examples/*.tk", "tests/corpus/broken_model_output/*.tk"]
+SOURCES = [path.read_text() for pattern in FILES for path in sorted(ROOT.glob(pattern))]
+ATTACKS = ROOT.parent / "shared" / "corpus" / "attacks"
+HEADER = 'tool t(a: number, s: string, xs: list) description "d"\n{\n'
+FUZZ = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PIECES = [
     *"(){}[]+-*/%<>=!&|^,.:;\"'#\n \t",
     "if ",
@@ -73,10 +81,7 @@ _EDIT = st.tuples(
 )
 
 
-@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(source=st.sampled_from(SOURCES), edits=st.lists(_EDIT, min_size=1, max_size=3))
-def test_a_broken_source_gets_the_same_diagnostics_with_and_without_lark(source, edits):
-    text = source
+def _edited(text: str, edits: list[tuple[float, str, str, int]]) -> str:
     for where, how, piece, width in edits:
         at = int(where * len(text))
         if how == "delete":
@@ -85,4 +90,47 @@ def test_a_broken_source_gets_the_same_diagnostics_with_and_without_lark(source,
             text = text[:at] + piece + text[at:]
         else:
             text = text[:at]
-    assert _diagnostics(text, finder=True) == _diagnostics(text, finder=False)
+    return text
+
+
+def _agree(text: str) -> None:
+    assert _diagnostics(text, finder=True) == _diagnostics(text, finder=False), text
+
+
+@FUZZ
+@given(source=st.sampled_from(SOURCES), edits=st.lists(_EDIT, min_size=1, max_size=3))
+def test_a_broken_source_gets_the_same_diagnostics_with_and_without_lark(source, edits):
+    _agree(_edited(source, edits))
+
+
+@FUZZ
+@given(program=S.programs(comments=True), edits=st.lists(_EDIT, min_size=0, max_size=3))
+def test_an_edited_generated_program_gets_the_same_diagnostics_either_way(program, edits):
+    _agree(_edited(S.to_text_dsl(program), edits))
+
+
+@FUZZ
+@given(body=S.token_soup() | S.deep_nesting(), in_a_tool=st.booleans())
+def test_fuzz_text_gets_the_same_diagnostics_either_way(body, in_a_tool):
+    _agree(HEADER + body + "\n}\n" if in_a_tool else body)
+
+
+def _attack_expressions() -> list[str]:
+    found = []
+    for path in sorted(ATTACKS.glob("*.json")):
+        for case in json.loads(path.read_text())["cases"]:
+            expression = case if isinstance(case, str) else case.get("expr")
+            if isinstance(expression, str):
+                found.append(expression)
+    return found
+
+
+@pytest.mark.skipif(
+    not ATTACKS.is_dir(), reason=f"the attack suites are not at {ATTACKS} (a checkout without ../shared)"
+)
+def test_every_attack_expression_gets_the_same_diagnostics_either_way():
+    attacks = _attack_expressions()
+    assert len(attacks) > 100
+    for expression in attacks:
+        for text in (HEADER + "  return " + expression + "\n}\n", HEADER + "  " + expression + "\n}\n", expression):
+            _agree(text)

@@ -152,3 +152,31 @@ def test_without_a_key_lark_explains_the_error(tmp_path, monkeypatch):
     assert error_tables.compute_tables() is None
     _, found = text_front.parse_text(BROKEN)
     assert [diagnostic.code for diagnostic in found] == ["E0101"]
+
+
+def test_a_fifo_in_the_tables_place_is_passed_over_without_blocking(state):
+    """A read that waited for a writer would hang the command: the tables' file is opened
+    without blocking and read only if it is a regular file; Lark explains the error."""
+    path = _tables_path()
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    probe = (
+        "from toolkiln.syntax.text import parse_text\n"
+        f"_, found = parse_text({BROKEN!r})\n"
+        "assert [d.code for d in found] == ['E0101'], found\n"
+    )
+    env = {**os.environ, STATE_DIR_ENV: str(state)}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_tables_file_over_the_size_bound_is_not_decoded(state, monkeypatch):
+    compute_parser()
+    size = _tables_path().stat().st_size
+    decoded: list[bytes] = []
+    real = error_tables._decoded
+    monkeypatch.setattr(error_tables, "_decoded", lambda data: decoded.append(data) or real(data))
+    monkeypatch.setattr(signed_files, "MAX_CACHE_BYTES", size - 1)  # (16 MB: here the file is just over it)
+    assert error_tables.compute_tables() is None and decoded == []
+    monkeypatch.setattr(signed_files, "MAX_CACHE_BYTES", size)
+    assert error_tables.compute_tables() is not None and len(decoded) == 1  # the same file, within it
