@@ -41,8 +41,9 @@ FOREIGN_LITERALS = {
     "False": "false",
     "FALSE": "false",
 }
-# `${name}`, `{name}` and `{name:.2f}` in literal text (a `{{` hole never reaches here).
-_FOREIGN_HOLE = re.compile(r"\$?\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(:[^{}]*)?\}")
+# `${name}`, `{name}` and `{name:.2f}` in literal text (a `{{` hole never reaches here). The
+# patterns here are text: `re` compiles each when first used and keeps it (semantics/dates.py).
+_FOREIGN_HOLE = r"\$?\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(:[^{}]*)?\}"
 
 
 def advise(
@@ -226,7 +227,7 @@ def _as_format_step(string: n.StringLit, known: set[str]) -> Fix | None:
         return None
     pieces: list[str | Span] = ["format "]
     position = 0  # in the value; the source has the opening quote before it
-    for match in _FOREIGN_HOLE.finditer(string.value):
+    for match in re.finditer(_FOREIGN_HOLE, string.value):
         if match.group(1) not in known:
             continue
         pieces += [_sub_span(span, position, match.start() + 1), "{{" + match.group(1) + (match.group(2) or "") + "}}"]
@@ -239,7 +240,7 @@ def _braces_in(text: str, span: Span, known: set[str], *, template: bool) -> lis
     found = []
     # A fix needs offsets: only where the source spelt the text as it reads (no escapes).
     exact = template and span.end - span.start == len(text) and span.line > 0
-    for match in _FOREIGN_HOLE.finditer(text):
+    for match in re.finditer(_FOREIGN_HOLE, text):
         name, spec = match.group(1), match.group(2) or ""
         if name not in known:
             continue
@@ -371,11 +372,11 @@ _TYPE_ERRORS = frozenset(
 )
 # How the checker's messages name what was allowed: "... needs number, but ..." and
 # "argument `x` of round must be number or string, not ...".
-_NEEDS = re.compile(r"\bneeds ([^,:]+?), but\b|\bmust be (.+?), not\b")
+_NEEDS = r"\bneeds ([^,:]+?), but\b|\bmust be (.+?), not\b"
 
 
 def _expected_types(message: str) -> tuple[str, ...] | None:
-    match = _NEEDS.search(message)
+    match = re.search(_NEEDS, message)
     if match is None:
         return None
     return tuple((match.group(1) or match.group(2)).split(" or "))

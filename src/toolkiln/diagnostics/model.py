@@ -249,10 +249,11 @@ def sort_key(diagnostic: Diagnostic) -> tuple[object, ...]:
     return (file, 0, 0, _path_order(span.path) + ((0, span.line), (0, span.column)), diagnostic.code)
 
 
-_PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
+# (text: `re` compiles it when a first path is sorted and keeps it; see semantics/dates.py)
+_PATH_PART = r"\[(\d+)\]|\.?([^.\[]+)"
 
 
 def _path_order(path: str) -> tuple[tuple[int, Any], ...]:
     """`logic.steps[10].if` -> ((1, "logic"), (1, "steps"), (0, 10), (1, "if")): indexes as
     numbers, tagged so that a number and a name at the same place still compare."""
-    return tuple((0, int(index)) if index else (1, name) for index, name in _PATH_PART.findall(path))
+    return tuple((0, int(index)) if index else (1, name) for index, name in re.findall(_PATH_PART, path))

@@ -59,7 +59,8 @@ __all__ = [
 ]
 
 NUMBERS = array_of(NUMBER)
-_NUMERAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,6})?")
+# (text: `re` compiles it when `number()` first reads text and keeps it; see semantics/dates.py)
+_NUMERAL = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,6})?"
 
 
 def _numbers(values: list[Any], what: str) -> list[Decimal]:
@@ -177,7 +178,7 @@ def _number(limits: Limits, value: Any) -> Decimal:
     if type(value) is Decimal:
         return value
     text = value.strip()
-    parsed = Decimal(text) if _NUMERAL.fullmatch(text) else None
+    parsed = Decimal(text) if re.fullmatch(_NUMERAL, text) else None
     if parsed is None or parsed.adjusted() >= limits.max_number_digits:
         raise fault(codes.RUNTIME_TYPE, f"{value[:40]!r} is not a number")
     return parsed

@@ -19,15 +19,15 @@ from toolkiln.errors import RunError
 Clock = Callable[[], datetime]
 """What `today()` and `now()` read: a function of no arguments that returns an aware datetime."""
 
+# The patterns here and in other modules a command may not need are text: `re` compiles one
+# when first used and keeps it (a tool that reads no date pays nothing at start-up; issue 34).
 # RFC 3339 (the JSON Schema formats `date` and `date-time`): a full date; a date, `T` (or `t`
 # or a space), a time with optional fraction of a second, and `Z` or an offset.
-_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-_ISO_DATETIME = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))"
-)
+_ISO_DATE = r"(\d{4})-(\d{2})-(\d{2})"
+_ISO_DATETIME = r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))"
 # A zone name as the IANA database spells them: Europe/Berlin, America/Argentina/Salta, UTC,
 # Etc/GMT+5. Checked before zoneinfo sees it (which reads files named after it).
-_ZONE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,3}")
+_ZONE_NAME = r"[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,3}"
 MAX_ZONE_NAME = 64
 
 
@@ -41,7 +41,7 @@ def out_of_range(what: str) -> RunError:
 
 def parse_iso_date(text: str) -> date | None:
     """`YYYY-MM-DD` as a date; None if the text is not one (a wrong shape or no such day)."""
-    match = _ISO_DATE.fullmatch(text)
+    match = re.fullmatch(_ISO_DATE, text)
     if match is None:
         return None
     try:
@@ -53,7 +53,7 @@ def parse_iso_date(text: str) -> date | None:
 def parse_iso_datetime(text: str) -> datetime | None:
     """RFC 3339 date-time text as an aware datetime (its offset as a fixed zone; `Z` as UTC);
     None if the text is not one. Up to microseconds (six digits of a second's fraction)."""
-    match = _ISO_DATETIME.fullmatch(text)
+    match = re.fullmatch(_ISO_DATETIME, text)
     if match is None:
         return None
     year, month, day, hour, minute, second, fraction, zulu, sign, off_hours, off_minutes = match.groups()
@@ -82,7 +82,7 @@ def iso_text(value: date) -> str:
 
 def zone_named(name: str) -> tzinfo:
     """The IANA time zone `name` (zoneinfo), or RunError E0517."""
-    zone = _zone(name) if len(name) <= MAX_ZONE_NAME and _ZONE_NAME.fullmatch(name) else None
+    zone = _zone(name) if len(name) <= MAX_ZONE_NAME and re.fullmatch(_ZONE_NAME, name) else None
     if zone is None:
         raise RunError(
             codes.UNKNOWN_TIME_ZONE.code,
@@ -93,7 +93,7 @@ def zone_named(name: str) -> tzinfo:
 
 
 def is_zone_name(name: str) -> bool:
-    return len(name) <= MAX_ZONE_NAME and _ZONE_NAME.fullmatch(name) is not None and _zone(name) is not None
+    return len(name) <= MAX_ZONE_NAME and re.fullmatch(_ZONE_NAME, name) is not None and _zone(name) is not None
 
 
 @lru_cache(maxsize=512)

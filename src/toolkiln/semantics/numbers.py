@@ -144,11 +144,12 @@ class FormatSpec:
         set_field(self, "percent", percent)
 
 
-_SPEC = re.compile(r"(?P<group>,)?(?:\.(?P<decimals>\d{1,2})(?P<type>[f%])|(?P<bare>[f%])?)")
+# (text: `re` compiles it on a first format spec and keeps it; see semantics/dates.py)
+_SPEC = r"(?P<group>,)?(?:\.(?P<decimals>\d{1,2})(?P<type>[f%])|(?P<bare>[f%])?)"
 
 
 def parse_spec(spec: str) -> FormatSpec | None:
-    match = _SPEC.fullmatch(spec)
+    match = re.fullmatch(_SPEC, spec)
     if match is None or not spec:
         return None
     decimals = match.group("decimals")

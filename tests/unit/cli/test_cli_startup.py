@@ -156,7 +156,8 @@ print(compiled, "difflib" in sys.modules, file=sys.stderr)
 """
 
 
-@pytest.mark.parametrize(
+# run, check and fmt of a JSON tool file, check of a text one.
+ON_TOOL_FILES = pytest.mark.parametrize(
     "argv",
     [
         ["run", str(SHIPPING), "--args", '{"weight_kg": 12}'],
@@ -166,10 +167,45 @@ print(compiled, "difflib" in sys.modules, file=sys.stderr)
     ],
     ids=["run", "check", "fmt", "check-text"],
 )
-def test_run_check_and_fmt_load_no_class_whose_methods_were_compiled_from_text(argv: list[str]) -> None:
-    done = subprocess.run([sys.executable, "-c", _PROBE_COMPILED, *argv], capture_output=True, text=True, check=False)
+
+
+def probed(probe: str, argv: list[str]) -> str:
+    """The last line a probe printed on standard error after the command ran."""
+    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "[] False"  # nor difflib, for its "did you mean"
+    return done.stderr.strip().splitlines()[-1]
+
+
+@ON_TOOL_FILES
+def test_run_check_and_fmt_load_no_class_whose_methods_were_compiled_from_text(argv: list[str]) -> None:
+    assert probed(_PROBE_COMPILED, argv) == "[] False"  # nor difflib, for its "did you mean"
+
+
+# Where the command compiles a regular expression (re's own cache misses), by the toolkiln module
+# that asked: a pattern only some tools need (dates, number formats, the advice's) is compiled
+# when first used, not as its module loads (0.5-1 M instructions each). The front ends' lexers
+# (syntax/) are needed by every parse.
+_PROBE_PATTERNS = """
+import re, sys
+compiled = []
+original = re._compile
+def compile_(pattern, flags):
+    if (type(pattern), pattern, flags) not in re._cache:
+        caller = sys._getframe(1)
+        while caller.f_globals.get("__name__") == "re":
+            caller = caller.f_back
+        compiled.append(caller.f_globals.get("__name__", "?"))
+    return original(pattern, flags)
+re._compile = compile_
+from toolkiln.cli import main
+code = main(sys.argv[1:])
+print(sorted(name for name in compiled if name.startswith("toolkiln.") and not name.startswith("toolkiln.syntax")), file=sys.stderr)
+"""
+
+
+@ON_TOOL_FILES
+def test_a_tool_that_needs_no_pattern_compiles_none_outside_the_front_ends(argv: list[str]) -> None:
+    assert probed(_PROBE_PATTERNS, argv) == "[]"
 
 
 # An exit handler registered before the command runs after toolkiln's (they run last first).
