@@ -77,7 +77,7 @@ class WorkflowPrinter:
         return "  " + self.comments.popleft()[1] if self.comments and self.comments[0][0] == line else ""
 
     def workflow(self, workflow: w.Workflow) -> str:
-        from toolkiln.syntax.workflow_text import WORKFLOW_NAME
+        from toolkiln.syntax.workflow_values import WORKFLOW_NAME
 
         self.flush_before(workflow.span.line, "")
         header_comment = self.on_line(workflow.span.line)

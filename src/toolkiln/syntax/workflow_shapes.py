@@ -13,10 +13,7 @@ from lark.tree import Meta
 from toolkiln.ast import workflow as w
 from toolkiln.diagnostics import codes
 from toolkiln.syntax.builder import SourceBuilder
-
-# A declared shape's bounds: levels of objects in objects, and fields at all levels.
-MAX_SHAPE_DEPTH = 8
-MAX_SHAPE_FIELDS = 1000
+from toolkiln.syntax.workflow_values import shape_out_of_bounds
 
 
 @v_args(meta=True)
@@ -38,26 +35,11 @@ class ShapeRules(SourceBuilder):
         return shape
 
     def _bounded(self, shape: w.Shape) -> None:
-        """A declared shape (the top of one) within MAX_SHAPE_DEPTH levels (an object or a list
-        in another is one more) and MAX_SHAPE_FIELDS fields, so a hostile declaration costs the
-        checks no more than a sensible one."""
-        count = 0
-        stack: list[tuple[w.Shape | w.FieldType, int]] = [(shape, 1)]
-        while stack:
-            current, depth = stack.pop()
-            if depth > MAX_SHAPE_DEPTH:
-                message = f"a declared shape nested deeper than {MAX_SHAPE_DEPTH} levels"
-                self.ctx.report(codes.INVALID_SHAPE, message, current.span, hint="declare the deep part `object`")
-                return
-            if isinstance(current, w.FieldType):
-                stack.extend((inner, depth + 1) for inner in (current.shape, current.items) if inner is not None)
-                continue
-            count += len(current.fields)
-            if count > MAX_SHAPE_FIELDS:
-                message = f"a declared shape of more than {MAX_SHAPE_FIELDS} fields"
-                self.ctx.report(codes.INVALID_SHAPE, message, shape.span, hint="declare its large parts `object`")
-                return
-            stack.extend((field.type, depth) for field in current.fields)
+        """Reports a declared shape over its bounds (workflow_values.shape_out_of_bounds)."""
+        problem = shape_out_of_bounds(shape)
+        if problem is not None:
+            message, span, hint = problem
+            self.ctx.report(codes.INVALID_SHAPE, message, span, hint=hint)
 
     def shape(self, meta: Meta, children: list[Any]) -> w.Shape:
         fields: dict[str, w.ShapeField] = {}

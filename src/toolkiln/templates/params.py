@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from toolkiln.syntax.workflow_text import CLOCK_TIME, WEBHOOK_PATH, is_timezone
+from toolkiln.syntax.workflow_values import CLOCK_TIME, WEBHOOK_PATH, is_timezone
 
 # Characters a base URL may hold: RFC 3986's, less braces, quotes and `\` (they would be read
 # as template holes or end a string) and less `?`/`#` (paths are appended to a base URL).

@@ -341,6 +341,9 @@ NOT_FOR_A_WORKFLOW_CHECK = (
     "toolkiln.optimize",
     "toolkiln.backends.workflow_printer",  # (fmt's and an import's)
     "zoneinfo",  # (a schedule's timezone only)
+    "lark",  # (the hand-written workflow parser reads a valid .wf; Lark explains errors)
+    "regex",
+    "toolkiln.syntax.workflow_lark",
 )
 
 
@@ -357,3 +360,25 @@ def test_a_workflow_without_node_steps_loads_no_node_catalog() -> None:
     assert code == 0 and "toolkiln.backends.n8n.catalog" not in modules
     code, _, modules = loaded(["check", str(WORKFLOWS / "loop_batches.wf")])  # (its node steps need it)
     assert code == 0 and "toolkiln.backends.n8n.catalog" in modules
+
+
+HEADER = 'workflow w\ndescription "d"\non manual\nset s { total = 1 }\n'
+
+
+@pytest.mark.parametrize(
+    ("line", "message", "where"),
+    [
+        ("wait pause 5 minuts", "error[E0709]: unknown wait unit `minuts`", ":5:14"),
+        ("sets s { total = 1 }", "error[E0101]: unexpected `s`", ":5:6"),  # Lark's lexer reads `set s`
+        ("set t { total = 1 + }", "error[E0101]: unexpected end of input", ":5:20"),
+    ],
+)
+def test_a_broken_workflow_gets_the_diagnostic_lark_gave_before(
+    tmp_path: Path, line: str, message: str, where: str
+) -> None:
+    """The hand-written parser declines, and Lark reports what it reported before it existed."""
+    path = tmp_path / "broken.wf"
+    path.write_text(HEADER + line + "\n", encoding="utf-8")
+    code, output, modules = loaded(["check", str(path)])
+    assert code == 1 and "lark" in modules
+    assert output.startswith(message + "\n --> " + str(path) + where + "\n"), output

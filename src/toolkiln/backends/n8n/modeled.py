@@ -25,7 +25,7 @@ from toolkiln.backends.n8n.decompile import (
 from toolkiln.backends.n8n.emit import NODE_TYPES, stable_id
 from toolkiln.backends.workflow_printer import is_plain_name
 from toolkiln.check.workflow.graph import TRIGGER_NODE
-from toolkiln.syntax.workflow_text import CRON, WEBHOOK_PATH
+from toolkiln.syntax.workflow_values import CRON, WEBHOOK_PATH
 
 KIND_OF_TYPE = {(type_, version): kind for kind, (type_, version) in NODE_TYPES.items()}
 

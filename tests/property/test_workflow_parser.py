@@ -1,0 +1,191 @@
+"""The hand-written workflow parser agrees with the Lark grammar wherever it accepts.
+
+Over every workflow in the repository (the golden files, the rendered starter templates, the
+workflows of the docs), the text the printer writes for generated workflows, the public n8n
+exports of ../shared/corpus imported to DSL text, and all of these mutated (tokens dropped,
+doubled or swapped, the grammar's words put where names go, comments and newlines put between
+tokens), the fast parser either declines, or builds exactly the workflow, values and spans
+that Lark's parse through `_Builder` builds, and Lark reports no diagnostic for that text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_profiles import examples
+from test_workflow_roundtrip import workflows
+
+from toolkiln.ast.spans import LineIndex
+from toolkiln.backends.workflow_printer import print_workflow
+from toolkiln.syntax.builder import parse_expression_with_lark
+from toolkiln.syntax.expressions import ParseContext
+from toolkiln.syntax.workflow_lark import parse_with_lark, workflow_parser
+from toolkiln.syntax.workflow_parser import try_parse_workflow
+from toolkiln.templates.library import shipped
+from toolkiln.templates.render import render_dsl
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus" / "n8n" / "public-300"
+GOLDEN = sorted((ROOT / "tests" / "golden" / "workflows").glob("*.wf"))
+LARGE_INPUTS = [HealthCheck.too_slow, HealthCheck.data_too_large]
+# What a fenced block of the docs holds when it is a workflow.
+DOCS_BLOCK = re.compile(r"^```[a-z]*\n(workflow .*?)^```", re.MULTILINE | re.DOTALL)
+# A token of the DSL as the mutations see it: a string, a comment, a word, a number, a mark.
+TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*|[0-9.]+|->|\S')
+WORKFLOW = """# every step kind, wiring and raw properties
+workflow order_flow
+description "Every step kind" with {"settings": {"timezone": "UTC"}}
+on webhook POST "/orders/:id" body {qty: number, items: [{sku: string}], "the note": any} respond with node
+with {"position": [0, 0]}
+set priced { total = body.qty * 2, note = "a" if body.qty > 1 else "b", }
+if big priced.total > (100) {
+  wait pause 5 minutes
+  respond yes ({"ok": true})["ok"]
+} else {
+  http fetch GET "https://api.example.com/x/{{priced.total}}?q={{body.qty + 1}}"
+    query { page = 1, "per page" = 20 } headers { accept = "application/json" }
+    body { total = priced.total } credentials httpHeaderAuth "Example API" returns {id: number}
+}
+switch size {
+  case priced.total > 10 { set many { n = [x * 2 for x in [1, 2] if x > 1] } }
+  case priced.total > 5 { merge inner by position }
+  else { node "Other" type "n8n-nodes-base.noOp" version 1 {} returns {a: [string]} }
+}
+after big[1] -> 0, "size"[2], fetch
+merge joined with {"notes": "joined"}
+after nothing
+node "Note" type "n8n-nodes-base.stickyNote" version 1.5 {"content": "x"} credentials api "k"
+respond reply joined
+"""
+TRIGGERS = [
+    "on manual",
+    'on schedule daily at "09:30" timezone "Europe/Berlin"',
+    "on schedule every 15 minutes",
+    'on schedule cron "0 9 * * 1-5"',
+    'on node "Form" type "n8n-nodes-base.formTrigger" version 2 {"path": "f"} credentials api "k" returns {a: any}',
+]
+# Words of the grammar (and of the compute language) put where a name or an expression goes.
+WORDS = sorted(
+    {"nothing", "if", "else", "and", "true", "null", "tool", "by", "position"}
+    | {t.pattern.value for t in workflow_parser().terminals if t.pattern.value.isalpha()}
+)
+
+
+def assert_agrees(text: str) -> bool:
+    """Whether the fast parser accepted `text` (and, if it did, that Lark agrees)."""
+    index = LineIndex(text)
+    fast = try_parse_workflow(text, ParseContext(index, fallback=parse_expression_with_lark))
+    if fast is None:
+        return False
+    slow, diagnostics = parse_with_lark(text, ParseContext(index, fallback=parse_expression_with_lark))
+    assert diagnostics == [], (text, diagnostics)
+    # repr, not ==: Decimal('2.50') == Decimal('2.5'), but a literal's digits must agree too
+    assert repr(fast) == repr(slow), text
+    return True
+
+
+def lark_accepts(text: str) -> bool:
+    ctx = ParseContext(LineIndex(text), fallback=parse_expression_with_lark)
+    return parse_with_lark(text, ctx)[0] is not None
+
+
+def repository_workflows() -> list[tuple[str, str]]:
+    found = [(str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")) for path in GOLDEN]
+    for slug, template in sorted(shipped().items()):
+        values = {p.name: "+34600000000" if p.default is None else p.default for p in template.parameters}
+        found.append((f"template {slug}", render_dsl(template, values)))
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        blocks = DOCS_BLOCK.findall(page.read_text(encoding="utf-8"))
+        found.extend((f"{page.name} block {i}", block) for i, block in enumerate(blocks))
+    found.append(("every step kind", WORKFLOW))
+    webhook = WORKFLOW.splitlines()[3]
+    found.extend((trigger, WORKFLOW.replace(webhook, trigger)) for trigger in TRIGGERS)
+    return found
+
+
+REPOSITORY = repository_workflows()
+
+
+@pytest.mark.parametrize(("where", "text"), REPOSITORY, ids=[where for where, _ in REPOSITORY])
+def test_every_workflow_of_the_repository_agrees_and_is_accepted_where_lark_accepts_it(where: str, text: str) -> None:
+    assert assert_agrees(text) == lark_accepts(text)
+
+
+def test_it_accepts_the_golden_files_the_templates_and_every_construct() -> None:
+    """The fast path is taken for ordinary workflows (else it would only be slower)."""
+    ordinary = [(where, text) for where, text in REPOSITORY if where.startswith(("tests", "template", "every", "on "))]
+    accepted = [where for where, text in ordinary if assert_agrees(text)]
+    assert len(accepted) == len(GOLDEN) + len(shipped()) + 1 + len(TRIGGERS), accepted
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the public n8n corpus is not at {CORPUS}")
+def test_the_public_n8n_exports_as_dsl_text_agree_and_nearly_all_are_accepted() -> None:
+    from toolkiln.workflow import import_n8n
+
+    files = sorted(CORPUS.glob("*.json"))
+    assert files
+    accepted = sum(assert_agrees(import_n8n(json.loads(p.read_text()), p.stem).to_text()) for p in files)
+    assert accepted >= 0.95 * len(files), f"{accepted} of {len(files)} accepted"
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=LARGE_INPUTS)
+@given(workflows())
+def test_the_printed_text_of_a_generated_workflow_agrees(workflow) -> None:
+    assert_agrees(print_workflow(workflow))
+
+
+@st.composite
+def mutated(draw) -> str:
+    """A workflow of the repository or a printed one, with one to three token edits."""
+    text = draw(st.sampled_from(REPOSITORY))[1] if draw(st.booleans()) else print_workflow(draw(workflows()))
+    for _ in range(draw(st.integers(1, 3))):
+        tokens = list(TOKEN.finditer(text))
+        if not tokens:
+            break
+        token = draw(st.sampled_from(tokens))
+        start, end = token.span()
+        edit = draw(st.sampled_from(["drop", "double", "swap", "join", "word", "comment", "newline"]))
+        if edit == "drop":
+            text = text[:start] + text[end:]
+        elif edit == "join":  # the white space after it dropped: `set s` -> `sets`
+            text = text[:end] + text[end:].lstrip(" \t\n")
+        elif edit == "double":
+            text = text[:end] + " " + token.group() + text[end:]
+        elif edit == "swap":
+            after = next(TOKEN.finditer(text, end), None)
+            if after is not None:
+                text = text[:start] + after.group() + text[end : after.start()] + token.group() + text[after.end() :]
+        elif edit == "word":
+            text = text[:start] + draw(st.sampled_from(WORDS)) + text[end:]
+        else:
+            text = text[:end] + ("  # note\n" if edit == "comment" else "\n") + text[end:]
+    return text
+
+
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=LARGE_INPUTS)
+@given(mutated())
+def test_a_mutated_workflow_agrees_or_declines(text: str) -> None:
+    assert_agrees(text)
+
+
+NAME_SLOTS = re.compile(r"\b(priced|big|joined|pause|yes|fetch|many|total|note|qty|page|accept|httpHeaderAuth)\b")
+
+
+@pytest.mark.parametrize("word", WORDS)
+def test_each_word_of_the_grammar_where_a_name_goes_is_read_as_lark_reads_it(word: str) -> None:
+    """Each of the grammar's words as a step name, a field, a wire's source, a name read in an
+    expression (first, after an operator, after a bracket) and a credential type: the fast
+    parser accepts exactly where Lark's contextual lexer takes the word for a name."""
+    texts = [WORKFLOW[: slot.start()] + word + WORKFLOW[slot.end() :] for slot in NAME_SLOTS.finditer(WORKFLOW)]
+    for context in ("{word}", "x + {word}", "(x) {word}", "[x] {word}", "f({word})", "x {word} y", "{word}.x"):
+        expression = context.format(word=word)
+        texts.append(WORKFLOW.replace("respond reply joined", f"respond reply {expression}"))
+        texts.append(WORKFLOW.replace("total = body.qty * 2", f"total = {expression}"))
+        texts.append(WORKFLOW.replace("big priced.total > (100) {", f"big {expression} {{"))
+    for text in texts:
+        assert assert_agrees(text) == lark_accepts(text), text
