@@ -4,7 +4,8 @@ both ways (issue 34): the golden error fixtures, the examples, the broken model 
 tests/corpus and generated valid programs with characters and tokens deleted, inserted or cut
 off; the fuzz strategies' token soup and deep nesting, in a tool's block and alone; and every
 attack expression of ../shared/corpus/attacks (simpleeval, asteval, evalidate), as a step and
-alone."""
+alone; and the same expressions (and the examples' own, edited) in a JSON-DSL tool, whose
+expressions the finder explains too."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
+import toolkiln
 from toolkiln.syntax import error_tables, lr_driver
 from toolkiln.syntax import text as text_front
 from toolkiln.syntax.grammar import compute_parser
@@ -66,14 +68,38 @@ def kept_tables() -> None:
     assert error_tables.compute_tables() is not None
 
 
-def _diagnostics(text: str, *, finder: bool) -> list[str]:
+def _diagnostics(text: str, *, finder: bool, json_tool: bool = False) -> list[str]:
+    """The diagnostics of a text-DSL source, or of a JSON-DSL tool (as JSON text: its spans
+    point into the file) computing `text`, with the finder on or off (Lark's path alone)."""
     real = lr_driver.compute_tables
     lr_driver.compute_tables = real if finder else (lambda: None)  # type: ignore[assignment]
     try:
-        _, diagnostics = text_front.parse_text(text)
+        diagnostics = toolkiln.check(_json_tool(text)) if json_tool else text_front.parse_text(text)[1]
     finally:
         lr_driver.compute_tables = real  # type: ignore[assignment]
     return [repr(diagnostic) for diagnostic in diagnostics]
+
+
+def _json_tool(expression: str) -> str:
+    steps = [{"op": "math", "expression": expression, "output": "x"}, {"op": "return", "value": "x"}]
+    parameters = {"a": {"type": "number"}, "s": {"type": "string"}, "xs": {"type": "array"}}
+    tool = {"name": "t", "description": "d", "parameters": parameters, "logic": {"steps": steps}}
+    return json.dumps(tool, indent=2)
+
+
+def _json_expressions() -> list[str]:
+    """The expressions of the JSON examples' math, condition and return steps."""
+    found: list[str] = []
+    for path in sorted(ROOT.glob("examples/*.json")):
+        stack: list[object] = [json.loads(path.read_text())]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                found += [value[key] for key in ("expression", "if", "value") if isinstance(value.get(key), str)]
+                stack += value.values()
+            elif isinstance(value, list):
+                stack += value
+    return found
 
 
 _EDIT = st.tuples(
@@ -93,8 +119,9 @@ def _edited(text: str, edits: list[tuple[float, str, str, int]]) -> str:
     return text
 
 
-def _agree(text: str) -> None:
-    assert _diagnostics(text, finder=True) == _diagnostics(text, finder=False), text
+def _agree(text: str, *, json_tool: bool = False) -> None:
+    with_finder = _diagnostics(text, finder=True, json_tool=json_tool)
+    assert with_finder == _diagnostics(text, finder=False, json_tool=json_tool), text
 
 
 @FUZZ
@@ -125,6 +152,18 @@ def _attack_expressions() -> list[str]:
     return found
 
 
+@FUZZ
+@given(expression=st.sampled_from(_json_expressions()), edits=st.lists(_EDIT, min_size=1, max_size=3))
+def test_an_edited_json_expression_gets_the_same_diagnostics_either_way(expression, edits):
+    _agree(_edited(expression, edits), json_tool=True)
+
+
+@FUZZ
+@given(expression=S.token_soup() | S.deep_nesting() | S.expression_texts)
+def test_a_fuzz_json_expression_gets_the_same_diagnostics_either_way(expression):
+    _agree(expression, json_tool=True)
+
+
 @pytest.mark.skipif(
     not ATTACKS.is_dir(), reason=f"the attack suites are not at {ATTACKS} (a checkout without ../shared)"
 )
@@ -134,3 +173,4 @@ def test_every_attack_expression_gets_the_same_diagnostics_either_way():
     for expression in attacks:
         for text in (HEADER + "  return " + expression + "\n}\n", HEADER + "  " + expression + "\n}\n", expression):
             _agree(text)
+        _agree(expression, json_tool=True)

@@ -202,7 +202,14 @@ def shorten(text: str, limit: int = 40) -> str:
 
 def with_lark(text: str, ctx: ParseContext) -> n.Expr | None:
     """The Lark parse of an expression the hand-written parser declines. Lark and the tree
-    builder load on the first such expression: most JSON tools never need them."""
+    builder load on the first such expression: most JSON tools never need them, and a syntax
+    error is explained without them once their tables are kept (syntax/lr_driver.py)."""
+    from toolkiln.syntax.lr_driver import explain_syntax_error
+
+    found = explain_syntax_error(text, ctx.index, start="expr_start", base=ctx.base, path=ctx.path)
+    if found is not None:
+        ctx.diagnostics.append(found)
+        return None
     from toolkiln.syntax.builder import parse_expression_with_lark
 
     return parse_expression_with_lark(text, ctx)

@@ -31,26 +31,34 @@ from toolkiln.syntax.newlines import StepNewlines
 from toolkiln.syntax.syntax_errors import SeenToken, SyntaxFailure, Where, blanked_before, syntax_diagnostic
 
 
-def explain_syntax_error(text: str, index: LineIndex, parsed_until: tuple[int, int] | None) -> Diagnostic | None:
-    """The diagnostic `lark_front.parse_tree(text, "start", index, parsed_until=...)` gives for
-    a text that does not parse, found without Lark; None when the text parses, its parse might
-    nest too deep, or there are no kept tables: then Lark decides."""
+def explain_syntax_error(
+    text: str,
+    index: LineIndex,
+    parsed_until: tuple[int, int] | None = None,
+    *,
+    start: str = "start",
+    base: int = 0,
+    path: str | None = None,
+) -> Diagnostic | None:
+    """The diagnostic `lark_front.parse_tree(text, start, index, base, path, parsed_until=...)`
+    gives for a text that does not parse, found without Lark; None when the text parses, its
+    parse might nest too deep, or there are no kept tables: then Lark decides."""
     tables = compute_tables()
     if tables is None:
         return None
     try:
         failure = None
         if parsed_until is not None:
-            failure = first_failure(blanked_before(text, *parsed_until), "start", tables)
+            failure = first_failure(blanked_before(text, *parsed_until), start, tables)
             past = failure is not None and isinstance(failure.offset, int) and failure.offset > parsed_until[1]
             failure = failure if past else None
         if failure is None:
-            failure = first_failure(text, "start", tables)
+            failure = first_failure(text, start, tables)
     except MaybeTooDeep:
         return None
     if failure is None:
         return None
-    return syntax_diagnostic(failure, Where(text, index, 0, None), "start", tables.literals)
+    return syntax_diagnostic(failure, Where(text, index, base, path), start, tables.literals)
 
 
 class MaybeTooDeep(Exception):

@@ -5,6 +5,7 @@ again. (tests/property/test_error_finder_agrees.py compares the two paths on bro
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -68,6 +69,30 @@ def test_a_syntax_error_is_explained_without_importing_lark_once_its_tables_are_
     message, lark_loaded = first.stdout.splitlines()
     assert message.startswith("E0101 unexpected end of line expected `(`") and lark_loaded == "True"
     assert second.stdout.splitlines() == [message, "False"]  # the same words, and no Lark
+
+
+def test_a_json_tools_broken_expression_is_explained_without_importing_lark(state):
+    env = {**os.environ, STATE_DIR_ENV: str(state)}
+    tool = {
+        "name": "t",
+        "description": "d",
+        "parameters": {"a": {"type": "number"}},
+        "logic": {"steps": [{"op": "return", "value": "a * 2 +"}]},
+    }
+    probe = (
+        "import sys, toolkiln\n"
+        f"found = toolkiln.check({json.dumps(tool)!r})\n"
+        "print(found[0].code, found[0].span.line, found[0].span.column, found[0].message, found[0].hint)\n"
+        "print('lark' in sys.modules)\n"
+    )
+    first, second = (
+        subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+        for _ in range(2)
+    )
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    message, lark_loaded = first.stdout.splitlines()
+    assert message.startswith("E0101 1 ") and "unexpected end of input" in message and lark_loaded == "True"
+    assert second.stdout.splitlines() == [message, "False"]
 
 
 def test_the_finder_decides_a_broken_source_and_says_what_lark_says(state, monkeypatch):
