@@ -47,7 +47,6 @@ def check_definition(path: Path, text: str) -> list[Diagnostic]:
     registry's compiler of its kind, then its examples (run with no registry tables); the
     warnings of a compute tool that checks. Nothing is saved, and nothing run but a compute
     tool's examples."""
-    from toolkiln.diagnostics.model import sort_key
     from toolkiln.registry.definitions import compile_definition
     from toolkiln.registry.examples import run_examples  # (what admission.passing runs: not
     # imported from there, which loads the registry's pydantic models)
@@ -62,7 +61,19 @@ def check_definition(path: Path, text: str) -> list[Diagnostic]:
         tool = compiled.tool
         ran = run_examples(tool, compiled.examples, tables={}, limits=None) if tool and compiled.examples else []
         found = ran or (tool.warnings if tool is not None else [])
-    return sorted((_located(diagnostic, path, text) for diagnostic in found), key=sort_key)
+    return located_in_file(found, path, text)
+
+
+def located_in_file(diagnostics: list[Diagnostic], path: Path, text: str | None = None) -> list[Diagnostic]:
+    """The registry's diagnostics of the definition file `path` (holding `text`, read when not
+    given) at its name and their line where one is known, in reading order: what `check` and
+    `tools create` show."""
+    from toolkiln.cli.common import read_source
+    from toolkiln.diagnostics.model import sort_key
+
+    if text is None:
+        text = read_source(path)[0] or ""
+    return sorted((_located(diagnostic, path, text) for diagnostic in diagnostics), key=sort_key)
 
 
 def _located(diagnostic: Diagnostic, path: Path, text: str) -> Diagnostic:
@@ -73,6 +84,8 @@ def _located(diagnostic: Diagnostic, path: Path, text: str) -> Diagnostic:
     if diagnostic.file is not None:  # located already (a skill file's YAML error, at its line)
         return diagnostic
     if path.suffix not in SKILL_SUFFIXES:
+        if not text.lstrip().startswith("{"):  # (the text DSL's own diagnostics name their file)
+            return replace(diagnostic, file=str(path))
         from toolkiln.syntax.json_positions import value_offsets
 
         return diagnostic.located(Source(name=str(path), text=text, json_offsets=value_offsets))

@@ -25,7 +25,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -395,17 +396,31 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    with open_registry(args) as reg:  # a Path (a .skill file too), so that diagnostics name the file
+    with open_registry(args) as reg, _located_in(args.file):  # a Path (a .skill file too)
         record = reg.create(args.file, created_by=args.created_by)
     print(f"created {record.name} (version {record.version}, {record.status})")
     return EXIT_OK
+
+
+@contextmanager
+def _located_in(file: Path | None) -> Iterator[None]:
+    """A definition file's diagnostics at the file and line, as `toolkiln check` shows them
+    (the registry reads a JSON definition as data, and knows a field's path, not its line)."""
+    try:
+        yield
+    except CompileError as error:
+        if file is None:
+            raise
+        from toolkiln.cli.definition_files import located_in_file
+
+        raise CompileError(located_in_file(error.diagnostics, file)) from None
 
 
 def cmd_update(args: argparse.Namespace) -> int:
     if (args.file is None) == (args.description is None):
         raise UsageError("give a definition FILE or --description TEXT (one of them)")
     changes: Any = {"description": args.description} if args.file is None else {"definition": args.file}
-    with open_registry(args) as reg:
+    with open_registry(args) as reg, _located_in(args.file):
         before = reg.get(args.name)
         record = reg.update(args.name, changes, by=args.by)
     if record.version == before.version and record.updated_at == before.updated_at:

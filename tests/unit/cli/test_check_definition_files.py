@@ -72,17 +72,19 @@ def test_a_skill_files_yaml_error_is_r0608_at_its_line(tmp_path: Path, capsys: p
     assert code == 1 and [(d["code"], d["file"], d["line"]) for d in found] == [("R0608", str(broken), 3)]
 
 
-def test_what_tools_create_refuses_check_refuses_with_the_same_code(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("name", ["bad.skill", "examples.json"])
+def test_what_tools_create_refuses_check_shows_alike_at_the_same_lines(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bad = tmp_path / "bad.skill"
-    bad.write_text(BAD_SKILL)
+    tool = json.loads((EXAMPLES / "shipping_cost.json").read_text())
+    wrong_example = {**tool, "examples": [{"args": {"weight_kg": 12}, "expect": 1}, {"args": {}}]}
+    bad = tmp_path / name
+    bad.write_text(BAD_SKILL if name.endswith(".skill") else json.dumps(wrong_example, indent=2))
     assert main(["tools", "--registry", str(tmp_path / "registry"), "create", str(bad)]) == 1
     refused = capsys.readouterr().err
-    _, found = as_json(capsys, bad)
-    assert sorted(f"error[{d['code']}]: {d['message']}" for d in found) == sorted(
-        line for line in refused.splitlines() if line.startswith("error[")
-    )
+    code, out = check(capsys, str(bad))
+    assert code == 1 and "<input>" not in refused and f"--> {bad}:" in refused
+    assert out == refused + f"1 file(s) checked: {refused.count('error[')} error(s), 0 warning(s)\n"
 
 
 def test_a_folder_check_takes_skill_files_but_not_yaml_files(
