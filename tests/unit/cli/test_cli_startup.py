@@ -344,6 +344,8 @@ NOT_FOR_A_WORKFLOW_CHECK = (
     "lark",  # (the hand-written workflow parser reads a valid .wf; Lark explains errors)
     "regex",
     "toolkiln.syntax.workflow_lark",
+    "uuid",  # (node ids: emit.stable_id makes uuid5 itself)
+    "difflib",  # (a misspelt name's hint only)
 )
 
 

@@ -18,7 +18,6 @@ once per `resource`, each with its own `displayOptions` and choices.
 
 from __future__ import annotations
 
-import difflib
 import gzip
 import io
 import json
@@ -241,6 +240,8 @@ class Catalog:
     def _unknown(self, name: str) -> str:
         message = f"unknown n8n node type {name!r} in n8n {self._n8n_version}"
         candidates = [name, f"{self._package}.{name}"]
+        import difflib  # (only for a misspelt name: not loaded by every check)
+
         close = [match for candidate in candidates for match in difflib.get_close_matches(candidate, self._raw, n=1)]
         return message + (f" (did you mean {close[0]!r}?)" if close else "")
 

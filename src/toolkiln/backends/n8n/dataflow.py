@@ -13,7 +13,6 @@ n8n evaluates the expression. Unknown shapes stay silent: only what is certain i
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -97,6 +96,8 @@ def _check(text: str, path: str, name: str, shapes: _Shapes, names: dict[str, in
         referenced = _unquoted(quoted)
         accessor = match.group(3)
         if referenced not in names:
+            import difflib  # (only for a misspelt name: not loaded by every check)
+
             close = difflib.get_close_matches(referenced, list(names), n=1)
             hint = f"did you mean `{close[0]}`?" if close else "name a node of this workflow"
             yield codes.UNKNOWN_NODE_REFERENCE, f"`{name}` reads node `{referenced}`, which is no node", path, hint
@@ -133,6 +134,8 @@ def _fields_read(text: str, end: int, field: str, shape: Fields, where: str, pat
 
 
 def _unknown_field(read: list[str], shape: Fields, where: str, path: str) -> Finding:
+    import difflib  # (only for a misspelt name: not loaded by every check)
+
     fields = sorted(shape)
     close = difflib.get_close_matches(read[-1], fields, n=1)
     owner = ".".join(read[:-1])

@@ -3,7 +3,6 @@ types of its expressions (with the compute checker). It reports; it never raises
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from typing import assert_never
 
@@ -116,6 +115,8 @@ def _references(step: w.Step, expr: n.Expr, result: Validation) -> bool:
         if target is None:
             ok = False
             options = sorted(set(graph.steps) | set(graph.roots))
+            import difflib  # (only for a misspelt name: not loaded by every check)
+
             close = difflib.get_close_matches(name.name, options, n=1)
             hint = (
                 f"did you mean `{close[0]}`?"
@@ -184,6 +185,8 @@ def _chain_exists(name: str, chain: list[n.Field_], result: Validation) -> bool:
         if names is None:
             return True
         if node.name not in names:
+            import difflib  # (only for a misspelt name: not loaded by every check)
+
             close = difflib.get_close_matches(node.name, names, n=1)
             verb = "sets" if isinstance(target, w.SetStep) else "declares"
             owner = ".".join([name, *(read.name for read in chain[:depth])])
