@@ -26,6 +26,7 @@ from toolkiln.syntax.builder import parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.workflow_lark import parse_with_lark, workflow_parser
 from toolkiln.syntax.workflow_parser import try_parse_workflow
+from toolkiln.syntax.workflow_scanner import KEYWORDS
 from toolkiln.templates.library import shipped
 from toolkiln.templates.render import render_dsl
 
@@ -74,6 +75,14 @@ WORDS = sorted(
     {"nothing", "if", "else", "and", "true", "null", "tool", "by", "position"}
     | {t.pattern.value for t in workflow_parser().terminals if t.pattern.value.isalpha()}
 )
+
+
+def test_the_keywords_are_the_words_of_the_grammar() -> None:
+    """The scanner's (and the printer's) list of keywords is the grammar's."""
+    terminals = workflow_parser().terminals
+    assert {
+        t.pattern.value for t in terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
+    } == KEYWORDS
 
 
 def assert_agrees(text: str) -> bool:

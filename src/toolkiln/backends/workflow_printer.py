@@ -33,14 +33,9 @@ def _keywords() -> frozenset[str]:
     """The words of the workflow grammar (`set`, `after`, `nothing`, ...) and the compute
     language's reserved words: a name spelt like one must be quoted, or cannot name a step."""
     from toolkiln.syntax.words import RESERVED
-    from toolkiln.syntax.workflow_text import workflow_parser
+    from toolkiln.syntax.workflow_scanner import KEYWORDS
 
-    words = {
-        t.pattern.value
-        for t in workflow_parser().terminals
-        if t.pattern.type == "str" and IDENTIFIER.fullmatch(t.pattern.value)
-    }
-    return frozenset(words | {"nothing", "if", "else"} | RESERVED)
+    return KEYWORDS | RESERVED
 
 
 def is_plain_name(name: str) -> bool:

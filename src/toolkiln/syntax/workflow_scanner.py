@@ -33,6 +33,16 @@ _EXTENT_TOKEN = re.compile(
       | (?P<punct>[()\[\]{},:])""",
     re.VERBOSE,
 )
+# The words grammar/workflow.lark spells as keywords (a test compares this with the grammar's
+# terminals): where a parser state takes one of them, a NAME spelt like it is read as it.
+KEYWORDS = frozenset(
+    {
+        *("workflow", "description", "on", "webhook", "body", "manual", "schedule", "timezone"),
+        *("daily", "at", "every", "cron", "after", "nothing", "with", "set", "if", "else"),
+        *("switch", "case", "respond", "http", "query", "headers", "credentials", "returns"),
+        *("merge", "wait", "node", "type", "version"),
+    }
+)
 # The words that begin a step, and `with`: after an atom of a respond body (`rexpr`) the
 # lexer reads them as keywords, which end the body (`else` is a syntax error there). (Right
 # after a `)` or `]` anywhere in an expression it does too, the LALR state after a bracket

@@ -364,6 +364,16 @@ def test_a_workflow_without_node_steps_loads_no_node_catalog() -> None:
     assert code == 0 and "toolkiln.backends.n8n.catalog" in modules
 
 
+def test_fmt_of_a_workflow_loads_no_lark(tmp_path: Path) -> None:
+    """The printer's list of the grammar's words is a constant (a test compares it with the
+    grammar): formatting a valid workflow needs no Lark."""
+    path = tmp_path / "order_total.wf"
+    path.write_text((WORKFLOWS / "order_total.wf").read_text(encoding="utf-8"), encoding="utf-8")
+    code, output, modules = loaded(["fmt", str(path)])
+    assert code == 0 and "reformatted" in output
+    assert unneeded(modules, ("lark", "regex", "toolkiln.syntax.workflow_lark")) == []
+
+
 HEADER = 'workflow w\ndescription "d"\non manual\nset s { total = 1 }\n'
 
 
