@@ -1,5 +1,5 @@
-"""The compute parser's LALR tables and terminals, kept signed in the state home for the error
-finder that runs without Lark (syntax/lr_driver.py).
+"""A Lark parser's LALR tables and terminals (the compute and the workflow grammar's), kept
+signed in the state home for the error finder that runs without Lark (syntax/lr_driver.py).
 
 `parser_cache.keep_error_tables` writes them from the very Lark parser that would otherwise
 explain the error, whenever Lark has loaded it; this module reads them back without importing
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkiln.statehome import load_key
-from toolkiln.syntax.grammar_source import COMPUTE_OPTIONS, grammar_text
-from toolkiln.syntax.newlines import StepNewlines
+from toolkiln.syntax.grammar_source import COMPUTE_OPTIONS, WORKFLOW_OPTIONS, grammar_text
+from toolkiln.syntax.newlines import BracketDepthLimit, StepNewlines
 from toolkiln.syntax.signed_files import read_signed, signed_path
 from toolkiln.version import __version__
 
@@ -65,25 +65,43 @@ class ErrorTables:
         self.literals: dict[str, str] = data["literals"]  # every string terminal's text, for messages
 
 
-def tables_path(name: str, grammar: str, options: dict[str, Any], lark_version: str) -> Path:
-    always = sorted(StepNewlines.always_accept)
-    what = json.dumps(
-        [grammar, sorted(options.items()), always, lark_version, __version__, sys.version_info[:2], FORMAT]
-    )
-    return signed_path(f"{name}-tables", hashlib.sha256(what.encode()).hexdigest()[:32])
+def tables_path(
+    name: str, grammar: str, options: dict[str, Any], always_accept: tuple[str, ...], lark_version: str
+) -> Path:
+    """Where the tables of this grammar, options, post-lexer and Lark version are kept."""
+    what = [
+        grammar,
+        sorted(options.items()),
+        sorted(always_accept),
+        lark_version,
+        __version__,
+        sys.version_info[:2],
+        FORMAT,
+    ]
+    return signed_path(f"{name}-tables", hashlib.sha256(json.dumps(what).encode()).hexdigest()[:32])
 
 
 def compute_tables() -> ErrorTables | None:
-    """The compute grammar's kept tables, or None (no key, no file yet, a file that does not
-    verify, or no Lark whose version can be read): then Lark explains the error, and keeps
-    the tables for the next time. Read once per process and state home."""
+    """The compute grammar's kept tables (see `kept_tables`)."""
+    return kept_tables("compute", "compute.lark", COMPUTE_OPTIONS, StepNewlines.always_accept)
+
+
+def workflow_tables() -> ErrorTables | None:
+    """The workflow grammar's kept tables (see `kept_tables`)."""
+    return kept_tables("workflow", "workflow.lark", WORKFLOW_OPTIONS, BracketDepthLimit.always_accept)
+
+
+def kept_tables(name: str, grammar: str, options: dict[str, Any], always_accept: tuple[str, ...]) -> ErrorTables | None:
+    """The kept tables of the parser of grammar/`grammar`, or None (no key, no file yet, a
+    file that does not verify, or no Lark whose version can be read): then Lark explains the
+    error, and keeps the tables for the next time. Read once per process and state home."""
     key = load_key()
     version = lark_version()
     if key is None or version is None:
         return None
-    path = tables_path("compute", grammar_text("compute.lark"), COMPUTE_OPTIONS, version)
+    path = tables_path(name, grammar_text(grammar), options, always_accept, version)
     if path not in _kept:
-        body = read_signed(path, key, "compute-tables")
+        body = read_signed(path, key, f"{name}-tables")
         if body is None:
             return None
         try:

@@ -7,7 +7,7 @@ from functools import cache
 from lark import Lark, Token, Transformer, Tree
 
 from toolkiln.syntax.grammar_source import COMPUTE_OPTIONS, grammar_text
-from toolkiln.syntax.limits import MAX_DEPTH
+from toolkiln.syntax.limits import MAX_DEPTH, TooDeep
 from toolkiln.syntax.newlines import StepNewlines
 from toolkiln.syntax.parser_cache import cached_parser, keep_error_tables
 
@@ -19,12 +19,6 @@ class NewlinePostLexer(StepNewlines[Token]):
 
     def newline_at(self, token: Token) -> Token:
         return Token.new_borrow_pos("_NL", "", token)
-
-
-class TooDeep(Exception):
-    def __init__(self, offset: int) -> None:
-        super().__init__(f"nesting deeper than {MAX_DEPTH} levels")
-        self.offset = offset
 
 
 class DepthTree(Tree[Token]):

@@ -13,6 +13,7 @@ COMPUTE_OPTIONS: dict[str, Any] = {
     "propagate_positions": True,
     "maybe_placeholders": True,
 }
+WORKFLOW_OPTIONS: dict[str, Any] = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True}
 
 
 def grammar_text(name: str) -> str:

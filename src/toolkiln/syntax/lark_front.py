@@ -107,7 +107,8 @@ def failure_of(error: UnexpectedInput, parser: Lark) -> SyntaxFailure:
     if isinstance(error, UnexpectedToken):
         token = error.token
         seen = SeenToken(token.type, token.value, token.start_pos)
-        return SyntaxFailure("token", token.start_pos, seen, expects=frozenset(_parser_expects(error, parser)))
+        expects = frozenset(_parser_expects(error, parser))
+        return SyntaxFailure("token", token.start_pos, seen, expects=expects, expected=frozenset(error.expected))
     if isinstance(error, UnexpectedCharacters):
         return SyntaxFailure("characters", error.pos_in_stream, allowed=frozenset(error.allowed or ()))
     assert isinstance(error, UnexpectedEOF)

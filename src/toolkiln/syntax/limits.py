@@ -12,6 +12,14 @@ MAX_DEPTH = 200  # levels of nesting: parse-tree levels, or nested conditions
 MAX_LITERAL_DIGITS = 100
 
 
+class TooDeep(Exception):
+    """Nesting deeper than MAX_DEPTH, found at `offset` (by a parser's depth guard)."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"nesting deeper than {MAX_DEPTH} levels")
+        self.offset = offset
+
+
 def literal_too_large(value: Decimal) -> bool:
     return len(value.as_tuple().digits) > MAX_LITERAL_DIGITS or abs(value.adjusted()) >= MAX_LITERAL_DIGITS
 

@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.error_tables import DEEPER, REDUCE, SHIFT, SPLICED, ErrorTables, Terminal, compute_tables
-from toolkiln.syntax.limits import MAX_DEPTH
-from toolkiln.syntax.newlines import StepNewlines
+from toolkiln.syntax.limits import MAX_DEPTH, TooDeep
+from toolkiln.syntax.newlines import BracketDepthLimit, StepNewlines
 from toolkiln.syntax.syntax_errors import SeenToken, SyntaxFailure, Where, blanked_before, syntax_diagnostic
 
 
@@ -62,7 +62,8 @@ def explain_syntax_error(
 
 
 class MaybeTooDeep(Exception):
-    """A reduction whose tree might nest deeper than Lark's depth guard allows."""
+    """A reduction whose tree might nest deeper than Lark's depth guard allows, or brackets
+    nested deeper than the workflow post-lexer's limit: Lark decides."""
 
 
 class _Failed(Exception):
@@ -83,27 +84,33 @@ class _Newlines(StepNewlines[_Token]):
         return _Token("_NL", "", token.start_pos)
 
 
-def first_failure(text: str, start: str, tables: ErrorTables) -> SyntaxFailure | None:
+def first_failure(text: str, start: str, tables: ErrorTables, *, workflow: bool = False) -> SyntaxFailure | None:
     """Where and why Lark's parse of `text` with the start rule stops, or None when it parses;
-    MaybeTooDeep when the depth guard might stop it first."""
+    MaybeTooDeep when a depth guard might stop it first. `workflow`: the tables are the
+    workflow grammar's (its post-lexer limits brackets; it has no tree depth guard)."""
     try:
-        _Parse(text, start, tables).run()
+        _Parse(text, start, tables, workflow=workflow).run()
     except _Failed as failed:
         return failed.failure
+    except TooDeep as error:
+        raise MaybeTooDeep from error
     return None
 
 
 class _Parse:
-    def __init__(self, text: str, start: str, tables: ErrorTables) -> None:
+    def __init__(self, text: str, start: str, tables: ErrorTables, *, workflow: bool) -> None:
         self.tables = tables
         self.stack = [tables.start_states[start]]
         self.bounds: list[int] = []  # no smaller than the depth of each value on the stack
         self.end_state = tables.end_states[start]
         self.lexer = _Lexer(text, tables)
+        self.post_lexer: StepNewlines[_Token] | BracketDepthLimit = BracketDepthLimit() if workflow else _Newlines()
+        self.depth_guard = not workflow
+        self.shifted: set[str] = set()  # the kinds of the tokens shifted so far
 
     def run(self) -> None:
         last = None
-        for token in _Newlines().process(self.lexer.tokens(self)):
+        for token in self.post_lexer.process(self.lexer.tokens(self)):
             last = token
             self.feed(token, at_end=False)
         self.feed(_Token("$END", "", last.start_pos if last else 0), at_end=True)
@@ -116,12 +123,12 @@ class _Parse:
             action = actions.get(token.type)
             if action is None:
                 expected = frozenset(symbol for symbol in actions if symbol.isupper())
-                seen = SeenToken(token.type, token.value, token.start_pos)
-                raise _Failed(SyntaxFailure("token", token.start_pos, seen, expects=self.expects(expected)))
+                raise _Failed(self.unexpected(token, expected))
             kind, arg = action
             if kind == SHIFT:
                 stack.append(arg)
                 bounds.append(0)
+                self.shifted.add(token.type)
                 return
             assert kind == REDUCE
             name, size, grows = self.tables.rules[arg]
@@ -130,12 +137,19 @@ class _Parse:
                 del stack[-size:]
                 del bounds[-size:]
             bound = _bound(grows, children)
-            if bound > MAX_DEPTH:
+            if bound > MAX_DEPTH and self.depth_guard:
                 raise MaybeTooDeep
             stack.append(states[stack[-1]][name][1])
             bounds.append(bound)
             if at_end and stack[-1] == self.end_state:
                 return
+
+    def unexpected(self, token: _Token, expected: frozenset[str]) -> SyntaxFailure:
+        """The failure at a token the parser cannot take; `expected`: Lark's own list."""
+        seen = SeenToken(token.type, token.value, token.start_pos)
+        failure = SyntaxFailure("token", token.start_pos, seen, expects=self.expects(expected), expected=expected)
+        failure.shifted = frozenset(self.shifted)
+        return failure
 
     def expects(self, otherwise: frozenset[str]) -> frozenset[str]:
         """The terminals the parser could take in its state (lark_front._parser_expects)."""
@@ -207,8 +221,7 @@ class _Lexer:
         if found is None:
             return SyntaxFailure("characters", position, allowed=scanner.allowed)
         value, terminal = found
-        seen = SeenToken(_keyword(whole, terminal, value), value, position)
-        return SyntaxFailure("token", position, seen, expects=parse.expects(scanner.allowed))
+        return parse.unexpected(_Token(_keyword(whole, terminal, value), value, position), scanner.allowed)
 
     def _match(self, scanner: _Scanner, position: int) -> tuple[str, Terminal] | None:
         """The first of the scanner's terminals that matches at `position` (as the alternation

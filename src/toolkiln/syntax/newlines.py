@@ -1,10 +1,13 @@
-"""Which newlines end a step of the text DSL: the post-lexer of the compute grammar, over any
-tokens that have a `type` (this module does not import Lark)."""
+"""The post-lexers of the grammars, over any tokens that have a `type` and a `start_pos`
+(Lark's, or the error finder's: this module does not import Lark): which newlines end a step
+of the text DSL (compute.lark), and how deep a workflow's brackets nest (workflow.lark)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
+
+from toolkiln.syntax.limits import MAX_DEPTH, TooDeep
 
 T = TypeVar("T", bound=Any)
 
@@ -101,3 +104,22 @@ class _Layout:
             self.depth = max(0, self.depth - 1)
             return False
         return self.last not in ("_NL", "LBRACE")
+
+
+class BracketDepthLimit:
+    """Refuses brackets nested deeper than MAX_DEPTH while lexing: Lark's reductions of 100,000
+    nested parentheses take minutes (the compute grammar has its own guard)."""
+
+    always_accept = ()
+    _OPEN, _CLOSE = frozenset({"LPAR", "LSQB", "LBRACE"}), frozenset({"RPAR", "RSQB", "RBRACE"})
+
+    def process(self, stream: Iterator[T]) -> Iterator[T]:
+        depth = 0
+        for token in stream:
+            if token.type in self._OPEN:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise TooDeep(token.start_pos)  # a lexed token has its position
+            elif token.type in self._CLOSE:
+                depth = max(0, depth - 1)
+            yield token

@@ -104,7 +104,9 @@ def keep_error_tables(name: str, grammar: str, options: dict[str, Any], parser: 
     key = load_key()
     if key is None:
         return
-    path = tables_path(name, grammar, options, lark.__version__)
+    postlex = parser.options.postlex
+    always_accept = tuple(postlex.always_accept) if postlex else ()
+    path = tables_path(name, grammar, options, always_accept, lark.__version__)
     if read_signed(path, key, f"{name}-tables") is not None:
         return
     tables = error_tables_of(parser)

@@ -8,13 +8,15 @@ words every message, span, hint and fix. This module does not import Lark.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from toolkiln.ast.spans import LineIndex, Span
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic, Fix
-from toolkiln.syntax.foreign import foreign_construct
-from toolkiln.syntax.foreign_base import Foreign
 from toolkiln.syntax.words import look_alike_hint
+
+if TYPE_CHECKING:
+    from toolkiln.syntax.foreign_base import Foreign
 
 _TOKEN_WORDS = {
     "NAME": "a name",
@@ -53,9 +55,12 @@ class SyntaxFailure:
     """Where and why a parse stopped. `what`: "token" (a token the parser cannot take here),
     "characters" (text no terminal of this state matches) or "eof"; `offset`: the token's start
     or the character's offset; `allowed`: the terminals the lexer tried ("characters") or the
-    parser expected ("eof"); `expects`: the terminals the parser could take ("token")."""
+    parser expected ("eof"); `expects`: the terminals the parser could take in its state
+    ("token"), `expected`: Lark's own list for the token (the lexer's, when it found the token
+    with the whole lexer); `shifted`: the kinds of the tokens shifted before (the error
+    finder's; None from Lark)."""
 
-    __slots__ = ("what", "offset", "token", "allowed", "expects")
+    __slots__ = ("what", "offset", "token", "allowed", "expects", "expected", "shifted")
 
     def __init__(
         self,
@@ -65,9 +70,11 @@ class SyntaxFailure:
         *,
         allowed: frozenset[str] = frozenset(),
         expects: frozenset[str] = frozenset(),
+        expected: frozenset[str] = frozenset(),
     ) -> None:
         self.what, self.offset, self.token = what, offset, token
-        self.allowed, self.expects = allowed, expects
+        self.allowed, self.expects, self.expected = allowed, expects, expected
+        self.shifted: frozenset[str] | None = None
 
 
 def describe_token(kind: str, value: str | None = None) -> str:
@@ -111,6 +118,8 @@ class Where:
 
 def syntax_diagnostic(failure: SyntaxFailure, where: Where, rule: str, literals: dict[str, str]) -> Diagnostic:
     """The diagnostic of a parse of `where.text` with the start `rule` that stopped so."""
+    from toolkiln.syntax.foreign import foreign_construct  # (8 M instructions: not for a workflow's errors)
+
     text = where.text
     offset = failure.offset
     construct = foreign_construct(text, offset, steps=rule == "start") if isinstance(offset, int) else None

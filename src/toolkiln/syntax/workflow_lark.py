@@ -11,19 +11,13 @@ expression's offset in the file, so every span points into the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from functools import cache
 from json import JSONDecodeError
-from typing import Any, cast
+from typing import Any
 
 from lark import Lark, Token, v_args
-from lark.exceptions import (
-    UnexpectedCharacters,
-    UnexpectedEOF,
-    UnexpectedInput,
-    UnexpectedToken,
-)
+from lark.exceptions import UnexpectedInput, UnexpectedToken
 from lark.tree import Meta
 
 from toolkiln.ast import compute as n
@@ -33,53 +27,24 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.expressions import ParseContext, parse_expression, parse_template
 from toolkiln.syntax.grammar import TooDeep, grammar_text
-from toolkiln.syntax.lark_front import describe_token, expected_tokens
+from toolkiln.syntax.grammar_source import WORKFLOW_OPTIONS
+from toolkiln.syntax.lark_front import failure_of, literal_terminals
 from toolkiln.syntax.limits import MAX_DEPTH, MAX_LITERAL_DIGITS, MAX_SOURCE_TOKENS, too_many_tokens
-from toolkiln.syntax.parser_cache import cached_parser
-from toolkiln.syntax.words import look_alike_hint
+from toolkiln.syntax.newlines import BracketDepthLimit
+from toolkiln.syntax.parser_cache import cached_parser, keep_error_tables
+from toolkiln.syntax.workflow_errors import workflow_syntax_diagnostic
 from toolkiln.syntax.workflow_shapes import ShapeRules, in_shape
 from toolkiln.syntax.workflow_values import CLOCK_TIME, CRON, WEBHOOK_PATH, WORKFLOW_NAME, decode_json, is_timezone
-
-_TERMINAL_WORDS = {
-    "OP": "an operator",
-    "RESPOND_WITH_NODE": "`respond with node`",
-    "MERGE_MODE": "`by position`",
-    "NOTHING": "`nothing`",
-    "LBRACE": "`{`",
-    "RBRACE": "`}`",
-    "COLON": "`:`",
-}
 
 
 @cache
 def workflow_parser() -> Lark:
-    return cached_parser(
-        "workflow",
-        grammar_text("workflow.lark"),
-        {"postlex": _DepthLimit()},
-        parser="lalr",
-        propagate_positions=True,
-        maybe_placeholders=True,
-    )
-
-
-class _DepthLimit:
-    """Refuses brackets nested deeper than MAX_DEPTH while lexing: Lark's reductions of 100,000
-    nested parentheses take minutes (the compute grammar has its own guard)."""
-
-    always_accept = ()
-    _OPEN, _CLOSE = frozenset({"LPAR", "LSQB", "LBRACE"}), frozenset({"RPAR", "RSQB", "RBRACE"})
-
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        depth = 0
-        for token in stream:
-            if token.type in self._OPEN:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise TooDeep(cast(int, token.start_pos))  # a lexed token has its position
-            elif token.type in self._CLOSE:
-                depth = max(0, depth - 1)
-            yield token
+    """The workflow grammar's parser; its tables are also kept for the error finder that runs
+    without Lark (syntax/workflow_errors.py), from this very parser."""
+    grammar = grammar_text("workflow.lark")
+    parser = cached_parser("workflow", grammar, {"postlex": BracketDepthLimit()}, **WORKFLOW_OPTIONS)
+    keep_error_tables("workflow", grammar, WORKFLOW_OPTIONS, parser)
+    return parser
 
 
 def parse_with_lark(text: str, ctx: ParseContext) -> tuple[w.Workflow | None, list[Diagnostic]]:
@@ -109,43 +74,10 @@ def parse_with_lark(text: str, ctx: ParseContext) -> tuple[w.Workflow | None, li
 
 
 def _syntax_error(error: UnexpectedInput, text: str, index: LineIndex) -> Diagnostic:
-    if isinstance(error, UnexpectedCharacters):
-        offset = cast(int, error.pos_in_stream)  # lark's base class says None; the lexer sets it
-        ch = text[offset]
-        span = index.span(offset, offset + 1)
-        if ch in "\"'":
-            return Diagnostic.of(
-                codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {ch}"
-            )
-        shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
-        hint = look_alike_hint(ch) or _expected(error.allowed)
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span, hint=hint)
-    if isinstance(error, UnexpectedToken):
-        token = error.token
-        if token.type == "$END" or token.start_pos is None:
-            span, found = index.span(len(text), len(text)), "end of input"
-        else:
-            span = index.span(token.start_pos, token.start_pos + max(len(token.value), 1))
-            found = describe_token(token.type, token.value)
-        hint = _expected(error.expected)
-        if token.type == "LBRACE" and "LPAR" in error.expected:
-            hint = 'a record in a workflow expression goes in parentheses: ({"key": value})'
-        if in_shape(error):
-            return Diagnostic.of(codes.INVALID_SHAPE, f"unexpected {found} in a declared shape", span, hint=hint)
-        return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected {found}", span, hint=hint)
-    assert isinstance(error, UnexpectedEOF)
-    return Diagnostic.of(
-        codes.SYNTAX_ERROR,
-        "unexpected end of input",
-        index.span(len(text), len(text)),
-        hint=_expected(set(error.expected)),
-    )
-
-
-def _expected(terminals: set[str] | None) -> str | None:
-    if not terminals:
-        return None
-    return "expected " + expected_tokens(terminals, workflow_parser(), _TERMINAL_WORDS)
+    """Lark's exception, worded by workflow_errors.py (as the error finder's failures are)."""
+    parser = workflow_parser()
+    shape = isinstance(error, UnexpectedToken) and in_shape(error)
+    return workflow_syntax_diagnostic(failure_of(error, parser), text, index, literal_terminals(parser), in_shape=shape)
 
 
 @v_args(meta=True)

@@ -54,10 +54,20 @@ def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple
                 codes.UNREADABLE_FILE, UNENCODABLE, index.span(surrogate, surrogate + 1), hint=UNENCODABLE_HINT
             )
         ]
-    workflow = try_parse_workflow(text, ParseContext(index, fallback=with_lark))
+    fast = ParseContext(index, fallback=with_lark)
+    workflow = try_parse_workflow(text, fast)
     if workflow is not None:
         return workflow, []
-    # Lark decides the rest and explains the errors.
+    # Lark decides the rest and explains the errors; a syntax error is found without it when
+    # the tables its parser left in the state home are there (syntax/workflow_errors.py). Not
+    # asked after an expression's error: Lark's tree is needed to report those, so the finder
+    # would most likely find the grammar's part whole and only add its own time.
+    if not fast.diagnostics:
+        from toolkiln.syntax.workflow_errors import explain_workflow_error
+
+        found = explain_workflow_error(text, index)
+        if found is not None:
+            return None, [found]
     from toolkiln.syntax.workflow_lark import parse_with_lark
 
     return parse_with_lark(text, ParseContext(index, fallback=with_lark))

@@ -17,7 +17,7 @@ import pytest
 from toolkiln.statehome import STATE_DIR_ENV
 from toolkiln.syntax import error_tables, lr_driver, signed_files
 from toolkiln.syntax import text as text_front
-from toolkiln.syntax.grammar import compute_parser
+from toolkiln.syntax.grammar import NewlinePostLexer, compute_parser
 from toolkiln.syntax.grammar_source import COMPUTE_OPTIONS, grammar_text
 
 BROKEN = 'tool broken(a: number) description "d"\n{\n  return a +\n}\n'
@@ -38,7 +38,8 @@ def state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def _tables_path() -> Path:
     version = error_tables.lark_version()
     assert version is not None
-    return error_tables.tables_path("compute", grammar_text("compute.lark"), COMPUTE_OPTIONS, version)
+    always_accept = NewlinePostLexer.always_accept
+    return error_tables.tables_path("compute", grammar_text("compute.lark"), COMPUTE_OPTIONS, always_accept, version)
 
 
 def _diagnostics(text: str, *, finder: bool, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -92,6 +93,26 @@ def test_a_json_tools_broken_expression_is_explained_without_importing_lark(stat
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     message, lark_loaded = first.stdout.splitlines()
     assert message.startswith("E0101 1 ") and "unexpected end of input" in message and lark_loaded == "True"
+    assert second.stdout.splitlines() == [message, "False"]
+
+
+def test_a_workflows_syntax_error_is_explained_without_importing_lark(state):
+    env = {**os.environ, STATE_DIR_ENV: str(state)}
+    text = "workflow w\non manual\nset s { total = 1 }}\nrespond r s\n"
+    probe = (
+        "import sys\n"
+        "from toolkiln.syntax.workflow_text import parse_workflow\n"
+        f"_, found = parse_workflow({text!r})\n"
+        "print(found[0].code, found[0].span.line, found[0].span.column, found[0].message, found[0].hint)\n"
+        "print('lark' in sys.modules)\n"
+    )
+    first, second = (
+        subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+        for _ in range(2)
+    )
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    message, lark_loaded = first.stdout.splitlines()
+    assert message.startswith("E0101 3 20 unexpected `}` expected `after`") and lark_loaded == "True"
     assert second.stdout.splitlines() == [message, "False"]
 
 
