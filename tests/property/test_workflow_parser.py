@@ -125,6 +125,14 @@ def test_every_workflow_of_the_repository_agrees_and_is_accepted_where_lark_acce
     assert assert_agrees(text) == lark_accepts(text)
 
 
+@pytest.mark.parametrize(("old", "new"), [("\n", "\r\n"), ("  ", "\t"), ("\n", "\n\f"), (" ", "\u00a0")])
+def test_other_white_space_is_read_as_lark_reads_it(old: str, new: str) -> None:
+    """Carriage returns, tabs and form feeds are white space to both; a no-break space to neither."""
+    for _, text in REPOSITORY:
+        variant = text.replace(old, new)
+        assert assert_agrees(variant) == lark_accepts(variant), variant
+
+
 def test_it_accepts_the_golden_files_the_templates_and_every_construct() -> None:
     """The fast path is taken for ordinary workflows (else it would only be slower)."""
     ordinary = [(where, text) for where, text in REPOSITORY if where.startswith(("tests", "template", "every", "on "))]
