@@ -3,9 +3,10 @@
     python benchmarks/bench_startup.py [--rounds 21] [--top 8] [--no-importtime] [--before SRC]
                                        [--instructions]
 
-The commands: run, check and fmt of the shipping example, check of a workflow and of a tool file
-with a syntax error (both parse with Lark: its parsers are built once, then read from the state
-home), and tools run on a registry of one tool. Each is a fresh process (`python -m toolkiln
+The commands: run, check and fmt of the shipping example, check of a workflow, check of a tool
+file, a workflow and a JSON tool's expression with a syntax error (the warm-up round leaves
+Lark's parsers and the error finder's tables in the state home), and tools run on a registry of
+one tool. Each is a fresh process (`python -m toolkiln
 ...`, the interpreter running this script, bytecode and parsers cached by a warm-up round),
 timed from spawn to exit like hyperfine does: rounds alternate the commands, so a busy machine
 slows them all alike. The table gives the median wall time, the spread over rounds (fastest and
@@ -57,6 +58,11 @@ class Command:
 
 WORKFLOW = ROOT / "tests" / "golden" / "workflows" / "order_total.wf"
 BROKEN = 'tool broken(a: number) description "d"\n{\n  return a +\n}\n'  # Lark explains the error
+BROKEN_WF = "workflow w\non manual\nset s { total = 1 }}\nrespond r s\n"  # (broken.wf beside it)
+BROKEN_JSON = (  # (broken.json beside it)
+    '{"name": "t", "description": "d", "parameters": {"a": {"type": "number"}}, '
+    '"logic": {"steps": [{"op": "return", "value": "a * 2 +"}]}}\n'
+)
 
 
 def commands(registry: Path, broken: Path) -> list[Command]:
@@ -69,6 +75,18 @@ def commands(registry: Path, broken: Path) -> list[Command]:
         Command("toolkiln fmt --check shipping_cost.json", [*tk, "fmt", "--check", str(SHIPPING)], ""),
         Command("toolkiln check order_total.wf (a workflow)", [*tk, "check", str(WORKFLOW)], "0 error(s)"),
         Command("toolkiln check broken.tk (a syntax error)", [*tk, "check", str(broken)], "1 error(s)", code=1),
+        Command(
+            "toolkiln check broken.wf (a workflow's syntax error)",
+            [*tk, "check", str(broken.with_suffix(".wf"))],
+            "1 error(s)",
+            code=1,
+        ),
+        Command(
+            "toolkiln check broken.json (an expression's syntax error)",
+            [*tk, "check", str(broken.with_suffix(".json"))],
+            "1 error(s)",
+            code=1,
+        ),
         Command(
             "toolkiln tools run shipping_cost (registry of 1)",
             [*tk, "tools", "run", "shipping_cost", "--registry", str(registry), "--args", ARGS],
@@ -215,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         broken = folder / "broken.tk"
         broken.write_text(BROKEN, encoding="utf-8")
+        broken.with_suffix(".wf").write_text(BROKEN_WF, encoding="utf-8")
+        broken.with_suffix(".json").write_text(BROKEN_JSON, encoding="utf-8")
         measured = commands(small_registry(folder), broken)
         if options.before is not None:
             measured = with_before(measured, options.before)
