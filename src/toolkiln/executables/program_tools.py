@@ -30,6 +30,7 @@ from toolkiln.diagnostics.codes import lookup_code
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.executables.errors import ExecutableError
 from toolkiln.executables.files import read_program
+from toolkiln.executables.plain_schemas import plainly_valid
 from toolkiln.executables.policy import MAX_TIMEOUT_SECONDS, SANDBOX_KINDS, SandboxKind, SandboxPolicy
 from toolkiln.syntax.words import RISK_LEVELS, TOOL_NAME
 
@@ -216,6 +217,8 @@ def _parameters(schema: Any, problems: list[Diagnostic]) -> dict[str, Any]:
             )
         )
         return NO_PARAMETERS
+    if plainly_valid(schema):  # the common schema, without importing jsonschema (plain_schemas.py)
+        return schema
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # 60 ms: when a schema is read
     from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
 

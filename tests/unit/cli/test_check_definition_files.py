@@ -72,18 +72,30 @@ def test_a_skill_files_yaml_error_is_r0608_at_its_line(tmp_path: Path, capsys: p
     assert code == 1 and [(d["code"], d["file"], d["line"]) for d in found] == [("R0608", str(broken), 3)]
 
 
-@pytest.mark.parametrize("name", ["bad.skill", "examples.json"])
+# A schema jsonschema alone judges (a pattern is a regex it checks): the same R0608 either way.
+UNUSUAL_SCHEMA = SKILL.read_text().replace(
+    "    text: {type: string, description: The text to count}", '    text: {type: string, pattern: "("}'
+)
+
+
+@pytest.mark.parametrize("name", ["bad.skill", "examples.json", "unusual.skill"])
 def test_what_tools_create_refuses_check_shows_alike_at_the_same_lines(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tool = json.loads((EXAMPLES / "shipping_cost.json").read_text())
     wrong_example = {**tool, "examples": [{"args": {"weight_kg": 12}, "expect": 1}, {"args": {}}]}
     bad = tmp_path / name
-    bad.write_text(BAD_SKILL if name.endswith(".skill") else json.dumps(wrong_example, indent=2))
+    texts = {
+        "bad.skill": BAD_SKILL,
+        "examples.json": json.dumps(wrong_example, indent=2),
+        "unusual.skill": UNUSUAL_SCHEMA,
+    }
+    bad.write_text(texts[name])
     assert main(["tools", "--registry", str(tmp_path / "registry"), "create", str(bad)]) == 1
     refused = capsys.readouterr().err
     code, out = check(capsys, str(bad))
     assert code == 1 and "<input>" not in refused and f"--> {bad}:" in refused
+    assert name != "unusual.skill" or "`parameters` is not a valid JSON Schema: '(' is not a 'regex'" in refused
     assert out == refused + f"1 file(s) checked: {refused.count('error[')} error(s), 0 warning(s)\n"
 
 

@@ -138,6 +138,14 @@ def test_check_of_a_tool_file_loads_nothing_of_the_registry_definitions_or_execu
     assert unneeded(modules, ("pydantic", "toolkiln.registry.models", "toolkiln.server")) == []  # records, routes
 
 
+def test_check_of_the_examples_folder_loads_no_jsonschema() -> None:
+    # (its skill file's parameters are a plain schema: executables/plain_schemas.py)
+    code, output, modules = loaded(["check", str(EXAMPLES)])
+    assert code == 0 and output.strip().endswith("file(s) checked: 0 error(s), 0 warning(s)")
+    assert "toolkiln.executables.skill_files" in modules  # (the skill file was checked)
+    assert unneeded(modules, ("jsonschema", "referencing", "rpds", "pydantic")) == []
+
+
 # A class whose methods `@dataclass` or `typing.NamedTuple` wrote has them compiled from source
 # text as its module loads (about 0.5 M instructions a method): the records write theirs
 # (ast/records.py), and what a command does not need (difflib's, the error details') is loaded
