@@ -26,7 +26,7 @@ from toolkiln.syntax.builder import parse_expression_with_lark
 from toolkiln.syntax.expressions import ParseContext
 from toolkiln.syntax.workflow_lark import parse_with_lark, workflow_parser
 from toolkiln.syntax.workflow_parser import try_parse_workflow
-from toolkiln.syntax.workflow_scanner import KEYWORDS
+from toolkiln.syntax.workflow_scanner import KEYWORDS, STEP_WORDS
 from toolkiln.templates.library import shipped
 from toolkiln.templates.render import render_dsl
 
@@ -83,6 +83,21 @@ def test_the_keywords_are_the_words_of_the_grammar() -> None:
     assert {
         t.pattern.value for t in terminals if t.pattern.type == "str" and t.pattern.value.isidentifier()
     } == KEYWORDS
+
+
+def test_the_words_that_end_a_respond_body_are_the_grammars() -> None:
+    """What the LALR table takes, besides more expression, after an atom of a respond body
+    (its states with NAME and OP but no ELSE, which the states after a bracket group have)."""
+    parser = workflow_parser()
+    words = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
+    found = {
+        words[key]
+        for actions in parser.parser.parser.parser.parse_table.states.values()
+        if {"NAME", "OP"} <= set(actions) and "ELSE" not in actions
+        for key in actions
+        if key in words and words[key].isalpha()
+    }
+    assert found == STEP_WORDS | {"with"}
 
 
 def assert_agrees(text: str) -> bool:

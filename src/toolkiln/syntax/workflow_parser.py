@@ -16,6 +16,7 @@ both agree wherever this one accepts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal, cast
 
@@ -31,7 +32,6 @@ from toolkiln.syntax.workflow_scanner import (
     NAME,
     NUMBER,
     RESPOND_WITH_NODE,
-    STEP_WORDS,
     STRING,
     Scanner,
 )
@@ -187,16 +187,15 @@ class WorkflowParser:
 
     def step_body(self) -> w.Step:
         word = self.scan.word()
-        if word not in STEP_WORDS or word == "after":
-            raise Declined
         if word == "node":
             start = self.scan.pos
             spec = self.node_spec()
             return w.NodeStep(name=spec.name, node=spec, span=self.span_from(start))
+        rule = _NAMED_STEPS.get(word or "")
+        if word is None or rule is None:
+            raise Declined
         start = self.scan.expect_keyword(word)
-        name = self.step_name()
-        step: w.Step = getattr(self, f"{word}_step")(name, start)
-        return step
+        return rule(self, self.step_name(), start)
 
     def wiring(self) -> tuple[w.Wire, ...]:
         scan = self.scan
@@ -421,6 +420,18 @@ class WorkflowParser:
         if template is None or ctx.diagnostics:
             raise Declined
         return template
+
+
+# The steps that begin with their keyword and a step name: the rule that reads the rest.
+_NAMED_STEPS: dict[str, Callable[[WorkflowParser, str, int], w.Step]] = {
+    "set": WorkflowParser.set_step,
+    "if": WorkflowParser.if_step,
+    "switch": WorkflowParser.switch_step,
+    "respond": WorkflowParser.respond_step,
+    "http": WorkflowParser.http_step,
+    "merge": WorkflowParser.merge_step,
+    "wait": WorkflowParser.wait_step,
+}
 
 
 def _unescape(quoted: str) -> str:
