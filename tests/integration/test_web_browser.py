@@ -47,9 +47,9 @@ REFUND = (
 WORKFLOW = (ROOT / "tests" / "golden" / "workflows" / "switch_merge.wf").read_text(encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[ServerProcess]:
-    registry_path = tmp_path_factory.mktemp("web") / "registry"
+def seeded_server(folder: Path) -> ServerProcess:
+    """A `toolkiln serve` process on a registry of the six tools the tests look at."""
+    registry_path = folder / "registry"
     tokens = make_tokens(registry_path)
     with Registry(registry_path) as registry:  # the server notices tools made by other processes
         registry.create(SHIPPING)
@@ -72,6 +72,24 @@ def server(tmp_path_factory) -> Iterator[ServerProcess]:
         registry.update("label", {"logic": {"steps": [{"op": "return", "value": '"big" if x > 10 else "small"'}]}})
     process = ServerProcess(registry_path)
     process.tokens = tokens  # type: ignore[attr-defined]
+    return process
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[ServerProcess]:
+    """The server of the tests that only look: none of them changes its registry, so each sees
+    the six tools as made, whatever ran before it on its worker (xdist's worksteal can run a
+    module's later tests before its earlier ones)."""
+    process = seeded_server(tmp_path_factory.mktemp("web"))
+    yield process
+    assert process.stop() in (0, -signal.SIGTERM)
+
+
+@pytest.fixture()
+def own_server(tmp_path) -> Iterator[ServerProcess]:
+    """A server of its own for a test that changes the registry (approves, creates, rolls
+    back, disables)."""
+    process = seeded_server(tmp_path)
     yield process
     assert process.stop() in (0, -signal.SIGTERM)
 
@@ -155,8 +173,8 @@ def test_filter_and_search_the_list(page, server):
     assert page.locator("#matches").inner_text().startswith("1 of 6 tools")
 
 
-def test_approve_a_pending_tool_and_see_it_through_the_api(page, server):
-    sign_in(page, server)
+def test_approve_a_pending_tool_and_see_it_through_the_api(page, own_server):
+    sign_in(page, own_server)
     assert page.locator(".pending-link .badge").inner_text() == "2"
     page.get_by_role("link", name="refund_order").click()
     page.shots.take("pending-tool")
@@ -167,7 +185,7 @@ def test_approve_a_pending_tool_and_see_it_through_the_api(page, server):
     assert page.locator(".facts .status").inner_text().strip() == "Active"
     assert "token admin (web page)" in page.locator("table.audit tbody tr").first.inner_text()
     page.shots.take("audit")
-    assert api_status(server, "refund_order") == "active"
+    assert api_status(own_server, "refund_order") == "active"
     assert page.locator(".pending-link .badge").inner_text() == "1"
 
 
@@ -193,8 +211,8 @@ def test_run_a_tool_from_its_test_form(page, server):
     page.shots.take("table-form")
 
 
-def test_create_a_tool_with_a_typo_see_the_diagnostic_fix_it_and_save(page, server):
-    sign_in(page, server, "write")
+def test_create_a_tool_with_a_typo_see_the_diagnostic_fix_it_and_save(page, own_server):
+    sign_in(page, own_server, "write")
     page.get_by_role("link", name="New tool").click()
     type_definition(
         page, 'tool area(w: number, h: number) description "Area of a rectangle" {\n  return w * hieght\n}\n'
@@ -211,21 +229,21 @@ def test_create_a_tool_with_a_typo_see_the_diagnostic_fix_it_and_save(page, serv
     page.wait_for_url(re.compile(r"/ui/tools/area"))
     assert "Created." in page.locator(".done").inner_text()
     page.shots.take("created")
-    with server.client(server.tokens["read"]) as http:
+    with own_server.client(own_server.tokens["read"]) as http:
         assert http.post("/api/v1/tools/area/execute", json={"args": {"w": 3, "h": 4}}).status_code == 403  # read
-    with server.client(server.tokens["run"]) as http:
+    with own_server.client(own_server.tokens["run"]) as http:
         assert http.post("/api/v1/tools/area/execute", json={"args": {"w": 3, "h": 4}}).json()["result"] == 12
 
 
-def test_roll_back_a_version(page, server):
-    sign_in(page, server, "write")
-    page.goto(f"{server.url}/ui/tools/label?tab=versions")
+def test_roll_back_a_version(page, own_server):
+    sign_in(page, own_server, "write")
+    page.goto(f"{own_server.url}/ui/tools/label?tab=versions")
     assert page.locator("table.diff tr.diff-replace").count() >= 1  # version 1 against version 2
     page.shots.take("versions")
     page.get_by_role("link", name="Roll back to 1").click()
     page.get_by_role("button", name="Yes, rollback to version 1").click()
     page.wait_for_url(re.compile(r"tab=versions"))
-    with server.client(server.tokens["read"]) as http:
+    with own_server.client(own_server.tokens["read"]) as http:
         record = http.get("/api/v1/tools/label").json()
     assert record["version"] == 3 and "small" in str(record["definition"]) and "big" not in str(record["definition"])
 
@@ -300,10 +318,10 @@ def tab_to(page, selector: str, presses: int = 80) -> None:
     raise AssertionError(f"{selector} never got the focus in {presses} Tab presses")
 
 
-def test_keyboard_only_sign_in_find_and_disable_a_tool(page, server):
-    page.goto(f"{server.url}/")
+def test_keyboard_only_sign_in_find_and_disable_a_tool(page, own_server):
+    page.goto(f"{own_server.url}/")
     assert page.evaluate("document.activeElement.id") == "token"  # the form starts where typing does
-    page.keyboard.type(server.tokens["write"])
+    page.keyboard.type(own_server.tokens["write"])
     page.keyboard.press("Enter")
     page.wait_for_url(lambda url: urlsplit(url).path == "/ui/tools")
     tab_to(page, "#q")
@@ -322,7 +340,7 @@ def test_keyboard_only_sign_in_find_and_disable_a_tool(page, server):
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r"done=disable"))
     page.shots.take("keyboard-disabled")
-    assert api_status(server, "shipping_cost") == "disabled"
+    assert api_status(own_server, "shipping_cost") == "disabled"
 
 
 NARROW = {"width": 390, "height": 844}  # a phone held upright

@@ -1,7 +1,8 @@
 """The review of a tool waiting for approval in a real browser (chromium, as
 test_web_browser.py drives it) against a real `toolkiln serve`: a person opens the pending
 version, reads what it reaches, its cost bound and what changed, sees it would break its
-caller, and rejects it with a reason (the narrow view first: the rejection ends the review)."""
+caller, and rejects it with a reason (on a server of its own: the narrow view's server keeps
+the version waiting, whichever test runs first)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ from toolkiln.registry.registry import Registry
 pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[ServerProcess]:
-    registry_path = tmp_path_factory.mktemp("review") / "registry"
+def seeded_server(folder: Path) -> ServerProcess:
+    """A `toolkiln serve` process on a registry where `double` v2, which breaks `total`, waits."""
+    registry_path = folder / "registry"
     tokens = make_tokens(registry_path)
     with Registry(registry_path) as registry:
         registry.create(DOUBLE, created_by="llm")
@@ -34,6 +35,22 @@ def server(tmp_path_factory) -> Iterator[ServerProcess]:
         registry.update("double", TRIPLE, by="llm")
     process = ServerProcess(registry_path)
     process.tokens = tokens  # type: ignore[attr-defined]
+    return process
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[ServerProcess]:
+    """The server of the test that only looks (xdist's worksteal can run the rejecting test
+    first on the same worker)."""
+    process = seeded_server(tmp_path_factory.mktemp("review"))
+    yield process
+    assert process.stop() in (0, -signal.SIGTERM)
+
+
+@pytest.fixture()
+def own_server(tmp_path) -> Iterator[ServerProcess]:
+    """A server of its own for the test that rejects the version."""
+    process = seeded_server(tmp_path)
     yield process
     assert process.stop() in (0, -signal.SIGTERM)
 
@@ -50,8 +67,8 @@ def test_at_390_px_the_review_does_not_scroll_sideways(browser, server):  # noqa
     assert found == {"scroll": 0, "band": 0, "spilled": []}
 
 
-def test_a_person_reviews_a_breaking_version_and_rejects_it(page, server):  # noqa: F811
-    sign_in(page, server)
+def test_a_person_reviews_a_breaking_version_and_rejects_it(page, own_server):  # noqa: F811
+    sign_in(page, own_server)
     page.get_by_role("link", name="double").click()
     page.get_by_role("link", name="review what it reaches, what a run can cost and what changed").click()
     page.wait_for_url(re.compile(r"tab=review"))
