@@ -132,11 +132,12 @@ class _Parse:
                 return
             assert kind == REDUCE
             name, size, grows = self.tables.rules[arg]
-            children = bounds[-size:] if size else []
+            deepest = 0
             if size:
+                deepest = max(bounds[-size:])
                 del stack[-size:]
                 del bounds[-size:]
-            bound = _bound(grows, children)
+            bound = _bound(grows, deepest)
             if bound > MAX_DEPTH and self.depth_guard:
                 raise MaybeTooDeep
             stack.append(states[stack[-1]][name][1])
@@ -157,25 +158,35 @@ class _Parse:
         return choices or otherwise
 
 
-def _bound(grows: int, children: list[int]) -> int:
-    deepest = max(children, default=0)
+def _bound(grows: int, deepest: int) -> int:
+    """The depth bound of a reduction's value, from its deepest child's."""
     if grows == SPLICED:
         return deepest
     if grows == DEEPER:
         return deepest + 1
-    return max(deepest, 1)  # SINGLE: the child itself, or a tree of no children
+    return deepest or 1  # SINGLE: the child itself, or a tree of no children
 
 
 class _Scanner:
     """One state's lexer: its terminals in the order tried, the keywords each may turn into,
     and the terminals an error says it allowed."""
 
-    __slots__ = ("terminals", "keywords", "allowed")
+    __slots__ = ("terminals", "keywords", "allowed", "by_first")
 
     def __init__(
         self, terminals: tuple[Terminal, ...], keywords: dict[str, tuple[Terminal, ...]], allowed: frozenset[str]
     ) -> None:
         self.terminals, self.keywords, self.allowed = terminals, keywords, allowed
+        self.by_first: dict[str, tuple[Terminal, ...]] = {}  # see `tried_at`
+
+    def tried_at(self, first: str) -> tuple[Terminal, ...]:
+        """The terminals that can match text starting with `first`, in the order tried: a
+        plain string only if it starts with it (the same first match, with fewer tries)."""
+        tried = self.by_first.get(first)
+        if tried is None:
+            tried = tuple(t for t in self.terminals if t.literal is None or t.literal.startswith(first))
+            self.by_first[first] = tried
+        return tried
 
 
 class _Lexer:
@@ -186,14 +197,18 @@ class _Lexer:
         self.tables = tables
         self.by_name = {terminal.name: terminal for terminal in tables.terminals}
         self.names = frozenset(self.by_name)
-        self.scanners: dict[frozenset[str], _Scanner] = {}
+        self.scanners: dict[frozenset[str], _Scanner] = {}  # by the terminals it tries (Lark shares them so)
+        self.by_state: dict[int, _Scanner] = {}
 
     def tokens(self, parse: _Parse) -> Iterator[_Token]:
         """The tokens, each lexed in the state the parser is in when it asks for it."""
         position = 0
         while True:
-            accepts = frozenset(self.tables.states[parse.stack[-1]])
-            scanner = self._scanner(accepts | self.tables.ignore | self.tables.always_accept)
+            state = parse.stack[-1]
+            scanner = self.by_state.get(state)
+            if scanner is None:
+                accepts = frozenset(self.tables.states[state]) | self.tables.ignore | self.tables.always_accept
+                scanner = self.by_state[state] = self._scanner(accepts)
             token = self._next(scanner, position, parse)
             if token is None:
                 return
@@ -227,7 +242,7 @@ class _Lexer:
         """The first of the scanner's terminals that matches at `position` (as the alternation
         Lark compiles would), and what it matched."""
         text = self.text
-        for terminal in scanner.terminals:
+        for terminal in scanner.tried_at(text[position]):
             if terminal.literal is not None:
                 if text.startswith(terminal.literal, position):
                     return terminal.literal, terminal
