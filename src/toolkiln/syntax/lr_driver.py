@@ -1,22 +1,22 @@
-"""The syntax error of a text-DSL source found from the compute parser's kept tables, without
-importing Lark (issue 34: a syntax error's `check` paid some 230 M instructions to import Lark,
-read its parser back and compile its lexers' regular expressions).
+"""The syntax error of a source found from a Lark parser's kept tables, without importing Lark
+(issue 34: a syntax error's `check` paid some 230 M instructions to import Lark, read its
+parser back and compile its lexers' regular expressions): a text-DSL file (`start`), an
+expression (`expr_start`: a JSON tool's), or a workflow (syntax/workflow_errors.py).
 
 It runs the LALR automaton Lark built (syntax/error_tables.py) the way Lark's parser runs it:
 the same contextual lexer (per parser state, the terminals that state can take, tried in Lark's
 order, a keyword taken from a name as Lark's "unless" callback does it, the whole lexer asked
 when a state's lexer fails), the same post-lexer (syntax/newlines.py), the same shifts and
 reductions, and the same failure: the token, the offset, the terminals expected. It builds no
-tree. A source it finds no error in, or whose parse might nest deeper than Lark's depth guard
+tree. A source it finds no error in, or whose parse might nest deeper than a depth guard
 allows, is left to Lark; so every diagnostic is the one Lark's path gives
-(tests/property/test_error_finder.py compares them).
+(tests/property/test_error_finder_agrees.py and test_workflow_error_finder.py compare them).
 
-Lark's depth guard counts the levels of the tree it builds; here each value on the stack has a
-bound no smaller than its depth (a token 0; a reduction one more than its deepest child, its
-deepest child's for a `?rule` of one symbol that Lark replaces by that child, and for Lark's
-own helpers that their parent splices in), so a parse whose bounds stay within the limit is
-one where the guard never fires.
-"""
+The compute grammar's depth guard counts the levels of the tree Lark builds; here each value on
+the stack has a bound no smaller than its depth (a token 0; a reduction one more than its
+deepest child, its deepest child's for a `?rule` of one symbol that Lark replaces by that
+child, and for Lark's own helpers that their parent splices in), so a parse whose bounds stay
+within the limit is one where the guard never fires."""
 
 from __future__ import annotations
 
