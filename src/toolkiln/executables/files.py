@@ -12,7 +12,6 @@ descriptor are the ones hashed, pinned and run: nothing opens the path a second 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
@@ -71,6 +70,8 @@ def read_program(
         content = _read_regular_file(fd, path)
     finally:
         os.close(fd)
+    import hashlib  # (28 M instructions to import, OpenSSL's start: only when a file is pinned or checked)
+
     return content, hashlib.sha256(content).hexdigest()
 
 

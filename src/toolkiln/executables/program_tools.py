@@ -16,7 +16,6 @@ is when the definition is checked (`pin=True`), and a run refuses a file that ch
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from dataclasses import dataclass
@@ -189,7 +188,9 @@ def _field_problems(kind: ProgramKind, obj: dict[str, Any]) -> list[Diagnostic]:
     ]
     for key in obj:
         if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1)
+            from difflib import get_close_matches  # (12 M instructions to import: on this error only)
+
+            close = get_close_matches(str(key), known, n=1)
             hint = (
                 f"did you mean `{close[0]}`?" if close else f"a {kind} tool's fields: {', '.join(dict.fromkeys(known))}"
             )

@@ -7,7 +7,6 @@ whose diagnostics say where and how to fix it.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from dataclasses import replace
@@ -184,7 +183,9 @@ def apply_changes(current: dict[str, Any], changes: Any) -> Any:
                     )
                 continue
             if field not in changeable:
-                close = difflib.get_close_matches(str(key), list(changeable), n=1)
+                from difflib import get_close_matches  # (12 M instructions to import: on this error only)
+
+                close = get_close_matches(str(key), list(changeable), n=1)
                 hint = f"did you mean `{close[0]}`?" if close else f"changeable fields: {', '.join(changeable)}"
                 problems.append(
                     at_path(codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in the changes", str(key)[:64], hint)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkiln.ast.spans import Span
 from toolkiln.diagnostics import codes
@@ -30,7 +30,9 @@ from toolkiln.registry.equality import same_data
 from toolkiln.semantics.dates import clock_at, parse_iso_datetime
 from toolkiln.semantics.limits import DEFAULT_LIMITS, Limits
 from toolkiln.semantics.values import to_json
-from toolkiln.tool import Tool
+
+if TYPE_CHECKING:
+    from toolkiln.tool import Tool  # (the interpreter: loaded by the compiler when a tool compiles)
 
 FIELD = "examples"
 EXAMPLE_KEYS = ("args", "expect")

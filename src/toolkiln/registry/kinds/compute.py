@@ -13,11 +13,11 @@ from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.registry import examples
 from toolkiln.registry.formats import COMPUTE_ANNOTATIONS
 from toolkiln.registry.kinds.base import Compiled, CompileOptions, RunContext, Runnable, ToolKind, refuse
-from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
     from toolkiln.registry.models import ToolRecord
     from toolkiln.semantics.values import DecimalEncoding
+    from toolkiln.tool import Tool  # (the interpreter: loaded by the compiler when a tool compiles)
 
 ANNOTATIONS = COMPUTE_ANNOTATIONS  # a pure function of its arguments and tables
 

@@ -8,7 +8,6 @@ exactly as a compute tool does.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -35,13 +34,13 @@ from toolkiln.registry.kinds.base import (
 )
 from toolkiln.registry.kinds.compute import COMPUTE, ComputeCompiled
 from toolkiln.registry.kinds.workflow_credentials import CredentialUse, credential_uses
-from toolkiln.tool import Tool
 
 if TYPE_CHECKING:
     from toolkiln.n8n.deploy import Webhook
     from toolkiln.registry.models import ToolRecord
     from toolkiln.semantics.dates import Clock
     from toolkiln.semantics.limits import Limits
+    from toolkiln.tool import Tool  # (the interpreter: loaded by the compiler when a tool compiles)
 
 REQUIRED = ("kind", "name", "description", "workflow")
 OPTIONAL = ("parameters", "riskLevel", "n8n", "secrets", "credentials")
@@ -216,7 +215,9 @@ def _unknown_fields(obj: dict[str, Any]) -> list[Diagnostic]:
     problems = []
     for key in obj:
         if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1)
+            from difflib import get_close_matches  # (12 M instructions to import: on this error only)
+
+            close = get_close_matches(str(key), known, n=1)
             hint = f"did you mean `{close[0]}`?" if close else f"a workflow tool's fields: {', '.join(known)}"
             problems.append(
                 at_path(codes.UNKNOWN_FIELD, f"unknown field `{str(key)[:40]}` in a workflow tool", str(key)[:64], hint)
