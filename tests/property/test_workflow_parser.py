@@ -221,3 +221,33 @@ def test_each_word_of_the_grammar_where_a_name_goes_is_read_as_lark_reads_it(wor
         texts.append(WORKFLOW.replace("big priced.total > (100) {", f"big {expression} {{"))
     for text in texts:
         assert assert_agrees(text) == lark_accepts(text), text
+
+
+HEAD = 'workflow w\ndescription "d"\non manual\n'
+DEEP = {
+    "blocks": HEAD + "if a x {\n" * 300 + "}\n" * 300,
+    "switch cases": HEAD + "switch s { case x {\n" * 150 + "}}\n" * 150,
+    "brackets": HEAD + "set s { a = " + "(" * 300 + "1" + ")" * 300 + " }\n",
+    "records": HEAD + "respond r (" + '{"a": ' * 300 + "1" + "}" * 300 + ")\n",
+    "shapes": HEAD.replace("on manual", 'on webhook POST "/w" body ' + "{a: " * 300 + "any" + "}" * 300),
+    "lists in a shape": HEAD.replace(
+        "on manual", 'on webhook POST "/w" body {a: ' + "[" * 300 + "any" + "]" * 300 + "}"
+    ),
+    "JSON": HEAD + 'node "N" type "t" version 1 ' + '{"a": ' * 300 + "1" + "}" * 300 + "\n",
+}
+
+
+@pytest.mark.parametrize("kind", DEEP)
+def test_deep_nesting_is_left_to_larks_bounds(kind: str) -> None:
+    """Nesting past the hand parser's bounds (16 blocks and shapes, 40 brackets) is declined
+    without recursing into it, and Lark's bound (200 brackets and braces) reports it."""
+    text = DEEP[kind]
+    assert try_parse_workflow(text, ParseContext(LineIndex(text), fallback=parse_expression_with_lark)) is None
+    workflow, diagnostics = parse_with_lark(text, ParseContext(LineIndex(text), fallback=parse_expression_with_lark))
+    assert workflow is None and [d.code for d in diagnostics] == ["E0402"], kind
+
+
+def test_nesting_between_both_bounds_is_larks_to_build() -> None:
+    """Deeper than the hand parser goes and within Lark's bound: declined, and Lark builds it."""
+    for text in (HEAD + "if a x {\n" * 20 + "}\n" * 20, HEAD + "set s { a = " + "(" * 45 + "1" + ")" * 45 + " }\n"):
+        assert not assert_agrees(text) and lark_accepts(text)
