@@ -353,7 +353,6 @@ NOT_FOR_A_WORKFLOW_CHECK = (
     "regex",
     "toolkiln.syntax.workflow_lark",
     "uuid",  # (node ids: emit.stable_id makes uuid5 itself)
-    "hashlib",  # (and with CPython's own SHA-1, so no OpenSSL)
     "difflib",  # (a misspelt name's hint only)
 )
 

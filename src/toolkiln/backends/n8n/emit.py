@@ -13,12 +13,8 @@ translated are returned as E0706 diagnostics (and no workflow).
 from __future__ import annotations
 
 import copy
+from hashlib import sha1
 from typing import Any, assert_never
-
-try:  # CPython's own SHA-1: hashlib would load OpenSSL for it (11 M instructions of a check)
-    from _sha1 import sha1  # type: ignore[import-not-found]
-except ImportError:  # a build without it (some distributions keep OpenSSL's only)
-    from hashlib import sha1
 
 from toolkiln.ast import compute as n
 from toolkiln.ast import workflow as w
