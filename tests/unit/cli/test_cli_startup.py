@@ -134,16 +134,17 @@ def test_check_of_a_tool_file_loads_nothing_of_the_registry_definitions_or_execu
     assert code == 0
     assert unneeded(modules, FOR_REGISTRY_DEFINITIONS) == []
     code, _, modules = loaded(["check", str(EXAMPLES / "word_stats.skill")])  # (what the above would see)
-    assert code == 0 and "toolkiln.executables.skill_files" in modules and "yaml" in modules
+    assert code == 0 and "toolkiln.executables.skill_files" in modules
     assert unneeded(modules, ("pydantic", "toolkiln.registry.models", "toolkiln.server")) == []  # records, routes
 
 
-def test_check_of_the_examples_folder_loads_no_jsonschema() -> None:
-    # (its skill file's parameters are a plain schema: executables/plain_schemas.py)
+def test_check_of_the_examples_folder_loads_no_jsonschema_or_yaml() -> None:
+    # (its skill file's front matter and parameters are plainly written: executables/plain_yaml.py,
+    # plain_schemas.py)
     code, output, modules = loaded(["check", str(EXAMPLES)])
     assert code == 0 and output.strip().endswith("file(s) checked: 0 error(s), 0 warning(s)")
     assert "toolkiln.executables.skill_files" in modules  # (the skill file was checked)
-    assert unneeded(modules, ("jsonschema", "referencing", "rpds", "pydantic")) == []
+    assert unneeded(modules, ("jsonschema", "referencing", "rpds", "pydantic", "yaml", "hashlib", "difflib")) == []
 
 
 # A class whose methods `@dataclass` or `typing.NamedTuple` wrote has them compiled from source
