@@ -5,7 +5,8 @@
 
 The commands: run, check and fmt of the shipping example, check of a workflow, check of a tool
 file, a workflow and a JSON tool's expression with a syntax error (the warm-up round leaves
-Lark's parsers and the error finder's tables in the state home), and tools run on a registry of
+Lark's parsers and the error finder's tables in the state home), check of the examples folder
+(the issue's own command: its tools and a script's .skill file), and tools run on a registry of
 one tool. Each is a fresh process (`python -m toolkiln
 ...`, the interpreter running this script, bytecode and parsers cached by a warm-up round),
 timed from spawn to exit like hyperfine does: rounds alternate the commands, so a busy machine
@@ -86,6 +87,11 @@ def commands(registry: Path, broken: Path) -> list[Command]:
             [*tk, "check", str(broken.with_suffix(".json"))],
             "1 error(s)",
             code=1,
+        ),
+        Command(
+            "toolkiln check examples (a folder: tools, a skill file)",
+            [*tk, "check", str(SHIPPING.parent)],
+            "0 error(s)",
         ),
         Command(
             "toolkiln tools run shipping_cost (registry of 1)",
