@@ -169,3 +169,15 @@ def test_commands_on_a_compute_file_refuse_a_skill_file_with_e0116(
         err = capsys.readouterr().err
         assert err.startswith(f"error[E0116]: `toolkiln {command[0]}` takes a compute tool's file")
         assert f"--> {path}:1:1" in err and "E0101" not in err and "E0109" not in err
+
+
+def test_check_registers_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("TOOLKILN_HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "greet.json").write_text(json.dumps(SCRIPT_JSON))
+    shutil.copy(SKILL, tmp_path / "word_stats.skill")
+    assert check(capsys, str(tmp_path)) == (0, "2 file(s) checked: 0 error(s), 0 warning(s)\n")
+    assert not home.exists() and not (tmp_path / ".toolkiln").exists()  # no registry, no record
