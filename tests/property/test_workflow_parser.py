@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,10 +24,11 @@ from test_workflow_roundtrip import workflows
 from toolkiln.ast.spans import LineIndex
 from toolkiln.backends.workflow_printer import print_workflow
 from toolkiln.syntax.builder import parse_expression_with_lark
-from toolkiln.syntax.expressions import ParseContext
+from toolkiln.syntax.expression_parser import Declined
+from toolkiln.syntax.expressions import ParseContext, parse_expression
 from toolkiln.syntax.workflow_lark import parse_with_lark, workflow_parser
-from toolkiln.syntax.workflow_parser import try_parse_workflow
-from toolkiln.syntax.workflow_scanner import KEYWORDS, STEP_WORDS
+from toolkiln.syntax.workflow_parser import WorkflowParser, try_parse_workflow
+from toolkiln.syntax.workflow_scanner import KEYWORDS, STEP_WORDS, Scanner
 from toolkiln.templates.library import shipped
 from toolkiln.templates.render import render_dsl
 
@@ -101,16 +103,18 @@ def test_the_words_that_end_a_respond_body_are_the_grammars() -> None:
 
 
 def assert_agrees(text: str) -> bool:
-    """Whether the fast parser accepted `text` (and, if it did, that Lark agrees)."""
+    """Whether the fast parser accepted `text` (and, if it did, that Lark agrees). Where it
+    read the text whole but an expression was wrong, Lark's path gives the same diagnostics."""
     index = LineIndex(text)
-    fast = try_parse_workflow(text, ParseContext(index, fallback=parse_expression_with_lark))
-    if fast is None:
+    ctx = ParseContext(index, fallback=parse_expression_with_lark)
+    fast = try_parse_workflow(text, ctx)
+    if fast is None and not ctx.diagnostics:
         return False
     slow, diagnostics = parse_with_lark(text, ParseContext(index, fallback=parse_expression_with_lark))
-    assert diagnostics == [], (text, diagnostics)
+    assert diagnostics == ctx.diagnostics, (text, diagnostics, ctx.diagnostics)
     # repr, not ==: Decimal('2.50') == Decimal('2.5'), but a literal's digits must agree too
     assert repr(fast) == repr(slow), text
-    return True
+    return fast is not None
 
 
 def lark_accepts(text: str) -> bool:
@@ -251,3 +255,131 @@ def test_nesting_between_both_bounds_is_larks_to_build() -> None:
     """Deeper than the hand parser goes and within Lark's bound: declined, and Lark builds it."""
     for text in (HEAD + "if a x {\n" * 20 + "}\n" * 20, HEAD + "set s { a = " + "(" * 45 + "1" + ")" * 45 + " }\n"):
         assert not assert_agrees(text) and lark_accepts(text)
+
+
+# --- expressions with errors: the hand parser reads on, and Lark's path says the same -------
+
+# The expressions of the compute language's error fixtures (the right side of an assignment,
+# a return or a condition) that the compute parser reports.
+ERROR_FIXTURES = ["tests/golden/diagnostics/*.tk", "examples/*.tk", "tests/corpus/broken_model_output/*.tk"]
+FIXTURE_LINE = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*=|return\b|if\b|elif\b)\s*(.+?)\s*\{?\s*$", re.MULTILINE)
+EDIT_PIECES = [*"(){}[]+-*/%<>=!,.:\"'", "if ", "else", " and ", "not ", "**", "x", "1.5", '"s"', "@", "=>", "set"]
+
+
+class _ExpressionSlots(WorkflowParser):
+    """The hand parser, noting where each expression of a valid workflow stands."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, ParseContext(LineIndex(text), fallback=parse_expression_with_lark))
+        self.slots: list[tuple[int, int]] = []
+
+    def expression(self, respond_body: bool) -> Any:
+        start = self.scan.pos
+        expr = super().expression(respond_body)
+        self.slots.append((start, self.scan.last_end))
+        return expr
+
+
+def expression_slots(text: str) -> list[tuple[int, int]]:
+    parser = _ExpressionSlots(text)
+    parser.workflow()
+    return parser.slots
+
+
+def _reported(expression: str) -> bool:
+    ctx = ParseContext(LineIndex(expression), fallback=parse_expression_with_lark)
+    parse_expression(expression, ctx)
+    return bool(ctx.diagnostics)
+
+
+BROKEN = sorted(
+    {
+        match[1]
+        for pattern in ERROR_FIXTURES
+        for path in sorted(ROOT.glob(pattern))
+        for match in FIXTURE_LINE.finditer(path.read_text(encoding="utf-8"))
+        if _reported(match[1])
+    }
+)
+SLOTTED = [
+    (where, text, slots) for where, text in REPOSITORY if lark_accepts(text) if (slots := expression_slots(text))
+]
+
+
+def _with_broken(text: str, slots: list[tuple[int, int]], broken: dict[int, str]) -> str:
+    """`text` with the expression in slot i replaced by `broken[i]` (from the last one back)."""
+    for i in sorted(broken, reverse=True):
+        start, end = slots[i]
+        text = text[:start] + broken[i] + text[end:]
+    return text
+
+
+def test_every_expression_slot_with_each_broken_expression_gets_larks_diagnostics() -> None:
+    """Each error fixture's expression in every expression slot of the repository's workflows
+    (one slot at a time, and every slot at once): the same diagnostics, all of them, in order,
+    as Lark's path; and the hand parser answers each one made of the workflow grammar's tokens
+    without Lark (the others, `;` or `&&` say, are syntax errors of the workflow's grammar)."""
+    assert len(BROKEN) >= 20 and sum(len(slots) for _, _, slots in SLOTTED) >= 100
+    unanswered = []
+    for where, text, slots in SLOTTED:
+        for i in range(len(slots)):
+            for expression in BROKEN:
+                if not _answered_like_lark(_with_broken(text, slots, {i: expression})) and _in_grammar(expression):
+                    unanswered.append((where, i, expression))
+        every = {i: BROKEN[i % len(BROKEN)] for i in range(len(slots))}
+        _answered_like_lark(_with_broken(text, slots, every))
+    assert sum(map(_in_grammar, BROKEN)) >= 15 and not unanswered, unanswered
+
+
+def _in_grammar(expression: str) -> bool:
+    """Whether `expression` is one whole extent of the workflow grammar's expression tokens."""
+    scan = Scanner(expression)
+    try:
+        return scan.extent(respond_body=False) == (0, len(expression))
+    except Declined:
+        return False
+
+
+def _answered_like_lark(text: str) -> bool:
+    """Whether the hand parser gave `text`'s diagnostics itself (asserting Lark's are those)."""
+    index = LineIndex(text)
+    ctx = ParseContext(index, fallback=parse_expression_with_lark)
+    fast = try_parse_workflow(text, ctx)
+    assert fast is None, text
+    slow, diagnostics = parse_with_lark(text, ParseContext(index, fallback=parse_expression_with_lark))
+    assert slow is None and diagnostics, text
+    if not ctx.diagnostics:
+        return False
+    assert ctx.diagnostics == diagnostics, (text, ctx.diagnostics, diagnostics)
+    return True
+
+
+_SLOT_EDIT = st.tuples(st.floats(0, 1), st.sampled_from(["delete", "insert"]), st.sampled_from(EDIT_PIECES))
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=LARGE_INPUTS)
+@given(st.sampled_from(SLOTTED), st.data())
+def test_a_workflow_whose_expressions_are_edited_agrees_or_declines(slotted, data) -> None:
+    """One to three of a workflow's own expressions edited (a piece of the compute fuzz put
+    in or a character taken out): the hand parser declines or answers as Lark's path does."""
+    _, text, slots = slotted
+    chosen = data.draw(st.lists(st.integers(0, len(slots) - 1), min_size=1, max_size=3, unique=True))
+    broken = {}
+    for i in chosen:
+        start, end = slots[i]
+        where, how, piece = data.draw(_SLOT_EDIT)
+        at = start + int(where * (end - start))
+        broken[i] = text[start:at] + (piece if how == "insert" else "") + text[at + (how == "delete") : end]
+    assert_agrees(_with_broken(text, slots, broken))
+
+
+# Broken expressions whose extent Lark's grammar reads otherwise: a step's word (or `with`)
+# after a closing bracket is a keyword to Lark's lexer; a bracket left open runs to the end.
+OTHERWISE_READ = ["(x +) set", "[x] with", "f(1 +) after y", "(x) respond r", "(1 +", "[1, (2", "(x) if * y"]
+
+
+@pytest.mark.parametrize("expression", OTHERWISE_READ)
+def test_a_broken_expression_the_grammar_reads_otherwise_is_left_to_lark(expression: str) -> None:
+    for _, text, slots in SLOTTED:
+        for i in range(len(slots)):
+            assert_agrees(_with_broken(text, slots, {i: expression}))

@@ -6,16 +6,19 @@ one for one, reads tokens as Lark's contextual lexer does (workflow_scanner.py),
 expressions and templates with the compute parsers as the Lark front end does, and builds the
 same nodes with the same spans as `workflow_lark._Builder` does from Lark's tree.
 
-It only ever accepts: at the first thing that is not plainly valid (a syntax error, anything
-the builder would report: an invalid name, an unknown method, unit or timezone, bad JSON, a
-field given twice, a number too long; deep nesting, an expression Lark's parser must judge)
-it declines and the caller parses with Lark, which reports every diagnostic. A construct
+It only ever accepts, or reports expressions: at the first thing that is not plainly valid (a
+syntax error, anything the builder would report: an invalid name, an unknown method, unit or
+timezone, bad JSON, a field given twice, a number too long; deep nesting) it declines and the
+caller parses with Lark, which reports every diagnostic. An expression the compute parser
+reports is the one exception: its extent is the grammar's, so the parse goes on, and a text
+read whole whose only errors are its expressions' gets their diagnostics, as from Lark's path. A construct
 this parser does not know is a decline, never a different tree; a property test checks that
 both agree wherever this one accepts.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal, cast
@@ -28,6 +31,7 @@ from toolkiln.syntax.limits import MAX_LITERAL_DIGITS, MAX_SOURCE_TOKENS
 from toolkiln.syntax.strings import EscapeError, unescape
 from toolkiln.syntax.words import RESERVED
 from toolkiln.syntax.workflow_scanner import (
+    KEYWORDS,
     MERGE_MODE,
     NAME,
     NUMBER,
@@ -50,15 +54,25 @@ from toolkiln.syntax.workflow_values import (
 MAX_BLOCK_NESTING = 16
 MAX_SHAPE_NESTING = 16
 _HTTP_CLAUSES = ("query", "headers", "body", "credentials", "returns")
+# The grammar's words that, right after a closing bracket, decline an expression with an
+# error (see `broken_expression`); `if` and `else` are tokens of an `expr` wherever they stand.
+# (A bracket inside a string is taken too: a decline is always safe.)
+_NAME_AFTER_A_CLOSER = re.compile(r"[)\]}](?:[ \t\f\r\n]+|#[^\n]*)*([A-Za-z_][A-Za-z0-9_]*)")
+_KEYWORDS_IN_EXPR = KEYWORDS - {"if", "else"}
+_KEYWORDS_IN_RESPOND = KEYWORDS
 Label = tuple[str, str, int, int]  # the text (unescaped), the token's kind, start and end
 
 
 def try_parse_workflow(text: str, ctx: ParseContext) -> w.Workflow | None:
-    """The workflow in `text`, or None when Lark must decide (see the module docstring)."""
+    """The workflow in `text`, or None: with `ctx.diagnostics` when the text was read whole and
+    only its expressions are wrong (they are then every diagnostic Lark's path reports, in its
+    order), else with none when Lark must decide (see the module docstring)."""
     try:
-        return WorkflowParser(text, ctx).workflow()
+        workflow = WorkflowParser(text, ctx).workflow()
     except (Declined, RecursionError):
+        ctx.diagnostics.clear()
         return None
+    return None if ctx.diagnostics else workflow
 
 
 class WorkflowParser:
@@ -409,9 +423,23 @@ class WorkflowParser:
             raise Declined
         ctx = self.ctx.at(start)
         expr = parse_expression(self.text[start:end], ctx)
-        if expr is None or ctx.diagnostics:
+        if ctx.diagnostics:
+            return self.broken_expression(start, end, ctx.diagnostics, respond_body)
+        if expr is None:
             raise Declined
         return expr
+
+    def broken_expression(self, start: int, end: int, diagnostics: list[Any], respond_body: bool) -> n.Expr:
+        """An expression the compute parser reported: its diagnostics are kept (the caller
+        returns them, and no workflow) and the parse goes on, as Lark's builder does with the
+        same extent. A grammar word after a closing bracket is declined: after a `)` or `]`
+        Lark's lexer reads a step's word (or `with`) as a keyword, so its extent may end there
+        (no valid expression has a name there, so only a broken one meets it)."""
+        words = _KEYWORDS_IN_RESPOND if respond_body else _KEYWORDS_IN_EXPR
+        if any(name in words for name in _NAME_AFTER_A_CLOSER.findall(self.text, start, end)):
+            raise Declined
+        self.ctx.diagnostics.extend(diagnostics)
+        return n.NullLit(span=self.ctx.span(start, end))
 
     def template(self) -> n.Template:
         text, start, _ = self.scan.token(STRING)

@@ -131,7 +131,7 @@ class Scanner:
             if kind == "punct" and not self._bracket(value, opened):
                 break
             self._advance(match.end())
-        if self.pos == start:
+        if self.pos == start or opened:  # (a bracket left open: the grammar's syntax error)
             raise Declined
         return start, self.last_end
 

@@ -1,10 +1,10 @@
 """The workflow front end: `.wf` text -> `toolkiln.ast.workflow.Workflow`, or diagnostics.
 
-The hand-written parser (workflow_parser.py) reads a valid workflow; at the first thing that
-is not plainly valid it declines, and Lark's parse (workflow_lark.py) decides and reports
-every diagnostic. So Lark loads only for a workflow with an error (or a construct the hand
-parser leaves to it): importing Lark and reading its parser back is most of a valid
-workflow's check (issue 34).
+The hand-written parser (workflow_parser.py) reads a valid workflow, and one whose only errors
+are in its expressions (it reports those); at the first other thing that is not plainly valid
+it declines, and Lark's parse (workflow_lark.py) decides and reports every diagnostic. So Lark
+loads only for a workflow with another error (or a construct the hand parser leaves to it):
+importing Lark and reading its parser back is most of a valid workflow's check (issue 34).
 """
 
 from __future__ import annotations
@@ -56,18 +56,15 @@ def parse_workflow(text: str, max_source_chars: int = MAX_SOURCE_CHARS) -> tuple
         ]
     fast = ParseContext(index, fallback=with_lark)
     workflow = try_parse_workflow(text, fast)
-    if workflow is not None:
-        return workflow, []
+    if workflow is not None or fast.diagnostics:  # read whole (its expressions' errors, if any)
+        return workflow, fast.diagnostics
     # Lark decides the rest and explains the errors; a syntax error is found without it when
-    # the tables its parser left in the state home are there (syntax/workflow_errors.py). Not
-    # asked after an expression's error: Lark's tree is needed to report those, so the finder
-    # would most likely find the grammar's part whole and only add its own time.
-    if not fast.diagnostics:
-        from toolkiln.syntax.workflow_errors import explain_workflow_error
+    # the tables its parser left in the state home are there (syntax/workflow_errors.py).
+    from toolkiln.syntax.workflow_errors import explain_workflow_error
 
-        found = explain_workflow_error(text, index)
-        if found is not None:
-            return None, [found]
+    found = explain_workflow_error(text, index)
+    if found is not None:
+        return None, [found]
     from toolkiln.syntax.workflow_lark import parse_with_lark
 
     return parse_with_lark(text, ParseContext(index, fallback=with_lark))

@@ -7,6 +7,7 @@ pydantic's plugins through importlib.metadata and costs 20-80 ms)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -79,8 +80,8 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def loaded(argv: list[str]) -> tuple[int, str, list[str]]:
-    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, check=False)
+def loaded(argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, list[str]]:
+    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, check=False, env=env)
     report = json.loads(done.stderr.strip().splitlines()[-1])
     return report["code"], done.stdout, report["modules"]
 
@@ -404,3 +405,20 @@ def test_a_broken_workflow_gets_the_diagnostic_lark_gave_before(
     code, output, _ = loaded(["check", str(path)])
     assert code == 1
     assert output.startswith(message + "\n --> " + str(path) + where + "\n"), output
+
+
+def test_a_workflow_whose_expressions_are_broken_is_explained_without_lark(tmp_path: Path) -> None:
+    """The hand-written parser reads on past an expression's error; once Lark has kept the
+    compute parser's tables (a first run, in a state home of this test's own), the second run
+    gives the same three diagnostics, in order, loading no Lark."""
+    from toolkiln.statehome import STATE_DIR_ENV
+
+    path = tmp_path / "broken.wf"
+    body = "set s { total = 1 + , note = upper(1 +) }\nrespond r s.total * * 2\n"
+    path.write_text(HEADER.replace("set s { total = 1 }\n", body), encoding="utf-8")
+    env = {**os.environ, STATE_DIR_ENV: str(tmp_path / "state")}
+    first, second = (loaded(["check", str(path)], env) for _ in range(2))
+    assert first[:2] == second[:2] and first[0] == 1
+    locations = [line for line in second[1].splitlines() if line.startswith(" --> ")]
+    assert locations == [f" --> {path}:{where}" for where in ("4:20", "4:39", "5:21")], second[1]
+    assert unneeded(second[2], ("lark", "regex", "toolkiln.syntax.workflow_lark")) == []
