@@ -383,3 +383,26 @@ def test_a_broken_expression_the_grammar_reads_otherwise_is_left_to_lark(express
     for _, text, slots in SLOTTED:
         for i in range(len(slots)):
             assert_agrees(_with_broken(text, slots, {i: expression}))
+
+
+HOLE = re.compile(r"\{\{([^{}\"\n]+)\}\}")
+
+
+def test_a_broken_expression_in_a_url_templates_hole_gets_larks_diagnostics() -> None:
+    """Each error fixture's expression in each hole of an HTTP step's URL (escaped for the
+    string), and a hole left open: the same workflow or diagnostics as Lark's path, never a
+    decline (a template's extent is its STRING token, whatever its holes hold)."""
+    holes = [(text, hole) for _, text in REPOSITORY if lark_accepts(text) for hole in HOLE.finditer(text)]
+    assert holes
+    answered = 0
+    for text, hole in holes:
+        for expression in [*BROKEN, "x }} {{ y", "{{x"]:
+            inside = expression.replace("\\", "\\\\").replace('"', '\\"')
+            variant = text[: hole.start(1)] + inside + text[hole.end(1) :]
+            index = LineIndex(variant)
+            ctx = ParseContext(index, fallback=parse_expression_with_lark)
+            fast = try_parse_workflow(variant, ctx)
+            slow, diagnostics = parse_with_lark(variant, ParseContext(index, fallback=parse_expression_with_lark))
+            assert (repr(fast), ctx.diagnostics) == (repr(slow), diagnostics), variant
+            answered += bool(diagnostics)
+    assert answered >= len(holes) * len(BROKEN) // 2

@@ -442,10 +442,13 @@ class WorkflowParser:
         return n.NullLit(span=self.ctx.span(start, end))
 
     def template(self) -> n.Template:
-        text, start, _ = self.scan.token(STRING)
+        text, start, end = self.scan.token(STRING)
         ctx = self.ctx.at(start + 1)
         template = parse_template(text[1:-1], ctx, escaped=True)
-        if template is None or ctx.diagnostics:
+        if ctx.diagnostics:  # kept, as an expression's (its extent is the STRING token)
+            self.ctx.diagnostics.extend(ctx.diagnostics)
+            return n.Template(parts=(), span=self.ctx.span(start, end))
+        if template is None:
             raise Declined
         return template
 
