@@ -147,6 +147,13 @@ def syntax_diagnostic(failure: SyntaxFailure, where: Where, rule: str, literals:
     )
 
 
+def unterminated_string(quote: str, span: Span) -> Diagnostic:
+    """A string the lexer could not match: its `quote` opens it and no line end closes it."""
+    return Diagnostic.of(
+        codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {quote}"
+    )
+
+
 def _character_diagnostic(failure: SyntaxFailure, where: Where, literals: dict[str, str]) -> Diagnostic:
     text = where.text
     offset = failure.offset
@@ -154,9 +161,7 @@ def _character_diagnostic(failure: SyntaxFailure, where: Where, literals: dict[s
     ch = text[offset]
     span = where.span(offset, offset + 1)
     if ch in "\"'":
-        return Diagnostic.of(
-            codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {ch}"
-        )
+        return unterminated_string(ch, span)
     foreign = next(
         (op for op in sorted(_FOREIGN_OPERATORS, key=len, reverse=True) if text.startswith(op, offset)), None
     )

@@ -10,7 +10,7 @@ from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
 from toolkiln.syntax.error_tables import workflow_tables
 from toolkiln.syntax.lr_driver import MaybeTooDeep, first_failure
-from toolkiln.syntax.syntax_errors import SyntaxFailure, describe_token, expected_words
+from toolkiln.syntax.syntax_errors import SyntaxFailure, describe_token, expected_words, unterminated_string
 from toolkiln.syntax.words import look_alike_hint
 
 _TERMINAL_WORDS = {
@@ -53,9 +53,7 @@ def workflow_syntax_diagnostic(
         ch = text[offset]
         span = index.span(offset, offset + 1)
         if ch in "\"'":
-            return Diagnostic.of(
-                codes.UNTERMINATED_STRING, "string is not closed on this line", span, hint=f"end the string with {ch}"
-            )
+            return unterminated_string(ch, span)
         shown = ch if ch.isprintable() else f"U+{ord(ch):04X}"
         hint = look_alike_hint(ch) or _expected(failure.allowed, literals)
         return Diagnostic.of(codes.SYNTAX_ERROR, f"unexpected character `{shown}`", span, hint=hint)

@@ -51,10 +51,21 @@ def _diagnostics(text: str, *, finder: bool, monkeypatch: pytest.MonkeyPatch) ->
     return [repr(diagnostic) for diagnostic in diagnostics]
 
 
+def _run_twice(probe: str, state: Path) -> tuple[list[str], list[str]]:
+    """The lines `probe` prints in a fresh process, then in a second one, both with the state
+    home `state` (the first leaves the tables there)."""
+    env = {**os.environ, STATE_DIR_ENV: str(state)}
+    first, second = (
+        subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+        for _ in range(2)
+    )
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    return first.stdout.splitlines(), second.stdout.splitlines()
+
+
 def test_a_syntax_error_is_explained_without_importing_lark_once_its_tables_are_kept(state):
     broken = state.parent / "broken.tk"
     broken.write_text(BROKEN)
-    env = {**os.environ, STATE_DIR_ENV: str(state)}
     probe = (
         "import sys\n"
         "from toolkiln.syntax.text import parse_text\n"
@@ -62,18 +73,12 @@ def test_a_syntax_error_is_explained_without_importing_lark_once_its_tables_are_
         "print(found[0].code, found[0].message, found[0].hint)\n"
         "print('lark' in sys.modules)\n"
     )
-    first, second = (
-        subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
-        for _ in range(2)
-    )
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    message, lark_loaded = first.stdout.splitlines()
+    (message, lark_loaded), second = _run_twice(probe, state)
     assert message.startswith("E0101 unexpected end of line expected `(`") and lark_loaded == "True"
-    assert second.stdout.splitlines() == [message, "False"]  # the same words, and no Lark
+    assert second == [message, "False"]  # the same words, and no Lark
 
 
 def test_a_json_tools_broken_expression_is_explained_without_importing_lark(state):
-    env = {**os.environ, STATE_DIR_ENV: str(state)}
     tool = {
         "name": "t",
         "description": "d",
@@ -86,18 +91,12 @@ def test_a_json_tools_broken_expression_is_explained_without_importing_lark(stat
         "print(found[0].code, found[0].span.line, found[0].span.column, found[0].message, found[0].hint)\n"
         "print('lark' in sys.modules)\n"
     )
-    first, second = (
-        subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
-        for _ in range(2)
-    )
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    message, lark_loaded = first.stdout.splitlines()
+    (message, lark_loaded), second = _run_twice(probe, state)
     assert message.startswith("E0101 1 ") and "unexpected end of input" in message and lark_loaded == "True"
-    assert second.stdout.splitlines() == [message, "False"]
+    assert second == [message, "False"]
 
 
 def test_a_workflows_syntax_error_is_explained_without_importing_lark(state):
-    env = {**os.environ, STATE_DIR_ENV: str(state)}
     text = "workflow w\non manual\nset s { total = 1 }}\nrespond r s\n"
     probe = (
         "import sys\n"
@@ -106,14 +105,9 @@ def test_a_workflows_syntax_error_is_explained_without_importing_lark(state):
         "print(found[0].code, found[0].span.line, found[0].span.column, found[0].message, found[0].hint)\n"
         "print('lark' in sys.modules)\n"
     )
-    first, second = (
-        subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
-        for _ in range(2)
-    )
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    message, lark_loaded = first.stdout.splitlines()
+    (message, lark_loaded), second = _run_twice(probe, state)
     assert message.startswith("E0101 3 20 unexpected `}` expected `after`") and lark_loaded == "True"
-    assert second.stdout.splitlines() == [message, "False"]
+    assert second == [message, "False"]
 
 
 def test_the_finder_decides_a_broken_source_and_says_what_lark_says(state, monkeypatch):
