@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics.model import Diagnostic
-from toolkiln.syntax.error_tables import DEEPER, REDUCE, SHIFT, SPLICED, ErrorTables, Terminal, compute_tables
+from toolkiln.syntax.error_tables import DEEPER, REDUCE, SHIFT, SINGLE, SPLICED, ErrorTables, Terminal, compute_tables
 from toolkiln.syntax.limits import MAX_DEPTH, TooDeep
 from toolkiln.syntax.newlines import BracketDepthLimit, StepNewlines
 from toolkiln.syntax.syntax_errors import SeenToken, SyntaxFailure, Where, blanked_before, syntax_diagnostic
@@ -102,11 +102,11 @@ class _Parse:
         self.tables = tables
         self.stack = [tables.start_states[start]]
         self.bounds: list[int] = []  # no smaller than the depth of each value on the stack
+        self.held: list[str | None] = []  # each value's kind: a token's, or None for a tree
         self.end_state = tables.end_states[start]
         self.lexer = _Lexer(text, tables)
         self.post_lexer: StepNewlines[_Token] | BracketDepthLimit = BracketDepthLimit() if workflow else _Newlines()
         self.depth_guard = not workflow
-        self.shifted: set[str] = set()  # the kinds of the tokens shifted so far
 
     def run(self) -> None:
         last = None
@@ -117,7 +117,7 @@ class _Parse:
 
     def feed(self, token: _Token, *, at_end: bool) -> None:
         """Lark's `ParserState.feed_token`, with depth bounds for its tree."""
-        states, stack, bounds = self.tables.states, self.stack, self.bounds
+        states, stack, bounds, held = self.tables.states, self.stack, self.bounds, self.held
         while True:
             actions = states[stack[-1]]
             action = actions.get(token.type)
@@ -128,20 +128,23 @@ class _Parse:
             if kind == SHIFT:
                 stack.append(arg)
                 bounds.append(0)
-                self.shifted.add(token.type)
+                held.append(token.type)
                 return
             assert kind == REDUCE
             name, size, grows = self.tables.rules[arg]
-            deepest = 0
+            deepest, value = 0, None
             if size:
                 deepest = max(bounds[-size:])
+                value = held[-1] if grows == SINGLE and size == 1 else None  # (Lark keeps a lone child)
                 del stack[-size:]
                 del bounds[-size:]
+                del held[-size:]
             bound = _bound(grows, deepest)
             if bound > MAX_DEPTH and self.depth_guard:
                 raise MaybeTooDeep
             stack.append(states[stack[-1]][name][1])
             bounds.append(bound)
+            held.append(value)
             if at_end and stack[-1] == self.end_state:
                 return
 
@@ -149,7 +152,7 @@ class _Parse:
         """The failure at a token the parser cannot take; `expected`: Lark's own list."""
         seen = SeenToken(token.type, token.value, token.start_pos)
         failure = SyntaxFailure("token", token.start_pos, seen, expects=self.expects(expected), expected=expected)
-        failure.shifted = frozenset(self.shifted)
+        failure.held = tuple(self.held)
         return failure
 
     def expects(self, otherwise: frozenset[str]) -> frozenset[str]:

@@ -57,10 +57,10 @@ class SyntaxFailure:
     or the character's offset; `allowed`: the terminals the lexer tried ("characters") or the
     parser expected ("eof"); `expects`: the terminals the parser could take in its state
     ("token"), `expected`: Lark's own list for the token (the lexer's, when it found the token
-    with the whole lexer); `shifted`: the kinds of the tokens shifted before (the error
-    finder's; None from Lark)."""
+    with the whole lexer); `held`: what the parser holds where it stopped, oldest first: a
+    token's kind, or None for what a rule built (the error finder's; None from Lark)."""
 
-    __slots__ = ("what", "offset", "token", "allowed", "expects", "expected", "shifted")
+    __slots__ = ("what", "offset", "token", "allowed", "expects", "expected", "held")
 
     def __init__(
         self,
@@ -74,7 +74,7 @@ class SyntaxFailure:
     ) -> None:
         self.what, self.offset, self.token = what, offset, token
         self.allowed, self.expects, self.expected = allowed, expects, expected
-        self.shifted: frozenset[str] | None = None
+        self.held: tuple[str | None, ...] | None = None
 
 
 def describe_token(kind: str, value: str | None = None) -> str:

@@ -5,6 +5,8 @@ Lark, so a workflow with a syntax error is explained without it once its tables 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from toolkiln.ast.spans import LineIndex
 from toolkiln.diagnostics import codes
 from toolkiln.diagnostics.model import Diagnostic
@@ -22,15 +24,12 @@ _TERMINAL_WORDS = {
     "RBRACE": "`}`",
     "COLON": "`:`",
 }
-# The tokens after which `workflow_shapes.in_shape` may find the parser inside a declared shape.
-_SHAPE_OPENERS = frozenset({"RETURNS", "BODY"})
 
 
 def explain_workflow_error(text: str, index: LineIndex) -> Diagnostic | None:
     """The diagnostic Lark's parse of `text` (workflow_lark.parse_with_lark) gives for a syntax
     error, found without Lark; None when the text parses, brackets may nest too deep, the
-    error may be inside a declared shape (Lark's parser stack decides that), or there are no
-    kept tables: then Lark decides."""
+    or there are no kept tables: then Lark decides."""
     tables = workflow_tables()
     if tables is None:
         return None
@@ -38,9 +37,23 @@ def explain_workflow_error(text: str, index: LineIndex) -> Diagnostic | None:
         failure = first_failure(text, "start", tables, workflow=True)
     except MaybeTooDeep:
         return None
-    if failure is None or (failure.what == "token" and (failure.shifted or frozenset()) & _SHAPE_OPENERS):
+    if failure is None:
         return None
-    return workflow_syntax_diagnostic(failure, text, index, tables.literals, in_shape=False)
+    in_shape = failure.what == "token" and stopped_in_shape(failure.held or ())
+    return workflow_syntax_diagnostic(failure, text, index, tables.literals, in_shape=in_shape)
+
+
+def stopped_in_shape(held: Sequence[str | None]) -> bool:
+    """Whether a parser that holds values of these kinds (a token's, None for what a rule
+    built; oldest first) stopped inside a declared shape, or right after `returns` or a
+    webhook's `body`, where one must start: the tokens it holds after the last of those words
+    open more braces than they close (a nested shape, once whole, is one value)."""
+    for at in range(len(held) - 1, -1, -1):
+        webhook_body = held[at] == "BODY" and list(held[at - 3 : at]) == ["WEBHOOK", "NAME", "STRING"]
+        if held[at] == "RETURNS" or webhook_body:
+            after = held[at + 1 :]
+            return not after or after.count("LBRACE") > after.count("RBRACE")
+    return False
 
 
 def workflow_syntax_diagnostic(

@@ -13,6 +13,7 @@ from lark.tree import Meta
 from toolkiln.ast import workflow as w
 from toolkiln.diagnostics import codes
 from toolkiln.syntax.builder import SourceBuilder
+from toolkiln.syntax.workflow_errors import stopped_in_shape
 from toolkiln.syntax.workflow_values import shape_out_of_bounds
 
 
@@ -73,14 +74,8 @@ class ShapeRules(SourceBuilder):
 
 
 def in_shape(error: UnexpectedToken) -> bool:
-    """Whether the parser stopped inside a declared shape (or right after `returns` or a
-    webhook's `body`, where one must start): the tokens it holds after the last of those words
-    open more braces than they close (a nested shape, once whole, is one value)."""
+    """Whether Lark's parser stopped inside a declared shape (workflow_errors.stopped_in_shape,
+    over the kinds of the values it holds)."""
     parser = getattr(error, "interactive_parser", None)
-    types = [getattr(value, "type", None) for value in (parser.parser_state.value_stack if parser else ())]
-    for at in range(len(types) - 1, -1, -1):
-        webhook_body = types[at] == "BODY" and types[at - 3 : at] == ["WEBHOOK", "NAME", "STRING"]
-        if types[at] == "RETURNS" or webhook_body:
-            after = types[at + 1 :]
-            return not after or after.count("LBRACE") > after.count("RBRACE")
-    return False
+    held = [getattr(value, "type", None) for value in (parser.parser_state.value_stack if parser else ())]
+    return stopped_in_shape(held)
